@@ -1,0 +1,136 @@
+/* al.h - the allocator interface: one table, chosen at run time.
+ *
+ * Every allocation in fakegc goes through al_malloc/al_free/al_realloc with a
+ * kind tag and the size. The front functions keep always-on counters (live
+ * blocks and bytes, per kind, peak) so that heap_bytes() and the end-of-run
+ * "nothing live" check cost nothing extra; wrappers add more (per-site
+ * tracking, guard zones, fault injection).
+ *
+ *   al_allocator *a;
+ *   if (al_create("tracking/jemalloc", &a, err, sizeof err) != 0) usage(err);
+ *   al_install(a);            // the process-wide allocator from now on
+ *   void *p = al_malloc(64, AL_K_STORAGE, "ts_storage_new");
+ *   al_free(p, 64, AL_K_STORAGE);
+ *   al_install(NULL); al_destroy(a);
+ *
+ * Contract of the table (modelled on SQLite's sqlite3_mem_methods and Lua's
+ * lua_Alloc): xmalloc returns NULL on failure and never aborts; xfree gets
+ * the exact size the block was allocated with (callers always know it);
+ * xrealloc with a NULL block is xmalloc, returns NULL on failure leaving the
+ * old block valid. A pointer is only ever freed by the allocator that made it.
+ */
+#ifndef FAKEGC_AL_H
+#define FAKEGC_AL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum al_kind {
+    AL_K_STORAGE = 0,   /* tensor data bytes */
+    AL_K_OBJECT,        /* object headers and bodies (tensor, storage, ...) */
+    AL_K_MEMO,          /* weak-table buckets and entries */
+    AL_K_ATTR,          /* user attribute arrays */
+    AL_K_SCENARIO,      /* AST, interpreter values, source text */
+    AL_K_HEAP,          /* heap analysis scratch (census, paths, dominators) */
+    AL_K_REPORT,        /* report buffers */
+    AL_K_OTHER,
+    AL_K_COUNT
+} al_kind;
+
+const char *al_kind_name(al_kind k);
+
+typedef struct al_stats {
+    uint64_t live_blocks, live_bytes, peak_bytes;
+    uint64_t total_allocs, total_frees, failed_allocs;
+    uint64_t kind_blocks[AL_K_COUNT], kind_bytes[AL_K_COUNT];
+    uint64_t total_reallocs;  /* successful al_realloc of a live block */
+} al_stats;
+
+typedef struct al_allocator al_allocator;
+struct al_allocator {
+    const char *name;     /* "libc", "tracking/jemalloc", ... */
+    void *ctx;
+    void *(*xmalloc)(void *ctx, size_t n, al_kind kind, const char *site);
+    void (*xfree)(void *ctx, void *p, size_t n, al_kind kind);
+    void *(*xrealloc)(void *ctx, void *p, size_t old_n, size_t n, al_kind kind,
+                      const char *site);
+    size_t (*xsize)(void *ctx, const void *p);  /* usable size */
+    /* Wrapper-specific report (tracking: per-site table; guard: findings);
+     * may be NULL. Writes human-readable text to the FILE* given as void*. */
+    void (*xreport)(void *ctx, void *file);
+    void (*xdestroy)(al_allocator *self);       /* frees self and ctx */
+    al_allocator *inner;  /* the wrapped allocator, NULL for a base one */
+};
+
+/* Build an allocator from a spec: a base name (`libc`, `jemalloc`, `arena`)
+ * optionally preceded by wrappers separated by '/', outermost first:
+ * `tracking`, `guard`, `guard:q=N` (a guard whose quarantine holds N freed
+ * blocks; 0 frees at once, so addresses are reused), `fail:N` (fail the Nth
+ * allocation counted from creation, 1-based), `fail:N+` (the Nth and every
+ * later one). A spec that is only wrappers wraps `libc`: `guard` ==
+ * `guard/libc`. The result's name is the normalized spec ("guard/libc").
+ * Returns 0, or -1 with a message naming the valid names in err (*out is then
+ * NULL and nothing is leaked). Wrapper APIs: instrument/in_tracking.h,
+ * in_guard.h, in_fail.h. */
+int al_create(const char *spec, al_allocator **out, char *err, size_t errlen);
+void al_destroy(al_allocator *a);   /* destroys wrappers and inner ones */
+
+/* Comma-separated list of the names al_create accepts (for --help, list). */
+const char *al_names(void);
+
+/* Install the process-wide allocator (NULL: back to plain libc). Resets
+ * nothing: counters are per install (al_stats_get reads the front counters,
+ * which al_install zeroes; it also disables al_fail_at). Install only while
+ * no block is live: a block is freed by the allocator current at al_free,
+ * and must be freed by the one that made it. */
+void al_install(al_allocator *a);
+/* The allocator in use; never NULL (a static libc one when none is
+ * installed; al_destroy leaves that one alone). */
+al_allocator *al_current(void);
+
+/* Sizes: n == 0 is allowed (a unique block; free it with n == 0). site is a
+ * string with static lifetime (a literal: wrappers keep the pointer).
+ * al_realloc(NULL, 0, n) is al_malloc; al_realloc(p, old, 0) frees p and
+ * returns NULL; on failure it returns NULL and p stays valid with old_n. */
+void *al_malloc(size_t n, al_kind kind, const char *site);
+void *al_calloc(size_t count, size_t n, al_kind kind, const char *site); /* overflow -> NULL */
+void al_free(void *p, size_t n, al_kind kind);          /* p may be NULL */
+void *al_realloc(void *p, size_t old_n, size_t n, al_kind kind, const char *site);
+char *al_strdup(const char *s, al_kind kind, const char *site); /* free with strlen+1 */
+
+/* Front counters since the last al_install. */
+void al_stats_get(al_stats *out);
+uint64_t al_live_bytes(void);
+uint64_t al_live_bytes_kind(al_kind k);
+uint64_t al_live_blocks(void);
+/* Usable size of a live block of the current allocator (>= its size); 0 when
+ * the allocator cannot tell. */
+size_t al_usable_size(const void *p);
+
+/* Fault injection, usable without the fail: wrapper (the oom loop uses it):
+ * fail allocation number n (1-based, counted from this call) and, if
+ * persistent, every one after it. n == 0 disables. An attempt is every
+ * al_malloc, al_calloc, al_strdup and every al_realloc that grows a block
+ * (shrinking never fails). An injected failure returns NULL without
+ * reaching the allocator and counts in failed_allocs.
+ *
+ *   for (uint64_t k = 1;; k++) {           // the oom loop
+ *       al_install(a); al_fail_at(k, 0);
+ *       int rc = run();                    // must fail cleanly or pass
+ *       check(al_live_blocks() == 0);
+ *       if (al_alloc_count() < k) break;   // no allocation was failed
+ *   }
+ */
+void al_fail_at(uint64_t n, int persistent);
+uint64_t al_alloc_count(void);     /* allocations attempted since install */
+
+/* jemalloc's stats.allocated (bytes the whole process holds from jemalloc,
+ * all arenas), read after an epoch bump; 0 if stats are unavailable. */
+uint64_t al_jemalloc_allocated(void);
+
+/* The arena allocator's size class for a request of n bytes (n == 0 is
+ * treated as 1), or 0 when n is above the largest class (4096) and the
+ * arena passes it to glibc. */
+size_t al_arena_class_size(size_t n);
+
+#endif

@@ -1,0 +1,202 @@
+/* obj.h - the object model: header, strong/weak counts, kinds, the registry,
+ * weak callbacks and user attributes.
+ *
+ * Ownership follows c10's intrusive_ptr:
+ *   - strong count reaches 0 -> the object *dies*: it leaves the live
+ *     registry, every weak callback registered on it runs (in registration
+ *     order; see obj_config), then its type's release() drops what it owns;
+ *   - once strong == 0 and weak == 0, its memory is freed.
+ * So a weak holder (a weak table key, a weak handle) keeps a dead object's
+ * header readable (`obj_expired(o)` is "strong == 0") but not what it owned.
+ *
+ * Deaths never recurse on the C stack: obj_decref pushes a dying object on a
+ * worklist and the outermost call drains it, so releasing a million-long
+ * chain uses O(1) stack. Callbacks may drop other objects; those deaths are
+ * queued on the same worklist.
+ *
+ *   obj *o = obj_new(&my_type, sizeof(my_struct));   // strong 1, weak 0
+ *   obj_incref(o); obj_decref(o); obj_decref(o);     // dies, then freed
+ */
+#ifndef FAKEGC_OBJ_H
+#define FAKEGC_OBJ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum obj_kind {
+    OBJ_STORAGE = 0,
+    OBJ_TENSOR,          /* every tensor flavour: real, meta, sparse, fake */
+    OBJ_FAKE_MODE,
+    OBJ_FAKE_CONVERTER,  /* FakeTensorConverter */
+    OBJ_META_CONVERTER,  /* MetaConverter */
+    OBJ_FINALIZER,       /* weakref.finalize */
+    OBJ_WEAKREF,         /* weak handle (weakref.ref, StorageWeakRef) */
+    OBJ_GENERIC,         /* test nodes, stress-model helpers */
+    OBJ_KIND_COUNT
+} obj_kind;
+
+typedef struct obj obj;
+typedef struct obj_type obj_type;
+typedef struct obj_cb obj_cb;
+typedef struct obj_attr obj_attr;
+
+/* Edge visitor: `child` is a strong reference held by the object being
+ * traversed; `label` names the field ("storage", "base", "grad", "attr:x",
+ * "tensor_memo"), `index` is a slot number or -1. */
+typedef void (*obj_visit_fn)(obj *child, const char *label, long index,
+                             void *arg);
+
+struct obj_type {
+    const char *name;   /* "storage", "tensor", "FakeTensorMode", ... */
+    obj_kind kind;
+    /* Visit every strong reference this object holds, except user
+     * attributes (the core visits those itself). May be NULL (no edges). */
+    void (*traverse)(obj *self, obj_visit_fn visit, void *arg);
+    /* Visit weak references (weak memo keys/values) for reports only; may
+     * be NULL. Same visitor shape; the collector never calls it. */
+    void (*traverse_weak)(obj *self, obj_visit_fn visit, void *arg);
+    /* Drop every strong reference (obj_decref / obj_clear_ref) and free every
+     * owned buffer. Idempotent: the collector calls it on cyclic garbage
+     * while the object is still alive, and death calls it again. After it,
+     * traverse must visit nothing. May be NULL. */
+    void (*release)(obj *self);
+    /* Bytes this object owns outside its header allocation (data bytes,
+     * arrays, table memory), for reports. May be NULL (0). */
+    uint64_t (*owned_bytes)(const obj *self);
+    /* Short description for reports ("f32[4, 4] cpu"); may be NULL. Writes
+     * at most n bytes including the NUL. */
+    void (*describe)(const obj *self, char *buf, size_t n);
+};
+
+/* Where an object was made: scenario FILE:LINE, or a C function name with
+ * line 0. `file` must outlive the object (interned by the caller). */
+typedef struct obj_site {
+    const char *file;
+    uint32_t line;
+} obj_site;
+
+/* A weak callback registration, embedded in whatever owns it (a weak handle,
+ * a finalizer, a weak-table entry). `fn` runs once when the target dies,
+ * after every weak reference to the target reads as expired and before the
+ * target releases what it owns. The registration is already unlinked when
+ * fn runs. A registration whose owner has died (strong 0) by the time its
+ * turn comes is withdrawn without running. fn may drop objects (including the target's other weak holders
+ * and the owner of this registration). With obj_config.defer_callbacks the
+ * call happens at the next obj_safepoint() and `dying` is NULL (its memory
+ * may be gone: that is the point of the knob). */
+struct obj_cb {
+    obj_cb *next, *prev;     /* circular list on the target; managed by obj.c */
+    obj *target;             /* NULL when not registered */
+    void (*fn)(obj_cb *cb, obj *dying);
+    obj *owner;              /* the object this registration lives in, or
+                                NULL; the collector skips callbacks whose
+                                owner is itself garbage. The owner's
+                                release must unregister it. */
+};
+
+struct obj {
+    const obj_type *type;
+    uint64_t id;             /* never reused in a process, starts at 1 */
+    uint32_t strong, weak;
+    uint32_t size;           /* bytes of this allocation (for al_free) */
+    uint32_t flags;          /* OBJ_F_* */
+    obj_site site;
+    obj *prev, *next;        /* registry list (live or zombie) / worklists */
+    obj_cb *callbacks;       /* weak callback registrations on this object */
+    obj_attr *attrs;         /* user attributes, or NULL */
+    int64_t gc_refs;         /* collector scratch */
+};
+
+enum {
+    OBJ_F_DEAD = 1u << 0,      /* strong reached 0; released or releasing */
+    OBJ_F_QUEUED = 1u << 1,    /* on the death worklist or being processed:
+                                  weak 0 does not free it yet */
+    OBJ_F_GC_MARK = 1u << 2,   /* collector: off the live list, held by gc */
+    OBJ_F_GC_REFS = 1u << 3,   /* collector: gc_refs initialised this run */
+    OBJ_F_USER1 = 1u << 8      /* first bit free for kinds */
+};
+
+/* Allocate a zeroed object of `size` bytes (>= sizeof(obj)) with strong 1,
+ * weak 0, a fresh id, the current site, and put it in the live registry.
+ * NULL (with ER_OOM set) when the allocator fails. */
+obj *obj_new(const obj_type *type, size_t size);
+
+void obj_incref(obj *o);                 /* o may be NULL */
+void obj_decref(obj *o);                 /* o may be NULL; may kill o */
+void obj_weak_incref(obj *o);
+void obj_weak_decref(obj *o);            /* may free a dead header */
+static inline int obj_expired(const obj *o) { return o->strong == 0; }
+
+/* Replace *slot (a strong reference field) with v (increfs v, decrefs the
+ * old value). */
+void obj_set_ref(obj **slot, obj *v);
+/* *slot = NULL, then decref the old value (safe if the decref re-enters). */
+void obj_clear_ref(obj **slot);
+
+/* --- sites -------------------------------------------------------------- */
+void obj_set_site(const char *file, uint32_t line);   /* current site */
+obj_site obj_current_site(void);
+
+/* --- weak callbacks ----------------------------------------------------- */
+/* Register cb on target (must be alive). cb->fn and cb->owner set by the
+ * caller; cb must be zeroed or unregistered (a registered or deferred cb is
+ * moved). Returns 0, or -1 with ER_DEAD_REF when target is dead. */
+int obj_cb_register(obj *target, obj_cb *cb);
+/* Unlink cb from its target, or from the deferred queue when its call is
+ * pending (so an owner that dies before obj_safepoint() is never called
+ * back). No-op when not registered. */
+void obj_cb_unregister(obj_cb *cb);
+
+/* --- user attributes ---------------------------------------------------- */
+/* Set attribute `name` of o to v (strong; v NULL removes it). Returns 0 or
+ * -1 with ER_OOM (o unchanged) or ER_DEAD_REF (o is dead). The name is
+ * copied. Attributes keep insertion order; o dying drops them after the
+ * type's release. */
+int obj_attr_set(obj *o, const char *name, obj *v);
+obj *obj_attr_get(const obj *o, const char *name);   /* borrowed, or NULL */
+size_t obj_attr_count(const obj *o);
+
+/* Visit every strong edge of o: the type's traverse, then attributes
+ * (labelled "attr:NAME"). */
+void obj_traverse(obj *o, obj_visit_fn visit, void *arg);
+
+/* Header bytes + owned bytes: what freeing o alone would return. */
+uint64_t obj_self_bytes(const obj *o);
+
+/* --- registry ----------------------------------------------------------- */
+/* Live objects (strong > 0) in creation order; zombies (dead, weak > 0) in a
+ * second list, in order of death. Iterate with obj_live_first /
+ * obj_zombie_first and obj_iter_next (do not kill objects while
+ * iterating). */
+obj *obj_live_first(void);
+obj *obj_zombie_first(void);
+static inline obj *obj_iter_next(const obj *o) { return o->next; }
+uint64_t obj_live_count(void);
+uint64_t obj_live_count_kind(obj_kind k);
+uint64_t obj_zombie_count(void);
+const char *obj_kind_name(obj_kind k);   /* "storage", "tensor", ... */
+
+/* --- ordering knobs (stress mode explores these) ------------------------- */
+typedef struct obj_config {
+    int callbacks_reverse;   /* run weak callbacks newest registration first */
+    int defer_callbacks;     /* queue callbacks; run them at obj_safepoint() */
+} obj_config;
+void obj_configure(const obj_config *cfg);
+obj_config obj_get_config(void);
+/* Run deferred callbacks (and drain deaths they cause). The interpreter
+ * calls it between statements. Returns the number of callbacks run; 0 when
+ * called from inside a callback or a death. */
+size_t obj_safepoint(void);
+size_t obj_deferred_count(void);        /* callbacks waiting for it */
+uint64_t obj_death_count(void);         /* deaths since process start */
+
+/* Check registry invariants (counts by kind, list links, flags). Returns 0,
+ * or -1 writing the first broken invariant to why. */
+int obj_verify(char *why, size_t n);
+
+/* Check that nothing is alive (test helper): returns the number of objects
+ * still live or zombie. Only when that is 0 is the id counter reset to 1
+ * (no header that could carry an old id is left). */
+uint64_t obj_leftover(void);
+
+#endif

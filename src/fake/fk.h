@@ -1,0 +1,112 @@
+/* fk.h - MetaConverter, FakeTensorConverter, fake modes, and the fake op
+ * wrapper: PyTorch 1.13's torch/_subclasses/meta_utils.py and
+ * fake_tensor.py, modelled for their memory behaviour (semantics.md).
+ *
+ *   obj *m = fk_mode_new(FK_SWEEP_EAGER, 128);
+ *   ts_tensor *f = fk_fake(m, t, NULL);      // memoized; new reference
+ *   fk_counters c; fk_counters_get(m, &c);   // c.memo_fake == 1
+ *
+ * Object graph (strong edges): fake tensor -> its meta tensor, its mode;
+ * mode -> FakeTensorConverter -> MetaConverter -> meta tensors (tensor memo
+ * values) and meta storages (storage memo values). Memo keys are weak; the
+ * fake memo's values are weak. Finalizers (weakref.finalize on the real
+ * tensor) hold a weak handle to their converter and remove the entries.
+ *
+ * Returned tensors are new references; NULL with the error record set
+ * (ER_UNSUPPORTED with PyTorch's reason, ER_TYPE, ER_SHAPE, ER_OOM).
+ */
+#ifndef FAKEGC_FK_H
+#define FAKEGC_FK_H
+
+#include <stdint.h>
+
+#include "core/obj.h"
+#include "tensor/ts.h"
+
+typedef enum fk_policy {
+    FK_SWEEP_EAGER,      /* storage entry leaves when the storage dies */
+    FK_SWEEP_PERIODIC    /* PyTorch 1.13: pending list, swept every N */
+} fk_policy;
+const char *fk_policy_name(fk_policy p);
+int fk_policy_from_name(const char *s, fk_policy *out);
+
+/* Injectable bugs (cli.md "Injectable bugs"); all off by default. */
+typedef struct fk_bugs {
+    int strong_memo;               /* memo keys hold real tensors strongly */
+    int strong_storage_memo;       /* storage memo holds storages strongly */
+    int finalizer_holds_converter; /* finalizer payload is the converter */
+    int no_sweep;                  /* pending storages never checked */
+    int id_reuse;                  /* keys are addresses (+ deferred finalizers,
+                                      set by the caller via obj_configure) */
+    int strong_fake_value;         /* fake memo values strong: a cycle */
+} fk_bugs;
+void fk_set_bugs(const fk_bugs *b);
+fk_bugs fk_get_bugs(void);
+
+/* Apply a comma-separated list of bug names from cli.md ("strong-memo,
+ * early-free"): sets fk_bugs, ts_bugs and the ordering knobs a bug needs
+ * (id-reuse defers callbacks). "" or NULL resets everything to off.
+ * 0, or -1 with a message naming the valid bugs in err. */
+int fk_inject(const char *csv, char *err, size_t errlen);
+/* The bug names with one-line descriptions, for `fakegc list bugs`. */
+typedef struct fk_bug_info { const char *name, *what; } fk_bug_info;
+const fk_bug_info *fk_bug_list(size_t *n);
+
+/* ---- MetaConverter ---- */
+obj *fk_meta_converter_new(fk_policy policy, int64_t sweep_every);
+/* MetaConverter.__call__: meta tensor for t (new ref), or t itself (new ref)
+ * on a miss (unsupported input). Counts hits/misses as PyTorch 1.13. */
+ts_tensor *fk_meta_convert(obj *mc, ts_tensor *t);
+/* check_for_expired_weak_storages now; returns storage entries freed. */
+uint64_t fk_meta_sweep(obj *mc);
+
+/* ---- fake modes ---- */
+obj *fk_mode_new(fk_policy policy, int64_t sweep_every);
+/* mode.fake(t) / mode.fake(t, device=...): FakeTensorConverter.__call__. */
+ts_tensor *fk_fake(obj *mode, ts_tensor *t, const ts_device *device);
+/* mode.meta(t): its MetaConverter's result. */
+ts_tensor *fk_mode_meta(obj *mode, ts_tensor *t);
+/* mode.sweep(): the expired-storage check of its MetaConverter. */
+uint64_t fk_sweep(obj *mode_or_converter);
+/* A constructor inside `with mode`: wrap a freshly built meta tensor as a
+ * fake tensor of mode on `device`. Not memoized (PyTorch's constructors
+ * under a mode make fresh fakes). */
+ts_tensor *fk_wrap_new(obj *mode, ts_tensor *meta, ts_device device);
+
+/* Fake-aware op: if self (or args->other) is fake, run op on the meta
+ * tensors and wrap each tensor output as a fake of the same mode (an
+ * in-place op returns self). Mixing fakes of two modes, or a fake with a
+ * real non-meta tensor, is ER_TYPE. Otherwise ts_apply. */
+ts_tensor *fk_apply(ts_op op, ts_tensor *self, const ts_args *a);
+
+/* ---- counters ---- */
+typedef struct fk_counters {
+    int64_t memo_fake;     /* -1 for a stand-alone MetaConverter */
+    int64_t memo_meta, memo_storage, pending;
+    int64_t hits, misses, sweep_every, check_count;
+} fk_counters;
+/* From a mode, a FakeTensorConverter or a MetaConverter. 0 or -1 (ER_TYPE). */
+int fk_counters_get(obj *o, fk_counters *out);
+int fk_is_mode(const obj *o);
+int fk_is_meta_converter(const obj *o);
+
+/* Sweep every live MetaConverter (gc() does this). Returns entries freed. */
+uint64_t fk_sweep_all(void);
+/* Memo entries whose key is dead but still present, over every converter. */
+uint64_t fk_stale_all(void);
+/* Memo hits that returned an object made for another key (possible only
+ * with address keys, the id-reuse bug). Sticky until fk_reset. */
+uint64_t fk_wrong_hits(void);
+/* Between scenarios: run deferred finalizers, zero fk_wrong_hits. */
+void fk_reset(void);
+
+/* Invariants of one converter (or all when o is NULL): memo counts match
+ * their tables; every tensor-memo key is alive (eager) or its finalizer is
+ * pending; every storage-memo key is alive, or expired and pending
+ * (periodic); pending <= the sweep bound; every fake-memo hit's source_id
+ * equals the key's id. 0 or -1 with why. */
+int fk_verify(obj *o, char *why, size_t n);
+
+extern const obj_type fk_mode_type, fk_fake_converter_type, fk_meta_converter_type;
+
+#endif

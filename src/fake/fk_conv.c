@@ -1,0 +1,836 @@
+/* fk_conv.c - MetaConverter and FakeTensorConverter with their weak memos,
+ * finalizers and the expired-storage sweep (PyTorch 1.13's meta_utils.py
+ * and fake_tensor.py; see semantics.md for every rule modelled here). */
+#include <stdio.h>
+#include <string.h>
+
+#include "alloc/al.h"
+#include "core/er.h"
+#include "core/wr.h"
+#include "fake/fk_internal.h"
+
+fk_bugs fk_bug_state;
+
+static fk_mconv *mconv_list;      /* every live MetaConverter */
+static fk_fconv *fconv_list;      /* every live FakeTensorConverter */
+static uint64_t wrong_hits;       /* memo hits answered for another key */
+
+void fk_set_bugs(const fk_bugs *b)
+{
+    if (b)
+        fk_bug_state = *b;
+    else
+        memset(&fk_bug_state, 0, sizeof fk_bug_state);
+}
+
+fk_bugs fk_get_bugs(void) { return fk_bug_state; }
+
+const char *fk_policy_name(fk_policy p)
+{
+    return p == FK_SWEEP_PERIODIC ? "periodic" : "eager";
+}
+
+int fk_policy_from_name(const char *s, fk_policy *out)
+{
+    if (strcmp(s, "eager") == 0)
+        *out = FK_SWEEP_EAGER;
+    else if (strcmp(s, "periodic") == 0)
+        *out = FK_SWEEP_PERIODIC;
+    else
+        return er_set(ER_TYPE, "unknown sweep policy '%s' (eager, periodic)", s);
+    return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Finalizers: weakref.finalize(t, del_ten). A finalizer is held by the
+ * (implicit) finalizer registry - its one strong reference is its own -
+ * until its tensor dies; then it runs del_ten and dies. It holds its
+ * converter through the converter's shared weak handle (strongly, under the
+ * finalizer-holds-converter bug).
+ * ------------------------------------------------------------------- */
+
+typedef struct fk_fin {
+    obj hdr;                  /* OBJ_FINALIZER */
+    obj_cb cb;                /* on the real tensor */
+    obj *conv_ref;            /* strong: weak handle to the converter, or
+                                 the converter itself (bug) */
+    uint64_t key_id;
+    const obj *key_addr;      /* the key's address (address-keyed memos) */
+    ts_storage *weak_st;      /* StorageWeakRef: a weak count, or NULL */
+    int is_meta;              /* MetaConverter's del_ten, else the fake one */
+    struct fk_fin *defer_next;
+} fk_fin;
+
+static fk_fin *deferred_head, *deferred_tail;
+
+static void fin_traverse(obj *self, obj_visit_fn visit, void *arg)
+{
+    fk_fin *f = (fk_fin *)self;
+    if (f->conv_ref)
+        visit(f->conv_ref, "converter", -1, arg);
+}
+
+static void fin_traverse_weak(obj *self, obj_visit_fn visit, void *arg)
+{
+    fk_fin *f = (fk_fin *)self;
+    if (f->weak_st)
+        visit(&f->weak_st->hdr, "storage_ref", -1, arg);
+}
+
+static void fin_release(obj *self)
+{
+    fk_fin *f = (fk_fin *)self;
+    obj_cb_unregister(&f->cb);
+    obj_clear_ref(&f->conv_ref);
+    if (f->weak_st) {
+        ts_storage *s = f->weak_st;
+        f->weak_st = NULL;
+        obj_weak_decref(&s->hdr);
+    }
+}
+
+static void fin_describe(const obj *self, char *buf, size_t n)
+{
+    const fk_fin *f = (const fk_fin *)self;
+    snprintf(buf, n, "finalize(tensor#%llu, %s del_ten)",
+             (unsigned long long)f->key_id,
+             f->is_meta ? "MetaConverter" : "FakeTensorConverter");
+}
+
+static const obj_type fin_type = {
+    .name = "finalize", .kind = OBJ_FINALIZER, .traverse = fin_traverse,
+    .traverse_weak = fin_traverse_weak, .release = fin_release,
+    .describe = fin_describe,
+};
+
+/* The converter a finalizer refers to, or NULL when it has died. */
+static obj *fin_converter(fk_fin *f)
+{
+    if (!f->conv_ref)
+        return NULL;
+    if (f->conv_ref->type->kind == OBJ_WEAKREF)
+        return wr_get(f->conv_ref);
+    return obj_expired(f->conv_ref) ? NULL : f->conv_ref;
+}
+
+static int memo_remove(wt_table *t, uint64_t id, const obj *addr)
+{
+    if (fk_bug_state.id_reuse)
+        return wt_remove(t, addr);
+    return wt_remove_id(t, id);
+}
+
+static int pending_push(fk_mconv *mc, ts_storage *s);
+
+/* del_ten of both converters. */
+static void fin_run(fk_fin *f)
+{
+    obj *conv = fin_converter(f);
+    if (conv && f->is_meta) {
+        fk_mconv *mc = (fk_mconv *)conv;
+        memo_remove(mc->tensor_memo, f->key_id, f->key_addr);
+        if (f->weak_st && obj_expired(&f->weak_st->hdr))
+            wt_remove(mc->storage_memo, &f->weak_st->hdr);
+        else if (f->weak_st && mc->policy == FK_SWEEP_PERIODIC) {
+            /* [expired-storages]: the tensor has not released its storage
+             * yet, so it is retained here and checked periodically. A
+             * failed append only delays reclamation to converter death. */
+            pending_push(mc, f->weak_st);
+        }
+    } else if (conv) {
+        fk_fconv *fc = (fk_fconv *)conv;
+        memo_remove(fc->tensor_memo, f->key_id, f->key_addr);
+    }
+    fin_release(&f->hdr);
+    obj_decref(&f->hdr);            /* the registry's reference: it dies */
+}
+
+static void fin_fire(obj_cb *cb, obj *dying)
+{
+    (void)dying;
+    fk_fin *f = (fk_fin *)((char *)cb - offsetof(fk_fin, cb));
+    if (fk_bug_state.id_reuse) {
+        /* Finalizers run late: the stale entry outlives its key's memory. */
+        f->defer_next = NULL;
+        if (deferred_tail)
+            deferred_tail->defer_next = f;
+        else
+            deferred_head = f;
+        deferred_tail = f;
+        return;
+    }
+    fin_run(f);
+}
+
+size_t fk_run_deferred(void)
+{
+    size_t n = 0;
+    while (deferred_head) {
+        fk_fin *f = deferred_head;
+        deferred_head = f->defer_next;
+        if (!deferred_head)
+            deferred_tail = NULL;
+        fin_run(f);
+        n++;
+    }
+    return n;
+}
+
+/* weakref.finalize(t, del_ten) for converter `conv`. 0 or -1 (ER_OOM). */
+static int fin_attach(ts_tensor *t, obj *conv, obj *self_ref, int is_meta,
+                      ts_storage *weak_st)
+{
+    fk_fin *f = (fk_fin *)obj_new(&fin_type, sizeof(fk_fin));
+    if (!f)
+        return -1;
+    f->key_id = t->hdr.id;
+    f->key_addr = &t->hdr;
+    f->is_meta = is_meta;
+    f->conv_ref = fk_bug_state.finalizer_holds_converter ? conv : self_ref;
+    obj_incref(f->conv_ref);
+    if (weak_st) {
+        f->weak_st = weak_st;
+        obj_weak_incref(&weak_st->hdr);
+    }
+    f->cb.fn = fin_fire;
+    f->cb.owner = &f->hdr;
+    obj_cb_register(&t->hdr, &f->cb);
+    return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * MetaConverter
+ * ------------------------------------------------------------------- */
+
+static int pending_push(fk_mconv *mc, ts_storage *s)
+{
+    if (mc->npending == mc->cap_pending) {
+        size_t ncap = mc->cap_pending ? mc->cap_pending * 2 : 16;
+        ts_storage **np = al_realloc(mc->pending, mc->cap_pending * sizeof *np,
+                                     ncap * sizeof *np, AL_K_MEMO,
+                                     "fk pending list");
+        if (!np)
+            return er_set(ER_OOM, "out of memory growing the pending list");
+        mc->pending = np;
+        mc->cap_pending = ncap;
+    }
+    obj_weak_incref(&s->hdr);
+    mc->pending[mc->npending++] = s;
+    return 0;
+}
+
+static void mconv_traverse(obj *self, obj_visit_fn visit, void *arg)
+{
+    fk_mconv *mc = (fk_mconv *)self;
+    if (mc->tensor_memo)
+        wt_traverse(mc->tensor_memo, visit, arg);
+    if (mc->storage_memo)
+        wt_traverse(mc->storage_memo, visit, arg);
+    if (mc->self_ref)
+        visit(mc->self_ref, "self_ref", -1, arg);
+}
+
+static void mconv_traverse_weak(obj *self, obj_visit_fn visit, void *arg)
+{
+    fk_mconv *mc = (fk_mconv *)self;
+    if (mc->tensor_memo)
+        wt_traverse_weak(mc->tensor_memo, visit, arg);
+    if (mc->storage_memo)
+        wt_traverse_weak(mc->storage_memo, visit, arg);
+    for (size_t i = 0; i < mc->npending; i++)
+        visit(&mc->pending[i]->hdr, "pending", (long)i, arg);
+}
+
+static void mconv_release(obj *self)
+{
+    fk_mconv *mc = (fk_mconv *)self;
+    if (mc->list_prev || mc->list_next || mconv_list == mc) {
+        if (mc->list_prev)
+            mc->list_prev->list_next = mc->list_next;
+        else
+            mconv_list = mc->list_next;
+        if (mc->list_next)
+            mc->list_next->list_prev = mc->list_prev;
+        mc->list_prev = mc->list_next = NULL;
+    }
+    wt_table *tm = mc->tensor_memo, *sm = mc->storage_memo;
+    mc->tensor_memo = mc->storage_memo = NULL;
+    if (tm)
+        wt_free(tm);
+    if (sm)
+        wt_free(sm);
+    ts_storage **p = mc->pending;
+    size_t np = mc->npending, cap = mc->cap_pending;
+    mc->pending = NULL;
+    mc->npending = mc->cap_pending = 0;
+    for (size_t i = 0; i < np; i++)
+        obj_weak_decref(&p[i]->hdr);
+    al_free(p, cap * sizeof *p, AL_K_MEMO);
+    obj_clear_ref(&mc->self_ref);
+}
+
+static uint64_t mconv_owned(const obj *self)
+{
+    const fk_mconv *mc = (const fk_mconv *)self;
+    uint64_t n = mc->cap_pending * sizeof(ts_storage *);
+    if (mc->tensor_memo)
+        n += wt_bytes(mc->tensor_memo);
+    if (mc->storage_memo)
+        n += wt_bytes(mc->storage_memo);
+    return n;
+}
+
+static void mconv_describe(const obj *self, char *buf, size_t n)
+{
+    const fk_mconv *mc = (const fk_mconv *)self;
+    snprintf(buf, n, "MetaConverter %s memo=%zu storage_memo=%zu pending=%zu",
+             fk_policy_name(mc->policy),
+             mc->tensor_memo ? wt_count(mc->tensor_memo) : 0,
+             mc->storage_memo ? wt_count(mc->storage_memo) : 0, mc->npending);
+}
+
+const obj_type fk_meta_converter_type = {
+    .name = "MetaConverter", .kind = OBJ_META_CONVERTER,
+    .traverse = mconv_traverse, .traverse_weak = mconv_traverse_weak,
+    .release = mconv_release, .owned_bytes = mconv_owned,
+    .describe = mconv_describe,
+};
+
+static wt_key_mode tensor_key_mode(void)
+{
+    if (fk_bug_state.strong_memo)
+        return WT_KEY_STRONG;
+    return fk_bug_state.id_reuse ? WT_KEY_ADDRESS : WT_KEY_WEAK;
+}
+
+obj *fk_meta_converter_new(fk_policy policy, int64_t sweep_every)
+{
+    if (sweep_every < 1)
+        sweep_every = 1;
+    fk_mconv *mc = (fk_mconv *)obj_new(&fk_meta_converter_type, sizeof *mc);
+    if (!mc)
+        return NULL;
+    mc->policy = policy;
+    mc->check_expired_frequency = sweep_every;
+    mc->tensor_memo = wt_new(tensor_key_mode(), WT_VAL_STRONG, 0, "tensor_memo");
+    unsigned sflags = policy == FK_SWEEP_EAGER ? WT_REMOVE_ON_KEY_DEATH : 0;
+    mc->storage_memo = wt_new(fk_bug_state.strong_storage_memo ? WT_KEY_STRONG
+                                                               : WT_KEY_WEAK,
+                              WT_VAL_STRONG, sflags, "storage_memo");
+    if (mc->tensor_memo && mc->storage_memo)
+        mc->self_ref = wr_new(&mc->hdr, NULL, NULL);
+    if (!mc->tensor_memo || !mc->storage_memo || !mc->self_ref) {
+        er_set(ER_OOM, "out of memory creating a MetaConverter");
+        obj_decref(&mc->hdr);
+        return NULL;
+    }
+    mc->list_next = mconv_list;
+    if (mconv_list)
+        mconv_list->list_prev = mc;
+    mconv_list = mc;
+    return &mc->hdr;
+}
+
+int fk_is_meta_converter(const obj *o)
+{
+    return o && o->type == &fk_meta_converter_type;
+}
+
+/* check_for_expired_weak_storages */
+static uint64_t mconv_sweep(fk_mconv *mc)
+{
+    if (fk_bug_state.no_sweep)
+        return 0;
+    uint64_t freed = 0;
+    size_t keep = 0;
+    for (size_t i = 0; i < mc->npending; i++) {
+        ts_storage *s = mc->pending[i];
+        if (obj_expired(&s->hdr)) {
+            freed += (uint64_t)wt_remove(mc->storage_memo, &s->hdr);
+            obj_weak_decref(&s->hdr);
+        } else {
+            mc->pending[keep++] = s;
+        }
+    }
+    mc->npending = keep;
+    if ((int64_t)keep > mc->check_expired_frequency)
+        mc->check_expired_frequency = (int64_t)keep;
+    return freed;
+}
+
+uint64_t fk_meta_sweep(obj *mc) { return mconv_sweep((fk_mconv *)mc); }
+
+/* meta_storage(s): the meta storage memoized for real storage s. Borrowed. */
+static ts_storage *meta_storage(fk_mconv *mc, ts_storage *s)
+{
+    obj *hit = wt_get(mc->storage_memo, &s->hdr);
+    if (hit)
+        return (ts_storage *)hit;
+    ts_storage *ms = ts_storage_new(s->nbytes, ts_meta(), TS_INIT_NONE);
+    if (!ms)
+        return NULL;
+    int rc = wt_put(mc->storage_memo, &s->hdr, &ms->hdr);
+    obj_decref(&ms->hdr);           /* the memo holds it now (or nothing) */
+    return rc == 0 ? ms : NULL;
+}
+
+/* set_tensor_memo: insert, then attach the finalizer; undo on failure. */
+static int mconv_memo_set(fk_mconv *mc, ts_tensor *t, ts_tensor *r)
+{
+    if (wt_put(mc->tensor_memo, &t->hdr, &r->hdr) != 0)
+        return -1;
+    ts_storage *weak_st = t->layout == TS_STRIDED ? t->storage : NULL;
+    if (fin_attach(t, &mc->hdr, mc->self_ref, 1, weak_st) != 0) {
+        wt_remove(mc->tensor_memo, &t->hdr);
+        return -1;
+    }
+    return 0;
+}
+
+static ts_tensor *memo_lookup(wt_table *memo, ts_tensor *t)
+{
+    obj *v = wt_get(memo, &t->hdr);
+    if (v && ts_of(v)->source_id != t->hdr.id)
+        wrong_hits++;      /* only possible with address keys (id-reuse) */
+    return v ? ts_of(v) : NULL;
+}
+
+static ts_tensor *convert_fresh(fk_mconv *mc, ts_tensor *t)
+{
+    ts_tensor *r = NULL;
+    if (t->layout == TS_SPARSE_COO) {
+        r = ts_sparse_coo(t->ndim, t->sizes, 0, t->sparse_dim, t->dtype,
+                          ts_meta(), t->coalesced);
+    } else if (t->base) {
+        /* Views in two steps: meta-fy the base (memoized), then view it. */
+        ts_tensor *base = fk_meta_tensor(mc, t->base);
+        if (!base)
+            return NULL;
+        ts_tensor *src = base;
+        if (base->dtype != t->dtype &&
+            ts_dtype_is_complex(base->dtype) != ts_dtype_is_complex(t->dtype)) {
+            ts_args none;
+            memset(&none, 0, sizeof none);
+            src = ts_apply(ts_dtype_is_complex(base->dtype) ? TS_OP_VIEW_AS_REAL
+                                                            : TS_OP_VIEW_AS_COMPLEX,
+                           base, &none);
+            obj_decref(&base->hdr);
+            if (!src)
+                return NULL;
+        }
+        ts_args a;
+        memset(&a, 0, sizeof a);
+        a.n = a.n2 = t->ndim;
+        memcpy(a.v, t->sizes, (size_t)t->ndim * sizeof a.v[0]);
+        memcpy(a.v2, t->strides, (size_t)t->ndim * sizeof a.v2[0]);
+        a.offset = t->storage_offset;
+        r = ts_apply(TS_OP_AS_STRIDED, src, &a);
+        obj_decref(&src->hdr);
+    } else {
+        ts_storage *ms = meta_storage(mc, t->storage);
+        if (!ms)
+            return NULL;
+        r = ts_from_storage(ms, t->ndim, t->sizes, t->strides,
+                            t->storage_offset, t->dtype);
+    }
+    if (!r)
+        return NULL;
+    r->requires_grad = t->requires_grad;
+    r->is_leaf = t->is_leaf;
+    r->neg = t->neg;
+    r->conj = t->conj;
+    r->source_id = t->hdr.id;
+    return r;
+}
+
+ts_tensor *fk_meta_tensor(fk_mconv *mc, ts_tensor *t)
+{
+    /* see [expired-storages]: counted on every call, recursive ones too */
+    if (++mc->check_expired_count >= mc->check_expired_frequency) {
+        mconv_sweep(mc);
+        mc->check_expired_count = 0;
+    }
+    ts_tensor *hit = memo_lookup(mc->tensor_memo, t);
+    if (hit) {
+        obj_incref(&hit->hdr);
+        return hit;
+    }
+    ts_tensor *r = convert_fresh(mc, t);
+    if (!r)
+        return NULL;
+    if (mconv_memo_set(mc, t, r) != 0) {
+        obj_decref(&r->hdr);
+        return NULL;
+    }
+    return r;
+}
+
+static int meta_unsupported(const ts_tensor *t)
+{
+    return ts_is_fake(t) || t->layout == TS_SPARSE_CSR || t->quantized ||
+           (t->base && t->base->layout != TS_STRIDED) || t->neg || t->conj ||
+           t->device.type == TS_DEV_META || t->device.type == TS_DEV_LAZY;
+}
+
+ts_tensor *fk_meta_convert(obj *o, ts_tensor *t)
+{
+    fk_mconv *mc = (fk_mconv *)o;
+    if (meta_unsupported(t)) {
+        mc->misses++;
+        obj_incref(&t->hdr);
+        return t;
+    }
+    mc->hits++;
+    return fk_meta_tensor(mc, t);
+}
+
+/* ---------------------------------------------------------------------
+ * FakeTensorConverter
+ * ------------------------------------------------------------------- */
+
+static void fconv_traverse(obj *self, obj_visit_fn visit, void *arg)
+{
+    fk_fconv *fc = (fk_fconv *)self;
+    if (fc->meta)
+        visit(&fc->meta->hdr, "meta_converter", -1, arg);
+    if (fc->tensor_memo)
+        wt_traverse(fc->tensor_memo, visit, arg);
+    if (fc->self_ref)
+        visit(fc->self_ref, "self_ref", -1, arg);
+}
+
+static void fconv_traverse_weak(obj *self, obj_visit_fn visit, void *arg)
+{
+    fk_fconv *fc = (fk_fconv *)self;
+    if (fc->tensor_memo)
+        wt_traverse_weak(fc->tensor_memo, visit, arg);
+}
+
+static void fconv_release(obj *self)
+{
+    fk_fconv *fc = (fk_fconv *)self;
+    if (fc->list_prev || fc->list_next || fconv_list == fc) {
+        if (fc->list_prev)
+            fc->list_prev->list_next = fc->list_next;
+        else
+            fconv_list = fc->list_next;
+        if (fc->list_next)
+            fc->list_next->list_prev = fc->list_prev;
+        fc->list_prev = fc->list_next = NULL;
+    }
+    wt_table *tm = fc->tensor_memo;
+    fc->tensor_memo = NULL;
+    if (tm)
+        wt_free(tm);
+    obj *m = fc->meta ? &fc->meta->hdr : NULL;
+    fc->meta = NULL;
+    obj_decref(m);
+    obj_clear_ref(&fc->self_ref);
+}
+
+static uint64_t fconv_owned(const obj *self)
+{
+    const fk_fconv *fc = (const fk_fconv *)self;
+    return fc->tensor_memo ? wt_bytes(fc->tensor_memo) : 0;
+}
+
+const obj_type fk_fake_converter_type = {
+    .name = "FakeTensorConverter", .kind = OBJ_FAKE_CONVERTER,
+    .traverse = fconv_traverse, .traverse_weak = fconv_traverse_weak,
+    .release = fconv_release, .owned_bytes = fconv_owned,
+};
+
+static void mode_traverse(obj *self, obj_visit_fn visit, void *arg)
+{
+    fk_mode *m = (fk_mode *)self;
+    if (m->converter)
+        visit(&m->converter->hdr, "converter", -1, arg);
+}
+
+static void mode_release(obj *self)
+{
+    fk_mode *m = (fk_mode *)self;
+    obj *c = m->converter ? &m->converter->hdr : NULL;
+    m->converter = NULL;
+    obj_decref(c);
+}
+
+const obj_type fk_mode_type = {
+    .name = "FakeTensorMode", .kind = OBJ_FAKE_MODE,
+    .traverse = mode_traverse, .release = mode_release,
+};
+
+int fk_is_mode(const obj *o) { return o && o->type == &fk_mode_type; }
+
+static fk_fconv *fconv_new(fk_policy policy, int64_t sweep_every)
+{
+    fk_fconv *fc = (fk_fconv *)obj_new(&fk_fake_converter_type, sizeof *fc);
+    if (!fc)
+        return NULL;
+    /* A WeakValueDictionary keyed by WeakTensorRefKey: the finalizer
+     * removes an entry when its key dies, the dictionary when its value
+     * dies. */
+    fc->tensor_memo = fk_bug_state.strong_fake_value
+        ? wt_new(tensor_key_mode(), WT_VAL_STRONG, 0, "tensor_memo")
+        : wt_new(tensor_key_mode(), WT_VAL_WEAK, WT_REMOVE_ON_VALUE_DEATH,
+                 "tensor_memo");
+    if (fc->tensor_memo)
+        fc->meta = (fk_mconv *)fk_meta_converter_new(policy, sweep_every);
+    if (fc->meta)
+        fc->self_ref = wr_new(&fc->hdr, NULL, NULL);
+    if (!fc->tensor_memo || !fc->meta || !fc->self_ref) {
+        er_set(ER_OOM, "out of memory creating a FakeTensorConverter");
+        obj_decref(&fc->hdr);
+        return NULL;
+    }
+    fc->list_next = fconv_list;
+    if (fconv_list)
+        fconv_list->list_prev = fc;
+    fconv_list = fc;
+    return fc;
+}
+
+obj *fk_mode_new(fk_policy policy, int64_t sweep_every)
+{
+    fk_mode *m = (fk_mode *)obj_new(&fk_mode_type, sizeof *m);
+    if (!m)
+        return NULL;
+    m->converter = fconv_new(policy, sweep_every);
+    if (!m->converter) {
+        obj_decref(&m->hdr);
+        return NULL;
+    }
+    return &m->hdr;
+}
+
+static int fconv_memo_set(fk_fconv *fc, ts_tensor *t, ts_tensor *out)
+{
+    if (wt_put(fc->tensor_memo, &t->hdr, &out->hdr) != 0)
+        return -1;
+    if (fin_attach(t, &fc->hdr, fc->self_ref, 0, NULL) != 0) {
+        wt_remove(fc->tensor_memo, &t->hdr);
+        return -1;
+    }
+    return 0;
+}
+
+static ts_tensor *from_real_tensor(fk_mode *mode, ts_tensor *t)
+{
+    fk_fconv *fc = mode->converter;
+    ts_tensor *hit = memo_lookup(fc->tensor_memo, t);
+    if (hit) {
+        obj_incref(&hit->hdr);
+        return hit;
+    }
+    if (t->quantized) {
+        er_set(ER_UNSUPPORTED, "quantized nyi in meta tensors");
+        return NULL;
+    }
+    ts_tensor *meta_t = fk_meta_convert(&fc->meta->hdr, t);
+    if (!meta_t)
+        return NULL;
+    if (meta_t->device.type != TS_DEV_META || ts_is_fake(meta_t)) {
+        obj_decref(&meta_t->hdr);
+        er_set(ER_UNSUPPORTED, "meta converter nyi");
+        return NULL;
+    }
+    ts_tensor *out = ts_fake_new(meta_t, &mode->hdr, t->device, t->hdr.id);
+    obj_decref(&meta_t->hdr);
+    if (!out)
+        return NULL;
+    out->requires_grad = t->requires_grad;
+    if (t->grad) {
+        ts_tensor *g = from_real_tensor(mode, t->grad);
+        if (!g || ts_set_grad(out, g) != 0) {
+            obj_decref(g ? &g->hdr : NULL);
+            obj_decref(&out->hdr);
+            return NULL;
+        }
+        obj_decref(&g->hdr);
+    }
+    if (fconv_memo_set(fc, t, out) != 0) {
+        obj_decref(&out->hdr);
+        return NULL;
+    }
+    return out;
+}
+
+static ts_tensor *from_meta_and_device(fk_mode *mode, ts_tensor *t,
+                                       ts_device device)
+{
+    fk_fconv *fc = mode->converter;
+    ts_tensor *hit = memo_lookup(fc->tensor_memo, t);
+    if (hit) {
+        obj_incref(&hit->hdr);
+        return hit;
+    }
+    ts_tensor *out = ts_fake_new(t, &mode->hdr, device, t->hdr.id);
+    if (!out)
+        return NULL;
+    if (fconv_memo_set(fc, t, out) != 0) {
+        obj_decref(&out->hdr);
+        return NULL;
+    }
+    return out;
+}
+
+ts_tensor *fk_fake(obj *mode, ts_tensor *t, const ts_device *device)
+{
+    if (!fk_is_mode(mode)) {
+        er_set(ER_TYPE, "fake() needs a fake mode");
+        return NULL;
+    }
+    fk_mode *m = (fk_mode *)mode;
+    if (!device)
+        return from_real_tensor(m, t);
+    if (ts_is_fake(t) || t->device.type != TS_DEV_META) {
+        char dev[32];
+        ts_device_format(t->device, dev, sizeof dev);
+        er_set(ER_TYPE, "fake(t, device=...) needs a meta tensor, got a %s "
+               "tensor on %s", ts_is_fake(t) ? "fake" : "real", dev);
+        return NULL;
+    }
+    return from_meta_and_device(m, t, *device);
+}
+
+ts_tensor *fk_mode_meta(obj *mode, ts_tensor *t)
+{
+    if (fk_is_meta_converter(mode))
+        return fk_meta_convert(mode, t);
+    if (!fk_is_mode(mode)) {
+        er_set(ER_TYPE, "meta() needs a fake mode or a meta converter");
+        return NULL;
+    }
+    return fk_meta_convert(&((fk_mode *)mode)->converter->meta->hdr, t);
+}
+
+static fk_mconv *meta_of(obj *o)
+{
+    if (fk_is_meta_converter(o))
+        return (fk_mconv *)o;
+    if (fk_is_mode(o))
+        return ((fk_mode *)o)->converter->meta;
+    if (o && o->type == &fk_fake_converter_type)
+        return ((fk_fconv *)o)->meta;
+    return NULL;
+}
+
+uint64_t fk_sweep(obj *o)
+{
+    fk_run_deferred();
+    fk_mconv *mc = meta_of(o);
+    return mc ? mconv_sweep(mc) : 0;
+}
+
+uint64_t fk_sweep_all(void)
+{
+    fk_run_deferred();
+    uint64_t n = 0;
+    for (fk_mconv *mc = mconv_list; mc; mc = mc->list_next)
+        n += mconv_sweep(mc);
+    return n;
+}
+
+int fk_counters_get(obj *o, fk_counters *out)
+{
+    fk_mconv *mc = meta_of(o);
+    if (!mc)
+        return er_set(ER_TYPE, "not a fake mode or converter");
+    memset(out, 0, sizeof *out);
+    out->memo_fake = -1;
+    if (fk_is_mode(o))
+        out->memo_fake = (int64_t)wt_count(((fk_mode *)o)->converter->tensor_memo);
+    else if (o->type == &fk_fake_converter_type)
+        out->memo_fake = (int64_t)wt_count(((fk_fconv *)o)->tensor_memo);
+    out->memo_meta = (int64_t)wt_count(mc->tensor_memo);
+    out->memo_storage = (int64_t)wt_count(mc->storage_memo);
+    out->pending = (int64_t)mc->npending;
+    out->hits = mc->hits;
+    out->misses = mc->misses;
+    out->sweep_every = mc->check_expired_frequency;
+    out->check_count = mc->check_expired_count;
+    return 0;
+}
+
+uint64_t fk_stale_all(void)
+{
+    uint64_t n = 0;
+    for (fk_mconv *mc = mconv_list; mc; mc = mc->list_next)
+        n += wt_stale(mc->tensor_memo) + wt_stale(mc->storage_memo);
+    for (fk_fconv *fc = fconv_list; fc; fc = fc->list_next)
+        n += wt_stale(fc->tensor_memo);
+    return n;
+}
+
+uint64_t fk_wrong_hits(void) { return wrong_hits; }
+
+static int verify_mconv(fk_mconv *mc, char *why, size_t n)
+{
+    if (wt_verify(mc->tensor_memo, why, n) != 0 ||
+        wt_verify(mc->storage_memo, why, n) != 0)
+        return -1;
+    wt_iter it;
+    obj *key, *val;
+    uint64_t id;
+    /* Every storage-memo key is alive, or (periodic) expired and pending. */
+    wt_iter_init(&it, mc->storage_memo);
+    while (wt_iter_next(&it, &key, &id, &val)) {
+        if (!obj_expired(key))
+            continue;
+        int found = 0;
+        for (size_t i = 0; i < mc->npending && !found; i++)
+            found = &mc->pending[i]->hdr == key;
+        if (!found && !fk_bug_state.no_sweep) {
+            snprintf(why, n, "MetaConverter#%llu: storage_memo key storage#%llu "
+                     "is dead and not pending", (unsigned long long)mc->hdr.id,
+                     (unsigned long long)id);
+            return -1;
+        }
+    }
+    if (mc->policy == FK_SWEEP_EAGER && mc->npending) {
+        snprintf(why, n, "MetaConverter#%llu: eager policy with %zu pending",
+                 (unsigned long long)mc->hdr.id, mc->npending);
+        return -1;
+    }
+    /* Every tensor-memo key is alive (its finalizer removes it at death),
+     * unless finalizers are deferred (id-reuse). */
+    if (!fk_bug_state.id_reuse) {
+        wt_iter_init(&it, mc->tensor_memo);
+        while (wt_iter_next(&it, &key, &id, &val)) {
+            if (obj_expired(key)) {
+                snprintf(why, n, "MetaConverter#%llu: tensor_memo key tensor#%llu "
+                         "is dead", (unsigned long long)mc->hdr.id,
+                         (unsigned long long)id);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+int fk_verify(obj *o, char *why, size_t n)
+{
+    if (wrong_hits) {
+        snprintf(why, n, "%llu memo hit(s) returned an object made for another "
+                 "key (stale entry at a reused address)",
+                 (unsigned long long)wrong_hits);
+        return -1;
+    }
+    if (o) {
+        fk_mconv *mc = meta_of(o);
+        return mc ? verify_mconv(mc, why, n) : 0;
+    }
+    for (fk_mconv *mc = mconv_list; mc; mc = mc->list_next)
+        if (verify_mconv(mc, why, n) != 0)
+            return -1;
+    for (fk_fconv *fc = fconv_list; fc; fc = fc->list_next)
+        if (wt_verify(fc->tensor_memo, why, n) != 0)
+            return -1;
+    return 0;
+}
+
+void fk_reset(void)
+{
+    fk_run_deferred();
+    wrong_hits = 0;
+}

@@ -1,0 +1,131 @@
+/* fk_ops.c - the fake op wrapper, constructors under a mode, and the
+ * injectable-bug switchboard. */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/er.h"
+#include "fake/fk_internal.h"
+
+ts_tensor *fk_wrap_new(obj *mode, ts_tensor *meta, ts_device device)
+{
+    if (!fk_is_mode(mode)) {
+        er_set(ER_TYPE, "not a fake mode");
+        return NULL;
+    }
+    return ts_fake_new(meta, mode, device, 0);
+}
+
+/* Run op on the meta tensors behind fakes and wrap the result. */
+ts_tensor *fk_apply(ts_op op, ts_tensor *self, const ts_args *a)
+{
+    const ts_tensor *other = a ? a->other : NULL;
+    int self_fake = ts_is_fake(self);
+    int other_fake = other && ts_is_fake(other);
+    if (!self_fake && !other_fake)
+        return ts_apply(op, self, a);
+
+    obj *mode = self_fake ? self->mode : other->mode;
+    ts_device dev = self_fake ? self->device : other->device;
+    if (self_fake && other_fake && self->mode != other->mode) {
+        er_set(ER_TYPE, "%s: fake tensors from two different fake modes",
+               ts_op_name(op));
+        return NULL;
+    }
+    if ((!self_fake && self->device.type != TS_DEV_META) ||
+        (other && !other_fake && other->device.type != TS_DEV_META)) {
+        er_set(ER_TYPE, "%s: mixing a fake tensor with a real tensor",
+               ts_op_name(op));
+        return NULL;
+    }
+    ts_args inner;
+    if (a)
+        inner = *a;
+    else
+        memset(&inner, 0, sizeof inner);
+    ts_tensor *m_self = self_fake ? self->meta : self;
+    if (other_fake)
+        inner.other = other->meta;
+    if (op == TS_OP_TO && inner.has_device) {
+        /* The fake moves; its meta tensor stays on meta. */
+        dev = inner.device;
+        inner.has_device = 0;
+    }
+    ts_tensor *r = ts_apply(op, m_self, &inner);
+    if (!r)
+        return NULL;
+    if (r == m_self && self_fake) {
+        /* in place (or an op that returned its input): the same fake */
+        obj_decref(&r->hdr);
+        obj_incref(&self->hdr);
+        return self;
+    }
+    ts_tensor *out = ts_fake_new(r, mode, dev, 0);
+    obj_decref(&r->hdr);
+    return out;
+}
+
+static const fk_bug_info bug_list[] = {
+    {"strong-memo", "memo keys hold the real tensor strongly (before the seed's fix)"},
+    {"strong-storage-memo", "the storage memo holds real storages strongly (no StorageWeakRef)"},
+    {"finalizer-holds-converter", "the memo finalizer holds its converter strongly"},
+    {"no-sweep", "pending expired storages are never checked"},
+    {"id-reuse", "memo keys are addresses and finalizers run late: stale hits"},
+    {"strong-fake-value", "the fake memo holds its fake tensors strongly: a cycle"},
+    {"view-base-leak", "a view takes one reference too many on its base"},
+    {"early-free", "a tensor releases its storage reference twice (use after free)"},
+};
+
+const fk_bug_info *fk_bug_list(size_t *n)
+{
+    *n = sizeof bug_list / sizeof bug_list[0];
+    return bug_list;
+}
+
+int fk_inject(const char *csv, char *err, size_t errlen)
+{
+    fk_bugs fb;
+    ts_bugs tb;
+    memset(&fb, 0, sizeof fb);
+    memset(&tb, 0, sizeof tb);
+    const char *p = csv ? csv : "";
+    size_t len = 0;
+    char name[64];
+    while (*p) {
+        const char *e = strchr(p, ',');
+        len = e ? (size_t)(e - p) : strlen(p);
+        if (len == 0 || len >= sizeof name) {
+            len = len ? sizeof name - 1 : 0;
+            goto bad;
+        }
+        memcpy(name, p, len);
+        name[len] = '\0';
+        if (strcmp(name, "strong-memo") == 0) fb.strong_memo = 1;
+        else if (strcmp(name, "strong-storage-memo") == 0) fb.strong_storage_memo = 1;
+        else if (strcmp(name, "finalizer-holds-converter") == 0) fb.finalizer_holds_converter = 1;
+        else if (strcmp(name, "no-sweep") == 0) fb.no_sweep = 1;
+        else if (strcmp(name, "id-reuse") == 0) fb.id_reuse = 1;
+        else if (strcmp(name, "strong-fake-value") == 0) fb.strong_fake_value = 1;
+        else if (strcmp(name, "view-base-leak") == 0) tb.view_base_leak = 1;
+        else if (strcmp(name, "early-free") == 0) tb.early_free = 1;
+        else {
+            p = name;
+            len = strlen(name);
+            goto bad;
+        }
+        p = e ? e + 1 : p + len;
+    }
+    fk_set_bugs(&fb);
+    ts_set_bugs(&tb);
+    return 0;
+bad:
+    if (err && errlen) {
+        size_t n;
+        const fk_bug_info *b = fk_bug_list(&n);
+        int w = snprintf(err, errlen, "unknown bug '%.*s'; valid bugs:",
+                         (int)(len < 60 ? len : 60), p);
+        for (size_t i = 0; i < n && w > 0 && (size_t)w < errlen; i++)
+            w += snprintf(err + w, errlen - (size_t)w, "%s %s", i ? "," : "",
+                          b[i].name);
+    }
+    return -1;
+}

@@ -1,0 +1,143 @@
+/* rp.h - run results and their reports: text, JSON, JUnit, TAP; reading a
+ * JSON report back (for `fakegc diff`).
+ *
+ * The JSON field names are the contract in cli.md ("JSON report"); more
+ * fields may be added, none renamed.
+ *
+ *   rp_run run = {...};  // filled by the runner
+ *   rp_write(&run, RP_JSON, stdout, &opts);
+ */
+#ifndef FAKEGC_RP_H
+#define FAKEGC_RP_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "heap/hp.h"
+
+typedef enum rp_status { RP_PASS, RP_FAIL, RP_ERROR, RP_SKIP } rp_status;
+const char *rp_status_name(rp_status s);   /* "pass" "fail" "error" "skip" */
+
+typedef struct rp_failure {
+    uint32_t line, col;
+    char *text;        /* the statement as written: "expect m.memo_meta == 0" */
+    char *actual;      /* "1", or the error raised: "ShapeError: ..." */
+    char *message;     /* the expect's message, or what went wrong */
+    /* objects behind a failing liveness/memo expectation, may be 0 */
+    hp_retained *objects;
+    size_t nobjects;
+} rp_failure;
+
+typedef struct rp_checkpoint {
+    char *name;
+    int64_t growth;    /* live objects at end (before teardown) minus at it */
+} rp_checkpoint;
+
+/* Ownership (rp_scenario_clear frees exactly this): every char * is
+ * al_strdup(..., AL_K_REPORT) (freed with strlen + 1); failures and
+ * checkpoints are arrays of exactly nfailures / ncheckpoints elements
+ * (AL_K_REPORT, NULL when 0) - rp_scenario_add_* keep that true; retained
+ * and each failure's objects are arrays of exactly n hp_retained
+ * (AL_K_HEAP, as hp_retained_all makes them); groups come from
+ * hp_group_records. When groups is NULL the writers group the retained
+ * records themselves. */
+typedef struct rp_scenario {
+    char *file;
+    rp_status status;
+    uint32_t passed, failed;         /* expectations */
+    rp_failure *failures; size_t nfailures;
+    hp_retained *retained; size_t nretained;   /* at the strict end check */
+    hp_group *groups; size_t ngroups;
+    rp_checkpoint *checkpoints; size_t ncheckpoints;
+    char *error;                     /* status error: what happened */
+    uint64_t statements, allocations, peak_bytes, leaked_bytes;
+    double wall_ms;
+    int valgrind_checked;            /* ran under memcheck */
+    uint64_t valgrind_definite, valgrind_indirect;   /* bytes */
+} rp_scenario;
+
+typedef struct rp_run {
+    const char *tool, *version, *allocator, *compat;  /* compat may be NULL */
+    const char **inject; size_t ninject;
+    rp_scenario *scenarios; size_t n;
+    uint32_t passed, failed, skipped;   /* failed counts fail and error */
+    void *owned;       /* rp_read_json's storage; NULL for a runner's run */
+} rp_run;
+
+typedef enum rp_format { RP_TEXT, RP_JSON, RP_JUNIT, RP_TAP } rp_format;
+int rp_format_from_name(const char *s, rp_format *out);
+
+typedef struct rp_options {
+    int color;      /* ANSI colour in text */
+    int verbose;    /* -v: every scenario and every retained object */
+    int quiet;      /* -q: only failures and the summary */
+} rp_options;
+
+/* Write the report; 0, or -1 on a write error or OOM (er set).
+ *
+ * RP_TEXT, for people:
+ *   PASS scenarios/a.scn                 (one line per scenario; -q: only
+ *   FAIL scenarios/b.scn                  the ones that did not pass)
+ *
+ *   scenarios/b.scn:
+ *     scenarios/b.scn:12: expect m.memo_meta == 0  actual: 1  message
+ *     retained: 3 objects, 192 B (groups, then the first 5 objects with
+ *     their paths; -v: all of them)
+ *       2 x storage (storage), 64 B each, created b.scn:3, stale-memo,
+ *         via m -> FakeTensorMode.converter -> ... -> storage
+ *       storage#41 64 B, retains 64 B, created b.scn:3, stale-memo:
+ *         m -> FakeTensorMode#2.converter -> ... -> storage#41
+ *
+ *   1 passed, 1 failed                   (", N skipped" when N > 0)
+ * The last line is never coloured.
+ * RP_JSON: the cli.md schema, keys in a fixed order, plus per scenario
+ * "groups", "checkpoints", "error" (null or a string), "valgrind" (null or
+ * {"definite": B, "indirect": B}), "stats"."leaked_bytes", and per retained
+ * record "type" and "describe", per failure "col" and "objects".
+ * RP_JUNIT: <testsuites><testsuite><testcase> with one <failure> (fail),
+ * <error> (error) or <skipped/>. RP_TAP: TAP version 13 with YAML
+ * diagnostics for every scenario that did not pass. */
+int rp_write(const rp_run *run, rp_format fmt, FILE *f, const rp_options *o);
+
+void rp_scenario_clear(rp_scenario *s);   /* frees every owned field, zeroes s */
+void rp_run_count(rp_run *run);           /* fills passed/failed/skipped */
+
+/* Building a scenario's record (strings are copied; NULL strings stay NULL).
+ * NULL / -1 with ER_OOM, nothing changed. */
+int rp_scenario_set_file(rp_scenario *s, const char *file);
+int rp_scenario_set_error(rp_scenario *s, const char *message);
+rp_failure *rp_scenario_add_failure(rp_scenario *s, uint32_t line, uint32_t col,
+                                    const char *text, const char *actual,
+                                    const char *message);
+int rp_scenario_add_checkpoint(rp_scenario *s, const char *name, int64_t growth);
+
+/* JSON in and out for `fakegc diff`: a reader of our own schema (a
+ * recursive-descent parser, depth limit 64, any input may be hostile).
+ * Reads tool/version/allocator/inject/compat, every scenario's file,
+ * status, expectations, failures (line, col, text, actual, message,
+ * objects), retained records (id, kind, type, created, bytes,
+ * retained_bytes, reason, path, describe), stats, checkpoints, error,
+ * valgrind, and the summary (counted from the scenarios when absent);
+ * groups are rebuilt from the retained records. Unknown keys are skipped.
+ * 0, or -1 with "PATH:LINE:COL: what" in err and *out zeroed (nothing
+ * leaked; ER_OOM set when memory ran out). */
+int rp_read_json(const char *path, rp_run *out, char *err, size_t errlen);
+/* The same from a buffer; `name` prefixes messages. */
+int rp_read_json_text(const char *text, size_t len, const char *name, rp_run *out,
+                      char *err, size_t errlen);
+void rp_run_free_read(rp_run *run);       /* frees what rp_read_json made */
+
+/* Compare two runs (as read back from JSON) and print what changed to f:
+ *   - a scenario that passed (or was absent) and now fails or errors, and
+ *     every failing expectation (matched by its text, then line) that the
+ *     base did not have;
+ *   - newly retained objects: records matched by kind + created site + path
+ *     shape (hp_path_shape), counts compared;
+ *   - growth: a scenario's retained count, retained bytes and leaked bytes,
+ *     and each checkpoint's growth, when larger than in base;
+ *   - improvements and peak-byte changes over 10% as notes.
+ * Ends with "diff: N regressions, N improvements". Returns 1 when there is
+ * a regression, 0 when none, -1 on OOM (ER_OOM). */
+int rp_diff(const rp_run *base, const rp_run *cur, FILE *f, const rp_options *o);
+
+#endif
