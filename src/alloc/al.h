@@ -73,16 +73,20 @@ struct al_allocator {
  * NULL and nothing is leaked). Wrapper APIs: instrument/in_tracking.h,
  * in_guard.h, in_fail.h. */
 int al_create(const char *spec, al_allocator **out, char *err, size_t errlen);
-void al_destroy(al_allocator *a);   /* destroys wrappers and inner ones */
+/* Destroys a and its inner allocators (blocks still live in them are leaked,
+ * and stay visible to Valgrind as such). Destroying the installed allocator
+ * installs plain libc first. */
+void al_destroy(al_allocator *a);
 
 /* Comma-separated list of the names al_create accepts (for --help, list). */
 const char *al_names(void);
 
-/* Install the process-wide allocator (NULL: back to plain libc). Resets
- * nothing: counters are per install (al_stats_get reads the front counters,
- * which al_install zeroes; it also disables al_fail_at). Install only while
- * no block is live: a block is freed by the allocator current at al_free,
- * and must be freed by the one that made it. */
+/* Install the process-wide allocator (NULL: back to plain libc). Zeroes the
+ * front counters (they are per install: al_stats_get reads them) and
+ * disables al_fail_at; the allocator itself is untouched (a wrapper's own
+ * counts go on). Install only while no block is live: a block is freed by
+ * the allocator current at al_free, and must be freed by the one that made
+ * it. */
 void al_install(al_allocator *a);
 /* The allocator in use; never NULL (a static libc one when none is
  * installed; al_destroy leaves that one alone). */
@@ -111,7 +115,7 @@ size_t al_usable_size(const void *p);
  * fail allocation number n (1-based, counted from this call) and, if
  * persistent, every one after it. n == 0 disables. An attempt is every
  * al_malloc, al_calloc, al_strdup and every al_realloc that grows a block
- * (shrinking never fails). An injected failure returns NULL without
+ * (a shrink is never failed on purpose). An injected failure returns NULL without
  * reaching the allocator and counts in failed_allocs.
  *
  *   for (uint64_t k = 1;; k++) {           // the oom loop

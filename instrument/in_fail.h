@@ -1,0 +1,25 @@
+/* in_fail.h - the fault-injecting wrapper `fail:N` / `fail:N+`.
+ *
+ *   al_create("fail:3/arena", &a, err, sizeof err);
+ *   // the 3rd allocation made through a returns NULL, the others succeed;
+ *   // "fail:3+" fails the 3rd and every later one.
+ *
+ * Attempts are counted from creation like the front's al_fail_at counts
+ * them: every xmalloc, and every xrealloc that grows a block. A failed
+ * attempt does not reach the inner allocator. (The oom loop uses al_fail_at
+ * on the front instead and needs no wrapper.)
+ */
+#ifndef FAKEGC_IN_FAIL_H
+#define FAKEGC_IN_FAIL_H
+
+#include <stdint.h>
+
+#include "alloc/al.h"
+
+/* n >= 1. NULL when out of memory (inner untouched). */
+al_allocator *in_fail_new(al_allocator *inner, uint64_t n, int persistent);
+
+/* Attempts counted so far by the fail layer of a chain; 0 if none. */
+uint64_t in_fail_attempts(al_allocator *a);
+
+#endif

@@ -1,0 +1,35 @@
+/* in_valgrind.c - the out-of-line Valgrind requests (see in_valgrind.h). */
+#include "instrument/in_valgrind.h"
+
+#include <string.h>
+
+int in_vg_running(void)
+{
+#if IN_VG_ENABLED
+    return RUNNING_ON_VALGRIND ? 1 : 0;
+#else
+    return 0;
+#endif
+}
+
+void in_vg_leak_check_added(in_vg_leaks *out)
+{
+    memset(out, 0, sizeof *out);
+#if IN_VG_ENABLED
+    if (!RUNNING_ON_VALGRIND)
+        return;
+    /* COUNT_LEAKS writes through unsigned long lvalues; start them at 0 so
+     * the values are defined even under a tool that ignores the request. */
+    unsigned long leaked = 0, dubious = 0, reachable = 0, suppressed = 0;
+    unsigned long bleaked = 0, bdubious = 0, breachable = 0, bsuppressed = 0;
+    VALGRIND_DO_ADDED_LEAK_CHECK;
+    VALGRIND_COUNT_LEAKS(leaked, dubious, reachable, suppressed);
+    VALGRIND_COUNT_LEAK_BLOCKS(bleaked, bdubious, breachable, bsuppressed);
+    (void)bdubious; (void)breachable; (void)bsuppressed;
+    out->lost_bytes = leaked;
+    out->lost_blocks = bleaked;
+    out->possible_bytes = dubious;
+    out->reachable_bytes = reachable;
+    out->suppressed_bytes = suppressed;
+#endif
+}

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# test.sh - build and run every test: the dev preset (build/, warnings are
+# errors) with all labels (unit, valgrind, scenario, ...), then the asan
+# preset's (build-asan/) unit tests. Ends with one line
+# `total: N passed, N failed`; exits non-zero if anything failed.
+#
+# Environment: JOBS (default 2); FAKEGC_SKIP_ASAN=1 skips the ASan pass.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+jobs=${JOBS:-2}
+
+scripts/deps.sh
+
+passed=0
+failed=0
+status=0
+
+# Run ctest, echo its output, add its counts to the totals. ctest's summary
+# line: "100% tests passed, 0 tests failed out of 12".
+run_ctest() {
+    local log rc=0
+    log=$(mktemp)
+    ctest "$@" 2>&1 | tee "$log" || rc=$?
+    local line
+    line=$(grep -E '[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -n 1 || true)
+    rm -f "$log"
+    if [ -z "$line" ]; then
+        echo "test.sh: ctest $* printed no summary (exit $rc)"
+        failed=$((failed + 1))
+        status=1
+        return
+    fi
+    local nfail ntotal
+    nfail=$(echo "$line" | sed -E 's/.*passed, ([0-9]+) tests? failed out of ([0-9]+).*/\1/')
+    ntotal=$(echo "$line" | sed -E 's/.*out of ([0-9]+).*/\1/')
+    passed=$((passed + ntotal - nfail))
+    failed=$((failed + nfail))
+    if [ "$rc" -ne 0 ] || [ "$nfail" -ne 0 ]; then
+        status=1
+    fi
+}
+
+echo "== dev preset: configure and build (build/)"
+cmake --preset dev
+cmake --build --preset dev -j "$jobs"
+
+echo "== dev preset: all tests"
+run_ctest --test-dir build --output-on-failure -j "$jobs" --no-tests=error \
+          --timeout 900
+
+if [ "${FAKEGC_SKIP_ASAN:-0}" != 1 ]; then
+    echo "== asan preset: configure and build (build-asan/)"
+    cmake --preset asan
+    cmake --build --preset asan -j "$jobs"
+    echo "== asan preset: unit tests"
+    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
+    UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+        run_ctest --test-dir build-asan --output-on-failure -j "$jobs" \
+                  --no-tests=error -L unit --timeout 900
+fi
+
+echo "total: $passed passed, $failed failed"
+exit "$status"

@@ -1,0 +1,48 @@
+/* al_impl.h - what the allocators and wrappers share inside fg_alloc; not for
+ * the rest of fakegc (use al.h).
+ *
+ *   al_allocator *a = al_sys_calloc(1, sizeof *a);    // bookkeeping memory
+ *   a->name = al_sys_strdup("libc");
+ *
+ * The al_sys_* functions reach glibc's allocator directly (__libc_malloc and
+ * friends) because jemalloc, linked into the same binary, exports malloc:
+ * plain malloc() would be jemalloc's. In ASan builds they are plain malloc,
+ * which ASan owns (ASan does not intercept __libc_malloc, so its leak checker
+ * would not see those blocks). Under Valgrind memcheck replaces both.
+ * Bookkeeping (allocator objects, hash tables, names) uses them; they are
+ * not counted by the front counters.
+ */
+#ifndef FAKEGC_AL_IMPL_H
+#define FAKEGC_AL_IMPL_H
+
+#include "alloc/al.h"
+
+void *al_sys_malloc(size_t n);
+void *al_sys_calloc(size_t count, size_t n);
+void *al_sys_realloc(void *p, size_t n);
+void al_sys_free(void *p);
+void *al_sys_memalign(size_t align, size_t n);   /* free with al_sys_free */
+size_t al_sys_usable_size(const void *p);        /* 0 when unknown */
+char *al_sys_strdup(const char *s);              /* free with al_sys_free */
+
+/* A new allocator object with every field zero except name (copied); the
+ * caller fills the methods. xdestroy of such an object should call
+ * al_obj_free. NULL when out of memory. */
+al_allocator *al_obj_new(const char *name, void *ctx);
+void al_obj_free(al_allocator *a);   /* frees name and a, not ctx */
+
+/* A wrapper's allocator object: name "<wrapper>/<inner's name>", inner and
+ * ctx set, methods zero. NULL when out of memory. */
+al_allocator *al_wrap_new(const char *wrapper, al_allocator *inner, void *ctx);
+
+/* Base allocators; NULL when out of memory (al_jemalloc_new also when the
+ * private jemalloc arena cannot be created). */
+al_allocator *al_libc_new(void);
+al_allocator *al_jemalloc_new(void);
+al_allocator *al_arena_new(void);
+
+/* The libc allocator that is current when none is installed; static, never
+ * destroyed. */
+al_allocator *al_libc_default(void);
+
+#endif

@@ -1,0 +1,163 @@
+/* al_libc.c - glibc's allocator, reached past jemalloc's malloc.
+ *
+ * jemalloc is linked into fakegc and exports malloc/free, so a plain malloc()
+ * call binds to jemalloc. glibc still exports its own entry points as
+ * __libc_malloc/__libc_free/__libc_realloc (GLIBC_2.2.5); calling those keeps
+ * "libc" meaning glibc. Valgrind's memcheck redirects them like malloc, so
+ * leaks of libc blocks are reported normally. ASan does not intercept them,
+ * so in ASan builds plain malloc (ASan's) is used instead.
+ */
+#include "alloc/al_impl.h"
+#include "instrument/in_valgrind.h"
+
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if IN_ASAN_ENABLED
+#include <malloc.h>
+#define SYS_MALLOC malloc
+#define SYS_CALLOC calloc
+#define SYS_REALLOC realloc
+#define SYS_FREE free
+#define SYS_MEMALIGN memalign
+#else
+extern void *__libc_malloc(size_t n);
+extern void *__libc_calloc(size_t count, size_t n);
+extern void *__libc_realloc(void *p, size_t n);
+extern void __libc_free(void *p);
+extern void *__libc_memalign(size_t align, size_t n);
+#define SYS_MALLOC __libc_malloc
+#define SYS_CALLOC __libc_calloc
+#define SYS_REALLOC __libc_realloc
+#define SYS_FREE __libc_free
+#define SYS_MEMALIGN __libc_memalign
+#endif
+
+void *al_sys_malloc(size_t n) { return SYS_MALLOC(n ? n : 1); }
+void *al_sys_calloc(size_t count, size_t n) { return SYS_CALLOC(count, n); }
+void *al_sys_realloc(void *p, size_t n) { return SYS_REALLOC(p, n ? n : 1); }
+void al_sys_free(void *p) { SYS_FREE(p); }
+void *al_sys_memalign(size_t align, size_t n) { return SYS_MEMALIGN(align, n); }
+
+typedef size_t (*usable_fn)(void *);
+
+/* glibc's malloc_usable_size, looked up in libc.so.6 itself: the global
+ * symbol would be jemalloc's, which must never see a glibc pointer. */
+static usable_fn usable_size_fn(void)
+{
+    static usable_fn fn;
+    static int looked;
+    if (!looked) {
+        looked = 1;
+#if IN_ASAN_ENABLED
+        fn = malloc_usable_size;
+#else
+        void *h = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+        if (h) {
+            void *sym = dlsym(h, "malloc_usable_size");
+            memcpy(&fn, &sym, sizeof fn);   /* object -> function pointer */
+            dlclose(h);                     /* libc stays loaded */
+        }
+#endif
+    }
+    return fn;
+}
+
+size_t al_sys_usable_size(const void *p)
+{
+    usable_fn fn = usable_size_fn();
+    return p && fn ? fn((void *)p) : 0;
+}
+
+char *al_sys_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = al_sys_malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+al_allocator *al_obj_new(const char *name, void *ctx)
+{
+    al_allocator *a = al_sys_calloc(1, sizeof *a);
+    if (!a)
+        return NULL;
+    char *nm = al_sys_strdup(name);
+    if (!nm) {
+        al_sys_free(a);
+        return NULL;
+    }
+    a->name = nm;
+    a->ctx = ctx;
+    return a;
+}
+
+void al_obj_free(al_allocator *a)
+{
+    if (!a)
+        return;
+    al_sys_free((void *)a->name);
+    al_sys_free(a);
+}
+
+static void *libc_malloc(void *ctx, size_t n, al_kind kind, const char *site)
+{
+    (void)ctx; (void)kind; (void)site;
+    return SYS_MALLOC(n);
+}
+
+static void libc_free(void *ctx, void *p, size_t n, al_kind kind)
+{
+    (void)ctx; (void)n; (void)kind;
+    SYS_FREE(p);
+}
+
+static void *libc_realloc(void *ctx, void *p, size_t old_n, size_t n,
+                          al_kind kind, const char *site)
+{
+    (void)ctx; (void)old_n; (void)kind; (void)site;
+    return SYS_REALLOC(p, n);
+}
+
+static size_t libc_size(void *ctx, const void *p)
+{
+    (void)ctx;
+    return al_sys_usable_size(p);
+}
+
+static void libc_destroy(al_allocator *self)
+{
+    al_obj_free(self);
+}
+
+static void libc_fill(al_allocator *a)
+{
+    a->xmalloc = libc_malloc;
+    a->xfree = libc_free;
+    a->xrealloc = libc_realloc;
+    a->xsize = libc_size;
+    a->xdestroy = libc_destroy;
+}
+
+al_allocator *al_libc_new(void)
+{
+    al_allocator *a = al_obj_new("libc", NULL);
+    if (a)
+        libc_fill(a);
+    return a;
+}
+
+al_allocator *al_libc_default(void)
+{
+    static al_allocator def = {
+        .name = "libc",
+        .xmalloc = libc_malloc,
+        .xfree = libc_free,
+        .xrealloc = libc_realloc,
+        .xsize = libc_size,
+        .xdestroy = NULL,      /* static: al_destroy leaves it alone */
+    };
+    return &def;
+}

@@ -1,0 +1,162 @@
+/* The base allocators: jemalloc's stats, the arena's classes and reuse. */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "alloc/al.h"
+
+static al_allocator *make(const char *spec)
+{
+    al_allocator *a = NULL;
+    char err[256] = "";
+    cr_assert_eq(al_create(spec, &a, err, sizeof err), 0, "al_create(%s): %s", spec, err);
+    return a;
+}
+
+Test(jemalloc, stats_allocated_moves)
+{
+    al_allocator *a = make("jemalloc");
+    al_install(a);
+    enum { BIG = 4 << 20 };     /* above jemalloc's tcache limit: a real extent */
+    uint64_t before = al_jemalloc_allocated();
+    cr_assert_gt(before, 0, "stats.allocated unavailable (jemalloc built without stats?)");
+    char *p = al_malloc(BIG, AL_K_STORAGE, "t_big");
+    cr_assert_not_null(p);
+    memset(p, 7, BIG);
+    uint64_t during = al_jemalloc_allocated();
+    cr_assert_geq(during, before + BIG, "allocated %llu -> %llu after a 4 MiB block",
+                  (unsigned long long)before, (unsigned long long)during);
+    al_free(p, BIG, AL_K_STORAGE);
+    uint64_t after = al_jemalloc_allocated();
+    cr_assert_leq(after + BIG, during, "allocated %llu -> %llu after freeing it",
+                  (unsigned long long)during, (unsigned long long)after);
+    al_install(NULL);
+    al_destroy(a);
+}
+
+Test(jemalloc, libc_blocks_do_not_move_jemalloc_stats)
+{
+    al_allocator *a = make("libc");
+    al_install(a);
+    uint64_t before = al_jemalloc_allocated();
+    char *p = al_malloc(4 << 20, AL_K_STORAGE, "t_big");
+    cr_assert_not_null(p);
+    uint64_t during = al_jemalloc_allocated();
+    cr_assert_lt(during, before + (1 << 20),
+                 "a libc block must not come from jemalloc (%llu -> %llu)",
+                 (unsigned long long)before, (unsigned long long)during);
+    al_free(p, 4 << 20, AL_K_STORAGE);
+    al_install(NULL);
+    al_destroy(a);
+}
+
+Test(jemalloc, realloc_keeps_data_and_usable_size)
+{
+    al_allocator *a = make("jemalloc");
+    al_install(a);
+    unsigned char *p = al_malloc(40, AL_K_ATTR, "t");
+    for (int i = 0; i < 40; i++)
+        p[i] = (unsigned char)i;
+    cr_assert_geq(al_usable_size(p), 40);
+    p = al_realloc(p, 40, 100000, AL_K_ATTR, "t");
+    cr_assert_not_null(p);
+    for (int i = 0; i < 40; i++)
+        cr_assert_eq(p[i], i, "byte %d lost in realloc", i);
+    cr_assert_geq(al_usable_size(p), 100000);
+    al_free(p, 100000, AL_K_ATTR);
+    al_install(NULL);
+    al_destroy(a);
+}
+
+Test(arena, class_sizes)
+{
+    struct { size_t n, cls; } cases[] = {
+        { 0, 16 }, { 1, 16 }, { 16, 16 }, { 17, 32 }, { 64, 64 }, { 65, 80 },
+        { 128, 128 }, { 129, 160 }, { 160, 160 }, { 161, 192 }, { 256, 256 },
+        { 257, 320 }, { 1000, 1024 }, { 1025, 1280 }, { 4000, 4096 },
+        { 4096, 4096 }, { 4097, 0 }, { 1 << 20, 0 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        cr_assert_eq(al_arena_class_size(cases[i].n), cases[i].cls,
+                     "class of %zu: got %zu, want %zu", cases[i].n,
+                     al_arena_class_size(cases[i].n), cases[i].cls);
+    /* every class is >= the request and 16-aligned, for every small size */
+    for (size_t n = 1; n <= 4096; n++) {
+        size_t c = al_arena_class_size(n);
+        cr_assert(c >= n && c % 16 == 0, "class %zu for %zu", c, n);
+        cr_assert(c - n < c / 4 + 16, "class %zu wastes too much for %zu", c, n);
+    }
+}
+
+Test(arena, reuses_freed_block_of_same_class)
+{
+    al_allocator *a = make("arena");
+    al_install(a);
+    void *p = al_malloc(64, AL_K_OBJECT, "t");
+    void *keep = al_malloc(64, AL_K_OBJECT, "t");
+    al_free(p, 64, AL_K_OBJECT);
+    void *q = al_malloc(50, AL_K_OBJECT, "t");       /* class 64 too */
+    cr_assert_eq(q, p, "a freed block must be reused by the next request of its class");
+    void *r = al_malloc(100, AL_K_OBJECT, "t");      /* class 112 */
+    cr_assert_neq(r, keep);
+    al_free(r, 100, AL_K_OBJECT);
+    void *s = al_malloc(200, AL_K_OBJECT, "t");      /* class 224: not r's */
+    cr_assert_neq(s, r, "a block must not be reused by another class");
+    cr_assert_eq(al_usable_size(q), 64);
+    cr_assert_eq(al_usable_size(s), 224);
+    al_free(q, 50, AL_K_OBJECT);
+    al_free(s, 200, AL_K_OBJECT);
+    al_free(keep, 64, AL_K_OBJECT);
+    cr_assert_eq(al_live_blocks(), 0);
+    al_install(NULL);
+    al_destroy(a);
+}
+
+Test(arena, blocks_are_distinct_and_aligned_across_slabs)
+{
+    al_allocator *a = make("arena");
+    al_install(a);
+    enum { N = 3000 };           /* 3000 * 48 bytes: several 64 KiB slabs */
+    static unsigned char *p[N];
+    for (int i = 0; i < N; i++) {
+        p[i] = al_malloc(48, AL_K_MEMO, "t");
+        cr_assert_not_null(p[i]);
+        cr_assert_eq((uintptr_t)p[i] % 16, 0, "block %d not 16-aligned", i);
+        memset(p[i], i & 0xff, 48);
+    }
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < 48; j++)
+            cr_assert_eq(p[i][j], i & 0xff, "block %d overlaps another", i);
+    for (int i = 0; i < N; i++)
+        al_free(p[i], 48, AL_K_MEMO);
+    /* LIFO: the last freed comes back first */
+    void *q = al_malloc(48, AL_K_MEMO, "t");
+    cr_assert_eq(q, p[N - 1]);
+    al_free(q, 48, AL_K_MEMO);
+    al_install(NULL);
+    al_destroy(a);
+}
+
+Test(arena, large_blocks_and_realloc_across_classes)
+{
+    al_allocator *a = make("arena");
+    al_install(a);
+    unsigned char *p = al_malloc(20, AL_K_STORAGE, "t");
+    memset(p, 9, 20);
+    p = al_realloc(p, 20, 3000, AL_K_STORAGE, "t");
+    cr_assert_not_null(p);
+    cr_assert_eq(p[19], 9);
+    p = al_realloc(p, 3000, 70000, AL_K_STORAGE, "t");
+    cr_assert_not_null(p);
+    cr_assert_eq(p[0], 9);
+    cr_assert_geq(al_usable_size(p), 70000);
+    p = al_realloc(p, 70000, 100000, AL_K_STORAGE, "t");
+    cr_assert_eq(p[19], 9);
+    p = al_realloc(p, 100000, 30, AL_K_STORAGE, "t");
+    cr_assert_eq(p[19], 9);
+    cr_assert_eq(al_usable_size(p), 32);
+    al_free(p, 30, AL_K_STORAGE);
+    cr_assert_eq(al_live_bytes(), 0);
+    al_install(NULL);
+    al_destroy(a);
+}

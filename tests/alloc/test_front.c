@@ -1,0 +1,305 @@
+/* Front functions: counters, specs, realloc/calloc contracts, al_fail_at. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "alloc/al.h"
+
+/* Every base and wrapper, so each round trip runs through all of them. */
+static const char *const specs[] = {
+    "libc", "jemalloc", "arena", "tracking", "tracking/jemalloc", "tracking/arena",
+    "guard", "guard/jemalloc", "guard/arena", "guard:q=0/arena", "fail:1000000/libc",
+    "tracking/guard/fail:1000000/arena",
+};
+#define NSPECS (sizeof specs / sizeof specs[0])
+
+static al_allocator *make(const char *spec)
+{
+    al_allocator *a = NULL;
+    char err[256] = "";
+    int rc = al_create(spec, &a, err, sizeof err);
+    cr_assert_eq(rc, 0, "al_create(%s) failed: %s", spec, err);
+    cr_assert_not_null(a, "al_create(%s) gave no allocator", spec);
+    return a;
+}
+
+static void done(al_allocator *a)
+{
+    al_install(NULL);
+    al_destroy(a);
+}
+
+Test(front, round_trip_counts_exact_per_kind)
+{
+    for (size_t s = 0; s < NSPECS; s++) {
+        al_allocator *a = make(specs[s]);
+        al_install(a);
+        char *p = al_malloc(64, AL_K_STORAGE, "t_storage");
+        char *q = al_malloc(100, AL_K_OBJECT, "t_object");
+        char *r = al_malloc(5000, AL_K_STORAGE, "t_big");
+        cr_assert(p && q && r, "[%s] allocation failed", specs[s]);
+        memset(p, 1, 64);
+        memset(q, 2, 100);
+        memset(r, 3, 5000);
+        al_stats st;
+        al_stats_get(&st);
+        cr_assert_eq(st.live_blocks, 3, "[%s] live_blocks %llu", specs[s],
+                     (unsigned long long)st.live_blocks);
+        cr_assert_eq(st.live_bytes, 5164, "[%s] live_bytes %llu", specs[s],
+                     (unsigned long long)st.live_bytes);
+        cr_assert_eq(st.kind_blocks[AL_K_STORAGE], 2, "[%s] storage blocks", specs[s]);
+        cr_assert_eq(st.kind_bytes[AL_K_STORAGE], 5064, "[%s] storage bytes", specs[s]);
+        cr_assert_eq(st.kind_bytes[AL_K_OBJECT], 100, "[%s] object bytes", specs[s]);
+        cr_assert_eq(al_live_bytes_kind(AL_K_MEMO), 0, "[%s] memo bytes", specs[s]);
+
+        q = al_realloc(q, 100, 300, AL_K_OBJECT, "t_grow");
+        cr_assert_not_null(q, "[%s] realloc grow failed", specs[s]);
+        for (int i = 0; i < 100; i++)
+            cr_assert_eq(q[i], 2, "[%s] realloc lost byte %d", specs[s], i);
+        memset(q + 100, 4, 200);
+        cr_assert_eq(al_live_bytes_kind(AL_K_OBJECT), 300, "[%s] after grow", specs[s]);
+        q = al_realloc(q, 300, 10, AL_K_OBJECT, "t_shrink");
+        cr_assert_not_null(q, "[%s] realloc shrink failed", specs[s]);
+        cr_assert_eq(q[9], 2, "[%s] shrink lost data", specs[s]);
+        cr_assert_geq(al_usable_size(p), 64, "[%s] usable size of a 64-byte block",
+                      specs[s]);
+
+        al_free(p, 64, AL_K_STORAGE);
+        al_free(q, 10, AL_K_OBJECT);
+        al_free(r, 5000, AL_K_STORAGE);
+        al_free(NULL, 0, AL_K_OTHER);
+        al_stats_get(&st);
+        cr_assert_eq(st.live_blocks, 0, "[%s] blocks left", specs[s]);
+        cr_assert_eq(st.live_bytes, 0, "[%s] bytes left", specs[s]);
+        cr_assert_eq(st.peak_bytes, 5364, "[%s] peak %llu", specs[s],
+                     (unsigned long long)st.peak_bytes);
+        cr_assert_eq(st.total_allocs, 3, "[%s] total_allocs", specs[s]);
+        cr_assert_eq(st.total_frees, 3, "[%s] total_frees", specs[s]);
+        cr_assert_eq(st.total_reallocs, 2, "[%s] total_reallocs", specs[s]);
+        cr_assert_eq(st.failed_allocs, 0, "[%s] failed_allocs", specs[s]);
+        done(a);
+    }
+}
+
+Test(front, many_blocks_all_sizes)
+{
+    enum { N = 2000 };
+    static char *ptrs[N];
+    for (size_t s = 0; s < NSPECS; s++) {
+        al_allocator *a = make(specs[s]);
+        al_install(a);
+        uint64_t bytes = 0;
+        for (size_t i = 0; i < N; i++) {
+            size_t n = (i * 37) % 6000;
+            ptrs[i] = al_malloc(n, (al_kind)(i % AL_K_COUNT), "t_many");
+            cr_assert_not_null(ptrs[i], "[%s] block %zu", specs[s], i);
+            memset(ptrs[i], (int)(i & 0xff), n);
+            bytes += n;
+        }
+        cr_assert_eq(al_live_bytes(), bytes, "[%s] live bytes", specs[s]);
+        for (size_t i = 0; i < N; i += 2) {
+            size_t n = (i * 37) % 6000;
+            if (n)
+                cr_assert_eq((unsigned char)ptrs[i][n - 1], i & 0xff,
+                             "[%s] block %zu overwritten", specs[s], i);
+            al_free(ptrs[i], n, (al_kind)(i % AL_K_COUNT));
+        }
+        for (size_t i = 1; i < N; i += 2)
+            al_free(ptrs[i], (i * 37) % 6000, (al_kind)(i % AL_K_COUNT));
+        cr_assert_eq(al_live_blocks(), 0, "[%s] blocks left", specs[s]);
+        done(a);
+    }
+}
+
+Test(front, zero_size_blocks_are_unique)
+{
+    for (size_t s = 0; s < NSPECS; s++) {
+        al_allocator *a = make(specs[s]);
+        al_install(a);
+        void *p = al_malloc(0, AL_K_OTHER, "t_zero");
+        void *q = al_malloc(0, AL_K_OTHER, "t_zero");
+        cr_assert(p && q && p != q, "[%s] malloc(0) must give distinct blocks", specs[s]);
+        cr_assert_eq(al_live_blocks(), 2, "[%s] zero blocks counted", specs[s]);
+        cr_assert_eq(al_live_bytes(), 0, "[%s] zero blocks have no bytes", specs[s]);
+        al_free(p, 0, AL_K_OTHER);
+        al_free(q, 0, AL_K_OTHER);
+        cr_assert_eq(al_live_blocks(), 0, "[%s]", specs[s]);
+        done(a);
+    }
+}
+
+Test(front, realloc_null_and_zero)
+{
+    al_allocator *a = make("libc");
+    al_install(a);
+    char *p = al_realloc(NULL, 0, 16, AL_K_ATTR, "t");
+    cr_assert_not_null(p);
+    cr_assert_eq(al_live_bytes_kind(AL_K_ATTR), 16, "realloc(NULL) is malloc");
+    cr_assert_null(al_realloc(p, 16, 0, AL_K_ATTR, "t"), "realloc to 0 frees");
+    cr_assert_eq(al_live_blocks(), 0, "realloc to 0 must free the block");
+    done(a);
+}
+
+Test(front, calloc_zeroes_and_overflow_is_null)
+{
+    al_allocator *a = make("guard");     /* guard fills new blocks with 0xCD */
+    al_install(a);
+    unsigned char *p = al_calloc(10, 7, AL_K_MEMO, "t_calloc");
+    cr_assert_not_null(p);
+    for (int i = 0; i < 70; i++)
+        cr_assert_eq(p[i], 0, "calloc byte %d not zero", i);
+    cr_assert_eq(al_live_bytes_kind(AL_K_MEMO), 70);
+    al_free(p, 70, AL_K_MEMO);
+    void *q = al_calloc(SIZE_MAX / 2, 3, AL_K_MEMO, "t_overflow");
+    cr_assert_null(q, "calloc with count*size overflow must return NULL");
+    al_stats st;
+    al_stats_get(&st);
+    cr_assert_eq(st.failed_allocs, 1, "overflowing calloc counts as failed");
+    cr_assert_eq(st.live_blocks, 0);
+    done(a);
+}
+
+Test(front, strdup_counts_len_plus_one)
+{
+    al_allocator *a = make("tracking/arena");
+    al_install(a);
+    char *s = al_strdup("fake tensor", AL_K_SCENARIO, "t_strdup");
+    cr_assert_str_eq(s, "fake tensor");
+    cr_assert_eq(al_live_bytes_kind(AL_K_SCENARIO), 12);
+    al_free(s, strlen(s) + 1, AL_K_SCENARIO);
+    cr_assert_eq(al_live_bytes(), 0);
+    done(a);
+}
+
+Test(front, install_zeroes_counters_and_current)
+{
+    al_install(NULL);
+    cr_assert_not_null(al_current(), "a default allocator is always current");
+    cr_assert_str_eq(al_current()->name, "libc");
+    void *p = al_malloc(8, AL_K_OTHER, "t");
+    cr_assert_eq(al_live_blocks(), 1);
+    al_free(p, 8, AL_K_OTHER);
+    al_allocator *a = make("arena");
+    al_install(a);
+    cr_assert_eq(al_current(), a);
+    al_stats st;
+    al_stats_get(&st);
+    cr_assert_eq(st.total_allocs, 0, "install must zero the counters");
+    cr_assert_eq(al_alloc_count(), 0, "install must zero the attempt count");
+    done(a);
+    cr_assert_str_eq(al_current()->name, "libc");
+    a = make("guard/arena");
+    al_install(a);
+    al_destroy(a);                       /* without al_install(NULL) first */
+    cr_assert_str_eq(al_current()->name, "libc",
+                     "destroying the installed allocator must uninstall it");
+}
+
+Test(front, spec_names_normalized)
+{
+    struct { const char *spec, *name; } cases[] = {
+        { "libc", "libc" },
+        { "guard", "guard/libc" },
+        { "tracking/jemalloc", "tracking/jemalloc" },
+        { "fail:3+/guard/arena", "fail:3+/guard/arena" },
+        { "guard:q=0", "guard:q=0/libc" },
+        { "tracking/fail:7", "tracking/fail:7/libc" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        al_allocator *a = make(cases[i].spec);
+        cr_assert_str_eq(a->name, cases[i].name, "name of %s", cases[i].spec);
+        al_destroy(a);
+    }
+}
+
+Test(front, bad_specs_rejected_with_valid_names)
+{
+    const char *bad[] = { "tcmalloc", "tracking/foo", "", "guard//libc", "libc/guard",
+                          "fail:0", "fail:x", "fail:", "guard:q=", "jemalloc/arena",
+                          "tracking/" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        al_allocator *a = (al_allocator *)&a;
+        char err[256] = "";
+        cr_assert_eq(al_create(bad[i], &a, err, sizeof err), -1, "'%s' accepted", bad[i]);
+        cr_assert_null(a, "'%s': *out must be NULL on failure", bad[i]);
+        cr_assert_neq(err[0], '\0', "'%s': no message", bad[i]);
+    }
+    char err[256];
+    al_allocator *a;
+    al_create("tcmalloc", &a, err, sizeof err);
+    cr_assert_not_null(strstr(err, "unknown allocator 'tcmalloc'"), "message: %s", err);
+    for (const char *n = "libc jemalloc arena tracking guard fail:N"; *n;) {
+        char word[16];
+        size_t len = strcspn(n, " ");
+        memcpy(word, n, len);
+        word[len] = '\0';
+        cr_assert_not_null(strstr(err, word), "message lacks %s: %s", word, err);
+        n += len + (n[len] == ' ');
+    }
+    cr_assert_not_null(strstr(al_names(), "jemalloc"), "al_names: %s", al_names());
+    /* a tiny buffer is still terminated */
+    char tiny[8];
+    al_create("nope", &a, tiny, sizeof tiny);
+    cr_assert_eq(strlen(tiny), 7);
+}
+
+Test(front, fail_at_exact_then_recovers)
+{
+    al_allocator *a = make("libc");
+    al_install(a);
+    void *p0 = al_malloc(8, AL_K_OTHER, "t");    /* before: not counted by fail_at */
+    al_fail_at(3, 0);
+    void *p[5];
+    for (int i = 0; i < 5; i++)
+        p[i] = al_malloc(8, AL_K_OTHER, "t");
+    cr_assert_not_null(p[0]);
+    cr_assert_not_null(p[1]);
+    cr_assert_null(p[2], "the 3rd allocation after al_fail_at(3) must fail");
+    cr_assert_not_null(p[3], "non-persistent: the 4th succeeds");
+    cr_assert_not_null(p[4]);
+    al_stats st;
+    al_stats_get(&st);
+    cr_assert_eq(st.failed_allocs, 1);
+    cr_assert_eq(al_alloc_count(), 6);
+    for (int i = 0; i < 5; i++)
+        al_free(p[i], 8, AL_K_OTHER);
+    al_free(p0, 8, AL_K_OTHER);
+    cr_assert_eq(al_live_blocks(), 0);
+    done(a);
+}
+
+Test(front, fail_at_persistent_and_realloc)
+{
+    al_allocator *a = make("arena");
+    al_install(a);
+    char *p = al_malloc(16, AL_K_OTHER, "t");
+    memcpy(p, "abc", 4);
+    al_fail_at(2, 1);
+    char *q = al_realloc(p, 16, 8, AL_K_OTHER, "t");   /* shrink: not an attempt */
+    cr_assert_not_null(q);
+    void *r = al_malloc(8, AL_K_OTHER, "t");            /* attempt 1 */
+    cr_assert_not_null(r);
+    char *g = al_realloc(q, 8, 4096, AL_K_OTHER, "t");  /* attempt 2: fails */
+    cr_assert_null(g, "growing realloc is an attempt and must fail");
+    cr_assert_str_eq(q, "abc", "failed realloc must leave the block valid");
+    cr_assert_null(al_malloc(1, AL_K_OTHER, "t"), "persistent: later attempts fail");
+    cr_assert_null(al_calloc(1, 1, AL_K_OTHER, "t"));
+    cr_assert_null(al_strdup("x", AL_K_OTHER, "t"));
+    al_fail_at(0, 0);
+    void *ok = al_malloc(1, AL_K_OTHER, "t");
+    cr_assert_not_null(ok, "al_fail_at(0) disables injection");
+    al_free(ok, 1, AL_K_OTHER);
+    al_free(q, 8, AL_K_OTHER);
+    al_free(r, 8, AL_K_OTHER);
+    al_stats st;
+    al_stats_get(&st);
+    cr_assert_eq(st.failed_allocs, 4);
+    cr_assert_eq(st.live_blocks, 0);
+    done(a);
+}
+
+Test(front, kind_names)
+{
+    cr_assert_str_eq(al_kind_name(AL_K_STORAGE), "storage");
+    cr_assert_str_eq(al_kind_name(AL_K_OTHER), "other");
+    cr_assert_str_eq(al_kind_name(AL_K_COUNT), "?");
+}

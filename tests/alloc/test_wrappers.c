@@ -1,0 +1,240 @@
+/* The wrappers: tracking, fail:N. (guard: test_guard.c) */
+#include <criterion/criterion.h>
+#include <criterion/redirect.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "alloc/al.h"
+#include "instrument/in_fail.h"
+#include "instrument/in_tracking.h"
+
+static al_allocator *make(const char *spec)
+{
+    al_allocator *a = NULL;
+    char err[256] = "";
+    cr_assert_eq(al_create(spec, &a, err, sizeof err), 0, "al_create(%s): %s", spec, err);
+    return a;
+}
+
+static void done(al_allocator *a)
+{
+    al_install(NULL);
+    al_destroy(a);
+}
+
+Test(tracking, per_site_per_kind_and_peak)
+{
+    al_allocator *a = make("tracking/arena");
+    al_install(a);
+    void *s1 = al_malloc(100, AL_K_STORAGE, "storage_new");
+    void *s2 = al_malloc(200, AL_K_STORAGE, "storage_new");
+    void *o1 = al_malloc(32, AL_K_OBJECT, "obj_new");
+    in_tracking_stats st;
+    cr_assert_eq(in_tracking_get(a, &st), 0);
+    cr_assert_eq(st.live_blocks, 3);
+    cr_assert_eq(st.live_bytes, 332);
+    cr_assert_eq(st.kind_blocks[AL_K_STORAGE], 2);
+    cr_assert_eq(st.kind_bytes[AL_K_STORAGE], 300);
+    cr_assert_eq(st.kind_bytes[AL_K_OBJECT], 32);
+
+    in_tracking_site sc;
+    /* a different pointer to equal text still matches */
+    char name[] = "storage_new";
+    cr_assert_eq(in_tracking_site_get(a, name, &sc), 0);
+    cr_assert_eq(sc.allocs, 2);
+    cr_assert_eq(sc.live_blocks, 2);
+    cr_assert_eq(sc.live_bytes, 300);
+
+    al_free(s1, 100, AL_K_STORAGE);
+    void *o2 = al_malloc(16, AL_K_OBJECT, "obj_new");
+    in_tracking_site_get(a, "storage_new", &sc);
+    cr_assert_eq(sc.allocs, 2, "allocs counts every allocation ever made");
+    cr_assert_eq(sc.live_blocks, 1);
+    cr_assert_eq(sc.live_bytes, 200);
+    in_tracking_site_get(a, "obj_new", &sc);
+    cr_assert_eq(sc.live_blocks, 2);
+    cr_assert_eq(sc.live_bytes, 48);
+    in_tracking_site_get(a, "never", &sc);
+    cr_assert_eq(sc.allocs, 0);
+
+    in_tracking_get(a, &st);
+    cr_assert_eq(st.peak_bytes, 332, "peak is the high-water mark");
+    cr_assert_eq(st.live_bytes, 248);
+    cr_assert_eq(st.total_allocs, 4);
+    cr_assert_eq(st.total_frees, 1);
+
+    in_tracking_block blk[8];
+    size_t n = in_tracking_live(a, blk, 8);
+    cr_assert_eq(n, 3);
+    cr_assert_eq(blk[0].p, s2, "oldest first");
+    cr_assert_str_eq(blk[0].site, "storage_new");
+    cr_assert_eq(blk[0].n, 200);
+    cr_assert_eq(blk[1].p, o1);
+    cr_assert_eq(blk[2].p, o2);
+    cr_assert_eq(blk[2].kind, AL_K_OBJECT);
+    cr_assert_eq(in_tracking_live(a, blk, 1), 3);
+    cr_assert_eq(blk[0].p, s2, "a short buffer still gets the oldest");
+
+    al_free(s2, 200, AL_K_STORAGE);
+    al_free(o1, 32, AL_K_OBJECT);
+    al_free(o2, 16, AL_K_OBJECT);
+    in_tracking_get(a, &st);
+    cr_assert_eq(st.live_blocks, 0);
+    cr_assert_eq(st.live_bytes, 0);
+    done(a);
+}
+
+Test(tracking, realloc_moves_the_entry)
+{
+    al_allocator *a = make("tracking/jemalloc");
+    al_install(a);
+    char *p = al_malloc(10, AL_K_ATTR, "attr_new");
+    p = al_realloc(p, 10, 5000, AL_K_ATTR, "attr_grow");
+    cr_assert_not_null(p);
+    in_tracking_stats st;
+    in_tracking_get(a, &st);
+    cr_assert_eq(st.live_blocks, 1);
+    cr_assert_eq(st.live_bytes, 5000);
+    cr_assert_eq(st.total_allocs, 1, "a realloc is not a new allocation");
+    in_tracking_site sc;
+    in_tracking_site_get(a, "attr_grow", &sc);
+    cr_assert_eq(sc.live_bytes, 5000, "the block now belongs to the resizing site");
+    in_tracking_site_get(a, "attr_new", &sc);
+    cr_assert_eq(sc.live_blocks, 0);
+    al_free(p, 5000, AL_K_ATTR);
+    done(a);
+}
+
+Test(tracking, table_grows_with_many_blocks)
+{
+    al_allocator *a = make("tracking");
+    al_install(a);
+    enum { N = 5000 };
+    static void *p[N];
+    for (int i = 0; i < N; i++)
+        p[i] = al_malloc((size_t)i % 97 + 1, AL_K_HEAP, "t_many");
+    for (int i = 0; i < N; i += 3)
+        al_free(p[i], (size_t)i % 97 + 1, AL_K_HEAP);
+    in_tracking_stats st;
+    in_tracking_get(a, &st);
+    cr_assert_eq(st.live_blocks, N - (N + 2) / 3);
+    for (int i = 0; i < N; i++)
+        if (i % 3)
+            al_free(p[i], (size_t)i % 97 + 1, AL_K_HEAP);
+    in_tracking_get(a, &st);
+    cr_assert_eq(st.live_blocks, 0);
+    cr_assert_eq(st.live_bytes, 0);
+    cr_assert_eq(st.unknown_frees, 0, "every free found its block after deletions");
+    done(a);
+}
+
+Test(tracking, report_lists_live_blocks_by_site)
+{
+    al_allocator *a = make("tracking");
+    al_install(a);
+    void *x = al_malloc(64, AL_K_MEMO, "memo_insert");
+    void *y = al_malloc(64, AL_K_MEMO, "memo_insert");
+    void *z = al_malloc(8, AL_K_REPORT, "rp_text");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    a->xreport(a->ctx, f);
+    fclose(f);
+    cr_assert_not_null(strstr(buf, "3 live blocks, 136 bytes"), "report:\n%s", buf);
+    char *line = strstr(buf, "memo_insert");
+    cr_assert_not_null(line, "report:\n%s", buf);
+    cr_assert(sscanf(line, "memo_insert %*u %zu", &len) == 1 && len == 128,
+              "memo_insert line: %s", line);
+    cr_assert_lt(line, strstr(buf, "rp_text"), "sites sorted by bytes");
+    free(buf);
+    al_free(x, 64, AL_K_MEMO);
+    al_free(y, 64, AL_K_MEMO);
+    al_free(z, 8, AL_K_REPORT);
+    done(a);
+}
+
+Test(tracking, unknown_free_is_counted_not_passed_on, .init = cr_redirect_stderr)
+{
+    al_allocator *a = make("tracking");
+    al_install(a);
+    char *p = al_malloc(24, AL_K_OTHER, "t");
+    static char not_ours[24];
+    al_free(not_ours, 24, AL_K_OTHER);       /* would crash glibc if passed on */
+    al_free(p, 24, AL_K_OTHER);
+    al_free(p, 24, AL_K_OTHER);              /* double free */
+    char *q = al_malloc(40, AL_K_OTHER, "t");
+    al_free(q, 30, AL_K_OTHER);              /* wrong size: freed with 40 */
+    in_tracking_stats st;
+    in_tracking_get(a, &st);
+    cr_assert_eq(st.size_mismatches, 1);
+    cr_assert_eq(st.unknown_frees, 2);
+    cr_assert_eq(st.live_blocks, 0);
+    fflush(stderr);
+    cr_assert_stderr_neq_str("", "the unknown frees must be reported");
+    done(a);
+}
+
+Test(tracking, found_in_chain_only)
+{
+    al_allocator *a = make("fail:9/tracking/libc");
+    cr_assert_not_null(in_tracking_of(a), "tracking found below another wrapper");
+    al_destroy(a);
+    a = make("guard");
+    in_tracking_stats st;
+    cr_assert_null(in_tracking_of(a));
+    cr_assert_eq(in_tracking_get(a, &st), -1);
+    al_destroy(a);
+}
+
+Test(fail, fails_exactly_the_nth)
+{
+    al_allocator *a = make("fail:3/arena");
+    al_install(a);
+    void *p[6];
+    for (int i = 0; i < 6; i++)
+        p[i] = al_malloc(32, AL_K_OTHER, "t");
+    for (int i = 0; i < 6; i++)
+        if (i == 2)
+            cr_assert_null(p[i], "allocation #3 must fail");
+        else
+            cr_assert_not_null(p[i], "allocation #%d must succeed", i + 1);
+    cr_assert_eq(in_fail_attempts(a), 6);
+    al_stats st;
+    al_stats_get(&st);
+    cr_assert_eq(st.failed_allocs, 1);
+    cr_assert_eq(st.live_blocks, 5);
+    for (int i = 0; i < 6; i++)
+        al_free(p[i], 32, AL_K_OTHER);
+    done(a);
+}
+
+Test(fail, plus_fails_nth_and_every_later)
+{
+    al_allocator *a = make("fail:2+/jemalloc");
+    al_install(a);
+    void *p1 = al_malloc(8, AL_K_OTHER, "t");
+    cr_assert_not_null(p1);
+    for (int i = 0; i < 5; i++)
+        cr_assert_null(al_malloc(8, AL_K_OTHER, "t"), "attempt %d after #2", i + 2);
+    cr_assert_null(al_realloc(p1, 8, 16, AL_K_OTHER, "t"), "a growing realloc fails too");
+    void *s = al_realloc(p1, 8, 4, AL_K_OTHER, "t");
+    cr_assert_not_null(s, "a shrinking realloc is not an attempt");
+    al_free(s, 4, AL_K_OTHER);
+    al_stats st;
+    al_stats_get(&st);
+    cr_assert_eq(st.failed_allocs, 6);
+    cr_assert_eq(st.live_blocks, 0);
+    done(a);
+}
+
+Test(fail, counts_from_creation_not_install)
+{
+    al_allocator *a = make("fail:2");
+    al_install(a);
+    void *p = al_malloc(8, AL_K_OTHER, "t");
+    al_free(p, 8, AL_K_OTHER);
+    al_install(NULL);
+    al_install(a);                /* zeroes the front, not the wrapper */
+    cr_assert_null(al_malloc(8, AL_K_OTHER, "t"), "#2 of the wrapper's life");
+    done(a);
+}
