@@ -121,8 +121,26 @@ enum {
  * NULL (with ER_OOM set) when the allocator fails. */
 obj *obj_new(const obj_type *type, size_t size);
 
-void obj_incref(obj *o);                 /* o may be NULL */
-void obj_decref(obj *o);                 /* o may be NULL; may kill o */
+/* The last reference (or a decref of a dead object, an ER_INTERNAL error):
+ * obj_decref's out-of-line half; call obj_decref instead. */
+void obj_decref_slow(obj *o);
+
+/* Inline: the counts are the hottest path of every module. */
+static inline void obj_incref(obj *o)    /* o may be NULL */
+{
+    if (o)
+        o->strong++;
+}
+
+static inline void obj_decref(obj *o)    /* o may be NULL; may kill o */
+{
+    if (!o)
+        return;
+    if (o->strong > 1)
+        o->strong--;
+    else
+        obj_decref_slow(o);
+}
 void obj_weak_incref(obj *o);
 void obj_weak_decref(obj *o);            /* may free a dead header */
 static inline int obj_expired(const obj *o) { return o->strong == 0; }

@@ -1,0 +1,408 @@
+/* gc.c - the cycle collector (CPython's Python/gc.c phases).
+ *
+ * No allocation: the unreachable and rescued lists borrow the registry
+ * links, gc_refs lives in the header, and OBJ_F_GC_MARK marks the objects
+ * the collector has taken off the live list.
+ *
+ * Passes over the heap (the cost is memory traffic, so passes are what
+ * count): subtract (phases 1+2: gc_refs initialised on first touch), move
+ * unreachable (phase 3, also taking the phase-5 hold), release (phases 4+5),
+ * drop (deaths). With debug on, phases 1 and 4 run as their own passes so
+ * each phase can be validated.
+ *
+ * Phase 3 scans the live list from its tail (newest first). Objects usually
+ * point at older ones (a tensor is made after its storage), so a reachable
+ * object is usually scanned before the objects it reaches, and those are
+ * marked reachable before the scan gets to them: few objects are moved out
+ * tentatively and then rescued. Rescued objects wait on their own list and
+ * are merged back by id, so the live list keeps creation order.
+ */
+#include "gc.h"
+
+#include <stddef.h>
+
+#include "er.h"
+#include "obj.h"
+#include "obj_int.h"
+
+static gc_stats stats;
+static int debug_on;
+static int auto_on;
+static uint64_t auto_threshold = 700;
+static uint64_t allocs_since, deaths_since;
+static int collecting;
+
+void gc_stats_get(gc_stats *out) { *out = stats; }
+void gc_set_debug(int on) { debug_on = on; }
+int gc_get_debug(void) { return debug_on; }
+
+void gc_set_auto(int on, uint64_t threshold)
+{
+    auto_on = on;
+    auto_threshold = threshold;
+}
+
+void gc_note_alloc(void) { allocs_since++; }
+void gc_note_death(void) { deaths_since++; }
+
+uint64_t gc_maybe_collect(void)
+{
+    if (auto_on && allocs_since > deaths_since &&
+        allocs_since - deaths_since > auto_threshold)
+        return gc_collect();
+    return 0;
+}
+
+/* --- phases ------------------------------------------------------------- */
+
+/* Phase 1 as its own pass (debug mode only, so it can be validated). */
+static void update_refs(obj_list *live)
+{
+    for (obj *o = live->head; o; o = o->next) {
+        o->gc_refs = o->strong;
+        o->flags |= OBJ_F_GC_REFS;
+    }
+}
+
+static void init_refs(obj *o)
+{
+    if (!(o->flags & OBJ_F_GC_REFS)) {
+        o->gc_refs = o->strong;
+        o->flags |= OBJ_F_GC_REFS;
+    }
+}
+
+static void visit_decref(obj *child, const char *label, long index, void *arg)
+{
+    (void)label, (void)index, (void)arg;
+    if (child) {
+        init_refs(child);
+        child->gc_refs--;
+    }
+}
+
+/* Phase 2, and phase 1 folded in: an object's gc_refs is initialised the
+ * first time the pass meets it, as itself or as a child (OBJ_F_GC_REFS says
+ * it was; phase 3 clears the flag). One pass over the heap instead of two. */
+static void subtract_refs(obj_list *live)
+{
+    for (obj *o = live->head; o; o = o->next) {
+        init_refs(o);
+        obj_traverse(o, visit_decref, NULL);
+    }
+}
+
+typedef struct scan_ctx {
+    obj_list *unreachable;
+    obj_list *rescued;
+} scan_ctx;
+
+/* child is reachable from a reachable object. */
+static void visit_reachable(obj *child, const char *label, long index, void *arg)
+{
+    (void)label, (void)index;
+    scan_ctx *c = arg;
+    if (!child)
+        return;
+    if (child->flags & OBJ_F_GC_MARK) {          /* tentatively unreachable */
+        obj_int_list_unlink(c->unreachable, child);
+        child->flags &= ~(uint32_t)OBJ_F_GC_MARK;
+        child->strong--;                         /* give back the hold */
+        child->gc_refs = 1;
+        obj_int_list_append(c->rescued, child);  /* scanned later */
+    } else if (child->gc_refs <= 0) {
+        child->gc_refs = 1;                      /* not scanned yet */
+    }
+}
+
+/* Bottom-up merge sort of a NULL-terminated list by id (prev links are
+ * rebuilt by the caller). */
+static obj *sort_by_id(obj *head)
+{
+    if (!head)
+        return NULL;
+    for (size_t width = 1;; width *= 2) {
+        obj *p = head, *tail = NULL;
+        head = NULL;
+        size_t merges = 0;
+        while (p) {
+            merges++;
+            obj *q = p;
+            size_t psize = 0;
+            for (size_t i = 0; i < width && q; i++) {
+                psize++;
+                q = q->next;
+            }
+            size_t qsize = width;
+            while (psize > 0 || (qsize > 0 && q)) {
+                obj *e;
+                if (psize == 0) {
+                    e = q, q = q->next, qsize--;
+                } else if (qsize == 0 || !q || p->id <= q->id) {
+                    e = p, p = p->next, psize--;
+                } else {
+                    e = q, q = q->next, qsize--;
+                }
+                if (tail)
+                    tail->next = e;
+                else
+                    head = e;
+                tail = e;
+            }
+            p = q;
+        }
+        tail->next = NULL;
+        if (merges <= 1)
+            return head;
+    }
+}
+
+/* Merge `add` (any order) into `live` (sorted by id). */
+static void merge_back(obj_list *live, obj_list *add)
+{
+    if (!add->head)
+        return;
+    obj *q = sort_by_id(add->head);
+    *add = (obj_list){0};
+    obj *p = live->head;
+    while (q) {
+        obj *nq = q->next;
+        while (p && p->id < q->id)
+            p = p->next;
+        q->next = p;
+        q->prev = p ? p->prev : live->tail;
+        if (q->prev)
+            q->prev->next = q;
+        else
+            live->head = q;
+        if (p)
+            p->prev = q;
+        else
+            live->tail = q;
+        live->n++;
+        q = nq;
+    }
+}
+
+/* Phase 3. An object moved out tentatively is also held (strong + 1: the
+ * first step of phase 5, done here to save a pass); a rescue gives the hold
+ * back. Every object is visited once, which is where OBJ_F_GC_REFS is
+ * cleared. */
+static void move_unreachable(obj_list *live, obj_list *unreachable)
+{
+    obj_list rescued = {0};
+    scan_ctx c = {unreachable, &rescued};
+    obj *o = live->tail;
+    while (o) {
+        obj *prev = o->prev;
+        o->flags &= ~(uint32_t)OBJ_F_GC_REFS;
+        if (o->gc_refs > 0) {
+            obj_traverse(o, visit_reachable, &c);
+        } else {
+            obj_int_list_unlink(live, o);
+            o->flags |= OBJ_F_GC_MARK;
+            o->strong++;
+            obj_int_list_append(unreachable, o);
+        }
+        o = prev;
+    }
+    for (o = rescued.head; o; o = o->next)     /* grows while we walk it */
+        obj_traverse(o, visit_reachable, &c);
+    merge_back(live, &rescued);
+}
+
+static int owner_is_garbage(const obj_cb *cb)
+{
+    return cb->owner && (cb->owner->flags & OBJ_F_GC_MARK);
+}
+
+/* Phase 4 for one garbage object: callbacks whose owner is garbage too
+ * never run (CPython runs a weakref's callback only when the weakref
+ * survives). */
+static void handle_weakrefs_of(obj *o)
+{
+    obj_cb *cb = o->callbacks;
+    if (!cb)
+        return;
+    size_t n = 0;
+    do {
+        n++;
+        cb = cb->next;
+    } while (cb != o->callbacks);
+    for (size_t i = 0; i < n; i++) {
+        obj_cb *next = cb->next;
+        if (owner_is_garbage(cb))
+            obj_cb_unregister(cb);
+        cb = next;
+    }
+}
+
+static void handle_weakrefs(obj_list *unreachable)
+{
+    for (obj *o = unreachable->head; o; o = o->next)
+        handle_weakrefs_of(o);
+}
+
+/* Phase 5. Every garbage object is already held (phase 3). Release each,
+ * in creation order, breaking the cycles (with phase 4 folded in when it
+ * did not run as its own pass); then the garbage dies. The whole phase is
+ * one drain session, and every garbage object reads as expired (strong 0)
+ * before any callback runs: objects without callbacks die quietly in the
+ * drop pass (nothing can observe the order), the others are queued and
+ * drained at the end. An object still referenced after the release
+ * (strong > 1: an edge its traverse did not report) goes back to the live
+ * list instead. */
+static void clear_garbage(obj_list *live, obj_list *unreachable, int weakrefs_done)
+{
+    int prev = obj_int_drain_enter();
+    for (obj *o = unreachable->tail; o; o = o->prev) {
+        if (!weakrefs_done)
+            handle_weakrefs_of(o);
+        obj_int_release(o);
+    }
+    obj *o;
+    while ((o = unreachable->tail) != NULL) {
+        obj_int_list_unlink(unreachable, o);
+        if (o->strong != 1) {
+            o->flags &= ~(uint32_t)OBJ_F_GC_MARK;
+            o->strong--;
+            obj_int_list_insert_sorted(live, o);
+            stats.resurrected++;
+        } else if (o->callbacks) {
+            obj_decref(o);                       /* queued */
+        } else {
+            obj_int_kill_released(o);
+        }
+    }
+    obj_int_set_offlist(0);
+    obj_int_drain_exit(prev);
+}
+
+/* --- debug validation ------------------------------------------------------ */
+
+static int debug_fail(const char *what, const obj *o)
+{
+    er_set(ER_INTERNAL, "gc debug: %s (%s #%llu)", what,
+           o ? o->type->name : "-", o ? (unsigned long long)o->id : 0ULL);
+    stats.debug_failures++;
+    return -1;
+}
+
+static int check_copied(const obj_list *live)
+{
+    for (const obj *o = live->head; o; o = o->next)
+        if (o->gc_refs != (int64_t)o->strong || (o->flags & OBJ_F_GC_MARK))
+            return debug_fail("update_refs: gc_refs != strong", o);
+    return 0;
+}
+
+static int check_subtracted(const obj_list *live)
+{
+    for (const obj *o = live->head; o; o = o->next)
+        if (o->gc_refs < 0)
+            return debug_fail("subtract_refs: more edges traversed than strong refs", o);
+    return 0;
+}
+
+static void visit_check_reachable(obj *child, const char *label, long index,
+                                  void *arg)
+{
+    (void)label, (void)index;
+    if (child && (child->flags & OBJ_F_GC_MARK))
+        *(const obj **)arg = child;
+}
+
+static int check_unreachable(obj_list *live, const obj_list *unreachable)
+{
+    uint64_t last = 0;
+    for (obj *o = live->head; o; o = o->next) {
+        if (o->id <= last)
+            return debug_fail("move_unreachable: live list out of order", o);
+        if (o->flags & OBJ_F_GC_MARK)
+            return debug_fail("move_unreachable: marked object on the live list", o);
+        const obj *bad = NULL;
+        obj_traverse(o, visit_check_reachable, &bad);
+        if (bad)
+            return debug_fail("move_unreachable: reachable object points at garbage",
+                              bad);
+        last = o->id;
+    }
+    for (const obj *o = unreachable->head; o; o = o->next)
+        if (!(o->flags & OBJ_F_GC_MARK) || o->gc_refs > 0)
+            return debug_fail("move_unreachable: unmarked or referenced garbage", o);
+    if (live->n + unreachable->n != obj_live_count())
+        return debug_fail("move_unreachable: objects lost", NULL);
+    return 0;
+}
+
+static int check_weakrefs(const obj_list *unreachable)
+{
+    for (const obj *o = unreachable->head; o; o = o->next) {
+        const obj_cb *cb = o->callbacks;
+        if (!cb)
+            continue;
+        do {
+            if (owner_is_garbage(cb))
+                return debug_fail("handle_weakrefs: garbage-owned callback left", o);
+            cb = cb->next;
+        } while (cb != o->callbacks);
+    }
+    return 0;
+}
+
+/* Undo phases 1-3 after a failed validation. */
+static void restore(obj_list *live, obj_list *unreachable)
+{
+    for (obj *o = unreachable->head; o; o = o->next) {
+        o->flags &= ~(uint32_t)OBJ_F_GC_MARK;
+        o->strong--;
+    }
+    merge_back(live, unreachable);
+    for (obj *o = live->head; o; o = o->next)
+        o->flags &= ~(uint32_t)OBJ_F_GC_REFS;
+    obj_int_set_offlist(0);
+}
+
+uint64_t gc_collect(void)
+{
+    if (collecting || obj_int_draining())
+        return 0;
+    collecting = 1;
+    obj_list *live = obj_int_live();
+    obj_list unreachable = {0};
+    uint64_t deaths0 = obj_death_count();
+    stats.examined = live->n;
+
+    if (debug_on) {
+        update_refs(live);
+        if (check_copied(live))
+            goto abandon;
+    }
+    subtract_refs(live);
+    if (debug_on && check_subtracted(live))
+        goto abandon;
+    move_unreachable(live, &unreachable);
+    obj_int_set_offlist(unreachable.n);
+    if (debug_on && check_unreachable(live, &unreachable))
+        goto abandon;
+    if (debug_on) {
+        handle_weakrefs(&unreachable);
+        if (check_weakrefs(&unreachable))
+            goto abandon;
+    }
+    stats.garbage = unreachable.n;
+    clear_garbage(live, &unreachable, debug_on);
+
+    uint64_t died = obj_death_count() - deaths0;
+    stats.collections++;
+    stats.collected = died;
+    stats.total_collected += died;
+    allocs_since = deaths_since = 0;
+    collecting = 0;
+    return died;
+
+abandon:
+    restore(live, &unreachable);
+    collecting = 0;
+    return 0;
+}

@@ -1,0 +1,616 @@
+/* obj.c - object header, registry, the death worklist, weak callbacks and
+ * user attributes.
+ *
+ * Lists. Every object is on exactly one list through obj.prev/next:
+ *   live     strong > 0, in creation (id) order;
+ *   queue    strong == 0, waiting to be processed (OBJ_F_QUEUED);
+ *   zombies  dead and released, weak > 0 (OBJ_F_DEAD);
+ * or on none: while being processed (OBJ_F_QUEUED, unlinked from queue), or
+ * while the collector holds it (OBJ_F_GC_MARK, see gc.c).
+ *
+ * Deaths. obj_decref to 0 moves the object to the queue; the outermost
+ * caller (no drain running) drains the queue: callbacks, release, then free
+ * or park on the zombie list. Deaths caused while draining are queued, so
+ * the stack never grows with the length of an ownership chain, and no
+ * object's memory is freed while a callback (which may hold pointers into
+ * it) is running.
+ */
+#include "obj.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "alloc/al.h"
+#include "er.h"
+#include "gc.h"
+#include "obj_int.h"
+
+typedef struct attr_slot {
+    char *label;       /* "attr:NAME"; the name is label + 5 */
+    obj *value;        /* strong */
+} attr_slot;
+
+struct obj_attr {
+    uint32_t count, cap;
+    attr_slot slot[];
+};
+
+enum { ATTR_PREFIX_LEN = 5 };   /* strlen("attr:") */
+
+static uint64_t next_id = 1;
+static obj_list live, queue, zombies;
+static uint64_t live_total;          /* live list + collector-held objects */
+static uint64_t live_kind[OBJ_KIND_COUNT];
+static uint64_t offlist;             /* collector-held, counted in live_total */
+static uint64_t deaths;
+static int draining;
+static obj_config config;
+static obj_site cur_site = {"<c>", 0};
+/* Pending deferred callbacks: a ring through obj_cb.next/prev around this
+ * sentinel. A queued cb has target == NULL and next != NULL. */
+static obj_cb deferred = {&deferred, &deferred, NULL, NULL, NULL};
+static size_t deferred_n;
+
+static const char *const kind_names[OBJ_KIND_COUNT] = {
+    [OBJ_STORAGE] = "storage",
+    [OBJ_TENSOR] = "tensor",
+    [OBJ_FAKE_MODE] = "fake_mode",
+    [OBJ_FAKE_CONVERTER] = "fake_converter",
+    [OBJ_META_CONVERTER] = "meta_converter",
+    [OBJ_FINALIZER] = "finalizer",
+    [OBJ_WEAKREF] = "weakref",
+    [OBJ_GENERIC] = "generic",
+};
+
+/* --- lists ---------------------------------------------------------------- */
+
+void obj_int_list_insert_sorted(obj_list *l, obj *o)
+{
+    obj *p = l->tail;
+    while (p && p->id > o->id)
+        p = p->prev;
+    /* insert after p (at the head when p is NULL) */
+    o->prev = p;
+    o->next = p ? p->next : l->head;
+    if (o->next)
+        o->next->prev = o;
+    else
+        l->tail = o;
+    if (p)
+        p->next = o;
+    else
+        l->head = o;
+    l->n++;
+}
+
+obj_list *obj_int_live(void) { return &live; }
+void obj_int_set_offlist(uint64_t n) { offlist = n; }
+int obj_int_draining(void) { return draining; }
+
+/* --- attributes ----------------------------------------------------------- */
+
+static size_t attr_bytes(uint32_t cap)
+{
+    return sizeof(obj_attr) + (size_t)cap * sizeof(attr_slot);
+}
+
+static void label_free(char *label)
+{
+    al_free(label, strlen(label) + 1, AL_K_ATTR);
+}
+
+/* Detach o's attributes, then drop them (a decref may re-enter). */
+static void attrs_clear(obj *o)
+{
+    obj_attr *a = o->attrs;
+    if (!a)
+        return;
+    o->attrs = NULL;
+    for (uint32_t i = 0; i < a->count; i++) {
+        obj *v = a->slot[i].value;
+        label_free(a->slot[i].label);
+        obj_decref(v);
+    }
+    al_free(a, attr_bytes(a->cap), AL_K_ATTR);
+}
+
+static long attr_find(const obj_attr *a, const char *name)
+{
+    if (!a)
+        return -1;
+    for (uint32_t i = 0; i < a->count; i++)
+        if (strcmp(a->slot[i].label + ATTR_PREFIX_LEN, name) == 0)
+            return (long)i;
+    return -1;
+}
+
+int obj_attr_set(obj *o, const char *name, obj *v)
+{
+    if (!o || !name)
+        return er_set(ER_INTERNAL, "obj_attr_set: NULL object or name");
+    if (obj_expired(o))
+        return er_set(ER_DEAD_REF, "cannot set attribute '%s' of a dead %s",
+                      name, o->type->name);
+    obj_attr *a = o->attrs;
+    long i = attr_find(a, name);
+    if (i >= 0) {
+        obj *old = a->slot[i].value;
+        if (v) {
+            obj_incref(v);
+            a->slot[i].value = v;
+        } else {
+            label_free(a->slot[i].label);
+            memmove(&a->slot[i], &a->slot[i + 1],
+                    (a->count - (size_t)i - 1) * sizeof(attr_slot));
+            if (--a->count == 0) {
+                o->attrs = NULL;
+                al_free(a, attr_bytes(a->cap), AL_K_ATTR);
+            }
+        }
+        obj_decref(old);     /* last: it may run callbacks that touch o */
+        return 0;
+    }
+    if (!v)
+        return 0;
+    size_t nlen = strlen(name);
+    char *label = al_malloc(nlen + ATTR_PREFIX_LEN + 1, AL_K_ATTR, "obj_attr_set");
+    if (!label)
+        return er_set(ER_OOM, "out of memory setting attribute '%s'", name);
+    memcpy(label, "attr:", ATTR_PREFIX_LEN);
+    memcpy(label + ATTR_PREFIX_LEN, name, nlen + 1);
+    if (!a || a->count == a->cap) {
+        uint32_t ncap = a ? a->cap * 2 : 2;
+        obj_attr *na = al_realloc(a, a ? attr_bytes(a->cap) : 0, attr_bytes(ncap),
+                                  AL_K_ATTR, "obj_attr_set");
+        if (!na) {
+            label_free(label);
+            return er_set(ER_OOM, "out of memory setting attribute '%s'", name);
+        }
+        if (!a)
+            na->count = 0;
+        na->cap = ncap;
+        o->attrs = a = na;
+    }
+    a->slot[a->count].label = label;
+    a->slot[a->count].value = v;
+    a->count++;
+    obj_incref(v);
+    return 0;
+}
+
+obj *obj_attr_get(const obj *o, const char *name)
+{
+    long i = attr_find(o->attrs, name);
+    return i >= 0 ? o->attrs->slot[i].value : NULL;
+}
+
+size_t obj_attr_count(const obj *o) { return o->attrs ? o->attrs->count : 0; }
+
+void obj_traverse(obj *o, obj_visit_fn visit, void *arg)
+{
+    if (o->type->traverse)
+        o->type->traverse(o, visit, arg);
+    const obj_attr *a = o->attrs;
+    if (a)
+        for (uint32_t i = 0; i < a->count; i++)
+            visit(a->slot[i].value, a->slot[i].label, -1, arg);
+}
+
+uint64_t obj_self_bytes(const obj *o)
+{
+    uint64_t n = o->size;
+    if (o->type->owned_bytes)
+        n += o->type->owned_bytes(o);
+    const obj_attr *a = o->attrs;
+    if (a) {
+        n += attr_bytes(a->cap);
+        for (uint32_t i = 0; i < a->count; i++)
+            n += strlen(a->slot[i].label) + 1;
+    }
+    return n;
+}
+
+/* --- callbacks -------------------------------------------------------------- */
+
+static void ring_unlink(obj *t, obj_cb *cb)
+{
+    if (cb->next == cb) {
+        t->callbacks = NULL;
+    } else {
+        cb->prev->next = cb->next;
+        cb->next->prev = cb->prev;
+        if (t->callbacks == cb)
+            t->callbacks = cb->next;
+    }
+    cb->next = cb->prev = NULL;
+    cb->target = NULL;
+}
+
+int obj_cb_register(obj *target, obj_cb *cb)
+{
+    if (!target || obj_expired(target))
+        return er_set(ER_DEAD_REF, "weak callback on a dead object");
+    obj_cb_unregister(cb);
+    cb->target = target;
+    obj_cb *h = target->callbacks;
+    if (!h) {
+        cb->next = cb->prev = cb;
+        target->callbacks = cb;
+    } else {
+        cb->next = h;
+        cb->prev = h->prev;
+        h->prev->next = cb;
+        h->prev = cb;
+    }
+    return 0;
+}
+
+void obj_cb_unregister(obj_cb *cb)
+{
+    if (!cb)
+        return;
+    if (cb->target) {
+        ring_unlink(cb->target, cb);
+    } else if (cb->next) {          /* pending on the deferred queue */
+        cb->prev->next = cb->next;
+        cb->next->prev = cb->prev;
+        cb->next = cb->prev = NULL;
+        deferred_n--;
+    }
+}
+
+static void deferred_push(obj_cb *cb)
+{
+    cb->next = &deferred;
+    cb->prev = deferred.prev;
+    deferred.prev->next = cb;
+    deferred.prev = cb;
+    deferred_n++;
+}
+
+/* A registration whose owner has died is withdrawn, not run. The owner's
+ * memory is still there: a dead owner is queued or being processed (its
+ * release, which unregisters, has not run yet), otherwise cb would be
+ * unlinked already. This is what makes "a callback dropped another weak
+ * holder of the dying object" skip that holder's callback even though the
+ * holder's own death is queued behind the current one. */
+static int owner_dead(const obj_cb *cb)
+{
+    return cb->owner && cb->owner->strong == 0;
+}
+
+/* Run (or defer) every callback on the dying o. Each is unlinked before it
+ * runs, and the ring is re-read after each call, because a callback may
+ * unregister others. */
+static void run_callbacks(obj *o)
+{
+    while (o->callbacks) {
+        obj_cb *cb = config.callbacks_reverse ? o->callbacks->prev : o->callbacks;
+        ring_unlink(o, cb);
+        if (owner_dead(cb))
+            continue;
+        if (config.defer_callbacks)
+            deferred_push(cb);
+        else if (cb->fn)
+            cb->fn(cb, o);
+    }
+}
+
+/* --- life and death --------------------------------------------------------- */
+
+obj *obj_new(const obj_type *type, size_t size)
+{
+    if (!type || (unsigned)type->kind >= OBJ_KIND_COUNT || size < sizeof(obj) ||
+        size > UINT32_MAX) {
+        er_set(ER_INTERNAL, "obj_new: bad type or size %zu", size);
+        return NULL;
+    }
+    const char *name = type->name ? type->name : "obj_new";
+    obj *o = al_malloc(size, AL_K_OBJECT, name);
+    if (!o) {
+        er_set(ER_OOM, "out of memory allocating a %s (%zu bytes)", name, size);
+        return NULL;
+    }
+    memset(o, 0, size);
+    o->type = type;
+    o->id = next_id++;
+    o->strong = 1;
+    o->size = (uint32_t)size;
+    o->site = cur_site;
+    obj_int_list_append(&live, o);
+    live_total++;
+    live_kind[type->kind]++;
+    gc_note_alloc();
+    return o;
+}
+
+static void free_obj(obj *o)
+{
+    al_free(o, o->size, AL_K_OBJECT);
+}
+
+void obj_int_release(obj *o)
+{
+    if (o->type->release)
+        o->type->release(o);
+    attrs_clear(o);
+}
+
+/* Process queued deaths until none is left; draining is set by the caller. */
+static void process_queue(void)
+{
+    obj *o;
+    while ((o = queue.head) != NULL) {
+        obj_int_list_unlink(&queue, o);
+        run_callbacks(o);
+        obj_int_release(o);
+        o->flags &= ~(uint32_t)OBJ_F_QUEUED;
+        if (o->weak == 0)
+            free_obj(o);
+        else
+            obj_int_list_append(&zombies, o);
+    }
+}
+
+int obj_int_drain_enter(void)
+{
+    int prev = draining;
+    draining = 1;
+    return prev;
+}
+
+void obj_int_drain_exit(int prev)
+{
+    if (!prev) {
+        process_queue();
+        draining = 0;
+    }
+}
+
+static void die(obj *o)
+{
+    if (o->flags & OBJ_F_GC_MARK)     /* held off-list by the collector */
+        o->flags &= ~(uint32_t)OBJ_F_GC_MARK;
+    else
+        obj_int_list_unlink(&live, o);
+    live_total--;
+    live_kind[o->type->kind]--;
+    o->flags |= OBJ_F_DEAD | OBJ_F_QUEUED;
+    obj_int_list_append(&queue, o);
+    deaths++;
+    gc_note_death();
+    if (!draining) {
+        draining = 1;
+        process_queue();
+        draining = 0;
+    }
+}
+
+void obj_int_kill_released(obj *o)
+{
+    o->strong = 0;
+    o->flags = (o->flags & ~(uint32_t)OBJ_F_GC_MARK) | OBJ_F_DEAD;
+    live_total--;
+    live_kind[o->type->kind]--;
+    deaths++;
+    gc_note_death();
+    if (o->weak == 0)
+        free_obj(o);
+    else
+        obj_int_list_append(&zombies, o);
+}
+
+void obj_decref_slow(obj *o)
+{
+    if (o->strong == 0) {
+        er_set(ER_INTERNAL, "decref of dead %s #%llu", o->type->name,
+               (unsigned long long)o->id);
+        return;
+    }
+    o->strong = 0;
+    die(o);
+}
+
+void obj_weak_incref(obj *o)
+{
+    if (o)
+        o->weak++;
+}
+
+void obj_weak_decref(obj *o)
+{
+    if (!o)
+        return;
+    if (o->weak == 0) {
+        er_set(ER_INTERNAL, "weak decref of %s #%llu with weak 0", o->type->name,
+               (unsigned long long)o->id);
+        return;
+    }
+    if (--o->weak == 0 && (o->flags & (OBJ_F_DEAD | OBJ_F_QUEUED)) == OBJ_F_DEAD) {
+        obj_int_list_unlink(&zombies, o);
+        free_obj(o);
+    }
+}
+
+void obj_set_ref(obj **slot, obj *v)
+{
+    obj_incref(v);
+    obj *old = *slot;
+    *slot = v;
+    obj_decref(old);
+}
+
+void obj_clear_ref(obj **slot)
+{
+    obj *old = *slot;
+    *slot = NULL;
+    obj_decref(old);
+}
+
+size_t obj_safepoint(void)
+{
+    if (draining)
+        return 0;
+    size_t n = 0;
+    draining = 1;
+    while (deferred.next != &deferred) {
+        obj_cb *cb = deferred.next;
+        obj_cb_unregister(cb);
+        if (owner_dead(cb))
+            continue;
+        if (cb->fn)
+            cb->fn(cb, NULL);
+        n++;
+        process_queue();
+    }
+    draining = 0;
+    return n;
+}
+
+size_t obj_deferred_count(void) { return deferred_n; }
+uint64_t obj_death_count(void) { return deaths; }
+
+/* --- sites, config, registry ----------------------------------------------- */
+
+void obj_set_site(const char *file, uint32_t line)
+{
+    cur_site.file = file;
+    cur_site.line = line;
+}
+
+obj_site obj_current_site(void) { return cur_site; }
+
+void obj_configure(const obj_config *cfg) { config = *cfg; }
+obj_config obj_get_config(void) { return config; }
+
+obj *obj_live_first(void) { return live.head; }
+obj *obj_zombie_first(void) { return zombies.head; }
+uint64_t obj_live_count(void) { return live_total; }
+uint64_t obj_zombie_count(void) { return zombies.n; }
+
+uint64_t obj_live_count_kind(obj_kind k)
+{
+    return (unsigned)k < OBJ_KIND_COUNT ? live_kind[k] : 0;
+}
+
+const char *obj_kind_name(obj_kind k)
+{
+    return (unsigned)k < OBJ_KIND_COUNT ? kind_names[k] : "?";
+}
+
+__attribute__((format(printf, 3, 4)))
+static int fail(char *why, size_t n, const char *fmt, ...)
+{
+    if (why && n) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(why, n, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* Walk one list checking links; returns its length, or UINT64_MAX when the
+ * links are broken (why filled). */
+static uint64_t walk(const obj_list *l, const char *name, char *why, size_t n)
+{
+    uint64_t len = 0;
+    const obj *prev = NULL;
+    for (const obj *o = l->head; o; o = o->next) {
+        if (o->prev != prev || ++len > l->n) {
+            fail(why, n, "%s list: broken link at #%llu", name,
+                 (unsigned long long)o->id);
+            return UINT64_MAX;
+        }
+        prev = o;
+    }
+    if (prev != l->tail || len != l->n) {
+        fail(why, n, "%s list: tail or length wrong (%llu, recorded %llu)", name,
+             (unsigned long long)len, (unsigned long long)l->n);
+        return UINT64_MAX;
+    }
+    return len;
+}
+
+static int check_callbacks(const obj *o, char *why, size_t n)
+{
+    const obj_cb *h = o->callbacks;
+    if (!h)
+        return 0;
+    const obj_cb *cb = h;
+    do {
+        if (cb->target != o || cb->next->prev != cb)
+            return fail(why, n, "callback ring of #%llu is broken",
+                        (unsigned long long)o->id);
+        cb = cb->next;
+    } while (cb != h);
+    return 0;
+}
+
+int obj_verify(char *why, size_t n)
+{
+    if (walk(&live, "live", why, n) == UINT64_MAX ||
+        walk(&zombies, "zombie", why, n) == UINT64_MAX ||
+        walk(&queue, "death queue", why, n) == UINT64_MAX)
+        return -1;
+    uint64_t kinds[OBJ_KIND_COUNT] = {0};
+    uint64_t last = 0;
+    for (const obj *o = live.head; o; o = o->next) {
+        unsigned long long id = (unsigned long long)o->id;
+        if (!o->type || (unsigned)o->type->kind >= OBJ_KIND_COUNT)
+            return fail(why, n, "live #%llu has no valid type", id);
+        if (o->strong == 0)
+            return fail(why, n, "live #%llu has strong 0", id);
+        if (o->flags & (OBJ_F_DEAD | OBJ_F_QUEUED | OBJ_F_GC_MARK | OBJ_F_GC_REFS))
+            return fail(why, n, "live #%llu has flags 0x%x", id, o->flags);
+        if (o->id <= last || o->id >= next_id)
+            return fail(why, n, "live #%llu out of creation order", id);
+        if (o->size < sizeof(obj))
+            return fail(why, n, "live #%llu has size %u", id, o->size);
+        if (check_callbacks(o, why, n))
+            return -1;
+        kinds[o->type->kind]++;
+        last = o->id;
+    }
+    if (live.n + offlist != live_total)
+        return fail(why, n, "live count %llu != listed %llu + held %llu",
+                    (unsigned long long)live_total, (unsigned long long)live.n,
+                    (unsigned long long)offlist);
+    if (offlist == 0)
+        for (int k = 0; k < OBJ_KIND_COUNT; k++)
+            if (kinds[k] != live_kind[k])
+                return fail(why, n, "live %s count %llu, listed %llu", kind_names[k],
+                            (unsigned long long)live_kind[k],
+                            (unsigned long long)kinds[k]);
+    for (const obj *o = zombies.head; o; o = o->next) {
+        unsigned long long id = (unsigned long long)o->id;
+        if (o->strong != 0 || o->weak == 0)
+            return fail(why, n, "zombie #%llu has strong %u weak %u", id, o->strong,
+                        o->weak);
+        if ((o->flags & (OBJ_F_DEAD | OBJ_F_QUEUED | OBJ_F_GC_MARK)) != OBJ_F_DEAD)
+            return fail(why, n, "zombie #%llu has flags 0x%x", id, o->flags);
+        if (o->callbacks || o->attrs)
+            return fail(why, n, "zombie #%llu still has callbacks or attributes", id);
+    }
+    for (const obj *o = queue.head; o; o = o->next)
+        if (o->strong != 0 ||
+            (o->flags & (OBJ_F_DEAD | OBJ_F_QUEUED)) != (OBJ_F_DEAD | OBJ_F_QUEUED))
+            return fail(why, n, "queued #%llu is not dying", (unsigned long long)o->id);
+    size_t nd = 0;
+    for (const obj_cb *cb = deferred.next; cb != &deferred; cb = cb->next) {
+        if (cb->target || cb->next->prev != cb || ++nd > deferred_n)
+            return fail(why, n, "deferred callback queue is broken");
+    }
+    if (nd != deferred_n)
+        return fail(why, n, "deferred callback count %zu, listed %zu", deferred_n, nd);
+    return 0;
+}
+
+uint64_t obj_leftover(void)
+{
+    uint64_t left = live_total + zombies.n + queue.n;
+    if (left == 0)
+        next_id = 1;
+    return left;
+}

@@ -1,0 +1,73 @@
+/* obj_int.h - core-private plumbing shared by obj.c and gc.c. Not for other
+ * modules: everything here bypasses the registry's invariants unless used
+ * in the order gc.c uses it.
+ *
+ * The collector borrows the registry links (obj.prev/next) to move objects
+ * between lists without allocating; obj.c owns the live list and needs to
+ * know, when an object dies, whether it is on it (OBJ_F_GC_MARK clear) or
+ * held off-list by the collector (OBJ_F_GC_MARK set).
+ */
+#ifndef FAKEGC_OBJ_INT_H
+#define FAKEGC_OBJ_INT_H
+
+#include "obj.h"
+
+/* A NULL-terminated doubly linked list through obj.prev/next. */
+typedef struct obj_list {
+    obj *head, *tail;
+    uint64_t n;
+} obj_list;
+
+/* Inline: the collector calls these once per garbage object. */
+static inline void obj_int_list_append(obj_list *l, obj *o)
+{
+    o->next = NULL;
+    o->prev = l->tail;
+    if (l->tail)
+        l->tail->next = o;
+    else
+        l->head = o;
+    l->tail = o;
+    l->n++;
+}
+
+static inline void obj_int_list_unlink(obj_list *l, obj *o)
+{
+    if (o->prev)
+        o->prev->next = o->next;
+    else
+        l->head = o->next;
+    if (o->next)
+        o->next->prev = o->prev;
+    else
+        l->tail = o->prev;
+    o->prev = o->next = NULL;
+    l->n--;
+}
+
+/* Insert o (not on any list) into l, which is sorted by id, at its place;
+ * searches from the tail (cheap when o is among the newest). */
+void obj_int_list_insert_sorted(obj_list *l, obj *o);
+
+/* The live registry list. live.n counts the objects on the list; objects
+ * the collector holds off-list are counted by obj_live_count() only. */
+obj_list *obj_int_live(void);
+
+/* A drain session: deaths inside it are queued and processed when the
+ * outermost session ends. enter returns the previous state for exit. */
+int obj_int_drain_enter(void);
+void obj_int_drain_exit(int prev);
+int obj_int_draining(void);
+
+/* Drop what o owns: the type's release, then its attributes. */
+void obj_int_release(obj *o);
+
+/* The collector's quiet death: o is off-list (OBJ_F_GC_MARK), released,
+ * has strong == 1 (the collector's hold) and no callbacks. It dies without
+ * going through the queue: freed at once, or parked as a zombie. */
+void obj_int_kill_released(obj *o);
+
+/* The collector's off-list objects (for obj_verify); 0 outside gc. */
+void obj_int_set_offlist(uint64_t n);
+
+#endif
