@@ -102,13 +102,29 @@ int ts_is_view(const ts_tensor *t);              /* base != NULL */
 
 /* ---- constructors ---- */
 typedef enum ts_init { TS_INIT_NONE, TS_INIT_ZEROS, TS_INIT_ONES, TS_INIT_RAND } ts_init;
+/* Raw bytes: NONE leaves them unwritten, ONES writes 0x01 bytes, RAND
+ * random bytes (deterministic PRNG). ER_LIMIT past ts_set_max_bytes. */
 ts_storage *ts_storage_new(uint64_t nbytes, ts_device dev, ts_init init);
+/* Typed init: ones are 1 of the dtype, rand uniform [0, 1) for floating
+ * and complex dtypes (small integers otherwise). TS_INIT_NONE (empty)
+ * still zero-fills real bytes, so that ops reading them are deterministic
+ * and Valgrind-clean. "cuda" becomes "cuda:0"; cuda and lazy tensors are
+ * modelled with real bytes like cpu ones. requires_grad on a non-floating,
+ * non-complex dtype -> ER_TYPE. */
 ts_tensor *ts_empty(int ndim, const int64_t *sizes, ts_dtype dt, ts_device dev,
                     ts_init init, int requires_grad);
 ts_tensor *ts_empty_strided(int ndim, const int64_t *sizes, const int64_t *strides,
                             ts_dtype dt, ts_device dev, int requires_grad);
+/* Sparse COO: entry k sits at row-major position k mod P of the sparse
+ * dims (P their product; indices really written, values are ones), so
+ * coalesce() keeps min(nnz, P) entries. On meta nnz is 0 and `coalesced`
+ * is kept as given (the meta converter sets it). The flag is taken as
+ * given for real tensors too (PyTorch would mark nnz < 2 coalesced).
+ * stride(d) answers 1 for d == 0 and 0 after (what PyTorch 1.13 does). */
 ts_tensor *ts_sparse_coo(int ndim, const int64_t *sizes, int64_t nnz, int sparse_dim,
                          ts_dtype dt, ts_device dev, int coalesced);
+/* CSR: entry k at (k / cols, k % cols); nnz <= rows*cols; meta or lazy ->
+ * ER_TYPE (PyTorch has no meta CSR). Not is_sparse(), no strides. */
 ts_tensor *ts_sparse_csr(int64_t rows, int64_t cols, int64_t nnz, ts_dtype dt,
                          ts_device dev);
 ts_tensor *ts_quantized(int ndim, const int64_t *sizes);
@@ -142,9 +158,11 @@ typedef enum ts_op {
 typedef struct ts_args {
     int n;  int64_t v[TS_MAX_DIM];
     int n2; int64_t v2[TS_MAX_DIM];
-    int64_t offset;
+    int64_t offset;               /* as_strided: absolute storage offset */
     const ts_tensor *other;       /* add/mul/matmul/add_/mul_ operand */
-    int has_scalar; double scalar;/* add/mul by a number instead */
+    int has_scalar; double scalar;/* add/mul by a number instead; for type
+                                     promotion an integral value is an int
+                                     scalar (i64), any other a float one */
     int has_dim; int64_t dim;     /* sum(dim=) */
     int has_dtype; ts_dtype dtype;
     int has_device; ts_device device;
@@ -153,14 +171,25 @@ typedef struct ts_args {
 
 const char *ts_op_name(ts_op op);              /* "slice" */
 int ts_op_from_name(const char *name, ts_op *out);   /* 0 or -1 */
-int ts_op_is_view(ts_op op);                   /* shares storage */
+/* Shares storage with self: the view ops (view .. conj, including detach,
+ * which is not a view, and reshape, which copies when it must), indices()
+ * (an alias, not a view, as in PyTorch 1.13) and values() (a view whose
+ * base is the sparse tensor). */
+int ts_op_is_view(ts_op op);
 int ts_op_is_inplace(ts_op op);                /* returns self */
 /* Minimum and maximum number of positional integers (max -1: up to
  * TS_MAX_DIM), for arity checks before running. */
 void ts_op_arity(ts_op op, int *min_n, int *max_n);
 
 /* Run op on a real or meta tensor (not a fake one: src/fake wraps those).
- * Returns a new reference. In-place ops return self with a new reference. */
+ * Returns a new reference. In-place ops return self with a new reference.
+ * Sparse COO supports clone detach contiguous conj(real) to coalesce
+ * to_dense indices values zero_; CSR clone detach contiguous values
+ * to_dense to(same); quantized tensors the view ops (not view_as_real/
+ * complex), clone and contiguous; anything else -> ER_TYPE. indices() and
+ * values() of an uncoalesced COO tensor -> ER_TYPE (PyTorch raises).
+ * to_dense/to_sparse on meta give meta results (PyTorch 1.13 has no meta
+ * kernel for them). Binary ops: one device, except a 0-dim cpu operand. */
 ts_tensor *ts_apply(ts_op op, ts_tensor *self, const ts_args *a);
 
 /* ---- queries returning no tensor ---- */
@@ -172,7 +201,9 @@ typedef enum ts_query {
 const char *ts_query_name(ts_query q);
 int ts_query_from_name(const char *name, ts_query *out);
 int ts_query_takes_arg(ts_query q);            /* size(d), stride(d) */
-/* 0 and *out, or -1 (ER_SHAPE for a bad dim, ER_TYPE e.g. stride of sparse). */
+/* 0 and *out, or -1 (ER_SHAPE for a bad dim, ER_TYPE e.g. stride of a CSR
+ * tensor or is_coalesced of a non-COO one). is_view of a fake tensor is
+ * its meta tensor's. nbytes is numel * itemsize for every layout. */
 int ts_query_run(const ts_tensor *t, ts_query q, int64_t arg, int64_t *out);
 
 int64_t ts_numel(const ts_tensor *t);

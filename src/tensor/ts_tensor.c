@@ -1,0 +1,487 @@
+/* ts_tensor.c - the tensor object: its type descriptor, constructors of
+ * strided tensors, views' common part, fake wrappers, queries, grads, and
+ * the injectable bugs. */
+#include "tensor/ts_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "alloc/al.h"
+#include "core/er.h"
+
+ts_bugs ts_bug_flags;
+
+void ts_set_bugs(const ts_bugs *b)
+{
+    if (b)
+        ts_bug_flags = *b;
+    else
+        memset(&ts_bug_flags, 0, sizeof ts_bug_flags);
+}
+
+/* ---- type descriptor ---- */
+
+static void tensor_traverse(obj *self, obj_visit_fn visit, void *arg)
+{
+    ts_tensor *t = ts_of(self);
+    if (t->storage)
+        visit(&t->storage->hdr, "storage", -1, arg);
+    if (t->base)
+        visit(&t->base->hdr, "base", -1, arg);
+    if (t->grad)
+        visit(&t->grad->hdr, "grad", -1, arg);
+    if (t->indices)
+        visit(&t->indices->hdr, "indices", -1, arg);
+    if (t->values)
+        visit(&t->values->hdr, "values", -1, arg);
+    if (t->crow)
+        visit(&t->crow->hdr, "crow_indices", -1, arg);
+    if (t->col)
+        visit(&t->col->hdr, "col_indices", -1, arg);
+    if (t->meta)
+        visit(&t->meta->hdr, "meta", -1, arg);
+    if (t->mode)
+        visit(t->mode, "mode", -1, arg);
+}
+
+static void clear_tensor_ref(ts_tensor **slot)
+{
+    ts_tensor *old = *slot;
+    *slot = NULL;
+    if (old)
+        obj_decref(&old->hdr);
+}
+
+/* Every field is NULLed before its reference is dropped, so a second call
+ * (collector, then death) does nothing. With early_free the storage loses
+ * one reference too many: while another tensor still holds it, it dies
+ * under that tensor's feet. */
+static void tensor_release(obj *self)
+{
+    ts_tensor *t = ts_of(self);
+    ts_storage *s = t->storage;
+    if (s) {
+        t->storage = NULL;
+        if (ts_bug_flags.early_free)
+            obj_decref(&s->hdr);
+        obj_decref(&s->hdr);
+    }
+    clear_tensor_ref(&t->base);
+    clear_tensor_ref(&t->grad);
+    clear_tensor_ref(&t->indices);
+    clear_tensor_ref(&t->values);
+    clear_tensor_ref(&t->crow);
+    clear_tensor_ref(&t->col);
+    clear_tensor_ref(&t->meta);
+    obj_clear_ref(&t->mode);
+}
+
+static void tensor_describe(const obj *self, char *buf, size_t n)
+{
+    const ts_tensor *t = (const ts_tensor *)self;
+    char shape[256], dev[32];
+    ts_fmt_shape(shape, sizeof shape, t->ndim, t->sizes);
+    ts_device_format(t->device, dev, sizeof dev);
+    const char *dt = ts_dtype_name(t->dtype);
+    if (t->layout == TS_SPARSE_COO || t->layout == TS_SPARSE_CSR)
+        snprintf(buf, n, "%s%s %s%s nnz=%lld%s%s", t->flavour == TS_FAKE ? "fake " : "",
+                 t->layout == TS_SPARSE_COO ? "sparse_coo" : "sparse_csr", dt, shape,
+                 (long long)t->nnz, t->device.type == TS_DEV_CPU ? "" : " ",
+                 t->device.type == TS_DEV_CPU ? "" : dev);
+    else
+        snprintf(buf, n, "%s%s%s%s %s", t->flavour == TS_FAKE ? "fake " : "",
+                 t->quantized ? "quantized " : "", dt, shape, dev);
+}
+
+const obj_type ts_tensor_type = {
+    .name = "tensor",
+    .kind = OBJ_TENSOR,
+    .traverse = tensor_traverse,
+    .traverse_weak = NULL,
+    .release = tensor_release,
+    .owned_bytes = NULL,   /* everything it owns is another object */
+    .describe = tensor_describe,
+};
+
+/* ---- predicates ---- */
+
+int ts_is_tensor(const obj *o) { return o && o->type == &ts_tensor_type; }
+int ts_is_meta(const ts_tensor *t)
+{
+    return t->flavour == TS_REAL && t->device.type == TS_DEV_META;
+}
+int ts_is_fake(const ts_tensor *t) { return t->flavour == TS_FAKE; }
+int ts_is_view(const ts_tensor *t) { return t->base != NULL; }
+
+int64_t ts_numel(const ts_tensor *t)
+{
+    int64_t n = 1;
+    for (int i = 0; i < t->ndim; i++)
+        n *= t->sizes[i];
+    return n;
+}
+
+int ts_dtype_can_require_grad(ts_dtype d)
+{
+    return ts_dtype_is_floating(d) || ts_dtype_is_complex(d);
+}
+
+void ts_set_result_grad(ts_tensor *out, int requires_grad)
+{
+    out->requires_grad = requires_grad != 0;
+    out->is_leaf = requires_grad == 0;
+}
+
+/* ---- construction ---- */
+
+ts_tensor *ts_alloc_tensor(void)
+{
+    ts_tensor *t = (ts_tensor *)obj_new(&ts_tensor_type, sizeof(ts_tensor));
+    if (!t)
+        return NULL;
+    t->flavour = TS_REAL;
+    t->layout = TS_STRIDED;
+    t->dtype = TS_F32;
+    t->device = ts_cpu();
+    t->is_leaf = 1;
+    return t;
+}
+
+ts_tensor *ts_new_strided(int ndim, const int64_t *sizes, const int64_t *strides,
+                          ts_dtype dt, ts_device dev, ts_init init)
+{
+    int64_t st[TS_MAX_DIM], numel;
+    uint64_t nbytes;
+    if ((unsigned)dt >= TS_DTYPE_COUNT) {
+        er_set(ER_TYPE, "unknown dtype %d", (int)dt);
+        return NULL;
+    }
+    if (ts_shape_check(ndim, sizes) || ts_shape_numel(ndim, sizes, &numel))
+        return NULL;
+    if (strides) {
+        ts_copy_dims(st, strides, ndim);
+    } else {
+        ts_shape_contig_strides(ndim, sizes, st);
+    }
+    if (ts_shape_storage_bytes(ndim, sizes, st, 0, ts_dtype_size(dt), &nbytes))
+        return NULL;
+    dev = ts_device_norm(dev);
+    /* Bytes are always written: empty() gets zeros (ops read what they
+     * copy, and reading uninitialised bytes would be noise under Valgrind);
+     * typed ones/rand are written below over the elements. */
+    ts_init raw = init == TS_INIT_ZEROS || init == TS_INIT_NONE ? TS_INIT_ZEROS
+                                                                : TS_INIT_NONE;
+    ts_storage *s = ts_storage_new(nbytes, dev, raw);
+    if (!s)
+        return NULL;
+    ts_tensor *t = ts_alloc_tensor();
+    if (!t) {
+        obj_decref(&s->hdr);
+        return NULL;
+    }
+    t->storage = s;
+    t->dtype = dt;
+    t->device = dev;
+    t->ndim = ndim;
+    ts_copy_dims(t->sizes, sizes, ndim);
+    ts_copy_dims(t->strides, st, ndim);
+    if (s->data && (init == TS_INIT_ONES || init == TS_INIT_RAND))
+        ts_fill_init(s->data, (int64_t)(nbytes / ts_dtype_size(dt)), dt, init);
+    return t;
+}
+
+static int check_grad_dtype(ts_dtype dt, int requires_grad)
+{
+    if (requires_grad && !ts_dtype_can_require_grad(dt))
+        return er_set(ER_TYPE, "Only Tensors of floating point and complex dtype can "
+                      "require gradients (got %s)", ts_dtype_name(dt));
+    return 0;
+}
+
+ts_tensor *ts_empty(int ndim, const int64_t *sizes, ts_dtype dt, ts_device dev,
+                    ts_init init, int requires_grad)
+{
+    if (check_grad_dtype(dt, requires_grad))
+        return NULL;
+    ts_tensor *t = ts_new_strided(ndim, sizes, NULL, dt, dev, init);
+    if (t)
+        t->requires_grad = requires_grad != 0;
+    return t;
+}
+
+ts_tensor *ts_empty_strided(int ndim, const int64_t *sizes, const int64_t *strides,
+                            ts_dtype dt, ts_device dev, int requires_grad)
+{
+    if (check_grad_dtype(dt, requires_grad))
+        return NULL;
+    if (!strides) {
+        er_set(ER_SHAPE, "empty_strided needs strides");
+        return NULL;
+    }
+    ts_tensor *t = ts_new_strided(ndim, sizes, strides, dt, dev, TS_INIT_NONE);
+    if (t)
+        t->requires_grad = requires_grad != 0;
+    return t;
+}
+
+ts_tensor *ts_quantized(int ndim, const int64_t *sizes)
+{
+    ts_tensor *t = ts_new_strided(ndim, sizes, NULL, TS_I8, ts_cpu(), TS_INIT_ZEROS);
+    if (t)
+        t->quantized = 1;
+    return t;
+}
+
+/* as_strided's checks (setStorage): non-negative strides, offset and
+ * sizes, and the geometry inside the storage. */
+static int check_in_storage(const ts_storage *s, int ndim, const int64_t *sizes,
+                            const int64_t *strides, int64_t offset, ts_dtype dt)
+{
+    char s1[256], s2[256];
+    uint64_t need;
+    if (ts_shape_check(ndim, sizes))
+        return -1;
+    for (int i = 0; i < ndim; i++)
+        if (strides[i] < 0)
+            return er_set(ER_SHAPE, "as_strided: Negative strides are not supported at "
+                          "the moment, got strides: %s",
+                          ts_fmt_shape(s1, sizeof s1, ndim, strides));
+    if (offset < 0)
+        return er_set(ER_SHAPE, "Tensor: invalid storage offset %lld", (long long)offset);
+    if (ts_shape_storage_bytes(ndim, sizes, strides, offset, ts_dtype_size(dt), &need))
+        return -1;
+    if (need > s->nbytes)
+        return er_set(ER_SHAPE, "setStorage: sizes %s, strides %s, storage offset %lld, "
+                      "and itemsize %zu requiring a storage size of %llu are out of bounds "
+                      "for storage of size %llu", ts_fmt_shape(s1, sizeof s1, ndim, sizes),
+                      ts_fmt_shape(s2, sizeof s2, ndim, strides), (long long)offset,
+                      ts_dtype_size(dt), (unsigned long long)need,
+                      (unsigned long long)s->nbytes);
+    return 0;
+}
+
+ts_tensor *ts_from_storage(ts_storage *s, int ndim, const int64_t *sizes,
+                           const int64_t *strides, int64_t offset, ts_dtype dt)
+{
+    if (!s || obj_expired(&s->hdr)) {
+        er_set(ER_TYPE, "ts_from_storage: no live storage");
+        return NULL;
+    }
+    if ((unsigned)dt >= TS_DTYPE_COUNT) {
+        er_set(ER_TYPE, "unknown dtype %d", (int)dt);
+        return NULL;
+    }
+    if (check_in_storage(s, ndim, sizes, strides, offset, dt))
+        return NULL;
+    ts_tensor *t = ts_alloc_tensor();
+    if (!t)
+        return NULL;
+    obj_incref(&s->hdr);
+    t->storage = s;
+    t->dtype = dt;
+    t->device = s->device;
+    t->ndim = ndim;
+    ts_copy_dims(t->sizes, sizes, ndim);
+    ts_copy_dims(t->strides, strides, ndim);
+    t->storage_offset = offset;
+    return t;
+}
+
+ts_tensor *ts_make_view(ts_tensor *self, int ndim, const int64_t *sizes,
+                        const int64_t *strides, int64_t offset)
+{
+    if (ndim > TS_MAX_DIM) {
+        er_set(ER_SHAPE, "too many dimensions: %d (at most %d are supported)", ndim,
+               TS_MAX_DIM);
+        return NULL;
+    }
+    ts_tensor *v = ts_alloc_tensor();
+    if (!v)
+        return NULL;
+    ts_tensor *base = self->base ? self->base : self;
+    v->dtype = self->dtype;
+    v->device = self->device;
+    v->ndim = ndim;
+    ts_copy_dims(v->sizes, sizes, ndim);
+    ts_copy_dims(v->strides, strides, ndim);
+    v->storage_offset = offset;
+    v->neg = self->neg;
+    v->conj = self->conj;
+    v->quantized = self->quantized;
+    ts_set_result_grad(v, self->requires_grad);
+    obj_incref(&self->storage->hdr);
+    v->storage = self->storage;
+    obj_incref(&base->hdr);
+    v->base = base;
+    if (ts_bug_flags.view_base_leak)
+        obj_incref(&base->hdr);   /* the injected leak: never dropped */
+    return v;
+}
+
+ts_tensor *ts_fake_new(ts_tensor *meta, obj *mode, ts_device device, uint64_t source_id)
+{
+    if (!meta || meta->flavour != TS_REAL || meta->device.type != TS_DEV_META) {
+        er_set(ER_TYPE, "ts_fake_new: the wrapped tensor must be a meta tensor");
+        return NULL;
+    }
+    ts_tensor *f = ts_alloc_tensor();
+    if (!f)
+        return NULL;
+    f->flavour = TS_FAKE;
+    f->layout = meta->layout;
+    f->dtype = meta->dtype;
+    f->device = ts_device_norm(device);
+    f->ndim = meta->ndim;
+    memcpy(f->sizes, meta->sizes, sizeof f->sizes);
+    memcpy(f->strides, meta->strides, sizeof f->strides);
+    f->storage_offset = meta->storage_offset;
+    f->requires_grad = meta->requires_grad;
+    f->is_leaf = meta->is_leaf;
+    f->neg = meta->neg;
+    f->conj = meta->conj;
+    f->quantized = meta->quantized;
+    f->coalesced = meta->coalesced;
+    f->sparse_dim = meta->sparse_dim;
+    f->dense_dim = meta->dense_dim;
+    f->nnz = meta->nnz;
+    f->source_id = source_id;
+    obj_incref(&meta->hdr);
+    f->meta = meta;
+    if (mode) {
+        obj_incref(mode);
+        f->mode = mode;
+    }
+    return f;
+}
+
+/* ---- queries ---- */
+
+int ts_query_run(const ts_tensor *t, ts_query q, int64_t arg, int64_t *out)
+{
+    int d;
+    switch (q) {
+    case TS_Q_NUMEL:
+        *out = ts_numel(t);
+        return 0;
+    case TS_Q_DIM:
+        *out = t->ndim;
+        return 0;
+    case TS_Q_STORAGE_OFFSET:
+        *out = t->layout == TS_STRIDED ? t->storage_offset : 0;
+        return 0;
+    case TS_Q_NBYTES:
+        *out = ts_numel(t) * (int64_t)ts_dtype_size(t->dtype);
+        return 0;
+    case TS_Q_IS_VIEW:
+        /* a fake wrapper answers for the meta tensor it runs on */
+        *out = t->base != NULL || (t->flavour == TS_FAKE && t->meta && t->meta->base);
+        return 0;
+    case TS_Q_IS_SPARSE:
+        *out = t->layout == TS_SPARSE_COO;   /* PyTorch: CSR is not is_sparse */
+        return 0;
+    case TS_Q_IS_COALESCED:
+        if (t->layout != TS_SPARSE_COO)
+            return er_set(ER_TYPE, "is_coalesced expects a sparse COO tensor, got a %s one",
+                          t->layout == TS_STRIDED ? "strided" : "sparse CSR");
+        *out = t->coalesced;
+        return 0;
+    case TS_Q_REQUIRES_GRAD:
+        *out = t->requires_grad;
+        return 0;
+    case TS_Q_SIZE:
+        if (ts_wrap_dim(arg, t->ndim, 0, &d))
+            return -1;
+        *out = t->sizes[d];
+        return 0;
+    case TS_Q_STRIDE:
+        if (t->layout == TS_SPARSE_CSR)
+            return er_set(ER_TYPE, "Sparse CSR tensors do not have strides");
+        if (ts_wrap_dim(arg, t->ndim, 0, &d))
+            return -1;
+        *out = t->strides[d];
+        return 0;
+    default:
+        return er_set(ER_TYPE, "unknown query %d", (int)q);
+    }
+}
+
+/* ---- grad ---- */
+
+int ts_set_grad(ts_tensor *t, ts_tensor *g)
+{
+    if (!g) {
+        clear_tensor_ref(&t->grad);
+        return 0;
+    }
+    if (g == t)
+        return er_set(ER_TYPE, "can't assign Variable as its own grad");
+    int same_type = g->dtype == t->dtype && g->device.type == t->device.type;
+    int sparse_grad = same_type && g->layout == TS_SPARSE_COO;
+    if (!((same_type && g->layout == t->layout) || sparse_grad))
+        return er_set(ER_TYPE, "assigned grad has data of a different type (%s %s for a "
+                      "%s %s tensor)", ts_dtype_name(g->dtype),
+                      g->layout == TS_STRIDED ? "strided" : "sparse",
+                      ts_dtype_name(t->dtype), t->layout == TS_STRIDED ? "strided" : "sparse");
+    if (t->device.type == TS_DEV_CUDA && g->device.index != t->device.index)
+        return er_set(ER_TYPE, "assigned grad has data located on a different device");
+    int same = g->ndim == t->ndim;
+    for (int i = 0; same && i < t->ndim; i++)
+        same = g->sizes[i] == t->sizes[i];
+    if (!same) {
+        char s1[256], s2[256];
+        return er_set(ER_SHAPE, "assigned grad has data of a different size (%s for a "
+                      "tensor of size %s)", ts_fmt_shape(s1, sizeof s1, g->ndim, g->sizes),
+                      ts_fmt_shape(s2, sizeof s2, t->ndim, t->sizes));
+    }
+    obj_incref(&g->hdr);
+    clear_tensor_ref(&t->grad);
+    t->grad = g;
+    return 0;
+}
+
+/* ---- dispatch ---- */
+
+ts_tensor *ts_apply(ts_op op, ts_tensor *self, const ts_args *a)
+{
+    static const ts_args none;
+    if (!a)
+        a = &none;
+    if (!self) {
+        er_set(ER_TYPE, "%s() needs a tensor", ts_op_name(op));
+        return NULL;
+    }
+    if ((unsigned)op >= TS_OP_COUNT) {
+        er_set(ER_TYPE, "unknown op %d", (int)op);
+        return NULL;
+    }
+    if (self->flavour == TS_FAKE) {
+        er_set(ER_TYPE, "%s() on a fake tensor must go through its fake mode",
+               ts_op_name(op));
+        return NULL;
+    }
+    int lo, hi;
+    ts_op_arity(op, &lo, &hi);
+    if (hi < 0)
+        hi = TS_MAX_DIM;
+    if (a->n < lo || a->n > hi) {
+        er_set(ER_TYPE, "%s() takes %d to %d integer arguments (%d given)", ts_op_name(op),
+               lo, hi, a->n);
+        return NULL;
+    }
+    if (self->layout != TS_STRIDED)
+        return ts_sparse_apply(op, self, a);
+    if (!self->storage) {
+        er_set(ER_INTERNAL, "%s() on a tensor without storage (already released?)",
+               ts_op_name(op));
+        return NULL;
+    }
+    if (self->quantized && !(op <= TS_OP_CONJ && op != TS_OP_VIEW_AS_REAL &&
+                             op != TS_OP_VIEW_AS_COMPLEX) && op != TS_OP_CLONE &&
+        op != TS_OP_CONTIGUOUS) {
+        er_set(ER_TYPE, "%s() is not supported for quantized tensors", ts_op_name(op));
+        return NULL;
+    }
+    if (op <= TS_OP_CONJ)
+        return ts_view_apply(op, self, a);
+    return ts_ops_apply(op, self, a);
+}
