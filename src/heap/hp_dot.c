@@ -1,0 +1,203 @@
+/* hp_dot.c - the retention graph of some records, for Graphviz. */
+#include "heap/hp_int.h"
+
+#include <string.h>
+
+#include "alloc/al.h"
+#include "core/er.h"
+
+static void dot_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', f);
+        if (*s == '\n') {
+            fputs("\\n", f);
+            continue;
+        }
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* id -> node, open addressing */
+typedef struct idmap {
+    uint32_t *t;
+    size_t cap;
+} idmap;
+
+static size_t id_hash(uint64_t id, size_t mask)
+{
+    id *= 0x9E3779B97F4A7C15ULL;
+    return (size_t)(id ^ (id >> 32)) & mask;
+}
+
+static int idmap_build(idmap *m, const hp_graph *g)
+{
+    m->cap = 16;
+    while (m->cap < 2 * g->n)
+        m->cap <<= 1;
+    m->t = hp_xalloc(m->cap, sizeof *m->t);
+    if (!m->t)
+        return -1;
+    memset(m->t, 0, m->cap * sizeof *m->t);
+    for (uint32_t v = 0; v < g->n; v++) {
+        size_t i = id_hash(g->objs[v]->id, m->cap - 1);
+        while (m->t[i])
+            i = (i + 1) & (m->cap - 1);
+        m->t[i] = v + 1;
+    }
+    return 0;
+}
+
+static uint32_t idmap_get(const idmap *m, const hp_graph *g, uint64_t id)
+{
+    for (size_t i = id_hash(id, m->cap - 1); m->t[i]; i = (i + 1) & (m->cap - 1))
+        if (g->objs[m->t[i] - 1]->id == id)
+            return m->t[i] - 1;
+    return HP_NONE;
+}
+
+enum { INC_PATH = 1, INC_RECORD = 2 };
+
+static void include_chain(const hp_graph *g, uint8_t *inc, uint8_t *sccmark, uint32_t x)
+{
+    while (x != HP_NONE && !(inc[x] & INC_PATH)) {
+        inc[x] |= INC_PATH;
+        if (g->region[x] == HP_R_UNREACH) {
+            uint32_t c = g->scc[x];
+            if ((g->scc_flags[c] & HP_SCC_CYCLIC) && g->scc_size[c] <= HP_SMALL_SCC)
+                sccmark[c] = 1;
+        }
+        x = g->pnode[x];
+    }
+}
+
+static const char *fill_of(const hp_graph *g, uint32_t v)
+{
+    switch (g->region[v]) {
+    case HP_R_REACH: return "lightblue";
+    case HP_R_UNREACH: return "salmon";
+    default: return g->zpend[v - g->nlive] ? "khaki" : "lightgrey";
+    }
+}
+
+static void edge_label(const hp_graph *g, const hp_edge *e, FILE *f)
+{
+    char idx[32] = "";
+    if (e->index >= 0)
+        snprintf(idx, sizeof idx, "[%lld]", (long long)e->index);
+    fputs(" [label=", f);
+    fputc('"', f);
+    for (const char *s = g->labels[e->label]; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', f);
+        fputc(*s, f);
+    }
+    fputs(idx, f);
+    fputc('"', f);
+}
+
+int hp_write_dot(hp_graph *g, const hp_retained *r, size_t n, FILE *f)
+{
+    if (hp_analyze(g) != 0)
+        return -1;
+    idmap m = {NULL, 0};
+    uint8_t *inc = hp_xalloc(g->n, 1);
+    uint8_t *sccmark = hp_xalloc(g->nunreach, 1);
+    int rc = -1;
+    if (!inc || !sccmark || idmap_build(&m, g) != 0)
+        goto out;
+    memset(inc, 0, g->n ? g->n : 1);
+    memset(sccmark, 0, g->nunreach ? g->nunreach : 1);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t v = idmap_get(&m, g, r[i].id);
+        if (v == HP_NONE)
+            continue;
+        inc[v] |= INC_RECORD;
+        if (g->region[v] == HP_R_ZOMBIE) {
+            inc[v] |= INC_PATH;
+            uint32_t e = g->zedge[v - g->nlive];
+            if (e != HP_NONE)
+                include_chain(g, inc, sccmark, g->weak.e[e].src);
+        } else {
+            include_chain(g, inc, sccmark, v);
+        }
+    }
+    for (uint32_t v = 0; v < g->nlive; v++)
+        if (g->region[v] == HP_R_UNREACH && sccmark[g->scc[v]])
+            inc[v] |= INC_PATH;
+
+    fputs("digraph fakegc {\n  rankdir=LR;\n"
+          "  node [shape=box, style=filled, fillcolor=white, fontname=\"monospace\"];\n"
+          "  edge [fontname=\"monospace\", fontsize=10];\n", f);
+    for (uint32_t v = 0; v < g->n; v++) {
+        if (!inc[v])
+            continue;
+        const obj *o = g->objs[v];
+        char label[256];
+        snprintf(label, sizeof label, "%s#%llu\n%s\n%llu B, retains %llu B",
+                 obj_kind_name(o->type->kind), (unsigned long long)o->id,
+                 o->type->name ? o->type->name : "?", (unsigned long long)g->self[v],
+                 (unsigned long long)g->ret[v]);
+        fprintf(f, "  o%llu [label=", (unsigned long long)o->id);
+        dot_str(f, label);
+        fprintf(f, ", fillcolor=%s%s];\n", (inc[v] & INC_RECORD) ? fill_of(g, v) : "white",
+                (inc[v] & INC_RECORD) ? ", penwidth=2" : "");
+    }
+    /* roots */
+    for (size_t i = 0; i < g->nroots; i++) {
+        uint32_t v = hp_lookup(g, g->roots[i].o);
+        if (v == HP_NONE || v >= g->nlive || !(inc[v] & INC_PATH))
+            continue;
+        fprintf(f, "  root%zu [shape=ellipse, fillcolor=palegreen, label=", i);
+        dot_str(f, hp_root_name(g, (uint32_t)i));
+        fprintf(f, "];\n  root%zu -> o%llu;\n", i, (unsigned long long)g->objs[v]->id);
+    }
+    int fin_root = 0;
+    for (uint32_t v = 0; v < g->nlive; v++) {
+        if (!(inc[v] & INC_PATH) || g->objs[v]->type->kind != OBJ_FINALIZER)
+            continue;
+        if (!fin_root) {
+            fprintf(f, "  root%zu [shape=ellipse, fillcolor=palegreen, label=\"finalizers\"];\n",
+                    g->nroots);
+            fin_root = 1;
+        }
+        fprintf(f, "  root%zu -> o%llu;\n", g->nroots, (unsigned long long)g->objs[v]->id);
+    }
+    /* strong edges among included objects, weak edges to included zombies */
+    for (uint32_t v = 0; v < g->nlive; v++) {
+        if (!inc[v])
+            continue;
+        for (uint32_t k = g->strong.off[v]; k < g->strong.off[v + 1]; k++) {
+            const hp_edge *e = &g->strong.e[k];
+            if (!inc[e->dst])
+                continue;
+            fprintf(f, "  o%llu -> o%llu", (unsigned long long)g->objs[v]->id,
+                    (unsigned long long)g->objs[e->dst]->id);
+            edge_label(g, e, f);
+            fputs("];\n", f);
+        }
+        for (uint32_t k = g->weak.off[v]; k < g->weak.off[v + 1]; k++) {
+            const hp_edge *e = &g->weak.e[k];
+            if (!inc[e->dst] || e->dst < g->nlive)
+                continue;
+            fprintf(f, "  o%llu -> o%llu", (unsigned long long)g->objs[v]->id,
+                    (unsigned long long)g->objs[e->dst]->id);
+            edge_label(g, e, f);
+            fputs(", style=dashed];\n", f);
+        }
+    }
+    fputs("}\n", f);
+    if (ferror(f)) {
+        er_set(ER_INTERNAL, "write error on the DOT output");
+        goto out;
+    }
+    rc = 0;
+out:
+    hp_xfree(inc, g->n, 1);
+    hp_xfree(sccmark, g->nunreach, 1);
+    hp_xfree(m.t, m.cap, sizeof *m.t);
+    return rc;
+}

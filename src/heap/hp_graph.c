@@ -1,0 +1,794 @@
+/* hp_graph.c - the heap snapshot: nodes, edges, reachability, and the lazy
+ * analysis (strongly connected parts of the unreachable heap, weak holders
+ * of zombies, dominators and retained sizes).
+ *
+ * Everything is iterative (explicit stacks and queues), so a million-long
+ * chain costs O(1) C stack.
+ */
+#include "heap/hp_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "alloc/al.h"
+#include "core/er.h"
+
+/* --- allocation helpers --------------------------------------------------- */
+
+void *hp_xalloc(size_t count, size_t size)
+{
+    if (count == 0)
+        count = 1;
+    if (size && count > SIZE_MAX / size) {
+        er_set(ER_OOM, "heap analysis: %zu x %zu bytes overflows", count, size);
+        return NULL;
+    }
+    void *p = al_malloc(count * size, AL_K_HEAP, "hp");
+    if (!p)
+        er_set(ER_OOM, "out of memory in heap analysis (%zu bytes)", count * size);
+    return p;
+}
+
+void hp_xfree(void *p, size_t count, size_t size)
+{
+    if (p)
+        al_free(p, (count ? count : 1) * size, AL_K_HEAP);
+}
+
+static uint32_t *u32_array(size_t n, uint32_t fill)
+{
+    uint32_t *a = hp_xalloc(n, sizeof *a);
+    if (a)
+        for (size_t i = 0; i < n; i++)
+            a[i] = fill;
+    return a;
+}
+
+static uint8_t *u8_array(size_t n, uint8_t fill)
+{
+    uint8_t *a = hp_xalloc(n, 1);
+    if (a)
+        memset(a, fill, n ? n : 1);
+    return a;
+}
+
+/* --- node hash ------------------------------------------------------------ */
+
+static size_t ptr_hash(const void *p, size_t mask)
+{
+    uint64_t x = (uint64_t)(uintptr_t)p;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return (size_t)x & mask;
+}
+
+uint32_t hp_lookup(const hp_graph *g, const obj *o)
+{
+    if (!o || !g->hash)
+        return HP_NONE;
+    size_t mask = g->hcap - 1;
+    for (size_t i = ptr_hash(o, mask);; i = (i + 1) & mask) {
+        uint32_t v = g->hash[i];
+        if (v == 0)
+            return HP_NONE;
+        if (g->objs[v - 1] == o)
+            return v - 1;
+    }
+}
+
+static size_t pow2_at_least(size_t n)
+{
+    size_t c = 16;
+    while (c < n)
+        c <<= 1;
+    return c;
+}
+
+/* --- labels --------------------------------------------------------------- */
+
+static size_t str_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return (size_t)(h ^ (h >> 29));
+}
+
+static int label_rehash(hp_graph *g, size_t ncap)
+{
+    uint32_t *nh = u32_array(ncap, 0);
+    if (!nh)
+        return -1;
+    for (size_t l = 0; l < g->nlabels; l++) {
+        size_t i = str_hash(g->labels[l]) & (ncap - 1);
+        while (nh[i])
+            i = (i + 1) & (ncap - 1);
+        nh[i] = (uint32_t)l + 1;
+    }
+    hp_xfree(g->lhash, g->lhcap, sizeof *g->lhash);
+    g->lhash = nh;
+    g->lhcap = ncap;
+    return 0;
+}
+
+static uint32_t intern(hp_graph *g, const char *s)
+{
+    if (!s)
+        s = "";
+    if (g->lhash) {
+        size_t mask = g->lhcap - 1;
+        for (size_t i = str_hash(s) & mask; g->lhash[i]; i = (i + 1) & mask)
+            if (strcmp(g->labels[g->lhash[i] - 1], s) == 0)
+                return g->lhash[i] - 1;
+    }
+    if ((g->nlabels + 1) * 2 > g->lhcap &&
+        label_rehash(g, g->lhcap ? g->lhcap * 2 : 64) != 0)
+        return HP_NONE;
+    if (g->nlabels == g->labels_cap) {
+        size_t ncap = g->labels_cap ? g->labels_cap * 2 : 16;
+        char **nl = al_realloc(g->labels, g->labels_cap * sizeof *nl, ncap * sizeof *nl,
+                               AL_K_HEAP, "hp_labels");
+        if (!nl) {
+            er_set(ER_OOM, "out of memory interning edge labels");
+            return HP_NONE;
+        }
+        g->labels = nl;
+        g->labels_cap = ncap;
+    }
+    char *copy = al_strdup(s, AL_K_HEAP, "hp_label");
+    if (!copy) {
+        er_set(ER_OOM, "out of memory interning edge labels");
+        return HP_NONE;
+    }
+    uint32_t id = (uint32_t)g->nlabels;
+    g->labels[g->nlabels++] = copy;
+    size_t mask = g->lhcap - 1;
+    size_t i = str_hash(s) & mask;
+    while (g->lhash[i])
+        i = (i + 1) & mask;
+    g->lhash[i] = id + 1;
+    return id;
+}
+
+int hp_label_is_pending(const hp_graph *g, uint32_t label)
+{
+    return label < g->nlabels && strncmp(g->labels[label], "pending", 7) == 0;
+}
+
+const char *hp_root_name(const hp_graph *g, uint32_t idx)
+{
+    if (idx < g->nroots)
+        return g->roots[idx].name ? g->roots[idx].name : "?";
+    return "finalizers";
+}
+
+/* --- building ------------------------------------------------------------- */
+
+enum { MAX_ELEMS = UINT32_MAX - 8 };
+
+typedef struct vctx {
+    hp_graph *g;
+    hp_edges *E;
+    uint32_t src;
+} vctx;
+
+static void visit(obj *child, const char *label, long index, void *arg)
+{
+    vctx *c = arg;
+    hp_graph *g = c->g;
+    if (g->oom || !child)
+        return;
+    uint32_t dst = hp_lookup(g, child);
+    if (dst == HP_NONE) {
+        if (!g->unknown_seen) {
+            g->unknown_seen = 1;
+            g->unknown_src = c->src;
+            g->unknown_index = index;
+            g->unknown_ptr = child;
+            snprintf(g->unknown_label, sizeof g->unknown_label, "%s", label ? label : "");
+        }
+        return;
+    }
+    hp_edges *E = c->E;
+    if (E->n == E->cap) {
+        if (E->cap >= MAX_ELEMS / 2) {
+            g->oom = 1;
+            er_set(ER_LIMIT, "heap analysis: too many edges");
+            return;
+        }
+        size_t ncap = E->cap ? E->cap * 2 : 1024;
+        hp_edge *ne = al_realloc(E->e, E->cap * sizeof *ne, ncap * sizeof *ne, AL_K_HEAP,
+                                 "hp_edges");
+        if (!ne) {
+            g->oom = 1;
+            er_set(ER_OOM, "out of memory collecting heap edges");
+            return;
+        }
+        E->e = ne;
+        E->cap = ncap;
+    }
+    uint32_t lab = intern(g, label);
+    if (lab == HP_NONE) {
+        g->oom = 1;
+        return;
+    }
+    hp_edge *e = &E->e[E->n++];
+    e->src = c->src;
+    e->dst = dst;
+    e->label = lab;
+    e->pad = 0;
+    e->index = index;
+}
+
+static int collect_edges(hp_graph *g, hp_edges *E, int weak)
+{
+    E->off = hp_xalloc(g->n + 1, sizeof *E->off);
+    if (!E->off)
+        return -1;
+    vctx c = {g, E, 0};
+    for (size_t i = 0; i < g->n; i++) {
+        E->off[i] = (uint32_t)E->n;
+        if (i >= g->nlive)
+            continue;
+        obj *o = g->objs[i];
+        c.src = (uint32_t)i;
+        if (!weak)
+            obj_traverse(o, visit, &c);
+        else if (o->type->traverse_weak)
+            o->type->traverse_weak(o, visit, &c);
+        if (g->oom)
+            return -1;
+    }
+    E->off[g->n] = (uint32_t)E->n;
+    return 0;
+}
+
+int hp_build(hp_graph *g, const hp_root *roots, size_t nroots, int with_weak)
+{
+    size_t nlive = 0, nz = 0;
+    for (obj *o = obj_live_first(); o; o = obj_iter_next(o))
+        nlive++;
+    for (obj *o = obj_zombie_first(); o; o = obj_iter_next(o))
+        nz++;
+    if (nlive + nz >= MAX_ELEMS)
+        return er_set(ER_LIMIT, "heap analysis: too many objects (%zu)", nlive + nz);
+    g->n = nlive + nz;
+    g->nlive = nlive;
+    g->nzombie = nz;
+    g->roots = hp_xalloc(nroots, sizeof *g->roots);
+    if (!g->roots)
+        return -1;
+    if (nroots)
+        memcpy(g->roots, roots, nroots * sizeof *roots);
+    g->nroots = nroots;
+    g->objs = hp_xalloc(g->n, sizeof *g->objs);
+    g->hcap = pow2_at_least(g->n * 2);
+    g->hash = u32_array(g->hcap, 0);
+    if (!g->objs || !g->hash)
+        return -1;
+    size_t i = 0;
+    for (obj *o = obj_live_first(); o; o = obj_iter_next(o))
+        g->objs[i++] = o;
+    for (obj *o = obj_zombie_first(); o; o = obj_iter_next(o))
+        g->objs[i++] = o;
+    size_t mask = g->hcap - 1;
+    for (i = 0; i < g->n; i++) {
+        size_t h = ptr_hash(g->objs[i], mask);
+        while (g->hash[h])
+            h = (h + 1) & mask;
+        g->hash[h] = (uint32_t)i + 1;
+    }
+    if (collect_edges(g, &g->strong, 0) != 0)
+        return -1;
+    if (with_weak && collect_edges(g, &g->weak, 1) != 0)
+        return -1;
+    return 0;
+}
+
+static void free_edges(hp_edges *E, size_t n)
+{
+    hp_xfree(E->off, n + 1, sizeof *E->off);
+    if (E->e)
+        al_free(E->e, E->cap * sizeof *E->e, AL_K_HEAP);
+    memset(E, 0, sizeof *E);
+}
+
+void hp_release(hp_graph *g)
+{
+    size_t n = g->n;
+    hp_xfree(g->objs, n, sizeof *g->objs);
+    hp_xfree(g->hash, g->hcap, sizeof *g->hash);
+    free_edges(&g->strong, n);
+    free_edges(&g->weak, n);
+    for (size_t l = 0; l < g->nlabels; l++)
+        al_free(g->labels[l], strlen(g->labels[l]) + 1, AL_K_HEAP);
+    if (g->labels)
+        al_free(g->labels, g->labels_cap * sizeof *g->labels, AL_K_HEAP);
+    hp_xfree(g->lhash, g->lhcap, sizeof *g->lhash);
+    hp_xfree(g->roots, g->nroots, sizeof *g->roots);
+    hp_xfree(g->region, n, 1);
+    hp_xfree(g->root_target, n, 1);
+    hp_xfree(g->pnode, n, sizeof(uint32_t));
+    hp_xfree(g->pedge, n, sizeof(uint32_t));
+    hp_xfree(g->depth, n, sizeof(uint32_t));
+    hp_xfree(g->anc, n, sizeof(uint32_t));
+    hp_xfree(g->scc, n, sizeof(uint32_t));
+    hp_xfree(g->scc_rep, g->nunreach, sizeof(uint32_t));
+    hp_xfree(g->scc_size, g->nunreach, sizeof(uint32_t));
+    hp_xfree(g->scc_flags, g->nunreach, 1);
+    hp_xfree(g->zedge, g->nzombie, sizeof(uint32_t));
+    hp_xfree(g->zpend, g->nzombie, 1);
+    hp_xfree(g->self, n, sizeof(uint64_t));
+    hp_xfree(g->ret, n + 3, sizeof(uint64_t));
+    hp_xfree(g->tmark, n, sizeof(uint32_t));
+    hp_xfree(g->tq, n, sizeof(uint32_t));
+    hp_xfree(g->tpar, n, sizeof(uint32_t));
+    if (g->buf)
+        al_free(g->buf, g->buf_cap, AL_K_HEAP);
+    memset(g, 0, sizeof *g);
+}
+
+void hp_free(hp_graph *g)
+{
+    if (!g)
+        return;
+    hp_release(g);
+    al_free(g, sizeof *g, AL_K_HEAP);
+}
+
+/* --- reachability from the roots ------------------------------------------- */
+
+static void tree_root(hp_graph *g, uint32_t v, uint32_t root_idx, uint32_t *q, size_t *qt)
+{
+    g->depth[v] = 0;
+    g->pnode[v] = HP_NONE;
+    g->pedge[v] = root_idx;
+    g->anc[v] = v;
+    q[(*qt)++] = v;
+}
+
+/* Breadth-first from the queued tree roots over strong edges into nodes of
+ * region `from`, which become region `to`. */
+static void bfs(hp_graph *g, uint32_t *q, size_t qh, size_t qt, uint8_t from, uint8_t to)
+{
+    const hp_edges *E = &g->strong;
+    while (qh < qt) {
+        uint32_t u = q[qh++];
+        for (uint32_t k = E->off[u]; k < E->off[u + 1]; k++) {
+            uint32_t w = E->e[k].dst;
+            if (g->region[w] != from || g->depth[w] != HP_NONE)
+                continue;
+            g->region[w] = to;
+            g->depth[w] = g->depth[u] + 1;
+            g->pnode[w] = u;
+            g->pedge[w] = k;
+            g->anc[w] = g->depth[w] <= HP_PATH_HEAD ? w : g->anc[u];
+            q[qt++] = w;
+        }
+    }
+}
+
+static int reach(hp_graph *g)
+{
+    size_t n = g->n;
+    g->region = u8_array(n, HP_R_ZOMBIE);
+    g->root_target = u8_array(n, 0);
+    g->pnode = u32_array(n, HP_NONE);
+    g->pedge = u32_array(n, HP_NONE);
+    g->depth = u32_array(n, HP_NONE);
+    g->anc = u32_array(n, HP_NONE);
+    uint32_t *q = hp_xalloc(n, sizeof *q);
+    if (!g->region || !g->root_target || !g->pnode || !g->pedge || !g->depth || !g->anc ||
+        !q) {
+        hp_xfree(q, n, sizeof *q);
+        return -1;
+    }
+    memset(g->region, HP_R_UNREACH, g->nlive);
+    size_t qt = 0;
+    for (size_t r = 0; r < g->nroots; r++) {
+        uint32_t v = hp_lookup(g, g->roots[r].o);
+        if (v == HP_NONE || v >= g->nlive)
+            continue;
+        g->root_target[v] = 1;
+        if (g->depth[v] == HP_NONE) {
+            g->region[v] = HP_R_REACH;
+            tree_root(g, v, (uint32_t)r, q, &qt);
+        }
+    }
+    for (uint32_t v = 0; v < g->nlive; v++) {
+        if (g->objs[v]->type->kind != OBJ_FINALIZER)
+            continue;
+        g->root_target[v] = 1;
+        if (g->depth[v] == HP_NONE) {
+            g->region[v] = HP_R_REACH;
+            tree_root(g, v, (uint32_t)g->nroots, q, &qt);
+        }
+    }
+    bfs(g, q, 0, qt, HP_R_UNREACH, HP_R_REACH);
+    hp_xfree(q, n, sizeof *q);
+    g->nunreach = 0;
+    for (size_t v = 0; v < g->nlive; v++)
+        g->nunreach += g->region[v] == HP_R_UNREACH;
+    return 0;
+}
+
+hp_graph *hp_snapshot(const hp_root *roots, size_t nroots)
+{
+    hp_graph *g = al_malloc(sizeof *g, AL_K_HEAP, "hp_snapshot");
+    if (!g) {
+        er_set(ER_OOM, "out of memory taking a heap snapshot");
+        return NULL;
+    }
+    memset(g, 0, sizeof *g);
+    if (hp_build(g, roots, nroots, 1) != 0 || reach(g) != 0) {
+        hp_free(g);
+        return NULL;
+    }
+    return g;
+}
+
+uint64_t hp_unreachable_count(const hp_graph *g) { return g ? g->nunreach : 0; }
+uint64_t hp_live_count(const hp_graph *g) { return g ? g->nlive : 0; }
+uint64_t hp_zombie_count(const hp_graph *g) { return g ? g->nzombie : 0; }
+
+/* --- analysis: SCCs of the unreachable part (Tarjan, iterative) ------------ */
+
+static int tarjan(hp_graph *g)
+{
+    size_t n = g->n, nu = g->nunreach;
+    const hp_edges *E = &g->strong;
+    uint32_t *idx = u32_array(n, HP_NONE), *low = hp_xalloc(n, sizeof *low);
+    uint32_t *stk = hp_xalloc(nu, sizeof *stk);
+    uint32_t *cs_node = hp_xalloc(nu, sizeof *cs_node), *cs_pos = hp_xalloc(nu, sizeof *cs_pos);
+    uint8_t *onstk = u8_array(n, 0);
+    g->scc = u32_array(n, HP_NONE);
+    g->scc_rep = hp_xalloc(nu, sizeof *g->scc_rep);
+    g->scc_size = hp_xalloc(nu, sizeof *g->scc_size);
+    g->scc_flags = u8_array(nu, 0);
+    int rc = -1;
+    if (!idx || !low || !stk || !cs_node || !cs_pos || !onstk || !g->scc || !g->scc_rep ||
+        !g->scc_size || !g->scc_flags)
+        goto out;
+    uint32_t counter = 0;
+    size_t sp = 0, csp = 0;
+    g->nscc = 0;
+    for (uint32_t r = 0; r < g->nlive; r++) {
+        if (g->region[r] != HP_R_UNREACH || idx[r] != HP_NONE)
+            continue;
+        idx[r] = low[r] = counter++;
+        stk[sp++] = r;
+        onstk[r] = 1;
+        cs_node[csp] = r;
+        cs_pos[csp++] = E->off[r];
+        while (csp) {
+            uint32_t v = cs_node[csp - 1];
+            uint32_t pos = cs_pos[csp - 1];
+            if (pos < E->off[v + 1]) {
+                cs_pos[csp - 1]++;
+                uint32_t w = E->e[pos].dst;
+                if (g->region[w] != HP_R_UNREACH)
+                    continue;
+                if (idx[w] == HP_NONE) {
+                    idx[w] = low[w] = counter++;
+                    stk[sp++] = w;
+                    onstk[w] = 1;
+                    cs_node[csp] = w;
+                    cs_pos[csp++] = E->off[w];
+                } else if (onstk[w] && idx[w] < low[v]) {
+                    low[v] = idx[w];
+                }
+                continue;
+            }
+            csp--;
+            if (low[v] == idx[v]) {
+                uint32_t s = (uint32_t)g->nscc++, size = 0, rep = v, x;
+                do {
+                    x = stk[--sp];
+                    onstk[x] = 0;
+                    g->scc[x] = s;
+                    size++;
+                    if (x < rep)
+                        rep = x;
+                } while (x != v);
+                g->scc_rep[s] = rep;
+                g->scc_size[s] = size;
+                g->scc_flags[s] = HP_SCC_SOURCE | (size > 1 ? HP_SCC_CYCLIC : 0);
+            }
+            if (csp) {
+                uint32_t u = cs_node[csp - 1];
+                if (low[v] < low[u])
+                    low[u] = low[v];
+            }
+        }
+    }
+    /* Self-loops make a one-object cycle; an edge between two parts makes
+     * the target part a non-source. */
+    for (uint32_t v = 0; v < g->nlive; v++) {
+        if (g->region[v] != HP_R_UNREACH)
+            continue;
+        for (uint32_t k = E->off[v]; k < E->off[v + 1]; k++) {
+            uint32_t w = E->e[k].dst;
+            if (g->region[w] != HP_R_UNREACH)
+                continue;
+            if (w == v)
+                g->scc_flags[g->scc[v]] |= HP_SCC_CYCLIC;
+            else if (g->scc[w] != g->scc[v])
+                g->scc_flags[g->scc[w]] &= (uint8_t)~HP_SCC_SOURCE;
+        }
+    }
+    rc = 0;
+out:
+    hp_xfree(idx, n, sizeof *idx);
+    hp_xfree(low, n, sizeof *low);
+    hp_xfree(stk, nu, sizeof *stk);
+    hp_xfree(cs_node, nu, sizeof *cs_node);
+    hp_xfree(cs_pos, nu, sizeof *cs_pos);
+    hp_xfree(onstk, n, 1);
+    return rc;
+}
+
+/* Breadth-first from the representatives of source parts over the
+ * unreachable region (the same tree arrays, depth restarting at 0). */
+static int unreach_forest(hp_graph *g)
+{
+    uint32_t *q = hp_xalloc(g->nunreach, sizeof *q);
+    if (!q)
+        return -1;
+    size_t qt = 0;
+    for (uint32_t v = 0; v < g->nlive; v++) {
+        if (g->region[v] != HP_R_UNREACH)
+            continue;
+        uint32_t s = g->scc[v];
+        if (g->scc_rep[s] == v && (g->scc_flags[s] & HP_SCC_SOURCE))
+            tree_root(g, v, HP_NONE, q, &qt);
+    }
+    bfs(g, q, 0, qt, HP_R_UNREACH, HP_R_UNREACH);
+    hp_xfree(q, g->nunreach, sizeof *q);
+    return 0;
+}
+
+/* --- analysis: the weak holder of each zombie ------------------------------ */
+
+static int holder_pending(const hp_graph *g, uint32_t e)
+{
+    const hp_edge *we = &g->weak.e[e];
+    if (hp_label_is_pending(g, we->label))
+        return 1;
+    uint32_t h = we->src;   /* a weak handle kept on a pending list */
+    return g->pnode[h] != HP_NONE && hp_label_is_pending(g, g->strong.e[g->pedge[h]].label);
+}
+
+static int better_holder(const hp_graph *g, uint32_t a, uint32_t b)
+{
+    int pa = holder_pending(g, a), pb = holder_pending(g, b);
+    if (pa != pb)
+        return pa;
+    uint32_t ha = g->weak.e[a].src, hb = g->weak.e[b].src;
+    int ra = g->region[ha] == HP_R_REACH, rb = g->region[hb] == HP_R_REACH;
+    if (ra != rb)
+        return ra;
+    if (g->depth[ha] != g->depth[hb])
+        return g->depth[ha] < g->depth[hb];
+    return a < b;
+}
+
+static int weak_holders(hp_graph *g)
+{
+    size_t nz = g->nzombie;
+    g->zedge = u32_array(nz, HP_NONE);
+    g->zpend = u8_array(nz, 0);
+    if (!g->zedge || !g->zpend)
+        return -1;
+    for (uint32_t k = 0; k < g->weak.n; k++) {
+        uint32_t z = g->weak.e[k].dst;
+        if (z < g->nlive)
+            continue;
+        uint32_t *best = &g->zedge[z - g->nlive];
+        if (*best == HP_NONE || better_holder(g, k, *best))
+            *best = k;
+    }
+    for (size_t z = 0; z < nz; z++)
+        g->zpend[z] = g->zedge[z] != HP_NONE && holder_pending(g, g->zedge[z]);
+    return 0;
+}
+
+/* --- analysis: dominators (Cooper, Harvey & Kennedy) ----------------------- */
+
+/* Virtual nodes: VR holds the roots' targets, VU the sources of the
+ * unreachable part, S both. Edges from the unreachable part into the
+ * reachable one are ignored: garbage does not keep anything alive. */
+typedef struct dom {
+    hp_graph *g;
+    uint32_t VR, VU, S;
+    uint32_t *vr, *vu; size_t nvr, nvu;
+} dom;
+
+static int same_region(const hp_graph *g, uint32_t u, uint32_t w)
+{
+    return g->region[u] == g->region[w] && g->region[u] != HP_R_ZOMBIE;
+}
+
+/* The successor of v at *pos, or HP_NONE at the end. */
+static uint32_t succ(const dom *d, uint32_t v, uint32_t *pos)
+{
+    if (v == d->S) {
+        if (*pos >= 2)
+            return HP_NONE;
+        return (*pos)++ == 0 ? d->VR : d->VU;
+    }
+    if (v == d->VR)
+        return *pos < d->nvr ? d->vr[(*pos)++] : HP_NONE;
+    if (v == d->VU)
+        return *pos < d->nvu ? d->vu[(*pos)++] : HP_NONE;
+    const hp_edges *E = &d->g->strong;
+    uint32_t k = E->off[v] + *pos;
+    for (; k < E->off[v + 1]; k++) {
+        uint32_t w = E->e[k].dst;
+        if (same_region(d->g, v, w)) {
+            *pos = k + 1 - E->off[v];
+            return w;
+        }
+    }
+    *pos = k - E->off[v];
+    return HP_NONE;
+}
+
+static uint32_t intersect(const uint32_t *po, const uint32_t *idom, uint32_t a, uint32_t b)
+{
+    while (a != b) {
+        while (po[a] < po[b])
+            a = idom[a];
+        while (po[b] < po[a])
+            b = idom[b];
+    }
+    return a;
+}
+
+static int dominators(hp_graph *g)
+{
+    size_t n = g->n, N = n + 3;
+    const hp_edges *E = &g->strong;
+    dom d = {g, (uint32_t)n, (uint32_t)n + 1, (uint32_t)n + 2, NULL, NULL, 0, 0};
+    uint32_t *po = u32_array(N, HP_NONE), *idom = u32_array(N, HP_NONE);
+    uint32_t *rpo = hp_xalloc(N, sizeof *rpo);
+    uint32_t *st_node = hp_xalloc(N, sizeof *st_node), *st_pos = hp_xalloc(N, sizeof *st_pos);
+    uint32_t *roff = u32_array(n + 1, 0), *rsrc = hp_xalloc(E->n, sizeof *rsrc);
+    size_t nvr_cap = g->nroots + n;   /* roots may outnumber objects */
+    d.vr = hp_xalloc(nvr_cap, sizeof *d.vr);
+    d.vu = hp_xalloc(n, sizeof *d.vu);
+    g->self = hp_xalloc(n, sizeof *g->self);
+    g->ret = hp_xalloc(N, sizeof *g->ret);
+    int rc = -1;
+    if (!po || !idom || !rpo || !st_node || !st_pos || !roff || !rsrc || !d.vr || !d.vu ||
+        !g->self || !g->ret)
+        goto out;
+
+    for (size_t v = 0; v < n; v++)
+        g->self[v] = v < g->nlive ? obj_self_bytes(g->objs[v]) : g->objs[v]->size;
+    /* VR's successors in root order (named roots, then finalizers), VU's the
+     * unreachable forest's roots. */
+    for (size_t r = 0; r < g->nroots; r++) {
+        uint32_t v = hp_lookup(g, g->roots[r].o);
+        if (v != HP_NONE && v < g->nlive)
+            d.vr[d.nvr++] = v;
+    }
+    for (uint32_t v = 0; v < g->nlive; v++) {
+        if (g->objs[v]->type->kind == OBJ_FINALIZER)
+            d.vr[d.nvr++] = v;
+        if (g->region[v] == HP_R_UNREACH && g->pnode[v] == HP_NONE)
+            d.vu[d.nvu++] = v;
+    }
+    /* Predecessors within a region (reverse CSR). */
+    for (uint32_t k = 0; k < E->n; k++)
+        if (same_region(g, E->e[k].src, E->e[k].dst))
+            roff[E->e[k].dst + 1]++;
+    for (size_t v = 0; v < n; v++)
+        roff[v + 1] += roff[v];
+    {
+        uint32_t *fill = st_pos;   /* borrowed as a cursor array */
+        for (size_t v = 0; v < n; v++)
+            fill[v] = roff[v];
+        for (uint32_t k = 0; k < E->n; k++)
+            if (same_region(g, E->e[k].src, E->e[k].dst))
+                rsrc[fill[E->e[k].dst]++] = E->e[k].src;
+    }
+    /* Iterative depth-first search from S: postorder numbers. */
+    size_t sp = 0, npo = 0;
+    st_node[sp] = d.S;
+    st_pos[sp++] = 0;
+    po[d.S] = HP_NONE - 1;   /* "on the stack": any value but HP_NONE */
+    while (sp) {
+        uint32_t v = st_node[sp - 1];
+        uint32_t w = succ(&d, v, &st_pos[sp - 1]);
+        if (w == HP_NONE) {
+            sp--;
+            po[v] = (uint32_t)npo;
+            rpo[N - 1 - npo] = v;
+            npo++;
+            continue;
+        }
+        if (po[w] != HP_NONE)
+            continue;
+        po[w] = HP_NONE - 1;
+        st_node[sp] = w;
+        st_pos[sp++] = 0;
+    }
+    uint32_t *order = rpo + (N - npo);   /* reverse postorder, S first */
+    idom[d.S] = d.S;
+    idom[d.VR] = d.S;
+    idom[d.VU] = d.S;
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (size_t i = 0; i < npo; i++) {
+            uint32_t v = order[i];
+            if (v >= n)
+                continue;
+            uint32_t nd = HP_NONE;
+            if (g->region[v] == HP_R_REACH && g->root_target[v])
+                nd = d.VR;
+            else if (g->region[v] == HP_R_UNREACH && g->pnode[v] == HP_NONE)
+                nd = d.VU;
+            for (uint32_t k = roff[v]; k < roff[v + 1]; k++) {
+                uint32_t p = rsrc[k];
+                if (idom[p] == HP_NONE)
+                    continue;
+                nd = nd == HP_NONE ? p : intersect(po, idom, p, nd);
+            }
+            if (idom[v] != nd) {
+                idom[v] = nd;
+                changed = 1;
+            }
+        }
+    }
+    for (size_t v = 0; v < N; v++)
+        g->ret[v] = v < n ? g->self[v] : 0;
+    for (size_t i = npo; i-- > 0;) {
+        uint32_t v = order[i];
+        if (v != d.S && idom[v] != HP_NONE)
+            g->ret[idom[v]] += g->ret[v];
+    }
+    rc = 0;
+out:
+    hp_xfree(po, N, sizeof *po);
+    hp_xfree(idom, N, sizeof *idom);
+    hp_xfree(rpo, N, sizeof *rpo);
+    hp_xfree(st_node, N, sizeof *st_node);
+    hp_xfree(st_pos, N, sizeof *st_pos);
+    hp_xfree(roff, n + 1, sizeof *roff);
+    hp_xfree(rsrc, E->n, sizeof *rsrc);
+    hp_xfree(d.vr, nvr_cap, sizeof *d.vr);
+    hp_xfree(d.vu, n, sizeof *d.vu);
+    return rc;
+}
+
+int hp_analyze(hp_graph *g)
+{
+    if (g->analyzed)
+        return 0;
+    if (g->nunreach && (tarjan(g) != 0 || unreach_forest(g) != 0))
+        goto fail;
+    if (weak_holders(g) != 0 || dominators(g) != 0)
+        goto fail;
+    g->analyzed = 1;
+    return 0;
+fail:
+    /* Drop partial results so a later call starts over. */
+    hp_xfree(g->scc, g->n, sizeof(uint32_t));
+    hp_xfree(g->scc_rep, g->nunreach, sizeof(uint32_t));
+    hp_xfree(g->scc_size, g->nunreach, sizeof(uint32_t));
+    hp_xfree(g->scc_flags, g->nunreach, 1);
+    hp_xfree(g->zedge, g->nzombie, sizeof(uint32_t));
+    hp_xfree(g->zpend, g->nzombie, 1);
+    hp_xfree(g->self, g->n, sizeof(uint64_t));
+    hp_xfree(g->ret, g->n + 3, sizeof(uint64_t));
+    g->scc = g->scc_rep = g->scc_size = g->zedge = NULL;
+    g->scc_flags = g->zpend = NULL;
+    g->self = g->ret = NULL;
+    /* The unreachable forest may be half-built: reset it. */
+    for (size_t v = 0; v < g->nlive; v++)
+        if (g->region[v] == HP_R_UNREACH) {
+            g->depth[v] = g->pnode[v] = g->pedge[v] = g->anc[v] = HP_NONE;
+        }
+    return -1;
+}

@@ -1,0 +1,80 @@
+/* hp_int.h - the heap module's private graph, shared by its .c files.
+ *
+ * Nodes are numbered 0..n-1: the live registry in order (0..nlive-1), then
+ * the zombies. Edges live in two CSR arrays (strong, weak) indexed by
+ * source node. Every per-node array has exactly n entries; every array is
+ * freed with the size it was allocated with (al_free needs it).
+ */
+#ifndef FAKEGC_HP_INT_H
+#define FAKEGC_HP_INT_H
+
+#include <stdint.h>
+
+#include "heap/hp.h"
+
+#define HP_NONE UINT32_MAX
+/* SCCs up to this size show each member its own shortest cycle. */
+#define HP_SMALL_SCC 64u
+
+typedef struct hp_edge {
+    uint32_t src, dst;
+    uint32_t label;          /* interned label number */
+    uint32_t pad;
+    int64_t index;           /* slot, or -1 */
+} hp_edge;
+
+typedef struct hp_edges {
+    uint32_t *off;           /* n + 1 */
+    hp_edge *e;
+    size_t n, cap;
+} hp_edges;
+
+enum { HP_R_ZOMBIE = 0, HP_R_REACH = 1, HP_R_UNREACH = 2 };
+enum { HP_SCC_CYCLIC = 1, HP_SCC_SOURCE = 2 };
+
+struct hp_graph {
+    size_t n, nlive;
+    obj **objs;
+    uint32_t *hash; size_t hcap;          /* node + 1, 0 = empty */
+    hp_edges strong, weak;
+    /* interned edge labels */
+    char **labels; size_t nlabels, labels_cap;
+    uint32_t *lhash; size_t lhcap;        /* label + 1 */
+    /* roots: copies of the caller's; index nroots is "finalizers" */
+    hp_root *roots; size_t nroots;
+    /* first edge to an object in neither registry list (hp_verify) */
+    int unknown_seen;
+    uint32_t unknown_src; int64_t unknown_index; const void *unknown_ptr;
+    char unknown_label[48];
+    int oom;                              /* a visitor ran out of memory */
+
+    /* reachability (hp_snapshot): BFS forest from the roots, then (in
+     * analyze) from the sources of the unreachable part */
+    uint8_t *region;                      /* HP_R_* */
+    uint8_t *root_target;                 /* held directly by a root */
+    uint32_t *pnode, *pedge, *depth, *anc;
+    uint64_t nunreach, nzombie;
+
+    /* analysis (lazy) */
+    int analyzed;
+    uint32_t *scc;                        /* unreachable nodes: SCC number */
+    uint32_t *scc_rep, *scc_size; uint8_t *scc_flags; size_t nscc;
+    uint32_t *zedge;                      /* zombies: chosen weak edge */
+    uint8_t *zpend;                       /* zombies: held by a pending list */
+    uint64_t *self, *ret;                 /* bytes, retained bytes */
+    /* scratch for big cycles (lazy) */
+    uint32_t *tmark, *tq, *tpar; uint32_t tgen;
+    char *buf; size_t buf_cap;            /* path formatting */
+};
+
+void *hp_xalloc(size_t count, size_t size);           /* ER_OOM on NULL */
+void hp_xfree(void *p, size_t count, size_t size);
+uint32_t hp_lookup(const hp_graph *g, const obj *o);  /* HP_NONE if absent */
+/* Build nodes and edges (weak ones too when with_weak). 0 or -1. */
+int hp_build(hp_graph *g, const hp_root *roots, size_t nroots, int with_weak);
+void hp_release(hp_graph *g);                         /* frees g's arrays */
+int hp_analyze(hp_graph *g);                          /* 0 or -1 (ER_OOM) */
+const char *hp_root_name(const hp_graph *g, uint32_t idx);
+int hp_label_is_pending(const hp_graph *g, uint32_t label);
+
+#endif

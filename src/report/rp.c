@@ -1,0 +1,555 @@
+/* rp.c - run records (building, freeing, counting), the escaping sink, and
+ * the text report. */
+#include "report/rp_int.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc/al.h"
+#include "core/er.h"
+
+const char *rp_status_name(rp_status s)
+{
+    switch (s) {
+    case RP_PASS: return "pass";
+    case RP_FAIL: return "fail";
+    case RP_ERROR: return "error";
+    case RP_SKIP: return "skip";
+    }
+    return "?";
+}
+
+int rp_format_from_name(const char *s, rp_format *out)
+{
+    static const struct { const char *name; rp_format f; } names[] = {
+        {"text", RP_TEXT}, {"json", RP_JSON}, {"junit", RP_JUNIT}, {"tap", RP_TAP}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (s && strcmp(s, names[i].name) == 0) {
+            *out = names[i].f;
+            return 0;
+        }
+    return -1;
+}
+
+/* --- records ---------------------------------------------------------------- */
+
+int rp_dup(char **dst, const char *src)
+{
+    *dst = NULL;
+    if (!src)
+        return 0;
+    *dst = al_strdup(src, AL_K_REPORT, "rp_dup");
+    if (!*dst)
+        return er_set(ER_OOM, "out of memory recording a report");
+    return 0;
+}
+
+void rp_free_str(char *s)
+{
+    if (s)
+        al_free(s, strlen(s) + 1, AL_K_REPORT);
+}
+
+static void failure_clear(rp_failure *f)
+{
+    rp_free_str(f->text);
+    rp_free_str(f->actual);
+    rp_free_str(f->message);
+    hp_retained_free(f->objects, f->nobjects);
+    memset(f, 0, sizeof *f);
+}
+
+void rp_scenario_clear(rp_scenario *s)
+{
+    if (!s)
+        return;
+    rp_free_str(s->file);
+    for (size_t i = 0; i < s->nfailures; i++)
+        failure_clear(&s->failures[i]);
+    if (s->failures)
+        al_free(s->failures, s->nfailures * sizeof *s->failures, AL_K_REPORT);
+    hp_retained_free(s->retained, s->nretained);
+    hp_groups_free(s->groups, s->ngroups);
+    for (size_t i = 0; i < s->ncheckpoints; i++)
+        rp_free_str(s->checkpoints[i].name);
+    if (s->checkpoints)
+        al_free(s->checkpoints, s->ncheckpoints * sizeof *s->checkpoints, AL_K_REPORT);
+    rp_free_str(s->error);
+    memset(s, 0, sizeof *s);
+}
+
+void rp_run_count(rp_run *run)
+{
+    run->passed = run->failed = run->skipped = 0;
+    for (size_t i = 0; i < run->n; i++) {
+        switch (run->scenarios[i].status) {
+        case RP_PASS: run->passed++; break;
+        case RP_SKIP: run->skipped++; break;
+        default: run->failed++; break;
+        }
+    }
+}
+
+int rp_scenario_set_file(rp_scenario *s, const char *file)
+{
+    char *c;
+    if (rp_dup(&c, file) != 0)
+        return -1;
+    rp_free_str(s->file);
+    s->file = c;
+    return 0;
+}
+
+int rp_scenario_set_error(rp_scenario *s, const char *message)
+{
+    char *c;
+    if (rp_dup(&c, message) != 0)
+        return -1;
+    rp_free_str(s->error);
+    s->error = c;
+    return 0;
+}
+
+rp_failure *rp_scenario_add_failure(rp_scenario *s, uint32_t line, uint32_t col,
+                                    const char *text, const char *actual, const char *message)
+{
+    rp_failure f;
+    memset(&f, 0, sizeof f);
+    f.line = line;
+    f.col = col;
+    if (rp_dup(&f.text, text) != 0 || rp_dup(&f.actual, actual) != 0 ||
+        rp_dup(&f.message, message) != 0) {
+        failure_clear(&f);
+        return NULL;
+    }
+    size_t n = s->nfailures;
+    rp_failure *nf = al_realloc(s->failures, n * sizeof *nf, (n + 1) * sizeof *nf, AL_K_REPORT,
+                                "rp_add_failure");
+    if (!nf) {
+        failure_clear(&f);
+        er_set(ER_OOM, "out of memory recording a failure");
+        return NULL;
+    }
+    nf[n] = f;
+    s->failures = nf;
+    s->nfailures = n + 1;
+    return &nf[n];
+}
+
+int rp_scenario_add_checkpoint(rp_scenario *s, const char *name, int64_t growth)
+{
+    char *c;
+    if (rp_dup(&c, name) != 0)
+        return -1;
+    size_t n = s->ncheckpoints;
+    rp_checkpoint *nc = al_realloc(s->checkpoints, n * sizeof *nc, (n + 1) * sizeof *nc,
+                                   AL_K_REPORT, "rp_add_checkpoint");
+    if (!nc) {
+        rp_free_str(c);
+        return er_set(ER_OOM, "out of memory recording a checkpoint");
+    }
+    nc[n].name = c;
+    nc[n].growth = growth;
+    s->checkpoints = nc;
+    s->ncheckpoints = n + 1;
+    return 0;
+}
+
+/* --- the sink ---------------------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at p (1..4), 0 if invalid; *cp gets
+ * the code point. */
+static int utf8_len(const unsigned char *p, uint32_t *cp)
+{
+    unsigned c = p[0];
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    int n;
+    uint32_t v, min;
+    if ((c & 0xE0) == 0xC0) {
+        n = 2; v = c & 0x1F; min = 0x80;
+    } else if ((c & 0xF0) == 0xE0) {
+        n = 3; v = c & 0x0F; min = 0x800;
+    } else if ((c & 0xF8) == 0xF0) {
+        n = 4; v = c & 0x07; min = 0x10000;
+    } else {
+        return 0;
+    }
+    for (int i = 1; i < n; i++) {
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+        v = (v << 6) | (p[i] & 0x3F);
+    }
+    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
+        return 0;
+    *cp = v;
+    return n;
+}
+
+static const char REPLACEMENT[] = "\xEF\xBF\xBD";
+
+static int plain(unsigned c, sk_mode mode)
+{
+    if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\')
+        return 0;
+    return mode != SK_XML || (c != '&' && c != '<' && c != '>' && c != '\'');
+}
+
+/* Runs of characters that need no escaping go out in one put. */
+void rp_escape(rp_put_fn put, void *f, const char *str, sk_mode mode)
+{
+    const unsigned char *p = (const unsigned char *)str, *run = p;
+    while (*p) {
+        unsigned c = *p;
+        if (plain(c, mode)) {
+            p++;
+            continue;
+        }
+        uint32_t cp = c;
+        int n = 1;
+        if (c >= 0x80) {
+            n = utf8_len(p, &cp);
+            if (n && !(mode == SK_XML && (cp == 0xFFFE || cp == 0xFFFF))) {
+                p += n;
+                continue;
+            }
+        }
+        put(f, (const char *)run, (size_t)(p - run));
+        if (c >= 0x80) {
+            put(f, REPLACEMENT, sizeof REPLACEMENT - 1);
+            p += n ? n : 1;
+            run = p;
+            continue;
+        }
+        p++;
+        run = p;
+        if (mode == SK_XML) {
+            switch (c) {
+            case '&': put(f, "&amp;", sizeof "&amp;" - 1); break;
+            case '<': put(f, "&lt;", sizeof "&lt;" - 1); break;
+            case '>': put(f, "&gt;", sizeof "&gt;" - 1); break;
+            case '"': put(f, "&quot;", sizeof "&quot;" - 1); break;
+            case '\'': put(f, "&apos;", sizeof "&apos;" - 1); break;
+            default: {
+                /* tab, newline, carriage return pass; XML 1.0 forbids
+                 * the other controls */
+                char ch = (char)c;
+                if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+                    put(f, REPLACEMENT, sizeof REPLACEMENT - 1);
+                else
+                    put(f, &ch, 1);
+            }
+            }
+            continue;
+        }
+        switch (c) {
+        case '"': put(f, "\\\"", sizeof "\\\"" - 1); break;
+        case '\\': put(f, "\\\\", sizeof "\\\\" - 1); break;
+        case '\b': put(f, "\\b", sizeof "\\b" - 1); break;
+        case '\f': put(f, "\\f", sizeof "\\f" - 1); break;
+        case '\n': put(f, "\\n", sizeof "\\n" - 1); break;
+        case '\r': put(f, "\\r", sizeof "\\r" - 1); break;
+        case '\t': put(f, "\\t", sizeof "\\t" - 1); break;
+        default: {
+            char u[8];
+            snprintf(u, sizeof u, "\\u%04x", c);
+            put(f, u, 6);
+            break;
+        }
+        }
+    }
+    put(f, (const char *)run, (size_t)(p - run));
+}
+
+static void file_put(void *f, const char *s, size_t n) { fwrite(s, 1, n, f); }
+
+static void escape(FILE *f, const char *str, sk_mode mode) { rp_escape(file_put, f, str, mode); }
+
+void sk_puts(sk *s, const char *str)
+{
+    if (!str)
+        return;
+    if (s->mode != SK_RAW) {
+        escape(s->f, str, s->mode);
+        return;
+    }
+    /* text for a terminal: control characters (an ESC in an error
+     * message) are shown as '?', never sent */
+    const char *run = str;
+    for (const char *p = str; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+            fwrite(run, 1, (size_t)(p - run), s->f);
+            fputc('?', s->f);
+            run = p + 1;
+        }
+    }
+    fputs(run, s->f);
+}
+
+void sk_fmt(sk *s, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    sk_puts(s, buf);
+}
+
+void sk_color(sk *s, const char *ansi)
+{
+    if (s->color && s->mode == SK_RAW)
+        fputs(ansi, s->f);
+}
+
+void rp_json_str(FILE *f, const char *str)
+{
+    if (!str) {
+        fputs("null", f);
+        return;
+    }
+    fputc('"', f);
+    escape(f, str, SK_JSON);
+    fputc('"', f);
+}
+
+/* --- formatting helpers ------------------------------------------------------ */
+
+void rp_site(obj_site site, char *buf, size_t n)
+{
+    if (!site.file)
+        snprintf(buf, n, "?");
+    else if (site.line)
+        snprintf(buf, n, "%s:%u", site.file, site.line);
+    else
+        snprintf(buf, n, "%s", site.file);
+}
+
+void rp_bytes(uint64_t b, char *buf, size_t n)
+{
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
+    if (b < 1024) {
+        snprintf(buf, n, "%llu B", (unsigned long long)b);
+        return;
+    }
+    double v = (double)b / 1024.0;
+    size_t u = 0;
+    while (v >= 1024.0 && u + 1 < sizeof units / sizeof units[0]) {
+        v /= 1024.0;
+        u++;
+    }
+    snprintf(buf, n, "%.1f %s", v, units[u]);
+}
+
+void rp_path(sk *s, char *const *path, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            sk_puts(s, " -> ");
+        sk_puts(s, path[i]);
+    }
+}
+
+enum { TEXT_OBJECTS = 5, TEXT_GROUPS = 10, FAILURE_OBJECTS = 3 };
+
+static void object_line(sk *s, const hp_retained *r, const char *indent)
+{
+    char site[300], b1[32], b2[32];
+    rp_site(r->site, site, sizeof site);
+    rp_bytes(r->bytes, b1, sizeof b1);
+    rp_bytes(r->retained_bytes, b2, sizeof b2);
+    sk_puts(s, indent);
+    sk_fmt(s, "%s#%llu", obj_kind_name(r->kind), (unsigned long long)r->id);
+    if (r->describe[0]) {
+        sk_puts(s, " (");
+        sk_puts(s, r->describe);
+        sk_puts(s, ")");
+    }
+    sk_fmt(s, " %s, retains %s, created ", b1, b2);
+    sk_puts(s, site);
+    sk_fmt(s, ", %s:\n", hp_reason_name(r->reason));
+    sk_puts(s, indent);
+    sk_puts(s, "  ");
+    rp_path(s, r->path, r->path_len);
+    sk_puts(s, "\n");
+}
+
+void rp_details(sk *s, const rp_scenario *sc, const rp_options *o, const char *indent)
+{
+    int verbose = o && o->verbose;
+    char ind2[64];
+    snprintf(ind2, sizeof ind2, "%s    ", indent);
+    if (sc->error) {
+        sk_puts(s, indent);
+        sk_color(s, "\033[1;31m");
+        sk_puts(s, "error: ");
+        sk_color(s, "\033[0m");
+        sk_puts(s, sc->error);
+        sk_puts(s, "\n");
+    }
+    for (size_t i = 0; i < sc->nfailures; i++) {
+        const rp_failure *f = &sc->failures[i];
+        sk_puts(s, indent);
+        sk_color(s, "\033[1m");
+        sk_puts(s, sc->file ? sc->file : "?");
+        sk_fmt(s, ":%u:", f->line);
+        sk_color(s, "\033[0m");
+        sk_puts(s, " ");
+        sk_puts(s, f->text ? f->text : "");
+        if (f->actual) {
+            sk_puts(s, "  ");
+            sk_color(s, "\033[31m");
+            sk_puts(s, "actual:");
+            sk_color(s, "\033[0m");
+            sk_puts(s, " ");
+            sk_puts(s, f->actual);
+        }
+        if (f->message && f->message[0]) {
+            sk_puts(s, "  ");
+            sk_puts(s, f->message);
+        }
+        sk_puts(s, "\n");
+        size_t shown = verbose ? f->nobjects : (f->nobjects < FAILURE_OBJECTS ? f->nobjects
+                                                                              : FAILURE_OBJECTS);
+        for (size_t k = 0; k < shown; k++)
+            object_line(s, &f->objects[k], ind2);
+        if (shown < f->nobjects) {
+            sk_puts(s, ind2);
+            sk_fmt(s, "... and %zu more\n", f->nobjects - shown);
+        }
+    }
+    if (sc->nretained) {
+        uint64_t total = 0;
+        for (size_t i = 0; i < sc->nretained; i++)
+            total += sc->retained[i].bytes;
+        char b[32];
+        rp_bytes(total, b, sizeof b);
+        sk_puts(s, indent);
+        sk_color(s, "\033[31m");
+        sk_fmt(s, "retained: %zu object%s, %s", sc->nretained, sc->nretained == 1 ? "" : "s", b);
+        sk_color(s, "\033[0m");
+        sk_puts(s, "\n");
+        hp_group *gs = sc->groups, *own = NULL;
+        size_t ng = sc->ngroups;
+        if (!gs) {
+            if (hp_group_records(sc->retained, sc->nretained, &own, &ng) != 0) {
+                s->oom = 1;
+                ng = 0;
+            }
+            gs = own;
+        }
+        size_t gshown = verbose || ng <= TEXT_GROUPS ? ng : TEXT_GROUPS;
+        for (size_t i = 0; i < gshown; i++) {
+            char site[300], each[32];
+            rp_site(gs[i].site, site, sizeof site);
+            rp_bytes(gs[i].bytes_each, each, sizeof each);
+            sk_puts(s, indent);
+            sk_fmt(s, "  %llu x %s (", (unsigned long long)gs[i].count,
+                   obj_kind_name(gs[i].kind));
+            sk_puts(s, gs[i].type_name ? gs[i].type_name : "?");
+            sk_fmt(s, "), %s each, created ", each);
+            sk_puts(s, site);
+            sk_fmt(s, ", %s, via ", hp_reason_name(gs[i].reason));
+            sk_puts(s, gs[i].via);
+            sk_puts(s, "\n");
+        }
+        if (gshown < ng) {
+            sk_puts(s, indent);
+            sk_fmt(s, "  ... and %zu more groups\n", ng - gshown);
+        }
+        hp_groups_free(own, own ? ng : 0);
+        size_t shown = verbose || sc->nretained <= TEXT_OBJECTS ? sc->nretained : TEXT_OBJECTS;
+        char ind[64];
+        snprintf(ind, sizeof ind, "%s  ", indent);
+        for (size_t i = 0; i < shown; i++)
+            object_line(s, &sc->retained[i], ind);
+        if (shown < sc->nretained) {
+            sk_puts(s, indent);
+            sk_fmt(s, "  ... and %zu more retained objects (-v lists all)\n",
+                   sc->nretained - shown);
+        }
+    }
+    if (sc->leaked_bytes) {
+        char b[32];
+        rp_bytes(sc->leaked_bytes, b, sizeof b);
+        sk_puts(s, indent);
+        sk_fmt(s, "leaked: %s still live in the allocator\n", b);
+    }
+    if (sc->valgrind_checked && (sc->valgrind_definite || sc->valgrind_indirect)) {
+        sk_puts(s, indent);
+        sk_fmt(s, "valgrind: %llu B definitely lost, %llu B indirectly lost\n",
+               (unsigned long long)sc->valgrind_definite,
+               (unsigned long long)sc->valgrind_indirect);
+    }
+    if (verbose)
+        for (size_t i = 0; i < sc->ncheckpoints; i++) {
+            sk_puts(s, indent);
+            sk_puts(s, "checkpoint \"");
+            sk_puts(s, sc->checkpoints[i].name);
+            sk_fmt(s, "\": growth %+lld\n", (long long)sc->checkpoints[i].growth);
+        }
+}
+
+/* --- text -------------------------------------------------------------------- */
+
+static void status_word(sk *s, rp_status st)
+{
+    static const char *const words[] = {"PASS", "FAIL", "ERROR", "SKIP"};
+    static const char *const colors[] = {"\033[32m", "\033[31m", "\033[1;31m", "\033[33m"};
+    unsigned i = (unsigned)st < 4 ? (unsigned)st : 1;
+    sk_color(s, colors[i]);
+    sk_puts(s, words[i]);
+    sk_color(s, "\033[0m");
+}
+
+static int write_text(const rp_run *run, FILE *f, const rp_options *o)
+{
+    sk s = {f, SK_RAW, o && o->color, 0};
+    int quiet = o && o->quiet;
+    for (size_t i = 0; i < run->n; i++) {
+        const rp_scenario *sc = &run->scenarios[i];
+        if (quiet && (sc->status == RP_PASS || sc->status == RP_SKIP))
+            continue;
+        status_word(&s, sc->status);
+        sk_puts(&s, " ");
+        sk_puts(&s, sc->file ? sc->file : "?");
+        sk_puts(&s, "\n");
+    }
+    for (size_t i = 0; i < run->n; i++) {
+        const rp_scenario *sc = &run->scenarios[i];
+        if (sc->status != RP_FAIL && sc->status != RP_ERROR)
+            continue;
+        sk_puts(&s, "\n");
+        sk_puts(&s, sc->file ? sc->file : "?");
+        sk_puts(&s, ":\n");
+        rp_details(&s, sc, o, "  ");
+    }
+    if (run->n)
+        fputc('\n', f);
+    fprintf(f, "%u passed, %u failed", run->passed, run->failed);
+    if (run->skipped)
+        fprintf(f, ", %u skipped", run->skipped);
+    fputc('\n', f);
+    return s.oom ? er_set(ER_OOM, "out of memory grouping retained objects") : 0;
+}
+
+int rp_write(const rp_run *run, rp_format fmt, FILE *f, const rp_options *o)
+{
+    int rc;
+    switch (fmt) {
+    case RP_TEXT: rc = write_text(run, f, o); break;
+    case RP_JSON: rc = rp_write_json(run, f); break;
+    case RP_JUNIT: rc = rp_write_junit(run, f, o); break;
+    case RP_TAP: rc = rp_write_tap(run, f, o); break;
+    default: return er_set(ER_INTERNAL, "unknown report format %d", (int)fmt);
+    }
+    if (fflush(f) != 0 || ferror(f)) {
+        er_set(ER_INTERNAL, "write error on the report");
+        return -1;
+    }
+    return rc;
+}

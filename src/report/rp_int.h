@@ -1,0 +1,53 @@
+/* rp_int.h - the report module's private helpers: an escaping output sink,
+ * site and size formatting, and the scenario details shared by the text
+ * and JUnit writers. */
+#ifndef FAKEGC_RP_INT_H
+#define FAKEGC_RP_INT_H
+
+#include <stdio.h>
+
+#include "report/rp.h"
+
+typedef enum sk_mode {
+    SK_RAW,    /* as is */
+    SK_XML,    /* XML text or attribute: & < > " ' escaped, characters XML
+                  1.0 forbids and invalid UTF-8 become U+FFFD */
+    SK_JSON    /* inside a JSON string: " \ and controls escaped, invalid
+                  UTF-8 becomes U+FFFD */
+} sk_mode;
+
+typedef struct sk {
+    FILE *f;
+    sk_mode mode;
+    int color;     /* ANSI colour allowed (SK_RAW only) */
+    int oom;       /* something could not be computed for lack of memory */
+} sk;
+
+void sk_puts(sk *s, const char *str);                /* str may be NULL */
+void sk_fmt(sk *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sk_color(sk *s, const char *ansi);              /* no-op unless colour */
+/* Escape str for mode (SK_XML or SK_JSON) through put. */
+typedef void (*rp_put_fn)(void *ctx, const char *s, size_t n);
+void rp_escape(rp_put_fn put, void *ctx, const char *str, sk_mode mode);
+/* A JSON string literal with its quotes, or null for NULL. */
+void rp_json_str(FILE *f, const char *str);
+
+/* "file:line", "file" (line 0), "?" (no file). */
+void rp_site(obj_site site, char *buf, size_t n);
+/* "64 B", "1.5 KiB", "3.2 MiB", "1.0 GiB". */
+void rp_bytes(uint64_t b, char *buf, size_t n);
+/* The failures, error, retained groups and objects of a scenario, one item
+ * per line, each line starting with indent. */
+void rp_details(sk *s, const rp_scenario *sc, const rp_options *o, const char *indent);
+/* The path joined with " -> ". */
+void rp_path(sk *s, char *const *path, size_t n);
+
+int rp_write_json(const rp_run *run, FILE *f);
+int rp_write_junit(const rp_run *run, FILE *f, const rp_options *o);
+int rp_write_tap(const rp_run *run, FILE *f, const rp_options *o);
+
+/* al_strdup with AL_K_REPORT and ER_OOM; NULL stays NULL (returns 0). */
+int rp_dup(char **dst, const char *src);
+void rp_free_str(char *s);
+
+#endif

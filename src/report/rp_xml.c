@@ -1,0 +1,241 @@
+/* rp_xml.c - JUnit XML and TAP version 13 reports. */
+#include "report/rp_int.h"
+
+#include <string.h>
+
+#include "core/er.h"
+
+/* One line saying why a scenario did not pass. */
+static void summary(const rp_scenario *s, char *buf, size_t n)
+{
+    char b[32];
+    size_t used = 0;
+    buf[0] = '\0';
+#define ADD(...)                                                                            \
+    do {                                                                                    \
+        if (used < n) {                                                                     \
+            int k_ = snprintf(buf + used, n - used, __VA_ARGS__);                           \
+            used += k_ > 0 ? (size_t)k_ : 0;                                                \
+        }                                                                                   \
+    } while (0)
+    if (s->error)
+        ADD("%s", s->error);
+    if (s->nfailures) {
+        const rp_failure *f = &s->failures[0];
+        ADD("%sline %u: %s", used ? "; " : "", f->line, f->text ? f->text : "");
+        if (f->actual)
+            ADD(" (actual: %s)", f->actual);
+        if (s->nfailures > 1)
+            ADD(" and %zu more failed expectation%s", s->nfailures - 1,
+                s->nfailures > 2 ? "s" : "");
+    }
+    if (s->nretained) {
+        uint64_t total = 0;
+        for (size_t i = 0; i < s->nretained; i++)
+            total += s->retained[i].bytes;
+        rp_bytes(total, b, sizeof b);
+        ADD("%s%zu object%s retained (%s)", used ? "; " : "", s->nretained,
+            s->nretained == 1 ? "" : "s", b);
+    }
+    if (s->leaked_bytes) {
+        rp_bytes(s->leaked_bytes, b, sizeof b);
+        ADD("%s%s leaked", used ? "; " : "", b);
+    }
+    if (!used)
+        ADD("%s", s->status == RP_ERROR ? "error" : "failed");
+#undef ADD
+}
+
+/* --- JUnit ------------------------------------------------------------------ */
+
+static void classname(sk *s, const char *file)
+{
+    const char *slash = file ? strrchr(file, '/') : NULL;
+    sk_puts(s, "fakegc");
+    if (!slash)
+        return;
+    char buf[1024];
+    size_t n = (size_t)(slash - file);
+    if (n >= sizeof buf)
+        n = sizeof buf - 1;
+    buf[0] = '.';
+    size_t j = 1;
+    for (size_t i = 0; i < n && j + 1 < sizeof buf; i++)
+        buf[j++] = file[i] == '/' ? '.' : file[i];
+    buf[j] = '\0';
+    sk_puts(s, buf);
+}
+
+int rp_write_junit(const rp_run *run, FILE *f, const rp_options *o)
+{
+    sk s = {f, SK_XML, 0, 0};
+    size_t fails = 0, errors = 0, skipped = 0;
+    double ms = 0;
+    for (size_t i = 0; i < run->n; i++) {
+        fails += run->scenarios[i].status == RP_FAIL;
+        errors += run->scenarios[i].status == RP_ERROR;
+        skipped += run->scenarios[i].status == RP_SKIP;
+        ms += run->scenarios[i].wall_ms;
+    }
+    char counts[200];
+    snprintf(counts, sizeof counts,
+             "tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.6f\"",
+             run->n, fails, errors, skipped, ms / 1000.0);
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"fakegc\" %s>\n",
+            counts);
+    fprintf(f, "  <testsuite name=\"fakegc\" %s>\n    <properties>\n", counts);
+    const char *props[][2] = {{"version", run->version},
+                              {"allocator", run->allocator},
+                              {"compat", run->compat}};
+    for (size_t i = 0; i < 3; i++) {
+        if (!props[i][1])
+            continue;
+        fprintf(f, "      <property name=\"%s\" value=\"", props[i][0]);
+        sk_puts(&s, props[i][1]);
+        fputs("\"/>\n", f);
+    }
+    if (run->ninject) {
+        fputs("      <property name=\"inject\" value=\"", f);
+        for (size_t i = 0; i < run->ninject; i++) {
+            if (i)
+                fputc(',', f);
+            sk_puts(&s, run->inject[i]);
+        }
+        fputs("\"/>\n", f);
+    }
+    fputs("    </properties>\n", f);
+    for (size_t i = 0; i < run->n; i++) {
+        const rp_scenario *sc = &run->scenarios[i];
+        fputs("    <testcase name=\"", f);
+        sk_puts(&s, sc->file ? sc->file : "?");
+        fputs("\" classname=\"", f);
+        classname(&s, sc->file);
+        fprintf(f, "\" time=\"%.6f\"", sc->wall_ms / 1000.0);
+        if (sc->status == RP_PASS) {
+            fputs("/>\n", f);
+            continue;
+        }
+        if (sc->status == RP_SKIP) {
+            fputs(">\n      <skipped/>\n    </testcase>\n", f);
+            continue;
+        }
+        const char *tag = sc->status == RP_ERROR ? "error" : "failure";
+        char msg[1024];
+        summary(sc, msg, sizeof msg);
+        fprintf(f, ">\n      <%s message=\"", tag);
+        sk_puts(&s, msg);
+        fprintf(f, "\" type=\"%s\">", sc->status == RP_ERROR ? "error" : "expectation");
+        rp_details(&s, sc, o, "");
+        fprintf(f, "</%s>\n    </testcase>\n", tag);
+    }
+    fputs("  </testsuite>\n</testsuites>\n", f);
+    return s.oom ? er_set(ER_OOM, "out of memory grouping retained objects") : 0;
+}
+
+/* --- TAP 13 -------------------------------------------------------------------- */
+
+static void tap_desc(FILE *f, const char *str)
+{
+    for (; str && *str; str++) {
+        if (*str == '#' || *str == '\\')
+            fputc('\\', f);
+        fputc(*str == '\n' || *str == '\r' ? ' ' : *str, f);
+    }
+}
+
+static void yaml_record(FILE *f, const hp_retained *r, const char *ind)
+{
+    char site[512];
+    rp_site(r->site, site, sizeof site);
+    fprintf(f, "%s- id: %llu\n%s  kind: ", ind, (unsigned long long)r->id, ind);
+    rp_json_str(f, obj_kind_name(r->kind));
+    fprintf(f, "\n%s  created: ", ind);
+    rp_json_str(f, site);
+    fprintf(f, "\n%s  bytes: %llu\n%s  retained_bytes: %llu\n%s  reason: ", ind,
+            (unsigned long long)r->bytes, ind, (unsigned long long)r->retained_bytes, ind);
+    rp_json_str(f, hp_reason_name(r->reason));
+    fprintf(f, "\n%s  path: [", ind);
+    for (size_t i = 0; i < r->path_len; i++) {
+        if (i)
+            fputs(", ", f);
+        rp_json_str(f, r->path[i]);
+    }
+    fputs("]\n", f);
+}
+
+enum { TAP_OBJECTS = 5 };
+
+int rp_write_tap(const rp_run *run, FILE *f, const rp_options *o)
+{
+    int verbose = o && o->verbose, oom = 0;
+    fprintf(f, "TAP version 13\n1..%zu\n", run->n);
+    for (size_t i = 0; i < run->n; i++) {
+        const rp_scenario *sc = &run->scenarios[i];
+        int ok = sc->status == RP_PASS || sc->status == RP_SKIP;
+        fprintf(f, "%s %zu - ", ok ? "ok" : "not ok", i + 1);
+        tap_desc(f, sc->file ? sc->file : "?");
+        if (sc->status == RP_SKIP)
+            fputs(" # SKIP", f);
+        fputc('\n', f);
+        if (ok)
+            continue;
+        char msg[1024];
+        summary(sc, msg, sizeof msg);
+        fputs("  ---\n  message: ", f);
+        rp_json_str(f, msg);
+        fprintf(f, "\n  severity: %s\n", sc->status == RP_ERROR ? "error" : "fail");
+        if (sc->error) {
+            fputs("  error: ", f);
+            rp_json_str(f, sc->error);
+            fputc('\n', f);
+        }
+        if (sc->nfailures) {
+            fputs("  failures:\n", f);
+            for (size_t k = 0; k < sc->nfailures; k++) {
+                const rp_failure *x = &sc->failures[k];
+                fprintf(f, "    - line: %u\n      text: ", x->line);
+                rp_json_str(f, x->text);
+                fputs("\n      actual: ", f);
+                rp_json_str(f, x->actual);
+                fputs("\n      message: ", f);
+                rp_json_str(f, x->message);
+                fputc('\n', f);
+            }
+        }
+        if (sc->nretained) {
+            hp_group *gs = sc->groups, *own = NULL;
+            size_t ng = sc->ngroups;
+            if (!gs) {
+                if (hp_group_records(sc->retained, sc->nretained, &own, &ng) != 0) {
+                    oom = 1;
+                    ng = 0;
+                }
+                gs = own;
+            }
+            fprintf(f, "  retained_count: %zu\n", sc->nretained);
+            if (ng)
+                fputs("  groups:\n", f);
+            for (size_t k = 0; k < ng; k++) {
+                char site[512], line[2048];
+                rp_site(gs[k].site, site, sizeof site);
+                snprintf(line, sizeof line, "%llu x %s (%s), %llu B each, created %s, %s, via %s",
+                         (unsigned long long)gs[k].count, obj_kind_name(gs[k].kind),
+                         gs[k].type_name ? gs[k].type_name : "?",
+                         (unsigned long long)gs[k].bytes_each, site,
+                         hp_reason_name(gs[k].reason), gs[k].via);
+                fputs("    - ", f);
+                rp_json_str(f, line);
+                fputc('\n', f);
+            }
+            hp_groups_free(own, own ? ng : 0);
+            size_t shown = verbose || sc->nretained < TAP_OBJECTS ? sc->nretained : TAP_OBJECTS;
+            fputs("  retained:\n", f);
+            for (size_t k = 0; k < shown; k++)
+                yaml_record(f, &sc->retained[k], "    ");
+        }
+        if (sc->leaked_bytes)
+            fprintf(f, "  leaked_bytes: %llu\n", (unsigned long long)sc->leaked_bytes);
+        fputs("  ...\n", f);
+    }
+    return oom ? er_set(ER_OOM, "out of memory grouping retained objects") : 0;
+}

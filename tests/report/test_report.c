@@ -1,0 +1,627 @@
+/* Tests of src/report: the text summary line, JSON (schema, escaping,
+ * round trip through rp_read_json), JUnit and TAP content, the reader's
+ * refusal of malformed input without leaks, and rp_diff. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "alloc/al.h"
+#include "core/er.h"
+#include "report/rp.h"
+
+static uint64_t base_bytes;
+
+static void setup(void)
+{
+    er_clear();
+    base_bytes = al_live_bytes();
+}
+
+static void teardown(void)
+{
+    al_fail_at(0, 0);
+    cr_expect_eq(al_live_bytes(), base_bytes, "allocator bytes left: %lld",
+                 (long long)(al_live_bytes() - base_bytes));
+}
+
+TestSuite(report, .init = setup, .fini = teardown);
+
+/* --- building runs ------------------------------------------------------------ */
+
+static const char *CLI_PATH[] = {"m", "FakeTensorMode#2.converter", "FakeTensorConverter#3.meta",
+                                 "MetaConverter#4.storage_memo[0]", "storage#41"};
+
+static void set_record(hp_retained *r, uint64_t id, obj_kind kind, const char *type,
+                       uint32_t line, uint64_t bytes, hp_reason reason, const char *const *path,
+                       size_t n)
+{
+    memset(r, 0, sizeof *r);
+    r->id = id;
+    r->kind = kind;
+    r->type_name = type;
+    r->site.file = "t.scn";
+    r->site.line = line;
+    r->bytes = bytes;
+    r->retained_bytes = bytes;
+    r->reason = reason;
+    snprintf(r->describe, sizeof r->describe, "%s", "f32[4, 4] cpu");
+    cr_assert_eq(hp_retained_set_path(r, path, n), 0);
+}
+
+/* n storages retained via the memo, ids from first_id */
+static void add_retained(rp_scenario *s, size_t n, uint64_t first_id)
+{
+    s->retained = al_malloc(n * sizeof *s->retained, AL_K_HEAP, "test");
+    cr_assert_not_null(s->retained);
+    for (size_t i = 0; i < n; i++) {
+        char last[32], memo[64];
+        snprintf(last, sizeof last, "storage#%llu", (unsigned long long)(first_id + i));
+        snprintf(memo, sizeof memo, "MetaConverter#4.storage_memo[%zu]", i);
+        const char *p[] = {CLI_PATH[0], CLI_PATH[1], CLI_PATH[2], memo, last};
+        set_record(&s->retained[i], first_id + i, OBJ_STORAGE, "storage", 3, 64,
+                   HP_STALE_MEMO, p, 5);
+    }
+    s->nretained = n;
+}
+
+static const char *ERROR_TEXT = "naïve \x01 tab\t quote\" <xml>&'\xff end";
+
+/* pass a, fail b (a failure and one retained storage), error c, skip d */
+static rp_run *make_run(void)
+{
+    rp_run *run = calloc(1, sizeof *run);
+    static const char *inject[] = {"strong-memo"};
+    run->tool = "fakegc";
+    run->version = "0.1.0";
+    run->allocator = "libc";
+    run->compat = NULL;
+    run->inject = inject;
+    run->ninject = 1;
+    run->n = 4;
+    run->scenarios = calloc(4, sizeof *run->scenarios);
+    const char *files[] = {"scenarios/a.scn", "scenarios/memo/b.scn", "scenarios/c.scn",
+                           "scenarios/d.scn"};
+    rp_status st[] = {RP_PASS, RP_FAIL, RP_ERROR, RP_SKIP};
+    for (int i = 0; i < 4; i++) {
+        rp_scenario *s = &run->scenarios[i];
+        cr_assert_eq(rp_scenario_set_file(s, files[i]), 0);
+        s->status = st[i];
+        s->passed = 7;
+        s->statements = 40;
+        s->allocations = 210;
+        s->peak_bytes = 9120;
+        s->wall_ms = i == 0 ? 0.31 : 2.0;
+    }
+    rp_scenario *b = &run->scenarios[1];
+    b->failed = 1;
+    rp_failure *f = rp_scenario_add_failure(b, 12, 1, "expect m.memo_meta == 0", "1",
+                                            "eager policy frees the storage entry at once");
+    cr_assert_not_null(f);
+    f->objects = al_malloc(sizeof *f->objects, AL_K_HEAP, "test");
+    set_record(f->objects, 40, OBJ_TENSOR, "tensor", 2, 100, HP_REACHABLE, CLI_PATH, 3);
+    f->nobjects = 1;
+    add_retained(b, 1, 41);
+    cr_assert_eq(rp_scenario_add_checkpoint(b, "loop", 0), 0);
+    cr_assert_eq(rp_scenario_add_checkpoint(b, "after", -2), 0);
+    b->leaked_bytes = 64;
+    b->valgrind_checked = 1;
+    b->valgrind_definite = 16;
+    rp_scenario *c = &run->scenarios[2];
+    cr_assert_eq(rp_scenario_set_error(c, ERROR_TEXT), 0);
+    rp_run_count(run);
+    return run;
+}
+
+static void free_run(rp_run *run)
+{
+    for (size_t i = 0; i < run->n; i++)
+        rp_scenario_clear(&run->scenarios[i]);
+    free(run->scenarios);
+    free(run);
+}
+
+static char *render(const rp_run *run, rp_format fmt, const rp_options *o)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cr_assert_eq(rp_write(run, fmt, f, o), 0, "rp_write: %s", er_message());
+    fclose(f);
+    return text;
+}
+
+#define HAS(text, needle) \
+    cr_expect(strstr((text), (needle)) != NULL, "missing [%s] in:\n%s", (needle), (text))
+
+/* --- text ------------------------------------------------------------------ */
+
+Test(report, text_lines_details_and_summary)
+{
+    rp_run *run = make_run();
+    rp_options o = {0, 0, 0};
+    char *t = render(run, RP_TEXT, &o);
+    HAS(t, "PASS scenarios/a.scn\nFAIL scenarios/memo/b.scn\nERROR scenarios/c.scn\n"
+           "SKIP scenarios/d.scn\n");
+    HAS(t, "  scenarios/memo/b.scn:12: expect m.memo_meta == 0  actual: 1  "
+           "eager policy frees the storage entry at once\n");
+    HAS(t, "m -> FakeTensorMode#2.converter -> FakeTensorConverter#3.meta -> "
+           "MetaConverter#4.storage_memo[0] -> storage#41\n");
+    HAS(t, "1 x storage (storage), 64 B each, created t.scn:3, stale-memo, via m -> "
+           "FakeTensorMode.converter -> FakeTensorConverter.meta -> MetaConverter.storage_memo "
+           "-> storage\n");
+    HAS(t, "leaked: 64 B still live in the allocator");
+    HAS(t, "valgrind: 16 B definitely lost");
+    HAS(t, "error: naïve ? tab\t quote\" <xml>&'\xff end\n");
+    cr_expect_null(strchr(t, '\033'), "no colour unless asked");
+    size_t len = strlen(t);
+    const char *want = "\n1 passed, 2 failed, 1 skipped\n";
+    cr_assert_geq(len, strlen(want));
+    cr_expect_str_eq(t + len - strlen(want), want, "the summary line ends the text");
+    free(t);
+
+    /* colour is on the status words, never on the summary line */
+    o.color = 1;
+    t = render(run, RP_TEXT, &o);
+    HAS(t, "\033[32mPASS\033[0m scenarios/a.scn");
+    len = strlen(t);
+    cr_expect_str_eq(t + len - strlen(want), want);
+    free(t);
+
+    /* quiet: no PASS/SKIP lines */
+    o.color = 0;
+    o.quiet = 1;
+    t = render(run, RP_TEXT, &o);
+    cr_expect_null(strstr(t, "PASS scenarios/a.scn"));
+    HAS(t, "FAIL scenarios/memo/b.scn");
+    free(t);
+
+    /* no skipped: no ", N skipped" */
+    run->scenarios[3].status = RP_PASS;
+    rp_run_count(run);
+    o.quiet = 0;
+    t = render(run, RP_TEXT, &o);
+    want = "\n2 passed, 2 failed\n";
+    len = strlen(t);
+    cr_expect_str_eq(t + len - strlen(want), want);
+    free(t);
+    free_run(run);
+}
+
+Test(report, text_caps_objects_unless_verbose)
+{
+    rp_run *run = make_run();
+    rp_scenario *b = &run->scenarios[1];
+    hp_retained_free(b->retained, b->nretained);
+    b->retained = NULL;
+    b->nretained = 0;
+    add_retained(b, 8, 100);
+    rp_options o = {0, 0, 0};
+    char *t = render(run, RP_TEXT, &o);
+    HAS(t, "retained: 8 objects, 512 B");
+    HAS(t, "8 x storage (storage), 64 B each");
+    HAS(t, "storage#104");
+    cr_expect_null(strstr(t, "storage#105"), "only the first five objects");
+    HAS(t, "... and 3 more retained objects (-v lists all)");
+    free(t);
+    o.verbose = 1;
+    t = render(run, RP_TEXT, &o);
+    HAS(t, "storage#107");
+    HAS(t, "checkpoint \"after\": growth -2");
+    free(t);
+    free_run(run);
+}
+
+/* --- JSON --------------------------------------------------------------------- */
+
+Test(report, json_schema_and_escaping)
+{
+    rp_run *run = make_run();
+    char *t = render(run, RP_JSON, NULL);
+    HAS(t, "\"tool\": \"fakegc\", \"version\": \"0.1.0\", \"allocator\": \"libc\"");
+    HAS(t, "\"inject\": [\"strong-memo\"], \"compat\": null");
+    HAS(t, "\"status\": \"fail\"");
+    HAS(t, "\"expectations\": {\"passed\": 7, \"failed\": 1}");
+    HAS(t, "{\"line\": 12, \"text\": \"expect m.memo_meta == 0\", \"actual\": \"1\", "
+           "\"message\": \"eager policy frees the storage entry at once\"");
+    HAS(t, "{\"id\": 41, \"kind\": \"storage\", \"created\": \"t.scn:3\", \"bytes\": 64, "
+           "\"retained_bytes\": 64, \"reason\": \"stale-memo\", \"path\": [\"m\", "
+           "\"FakeTensorMode#2.converter\", \"FakeTensorConverter#3.meta\", "
+           "\"MetaConverter#4.storage_memo[0]\", \"storage#41\"]");
+    HAS(t, "\"stats\": {\"statements\": 40, \"allocations\": 210, \"peak_bytes\": 9120, "
+           "\"wall_ms\": 0.31, \"leaked_bytes\": 0}");
+    HAS(t, "\"wall_ms\": 2, ");
+    HAS(t, "\"checkpoints\": [{\"name\": \"loop\", \"growth\": 0}, {\"name\": \"after\", "
+           "\"growth\": -2}]");
+    HAS(t, "\"valgrind\": {\"definite\": 16, \"indirect\": 0}");
+    HAS(t, "\"valgrind\": null");
+    HAS(t, "\"error\": \"naïve \\u0001 tab\\t quote\\\" <xml>&'\xEF\xBF\xBD end\"");
+    HAS(t, "\"groups\": [\n        {\"count\": 1, \"kind\": \"storage\"");
+    HAS(t, "\"summary\": {\"passed\": 1, \"failed\": 2, \"skipped\": 1}\n}\n");
+    free(t);
+    free_run(run);
+}
+
+Test(report, json_round_trips_through_the_reader)
+{
+    rp_run *run = make_run();
+    char *t = render(run, RP_JSON, NULL);
+    rp_run back;
+    char err[256];
+    cr_assert_eq(rp_read_json_text(t, strlen(t), "mem", &back, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(back.n, 4);
+    cr_expect_str_eq(back.tool, "fakegc");
+    cr_expect_str_eq(back.allocator, "libc");
+    cr_expect_null(back.compat);
+    cr_assert_eq(back.ninject, 1);
+    cr_expect_str_eq(back.inject[0], "strong-memo");
+    cr_expect_eq(back.passed, 1);
+    cr_expect_eq(back.failed, 2);
+    cr_expect_eq(back.skipped, 1);
+    const rp_scenario *b = &back.scenarios[1];
+    cr_expect_str_eq(b->file, "scenarios/memo/b.scn");
+    cr_expect_eq(b->status, RP_FAIL);
+    cr_expect_eq(b->passed, 7);
+    cr_expect_eq(b->failed, 1);
+    cr_assert_eq(b->nfailures, 1);
+    cr_expect_eq(b->failures[0].line, 12);
+    cr_expect_eq(b->failures[0].col, 1);
+    cr_expect_str_eq(b->failures[0].text, "expect m.memo_meta == 0");
+    cr_expect_str_eq(b->failures[0].actual, "1");
+    cr_assert_eq(b->failures[0].nobjects, 1);
+    cr_expect_eq(b->failures[0].objects[0].id, 40);
+    cr_assert_eq(b->nretained, 1);
+    const hp_retained *r = &b->retained[0];
+    cr_expect_eq(r->id, 41);
+    cr_expect_eq(r->kind, OBJ_STORAGE);
+    cr_expect_str_eq(r->type_name, "storage");
+    cr_expect_str_eq(r->site.file, "t.scn");
+    cr_expect_eq(r->site.line, 3);
+    cr_expect_eq(r->bytes, 64);
+    cr_expect_eq(r->reason, HP_STALE_MEMO);
+    cr_assert_eq(r->path_len, 5);
+    for (int i = 0; i < 5; i++)
+        cr_expect_str_eq(r->path[i], CLI_PATH[i]);
+    cr_expect_str_eq(r->describe, "f32[4, 4] cpu");
+    cr_expect_eq(b->ngroups, 1);
+    cr_expect_eq(b->statements, 40);
+    cr_expect_eq(b->leaked_bytes, 64);
+    cr_expect_eq(b->valgrind_checked, 1);
+    cr_expect_eq(b->valgrind_definite, 16);
+    cr_assert_eq(b->ncheckpoints, 2);
+    cr_expect_str_eq(b->checkpoints[1].name, "after");
+    cr_expect_eq(b->checkpoints[1].growth, -2);
+    cr_expect(back.scenarios[0].wall_ms == 0.31, "wall_ms reads back exactly");
+    /* the invalid byte was replaced on output; the rest is intact */
+    cr_expect_str_eq(back.scenarios[2].error, "naïve \x01 tab\t quote\" <xml>&'\xEF\xBF\xBD end");
+    cr_expect_eq(back.scenarios[3].status, RP_SKIP);
+    /* and writing what was read gives the same bytes */
+    char *t2 = render(&back, RP_JSON, NULL);
+    cr_expect_str_eq(t2, t, "JSON -> read -> JSON is the identity");
+    free(t2);
+    rp_run_free_read(&back);
+    free(t);
+    free_run(run);
+}
+
+Test(report, read_from_a_file_and_a_missing_file)
+{
+    rp_run *run = make_run();
+    char path[] = "/tmp/fakegc-rp-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    cr_assert_eq(rp_write(run, RP_JSON, f, NULL), 0);
+    fclose(f);
+    rp_run back;
+    char err[256] = "";
+    cr_expect_eq(rp_read_json(path, &back, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(back.n, 4);
+    rp_run_free_read(&back);
+    unlink(path);
+    cr_expect_eq(rp_read_json(path, &back, err, sizeof err), -1);
+    HAS(err, "cannot read");
+    cr_expect_eq(back.n, 0);
+    free_run(run);
+}
+
+/* --- hostile input ----------------------------------------------------------------- */
+
+static void expect_reject(const char *text, size_t len, const char *msg_part)
+{
+    rp_run back;
+    char err[256] = "";
+    uint64_t before = al_live_bytes();
+    cr_expect_eq(rp_read_json_text(text, len, "bad.json", &back, err, sizeof err), -1,
+                 "accepted: %.60s", text);
+    cr_expect(strncmp(err, "bad.json:", 9) == 0, "message names the input: %s", err);
+    if (msg_part)
+        cr_expect(strstr(err, msg_part) != NULL, "want [%s] in [%s]", msg_part, err);
+    cr_expect_eq(back.n, 0);
+    cr_expect_null(back.scenarios);
+    cr_expect_null(back.owned);
+    cr_expect_eq(al_live_bytes(), before, "leak on a rejected input: %s", err);
+}
+
+#define REJECT(s, part) expect_reject((s), strlen(s), (part))
+
+Test(report, reader_rejects_malformed_input)
+{
+    REJECT("", "expected an object");
+    REJECT("   ", "expected an object");
+    REJECT("[]", "not a fakegc JSON report");
+    REJECT("{}", "no \"scenarios\"");
+    REJECT("{\"scenarios\": [", "unexpected end");
+    REJECT("{\"scenarios\": []", "unexpected end");
+    REJECT("{\"scenarios\": []} x", "trailing characters");
+    REJECT("{\"scenarios\": [],}", "expected a string");
+    REJECT("{\"x\": [1,], \"scenarios\": []}", "trailing ','");
+    REJECT("{\"scenarios\": [1]}", "expected an object");
+    REJECT("{\"tool\": \"a\\qb\", \"scenarios\": []}", "bad escape");
+    REJECT("{\"tool\": \"\\ud800\", \"scenarios\": []}", "lone surrogate");
+    REJECT("{\"tool\": \"\\u12\", \"scenarios\": []}", "hex digit");
+    REJECT("{\"tool\": \"\\u0000\", \"scenarios\": []}", "\\u0000");
+    REJECT("{\"tool\": \"a\nb\", \"scenarios\": []}", "control character");
+    REJECT("{\"tool\": \"abc", "unterminated string");
+    REJECT("{\"x\": 01, \"scenarios\": []}", "leading zero");
+    REJECT("{\"x\": 1.e5, \"scenarios\": []}", "digits expected");
+    REJECT("{\"x\": tru, \"scenarios\": []}", "unexpected character");
+    REJECT("{\"scenarios\": [{\"file\": \"a\"}]}", "without \"file\" or \"status\"");
+    REJECT("{\"scenarios\": [{\"file\": \"a\", \"status\": \"weird\"}]}", "unknown status");
+    REJECT("{\"scenarios\": [{\"file\": \"a\", \"status\": \"fail\", \"retained\": "
+           "[{\"id\": -1, \"kind\": \"storage\"}]}]}",
+           "non-negative integer");
+    REJECT("{\"scenarios\": [{\"file\": \"a\", \"status\": \"fail\", \"retained\": "
+           "[{\"id\": 1, \"kind\": \"storage\", \"path\": [\"m\", 3]}]}]}",
+           "expected a string");
+    REJECT("{\"scenarios\": [{\"file\": \"a\", \"status\": \"fail\", \"retained\": "
+           "[{\"id\": 99999999999999999999, \"kind\": \"storage\"}]}]}",
+           "non-negative integer");
+}
+
+Test(report, reader_refuses_deep_nesting)
+{
+    size_t n = 100000;
+    char *deep = malloc(n + 64);
+    strcpy(deep, "{\"scenarios\": [], \"x\": ");
+    size_t at = strlen(deep);
+    memset(deep + at, '[', n);
+    deep[at + n] = '\0';
+    expect_reject(deep, at + n, "nesting deeper than 64");
+    /* the same depth, closed properly, is refused too */
+    char *closed = malloc(2 * n + 64);
+    strcpy(closed, deep);
+    memset(closed + at + n, ']', n);
+    strcpy(closed + at + 2 * n, "}");
+    expect_reject(closed, strlen(closed), "nesting deeper than 64");
+    free(closed);
+    free(deep);
+    /* but a moderately nested unknown value is skipped */
+    const char *ok = "{\"x\": [[[[{\"y\": [1, 2.5e-3, true, false, null, \"s\"]}]]]], "
+                     "\"scenarios\": []}";
+    rp_run back;
+    char err[128];
+    cr_expect_eq(rp_read_json_text(ok, strlen(ok), "ok", &back, err, sizeof err), 0, "%s", err);
+    rp_run_free_read(&back);
+}
+
+Test(report, reader_survives_every_truncation_and_byte_flips)
+{
+    rp_run *run = make_run();
+    char *t = render(run, RP_JSON, NULL);
+    size_t len = strlen(t);
+    uint64_t before = al_live_bytes();
+    for (size_t cut = 0; cut < len; cut++) {
+        /* whitespace after the last '}' may go: everything else must fail */
+        rp_run back;
+        char err[128];
+        int rc = rp_read_json_text(t, cut, "cut", &back, err, sizeof err);
+        cr_assert(rc == -1 || cut >= len - 1, "a truncation at %zu was accepted", cut);
+        if (rc == 0)
+            rp_run_free_read(&back);
+    }
+    /* deterministic pseudo-random corruption: accept or reject, never crash */
+    char *copy = malloc(len + 1);
+    uint64_t x = 88172645463325252ULL;
+    for (int round = 0; round < 2000; round++) {
+        memcpy(copy, t, len + 1);
+        for (int k = 0; k < 3; k++) {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            copy[x % len] = (char)(x >> 32);
+        }
+        rp_run back;
+        char err[128];
+        if (rp_read_json_text(copy, len, "flip", &back, err, sizeof err) == 0)
+            rp_run_free_read(&back);
+    }
+    cr_expect_eq(al_live_bytes(), before, "no leak across the corruption rounds");
+    free(copy);
+    free(t);
+    free_run(run);
+}
+
+Test(report, reader_and_writer_under_allocation_failure)
+{
+    rp_run *run = make_run();
+    char *t = render(run, RP_JSON, NULL);
+    size_t len = strlen(t);
+    uint64_t before = al_live_bytes();
+    int done = 0;
+    for (uint64_t k = 1; k < 5000 && !done; k++) {
+        er_clear();
+        al_fail_at(k, 0);
+        uint64_t start = al_alloc_count();
+        rp_run back;
+        char err[128];
+        int rc = rp_read_json_text(t, len, "oom", &back, err, sizeof err);
+        uint64_t used = al_alloc_count() - start;
+        al_fail_at(0, 0);
+        if (rc == 0) {
+            rp_run_free_read(&back);
+            done = used < k;
+        } else {
+            cr_assert_eq(er_kind_get(), ER_OOM, "failure %llu: %s", (unsigned long long)k, err);
+            cr_assert_null(back.scenarios);
+        }
+        cr_assert_eq(al_live_bytes(), before, "leak after failing allocation %llu",
+                     (unsigned long long)k);
+    }
+    cr_expect(done, "a clean run ended the loop");
+    /* the writers group on the fly: a failure there is -1 and no leak */
+    FILE *devnull = fopen("/dev/null", "w");
+    for (rp_format fmt = RP_TEXT; fmt <= RP_TAP; fmt++) {
+        er_clear();
+        al_fail_at(1, 1);
+        int rc = rp_write(run, fmt, devnull, NULL);
+        al_fail_at(0, 0);
+        cr_expect_eq(rc, -1, "format %d reports the failed grouping", (int)fmt);
+        cr_expect_eq(er_kind_get(), ER_OOM);
+        cr_expect_eq(al_live_bytes(), before);
+    }
+    er_clear();
+    fclose(devnull);
+    free(t);
+    free_run(run);
+}
+
+/* --- JUnit, TAP ------------------------------------------------------------------ */
+
+Test(report, junit_has_the_failure_escaped)
+{
+    rp_run *run = make_run();
+    char *t = render(run, RP_JUNIT, NULL);
+    HAS(t, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"fakegc\" tests=\"4\" "
+           "failures=\"1\" errors=\"1\" skipped=\"1\"");
+    HAS(t, "<testcase name=\"scenarios/a.scn\" classname=\"fakegc.scenarios\" "
+           "time=\"0.000310\"/>");
+    HAS(t, "<testcase name=\"scenarios/memo/b.scn\" classname=\"fakegc.scenarios.memo\"");
+    HAS(t, "<failure message=\"line 12: expect m.memo_meta == 0 (actual: 1); 1 object retained "
+           "(64 B); 64 B leaked\" type=\"expectation\">");
+    HAS(t, "scenarios/memo/b.scn:12: expect m.memo_meta == 0  actual: 1");
+    HAS(t, "MetaConverter#4.storage_memo[0] -&gt; storage#41");
+    HAS(t, "<error message=\"naïve \xEF\xBF\xBD tab\t quote&quot; &lt;xml&gt;&amp;&apos;");
+    HAS(t, "<skipped/>");
+    HAS(t, "<property name=\"inject\" value=\"strong-memo\"/>");
+    cr_expect_null(strchr(t, '\x01'), "no control characters in XML");
+    cr_expect_null(strstr(t, "\xff"), "no invalid UTF-8 in XML");
+    free(t);
+    free_run(run);
+}
+
+Test(report, tap_has_plan_and_diagnostics)
+{
+    rp_run *run = make_run();
+    char *t = render(run, RP_TAP, NULL);
+    cr_expect(strncmp(t, "TAP version 13\n1..4\n", 20) == 0, "%s", t);
+    HAS(t, "\nok 1 - scenarios/a.scn\n");
+    HAS(t, "\nnot ok 2 - scenarios/memo/b.scn\n  ---\n");
+    HAS(t, "  failures:\n    - line: 12\n      text: \"expect m.memo_meta == 0\"\n"
+           "      actual: \"1\"\n");
+    HAS(t, "      path: [\"m\", \"FakeTensorMode#2.converter\"");
+    HAS(t, "  severity: error\n");
+    HAS(t, "\nok 4 - scenarios/d.scn # SKIP\n");
+    HAS(t, "  ...\n");
+    free(t);
+    free_run(run);
+}
+
+Test(report, names)
+{
+    rp_format f;
+    cr_expect_eq(rp_format_from_name("junit", &f), 0);
+    cr_expect_eq(f, RP_JUNIT);
+    cr_expect_eq(rp_format_from_name("tap", &f), 0);
+    cr_expect_eq(f, RP_TAP);
+    cr_expect_eq(rp_format_from_name("xml", &f), -1);
+    cr_expect_str_eq(rp_status_name(RP_ERROR), "error");
+    cr_expect_str_eq(rp_status_name(RP_SKIP), "skip");
+}
+
+/* --- diff ---------------------------------------------------------------------- */
+
+static char *diff_text(const rp_run *a, const rp_run *b, int *rc)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    *rc = rp_diff(a, b, f, NULL);
+    fclose(f);
+    return text;
+}
+
+Test(report, diff_identical_runs_is_clean)
+{
+    rp_run *a = make_run(), *b = make_run();
+    int rc;
+    char *t = diff_text(a, b, &rc);
+    cr_expect_eq(rc, 0, "%s", t);
+    HAS(t, "diff: 0 regressions, 0 improvements\n");
+    free(t);
+    free_run(a);
+    free_run(b);
+}
+
+Test(report, diff_finds_new_failure_new_retained_and_growth)
+{
+    rp_run *base = make_run(), *cur = make_run();
+    /* a: pass -> fail with a new failing line */
+    rp_scenario *a = &cur->scenarios[0];
+    a->status = RP_FAIL;
+    cr_assert_not_null(rp_scenario_add_failure(a, 5, 1, "expect live() == 0", "3", NULL));
+    /* b: one more storage retained (other ids: matching ignores them),
+     * and the loop checkpoint grew */
+    rp_scenario *b = &cur->scenarios[1];
+    hp_retained_free(b->retained, b->nretained);
+    b->retained = NULL;
+    add_retained(b, 2, 500);
+    b->checkpoints[0].growth = 10;
+    rp_run_count(cur);
+    int rc;
+    char *t = diff_text(base, cur, &rc);
+    cr_expect_eq(rc, 1, "%s", t);
+    HAS(t, "scenarios/a.scn: pass -> fail\n  - status pass -> fail\n");
+    HAS(t, "  - new failure: scenarios/a.scn:5: expect live() == 0  actual: 3\n");
+    HAS(t, "  - newly retained: 1 x storage created t.scn:3 via m -> FakeTensorMode.converter -> "
+           "FakeTensorConverter.meta -> MetaConverter.storage_memo -> storage (base 1, now 2)\n");
+    HAS(t, "  - retained: 1 -> 2 objects, 64 -> 128 bytes\n");
+    HAS(t, "  - checkpoint \"loop\": growth 0 -> 10\n");
+    HAS(t, "diff: 5 regressions, 0 improvements\n");
+    free(t);
+
+    /* the other way round: improvements only, exit 0 */
+    t = diff_text(cur, base, &rc);
+    cr_expect_eq(rc, 0, "%s", t);
+    HAS(t, "  + fixed: scenarios/a.scn:5: expect live() == 0");
+    HAS(t, "  + no longer retained: 1 x storage");
+    HAS(t, "diff: 0 regressions, 5 improvements\n");
+    free(t);
+    free_run(base);
+    free_run(cur);
+}
+
+Test(report, diff_through_json_files)
+{
+    rp_run *base = make_run(), *cur = make_run();
+    cur->scenarios[2].status = RP_PASS;   /* error -> pass */
+    rp_scenario *a = &cur->scenarios[0];
+    cr_assert_not_null(rp_scenario_add_failure(a, 9, 1, "expect stale() == 0", "1", NULL));
+    a->status = RP_FAIL;
+    char *tb = render(base, RP_JSON, NULL), *tc = render(cur, RP_JSON, NULL);
+    rp_run rb, rc2;
+    char err[128];
+    cr_assert_eq(rp_read_json_text(tb, strlen(tb), "base", &rb, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(rp_read_json_text(tc, strlen(tc), "new", &rc2, err, sizeof err), 0, "%s", err);
+    int rc;
+    char *t = diff_text(&rb, &rc2, &rc);
+    cr_expect_eq(rc, 1, "%s", t);
+    HAS(t, "new failure: scenarios/a.scn:9: expect stale() == 0  actual: 1");
+    HAS(t, "scenarios/c.scn: error -> pass\n  + status error -> pass\n");
+    free(t);
+    rp_run_free_read(&rb);
+    rp_run_free_read(&rc2);
+    free(tb);
+    free(tc);
+    free_run(base);
+    free_run(cur);
+}
