@@ -4,7 +4,7 @@
 # names them and exits 1. Exit 0 when everything is there.
 set -euo pipefail
 
-pkgs=(cmake gcc clang pkg-config libc6-dev libcriterion-dev libjemalloc-dev valgrind make)
+pkgs=(cmake gcc clang libclang-rt-14-dev pkg-config libc6-dev libcriterion-dev libjemalloc-dev valgrind make python3)
 
 missing=()
 for p in "${pkgs[@]}"; do

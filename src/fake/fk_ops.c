@@ -61,6 +61,13 @@ ts_tensor *fk_apply(ts_op op, ts_tensor *self, const ts_args *a)
     }
     ts_tensor *out = ts_fake_new(r, mode, dev, 0);
     obj_decref(&r->hdr);
+    if (out && self_fake && ts_op_is_view(op) && op != TS_OP_DETACH &&
+        r->base) {
+        /* PyTorch: a view of a fake is a view whose _base is the fake (or
+         * that fake's own base). */
+        out->base = self->base ? self->base : self;
+        obj_incref(&out->base->hdr);
+    }
     return out;
 }
 

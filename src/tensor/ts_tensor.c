@@ -373,8 +373,10 @@ int ts_query_run(const ts_tensor *t, ts_query q, int64_t arg, int64_t *out)
         *out = ts_numel(t) * (int64_t)ts_dtype_size(t->dtype);
         return 0;
     case TS_Q_IS_VIEW:
-        /* a fake wrapper answers for the meta tensor it runs on */
-        *out = t->base != NULL || (t->flavour == TS_FAKE && t->meta && t->meta->base);
+        /* As PyTorch 1.13: a fake made by conversion is not a view (it is
+         * a fresh wrapper even for a view's meta tensor); a view op on a
+         * fake returns a fake whose base is the fake (src/fake sets it). */
+        *out = t->base != NULL;
         return 0;
     case TS_Q_IS_SPARSE:
         *out = t->layout == TS_SPARSE_COO;   /* PyTorch: CSR is not is_sparse */

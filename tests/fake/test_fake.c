@@ -538,3 +538,20 @@ Test(fake, oom_in_conversion_leaks_nothing)
     }
     drop(a);   /* teardown checks that nothing at all is left */
 }
+
+Test(fake, views_of_fakes_hold_their_base_fake)
+{
+    obj *m = fk_mode_new(FK_SWEEP_EAGER, 128);
+    ts_tensor *a = mk2(4, 4);
+    ts_tensor *f = fake(m, a);
+    ts_tensor *ft = op(TS_OP_T, f, 0, NULL);
+    ts_tensor *ftt = op(TS_OP_T, ft, 0, NULL);
+    cr_expect_eq(ft->base, f, "PyTorch: the view's _base is the fake");
+    cr_expect_eq(ftt->base, f, "never a view of a view");
+    ts_tensor *c = op(TS_OP_CLONE, f, 0, NULL);
+    cr_expect_null(c->base, "a copy is not a view");
+    ts_tensor *v = op(TS_OP_SLICE, a, 3, (int64_t[]){0, 0, 2});
+    ts_tensor *fv = fake(m, v);
+    cr_expect_null(fv->base, "a converted view is a fresh fake (PyTorch 1.13)");
+    drop(fv); drop(v); drop(c); drop(ftt); drop(ft); drop(f); drop(a); drop(m);
+}

@@ -1,0 +1,26 @@
+#!/bin/sh
+# fuzz.sh [SECONDS] - build the libFuzzer harnesses (clang, ASan+UBSan) in
+# build-fuzz/ and run each for SECONDS (default 60), seeded from every .scn
+# under scenarios/. A crash leaves crash-* files in build-fuzz/; turn each
+# into a scenario in scenarios/regressions/ or a unit test.
+set -eu
+secs=${1:-60}
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$root/build-fuzz
+cmake -S "$root" -B "$build" -DCMAKE_C_COMPILER=clang -DFAKEGC_FUZZ=ON -DFAKEGC_TESTS=OFF \
+      -DFAKEGC_SANITIZE="address;undefined" -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link" \
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build" --target fuzz_parse fuzz_run -j2
+seeds=$build/seeds
+mkdir -p "$seeds"
+find "$root/scenarios" "$root/tests/fuzz/seeds" -name '*.scn' -exec cp {} "$seeds/" \;
+status=0
+for h in parse run; do
+    corpus=$build/corpus_$h
+    mkdir -p "$corpus"
+    echo "== fuzz_$h for ${secs}s"
+    (cd "$build" && ./tests/fuzz/fuzz_$h -max_total_time="$secs" -max_len=8192 -timeout=10 \
+        -rss_limit_mb=2048 -dict="$root/tests/fuzz/scn.dict" -print_final_stats=1 \
+        "$corpus" "$seeds") || status=1
+done
+exit $status

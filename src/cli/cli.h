@@ -1,0 +1,122 @@
+/* cli.h - the subcommands of `fakegc` and the option parsing they share.
+ *
+ * Every subcommand is `int cli_NAME(int argc, char **argv)` with argv[0] the
+ * command name ("run") and returns the process exit status (CLI_EXIT_*). It
+ * lives in its own file src/cli/cli_NAME.c; main.c dispatches through a
+ * table whose entries are weak references, so a command that is not built
+ * yet is reported as such instead of breaking the link.
+ *
+ *   int cli_frob(int argc, char **argv)
+ *   {
+ *       cli_common c; cli_common_init(&c);
+ *       for (int i = 1; i < argc; i++) {
+ *           int r = cli_common_option(&c, CLI_O_ALLOCATOR | CLI_O_FORMAT, argc, argv, &i);
+ *           if (r < 0) return CLI_EXIT_USAGE;        // message printed
+ *           if (r > 0) continue;
+ *           ... command-specific options and operands ...
+ *       }
+ *       if (cli_env_setup(&c, "frob") < 0) return CLI_EXIT_USAGE;
+ *       ... work ...
+ *       cli_env_teardown(&c);
+ *   }
+ */
+#ifndef FAKEGC_CLI_H
+#define FAKEGC_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "alloc/al.h"
+#include "report/rp.h"
+
+#define FAKEGC_VERSION "0.1.0"
+
+enum {
+    CLI_EXIT_OK = 0,        /* everything held */
+    CLI_EXIT_FAIL = 1,      /* an expectation failed, something was retained, a check found a problem */
+    CLI_EXIT_USAGE = 2,     /* usage error, or a scenario that does not parse (nothing ran) */
+    CLI_EXIT_INTERNAL = 3   /* a bug in fakegc itself */
+};
+
+/* The subcommands (defined in cli_NAME.c). */
+int cli_run(int argc, char **argv);
+int cli_list(int argc, char **argv);
+int cli_stress(int argc, char **argv);
+int cli_shrink(int argc, char **argv);
+int cli_oom(int argc, char **argv);
+int cli_diff(int argc, char **argv);
+int cli_bench(int argc, char **argv);
+
+/* Common options; a command passes the mask of those it accepts. */
+enum {
+    CLI_O_ALLOCATOR = 1u << 0,   /* --allocator NAME */
+    CLI_O_INJECT = 1u << 1,      /* --inject BUG[,BUG] */
+    CLI_O_COMPAT = 1u << 2,      /* --compat pytorch-1.13 */
+    CLI_O_GC = 1u << 3,          /* --gc manual|auto|stress */
+    CLI_O_SWEEP = 1u << 4,       /* --sweep eager|periodic */
+    CLI_O_FORMAT = 1u << 5,      /* --format text|json|junit|tap */
+    CLI_O_OUTPUT = 1u << 6,      /* --output FILE */
+    CLI_O_DOT = 1u << 7,         /* --dot FILE */
+    CLI_O_TIMELINE = 1u << 8,    /* --timeline FILE.svg */
+    CLI_O_JOBS = 1u << 9,        /* --jobs N */
+    CLI_O_REPEAT = 1u << 10,     /* --repeat N */
+    CLI_O_VERIFY = 1u << 11,     /* --verify */
+    CLI_O_LIMITS = 1u << 12,     /* --max-bytes N, --max-statements N, --max-objects N */
+    CLI_O_OUTPUT_STYLE = 1u << 13 /* -q, -v, --no-color */
+};
+
+typedef struct cli_common {
+    const char *allocator;       /* spec for al_create; default "libc" */
+    const char *inject;          /* CSV or NULL */
+    const char *compat;          /* "pytorch-1.13" or NULL */
+    int gc;                      /* -1 or SC_GC_* */
+    int sweep;                   /* -1 or fk_policy */
+    rp_format format;
+    const char *output, *dot, *timeline;
+    int jobs;                    /* >= 1 */
+    uint32_t repeat;             /* >= 1 */
+    int verify;
+    uint64_t max_bytes, max_statements, max_objects;
+    int quiet, verbose, no_color;
+    uint32_t timeout;            /* --timeout S: a worker's limit (--jobs), 0 none */
+    /* set by cli_env_setup */
+    al_allocator *alloc;
+    FILE *out;                   /* report destination (stdout or --output) */
+    int color;                   /* colour in the text report */
+} cli_common;
+
+void cli_common_init(cli_common *c);
+
+/* Consume argv[*i] (and its value) if it is a common option in mask.
+ * Returns 1 consumed (*i on the last word used), 0 not a common option, -1
+ * usage error (message printed on stderr). `cmd` names the command in
+ * messages. */
+int cli_common_option(cli_common *c, unsigned mask, const char *cmd, int argc, char **argv,
+                      int *i);
+
+/* "--name VALUE" or "--name=VALUE": 1 and *value when argv[*i] is the
+ * option, 0 when it is not, -1 (message printed) when the value is missing. */
+int cli_opt_value(const char *cmd, const char *name, int argc, char **argv, int *i,
+                  const char **value);
+
+/* Unsigned integer with optional K/M/G/T suffix (powers of 1024) when
+ * `sizes` is set. 0 or -1. */
+int cli_parse_u64(const char *s, int sizes, uint64_t *out);
+
+/* Create and install the allocator, inject bugs, open --output. 0, or -1
+ * with a usage message printed (exit 2). */
+int cli_env_setup(cli_common *c, const char *cmd);
+/* Undo cli_env_setup: close the output, reset injections, uninstall and
+ * destroy the allocator. Everything allocated through it must be freed. */
+void cli_env_teardown(cli_common *c);
+
+/* "fakegc CMD: MESSAGE" on stderr. */
+void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Colour on f: a terminal, NO_COLOR unset or empty, and no --no-color. */
+int cli_color_wanted(int no_color, FILE *f);
+
+/* Help lines for the common options in mask. */
+void cli_common_help(FILE *f, unsigned mask);
+
+#endif

@@ -1,0 +1,81 @@
+/* cli_diff.c - `fakegc diff BASE.json NEW.json`: what got worse between two
+ * JSON reports (rp_read_json + rp_diff of src/report). */
+#include "cli/cli.h"
+
+#include <string.h>
+
+#include "core/er.h"
+
+static void help(FILE *f)
+{
+    fprintf(f,
+            "usage: fakegc diff [OPTIONS] BASE.json NEW.json\n\n"
+            "Compare two JSON reports (fakegc run --format json): new failures, newly\n"
+            "retained objects, growth per scenario and checkpoint; improvements and\n"
+            "large peak-byte changes as notes.\n\noptions:\n");
+    cli_common_help(f, CLI_O_OUTPUT | CLI_O_OUTPUT_STYLE);
+    fprintf(f, "  --help               this text\n\n"
+               "exit status: 0 no regression; 1 a regression; 2 usage error or an\n"
+               "unreadable report; 3 internal error.\n");
+}
+
+int cli_diff(int argc, char **argv)
+{
+    cli_common c;
+    cli_common_init(&c);
+    const char *files[2] = {NULL, NULL};
+    int nfiles = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            help(stdout);
+            return CLI_EXIT_OK;
+        }
+        if (a[0] == '-' && a[1]) {
+            int r = cli_common_option(&c, CLI_O_OUTPUT | CLI_O_OUTPUT_STYLE, "diff", argc, argv,
+                                      &i);
+            if (r < 0)
+                return CLI_EXIT_USAGE;
+            if (r == 0) {
+                cli_error("diff", "unknown option '%s' (fakegc diff --help)", a);
+                return CLI_EXIT_USAGE;
+            }
+            continue;
+        }
+        if (nfiles == 2) {
+            cli_error("diff", "expected two reports, got a third: '%s'", a);
+            return CLI_EXIT_USAGE;
+        }
+        files[nfiles++] = a;
+    }
+    if (nfiles != 2) {
+        help(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    if (cli_env_setup(&c, "diff") < 0)
+        return CLI_EXIT_USAGE;
+    rp_run runs[2];
+    memset(runs, 0, sizeof runs);
+    int exit_code = CLI_EXIT_OK, nread = 0;
+    for (int k = 0; k < 2; k++) {
+        char err[512] = "";
+        if (rp_read_json(files[k], &runs[k], err, sizeof err) != 0) {
+            cli_error("diff", "%s", err[0] ? err : "cannot read the report");
+            exit_code = er_kind_get() == ER_OOM ? CLI_EXIT_INTERNAL : CLI_EXIT_USAGE;
+            break;
+        }
+        nread++;
+    }
+    if (nread == 2) {
+        rp_options ro = {cli_color_wanted(c.no_color, c.out), c.verbose, c.quiet};
+        int r = rp_diff(&runs[0], &runs[1], c.out, &ro);
+        exit_code = r < 0 ? CLI_EXIT_INTERNAL : r > 0 ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+        if (fflush(c.out) != 0)
+            exit_code = CLI_EXIT_INTERNAL;
+    }
+    for (int k = 0; k < nread; k++)
+        rp_run_free_read(&runs[k]);
+    er_clear();
+    cli_env_teardown(&c);
+    return exit_code;
+}

@@ -1,0 +1,259 @@
+/* cli_oom.c - `fakegc oom [PATH...]`: SQLite's out-of-memory loop over
+ * every scenario (src/stress/st_oom.c), each scenario's loop in a forked
+ * child so a crash is that scenario's finding. */
+#include "cli/cli.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/er.h"
+#include "fake/fk.h"
+#include "stress/st.h"
+
+#define OOM_MASK (CLI_O_ALLOCATOR | CLI_O_INJECT | CLI_O_COMPAT | CLI_O_GC | CLI_O_SWEEP | \
+                  CLI_O_OUTPUT | CLI_O_LIMITS | CLI_O_OUTPUT_STYLE)
+
+static void help(FILE *f)
+{
+    fprintf(f,
+            "usage: fakegc oom [OPTIONS] [PATH...]\n\n"
+            "For each scenario (files, or every *.scn under folders; default scenarios/,\n"
+            "errors/ folders skipped): fail its 1st, 2nd, 3rd ... allocation until a run\n"
+            "has no failure, once transiently (that allocation only) and once\n"
+            "persistently (it and every later one). Every run must pass or stop with a\n"
+            "clean OutOfMemory at a statement, retain nothing, and leave no byte and no\n"
+            "object behind; each scenario's loop runs in a child process, so a crash is\n"
+            "reported with its failure point.\n\noptions:\n"
+            "  --transient-only     only transient failures\n"
+            "  --persistent-only    only persistent failures\n"
+            "  --max-fail N         at most N failure points per mode and scenario\n");
+    cli_common_help(f, OOM_MASK);
+    fprintf(f, "  --help               this text\n\n"
+               "exit status: 0 every run ended cleanly; 1 a leak, an unclean end or a crash;\n"
+               "2 usage or parse error; 3 internal error.\n");
+}
+
+typedef struct files {
+    char **v;
+    size_t n, cap;
+} files;
+
+static int push(files *f, const char *s)
+{
+    if (f->n == f->cap) {
+        size_t nc = f->cap ? f->cap * 2 : 32;
+        char **nv = al_realloc(f->v, f->cap * sizeof *nv, nc * sizeof *nv, AL_K_SCENARIO,
+                               "oom files");
+        if (!nv)
+            return -1;
+        f->v = nv;
+        f->cap = nc;
+    }
+    char *d = al_strdup(s, AL_K_SCENARIO, "oom file");
+    if (!d)
+        return -1;
+    f->v[f->n++] = d;
+    return 0;
+}
+
+static void files_free(files *f)
+{
+    for (size_t i = 0; i < f->n; i++)
+        al_free(f->v[i], strlen(f->v[i]) + 1, AL_K_SCENARIO);
+    al_free(f->v, f->cap * sizeof *f->v, AL_K_SCENARIO);
+    memset(f, 0, sizeof *f);
+}
+
+static int cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int walk(const char *dir, files *out, int depth)
+{
+    DIR *d = opendir(dir);
+    if (!d || depth > 64) {
+        if (d)
+            closedir(d);
+        cli_error("oom", "cannot read folder %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[4096];
+        size_t dl = strlen(dir);
+        snprintf(path, sizeof path, "%s%s%s", dir, dl && dir[dl - 1] == '/' ? "" : "/",
+                 e->d_name);
+        struct stat st;
+        if (stat(path, &st) != 0)
+            continue;
+        size_t nl = strlen(e->d_name);
+        if (S_ISDIR(st.st_mode)) {
+            if (strcmp(e->d_name, "errors") != 0)
+                rc = walk(path, out, depth + 1);
+        } else if (S_ISREG(st.st_mode) && nl > 4 && strcmp(e->d_name + nl - 4, ".scn") == 0) {
+            rc = push(out, path);
+        }
+    }
+    closedir(d);
+    return rc;
+}
+
+int cli_oom(int argc, char **argv)
+{
+    cli_common c;
+    cli_common_init(&c);
+    int modes = 3;
+    uint64_t max_fail = 0;
+    char **paths = argv + 1;
+    int npaths = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        if (a[0] != '-' || !a[1]) {
+            paths[npaths++] = argv[i];
+            continue;
+        }
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            help(stdout);
+            return CLI_EXIT_OK;
+        }
+        int r = cli_common_option(&c, OOM_MASK, "oom", argc, argv, &i);
+        if (r < 0)
+            return CLI_EXIT_USAGE;
+        if (r > 0)
+            continue;
+        if (strcmp(a, "--transient-only") == 0) {
+            modes = 1;
+        } else if (strcmp(a, "--persistent-only") == 0) {
+            modes = 2;
+        } else if ((r = cli_opt_value("oom", "--max-fail", argc, argv, &i, &v)) != 0) {
+            if (r < 0 || cli_parse_u64(v, 0, &max_fail) < 0) {
+                cli_error("oom", "--max-fail: expected a number, got '%s'", v ? v : "");
+                return CLI_EXIT_USAGE;
+            }
+        } else {
+            cli_error("oom", "unknown option '%s' (fakegc oom --help)", a);
+            return CLI_EXIT_USAGE;
+        }
+    }
+    static char def[] = "scenarios";
+    char *defs[] = {def};
+    if (npaths == 0) {
+        paths = defs;
+        npaths = 1;
+    }
+    if (cli_env_setup(&c, "oom") < 0)
+        return CLI_EXIT_USAGE;
+    int exit_code = CLI_EXIT_OK;
+    files fl = {0};
+    sc_program **progs = NULL;
+    size_t nprogs = 0;
+    for (int i = 0; i < npaths && exit_code == CLI_EXIT_OK; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) != 0) {
+            cli_error("oom", "cannot open %s: %s", paths[i], strerror(errno));
+            exit_code = CLI_EXIT_USAGE;
+            break;
+        }
+        size_t before = fl.n;
+        if (S_ISDIR(st.st_mode) ? walk(paths[i], &fl, 0) < 0 : push(&fl, paths[i]) < 0) {
+            exit_code = CLI_EXIT_USAGE;
+            break;
+        }
+        qsort(fl.v + before, fl.n - before, sizeof *fl.v, cmp);
+    }
+    if (exit_code == CLI_EXIT_OK) {
+        progs = al_malloc((fl.n ? fl.n : 1) * sizeof *progs, AL_K_SCENARIO, "oom programs");
+        if (!progs)
+            exit_code = CLI_EXIT_INTERNAL;
+    }
+    int bad = 0;
+    for (size_t i = 0; exit_code == CLI_EXIT_OK && i < fl.n; i++) {
+        int nerr = 0;
+        sc_program *p = sc_parse_file(fl.v[i], stderr, cli_color_wanted(c.no_color, stderr),
+                                      &nerr);
+        if (p)
+            progs[nprogs++] = p;
+        else
+            bad++;
+    }
+    if (bad) {
+        fprintf(stderr, "fakegc oom: %d file%s did not parse; nothing was run\n", bad,
+                bad == 1 ? "" : "s");
+        exit_code = CLI_EXIT_USAGE;
+    }
+    uint64_t total_points = 0, total_findings = 0, crashes = 0;
+    st_oom_opts o;
+    memset(&o, 0, sizeof o);
+    sc_options_default(&o.sc);
+    o.sc.gc = c.gc;
+    o.sc.sweep = c.sweep;
+    if (c.compat)
+        o.sc.default_sweep = FK_SWEEP_PERIODIC;
+    o.sc.max_bytes = c.max_bytes;
+    o.sc.max_statements = c.max_statements;
+    o.sc.max_objects = c.max_objects;
+    o.modes = modes;
+    o.max_fail = max_fail;
+    FILE *out = c.out;
+    for (size_t i = 0; exit_code == CLI_EXIT_OK && i < nprogs; i++) {
+        const char *file = sc_program_file(progs[i]);
+        st_oom_result r;
+        int rc = st_oom_forked(progs[i], &o, &r);
+        if (rc < 0) {
+            fprintf(out, "ERROR %s: the run without failures ended in an internal error\n",
+                    file);
+            total_findings++;
+            continue;
+        }
+        if (r.crashed) {
+            crashes++;
+            fprintf(out, "CRASH %s: %s with allocation #%" PRIu64 " failing (%s)\n", file,
+                    r.crash, r.crash_point, r.crash_persistent ? "persistent" : "transient");
+            continue;
+        }
+        total_points += r.points[0] + r.points[1];
+        total_findings += r.nfindings;
+        const char *verdict = r.nfindings ? "LEAK" : "ok";
+        if (!c.quiet || r.nfindings) {
+            fprintf(out, "%-4s %s: %" PRIu64 " allocations; ", verdict, file, r.allocations);
+            if (modes & 1)
+                fprintf(out, "transient %" PRIu64 "%s", r.points[0],
+                        r.capped[0] ? " (capped)" : "");
+            if (modes & 2)
+                fprintf(out, "%spersistent %" PRIu64 "%s", modes & 1 ? ", " : "", r.points[1],
+                        r.capped[1] ? " (capped)" : "");
+            fprintf(out, " failure points; %u finding%s%s\n", r.nfindings,
+                    r.nfindings == 1 ? "" : "s",
+                    r.baseline_status != RP_PASS
+                        ? " (fails without injected failures: judged on leaks only)"
+                        : "");
+        }
+        for (uint32_t k = 0; k < r.nfindings && k < ST_OOM_MAX_FINDINGS; k++)
+            fprintf(out, "  %s #%" PRIu64 ": %s\n", r.f[k].persistent ? "persistent" : "transient",
+                    r.f[k].point, r.f[k].what);
+        if (r.nfindings > ST_OOM_MAX_FINDINGS)
+            fprintf(out, "  ... %u more\n", r.nfindings - ST_OOM_MAX_FINDINGS);
+    }
+    if (exit_code == CLI_EXIT_OK) {
+        fprintf(out, "oom: %zu scenario%s, %" PRIu64 " failure points, %" PRIu64
+                " finding%s, %" PRIu64 " crash%s\n", nprogs, nprogs == 1 ? "" : "s",
+                total_points, total_findings, total_findings == 1 ? "" : "s", crashes,
+                crashes == 1 ? "" : "es");
+        if (total_findings || crashes)
+            exit_code = CLI_EXIT_FAIL;
+    }
+    for (size_t i = 0; i < nprogs; i++)
+        sc_program_free(progs[i]);
+    al_free(progs, (fl.n ? fl.n : 1) * sizeof *progs, AL_K_SCENARIO);
+    files_free(&fl);
+    cli_env_teardown(&c);
+    return exit_code;
+}

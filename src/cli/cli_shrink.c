@@ -1,0 +1,171 @@
+/* cli_shrink.c - `fakegc shrink FILE.scn`: minimize a failing scenario while
+ * it fails the same way (src/stress/st_shrink.c). */
+#include "cli/cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/er.h"
+#include "fake/fk.h"
+#include "stress/st.h"
+
+#define SHRINK_MASK (CLI_O_ALLOCATOR | CLI_O_INJECT | CLI_O_COMPAT | CLI_O_GC | CLI_O_SWEEP | \
+                     CLI_O_OUTPUT | CLI_O_VERIFY | CLI_O_LIMITS | CLI_O_OUTPUT_STYLE)
+
+static void help(FILE *f)
+{
+    fprintf(f,
+            "usage: fakegc shrink [OPTIONS] FILE.scn\n\n"
+            "Minimize a failing scenario: delta debugging over statements and blocks,\n"
+            "then simpler arguments (sizes to 2 and 1, keyword arguments dropped),\n"
+            "keeping the same failure: a failure of the same class (the same\n"
+            "expectation shape, the same --verify message, the same kind of retained\n"
+            "object at the end check, the same error, or the same crash). With --inject,\n"
+            "every smaller candidate must also pass without the injected bugs, so the\n"
+            "result shows the bug and nothing else. The result goes to --output or\n"
+            "stdout; a summary to stderr.\n\noptions:\n");
+    cli_common_help(f, SHRINK_MASK);
+    fprintf(f, "  --help               this text\n\n"
+               "exit status: 0 shrunk and written; 1 the input does not fail; 2 usage or\n"
+               "parse error; 3 internal error.\n");
+}
+
+static char *read_all(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, len = 0;
+    char *buf = al_malloc(cap, AL_K_SCENARIO, "shrink source");
+    while (buf) {
+        if (len + 1 >= cap) {
+            char *nb = al_realloc(buf, cap, cap * 2, AL_K_SCENARIO, "shrink source");
+            if (!nb) {
+                al_free(buf, cap, AL_K_SCENARIO);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t r = fread(buf + len, 1, cap - len - 1, f);
+        len += r;
+        if (r == 0)
+            break;
+    }
+    fclose(f);
+    if (buf)
+        buf[len] = '\0';
+    *n = cap;
+    return buf;
+}
+
+int cli_shrink(int argc, char **argv)
+{
+    cli_common c;
+    cli_common_init(&c);
+    const char *file = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            help(stdout);
+            return CLI_EXIT_OK;
+        }
+        if (a[0] == '-' && a[1]) {
+            int r = cli_common_option(&c, SHRINK_MASK, "shrink", argc, argv, &i);
+            if (r < 0)
+                return CLI_EXIT_USAGE;
+            if (r == 0) {
+                cli_error("shrink", "unknown option '%s' (fakegc shrink --help)", a);
+                return CLI_EXIT_USAGE;
+            }
+            continue;
+        }
+        if (file) {
+            cli_error("shrink", "one scenario at a time (got '%s' and '%s')", file, a);
+            return CLI_EXIT_USAGE;
+        }
+        file = a;
+    }
+    if (!file) {
+        help(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    if (cli_env_setup(&c, "shrink") < 0)
+        return CLI_EXIT_USAGE;
+    int exit_code = CLI_EXIT_OK;
+    size_t cap = 0;
+    char *src = NULL;
+    int nerr = 0;
+    sc_program *p = sc_parse_file(file, stderr, cli_color_wanted(c.no_color, stderr), &nerr);
+    if (!p) {
+        exit_code = CLI_EXIT_USAGE;
+        goto out;
+    }
+    sc_program_free(p);
+    src = read_all(file, &cap);
+    if (!src) {
+        cli_error("shrink", "cannot read %s", file);
+        exit_code = CLI_EXIT_USAGE;
+        goto out;
+    }
+    st_env e;
+    st_env_default(&e);
+    e.inject = c.inject ? c.inject : "";
+    e.sc.gc = c.gc;
+    e.sc.sweep = c.sweep;
+    if (c.compat)
+        e.sc.default_sweep = FK_SWEEP_PERIODIC;
+    e.sc.verify = c.verify;
+    e.sc.max_bytes = c.max_bytes;
+    e.sc.max_statements = c.max_statements;
+    e.sc.max_objects = c.max_objects;
+    st_env_prepare(&e);
+    st_outcome o;
+    st_run_forked(&e, file, src, 0, &o);
+    if (o.status == ST_PASS) {
+        fprintf(stderr, "fakegc shrink: %s does not fail: nothing to shrink\n", file);
+        exit_code = CLI_EXIT_FAIL;
+        goto out;
+    }
+    if (o.status == ST_PARSE) {
+        exit_code = CLI_EXIT_USAGE;
+        goto out;
+    }
+    int check_clean = c.inject && *c.inject;
+    if (check_clean) {
+        st_outcome clean;
+        st_run_forked(&e, file, src, 1, &clean);
+        if (clean.status != ST_PASS) {
+            fprintf(stderr, "fakegc shrink: %s fails without --inject %s too; shrinking "
+                    "without the clean check\n", file, c.inject);
+            check_clean = 0;
+        }
+    }
+    if (!c.quiet)
+        fprintf(stderr, "fakegc shrink: keeping \"%s\" (%s)\n", o.cls[0], o.first);
+    st_text res = {0};
+    st_shrink_stats ss;
+    if (st_shrink_text(&e, src, o.cls[0], check_clean, &res, &ss) < 0) {
+        cli_error("shrink", "out of memory while shrinking");
+        st_text_free(&res);
+        exit_code = CLI_EXIT_INTERNAL;
+        goto out;
+    }
+    fprintf(c.out, "# %s\n# shrunk from %s by fakegc shrink\n", o.cls[0], file);
+    fputs(res.p ? res.p : "", c.out);
+    if (fflush(c.out) != 0 || ferror(c.out)) {
+        cli_error("shrink", "cannot write the result");
+        exit_code = CLI_EXIT_INTERNAL;
+    }
+    if (!c.quiet)
+        fprintf(stderr, "fakegc shrink: %zu -> %zu statements in %u runs%s%s\n",
+                st_count_statements(src), ss.after_statements, ss.runs,
+                c.output ? ", written to " : "", c.output ? c.output : "");
+    st_text_free(&res);
+out:
+    if (src)
+        al_free(src, cap, AL_K_SCENARIO);
+    cli_env_teardown(&c);
+    return exit_code;
+}

@@ -1,0 +1,96 @@
+/* main.c - `fakegc COMMAND ...`: dispatch to the subcommands.
+ *
+ * The table refers to every command weakly: a command whose file is not
+ * built yet is listed as "not built" and exits 2 instead of breaking the
+ * link. A command is added by writing src/cli/cli_NAME.c with
+ * `int cli_NAME(int argc, char **argv)` (declared in cli.h) and a row here. */
+#include "cli/cli.h"
+
+#include <string.h>
+
+#include "scenario/sc.h"
+
+#pragma weak cli_run
+#pragma weak cli_list
+#pragma weak cli_stress
+#pragma weak cli_shrink
+#pragma weak cli_oom
+#pragma weak cli_diff
+#pragma weak cli_bench
+
+typedef struct command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *summary;
+} command;
+
+static const command commands[] = {
+    {"run", cli_run, "run scenario files (or every *.scn under folders)"},
+    {"stress", cli_stress, "random tensor lifecycles checked against a model"},
+    {"shrink", cli_shrink, "minimize a failing scenario"},
+    {"oom", cli_oom, "fail each allocation in turn; every run must end cleanly"},
+    {"diff", cli_diff, "compare two JSON reports"},
+    {"bench", cli_bench, "the benchmark suite"},
+    {"list", cli_list, "list bugs, allocators or benches"},
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: fakegc COMMAND [OPTIONS] [ARGS]\n\n"
+               "fakegc %s - memory-leak analysis and GC stress for a C model of\n"
+               "PyTorch 1.13 fake tensors.\n\ncommands:\n", FAKEGC_VERSION);
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(f, "  %-8s %s%s\n", commands[i].name, commands[i].summary,
+                commands[i].fn ? "" : " (not built)");
+    fprintf(f, "\n`fakegc COMMAND --help` for a command's options.\n"
+               "exit status: 0 everything held; 1 a failure or retained objects; 2 usage\n"
+               "or parse error (nothing ran); 3 internal error.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        if (argc > 2 && strcmp(cmd, "help") == 0) {
+            for (size_t i = 0; i < NCOMMANDS; i++)
+                if (strcmp(argv[2], commands[i].name) == 0 && commands[i].fn) {
+                    char *args[] = {argv[2], (char *)"--help", NULL};
+                    return commands[i].fn(2, args);
+                }
+        }
+        usage(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+        printf("fakegc %s\n", FAKEGC_VERSION);
+        return CLI_EXIT_OK;
+    }
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        if (strcmp(cmd, commands[i].name) != 0)
+            continue;
+        if (!commands[i].fn) {
+            cli_error(NULL, "command '%s' is not built in this version", cmd);
+            return CLI_EXIT_USAGE;
+        }
+        return commands[i].fn(argc - 1, argv + 1);
+    }
+    const char *best = NULL;
+    size_t bd = 3;
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        size_t d = sc_edit_distance(cmd, commands[i].name, 2);
+        if (d < bd) {
+            bd = d;
+            best = commands[i].name;
+        }
+    }
+    if (best)
+        cli_error(NULL, "unknown command '%s'; did you mean '%s'?", cmd, best);
+    else
+        cli_error(NULL, "unknown command '%s' (fakegc --help lists them)", cmd);
+    return CLI_EXIT_USAGE;
+}

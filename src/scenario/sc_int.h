@@ -1,0 +1,161 @@
+/* sc_int.h - internals of the scenario module shared by the lexer, parser,
+ * interpreter and runner. Not a public header. */
+#ifndef FAKEGC_SC_INT_H
+#define FAKEGC_SC_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "scenario/sc.h"
+
+/* ---- arena: every AST byte, freed at once ---- */
+typedef struct sc_chunk sc_chunk;
+typedef struct sc_arena {
+    sc_chunk *head;
+    size_t used, cap;        /* in head */
+    int failed;              /* an allocation failed (ER_OOM set) */
+} sc_arena;
+void *sc_arena_alloc(sc_arena *a, size_t n);          /* zeroed, 8-aligned */
+char *sc_arena_strndup(sc_arena *a, const char *s, size_t n);
+void sc_arena_free(sc_arena *a);
+
+/* ---- tokens ---- */
+typedef enum sc_tok_kind {
+    T_EOF, T_NEWLINE, T_NAME, T_KEYWORD, T_INT, T_STRING,
+    T_LPAREN, T_RPAREN, T_COMMA, T_DOT, T_ASSIGN,
+    T_EQ, T_NE, T_LT, T_LE, T_GT, T_GE,
+    T_ERROR                  /* lexical error; message in the lexer */
+} sc_tok_kind;
+
+typedef enum sc_keyword {
+    K_DEL, K_EXPECT, K_REPEAT, K_WITH, K_END, K_CONFIG, K_CHECKPOINT,
+    K_TRUE, K_FALSE, K_NONE, K_COUNT
+} sc_keyword;
+extern const char *const sc_keyword_names[K_COUNT];
+
+typedef struct sc_token {
+    sc_tok_kind kind;
+    uint32_t line, col;      /* 1-based; col in code points */
+    const char *start;       /* into the source */
+    size_t len;              /* bytes */
+    int64_t ival;            /* T_INT */
+    int kw;                  /* T_KEYWORD: sc_keyword */
+    char *sval;              /* T_STRING: unescaped, in the arena */
+    size_t slen;
+} sc_token;
+
+typedef struct sc_lexer {
+    const char *src, *end;
+    const char *p;           /* next byte */
+    const char *line_start;
+    uint32_t line;
+    uint32_t col;            /* col of p, code points, 1-based */
+    sc_arena *arena;
+    char msg[160];           /* T_ERROR message */
+    uint32_t err_line, err_col;
+} sc_lexer;
+
+/* Length of the valid UTF-8 sequence at p (1..4), or 0 if invalid. */
+size_t sc_utf8_len(const unsigned char *p, const unsigned char *end);
+void sc_lex_init(sc_lexer *lx, const char *src, size_t len, sc_arena *a);
+/* Next token. Comments are skipped; a T_NEWLINE ends every line (also the
+ * last one, before T_EOF). On T_ERROR the lexer has skipped to the end of
+ * the line (the next token is T_NEWLINE or T_EOF). */
+sc_token sc_lex_next(sc_lexer *lx);
+/* Describes a token for messages: "'foo'", "end of line", "'('". */
+void sc_tok_describe(const sc_token *t, char *buf, size_t n);
+
+/* ---- values the interpreter handles ---- */
+typedef enum sc_vkind { V_NONE, V_INT, V_BOOL, V_STR, V_DTYPE, V_OBJ } sc_vkind;
+
+/* ---- expressions ---- */
+typedef enum sc_ekind {
+    E_INT, E_BOOL, E_NONE, E_STR, E_DTYPE, E_VAR, E_TUPLE,
+    E_CALL,       /* built-in function: id = sc_builtin */
+    E_METHOD,     /* recv.name(args): id = sc_method */
+    E_ATTR,       /* recv.name: id = sc_attr */
+    E_CMP,        /* args[0] op args[1]: id = sc_cmp */
+    E_RAISES      /* raises(ERROR, args[0]): ival = er_kind */
+} sc_ekind;
+
+typedef enum sc_cmp { C_EQ, C_NE, C_LT, C_LE, C_GT, C_GE } sc_cmp;
+
+typedef enum sc_builtin {
+    B_EMPTY, B_ZEROS, B_ONES, B_RAND, B_EMPTY_STRIDED, B_SPARSE_COO,
+    B_SPARSE_CSR, B_QUANTIZED, B_FAKE_MODE, B_META_CONVERTER, B_WEAKREF,
+    B_GC, B_LIVE, B_BYTES, B_HEAP_BYTES, B_UNREACHABLE, B_STALE, B_GROWTH,
+    B_ALIVE, B_DEAD, B_RAISES, B_COUNT
+} sc_builtin;
+
+typedef enum sc_mkind { MK_OP, MK_QUERY, MK_FAKE, MK_META, MK_SWEEP, MK_GET } sc_mkind;
+
+typedef enum sc_attr {
+    A_USER, A_GRAD, A_MEMO_FAKE, A_MEMO_META, A_MEMO_STORAGE, A_PENDING,
+    A_HITS, A_MISSES, A_SWEEP_EVERY, A_CHECK_COUNT
+} sc_attr;
+
+typedef struct sc_pos { uint32_t line, col; } sc_pos;
+
+typedef struct sc_expr sc_expr;
+struct sc_expr {
+    uint8_t kind;            /* sc_ekind */
+    uint32_t line, col;
+    int id;                  /* builtin / method index / attr / cmp */
+    int sub;                 /* method: ts_op or ts_query; E_DTYPE: ts_dtype */
+    int64_t ival;            /* E_INT, E_BOOL, E_RAISES error kind */
+    const char *name;        /* method/attr/var name; E_STR text */
+    size_t slen;             /* E_STR length */
+    uint32_t slot;           /* E_VAR */
+    sc_expr *recv;           /* E_METHOD, E_ATTR */
+    uint16_t nargs, nkw;
+    sc_expr **args;          /* positional (E_TUPLE: elements) */
+    const char **kwnames;
+    sc_expr **kwvals;
+    sc_pos *kwpos;           /* where each keyword is written */
+};
+
+/* ---- statements ---- */
+typedef enum sc_skind {
+    S_ASSIGN, S_STORE, S_DEL, S_EXPR, S_EXPECT, S_CHECKPOINT, S_REPEAT, S_WITH
+} sc_skind;
+
+typedef struct sc_stmt sc_stmt;
+struct sc_stmt {
+    uint8_t kind;
+    uint32_t line, col;
+    uint32_t text_off, text_len;   /* the statement as written (no comment) */
+    uint32_t slot;                 /* S_ASSIGN; S_CHECKPOINT: checkpoint index */
+    sc_expr *target;               /* S_STORE: the receiver; name = attr */
+    const char *attr;              /* S_STORE */
+    int attr_id;                   /* S_STORE: sc_attr */
+    sc_expr *e;                    /* value / condition / repeat count / mode */
+    const char *msg;               /* S_EXPECT message or NULL */
+    uint32_t *slots; uint32_t nslots;   /* S_DEL */
+    sc_stmt **body; uint32_t nbody;     /* S_REPEAT, S_WITH */
+};
+
+struct sc_program {
+    sc_arena arena;
+    char *file;                    /* interned */
+    char *src; size_t len;         /* copy of the text */
+    sc_stmt **top; uint32_t ntop;
+    uint32_t nvars;
+    const char **var_names;        /* slot -> name */
+    uint32_t ncheckpoints;
+    const char **checkpoint_names;
+    size_t nstatements;            /* every statement, nested included */
+    /* config: -1 when not given */
+    int cfg_gc, cfg_sweep, cfg_end_check;
+};
+
+/* Builtin and method tables (sc_parse.c), for the interpreter's messages. */
+const char *sc_builtin_name(int b);
+const char *sc_method_name(int m);
+sc_mkind sc_method_kind(int m);
+
+/* Interpreter entry (sc_interp.c): run once (one round), without teardown.
+ * Internal to sc_run. */
+typedef struct sc_vm sc_vm;
+
+#endif

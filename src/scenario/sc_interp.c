@@ -1,0 +1,1610 @@
+/* sc_interp.c - statements and expressions of a parsed scenario.
+ *
+ * Values own what they hold: an evaluated object is a new strong reference
+ * that the caller drops (val_drop). Every error path drops what it took, so
+ * a failing statement leaves nothing half-built behind. Nothing here
+ * allocates per statement except what the called operations make (the
+ * failure records of a failing statement aside).
+ */
+#include "scenario/sc_vm.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "alloc/al.h"
+#include "core/er.h"
+#include "core/gc.h"
+#include "core/wr.h"
+#include "tensor/ts.h"
+
+static int eval(sc_vm *vm, const sc_expr *e, sc_val *out);
+
+static void val_drop(sc_val *v)
+{
+    if (v->k == V_OBJ && v->o)
+        obj_decref(v->o);
+    v->k = V_NONE;
+    v->o = NULL;
+}
+
+static void set_int(sc_val *v, int64_t i)
+{
+    v->k = V_INT;
+    v->i = i;
+    v->o = NULL;
+}
+
+static void set_bool(sc_val *v, int b)
+{
+    v->k = V_BOOL;
+    v->i = b != 0;
+    v->o = NULL;
+}
+
+/* Takes ownership of a new reference (NULL: error already set). */
+static int set_obj(sc_val *v, obj *o)
+{
+    if (!o)
+        return -1;
+    v->k = V_OBJ;
+    v->o = o;
+    return 0;
+}
+
+static const char *val_type(const sc_val *v)
+{
+    switch (v->k) {
+    case V_NONE: return "none";
+    case V_INT: return "int";
+    case V_BOOL: return "bool";
+    case V_STR: return "string";
+    case V_DTYPE: return "dtype";
+    case V_OBJ: {
+        if (ts_is_tensor(v->o)) {
+            const ts_tensor *t = ts_of(v->o);
+            if (ts_is_fake(t))
+                return "fake tensor";
+            if (t->layout != TS_STRIDED)
+                return "sparse tensor";
+            return ts_is_meta(t) ? "meta tensor" : "tensor";
+        }
+        return v->o->type->name ? v->o->type->name : obj_kind_name(v->o->type->kind);
+    }
+    default: return "unbound";
+    }
+}
+
+void sc_format_val(const sc_val *v, char *buf, size_t n)
+{
+    switch (v->k) {
+    case V_NONE: snprintf(buf, n, "none"); break;
+    case V_INT: snprintf(buf, n, "%" PRId64, v->i); break;
+    case V_BOOL: snprintf(buf, n, "%s", v->i ? "true" : "false"); break;
+    case V_STR: snprintf(buf, n, "\"%.*s\"", v->i > 100 ? 100 : (int)v->i, v->s); break;
+    case V_DTYPE: snprintf(buf, n, "%s", ts_dtype_name((ts_dtype)v->i)); break;
+    case V_OBJ: {
+        char d[64] = "";
+        if (v->o->type->describe && !obj_expired(v->o))
+            v->o->type->describe(v->o, d, sizeof d);
+        snprintf(buf, n, "%s#%" PRIu64 "%s%s", v->o->type->name, v->o->id, d[0] ? " " : "", d);
+        break;
+    }
+    default: snprintf(buf, n, "<unbound>"); break;
+    }
+}
+
+static int as_int(const sc_val *v, int64_t *out)
+{
+    if (v->k == V_INT || v->k == V_BOOL) {
+        *out = v->i;
+        return 0;
+    }
+    return -1;
+}
+
+static ts_tensor *as_tensor(const sc_val *v)
+{
+    return v->k == V_OBJ && ts_is_tensor(v->o) ? ts_of(v->o) : NULL;
+}
+
+static const sc_expr *kwarg(const sc_expr *e, const char *name)
+{
+    for (int i = 0; i < e->nkw; i++)
+        if (strcmp(e->kwnames[i], name) == 0)
+            return e->kwvals[i];
+    return NULL;
+}
+
+/* Evaluate to an integer (bools count as 1/0). */
+static int eval_int(sc_vm *vm, const sc_expr *e, int64_t *out, const char *what)
+{
+    sc_val v = {0};
+    if (eval(vm, e, &v) < 0)
+        return -1;
+    if (as_int(&v, out) < 0) {
+        er_set(ER_TYPE, "%s must be an integer, got %s", what, val_type(&v));
+        val_drop(&v);
+        return -1;
+    }
+    return 0;
+}
+
+/* A tuple or a single integer into v[0..*n). */
+static int eval_int_list(sc_vm *vm, const sc_expr *e, int64_t *v, int *n,
+                         const char *what)
+{
+    if (e->kind == E_TUPLE) {
+        if (e->nargs > TS_MAX_DIM)
+            return er_set(ER_TYPE, "%s: at most %d dimensions, got %d", what, TS_MAX_DIM,
+                          e->nargs);
+        for (int i = 0; i < e->nargs; i++)
+            if (eval_int(vm, e->args[i], &v[i], what) < 0)
+                return -1;
+        *n = e->nargs;
+        return 0;
+    }
+    if (eval_int(vm, e, &v[0], what) < 0)
+        return -1;
+    *n = 1;
+    return 0;
+}
+
+/* Positional sizes: `f(2, 3)` or `f((2, 3))`. */
+static int eval_dims(sc_vm *vm, const sc_expr *e, int first, int64_t *v, int *n,
+                     const char *what)
+{
+    int np = e->nargs - first;
+    if (np == 1 && e->args[first]->kind == E_TUPLE)
+        return eval_int_list(vm, e->args[first], v, n, what);
+    if (np > TS_MAX_DIM)
+        return er_set(ER_TYPE, "%s: at most %d dimensions, got %d", what, TS_MAX_DIM, np);
+    for (int i = 0; i < np; i++)
+        if (eval_int(vm, e->args[first + i], &v[i], what) < 0)
+            return -1;
+    *n = np;
+    return 0;
+}
+
+static int eval_dtype_kw(sc_vm *vm, const sc_expr *e, ts_dtype *dt)
+{
+    const sc_expr *k = kwarg(e, "dtype");
+    if (!k)
+        return 0;
+    sc_val v = {0};
+    if (eval(vm, k, &v) < 0)
+        return -1;
+    if (v.k != V_DTYPE) {
+        er_set(ER_TYPE, "dtype= must be a dtype (f32, i64, ...), got %s", val_type(&v));
+        val_drop(&v);
+        return -1;
+    }
+    *dt = (ts_dtype)v.i;
+    return 0;
+}
+
+static int device_of(const sc_val *v, ts_device *dev, const char *what)
+{
+    if (v->k != V_STR)
+        return er_set(ER_TYPE, "%s must be a device string (\"cpu\", \"cuda:0\", ...), got %s",
+                      what, val_type(v));
+    char buf[32];
+    if (v->i >= (int64_t)sizeof buf)
+        return er_set(ER_TYPE, "unknown device \"%.*s...\"", 20, v->s);
+    memcpy(buf, v->s, (size_t)v->i);
+    buf[v->i] = '\0';
+    return ts_device_parse(buf, dev);
+}
+
+static int eval_device_kw(sc_vm *vm, const sc_expr *e, ts_device *dev, int *given)
+{
+    const sc_expr *k = kwarg(e, "device");
+    if (given)
+        *given = 0;
+    if (!k)
+        return 0;
+    sc_val v = {0};
+    if (eval(vm, k, &v) < 0)
+        return -1;
+    int rc = device_of(&v, dev, "device=");
+    val_drop(&v);
+    if (rc == 0 && given)
+        *given = 1;
+    return rc;
+}
+
+static int eval_int_kw(sc_vm *vm, const sc_expr *e, const char *name, int64_t *out)
+{
+    const sc_expr *k = kwarg(e, name);
+    if (!k)
+        return 0;
+    char what[40];
+    snprintf(what, sizeof what, "%s=", name);
+    return eval_int(vm, k, out, what);
+}
+
+/* ---- raises() bookkeeping: what a failing call leaked ---- */
+
+typedef struct leak_probe {
+    uint64_t objects, bytes;
+} leak_probe;
+
+static void probe_start(sc_vm *vm, leak_probe *lp)
+{
+    if (!vm->in_raises)
+        return;
+    lp->objects = obj_live_count() + obj_zombie_count();
+    lp->bytes = sc_model_bytes();
+}
+
+static void probe_fail(sc_vm *vm, const leak_probe *lp)
+{
+    if (!vm->in_raises || vm->leak_noted)
+        return;
+    obj_safepoint();
+    uint64_t o = obj_live_count() + obj_zombie_count();
+    uint64_t b = sc_model_bytes();
+    vm->leak_objects = o > lp->objects ? o - lp->objects : 0;
+    vm->leak_bytes = b > lp->bytes ? b - lp->bytes : 0;
+    vm->leak_noted = 1;
+}
+
+/* ---- built-in functions ---- */
+
+static obj *current_mode(sc_vm *vm)
+{
+    return vm->nwith ? vm->with_stack[vm->nwith - 1] : NULL;
+}
+
+/* Wrap a tensor built on meta as a fake of the innermost mode. */
+static obj *wrap_in_mode(obj *mode, ts_tensor *meta, ts_device dev)
+{
+    if (!meta)
+        return NULL;
+    ts_tensor *f = fk_wrap_new(mode, meta, dev);
+    obj_decref(&meta->hdr);
+    return f ? &f->hdr : NULL;
+}
+
+static obj *call_ctor(sc_vm *vm, const sc_expr *e)
+{
+    int64_t sizes[TS_MAX_DIM], strides[TS_MAX_DIM];
+    int nd = 0, ns = 0;
+    const char *fname = sc_builtin_name(e->id);
+    ts_dtype dt = TS_F32;
+    ts_device dev = ts_cpu();
+    int64_t rg = 0;
+    if (e->id == B_EMPTY_STRIDED) {
+        if (eval_int_list(vm, e->args[0], sizes, &nd, "empty_strided() sizes") < 0 ||
+            eval_int_list(vm, e->args[1], strides, &ns, "empty_strided() strides") < 0)
+            return NULL;
+        if (nd != ns) {
+            er_set(ER_SHAPE, "empty_strided(): %d sizes but %d strides", nd, ns);
+            return NULL;
+        }
+    } else if (e->id == B_SPARSE_CSR) {
+        if (eval_int(vm, e->args[0], &sizes[0], "sparse_csr() rows") < 0 ||
+            eval_int(vm, e->args[1], &sizes[1], "sparse_csr() cols") < 0)
+            return NULL;
+        nd = 2;
+    } else if (eval_dims(vm, e, 0, sizes, &nd, fname) < 0) {
+        return NULL;
+    }
+    if (eval_dtype_kw(vm, e, &dt) < 0 || eval_device_kw(vm, e, &dev, NULL) < 0 ||
+        eval_int_kw(vm, e, "requires_grad", &rg) < 0)
+        return NULL;
+    obj *mode = current_mode(vm);
+    ts_device where = mode ? ts_meta() : dev;
+    ts_tensor *t = NULL;
+    switch (e->id) {
+    case B_EMPTY: case B_ZEROS: case B_ONES: case B_RAND: {
+        ts_init init = e->id == B_EMPTY ? TS_INIT_NONE : e->id == B_ZEROS ? TS_INIT_ZEROS
+                     : e->id == B_ONES ? TS_INIT_ONES : TS_INIT_RAND;
+        t = ts_empty(nd, sizes, dt, where, mode ? TS_INIT_NONE : init, rg != 0);
+        break;
+    }
+    case B_EMPTY_STRIDED:
+        t = ts_empty_strided(nd, sizes, strides, dt, where, rg != 0);
+        break;
+    case B_SPARSE_COO: {
+        int64_t nnz = 1, sd = nd, co = 0;
+        if (eval_int_kw(vm, e, "nnz", &nnz) < 0 || eval_int_kw(vm, e, "sparse_dim", &sd) < 0 ||
+            eval_int_kw(vm, e, "coalesced", &co) < 0)
+            return NULL;
+        if (sd < 0 || sd > nd) {
+            er_set(ER_SHAPE, "sparse_coo(): sparse_dim %" PRId64 " out of range for %d dims",
+                   sd, nd);
+            return NULL;
+        }
+        t = ts_sparse_coo(nd, sizes, nnz, (int)sd, dt, where, co != 0);
+        break;
+    }
+    case B_SPARSE_CSR: {
+        int64_t nnz = 1;
+        if (eval_int_kw(vm, e, "nnz", &nnz) < 0)
+            return NULL;
+        t = ts_sparse_csr(sizes[0], sizes[1], nnz, dt, where);
+        break;
+    }
+    case B_QUANTIZED:
+        if (mode) {
+            er_set(ER_UNSUPPORTED, "quantized nyi in meta tensors");
+            return NULL;
+        }
+        t = ts_quantized(nd, sizes);
+        break;
+    default:
+        er_set(ER_INTERNAL, "call_ctor: not a constructor");
+        return NULL;
+    }
+    if (!t)
+        return NULL;
+    if (mode)
+        return wrap_in_mode(mode, t, dev);
+    return &t->hdr;
+}
+
+static obj *call_mode_ctor(sc_vm *vm, const sc_expr *e)
+{
+    fk_policy pol = vm->sweep;
+    int64_t every = vm->sweep_every;
+    const sc_expr *k = kwarg(e, "sweep");
+    if (k) {
+        sc_val v = {0};
+        if (eval(vm, k, &v) < 0)
+            return NULL;
+        char buf[16] = "";
+        if (v.k == V_STR && v.i < (int64_t)sizeof buf) {
+            memcpy(buf, v.s, (size_t)v.i);
+            buf[v.i] = '\0';
+        }
+        int bad = v.k != V_STR || fk_policy_from_name(buf, &pol) != 0;
+        if (bad) {
+            er_set(ER_TYPE, "sweep= must be \"eager\" or \"periodic\", got %s", val_type(&v));
+            val_drop(&v);
+            return NULL;
+        }
+    }
+    if (eval_int_kw(vm, e, "sweep_every", &every) < 0)
+        return NULL;
+    if (every < 1) {
+        er_set(ER_TYPE, "sweep_every= must be >= 1, got %" PRId64, every);
+        return NULL;
+    }
+    return e->id == B_FAKE_MODE ? fk_mode_new(pol, every) : fk_meta_converter_new(pol, every);
+}
+
+/* The kinds live() knows, as a predicate over objects. */
+typedef enum live_kind {
+    LK_ANY, LK_TENSOR, LK_STORAGE, LK_MODE, LK_CONVERTER, LK_FINALIZER,
+    LK_WEAKREF, LK_FAKE, LK_META, LK_SPARSE, LK_DATA, LK_UNKNOWN
+} live_kind;
+
+static live_kind live_kind_of(const char *kind, size_t len)
+{
+#define IS(s) (len == sizeof(s) - 1 && memcmp(kind, s, len) == 0)
+    if (IS("any")) return LK_ANY;
+    if (IS("tensor")) return LK_TENSOR;
+    if (IS("storage")) return LK_STORAGE;
+    if (IS("mode")) return LK_MODE;
+    if (IS("converter")) return LK_CONVERTER;
+    if (IS("finalizer")) return LK_FINALIZER;
+    if (IS("weakref")) return LK_WEAKREF;
+    if (IS("fake")) return LK_FAKE;
+    if (IS("meta")) return LK_META;
+    if (IS("sparse")) return LK_SPARSE;
+#undef IS
+    return LK_UNKNOWN;
+}
+
+/* Does live object o count for kind k? LK_DATA: a storage with real bytes
+ * (what bytes() counts). */
+static int live_match(const obj *o, live_kind k)
+{
+    obj_kind ok = o->type->kind;
+    switch (k) {
+    case LK_ANY: return 1;
+    case LK_TENSOR: return ok == OBJ_TENSOR;
+    case LK_STORAGE: return ok == OBJ_STORAGE;
+    case LK_MODE: return ok == OBJ_FAKE_MODE;
+    case LK_CONVERTER: return ok == OBJ_FAKE_CONVERTER || ok == OBJ_META_CONVERTER;
+    case LK_FINALIZER: return ok == OBJ_FINALIZER;
+    case LK_WEAKREF: return ok == OBJ_WEAKREF;
+    case LK_DATA:
+        return ok == OBJ_STORAGE && ((const ts_storage *)o)->device.type != TS_DEV_META;
+    default: break;
+    }
+    if (ok != OBJ_TENSOR)
+        return 0;
+    const ts_tensor *t = (const ts_tensor *)o;
+    return (k == LK_FAKE && ts_is_fake(t)) || (k == LK_META && ts_is_meta(t)) ||
+           (k == LK_SPARSE && t->layout != TS_STRIDED);
+}
+
+static uint64_t count_live(const char *kind, size_t len)
+{
+    live_kind k = live_kind_of(kind, len);
+    switch (k) {
+    case LK_UNKNOWN: return UINT64_MAX;
+    case LK_ANY: return obj_live_count();
+    case LK_TENSOR: return obj_live_count_kind(OBJ_TENSOR);
+    case LK_STORAGE: return obj_live_count_kind(OBJ_STORAGE);
+    case LK_MODE: return obj_live_count_kind(OBJ_FAKE_MODE);
+    case LK_CONVERTER:
+        return obj_live_count_kind(OBJ_FAKE_CONVERTER) + obj_live_count_kind(OBJ_META_CONVERTER);
+    case LK_FINALIZER: return obj_live_count_kind(OBJ_FINALIZER);
+    case LK_WEAKREF: return obj_live_count_kind(OBJ_WEAKREF);
+    default: break;
+    }
+    uint64_t n = 0;
+    for (obj *o = obj_live_first(); o; o = obj_iter_next(o))
+        n += (uint64_t)live_match(o, k);
+    return n;
+}
+
+static int checkpoint_index(sc_vm *vm, const sc_val *v)
+{
+    if (v->k != V_STR)
+        return er_set(ER_TYPE, "growth() needs a checkpoint name string, got %s", val_type(v));
+    for (uint32_t i = 0; i < vm->p->ncheckpoints; i++) {
+        const char *n = vm->p->checkpoint_names[i];
+        if (strlen(n) == (size_t)v->i && memcmp(n, v->s, (size_t)v->i) == 0) {
+            if (!vm->cps[i].reached)
+                return er_set(ER_TYPE, "checkpoint \"%s\" has not been reached yet", n);
+            return (int)i;
+        }
+    }
+    return er_set(ER_TYPE, "unknown checkpoint \"%.*s\"", v->i > 60 ? 60 : (int)v->i, v->s);
+}
+
+/* alive(X): a weak handle's target, or an object held (alive). */
+static obj *liveness_subject(const sc_val *v, int *alive)
+{
+    if (v->k != V_OBJ) {
+        *alive = 0;
+        return NULL;
+    }
+    if (v->o->type->kind == OBJ_WEAKREF) {
+        obj *t = wr_target_raw(v->o);
+        *alive = wr_get(v->o) != NULL;
+        return t;
+    }
+    *alive = !obj_expired(v->o);
+    return v->o;
+}
+
+static int call_builtin(sc_vm *vm, const sc_expr *e, sc_val *out)
+{
+    leak_probe lp = {0};
+    switch (e->id) {
+    case B_EMPTY: case B_ZEROS: case B_ONES: case B_RAND: case B_EMPTY_STRIDED:
+    case B_SPARSE_COO: case B_SPARSE_CSR: case B_QUANTIZED: {
+        probe_start(vm, &lp);
+        obj *o = call_ctor(vm, e);
+        if (!o) {
+            probe_fail(vm, &lp);
+            return -1;
+        }
+        return set_obj(out, o);
+    }
+    case B_FAKE_MODE: case B_META_CONVERTER: {
+        probe_start(vm, &lp);
+        obj *o = call_mode_ctor(vm, e);
+        if (!o) {
+            probe_fail(vm, &lp);
+            return -1;
+        }
+        return set_obj(out, o);
+    }
+    case B_WEAKREF: {
+        sc_val x = {0};
+        if (eval(vm, e->args[0], &x) < 0)
+            return -1;
+        if (x.k != V_OBJ) {
+            er_set(ER_TYPE, "weakref() needs an object, got %s", val_type(&x));
+            val_drop(&x);
+            return -1;
+        }
+        probe_start(vm, &lp);
+        obj *w = wr_new(x.o, NULL, NULL);
+        if (!w)
+            probe_fail(vm, &lp);
+        val_drop(&x);
+        return set_obj(out, w);
+    }
+    case B_GC: {
+        uint64_t before = obj_live_count();
+        obj_safepoint();
+        gc_collect();
+        fk_sweep_all();
+        obj_safepoint();
+        uint64_t after = obj_live_count();
+        set_int(out, before > after ? (int64_t)(before - after) : 0);
+        return 0;
+    }
+    case B_LIVE: {
+        const char *k = "any";
+        size_t len = 3;
+        sc_val v = {0};
+        const sc_expr *arg = e->nargs ? e->args[0] : kwarg(e, "kind");
+        if (arg) {
+            if (eval(vm, arg, &v) < 0)
+                return -1;
+            if (v.k != V_STR) {
+                er_set(ER_TYPE, "live() needs a kind string, got %s", val_type(&v));
+                val_drop(&v);
+                return -1;
+            }
+            k = v.s;
+            len = (size_t)v.i;
+        }
+        uint64_t n = count_live(k, len);
+        if (n == UINT64_MAX)
+            return er_set(ER_TYPE, "live(): unknown kind \"%.*s\"", len > 40 ? 40 : (int)len, k);
+        set_int(out, (int64_t)n);
+        return 0;
+    }
+    case B_BYTES:
+        set_int(out, (int64_t)ts_data_bytes());
+        return 0;
+    case B_HEAP_BYTES:
+        set_int(out, (int64_t)sc_model_bytes());
+        return 0;
+    case B_UNREACHABLE: {
+        size_t n = sc_vm_roots(vm);
+        hp_graph *g = hp_snapshot(vm->roots, n);
+        if (!g)
+            return -1;
+        set_int(out, (int64_t)hp_unreachable_count(g));
+        hp_free(g);
+        return 0;
+    }
+    case B_STALE:
+        set_int(out, (int64_t)fk_stale_all());
+        return 0;
+    case B_GROWTH: {
+        sc_val v = {0};
+        if (eval(vm, e->args[0], &v) < 0)
+            return -1;
+        int i = checkpoint_index(vm, &v);
+        val_drop(&v);
+        if (i < 0)
+            return -1;
+        set_int(out, (int64_t)obj_live_count() - (int64_t)vm->cps[i].total);
+        return 0;
+    }
+    case B_ALIVE: case B_DEAD: {
+        sc_val v = {0};
+        if (eval(vm, e->args[0], &v) < 0)
+            return -1;
+        int alive;
+        liveness_subject(&v, &alive);
+        val_drop(&v);
+        set_bool(out, e->id == B_ALIVE ? alive : !alive);
+        return 0;
+    }
+    default:
+        return er_set(ER_INTERNAL, "unknown built-in %d", e->id);
+    }
+}
+
+/* ---- methods ---- */
+
+static int is_bool_query(ts_query q)
+{
+    return q == TS_Q_IS_VIEW || q == TS_Q_IS_SPARSE || q == TS_Q_IS_COALESCED ||
+           q == TS_Q_REQUIRES_GRAD;
+}
+
+/* Positional arguments of a tensor op into a (other: a held operand). */
+static int build_op_args(sc_vm *vm, const sc_expr *e, ts_op op, ts_args *a, sc_val *other)
+{
+    const char *name = e->name;
+    switch (op) {
+    case TS_OP_AS_STRIDED: {
+        if (e->nargs < 2 || e->nargs > 3)
+            return er_set(ER_TYPE, "as_strided() takes (sizes, strides[, offset]), got %d "
+                          "arguments", e->nargs);
+        if (eval_int_list(vm, e->args[0], a->v, &a->n, "as_strided() sizes") < 0 ||
+            eval_int_list(vm, e->args[1], a->v2, &a->n2, "as_strided() strides") < 0)
+            return -1;
+        if (e->nargs == 3 && eval_int(vm, e->args[2], &a->offset, "as_strided() offset") < 0)
+            return -1;
+        if (e->nargs == 3 && kwarg(e, "offset"))
+            return er_set(ER_TYPE, "as_strided(): offset given twice");
+        if (eval_int_kw(vm, e, "offset", &a->offset) < 0)
+            return -1;
+        if (a->n != a->n2)
+            return er_set(ER_SHAPE, "as_strided(): %d sizes but %d strides", a->n, a->n2);
+        return 0;
+    }
+    case TS_OP_ADD: case TS_OP_MUL: case TS_OP_MATMUL: case TS_OP_ADD_: case TS_OP_MUL_: {
+        if (e->nargs != 1)
+            return er_set(ER_TYPE, "%s() takes 1 argument, got %d", name, e->nargs);
+        if (eval(vm, e->args[0], other) < 0)
+            return -1;
+        if (as_tensor(other)) {
+            a->other = as_tensor(other);
+        } else if ((other->k == V_INT || other->k == V_BOOL) && op != TS_OP_MATMUL) {
+            a->has_scalar = 1;
+            a->scalar = (double)other->i;
+        } else {
+            return er_set(ER_TYPE, "%s() needs a tensor%s, got %s", name,
+                          op == TS_OP_MATMUL ? "" : " or a number", val_type(other));
+        }
+        return 0;
+    }
+    case TS_OP_TO: {
+        for (int i = 0; i < e->nargs; i++) {
+            sc_val v = {0};
+            if (eval(vm, e->args[i], &v) < 0)
+                return -1;
+            if (v.k == V_DTYPE && !a->has_dtype) {
+                a->has_dtype = 1;
+                a->dtype = (ts_dtype)v.i;
+            } else if (v.k == V_STR && !a->has_device) {
+                if (device_of(&v, &a->device, "to()") < 0)
+                    return -1;
+                a->has_device = 1;
+            } else {
+                er_set(ER_TYPE, "to() takes a device string and/or a dtype, got %s",
+                       val_type(&v));
+                val_drop(&v);
+                return -1;
+            }
+        }
+        const sc_expr *k = kwarg(e, "dtype");
+        if (k) {
+            if (a->has_dtype)
+                return er_set(ER_TYPE, "to(): dtype given twice");
+            ts_dtype dt;
+            a->dtype = TS_F32;
+            if (eval_dtype_kw(vm, e, &dt) < 0)
+                return -1;
+            a->has_dtype = 1;
+            a->dtype = dt;
+        }
+        if (kwarg(e, "device")) {
+            if (a->has_device)
+                return er_set(ER_TYPE, "to(): device given twice");
+            int given = 0;
+            if (eval_device_kw(vm, e, &a->device, &given) < 0)
+                return -1;
+            a->has_device = given;
+        }
+        return 0;
+    }
+    case TS_OP_SUM: {
+        const sc_expr *d = e->nargs ? e->args[0] : kwarg(e, "dim");
+        if (e->nargs > 1 || (e->nargs && kwarg(e, "dim")))
+            return er_set(ER_TYPE, "sum() takes at most one dim");
+        if (d) {
+            sc_val v = {0};
+            if (eval(vm, d, &v) < 0)
+                return -1;
+            if (v.k == V_NONE)
+                return 0;
+            if (as_int(&v, &a->dim) < 0) {
+                er_set(ER_TYPE, "sum(dim=) must be an integer or none, got %s", val_type(&v));
+                val_drop(&v);
+                return -1;
+            }
+            a->has_dim = 1;
+        }
+        return 0;
+    }
+    case TS_OP_TO_SPARSE: {
+        const sc_expr *d = e->nargs ? e->args[0] : kwarg(e, "sparse_dim");
+        if (e->nargs > 1 || (e->nargs && kwarg(e, "sparse_dim")))
+            return er_set(ER_TYPE, "to_sparse() takes at most one sparse_dim");
+        if (d) {
+            if (eval_int(vm, d, &a->sparse_dim, "to_sparse() sparse_dim") < 0)
+                return -1;
+            a->has_sparse_dim = 1;
+        }
+        return 0;
+    }
+    default:
+        break;
+    }
+    /* integer arguments; a single tuple is expanded (view((2, 3))) */
+    if (eval_dims(vm, e, 0, a->v, &a->n, name) < 0)
+        return -1;
+    if (op == TS_OP_SLICE && kwarg(e, "step")) {
+        if (a->n != 3)
+            return er_set(ER_TYPE, "slice(): step= needs dim, start and stop first");
+        if (eval_int_kw(vm, e, "step", &a->v[3]) < 0)
+            return -1;
+        a->n = 4;
+    }
+    if (op == TS_OP_DIAGONAL && kwarg(e, "offset")) {
+        if (a->n != 0)
+            return er_set(ER_TYPE, "diagonal(): offset given twice");
+        if (eval_int_kw(vm, e, "offset", &a->v[0]) < 0)
+            return -1;
+        a->n = 1;
+    }
+    int mn = 0, mx = 0;
+    ts_op_arity(op, &mn, &mx);
+    if (mx < 0)
+        mx = TS_MAX_DIM;
+    if (a->n < mn || a->n > mx) {
+        if (mn == mx)
+            return er_set(ER_TYPE, "%s() takes %d integer argument%s, got %d", name, mn,
+                          mn == 1 ? "" : "s", a->n);
+        return er_set(ER_TYPE, "%s() takes %d to %d integer arguments, got %d", name, mn, mx,
+                      a->n);
+    }
+    return 0;
+}
+
+static int need_args(const sc_expr *e, int n, const char *what)
+{
+    if (e->nargs != n)
+        return er_set(ER_TYPE, "%s() takes %s, got %d argument%s", e->name, what, e->nargs,
+                      e->nargs == 1 ? "" : "s");
+    return 0;
+}
+
+static int call_method(sc_vm *vm, const sc_expr *e, sc_val *out)
+{
+    sc_val r = {0}, x = {0};
+    int rc = -1;
+    leak_probe lp = {0};
+    if (eval(vm, e->recv, &r) < 0)
+        return -1;
+    sc_mkind mk = sc_method_kind(e->id);
+    ts_tensor *t = as_tensor(&r);
+    if ((mk == MK_OP || mk == MK_QUERY) && !t) {
+        er_set(ER_TYPE, "%s has no method '%s'", val_type(&r), e->name);
+        goto done;
+    }
+    switch (mk) {
+    case MK_OP: {
+        ts_args a;
+        memset(&a, 0, sizeof a);
+        if (build_op_args(vm, e, (ts_op)e->sub, &a, &x) < 0)
+            goto done;
+        probe_start(vm, &lp);
+        ts_tensor *res = fk_apply((ts_op)e->sub, t, &a);
+        if (!res) {
+            probe_fail(vm, &lp);
+            goto done;
+        }
+        rc = set_obj(out, &res->hdr);
+        break;
+    }
+    case MK_QUERY: {
+        ts_query q = (ts_query)e->sub;
+        int64_t arg = 0, v = 0;
+        if (ts_query_takes_arg(q)) {
+            if (need_args(e, 1, "1 argument (a dim)") < 0 ||
+                eval_int(vm, e->args[0], &arg, "the dim") < 0)
+                goto done;
+        } else if (need_args(e, 0, "no arguments") < 0) {
+            goto done;
+        }
+        if (ts_query_run(t, q, arg, &v) < 0)
+            goto done;
+        if (is_bool_query(q))
+            set_bool(out, v != 0);
+        else
+            set_int(out, v);
+        rc = 0;
+        break;
+    }
+    case MK_FAKE: case MK_META: {
+        int is_mode = r.k == V_OBJ && fk_is_mode(r.o);
+        int is_mc = r.k == V_OBJ && fk_is_meta_converter(r.o);
+        if (!is_mode && !(mk == MK_META && is_mc)) {
+            er_set(ER_TYPE, "%s has no method '%s'", val_type(&r), e->name);
+            goto done;
+        }
+        if (need_args(e, 1, "1 argument (a tensor)") < 0 || eval(vm, e->args[0], &x) < 0)
+            goto done;
+        ts_tensor *src = as_tensor(&x);
+        if (!src) {
+            er_set(ER_TYPE, "%s() needs a tensor, got %s", e->name, val_type(&x));
+            goto done;
+        }
+        ts_device dev;
+        int given = 0;
+        if (eval_device_kw(vm, e, &dev, &given) < 0)
+            goto done;
+        probe_start(vm, &lp);
+        ts_tensor *res = mk == MK_FAKE ? fk_fake(r.o, src, given ? &dev : NULL)
+                       : is_mode      ? fk_mode_meta(r.o, src)
+                                      : fk_meta_convert(r.o, src);
+        if (!res) {
+            probe_fail(vm, &lp);
+            goto done;
+        }
+        rc = set_obj(out, &res->hdr);
+        break;
+    }
+    case MK_SWEEP:
+        if (r.k != V_OBJ || !(fk_is_mode(r.o) || fk_is_meta_converter(r.o))) {
+            er_set(ER_TYPE, "%s has no method 'sweep'", val_type(&r));
+            goto done;
+        }
+        if (need_args(e, 0, "no arguments") < 0)
+            goto done;
+        set_int(out, (int64_t)fk_sweep(r.o));
+        rc = 0;
+        break;
+    case MK_GET: {
+        if (r.k != V_OBJ || r.o->type->kind != OBJ_WEAKREF) {
+            er_set(ER_TYPE, "%s has no method 'get'", val_type(&r));
+            goto done;
+        }
+        if (need_args(e, 0, "no arguments") < 0)
+            goto done;
+        obj *target = wr_get(r.o);
+        if (!target) {
+            er_set(ER_DEAD_REF, "weak reference to %s#%" PRIu64 " is dead",
+                   wr_target_raw(r.o) ? wr_target_raw(r.o)->type->name : "object",
+                   wr_target_id(r.o));
+            goto done;
+        }
+        obj_incref(target);
+        rc = set_obj(out, target);
+        break;
+    }
+    }
+done:
+    val_drop(&x);
+    val_drop(&r);
+    return rc;
+}
+
+/* ---- attributes ---- */
+
+static int read_attr(sc_vm *vm, const sc_expr *e, sc_val *out)
+{
+    sc_val r = {0};
+    if (eval(vm, e->recv, &r) < 0)
+        return -1;
+    int rc = -1;
+    if (r.k != V_OBJ) {
+        er_set(ER_TYPE, "%s has no attribute '%s'", val_type(&r), e->name);
+        goto done;
+    }
+    if (e->id == A_GRAD && ts_is_tensor(r.o)) {
+        ts_tensor *g = ts_of(r.o)->grad;
+        if (g) {
+            obj_incref(&g->hdr);
+            rc = set_obj(out, &g->hdr);
+        } else {
+            out->k = V_NONE;
+            rc = 0;
+        }
+        goto done;
+    }
+    if (e->id != A_USER && e->id != A_GRAD) {
+        fk_counters c;
+        if (fk_counters_get(r.o, &c) < 0) {
+            er_clear();
+            er_set(ER_TYPE, "%s has no attribute '%s'", val_type(&r), e->name);
+            goto done;
+        }
+        int64_t v = 0;
+        switch ((sc_attr)e->id) {
+        case A_MEMO_FAKE: v = c.memo_fake; break;
+        case A_MEMO_META: v = c.memo_meta; break;
+        case A_MEMO_STORAGE: v = c.memo_storage; break;
+        case A_PENDING: v = c.pending; break;
+        case A_HITS: v = c.hits; break;
+        case A_MISSES: v = c.misses; break;
+        case A_SWEEP_EVERY: v = c.sweep_every; break;
+        case A_CHECK_COUNT: v = c.check_count; break;
+        default: break;
+        }
+        if (e->id == A_MEMO_FAKE && v < 0) {
+            er_set(ER_TYPE, "%s has no attribute 'memo_fake'", val_type(&r));
+            goto done;
+        }
+        set_int(out, v);
+        rc = 0;
+        goto done;
+    }
+    /* a user attribute; one never set (or cleared) reads as none */
+    obj *v = obj_attr_get(r.o, e->name);
+    if (v) {
+        obj_incref(v);
+        rc = set_obj(out, v);
+    } else {
+        out->k = V_NONE;
+        rc = 0;
+    }
+done:
+    val_drop(&r);
+    return rc;
+}
+
+/* ---- comparisons ---- */
+
+static int compare(const sc_val *a, const sc_val *b, int op, int *res)
+{
+    int64_t x, y;
+    if (as_int(a, &x) == 0 && as_int(b, &y) == 0) {
+        switch (op) {
+        case C_EQ: *res = x == y; break;
+        case C_NE: *res = x != y; break;
+        case C_LT: *res = x < y; break;
+        case C_LE: *res = x <= y; break;
+        case C_GT: *res = x > y; break;
+        default: *res = x >= y; break;
+        }
+        return 0;
+    }
+    if (op != C_EQ && op != C_NE)
+        return er_set(ER_TYPE, "cannot order %s and %s (only integers and booleans)",
+                      val_type(a), val_type(b));
+    int eq;
+    if (a->k == V_NONE || b->k == V_NONE)
+        eq = a->k == b->k;
+    else if (a->k == V_OBJ && b->k == V_OBJ)
+        eq = a->o == b->o;
+    else if (a->k == V_STR && b->k == V_STR)
+        eq = a->i == b->i && memcmp(a->s, b->s, (size_t)a->i) == 0;
+    else if (a->k == V_DTYPE && b->k == V_DTYPE)
+        eq = a->i == b->i;
+    else
+        return er_set(ER_TYPE, "cannot compare %s with %s", val_type(a), val_type(b));
+    *res = op == C_EQ ? eq : !eq;
+    return 0;
+}
+
+/* ---- raises ---- */
+
+/* Evaluates raises(ERROR, EXPR). *held is 1 when it holds; why explains a
+ * miss. An OutOfMemory or internal error that was not the one expected is
+ * not swallowed: it returns -1 with the error set. */
+static int eval_raises(sc_vm *vm, const sc_expr *e, int *held, char *why, size_t n)
+{
+    sc_val v = {0};
+    int saved_in = vm->in_raises, saved_noted = vm->leak_noted;
+    vm->in_raises = 1;
+    vm->leak_noted = 0;
+    vm->leak_objects = vm->leak_bytes = 0;
+    int rc = eval(vm, e->args[0], &v);
+    vm->in_raises = saved_in;
+    int noted = vm->leak_noted;
+    vm->leak_noted = saved_noted;
+    er_kind want = (er_kind)e->ival;
+    if (rc == 0) {
+        char buf[128];
+        sc_format_val(&v, buf, sizeof buf);
+        val_drop(&v);
+        *held = 0;
+        snprintf(why, n, "no error (the expression gave %s)", buf);
+        return 0;
+    }
+    er_kind got = er_kind_get();
+    if (got != want && (got == ER_OOM || got == ER_INTERNAL))
+        return -1;
+    if (got != want) {
+        snprintf(why, n, "%s: %s", er_kind_name(got) ? er_kind_name(got) : "error",
+                 er_message());
+        er_clear();
+        *held = 0;
+        return 0;
+    }
+    er_clear();
+    obj_safepoint();
+    if (noted && (vm->leak_objects || vm->leak_bytes)) {
+        snprintf(why, n, "%s raised, but the failed call leaked %" PRIu64 " object%s and %"
+                 PRIu64 " bytes", er_kind_name(want), vm->leak_objects,
+                 vm->leak_objects == 1 ? "" : "s", vm->leak_bytes);
+        *held = 0;
+        return 0;
+    }
+    *held = 1;
+    return 0;
+}
+
+/* ---- expressions ---- */
+
+static int eval(sc_vm *vm, const sc_expr *e, sc_val *out)
+{
+    out->k = V_NONE;
+    out->o = NULL;
+    switch ((sc_ekind)e->kind) {
+    case E_INT: set_int(out, e->ival); return 0;
+    case E_BOOL: set_bool(out, (int)e->ival); return 0;
+    case E_NONE: return 0;
+    case E_STR:
+        out->k = V_STR;
+        out->s = e->name;
+        out->i = (int64_t)e->slen;
+        return 0;
+    case E_DTYPE:
+        out->k = V_DTYPE;
+        out->i = e->sub;
+        return 0;
+    case E_VAR: {
+        const sc_val *v = &vm->vars[e->slot];
+        if (v->k == V_UNBOUND)
+            return er_set(ER_TYPE, "variable '%s' is not bound (deleted by 'del'?)", e->name);
+        *out = *v;
+        if (out->k == V_OBJ)
+            obj_incref(out->o);
+        return 0;
+    }
+    case E_TUPLE:
+        return er_set(ER_TYPE, "a tuple is only allowed as a shape argument");
+    case E_CALL: return call_builtin(vm, e, out);
+    case E_METHOD: return call_method(vm, e, out);
+    case E_ATTR: return read_attr(vm, e, out);
+    case E_CMP: {
+        sc_val a = {0}, b = {0};
+        if (eval(vm, e->args[0], &a) < 0)
+            return -1;
+        if (eval(vm, e->args[1], &b) < 0) {
+            val_drop(&a);
+            return -1;
+        }
+        int res = 0;
+        int rc = compare(&a, &b, e->id, &res);
+        val_drop(&a);
+        val_drop(&b);
+        if (rc < 0)
+            return -1;
+        set_bool(out, res);
+        return 0;
+    }
+    case E_RAISES: {
+        char why[256];
+        int held = 0;
+        if (eval_raises(vm, e, &held, why, sizeof why) < 0)
+            return -1;
+        set_bool(out, held);
+        return 0;
+    }
+    }
+    return er_set(ER_INTERNAL, "bad expression kind %d", e->kind);
+}
+
+/* ---- expectations ---- */
+
+static int literal(const sc_expr *e)
+{
+    return e->kind == E_INT || e->kind == E_BOOL || e->kind == E_NONE || e->kind == E_STR ||
+           e->kind == E_DTYPE;
+}
+
+static int counter_attr(const sc_expr *e)
+{
+    return e->kind == E_ATTR && (e->id == A_MEMO_FAKE || e->id == A_MEMO_META ||
+                                 e->id == A_MEMO_STORAGE || e->id == A_PENDING);
+}
+
+/* Collect the objects behind a memo counter: the entries reached from the
+ * converter(s) of `o` through edges whose label starts with `label`. */
+typedef struct collect {
+    obj *found[16];
+    size_t n;
+    const char *label;
+    obj *convs[4];
+    size_t nconv;
+} collect;
+
+static void collect_conv(obj *child, const char *label, long index, void *arg)
+{
+    collect *c = arg;
+    (void)label;
+    (void)index;
+    if (!child || c->nconv >= 4)
+        return;
+    obj_kind k = child->type->kind;
+    if (k == OBJ_FAKE_CONVERTER || k == OBJ_META_CONVERTER) {
+        for (size_t i = 0; i < c->nconv; i++)
+            if (c->convs[i] == child)
+                return;
+        c->convs[c->nconv++] = child;
+    }
+}
+
+static void collect_entry(obj *child, const char *label, long index, void *arg)
+{
+    collect *c = arg;
+    (void)index;
+    if (!child || !label || c->n >= 16 || strncmp(label, c->label, strlen(c->label)) != 0)
+        return;
+    for (size_t i = 0; i < c->n; i++)
+        if (c->found[i] == child)
+            return;
+    c->found[c->n++] = child;
+}
+
+static void memo_objects(obj *o, int attr, collect *c)
+{
+    c->n = c->nconv = 0;
+    if (o->type->kind == OBJ_FAKE_CONVERTER || o->type->kind == OBJ_META_CONVERTER)
+        c->convs[c->nconv++] = o;
+    /* mode -> FakeTensorConverter -> MetaConverter */
+    for (size_t i = 0; i < 3 && c->nconv < 4; i++) {
+        obj *from = i == 0 ? o : (i - 1 < c->nconv ? c->convs[i - 1] : NULL);
+        if (from && !obj_expired(from))
+            obj_traverse(from, collect_conv, c);
+    }
+    obj_kind want = attr == A_MEMO_FAKE ? OBJ_FAKE_CONVERTER : OBJ_META_CONVERTER;
+    c->label = attr == A_MEMO_STORAGE ? "storage_memo" : attr == A_PENDING ? "pending"
+                                                                          : "tensor_memo";
+    for (size_t i = 0; i < c->nconv; i++) {
+        obj *cv = c->convs[i];
+        if (cv->type->kind != want || obj_expired(cv))
+            continue;
+        obj_traverse(cv, collect_entry, c);
+        if (cv->type->traverse_weak)
+            cv->type->traverse_weak(cv, collect_entry, c);
+    }
+}
+
+/* The objects behind a census call that an expectation compared:
+ * live("KIND") -> live objects of that kind, bytes() -> storages with real
+ * bytes. Up to max, oldest first; returns how many. */
+static size_t census_objects(const sc_expr *e, obj **out, size_t max)
+{
+    if (e->kind != E_CALL || max == 0)
+        return 0;
+    live_kind k;
+    if (e->id == B_BYTES) {
+        k = LK_DATA;
+    } else if (e->id == B_LIVE) {
+        if (e->nargs == 0)
+            k = LK_ANY;
+        else if (e->args[0]->kind == E_STR)
+            k = live_kind_of(e->args[0]->name, e->args[0]->slen);
+        else
+            return 0;
+    } else {
+        return 0;
+    }
+    size_t n = 0;
+    for (obj *o = obj_live_first(); o && n < max && k != LK_UNKNOWN; o = obj_iter_next(o))
+        if (live_match(o, k))
+            out[n++] = o;
+    return n;
+}
+
+/* Attach hp records for objs to the failure f (best effort). */
+static void attach_objects(sc_vm *vm, rp_failure *f, obj *const *objs, size_t n)
+{
+    if (!f || n == 0)
+        return;
+    size_t nr = sc_vm_roots(vm);
+    hp_graph *g = hp_snapshot(vm->roots, nr);
+    if (!g) {
+        er_clear();
+        return;
+    }
+    hp_retained *recs = al_malloc(n * sizeof *recs, AL_K_HEAP, "sc expect objects");
+    if (!recs) {
+        er_clear();
+        hp_free(g);
+        return;
+    }
+    memset(recs, 0, n * sizeof *recs);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (hp_retained_one(g, objs[i], &recs[k]) == 0)
+            k++;
+        else
+            er_clear();
+    hp_free(g);
+    if (k == 0) {
+        al_free(recs, n * sizeof *recs, AL_K_HEAP);
+        return;
+    }
+    if (k < n) {
+        hp_retained *sh = al_realloc(recs, n * sizeof *recs, k * sizeof *recs, AL_K_HEAP,
+                                     "sc expect objects");
+        if (!sh) {
+            /* keep the larger block: free it exactly as allocated */
+            for (size_t i = 0; i < k; i++)
+                hp_retained_clear(&recs[i]);
+            al_free(recs, n * sizeof *recs, AL_K_HEAP);
+            er_clear();
+            return;
+        }
+        recs = sh;
+    }
+    f->objects = recs;
+    f->nobjects = k;
+}
+
+static void stmt_text_impl(const sc_vm *vm, const sc_stmt *s, char *buf, size_t n)
+{
+    size_t len = s->text_len;
+    if (len >= n)
+        len = n - 1;
+    memcpy(buf, vm->p->src + s->text_off, len);
+    buf[len] = '\0';
+}
+
+/* Evaluate an expectation. Returns 0 (pass or fail recorded) or -1 when
+ * evaluating raised an error (the statement fails). */
+static int exec_expect(sc_vm *vm, const sc_stmt *s)
+{
+    const sc_expr *c = s->e;
+    char actual[512] = "";
+    int ok = 0;
+    obj *subjects[16];
+    size_t nsub = 0;
+    sc_val held[2] = {{0}, {0}};   /* kept to find the objects behind a failure */
+    int rc = -1;
+
+    if (c->kind == E_RAISES) {
+        if (eval_raises(vm, c, &ok, actual, sizeof actual) < 0)
+            return -1;
+    } else if (c->kind == E_CALL && (c->id == B_ALIVE || c->id == B_DEAD)) {
+        if (eval(vm, c->args[0], &held[0]) < 0)
+            return -1;
+        int alive;
+        obj *subj = liveness_subject(&held[0], &alive);
+        ok = c->id == B_ALIVE ? alive : !alive;
+        if (!ok) {
+            if (subj)
+                snprintf(actual, sizeof actual, "%s#%" PRIu64 " is %s", subj->type->name,
+                         subj->id, alive ? "alive" : "dead");
+            else
+                snprintf(actual, sizeof actual, "%s", alive ? "alive" : "dead");
+            if (subj && (!obj_expired(subj) || subj->weak > 0))
+                subjects[nsub++] = subj;
+        }
+    } else if (c->kind == E_CMP) {
+        sc_val v[2] = {{0}, {0}};
+        for (int i = 0; i < 2; i++) {
+            const sc_expr *side = c->args[i];
+            int r;
+            if (counter_attr(side)) {
+                /* keep the receiver, read the counter from it */
+                if (eval(vm, side->recv, &held[i]) < 0) {
+                    val_drop(&v[0]);
+                    goto out;
+                }
+                fk_counters cn;
+                if (held[i].k != V_OBJ || fk_counters_get(held[i].o, &cn) < 0) {
+                    er_clear();
+                    er_set(ER_TYPE, "%s has no attribute '%s'", val_type(&held[i]),
+                           side->name);
+                    val_drop(&v[0]);
+                    goto out;
+                }
+                int64_t x = side->id == A_MEMO_FAKE ? cn.memo_fake
+                          : side->id == A_MEMO_META ? cn.memo_meta
+                          : side->id == A_MEMO_STORAGE ? cn.memo_storage : cn.pending;
+                if (side->id == A_MEMO_FAKE && x < 0) {
+                    er_set(ER_TYPE, "%s has no attribute 'memo_fake'", val_type(&held[i]));
+                    val_drop(&v[0]);
+                    goto out;
+                }
+                set_int(&v[i], x);
+                r = 0;
+            } else {
+                r = eval(vm, side, &v[i]);
+            }
+            if (r < 0) {
+                val_drop(&v[0]);
+                goto out;
+            }
+        }
+        int res = 0;
+        if (compare(&v[0], &v[1], c->id, &res) < 0) {
+            val_drop(&v[0]);
+            val_drop(&v[1]);
+            goto out;
+        }
+        ok = res;
+        if (!ok) {
+            char a[200], b[200];
+            sc_format_val(&v[0], a, sizeof a);
+            sc_format_val(&v[1], b, sizeof b);
+            if (literal(c->args[0]) && !literal(c->args[1]))
+                snprintf(actual, sizeof actual, "%s", b);
+            else if (!literal(c->args[0]) && !literal(c->args[1]))
+                snprintf(actual, sizeof actual, "%s vs %s", a, b);
+            else
+                snprintf(actual, sizeof actual, "%s", a);
+            for (int i = 0; i < 2; i++) {
+                nsub += census_objects(c->args[i], subjects + nsub, 16 - nsub);
+                if (held[i].k != V_OBJ)
+                    continue;
+                collect col;
+                memo_objects(held[i].o, c->args[i]->id, &col);
+                for (size_t k = 0; k < col.n && nsub < 16; k++)
+                    subjects[nsub++] = col.found[k];
+            }
+        }
+        val_drop(&v[0]);
+        val_drop(&v[1]);
+    } else {
+        sc_val v = {0};
+        if (eval(vm, c, &v) < 0)
+            return -1;
+        int64_t x;
+        if (as_int(&v, &x) < 0) {
+            er_set(ER_TYPE, "expect needs a condition, got %s", val_type(&v));
+            val_drop(&v);
+            return -1;
+        }
+        ok = x != 0;
+        if (!ok)
+            sc_format_val(&v, actual, sizeof actual);
+        val_drop(&v);
+    }
+    if (vm->count_expectations || !ok) {
+        if (ok)
+            vm->out->passed++;
+        else
+            vm->out->failed++;
+    }
+    if (!ok) {
+        if (vm->out->status == RP_PASS)
+            vm->out->status = RP_FAIL;
+        rp_failure *f = sc_add_failure(vm, s, actual, s->msg);
+        attach_objects(vm, f, subjects, nsub);
+    }
+    rc = 0;
+out:
+    val_drop(&held[0]);
+    val_drop(&held[1]);
+    return rc;
+}
+
+/* ---- statements ---- */
+
+static void unbind(sc_vm *vm, uint32_t slot)
+{
+    sc_val v = vm->vars[slot];
+    vm->vars[slot].k = V_UNBOUND;
+    vm->vars[slot].o = NULL;
+    vm->stamp[slot] = 0;
+    if (v.k == V_OBJ)
+        obj_decref(v.o);
+}
+
+static int exec_block(sc_vm *vm, sc_stmt *const *b, uint32_t n);
+
+/* Before a statement: limits, site. */
+static int pre(sc_vm *vm, const sc_stmt *s)
+{
+    vm->cur = s;
+    if (vm->o->max_statements && vm->executed >= vm->o->max_statements)
+        return er_set(ER_LIMIT, "more than %" PRIu64 " statements executed (--max-statements)",
+                      vm->o->max_statements);
+    vm->executed++;
+    obj_set_site(vm->p->file, s->line);
+    return 0;
+}
+
+static void fail_stmt(sc_vm *vm, const sc_stmt *s, const char *actual, const char *msg,
+                      int error_status)
+{
+    vm->stopped = 1;
+    vm->out->status = error_status ? RP_ERROR : (vm->out->status == RP_ERROR ? RP_ERROR
+                                                                            : RP_FAIL);
+    sc_add_failure(vm, s, actual, msg);
+    if (error_status && !vm->out->error)
+        sc_rp_set_error(vm->out, actual);
+}
+
+/* Turn the current error into the statement's failure. */
+static void fail_error(sc_vm *vm, const sc_stmt *s)
+{
+    er_kind k = er_kind_get();
+    char actual[600];
+    snprintf(actual, sizeof actual, "%s: %s",
+             er_kind_name(k) ? er_kind_name(k) : "InternalError",
+             k == ER_NONE ? "an operation failed without saying why" : er_message());
+    er_clear();
+    fail_stmt(vm, s, actual, "the statement raised an error; the scenario stopped here",
+              k == ER_INTERNAL || k == ER_NONE);
+}
+
+/* After a statement: deferred callbacks, gc policy, checks. */
+static int post(sc_vm *vm, const sc_stmt *s)
+{
+    obj_safepoint();
+    if (vm->gc_mode == SC_GC_AUTO)
+        gc_maybe_collect();
+    else if (vm->gc_mode == SC_GC_STRESS)
+        gc_collect();
+    if (vm->gc_mode != SC_GC_MANUAL)
+        obj_safepoint();   /* deferred callbacks of what the collector freed */
+    if (er_kind_get() != ER_NONE)
+        return -1;
+    if (vm->o->max_objects && obj_live_count() > vm->o->max_objects)
+        return er_set(ER_LIMIT, "more than %" PRIu64 " live objects", vm->o->max_objects);
+    /* the interpreter allocates nothing per statement, so the total is the
+     * model's bytes plus a constant: cheaper than sc_model_bytes() */
+    uint64_t b = al_live_bytes();
+    if (b > vm->peak)
+        vm->peak = b;
+    if (vm->o->verify ||
+        (vm->o->verify_every && vm->executed % vm->o->verify_every == 0)) {
+        char why[256] = "";
+        size_t n = sc_vm_roots(vm);
+        int bad = hp_verify(vm->roots, n, why, sizeof why) < 0;
+        if (!bad && er_kind_get() == ER_NONE)
+            bad = fk_verify(NULL, why, sizeof why) < 0;
+        if (!bad && er_kind_get() == ER_NONE && vm->o->verify_hook)
+            bad = vm->o->verify_hook(vm->o->verify_hook_arg, why, sizeof why) < 0;
+        if (er_kind_get() == ER_OOM)
+            return -1;
+        if (bad) {
+            er_clear();
+            char actual[300];
+            snprintf(actual, sizeof actual, "heap invariant violated: %s", why);
+            fail_stmt(vm, s, actual, "--verify found a broken invariant after this statement",
+                      0);
+            return -2;
+        }
+    }
+    if (vm->o->on_statement)
+        vm->o->on_statement(vm->o->on_statement_arg, s->line, obj_live_count(),
+                            sc_model_bytes());
+    return 0;
+}
+
+static int exec_stmt(sc_vm *vm, const sc_stmt *s)
+{
+    if (pre(vm, s) < 0)
+        goto error;
+    switch ((sc_skind)s->kind) {
+    case S_ASSIGN: {
+        sc_val v = {0};
+        if (eval(vm, s->e, &v) < 0)
+            goto error;
+        sc_val old = vm->vars[s->slot];
+        vm->vars[s->slot] = v;
+        vm->stamp[s->slot] = ++vm->stamp_next;
+        if (old.k == V_OBJ)
+            obj_decref(old.o);
+        break;
+    }
+    case S_STORE: {
+        sc_val t = {0}, v = {0};
+        if (eval(vm, s->target, &t) < 0)
+            goto error;
+        if (eval(vm, s->e, &v) < 0) {
+            val_drop(&t);
+            goto error;
+        }
+        int rc = 0;
+        if (t.k != V_OBJ)
+            rc = er_set(ER_TYPE, "cannot set attribute '%s' on %s", s->attr, val_type(&t));
+        else if (v.k != V_OBJ && v.k != V_NONE)
+            rc = er_set(ER_TYPE, "an attribute holds an object or none, not %s",
+                        val_type(&v));
+        else if (s->attr_id == A_GRAD && ts_is_tensor(t.o))
+            rc = ts_set_grad(ts_of(t.o), v.k == V_OBJ ? as_tensor(&v) : NULL) < 0 ? -1 : 0;
+        else
+            rc = obj_attr_set(t.o, s->attr, v.k == V_OBJ ? v.o : NULL) < 0 ? -1 : 0;
+        if (rc == 0 && s->attr_id == A_GRAD && ts_is_tensor(t.o) && v.k == V_OBJ &&
+            !as_tensor(&v))
+            rc = er_set(ER_TYPE, "grad must be a tensor or none");
+        val_drop(&v);
+        val_drop(&t);
+        if (rc < 0)
+            goto error;
+        break;
+    }
+    case S_DEL:
+        for (uint32_t i = 0; i < s->nslots; i++) {
+            if (vm->vars[s->slots[i]].k == V_UNBOUND) {
+                er_set(ER_TYPE, "del: variable '%s' is not bound (deleted already?)",
+                       vm->p->var_names[s->slots[i]]);
+                goto error;
+            }
+            unbind(vm, s->slots[i]);
+        }
+        break;
+    case S_EXPR: {
+        sc_val v = {0};
+        if (eval(vm, s->e, &v) < 0)
+            goto error;
+        val_drop(&v);
+        break;
+    }
+    case S_EXPECT:
+        if (exec_expect(vm, s) < 0)
+            goto error;
+        break;
+    case S_CHECKPOINT: {
+        sc_census *c = &vm->cps[s->slot];
+        c->reached = 1;
+        c->total = obj_live_count();
+        for (int k = 0; k < OBJ_KIND_COUNT; k++)
+            c->kinds[k] = obj_live_count_kind((obj_kind)k);
+        break;
+    }
+    case S_REPEAT: {
+        int64_t n;
+        if (eval_int(vm, s->e, &n, "repeat count") < 0)
+            goto error;
+        if (n < 0) {
+            er_set(ER_TYPE, "repeat count must be >= 0, got %" PRId64, n);
+            goto error;
+        }
+        int pr = post(vm, s);
+        if (pr == -2)
+            return -1;
+        if (pr < 0)
+            goto error;
+        for (int64_t i = 0; i < n; i++)
+            if (exec_block(vm, s->body, s->nbody) < 0)
+                return -1;
+        return 0;
+    }
+    case S_WITH: {
+        sc_val m = {0};
+        if (eval(vm, s->e, &m) < 0)
+            goto error;
+        if (m.k != V_OBJ || !fk_is_mode(m.o)) {
+            er_set(ER_TYPE, "with needs a fake mode, got %s", val_type(&m));
+            val_drop(&m);
+            goto error;
+        }
+        vm->with_stack[vm->nwith++] = m.o;   /* the reference moves to the stack */
+        int pr = post(vm, s);
+        if (pr == -2)
+            return -1;
+        if (pr < 0)
+            goto error;
+        if (exec_block(vm, s->body, s->nbody) < 0)
+            return -1;   /* teardown drops the stack */
+        obj *top = vm->with_stack[--vm->nwith];
+        vm->with_stack[vm->nwith] = NULL;
+        obj_decref(top);
+        obj_safepoint();
+        return 0;
+    }
+    }
+    {
+        int pr = post(vm, s);
+        if (pr == -2)
+            return -1;
+        if (pr < 0)
+            goto error;
+    }
+    return 0;
+error:
+    fail_error(vm, s);
+    return -1;
+}
+
+static int exec_block(sc_vm *vm, sc_stmt *const *b, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (exec_stmt(vm, b[i]) < 0)
+            return -1;
+    return 0;
+}
+
+int sc_exec_program(sc_vm *vm)
+{
+    return exec_block(vm, vm->p->top, vm->p->ntop);
+}
+
+size_t sc_vm_roots(sc_vm *vm)
+{
+    size_t n = 0;
+    for (uint32_t i = 0; i < vm->p->nvars; i++)
+        if (vm->vars[i].k == V_OBJ) {
+            vm->roots[n].name = vm->p->var_names[i];
+            vm->roots[n].o = vm->vars[i].o;
+            n++;
+        }
+    for (int i = 0; i < vm->nwith; i++) {
+        vm->roots[n].name = "with";
+        vm->roots[n].o = vm->with_stack[i];
+        n++;
+    }
+    return n;
+}
+
+void sc_stmt_text(const sc_vm *vm, const sc_stmt *s, char *buf, size_t n)
+{
+    stmt_text_impl(vm, s, buf, n);
+}

@@ -1,0 +1,67 @@
+/* sc_record.c - filling rp_scenario records with the report module's
+ * ownership conventions: strings are al_malloc(strlen + 1, AL_K_REPORT),
+ * arrays are exactly count * size bytes of AL_K_REPORT (hp records:
+ * AL_K_HEAP, freed with hp_retained_free), so rp_scenario_clear can free
+ * them. Every function tolerates out of memory: a field stays NULL. */
+#include "scenario/sc_vm.h"
+
+#include <string.h>
+
+#include "alloc/al.h"
+#include "core/er.h"
+
+char *sc_rp_strdup(const char *s)
+{
+    if (!s)
+        return NULL;
+    size_t n = strlen(s) + 1;
+    char *d = al_malloc(n, AL_K_REPORT, "sc report string");
+    if (!d) {
+        er_clear();   /* a missing report string is not the scenario's error */
+        return NULL;
+    }
+    memcpy(d, s, n);
+    return d;
+}
+
+void sc_rp_free_str(char *s)
+{
+    if (s)
+        al_free(s, strlen(s) + 1, AL_K_REPORT);
+}
+
+int sc_rp_set_error(rp_scenario *out, const char *msg)
+{
+    sc_rp_free_str(out->error);
+    out->error = sc_rp_strdup(msg);
+    return out->error ? 0 : -1;
+}
+
+rp_failure *sc_add_failure(sc_vm *vm, const sc_stmt *s, const char *actual,
+                           const char *message)
+{
+    rp_scenario *out = vm->out;
+    size_t n = out->nfailures;
+    rp_failure *nf = al_realloc(out->failures, n * sizeof *nf, (n + 1) * sizeof *nf,
+                                AL_K_REPORT, "sc failures");
+    if (!nf) {
+        er_clear();
+        return NULL;
+    }
+    out->failures = nf;
+    out->nfailures = n + 1;
+    rp_failure *f = &nf[n];
+    memset(f, 0, sizeof *f);
+    f->line = s->line;
+    f->col = s->col;
+    if (s->text_len) {
+        char text[512];
+        sc_stmt_text(vm, s, text, sizeof text);
+        f->text = sc_rp_strdup(text);
+    } else {
+        f->text = sc_rp_strdup("");
+    }
+    f->actual = sc_rp_strdup(actual ? actual : "");
+    f->message = sc_rp_strdup(message ? message : "");
+    return f;
+}

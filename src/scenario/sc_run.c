@@ -1,0 +1,532 @@
+/* sc_run.c - running a parsed scenario: rounds, teardown, the strict end
+ * check, growth across rounds, and the final reclaim that brings the
+ * process back to zero objects. */
+#include "scenario/sc_vm.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "alloc/al.h"
+#include "core/er.h"
+#include "core/gc.h"
+#include "core/obj_int.h"
+#include "instrument/in_valgrind.h"
+#include "tensor/ts.h"
+
+void sc_options_default(sc_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->gc = -1;
+    o->sweep = -1;
+    o->default_sweep = -1;
+    o->sweep_every = 128;
+    o->end_check = -1;
+    o->max_statements = SC_DEFAULT_MAX_STATEMENTS;
+    o->max_objects = SC_DEFAULT_MAX_OBJECTS;
+    o->max_bytes = SC_DEFAULT_MAX_BYTES;
+    o->repeat = 1;
+    o->valgrind = 1;
+}
+
+uint64_t sc_model_bytes(void)
+{
+    uint64_t all = al_live_bytes();
+    uint64_t own = al_live_bytes_kind(AL_K_SCENARIO) + al_live_bytes_kind(AL_K_HEAP) +
+                   al_live_bytes_kind(AL_K_REPORT);
+    return all > own ? all - own : 0;
+}
+
+/* ---- reclaim ---- */
+
+/* Everything left is garbage now (no scenario variable holds anything). A
+ * correct model leaves nothing; what a bug leaves (a leaked count, a
+ * finalizer that never fires, a weak count never dropped) is forced out:
+ *  1. hold every live object, withdraw every weak callback on it;
+ *  2. release what each owns (drops its strong edges, tables, attributes)
+ *     while all are held, so nothing dies half-way;
+ *  3. force each one's count to 1 and drop it: it dies owning nothing;
+ *  4. free the zombies whose weak counts were leaked.
+ * This uses core-private plumbing (obj_int_release) on purpose: it is the
+ * one place that must free objects whatever their counts say. */
+uint64_t sc_reclaim_all(void)
+{
+    obj_safepoint();
+    uint64_t forced = 0;
+    if (obj_live_count() == 0 && obj_zombie_count() == 0)
+        return 0;
+    gc_collect();
+    obj_safepoint();
+    for (obj *o = obj_live_first(); o; o = obj_iter_next(o)) {
+        obj_incref(o);
+        while (o->callbacks)
+            obj_cb_unregister(o->callbacks);
+    }
+    for (obj *o = obj_live_first(); o; o = obj_iter_next(o))
+        obj_int_release(o);
+    obj *o;
+    while ((o = obj_live_first()) != NULL) {
+        while (o->callbacks)
+            obj_cb_unregister(o->callbacks);
+        o->strong = 1;
+        obj_decref(o);
+        forced++;
+    }
+    obj_safepoint();
+    while ((o = obj_zombie_first()) != NULL) {
+        o->weak = 1;
+        obj_weak_decref(o);
+        forced++;
+    }
+    er_clear();
+    return forced;
+}
+
+/* ---- teardown ---- */
+
+typedef struct order {
+    uint64_t stamp;
+    uint32_t slot;
+} order;
+
+static int order_cmp(const void *a, const void *b)
+{
+    const order *x = a, *y = b;
+    return x->stamp < y->stamp ? 1 : x->stamp > y->stamp ? -1 : 0;
+}
+
+/* Delete every variable, newest binding first, drop the `with` stack, then
+ * gc(). Only frees. */
+static void teardown(sc_vm *vm, order *ord)
+{
+    er_clear();
+    obj_safepoint();
+    size_t n = 0;
+    for (uint32_t i = 0; i < vm->p->nvars; i++)
+        if (vm->vars[i].k != V_UNBOUND) {
+            ord[n].stamp = vm->stamp[i];
+            ord[n].slot = i;
+            n++;
+        }
+    qsort(ord, n, sizeof *ord, order_cmp);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t s = ord[i].slot;
+        sc_val v = vm->vars[s];
+        vm->vars[s].k = V_UNBOUND;
+        vm->vars[s].o = NULL;
+        vm->stamp[s] = 0;
+        if (v.k == V_OBJ)
+            obj_decref(v.o);
+    }
+    while (vm->nwith > 0) {
+        obj *m = vm->with_stack[--vm->nwith];
+        vm->with_stack[vm->nwith] = NULL;
+        obj_decref(m);
+    }
+    obj_safepoint();
+    gc_collect();
+    fk_sweep_all();
+    obj_safepoint();
+    er_clear();
+}
+
+/* ---- report helpers ---- */
+
+static rp_failure *add_plain_failure(sc_vm *vm, uint32_t line, const char *text,
+                                     const char *actual, const char *msg)
+{
+    sc_stmt fake;
+    memset(&fake, 0, sizeof fake);
+    fake.line = line;
+    fake.col = line ? 1 : 0;
+    rp_failure *f = sc_add_failure(vm, &fake, actual, msg);
+    if (f && text) {
+        sc_rp_free_str(f->text);
+        f->text = sc_rp_strdup(text);
+    }
+    return f;
+}
+
+static void mark_fail(rp_scenario *out)
+{
+    if (out->status == RP_PASS)
+        out->status = RP_FAIL;
+}
+
+/* Strict end check: anything alive, any model byte live. */
+static void end_check(sc_vm *vm, uint64_t base)
+{
+    uint64_t live = obj_live_count() + obj_zombie_count();
+    uint64_t now = sc_model_bytes();
+    uint64_t bytes = now > base ? now - base : 0;
+    rp_scenario *out = vm->out;
+    if (live == 0 && bytes == 0)
+        return;
+    mark_fail(out);
+    out->leaked_bytes = bytes;
+    hp_graph *g = live ? hp_snapshot(NULL, 0) : NULL;
+    if (live && !g) {
+        er_clear();
+        char a[160];
+        snprintf(a, sizeof a, "%" PRIu64 " objects and %" PRIu64 " bytes retained", live, bytes);
+        add_plain_failure(vm, 0, "end_check", a,
+                          "retained after teardown (no details: out of memory analysing them)");
+        return;
+    }
+    if (g) {
+        hp_retained *r = NULL;
+        size_t n = 0;
+        if (hp_retained_all(g, &r, &n) == 0) {
+            out->retained = r;
+            out->nretained = n;
+            hp_group *gr = NULL;
+            size_t ng = 0;
+            if (hp_group_records(r, n, &gr, &ng) == 0) {
+                out->groups = gr;
+                out->ngroups = ng;
+            }
+            if (vm->o->dot)
+                hp_write_dot(g, r, n, vm->o->dot);
+        }
+        er_clear();
+        hp_free(g);
+    }
+    if (live == 0) {
+        char a[160];
+        snprintf(a, sizeof a, "%" PRIu64 " bytes still allocated", bytes);
+        add_plain_failure(vm, 0, "end_check", a,
+                          "allocator bytes live after teardown that no object holds");
+    }
+}
+
+/* ---- growth across rounds ---- */
+
+typedef struct census_key {
+    obj_kind kind;
+    const char *file;
+    uint32_t line;
+    uint64_t count;
+} census_key;
+
+typedef struct census {
+    census_key *k;
+    size_t n, cap;
+} census;
+
+#define CENSUS_MAX 4096
+
+static void census_add(census *c, const obj *o)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (c->k[i].kind == o->type->kind && c->k[i].line == o->site.line &&
+            c->k[i].file == o->site.file) {
+            c->k[i].count++;
+            return;
+        }
+    if (c->n == c->cap) {
+        if (c->cap >= CENSUS_MAX)
+            return;
+        size_t nc = c->cap ? c->cap * 2 : 32;
+        census_key *nk = al_realloc(c->k, c->cap * sizeof *nk, nc * sizeof *nk, AL_K_SCENARIO,
+                                    "sc census");
+        if (!nk) {
+            er_clear();
+            return;
+        }
+        c->k = nk;
+        c->cap = nc;
+    }
+    c->k[c->n].kind = o->type->kind;
+    c->k[c->n].file = o->site.file;
+    c->k[c->n].line = o->site.line;
+    c->k[c->n].count = 1;
+    c->n++;
+}
+
+static void census_take(census *c)
+{
+    c->n = 0;
+    for (const obj *o = obj_live_first(); o; o = obj_iter_next(o))
+        census_add(c, o);
+    for (const obj *o = obj_zombie_first(); o; o = obj_iter_next(o))
+        census_add(c, o);
+}
+
+static void census_free(census *c)
+{
+    al_free(c->k, c->cap * sizeof *c->k, AL_K_SCENARIO);
+    memset(c, 0, sizeof *c);
+}
+
+static uint64_t census_get(const census *c, const census_key *k)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (c->k[i].kind == k->kind && c->k[i].line == k->line && c->k[i].file == k->file)
+            return c->k[i].count;
+    return 0;
+}
+
+static int key_grows(const census *first, const census *last, obj_kind kind,
+                     const char *file, uint32_t line)
+{
+    census_key k = {kind, file, line, 0};
+    return census_get(last, &k) > census_get(first, &k);
+}
+
+static void growth_check(sc_vm *vm, const census *first, const census *last, uint32_t rounds)
+{
+    int any = 0;
+    for (size_t i = 0; i < last->n; i++) {
+        const census_key *k = &last->k[i];
+        uint64_t c1 = census_get(first, k);
+        if (k->count <= c1)
+            continue;
+        any = 1;
+        mark_fail(vm->out);
+        char a[256], text[64];
+        double per = (double)(k->count - c1) / (double)(rounds - 1);
+        snprintf(a, sizeof a,
+                 "%" PRIu64 " %s object%s created at line %u retained after %u rounds, %"
+                 PRIu64 " after 1 (%.1f more per round)",
+                 k->count, obj_kind_name(k->kind), k->count == 1 ? "" : "s", k->line, rounds,
+                 c1, per);
+        snprintf(text, sizeof text, "--repeat %u", rounds);
+        add_plain_failure(vm, k->line, text, a,
+                          "retained objects grow with the number of rounds");
+    }
+    if (!any)
+        return;
+    /* Attach the growing objects (all of the last round's retained ones of
+     * the growing keys) as the scenario's retained list. */
+    hp_graph *g = hp_snapshot(NULL, 0);
+    if (!g) {
+        er_clear();
+        return;
+    }
+    hp_retained *r = NULL;
+    size_t n = 0;
+    if (hp_retained_all(g, &r, &n) == 0) {
+        size_t keep = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (key_grows(first, last, r[i].kind, r[i].site.file, r[i].site.line)) {
+                hp_retained tmp = r[keep];
+                r[keep] = r[i];
+                r[i] = tmp;
+                keep++;
+            }
+        }
+        for (size_t i = keep; i < n; i++)
+            hp_retained_clear(&r[i]);
+        /* the array keeps its allocated size n; records past keep are
+         * empty, so report only keep of them and free the tail here by
+         * shrinking */
+        if (keep == 0) {
+            hp_retained_free(r, n);
+        } else {
+            hp_retained *sh = keep == n ? r : al_realloc(r, n * sizeof *r, keep * sizeof *r,
+                                                         AL_K_HEAP, "sc growth");
+            if (!sh) {
+                er_clear();
+                hp_retained_free(r, n);
+            } else {
+                vm->out->retained = sh;
+                vm->out->nretained = keep;
+                hp_group *gr = NULL;
+                size_t ng = 0;
+                if (hp_group_records(sh, keep, &gr, &ng) == 0) {
+                    vm->out->groups = gr;
+                    vm->out->ngroups = ng;
+                }
+                if (vm->o->dot)
+                    hp_write_dot(g, sh, keep, vm->o->dot);
+            }
+        }
+    }
+    er_clear();
+    hp_free(g);
+}
+
+/* ---- the run ---- */
+
+static double ms_since(const struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+static void record_checkpoints(sc_vm *vm)
+{
+    const sc_program *p = vm->p;
+    rp_scenario *out = vm->out;
+    size_t n = 0;
+    for (uint32_t i = 0; i < p->ncheckpoints; i++)
+        if (vm->cps[i].reached)
+            n++;
+    if (n == 0)
+        return;
+    rp_checkpoint *c = al_malloc(n * sizeof *c, AL_K_REPORT, "sc checkpoints");
+    if (!c) {
+        er_clear();
+        return;
+    }
+    size_t k = 0;
+    for (uint32_t i = 0; i < p->ncheckpoints; i++) {
+        if (!vm->cps[i].reached)
+            continue;
+        c[k].name = sc_rp_strdup(p->checkpoint_names[i]);
+        c[k].growth = (int64_t)obj_live_count() - (int64_t)vm->cps[i].total;
+        k++;
+    }
+    out->checkpoints = c;
+    out->ncheckpoints = n;
+}
+
+int sc_run(const sc_program *p, const sc_options *opt, rp_scenario *out)
+{
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    sc_options defaults;
+    if (!opt) {
+        sc_options_default(&defaults);
+        opt = &defaults;
+    }
+    er_clear();
+    out->status = RP_PASS;
+    if (!out->file)
+        out->file = sc_rp_strdup(p->file);
+    al_stats st0;
+    al_stats_get(&st0);
+    int vg = opt->valgrind && in_vg_running();
+    in_vg_leaks vg0 = {0}, vg1 = {0};
+    if (vg)
+        in_vg_leak_check_added(&vg0);
+    uint64_t base = sc_model_bytes();
+
+    sc_vm vm;
+    memset(&vm, 0, sizeof vm);
+    vm.p = p;
+    vm.o = opt;
+    vm.out = out;
+    uint64_t base_total = 0;   /* set once the interpreter's arrays exist */
+    vm.gc_mode = opt->gc >= 0 ? opt->gc : p->cfg_gc >= 0 ? p->cfg_gc : SC_GC_MANUAL;
+    vm.sweep = (fk_policy)(opt->sweep >= 0 ? opt->sweep
+                                           : p->cfg_sweep >= 0 ? p->cfg_sweep
+                                           : opt->default_sweep >= 0 ? opt->default_sweep
+                                                                     : FK_SWEEP_EAGER);
+    vm.sweep_every = opt->sweep_every > 0 ? opt->sweep_every : 128;
+    vm.end_check = opt->end_check >= 0 ? opt->end_check
+                 : p->cfg_end_check >= 0 ? p->cfg_end_check : 1;
+
+    size_t nv = p->nvars ? p->nvars : 1, nc = p->ncheckpoints ? p->ncheckpoints : 1;
+    size_t nroots = nv + SC_MAX_NESTING;
+    vm.vars = al_malloc(nv * sizeof *vm.vars, AL_K_SCENARIO, "sc vars");
+    vm.stamp = al_malloc(nv * sizeof *vm.stamp, AL_K_SCENARIO, "sc stamps");
+    vm.roots = al_malloc(nroots * sizeof *vm.roots, AL_K_SCENARIO, "sc roots");
+    vm.cps = al_malloc(nc * sizeof *vm.cps, AL_K_SCENARIO, "sc checkpoints");
+    order *ord = al_malloc(nv * sizeof *ord, AL_K_SCENARIO, "sc teardown order");
+    census first = {0}, last = {0};
+    uint32_t rounds = opt->repeat > 1 ? opt->repeat : 1;
+    uint32_t done = 0;
+
+    if (!vm.vars || !vm.stamp || !vm.roots || !vm.cps || !ord) {
+        char a[300];
+        snprintf(a, sizeof a, "OutOfMemory: %s", er_message());
+        er_clear();
+        out->status = RP_FAIL;
+        add_plain_failure(&vm, 0, "(setting up the scenario)", a,
+                          "out of memory before the first statement");
+        goto cleanup;
+    }
+    base_total = al_live_bytes();
+    vm.peak = base_total;
+    gc_set_auto(vm.gc_mode == SC_GC_AUTO, 700);
+    ts_set_max_bytes(opt->max_bytes);
+
+    for (uint32_t r = 0; r < rounds; r++) {
+        for (size_t i = 0; i < nv; i++) {
+            vm.vars[i].k = V_UNBOUND;
+            vm.vars[i].o = NULL;
+            vm.stamp[i] = 0;
+        }
+        memset(vm.cps, 0, nc * sizeof *vm.cps);
+        vm.nwith = 0;
+        vm.count_expectations = r == 0;
+        sc_exec_program(&vm);
+        done = r + 1;
+        if (r + 1 == rounds || vm.stopped)
+            record_checkpoints(&vm);
+        teardown(&vm, ord);
+        if (rounds > 1 && !vm.stopped) {
+            if (r == 0)
+                census_take(&first);
+            else if (r + 1 == rounds)
+                census_take(&last);
+        }
+        if (vm.stopped)
+            break;
+    }
+    if (rounds == 1 || (vm.stopped && done == 1)) {
+        if (vm.end_check)
+            end_check(&vm, base);
+    } else if (!vm.stopped) {
+        growth_check(&vm, &first, &last, rounds);
+    }
+
+cleanup:
+    sc_reclaim_all();
+    gc_set_auto(0, 700);
+    ts_set_max_bytes(0);
+    census_free(&first);
+    census_free(&last);
+    {
+        uint64_t now = sc_model_bytes();
+        uint64_t left = now > base ? now - base : 0;
+        if (left > out->leaked_bytes)
+            out->leaked_bytes = left;
+        if (left && vm.end_check && out->nretained == 0 && out->status == RP_PASS) {
+            mark_fail(out);
+            char a[120];
+            snprintf(a, sizeof a, "%" PRIu64 " bytes still allocated after every object was freed",
+                     left);
+            add_plain_failure(&vm, 0, "end_check", a, "allocator bytes leaked by no object");
+        }
+    }
+    al_free(vm.vars, nv * sizeof *vm.vars, AL_K_SCENARIO);
+    al_free(vm.stamp, nv * sizeof *vm.stamp, AL_K_SCENARIO);
+    al_free(vm.roots, nroots * sizeof *vm.roots, AL_K_SCENARIO);
+    al_free(vm.cps, nc * sizeof *vm.cps, AL_K_SCENARIO);
+    al_free(ord, nv * sizeof *ord, AL_K_SCENARIO);
+
+    al_stats st1;
+    al_stats_get(&st1);
+    out->statements = vm.executed;
+    out->allocations = st1.total_allocs - st0.total_allocs;
+    out->peak_bytes = vm.peak > base_total ? vm.peak - base_total : 0;
+    out->wall_ms = ms_since(&t0);
+    if (vg) {
+        in_vg_leak_check_added(&vg1);
+        out->valgrind_checked = 1;
+        /* memcheck counts definite and indirect together (COUNT_LEAKS) */
+        out->valgrind_definite =
+            vg1.lost_bytes > vg0.lost_bytes ? vg1.lost_bytes - vg0.lost_bytes : 0;
+        out->valgrind_indirect = 0;
+        if (out->valgrind_definite && out->status == RP_PASS)
+            out->status = RP_FAIL;
+    }
+    er_clear();
+    return out->status == RP_ERROR ? -1 : 0;
+}
+
+int sc_run_source(const char *file, const char *src, const sc_options *o, rp_scenario *out,
+                  FILE *diag)
+{
+    int nerr = 0;
+    sc_program *p = sc_parse(file, src, strlen(src), diag, 0, &nerr);
+    if (!p)
+        return -2;
+    int rc = sc_run(p, o, out);
+    sc_program_free(p);
+    return rc;
+}

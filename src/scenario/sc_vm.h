@@ -1,0 +1,76 @@
+/* sc_vm.h - the interpreter's state, shared by sc_interp.c (statements and
+ * expressions) and sc_run.c (rounds, teardown, end check). Not public. */
+#ifndef FAKEGC_SC_VM_H
+#define FAKEGC_SC_VM_H
+
+#include "scenario/sc_int.h"
+
+#include "core/obj.h"
+#include "fake/fk.h"
+#include "heap/hp.h"
+
+enum { V_UNBOUND = 100 };    /* a variable slot never bound or deleted */
+
+typedef struct sc_val {
+    uint8_t k;               /* sc_vkind or V_UNBOUND */
+    int64_t i;               /* V_INT, V_BOOL, V_DTYPE; V_STR length */
+    obj *o;                  /* V_OBJ (a strong reference when owned) */
+    const char *s;           /* V_STR (arena text) */
+} sc_val;
+
+typedef struct sc_census {
+    int reached;
+    uint64_t total;
+    uint64_t kinds[OBJ_KIND_COUNT];
+} sc_census;
+
+struct sc_vm {
+    const sc_program *p;
+    const sc_options *o;
+    rp_scenario *out;
+    sc_val *vars;
+    uint64_t *stamp;         /* bind order of each slot (0: unbound) */
+    uint64_t stamp_next;
+    obj *with_stack[SC_MAX_NESTING];
+    int nwith;
+    hp_root *roots;          /* nvars + SC_MAX_NESTING entries, scratch */
+    sc_census *cps;          /* one per checkpoint name */
+    uint64_t executed;       /* statements executed (all rounds) */
+    int gc_mode;             /* SC_GC_* */
+    fk_policy sweep;
+    int64_t sweep_every;
+    int end_check;
+    int count_expectations;  /* only in the first round */
+    /* raises(): what the innermost failing call leaked */
+    int in_raises;
+    int leak_noted;
+    uint64_t leak_objects, leak_bytes;
+    const sc_stmt *cur;      /* statement being executed */
+    int stopped;             /* a statement failed: stop the round */
+    uint64_t peak;           /* highest al_live_bytes() after a statement */
+};
+
+/* Bytes live through the allocator that belong to the model (not the
+ * interpreter, heap analysis or report records). */
+uint64_t sc_model_bytes(void);
+
+/* Execute the program's top level once. Returns 0, or -1 when a statement
+ * failed (recorded in out; vm->stopped set). */
+int sc_exec_program(sc_vm *vm);
+
+/* Roots for heap analysis: the bound variables and the `with` stack.
+ * Returns the count; fills vm->roots. */
+size_t sc_vm_roots(sc_vm *vm);
+
+/* Recording into the report (sc_record.c). All tolerate OOM (a field stays
+ * NULL). */
+char *sc_rp_strdup(const char *s);
+void sc_rp_free_str(char *s);
+rp_failure *sc_add_failure(sc_vm *vm, const sc_stmt *s, const char *actual,
+                           const char *message);
+void sc_format_val(const sc_val *v, char *buf, size_t n);
+int sc_rp_set_error(rp_scenario *out, const char *msg);
+/* The statement as written (no comment), truncated to n - 1 bytes. */
+void sc_stmt_text(const sc_vm *vm, const sc_stmt *s, char *buf, size_t n);
+
+#endif
