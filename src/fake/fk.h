@@ -39,6 +39,9 @@ typedef struct fk_bugs {
     int id_reuse;                  /* keys are addresses (+ deferred finalizers,
                                       set by the caller via obj_configure) */
     int strong_fake_value;         /* fake memo values strong: a cycle */
+    int fix_weakref;               /* PyTorch 1.13.1's own leak: a fake memo
+                                      hit calls _fix_weakref, after which the
+                                      fake (and so its mode) is never freed */
 } fk_bugs;
 void fk_set_bugs(const fk_bugs *b);
 fk_bugs fk_get_bugs(void);

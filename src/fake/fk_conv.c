@@ -11,6 +11,9 @@
 
 fk_bugs fk_bug_state;
 
+/* A fake that _fix_weakref made immortal (fix-weakref bug). */
+#define FK_F_IMMORTAL OBJ_F_USER1
+
 static fk_mconv *mconv_list;      /* every live MetaConverter */
 static fk_fconv *fconv_list;      /* every live FakeTensorConverter */
 static uint64_t wrong_hits;       /* memo hits answered for another key */
@@ -395,6 +398,21 @@ static ts_tensor *memo_lookup(wt_table *memo, ts_tensor *t)
     return v ? ts_of(v) : NULL;
 }
 
+/* FakeTensorConverter._get_memo: in PyTorch 1.13.1 a hit calls
+ * out._fix_weakref(), which hands the Python object's ownership to its C++
+ * TensorImpl: from then on nothing frees the fake (measured: the fake and
+ * its mode survive `del` of every name and of the real tensor, and
+ * gc.collect()). Modelled as a reference nobody owns. */
+static ts_tensor *fake_memo_hit(fk_fconv *fc, ts_tensor *t)
+{
+    ts_tensor *hit = memo_lookup(fc->tensor_memo, t);
+    if (hit && fk_bug_state.fix_weakref && !(hit->hdr.flags & FK_F_IMMORTAL)) {
+        hit->hdr.flags |= FK_F_IMMORTAL;
+        obj_incref(&hit->hdr);
+    }
+    return hit;
+}
+
 static ts_tensor *convert_fresh(fk_mconv *mc, ts_tensor *t)
 {
     ts_tensor *r = NULL;
@@ -617,7 +635,7 @@ static int fconv_memo_set(fk_fconv *fc, ts_tensor *t, ts_tensor *out)
 static ts_tensor *from_real_tensor(fk_mode *mode, ts_tensor *t)
 {
     fk_fconv *fc = mode->converter;
-    ts_tensor *hit = memo_lookup(fc->tensor_memo, t);
+    ts_tensor *hit = fake_memo_hit(fc, t);
     if (hit) {
         obj_incref(&hit->hdr);
         return hit;
@@ -659,7 +677,7 @@ static ts_tensor *from_meta_and_device(fk_mode *mode, ts_tensor *t,
                                        ts_device device)
 {
     fk_fconv *fc = mode->converter;
-    ts_tensor *hit = memo_lookup(fc->tensor_memo, t);
+    ts_tensor *hit = fake_memo_hit(fc, t);
     if (hit) {
         obj_incref(&hit->hdr);
         return hit;

@@ -80,6 +80,7 @@ static const fk_bug_info bug_list[] = {
     {"strong-fake-value", "the fake memo holds its fake tensors strongly: a cycle"},
     {"view-base-leak", "a view takes one reference too many on its base"},
     {"early-free", "a tensor releases its storage reference twice (use after free)"},
+    {"fix-weakref", "PyTorch 1.13.1's own leak: after a fake memo hit the fake and its mode are never freed"},
 };
 
 const fk_bug_info *fk_bug_list(size_t *n)
@@ -114,6 +115,7 @@ int fk_inject(const char *csv, char *err, size_t errlen)
         else if (strcmp(name, "strong-fake-value") == 0) fb.strong_fake_value = 1;
         else if (strcmp(name, "view-base-leak") == 0) tb.view_base_leak = 1;
         else if (strcmp(name, "early-free") == 0) tb.early_free = 1;
+        else if (strcmp(name, "fix-weakref") == 0) fb.fix_weakref = 1;
         else {
             p = name;
             len = strlen(name);

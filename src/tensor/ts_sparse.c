@@ -155,6 +155,11 @@ ts_tensor *ts_sparse_coo(int ndim, const int64_t *sizes, int64_t nnz, int sparse
     ts_tensor *ind, *val;
     if (coo_children(ndim, sizes, sparse_dim, dt, dev, nnz, P, TS_INIT_ONES, &ind, &val))
         return NULL;
+    /* PyTorch 1.13: sparse_coo_tensor with fewer than 2 entries is
+     * coalesced whatever was asked (torch 1.13.1: nnz 0 and 1 -> True). A
+     * meta tensor keeps its flag (the meta converter copies it). */
+    if (nnz < 2 && dev.type != TS_DEV_META)
+        coalesced = 1;
     return coo_wrap(ndim, sizes, sparse_dim, dt, dev, nnz, coalesced, ind, val);
 }
 

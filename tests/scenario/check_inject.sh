@@ -20,6 +20,7 @@ table=(
   "id-reuse||regressions/id_reuse.scn|\"actual\": \"4\""
   "strong-fake-value||memo/fake_values_weak.scn|FakeTensorConverter#2.tensor_memo["
   "view-base-leak||views/view_keeps_base_alive.scn|\"reason\": \"unreachable\""
+  "fix-weakref||regressions/pytorch_fix_weakref.scn|\"reason\": \"unreachable\""
   "early-free|--allocator guard --timeout 20|storage/shared_storage_outlives.scn|use-after-free"
 )
 

@@ -1,0 +1,260 @@
+/* st.h - stress mode: random tensor lifecycles checked against an
+ * independent model, the shrinker, and the runner they share.
+ *
+ *   st_config c; st_config_default(&c);
+ *   st_script s = {0}; st_text txt = {0};
+ *   st_generate(&c, seed, &s, &txt);          // actions + the .scn text
+ *   st_env e; st_env_default(&e);             // how to run text (sc_options)
+ *   st_outcome o; st_run_text(&e, "x.scn", txt.p, &o);
+ *   if (o.status == ST_FAIL) {                // o.cls[0]: "expect mN.memo_meta == N"
+ *       st_shrink_result r;
+ *       st_shrink_script(&c, &e, &s, o.cls[0], &r);   // r.text: the reproducer
+ *   }
+ *   st_text_free(&txt); st_script_free(&s);
+ *
+ * A lifecycle is one scenario: the generator draws `steps` actions from a
+ * seed (a splitmix64-seeded xoshiro256** of our own) and feeds each to the
+ * MODEL, a deliberately simple re-statement of semantics.md with its own
+ * structures (variables, the objects they refer to, strong edges, each
+ * mode's memo entries and pending list, which objects are dead). The model
+ * decides whether an action succeeds or raises, renders it as a statement
+ * (`x = ...`, or `expect raises(E, ...)` when it must fail), and emits
+ * `expect` lines with the values it predicts (memo counters, bytes(),
+ * live("mode"), alive/dead of weak handles, unreachable()). It never reads
+ * the core's state. Teardown and the strict end check come from sc_run.
+ *
+ * Every allocation is AL_K_SCENARIO (outside sc_model_bytes()).
+ */
+#ifndef FAKEGC_ST_H
+#define FAKEGC_ST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "scenario/sc.h"
+
+/* ---- weights ---- */
+
+enum {
+    ST_W_TENSOR, ST_W_META_TENSOR, ST_W_STRIDED, ST_W_SPARSE, ST_W_CSR, ST_W_QUANTIZED,
+    ST_W_VIEW, ST_W_NEWOP, ST_W_INPLACE, ST_W_SPARSE_OP, ST_W_MODE, ST_W_META_CONVERTER,
+    ST_W_FAKE, ST_W_FAKE_DEVICE, ST_W_META, ST_W_FAKE_OP, ST_W_REFAKE, ST_W_ATTR, ST_W_GRAD,
+    ST_W_DEL, ST_W_WEAKREF, ST_W_GC, ST_W_SWEEP, ST_W_WITH, ST_W_ERROR,
+    ST_W_EXPECT,        /* not an action: percent chance of a model check per step */
+    ST_W_COUNT
+};
+
+typedef struct st_weights {
+    uint32_t w[ST_W_COUNT];
+} st_weights;
+
+const char *st_weight_name(int i);
+const char *st_weight_help(int i);
+uint32_t st_weight_default(int i);
+void st_weights_default(st_weights *w);
+/* "name=w,name=w": 0, or -1 with a message (valid names listed) in err. */
+int st_weights_parse(st_weights *w, const char *csv, char *err, size_t n);
+
+/* ---- configuration of the generator and its model ---- */
+
+typedef struct st_config {
+    st_weights weights;
+    uint32_t steps;          /* actions per lifecycle (per seed) */
+    int defer_callbacks;     /* obj_config.defer_callbacks is on */
+    int gc_stress;           /* the run collects after every statement */
+    int policy;              /* FK_SWEEP_* for modes made without sweep= */
+    int64_t sweep_every;     /* for modes made without sweep_every= */
+    int expect_all;          /* render: every passive check after every action
+                                (2: and every tensor query) */
+} st_config;
+
+void st_config_default(st_config *c);
+
+/* ---- text and action lists ---- */
+
+typedef struct st_text {
+    char *p;                 /* NUL-terminated (NULL when empty) */
+    size_t len, cap;
+} st_text;
+int st_text_add(st_text *t, const char *s, size_t n);
+int st_text_printf(st_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void st_text_free(st_text *t);
+
+/* One generated action; its meaning is in st_gen.c (the model re-checks it
+ * in context, so a list with some actions removed still renders). */
+typedef struct st_action {
+    uint8_t op, sub;
+    int8_t dst, a, b;
+    uint8_t dtype, dev, flags;
+    int8_t n, n2;
+    int16_t v[6], v2[4];
+} st_action;
+
+typedef struct st_script {
+    st_action *a;
+    size_t n, cap;
+} st_script;
+void st_script_free(st_script *s);
+
+/* Draw c->steps actions from seed, render them (with the sampled checks).
+ * lines_out as for st_render. 0, or -1 on OOM. */
+int st_generate(const st_config *c, uint64_t seed, st_script *out, st_text *text,
+                uint32_t **lines_out, size_t *nlines);
+
+/* Render actions[0..n) through a fresh model (actions no longer valid in
+ * context are skipped). lines_out (may be NULL) gets, per text line, the
+ * index of the action that produced it (UINT32_MAX for the header): an array of
+ * *nlines entries (AL_K_SCENARIO; free with st_lines_free). *applied (may be
+ * NULL): actions rendered. 0 or -1 (OOM). */
+int st_render(const st_config *c, const st_action *a, size_t n, st_text *text,
+              uint32_t **lines_out, size_t *nlines, size_t *applied);
+void st_lines_free(uint32_t *lines, size_t nlines);
+
+/* ---- running text ---- */
+
+enum { ST_PASS = 0, ST_FAIL, ST_PARSE, ST_CRASH, ST_INTERNAL };
+#define ST_MAX_CLASSES 8
+#define ST_CLASS_LEN 112
+
+typedef struct st_outcome {
+    int status;
+    int ncls;                              /* failure classes, first one first */
+    char cls[ST_MAX_CLASSES][ST_CLASS_LEN];
+    uint32_t first_line;                   /* line of the first failure (0: end) */
+    char first[256];                       /* "LINE: TEXT  actual: ..." */
+    uint64_t statements;
+    uint64_t live_objects;                 /* before teardown, last statement */
+} st_outcome;
+
+typedef struct st_env {
+    sc_options sc;           /* verify_every, gc, sweep, ... */
+    const char *inject;      /* what cli_env_setup injected ("" none) */
+    int check_guard;         /* the allocator chain has a guard layer */
+} st_env;
+
+void st_env_default(st_env *e);
+/* Install the verify hook (live bytes vs objects, guard findings) and the
+ * guard's RECORD action on the current allocator. */
+void st_env_prepare(st_env *e);
+
+/* Parse and run text in this process; fill o. Returns o->status. */
+int st_run_text(const st_env *e, const char *name, const char *text, st_outcome *o);
+/* The same in a forked child (a crash is ST_CRASH "crash: SIGSEGV"); with
+ * no_inject the child runs without injected bugs. */
+int st_run_forked(const st_env *e, const char *name, const char *text, int no_inject,
+                  st_outcome *o);
+/* Does o have a failure of class cls? */
+int st_outcome_has(const st_outcome *o, const char *cls);
+/* Normalize a message into a class: digit runs -> N, spaces collapsed. */
+void st_normalize(const char *in, char *out, size_t n);
+
+/* ---- shrinking ---- */
+
+typedef struct st_shrink_stats {
+    uint32_t runs;               /* candidate runs */
+    size_t before_lines, after_lines;
+    size_t after_statements;
+} st_shrink_stats;
+
+/* Minimize a failing scenario text keeping class cls: delta debugging over
+ * statements and blocks, then argument simplification. With check_clean,
+ * every accepted candidate must also pass without the injected bugs.
+ * *out gets the result (at worst the input). 0 or -1 (OOM). */
+int st_shrink_text(const st_env *e, const char *text, const char *cls, int check_clean,
+                   st_text *out, st_shrink_stats *stats);
+
+/* Minimize a generated lifecycle: actions first (the model re-renders the
+ * expectations of every candidate), then the text. orig_text: the text as
+ * generated (shrunk as text when the re-rendered actions do not show the
+ * failure). 0 or -1. */
+int st_shrink_script(const st_config *c, const st_env *e, const st_script *s,
+                     const char *orig_text, const char *cls, int check_clean,
+                     st_text *out, st_shrink_stats *stats);
+
+/* Statements in a text (non-blank, non-comment lines, `end` excluded). */
+size_t st_count_statements(const char *text);
+
+/* ---- the stress loop ---- */
+
+typedef struct st_stress_opts {
+    st_config cfg;
+    st_env env;
+    uint64_t seed;               /* first seed (see shard) */
+    uint32_t shard_k, shard_n;   /* seeds seed*N + K, then + N each */
+    uint64_t max_steps;          /* 0: no limit */
+    double max_seconds;          /* 0: no limit */
+    uint64_t check_every;        /* steps between verifies (0: never) */
+    const char *out_dir;         /* where failing lifecycles are written */
+    int shrink;                  /* minimize a failure */
+    int check_clean;             /* shrink: candidates must pass without bugs */
+    int progress;                /* a progress line on stderr */
+} st_stress_opts;
+
+typedef struct st_stress_result {
+    uint64_t steps, statements, lifecycles, max_live;
+    double seconds;
+    int failed;                  /* a failure (or crash) was found */
+    uint64_t fail_seed;
+    uint64_t fail_steps;         /* steps run until the failing check */
+    char cls[ST_CLASS_LEN];
+    char first[256];
+    char file[512], min_file[512];
+    size_t file_statements, min_statements;
+    uint32_t shrink_runs;
+    int write_error;
+    st_text min_text;            /* the reproducer (free with st_text_free) */
+} st_stress_result;
+
+/* Run lifecycles in a forked worker until a limit or a failure; on a
+ * failure write OUT_DIR/stress-seed-S.scn and (shrink) .min.scn. 0, or -1
+ * when the worker could not run (r->first says why). */
+int st_stress(const st_stress_opts *o, st_stress_result *r);
+
+/* ---- the OOM loop (SQLite's test_malloc method) ---- */
+
+typedef struct st_oom_opts {
+    sc_options sc;
+    int modes;                   /* bit 0 transient, bit 1 persistent */
+    uint64_t max_fail;           /* failure points per mode (0: until none fails) */
+} st_oom_opts;
+
+typedef struct st_oom_finding {
+    int persistent;
+    uint64_t point;              /* the failed allocation, 1-based */
+    char what[240];
+} st_oom_finding;
+
+#define ST_OOM_MAX_FINDINGS 8
+
+typedef struct st_oom_result {
+    int baseline_status;         /* rp_status of the run without failures */
+    uint64_t allocations;        /* of that run (successful) */
+    uint64_t attempts;           /* allocation attempts of that run */
+    uint64_t points[2];          /* runs that had an allocation failed, per mode */
+    int capped[2];               /* stopped at max_fail */
+    uint32_t nfindings;          /* all findings; the first few in f */
+    st_oom_finding f[ST_OOM_MAX_FINDINGS];
+    int crashed;                 /* the child died (forked runs) */
+    int crash_persistent;
+    uint64_t crash_point;
+    char crash[64];
+} st_oom_result;
+
+/* Fail the 1st, 2nd, ... allocation of p's run (transient: that one only;
+ * persistent: it and every later one) until a run has no failure. Every
+ * run must pass or stop at a statement with OutOfMemory, retain nothing at
+ * the end check, and leave the allocator and the object registry as they
+ * were. In this process. 0, or -1 when the baseline run failed hard. */
+int st_oom_program(const sc_program *p, const st_oom_opts *o, st_oom_result *r);
+/* The same in a forked child: a crash is reported with its failure point. */
+int st_oom_forked(const sc_program *p, const st_oom_opts *o, st_oom_result *r);
+
+/* ---- PRNG ---- */
+typedef struct st_rng {
+    uint64_t s[4];
+} st_rng;
+void st_rng_seed(st_rng *r, uint64_t seed);
+uint64_t st_rng_next(st_rng *r);
+uint32_t st_rng_below(st_rng *r, uint32_t n);   /* uniform in [0, n), n > 0 */
+
+#endif

@@ -1,0 +1,2391 @@
+/* st_gen.c - actions: drawing them from a seed, and rendering them through
+ * the model into scenario text with the checks the model predicts.
+ *
+ * An action is an intent with concrete arguments ("t3 = t1.slice(0, 1, 3)",
+ * "f2 = m0.fake(t3)"). Rendering re-checks it against the model's state:
+ * an action whose variables are unbound or of the wrong kind, or whose
+ * outcome the model cannot predict, is skipped; one the model predicts to
+ * fail is written as `expect raises(ERROR, EXPR)`; the others as
+ * assignments or expression statements. So any subsequence of a generated
+ * action list renders to a valid scenario whose expectations hold on a
+ * correct core - which is what the shrinker relies on.
+ */
+#include "stress/st_model.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "alloc/al.h"
+#include "fake/fk.h"
+
+/* ---- text ---- */
+
+int st_text_add(st_text *t, const char *s, size_t n)
+{
+    if (t->len + n + 1 > t->cap) {
+        size_t nc = t->cap ? t->cap : 4096;
+        while (nc < t->len + n + 1)
+            nc *= 2;
+        char *np = al_realloc(t->p, t->cap, nc, AL_K_SCENARIO, "st text");
+        if (!np)
+            return -1;
+        t->p = np;
+        t->cap = nc;
+    }
+    memcpy(t->p + t->len, s, n);
+    t->len += n;
+    t->p[t->len] = '\0';
+    return 0;
+}
+
+int st_text_printf(st_text *t, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return -1;
+    if ((size_t)n >= sizeof buf)
+        n = (int)sizeof buf - 1;
+    return st_text_add(t, buf, (size_t)n);
+}
+
+void st_text_free(st_text *t)
+{
+    al_free(t->p, t->cap, AL_K_SCENARIO);
+    memset(t, 0, sizeof *t);
+}
+
+void st_script_free(st_script *s)
+{
+    al_free(s->a, s->cap * sizeof *s->a, AL_K_SCENARIO);
+    memset(s, 0, sizeof *s);
+}
+
+static int script_push(st_script *s, const st_action *a)
+{
+    if (s->n == s->cap) {
+        size_t nc = s->cap ? s->cap * 2 : 256;
+        st_action *np = al_realloc(s->a, s->cap * sizeof *np, nc * sizeof *np, AL_K_SCENARIO,
+                                   "st actions");
+        if (!np)
+            return -1;
+        s->a = np;
+        s->cap = nc;
+    }
+    s->a[s->n++] = *a;
+    return 0;
+}
+
+/* The line map grows by 1024 entries, so its capacity is a function of its
+ * length. */
+static size_t lines_cap(size_t n) { return n ? ((n + 1023) / 1024) * 1024 : 1024; }
+
+void st_lines_free(uint32_t *lines, size_t nlines)
+{
+    if (lines)
+        al_free(lines, lines_cap(nlines) * sizeof *lines, AL_K_SCENARIO);
+}
+
+/* ---- PRNG: splitmix64 seeds xoshiro256** ---- */
+
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+void st_rng_seed(st_rng *r, uint64_t seed)
+{
+    uint64_t x = seed;
+    for (int i = 0; i < 4; i++)
+        r->s[i] = splitmix64(&x);
+}
+
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+uint64_t st_rng_next(st_rng *r)
+{
+    uint64_t *s = r->s;
+    uint64_t res = rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return res;
+}
+
+uint32_t st_rng_below(st_rng *r, uint32_t n)
+{
+    return (uint32_t)(((st_rng_next(r) >> 32) * (uint64_t)n) >> 32);
+}
+
+/* ---- weights ---- */
+
+static const struct {
+    const char *name;
+    uint32_t def;
+    const char *help;
+} weight_table[ST_W_COUNT] = {
+    [ST_W_TENSOR] = {"tensor", 12, "empty/zeros/ones/rand, dtypes, cpu/cuda/lazy, requires_grad"},
+    [ST_W_META_TENSOR] = {"meta_tensor", 3, "a constructor on device meta"},
+    [ST_W_STRIDED] = {"strided", 1, "empty_strided with row/column-major or padded strides"},
+    [ST_W_SPARSE] = {"sparse", 3, "sparse_coo (nnz, sparse_dim, coalesced)"},
+    [ST_W_CSR] = {"csr", 1, "sparse_csr"},
+    [ST_W_QUANTIZED] = {"quantized", 1, "quantized tensors (unsupported by meta)"},
+    [ST_W_VIEW] = {"view", 12, "the view ops, view ... as_strided, valid or not"},
+    [ST_W_NEWOP] = {"newop", 5, "clone contiguous to add mul sum matmul to_dense"},
+    [ST_W_INPLACE] = {"inplace", 2, "add_ mul_ zero_"},
+    [ST_W_SPARSE_OP] = {"sparse_op", 3, "coalesce indices values to_sparse"},
+    [ST_W_MODE] = {"mode", 4, "fake_mode(), eager or periodic, small sweep_every"},
+    [ST_W_META_CONVERTER] = {"meta_converter", 1, "a stand-alone MetaConverter"},
+    [ST_W_FAKE] = {"fake", 12, "m.fake(t), kept or dropped at once"},
+    [ST_W_FAKE_DEVICE] = {"fake_device", 2, "m.fake(meta_t, device=...)"},
+    [ST_W_META] = {"meta", 4, "m.meta(t) / c.meta(t)"},
+    [ST_W_FAKE_OP] = {"fake_op", 5, "views, new tensors and in-place ops on fake tensors"},
+    [ST_W_REFAKE] = {"refake", 2, "expect m.fake(t) == f (a memo hit is the same object)"},
+    [ST_W_ATTR] = {"attr", 5, "user attributes (cycles), none clears"},
+    [ST_W_GRAD] = {"grad", 2, "t.grad = g / none"},
+    [ST_W_DEL] = {"del", 8, "del one or two variables"},
+    [ST_W_WEAKREF] = {"weakref", 3, "w = weakref(x)"},
+    [ST_W_GC] = {"gc", 1, "gc()"},
+    [ST_W_SWEEP] = {"sweep", 2, "expect m.sweep() == N"},
+    [ST_W_WITH] = {"with", 2, "with m: constructors make fake tensors"},
+    [ST_W_ERROR] = {"error", 3, "operations that must raise ShapeError, TypeError or "
+                                "UnsupportedFakeTensor"},
+    [ST_W_EXPECT] = {"expect", 70, "percent chance of a model check after a step"},
+};
+
+const char *st_weight_name(int i) { return weight_table[i].name; }
+const char *st_weight_help(int i) { return weight_table[i].help; }
+uint32_t st_weight_default(int i) { return weight_table[i].def; }
+
+void st_weights_default(st_weights *w)
+{
+    for (int i = 0; i < ST_W_COUNT; i++)
+        w->w[i] = weight_table[i].def;
+}
+
+int st_weights_parse(st_weights *w, const char *csv, char *err, size_t n)
+{
+    const char *p = csv;
+    while (p && *p) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        const char *eq = memchr(p, '=', len);
+        int found = -1;
+        if (eq) {
+            for (int i = 0; i < ST_W_COUNT; i++)
+                if (strlen(weight_table[i].name) == (size_t)(eq - p) &&
+                    memcmp(weight_table[i].name, p, (size_t)(eq - p)) == 0)
+                    found = i;
+        }
+        unsigned long v = 0;
+        int ok = found >= 0;
+        if (ok) {
+            const char *q = eq + 1;
+            ok = q < p + len;
+            for (; ok && q < p + len; q++) {
+                if (*q < '0' || *q > '9' || v > 1000000) {
+                    ok = 0;
+                    break;
+                }
+                v = v * 10 + (unsigned long)(*q - '0');
+            }
+        }
+        if (!ok || (found == ST_W_EXPECT && v > 100)) {
+            int w0 = snprintf(err, n, "--weights: bad item '%.*s' (NAME=N; names:",
+                              (int)(len > 40 ? 40 : len), p);
+            for (int i = 0; i < ST_W_COUNT && w0 > 0 && (size_t)w0 < n; i++)
+                w0 += snprintf(err + w0, n - (size_t)w0, " %s", weight_table[i].name);
+            if (w0 > 0 && (size_t)w0 < n)
+                snprintf(err + w0, n - (size_t)w0, "; expect is a percentage)");
+            return -1;
+        }
+        w->w[found] = (uint32_t)v;
+        p = end ? end + 1 : NULL;
+    }
+    return 0;
+}
+
+void st_config_default(st_config *c)
+{
+    memset(c, 0, sizeof *c);
+    st_weights_default(&c->weights);
+    c->steps = 1000;
+    c->policy = FK_SWEEP_EAGER;
+    c->sweep_every = 128;
+}
+
+/* ---- actions ---- */
+
+static const char *const ctor_name[] = {"empty", "zeros", "ones", "rand", "empty_strided",
+                                        "sparse_coo", "sparse_csr", "quantized"};
+static const char *const view_name[VW_COUNT] = {
+    "view", "reshape", "t", "transpose", "slice", "select", "narrow", "unsqueeze",
+    "squeeze", "expand", "diagonal", "detach", "neg_view", "conj", "view_as_real",
+    "as_strided"};
+
+typedef struct gen {
+    model m;
+    const st_config *c;
+    st_text *text;
+    uint32_t *lines;
+    size_t nlines, lines_cap;
+    uint32_t cur;             /* action index being rendered */
+    int in_with;              /* a `with` block is open */
+    st_rng *rng;              /* generation only */
+    int failed;
+} gen;
+
+static void emit(gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void emit(gen *g, const char *fmt, ...)
+{
+    char buf[600];
+    int k = 0;
+    if (g->in_with && strncmp(fmt, "end", 3) != 0)
+        buf[k++] = ' ', buf[k++] = ' ';
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + k, sizeof buf - (size_t)k - 1, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    size_t len = (size_t)k + ((size_t)n < sizeof buf - (size_t)k - 1 ? (size_t)n
+                                                                     : sizeof buf - (size_t)k - 2);
+    buf[len++] = '\n';
+    if (st_text_add(g->text, buf, len) < 0) {
+        g->failed = 1;
+        return;
+    }
+    if (g->lines) {
+        if (g->nlines == g->lines_cap) {
+            size_t nc = g->lines_cap + 1024;
+            uint32_t *np = al_realloc(g->lines, g->lines_cap * sizeof *np, nc * sizeof *np,
+                                      AL_K_SCENARIO, "st lines");
+            if (!np) {
+                g->failed = 1;
+                return;
+            }
+            g->lines = np;
+            g->lines_cap = nc;
+        }
+        g->lines[g->nlines++] = g->cur;
+    }
+}
+
+static const char *vname(int slot, char *buf)
+{
+    char k = slot < V_F ? 't' : slot < V_M ? 'f' : slot < V_C ? 'm' : slot < V_W ? 'c' : 'w';
+    int base = slot < V_F ? V_T : slot < V_M ? V_F : slot < V_C ? V_M : slot < V_W ? V_C : V_W;
+    snprintf(buf, 8, "%c%d", k, slot - base);
+    return buf;
+}
+
+static int is_t(int s) { return s >= V_T && s < V_T + NV_T; }
+static int is_f(int s) { return s >= V_F && s < V_F + NV_F; }
+static int is_m(int s) { return s >= V_M && s < V_M + NV_M; }
+static int is_c(int s) { return s >= V_C && s < V_C + NV_C; }
+static int is_w(int s) { return s >= V_W && s < V_W + NV_W; }
+
+static int32_t vnode(gen *g, int s)
+{
+    if (s < 0 || s >= NVARS)
+        return -1;
+    return g->m.var[s];
+}
+
+/* A live tensor node bound at slot s (t-slots real, f-slots fake). */
+static int32_t vtensor(gen *g, int s)
+{
+    int32_t i = vnode(g, s);
+    if (i < 0 || g->m.n[i].kind != NK_TENSOR || !g->m.n[i].alive)
+        return -1;
+    if (is_t(s) && g->m.n[i].fake)
+        return -1;
+    if (is_f(s) && !g->m.n[i].fake)
+        return -1;
+    return i;
+}
+
+static void bind(gen *g, int slot, int32_t node)
+{
+    int32_t old = g->m.var[slot];
+    g->m.var[slot] = node;      /* takes the statement's reference */
+    m_unref(&g->m, old);
+}
+
+static const char *err_name(int e)
+{
+    return e == MERR_SHAPE ? "ShapeError" : e == MERR_TYPE ? "TypeError"
+                                                            : "UnsupportedFakeTensor";
+}
+
+/* Write the action's statement: an assignment, an expression statement, or
+ * `expect raises(...)` for a predicted error. */
+static void emit_stmt(gen *g, int err, int dst, const char *expr)
+{
+    char n[8];
+    if (err)
+        emit(g, "expect raises(%s, %s)", err_name(err), expr);
+    else if (dst >= 0)
+        emit(g, "%s = %s", vname(dst, n), expr);
+    else
+        emit(g, "%s", expr);
+}
+
+static void fmt_dims(char *buf, size_t n, int nd, const int16_t *v, int tuple)
+{
+    size_t k = 0;
+    buf[0] = '\0';
+    if (tuple)
+        k += (size_t)snprintf(buf + k, n - k, "(");
+    for (int i = 0; i < nd && k < n; i++)
+        k += (size_t)snprintf(buf + k, n - k, "%s%d", i ? ", " : "", v[i]);
+    if (tuple && k < n)
+        snprintf(buf + k, n - k, nd == 1 ? ",)" : ")");
+}
+
+/* ---- result plans: what an op makes, computed on a real or meta node ---- */
+
+enum { P_SELF = 1, P_VIEW, P_DETACH, P_NEW, P_COO, P_CSR_CLONE, P_SDETACH, P_INDICES,
+       P_VALUES };
+
+typedef struct plan {
+    int kind;
+    int nd;
+    int64_t sz[M_MAXD], st[M_MAXD], off;
+    uint8_t dtype, dev;
+    int ustr, contig, quant, rg, toggle;   /* toggle: NF_NEG / NF_CONJ bits to flip */
+    int sd, coal;
+    int64_t nnz;
+} plan;
+
+static int can_rg(uint8_t dt) { return m_dtype_cat[dt] == DC_FLOAT || m_dtype_cat[dt] == DC_COMPLEX; }
+
+static int wrap_dim(int64_t d, int nd, int *out)
+{
+    int n = nd ? nd : 1;
+    if (d < -n || d >= n)
+        return -1;
+    *out = (int)(d < 0 ? d + n : d);
+    return 0;
+}
+
+static int64_t prod(const int64_t *v, int n)
+{
+    int64_t p = 1;
+    for (int i = 0; i < n; i++)
+        p *= v[i];
+    return p;
+}
+
+static int is_canonical(const mnode *t)
+{
+    int64_t st[M_MAXD];
+    m_contig(t->ndim, t->sizes, st);
+    return !(t->flags & NF_USTR) && memcmp(st, t->strides, (size_t)t->ndim * sizeof *st) == 0;
+}
+
+static int view_plan(gen *g, int32_t ti, const st_action *a, plan *p)
+{
+    const mnode *t = &g->m.n[ti];
+    memset(p, 0, sizeof *p);
+    p->dtype = t->dtype;
+    p->dev = t->dev;
+    p->ustr = (t->flags & NF_USTR) != 0;
+    p->kind = P_VIEW;
+    p->nd = t->ndim;
+    memcpy(p->sz, t->sizes, sizeof p->sz);
+    memcpy(p->st, t->strides, sizeof p->st);
+    p->off = t->offset;
+    int nd = t->ndim, d, d1;
+    if (t->layout != LY_STRIDED) {
+        if (a->sub == VW_DETACH) {
+            p->kind = P_SDETACH;
+            return MERR_NONE;
+        }
+        if (a->sub == VW_CONJ && t->layout == LY_COO && m_dtype_cat[t->dtype] != DC_COMPLEX) {
+            p->kind = P_SELF;
+            return MERR_NONE;
+        }
+        if (a->sub == VW_CONJ || a->sub == VW_REAL)
+            return MERR_SKIP;
+        return MERR_TYPE;     /* "not supported for sparse" */
+    }
+    if ((t->flags & NF_QUANT) && a->sub == VW_REAL)
+        return MERR_TYPE;
+    switch (a->sub) {
+    case VW_VIEW: case VW_RESHAPE: {
+        if (p->ustr || a->n < 1 || a->n > M_MAXD)
+            return MERR_SKIP;
+        int64_t ns[M_MAXD];
+        for (int i = 0; i < a->n; i++) {
+            if (a->v[i] < 0)
+                return MERR_SKIP;
+            ns[i] = a->v[i];
+        }
+        if (prod(ns, a->n) != m_numel(t))
+            return MERR_SHAPE;
+        int64_t st[M_MAXD];
+        if (m_view_strides(nd, t->sizes, t->strides, a->n, ns, st)) {
+            p->nd = a->n;
+            memcpy(p->sz, ns, sizeof ns);
+            memcpy(p->st, st, sizeof st);
+            return MERR_NONE;
+        }
+        if (a->sub == VW_VIEW)
+            return MERR_SHAPE;
+        p->kind = P_NEW;
+        p->nd = a->n;
+        memcpy(p->sz, ns, sizeof ns);
+        p->contig = 1;
+        p->ustr = 0;
+        p->quant = (t->flags & NF_QUANT) != 0;
+        p->rg = (t->flags & NF_RG) && can_rg(t->dtype);
+        return MERR_NONE;
+    }
+    case VW_T:
+        if (nd > 2)
+            return MERR_SHAPE;
+        if (nd == 2) {
+            p->sz[0] = t->sizes[1], p->sz[1] = t->sizes[0];
+            p->st[0] = t->strides[1], p->st[1] = t->strides[0];
+        }
+        return MERR_NONE;
+    case VW_TRANSPOSE: {
+        int d0;
+        if (a->n != 2 || wrap_dim(a->v[0], nd, &d0) || wrap_dim(a->v[1], nd, &d1))
+            return MERR_SHAPE;
+        if (nd > 0) {
+            p->sz[d0] = t->sizes[d1], p->sz[d1] = t->sizes[d0];
+            p->st[d0] = t->strides[d1], p->st[d1] = t->strides[d0];
+        }
+        return MERR_NONE;
+    }
+    case VW_SLICE: case VW_NARROW: {
+        if (nd == 0 || a->n != 3)
+            return MERR_SHAPE;
+        if (wrap_dim(a->v[0], nd, &d))
+            return MERR_SHAPE;
+        int64_t size = t->sizes[d], start = a->v[1], stop, step = 1;
+        if (a->sub == VW_NARROW) {
+            int64_t len = a->v[2];
+            if (start != size) {
+                int64_t n = size > 0 ? size : 1;
+                if (start < -n || start >= n)
+                    return MERR_SHAPE;
+                if (start < 0)
+                    start += n;
+            }
+            if (len < 0 || start > size - len)
+                return MERR_SHAPE;
+            stop = start + len;
+        } else {
+            stop = a->v[2];
+            if (a->flags & F_STEP)
+                step = a->v[3];
+            if (step <= 0)
+                return MERR_SHAPE;
+            if (start < 0)
+                start += size;
+            if (stop < 0)
+                stop += size;
+            if (start < 0)
+                start = 0;
+            else if (start >= size)
+                start = size;
+            if (stop < start)
+                stop = start;
+            else if (stop >= size)
+                stop = size;
+        }
+        int64_t len = stop - start;
+        p->sz[d] = len == 0 ? 0 : (len - 1) / step + 1;
+        p->off = t->offset + start * t->strides[d];
+        p->st[d] = t->strides[d] * step;
+        return MERR_NONE;
+    }
+    case VW_SELECT: {
+        if (nd == 0 || a->n != 2 || wrap_dim(a->v[0], nd, &d))
+            return MERR_SHAPE;
+        int64_t size = t->sizes[d], i = a->v[1];
+        if (i < -size || i >= size)
+            return MERR_SHAPE;
+        if (i < 0)
+            i += size;
+        int k = 0;
+        for (int j = 0; j < nd; j++)
+            if (j != d) {
+                p->sz[k] = t->sizes[j];
+                p->st[k++] = t->strides[j];
+            }
+        p->nd = k;
+        p->off = t->offset + i * t->strides[d];
+        return MERR_NONE;
+    }
+    case VW_UNSQUEEZE: {
+        if (a->n != 1 || wrap_dim(a->v[0], nd + 1, &d))
+            return MERR_SHAPE;
+        if (nd + 1 > M_MAXD)
+            return MERR_SKIP;
+        int k = 0;
+        for (int j = 0; j <= nd; j++) {
+            if (j == d) {
+                p->sz[k] = 1;
+                p->st[k++] = d >= nd ? 1 : t->sizes[d] * t->strides[d];
+            }
+            if (j < nd) {
+                p->sz[k] = t->sizes[j];
+                p->st[k++] = t->strides[j];
+            }
+        }
+        p->nd = nd + 1;
+        return MERR_NONE;
+    }
+    case VW_SQUEEZE: {
+        int k = 0;
+        for (int j = 0; j < nd; j++)
+            if (t->sizes[j] != 1) {
+                p->sz[k] = t->sizes[j];
+                p->st[k++] = t->strides[j];
+            }
+        p->nd = k;
+        return MERR_NONE;
+    }
+    case VW_EXPAND:
+        if (a->n != nd)
+            return MERR_SKIP;
+        for (int j = 0; j < nd; j++) {
+            if (a->v[j] == t->sizes[j])
+                continue;
+            if (a->v[j] < 0)
+                return MERR_SKIP;
+            if (t->sizes[j] != 1)
+                return MERR_SHAPE;
+            p->sz[j] = a->v[j];
+            p->st[j] = 0;
+        }
+        return MERR_NONE;
+    case VW_DIAGONAL: {
+        if (nd < 2)
+            return MERR_SHAPE;
+        int64_t diag = t->sizes[0] < t->sizes[1] ? t->sizes[0] : t->sizes[1];
+        int k = 0;
+        for (int j = 2; j < nd; j++) {
+            p->sz[k] = t->sizes[j];
+            p->st[k++] = t->strides[j];
+        }
+        p->sz[k] = diag;
+        p->st[k++] = t->strides[0] + t->strides[1];
+        p->nd = k;
+        return MERR_NONE;
+    }
+    case VW_DETACH:
+        p->kind = P_DETACH;
+        return MERR_NONE;
+    case VW_NEG:
+        p->toggle = NF_NEG;
+        return MERR_NONE;
+    case VW_CONJ:
+        if (m_dtype_cat[t->dtype] != DC_COMPLEX) {
+            p->kind = P_SELF;
+            return MERR_NONE;
+        }
+        p->toggle = NF_CONJ;
+        return MERR_NONE;
+    case VW_REAL:
+        if (m_dtype_cat[t->dtype] != DC_COMPLEX || (t->flags & NF_CONJ))
+            return MERR_TYPE;
+        if (nd + 1 > M_MAXD)
+            return MERR_SKIP;
+        for (int j = 0; j < nd; j++)
+            p->st[j] = t->strides[j] * 2;
+        p->sz[nd] = 2;
+        p->st[nd] = 1;
+        p->nd = nd + 1;
+        p->off = t->offset * 2;
+        p->dtype = t->dtype == D_C64 ? D_F32 : D_F64;
+        return MERR_NONE;
+    case VW_AS_STRIDED: {
+        if (a->n != a->n2 || a->n < 1 || a->n > 3)
+            return MERR_SKIP;
+        int64_t sz[M_MAXD], st[M_MAXD], off = a->v[5];
+        for (int j = 0; j < a->n; j++) {
+            sz[j] = a->v[j];
+            st[j] = a->v2[j];
+            if (sz[j] < 0 || st[j] < 0)
+                return MERR_SKIP;
+        }
+        if (off < 0)
+            return MERR_SKIP;
+        if (m_storage_bytes(a->n, sz, st, off, t->dtype) > g->m.n[t->storage].nbytes)
+            return MERR_SHAPE;
+        p->nd = a->n;
+        memcpy(p->sz, sz, sizeof sz);
+        memcpy(p->st, st, sizeof st);
+        p->off = off;
+        p->ustr = 0;
+        return MERR_NONE;
+    }
+    default:
+        return MERR_SKIP;
+    }
+}
+
+/* Ops that make new tensors. b: the other operand's node (same flavour as
+ * the one the op runs on), or -1. */
+static int newop_plan(gen *g, int32_t ti, int32_t bi, const st_action *a, plan *p)
+{
+    const mnode *t = &g->m.n[ti];
+    memset(p, 0, sizeof *p);
+    p->kind = P_NEW;
+    p->dtype = t->dtype;
+    p->dev = t->dev;
+    p->nd = t->ndim;
+    memcpy(p->sz, t->sizes, sizeof p->sz);
+    int quant = (t->flags & NF_QUANT) != 0, rg = (t->flags & NF_RG) != 0;
+    int dense = !(t->flags & NF_USTR) && m_is_dense(t->ndim, t->sizes, t->strides);
+    if (t->layout == LY_COO) {
+        switch (a->sub) {
+        case NO_CLONE:
+            p->kind = P_COO;
+            p->sd = t->sd;
+            p->nnz = t->nnz;
+            p->coal = (t->flags & NF_COAL) != 0;
+            p->rg = rg;
+            return MERR_NONE;
+        case NO_CONTIG:
+            p->kind = P_SELF;
+            return MERR_NONE;
+        case NO_TO_DENSE:
+            p->contig = 1;
+            p->rg = rg;
+            return MERR_NONE;
+        case NO_TO_DTYPE:
+            if (a->dtype == t->dtype) {
+                p->kind = P_SELF;
+                return MERR_NONE;
+            }
+            p->kind = P_COO;
+            p->dtype = a->dtype;
+            p->sd = t->sd;
+            p->nnz = t->nnz;
+            p->coal = (t->flags & NF_COAL) != 0;
+            p->rg = rg && can_rg(a->dtype);
+            return MERR_NONE;
+        case NO_TO_DEVICE: case NO_SUM: case NO_SUM_DIM: case NO_MATMUL: case NO_ADD:
+        case NO_MUL:
+            return MERR_SKIP;
+        default:
+            return MERR_TYPE;
+        }
+    }
+    if (t->layout == LY_CSR) {
+        if (a->sub == NO_CLONE) {
+            p->kind = P_CSR_CLONE;
+            return MERR_NONE;
+        }
+        if (a->sub == NO_CONTIG) {
+            p->kind = P_SELF;
+            return MERR_NONE;
+        }
+        if (a->sub == NO_TO_DENSE) {
+            p->contig = 1;
+            return MERR_NONE;
+        }
+        return MERR_SKIP;
+    }
+    if (quant && a->sub != NO_CLONE && a->sub != NO_CONTIG)
+        return a->sub == NO_TO_DENSE ? MERR_SKIP : MERR_TYPE;
+    switch (a->sub) {
+    case NO_CLONE:
+        if (dense)
+            memcpy(p->st, t->strides, sizeof p->st);
+        else
+            p->contig = 1;
+        p->ustr = (t->flags & NF_USTR) != 0;
+        p->quant = quant;
+        p->rg = rg && can_rg(t->dtype);
+        return MERR_NONE;
+    case NO_CONTIG:
+        if (t->flags & NF_USTR)
+            return MERR_SKIP;
+        if (m_is_contiguous(t->ndim, t->sizes, t->strides)) {
+            p->kind = P_SELF;
+            return MERR_NONE;
+        }
+        p->contig = 1;
+        p->quant = quant;
+        p->rg = rg && can_rg(t->dtype);
+        return MERR_NONE;
+    case NO_TO_DTYPE: case NO_TO_DEVICE: {
+        uint8_t dt = a->sub == NO_TO_DTYPE ? a->dtype : t->dtype;
+        uint8_t dev = a->sub == NO_TO_DEVICE ? a->dev : t->dev;
+        if (dt == t->dtype && dev == t->dev) {
+            p->kind = P_SELF;
+            return MERR_NONE;
+        }
+        if (t->dev == DV_META && dev != DV_META)
+            return MERR_TYPE;
+        p->dtype = dt;
+        p->dev = dev;
+        if (dense)
+            memcpy(p->st, t->strides, sizeof p->st);
+        else
+            p->contig = 1;
+        p->ustr = (t->flags & NF_USTR) != 0;
+        p->rg = rg && can_rg(dt);
+        return MERR_NONE;
+    }
+    case NO_ADD: case NO_MATMUL: {
+        if (bi < 0)
+            return MERR_SKIP;
+        const mnode *b = &g->m.n[bi];
+        if (b->layout != LY_STRIDED)
+            return MERR_TYPE;
+        if (b->flags & NF_QUANT)
+            return MERR_TYPE;
+        if (b->dev != t->dev)
+            return MERR_SKIP;
+        int brg = (b->flags & NF_RG) != 0;
+        if (a->sub == NO_ADD) {
+            if (b->dtype != t->dtype || b->ndim != t->ndim ||
+                memcmp(b->sizes, t->sizes, (size_t)t->ndim * sizeof *t->sizes) != 0)
+                return MERR_SKIP;
+            if (t->dtype == D_BOOL)
+                return MERR_SKIP;
+            /* TensorIterator's layout: contiguous for contiguous inputs,
+             * except with no elements, where the strides are its own */
+            p->contig = is_canonical(t) && is_canonical(b) && m_numel(t) > 0;
+            p->ustr = !p->contig;
+            p->rg = rg || brg;
+            return MERR_NONE;
+        }
+        if (t->ndim != 2 || b->ndim != 2)
+            return MERR_SKIP;
+        if (b->dtype != t->dtype)
+            return MERR_TYPE;
+        if (t->sizes[1] != b->sizes[0])
+            return MERR_SHAPE;
+        p->sz[0] = t->sizes[0];
+        p->sz[1] = b->sizes[1];
+        p->contig = 1;
+        p->rg = rg || brg;
+        return MERR_NONE;
+    }
+    case NO_MUL:
+        if (t->dtype == D_BOOL)
+            return MERR_SKIP;
+        p->contig = is_canonical(t) && m_numel(t) > 0;
+        p->ustr = !p->contig;
+        p->rg = rg;
+        return MERR_NONE;
+    case NO_SUM: case NO_SUM_DIM:
+        if (a->sub == NO_SUM_DIM) {
+            int d;
+            if (wrap_dim(a->v[0], t->ndim, &d))
+                return MERR_SHAPE;
+            int k = 0;
+            for (int j = 0; j < t->ndim; j++)
+                if (j != d)
+                    p->sz[k++] = t->sizes[j];
+            p->nd = k;
+        } else {
+            p->nd = 0;
+        }
+        if (m_dtype_cat[t->dtype] == DC_INT || t->dtype == D_BOOL)
+            p->dtype = D_I64;
+        p->contig = 1;
+        p->rg = rg;
+        return MERR_NONE;
+    case NO_TO_DENSE:
+        p->kind = P_SELF;
+        return MERR_NONE;
+    default:
+        return MERR_SKIP;
+    }
+}
+
+static int sparse_plan(gen *g, int32_t ti, const st_action *a, plan *p)
+{
+    const mnode *t = &g->m.n[ti];
+    memset(p, 0, sizeof *p);
+    p->dtype = t->dtype;
+    p->dev = t->dev;
+    p->nd = t->ndim;
+    memcpy(p->sz, t->sizes, sizeof p->sz);
+    int rg = (t->flags & NF_RG) != 0;
+    switch (a->sub) {
+    case SP_COALESCE:
+        if (t->layout != LY_COO)
+            return MERR_TYPE;
+        if (t->flags & NF_COAL) {
+            p->kind = P_SELF;
+            return MERR_NONE;
+        }
+        p->kind = P_COO;
+        p->sd = t->sd;
+        p->nnz = t->nnz < prod(t->sizes, t->sd) ? t->nnz : prod(t->sizes, t->sd);
+        p->coal = 1;
+        p->rg = rg;
+        return MERR_NONE;
+    case SP_INDICES:
+        if (t->layout != LY_COO || !(t->flags & NF_COAL))
+            return MERR_TYPE;
+        p->kind = P_INDICES;
+        return MERR_NONE;
+    case SP_VALUES:
+        if (t->layout == LY_STRIDED || (t->layout == LY_COO && !(t->flags & NF_COAL)))
+            return MERR_TYPE;
+        p->kind = P_VALUES;
+        p->rg = rg;
+        return MERR_NONE;
+    case SP_TO_SPARSE:
+        if (t->layout != LY_STRIDED || (t->flags & NF_QUANT))
+            return MERR_TYPE;
+        p->kind = P_COO;
+        p->sd = t->ndim;
+        p->nnz = prod(t->sizes, t->ndim);
+        p->coal = 1;
+        p->rg = rg;
+        return MERR_NONE;
+    default:
+        return MERR_SKIP;
+    }
+}
+
+/* Make what plan p says from node ti (new reference), or -1 on OOM. */
+static int32_t materialize(gen *g, int32_t ti, const plan *p)
+{
+    model *m = &g->m;
+    int32_t r = -1;
+    switch (p->kind) {
+    case P_SELF:
+        m_ref(m, ti);
+        return ti;
+    case P_VIEW:
+        r = m_view(m, ti, p->nd, p->sz, p->st, p->off);
+        if (r < 0)
+            return -1;
+        m->n[r].dtype = p->dtype;
+        m->n[r].flags ^= (uint16_t)p->toggle;
+        if (p->ustr)
+            m->n[r].flags |= NF_USTR;
+        else
+            m->n[r].flags &= (uint16_t)~NF_USTR;
+        return r;
+    case P_DETACH: {
+        const mnode *t = &m->n[ti];
+        r = m_new(m, NK_TENSOR);
+        if (r < 0)
+            return -1;
+        mnode *x = &m->n[r];
+        t = &m->n[ti];
+        x->dtype = t->dtype;
+        x->dev = t->dev;
+        x->ndim = t->ndim;
+        memcpy(x->sizes, t->sizes, sizeof x->sizes);
+        memcpy(x->strides, t->strides, sizeof x->strides);
+        x->offset = t->offset;
+        x->flags = (uint16_t)((t->flags & (NF_NEG | NF_CONJ | NF_QUANT | NF_USTR)) | NF_LEAF);
+        x->storage = t->storage;
+        m_ref(m, t->storage);
+        return r;
+    }
+    case P_SDETACH: {
+        r = m_new(m, NK_TENSOR);
+        if (r < 0)
+            return -1;
+        mnode *x = &m->n[r];
+        const mnode *t = &m->n[ti];
+        x->layout = t->layout;
+        x->dtype = t->dtype;
+        x->dev = t->dev;
+        x->ndim = t->ndim;
+        x->sd = t->sd;
+        x->nnz = t->nnz;
+        memcpy(x->sizes, t->sizes, sizeof x->sizes);
+        x->flags = (uint16_t)((t->flags & NF_COAL) | NF_LEAF);
+        x->ind = t->ind, x->val = t->val, x->crow = t->crow, x->col = t->col;
+        m_ref(m, t->ind), m_ref(m, t->val), m_ref(m, t->crow), m_ref(m, t->col);
+        return r;
+    }
+    case P_NEW:
+        /* unknown strides are still dense: the bytes are those of contiguous */
+        r = m_strided(m, p->nd, p->sz, p->contig || p->ustr ? NULL : p->st, p->dtype, p->dev);
+        if (r < 0)
+            return -1;
+        if (p->quant)
+            m->n[r].flags |= NF_QUANT;
+        if (p->ustr)
+            m->n[r].flags |= NF_USTR;
+        break;
+    case P_COO: {
+        int64_t nnz = p->nnz;
+        r = m_coo(m, p->nd, p->sz, p->sd, nnz, p->dtype, p->dev, p->coal);
+        if (r < 0)
+            return -1;
+        break;
+    }
+    case P_CSR_CLONE: {
+        const mnode *t = &m->n[ti];
+        r = m_csr(m, t->sizes[0], t->sizes[1], t->nnz, t->dtype, t->dev);
+        return r;
+    }
+    case P_INDICES: {
+        const mnode *ind = &m->n[m->n[ti].ind];
+        r = m_new(m, NK_TENSOR);
+        if (r < 0)
+            return -1;
+        ind = &m->n[m->n[ti].ind];
+        mnode *x = &m->n[r];
+        x->dtype = D_I64;
+        x->dev = ind->dev;
+        x->ndim = ind->ndim;
+        memcpy(x->sizes, ind->sizes, sizeof x->sizes);
+        memcpy(x->strides, ind->strides, sizeof x->strides);
+        x->offset = ind->offset;
+        x->storage = ind->storage;
+        m_ref(m, ind->storage);
+        return r;
+    }
+    case P_VALUES: {
+        r = m_new(m, NK_TENSOR);
+        if (r < 0)
+            return -1;
+        const mnode *val = &m->n[m->n[ti].val];
+        mnode *x = &m->n[r];
+        x->dtype = val->dtype;
+        x->dev = val->dev;
+        x->ndim = val->ndim;
+        memcpy(x->sizes, val->sizes, sizeof x->sizes);
+        memcpy(x->strides, val->strides, sizeof x->strides);
+        x->offset = val->offset;
+        x->flags = (uint16_t)(p->rg ? NF_RG : NF_LEAF);
+        x->storage = val->storage;
+        m_ref(m, val->storage);
+        x->base = ti;
+        m_ref(m, ti);
+        return r;
+    }
+    default:
+        return -1;
+    }
+    mnode *x = &m->n[r];
+    x->flags = (uint16_t)((x->flags & ~(NF_RG | NF_LEAF)) | (p->rg ? NF_RG : NF_LEAF));
+    return r;
+}
+
+/* Run a plan on a tensor slot's node: real tensors directly, fake ones on
+ * their meta tensor, wrapping the result (an op that returns its input
+ * returns the fake itself). view_op: PyTorch's view ops (detach aside):
+ * when the meta result is a view, the fake result is a view whose base is
+ * the fake (or the fake's own base). */
+static int32_t run_plan(gen *g, int32_t ti, const plan *p, int view_op)
+{
+    mnode *t = &g->m.n[ti];
+    if (!t->fake)
+        return materialize(g, ti, p);
+    int32_t mt = t->meta;
+    int32_t r = materialize(g, mt, p);
+    if (r < 0)
+        return -1;
+    if (r == mt) {
+        m_unref(&g->m, r);
+        m_ref(&g->m, ti);
+        return ti;
+    }
+    int meta_is_view = g->m.n[r].base >= 0;
+    t = &g->m.n[ti];
+    int32_t base = t->base >= 0 ? t->base : ti;
+    int32_t f = m_fake_new(&g->m, r, t->mode, t->fdev);
+    if (f >= 0 && view_op && meta_is_view) {
+        g->m.n[f].base = base;
+        m_ref(&g->m, base);
+    }
+    return f;
+}
+
+/* The node an op runs on: a fake's meta tensor, else itself. */
+static int32_t op_node(gen *g, int32_t ti)
+{
+    return g->m.n[ti].fake ? g->m.n[ti].meta : ti;
+}
+
+/* ---- rendering each action ---- */
+
+static void expr_view(gen *g, const st_action *a, char *buf, size_t n)
+{
+    char nm[8], d[96] = "", d2[64] = "";
+    vname(a->a, nm);
+    switch (a->sub) {
+    case VW_VIEW: case VW_RESHAPE: case VW_EXPAND: case VW_TRANSPOSE: case VW_SELECT:
+    case VW_UNSQUEEZE: case VW_NARROW:
+        fmt_dims(d, sizeof d, a->n, a->v, 0);
+        snprintf(buf, n, "%s.%s(%s)", nm, view_name[a->sub], d);
+        break;
+    case VW_SLICE:
+        fmt_dims(d, sizeof d, 3, a->v, 0);
+        if (a->flags & F_STEP)
+            snprintf(buf, n, "%s.slice(%s, %d)", nm, d, a->v[3]);
+        else
+            snprintf(buf, n, "%s.slice(%s)", nm, d);
+        break;
+    case VW_AS_STRIDED:
+        fmt_dims(d, sizeof d, a->n, a->v, 1);
+        fmt_dims(d2, sizeof d2, a->n2, a->v2, 1);
+        snprintf(buf, n, "%s.as_strided(%s, %s, %d)", nm, d, d2, a->v[5]);
+        break;
+    default:
+        snprintf(buf, n, "%s.%s()", nm, view_name[a->sub]);
+        break;
+    }
+    (void)g;
+}
+
+static void expr_newop(const st_action *a, char *buf, size_t n)
+{
+    char nm[8], nb[8];
+    vname(a->a, nm);
+    switch (a->sub) {
+    case NO_CLONE: snprintf(buf, n, "%s.clone()", nm); break;
+    case NO_CONTIG: snprintf(buf, n, "%s.contiguous()", nm); break;
+    case NO_TO_DTYPE: snprintf(buf, n, "%s.to(dtype=%s)", nm, m_dtype_name[a->dtype]); break;
+    case NO_TO_DEVICE: snprintf(buf, n, "%s.to(\"%s\")", nm, m_dev_name[a->dev]); break;
+    case NO_ADD: snprintf(buf, n, "%s.add(%s)", nm, vname(a->b, nb)); break;
+    case NO_MUL: snprintf(buf, n, "%s.mul(%d)", nm, a->v[0]); break;
+    case NO_SUM: snprintf(buf, n, "%s.sum()", nm); break;
+    case NO_SUM_DIM: snprintf(buf, n, "%s.sum(%d)", nm, a->v[0]); break;
+    case NO_MATMUL: snprintf(buf, n, "%s.matmul(%s)", nm, vname(a->b, nb)); break;
+    default: snprintf(buf, n, "%s.to_dense()", nm); break;
+    }
+}
+
+static int act_ctor(gen *g, const st_action *a)
+{
+    model *m = &g->m;
+    int in_mode = m->nwith > 0;
+    if (in_mode ? !is_f(a->dst) : !is_t(a->dst))
+        return 0;
+    uint8_t dt = (a->flags & F_DTYPE) ? a->dtype : D_F32;
+    uint8_t dev = (a->flags & F_DEVICE) ? a->dev : DV_CPU;
+    uint8_t where = in_mode ? DV_META : dev;
+    int err = MERR_NONE, nd = a->n;
+    int64_t sz[M_MAXD];
+    if (nd < 0 || nd > M_MAXD)
+        return 0;
+    for (int i = 0; i < nd; i++) {
+        if (a->v[i] < 0)
+            return 0;
+        sz[i] = a->v[i];
+    }
+    char expr[300], dims[96], kw[160] = "";
+    size_t k = 0;
+    if (a->flags & F_DTYPE)
+        k += (size_t)snprintf(kw + k, sizeof kw - k, ", dtype=%s", m_dtype_name[dt]);
+    if (a->flags & F_DEVICE)
+        k += (size_t)snprintf(kw + k, sizeof kw - k, ", device=\"%s\"", m_dev_name[dev]);
+    switch (a->sub) {
+    case C_EMPTY: case C_ZEROS: case C_ONES: case C_RAND:
+        if ((a->flags & F_RG) && !can_rg(dt))
+            err = MERR_TYPE;
+        if (a->flags & F_RG)
+            k += (size_t)snprintf(kw + k, sizeof kw - k, ", requires_grad=true");
+        fmt_dims(dims, sizeof dims, nd, a->v, 0);
+        snprintf(expr, sizeof expr, "%s(%s%s)", ctor_name[a->sub], dims,
+                 nd || !kw[0] ? kw : kw + 2);
+        break;
+    case C_STRIDED: {
+        if (a->n2 != nd)
+            return 0;
+        char d2[64];
+        fmt_dims(dims, sizeof dims, nd, a->v, 1);
+        fmt_dims(d2, sizeof d2, nd, a->v2, 1);
+        for (int i = 0; i < nd; i++)
+            if (a->v2[i] < 0)
+                return 0;
+        snprintf(expr, sizeof expr, "empty_strided(%s, %s%s)", dims, d2, kw);
+        break;
+    }
+    case C_COO: {
+        int sd = (a->flags & F_SD) ? a->v2[1] : nd;
+        int64_t nnz = a->v2[0];
+        if (sd < 0 || sd > nd || nnz < 0)
+            return 0;
+        int64_t P = prod(sz, sd);
+        if (where != DV_META && nnz > 0 && P == 0)
+            err = MERR_SHAPE;
+        else if (where != DV_META && (a->flags & F_COAL) && nnz > P)
+            err = MERR_SHAPE;
+        fmt_dims(dims, sizeof dims, nd, a->v, 0);
+        k += (size_t)snprintf(kw + k, sizeof kw - k, ", nnz=%d", a->v2[0]);
+        if (a->flags & F_SD)
+            k += (size_t)snprintf(kw + k, sizeof kw - k, ", sparse_dim=%d", sd);
+        if (a->flags & F_COAL)
+            snprintf(kw + k, sizeof kw - k, ", coalesced=true");
+        snprintf(expr, sizeof expr, "sparse_coo(%s%s)", dims, nd || !kw[0] ? kw : kw + 2);
+        break;
+    }
+    case C_CSR:
+        if (nd != 2 || a->v2[0] < 0)
+            return 0;
+        if (where == DV_META || where == DV_LAZY)
+            err = MERR_TYPE;
+        else if (a->v2[0] > sz[0] * sz[1])
+            err = MERR_SHAPE;
+        snprintf(expr, sizeof expr, "sparse_csr(%d, %d, nnz=%d%s)", a->v[0], a->v[1],
+                 a->v2[0], kw);
+        break;
+    case C_QUANT:
+        if (a->flags & (F_DTYPE | F_DEVICE))
+            return 0;
+        if (in_mode)
+            err = MERR_UNSUP;
+        if (nd == 0)
+            return 0;
+        fmt_dims(dims, sizeof dims, nd, a->v, 0);
+        snprintf(expr, sizeof expr, "quantized(%s)", dims);
+        break;
+    default:
+        return 0;
+    }
+    emit_stmt(g, err, a->dst, expr);
+    if (err)
+        return 1;
+    int32_t t;
+    switch (a->sub) {
+    case C_STRIDED: {
+        int64_t st[M_MAXD];
+        for (int i = 0; i < nd; i++)
+            st[i] = a->v2[i];
+        t = m_strided(m, nd, sz, st, dt, where);
+        break;
+    }
+    case C_COO:
+        /* PyTorch 1.13: fewer than 2 entries is coalesced whatever was asked
+         * (not on meta, where the flag is kept) */
+        t = m_coo(m, nd, sz, (a->flags & F_SD) ? a->v2[1] : nd, a->v2[0], dt, where,
+                  (a->flags & F_COAL) || (a->v2[0] < 2 && where != DV_META));
+        break;
+    case C_CSR:
+        t = m_csr(m, sz[0], sz[1], a->v2[0], dt, where);
+        break;
+    case C_QUANT:
+        t = m_strided(m, nd, sz, NULL, D_I8, DV_CPU);
+        if (t >= 0)
+            m->n[t].flags |= NF_QUANT;
+        break;
+    default:
+        t = m_strided(m, nd, sz, NULL, dt, where);
+        if (t >= 0 && (a->flags & F_RG))
+            m->n[t].flags |= NF_RG;
+        break;
+    }
+    if (t < 0)
+        return -1;
+    if (in_mode) {
+        int32_t mode = m->with[m->nwith - 1];
+        t = m_fake_new(m, t, mode, dev);
+        if (t < 0)
+            return -1;
+    }
+    bind(g, a->dst, t);
+    return 1;
+}
+
+static int dst_family_ok(int src, int dst)
+{
+    return dst < 0 || (is_t(src) && is_t(dst)) || (is_f(src) && is_f(dst));
+}
+
+static int act_view(gen *g, const st_action *a)
+{
+    int32_t ti = vtensor(g, a->a);
+    if (ti < 0 || !dst_family_ok(a->a, a->dst) || a->dst < 0)
+        return 0;
+    plan p;
+    int err = view_plan(g, op_node(g, ti), a, &p);
+    if (err == MERR_SKIP)
+        return 0;
+    char expr[300];
+    expr_view(g, a, expr, sizeof expr);
+    emit_stmt(g, err, a->dst, expr);
+    if (err)
+        return 1;
+    int32_t r = run_plan(g, ti, &p, a->sub != VW_DETACH);
+    if (r < 0)
+        return -1;
+    bind(g, a->dst, r);
+    return 1;
+}
+
+static int act_newop(gen *g, const st_action *a)
+{
+    int32_t ti = vtensor(g, a->a);
+    if (ti < 0 || a->dst < 0 || !dst_family_ok(a->a, a->dst))
+        return 0;
+    int32_t bi = -1;
+    int err = MERR_NONE;
+    if (a->sub == NO_ADD || a->sub == NO_MATMUL) {
+        int32_t b = vnode(g, a->b);
+        if (b < 0 || g->m.n[b].kind != NK_TENSOR || !g->m.n[b].alive)
+            return 0;
+        const mnode *x = &g->m.n[ti], *y = &g->m.n[b];
+        if (x->fake && y->fake) {
+            if (x->mode != y->mode)
+                err = MERR_TYPE;
+            bi = y->meta;
+        } else if (x->fake != y->fake) {
+            /* a fake with a real tensor: allowed only for real meta ones */
+            const mnode *real = x->fake ? y : x;
+            if (real->dev != DV_META)
+                err = MERR_TYPE;
+            else
+                return 0;
+        } else {
+            bi = b;
+        }
+    }
+    if (g->m.n[ti].fake && a->sub == NO_TO_DEVICE)
+        return 0;
+    plan p;
+    if (!err)
+        err = newop_plan(g, op_node(g, ti), bi, a, &p);
+    if (err == MERR_SKIP)
+        return 0;
+    char expr[200];
+    expr_newop(a, expr, sizeof expr);
+    emit_stmt(g, err, a->dst, expr);
+    if (err)
+        return 1;
+    int32_t r = run_plan(g, ti, &p, 0);
+    if (r < 0)
+        return -1;
+    bind(g, a->dst, r);
+    return 1;
+}
+
+static int act_inplace(gen *g, const st_action *a)
+{
+    int32_t ti = vtensor(g, a->a);
+    if (ti < 0)
+        return 0;
+    const mnode *t = &g->m.n[op_node(g, ti)];
+    if (t->layout != LY_STRIDED)
+        return 0;
+    int err = MERR_NONE;
+    if (t->flags & NF_QUANT) {
+        err = MERR_TYPE;
+    } else {
+        if (a->sub != IP_ZERO && t->dtype == D_BOOL)
+            return 0;
+        int rg = (t->flags & NF_RG) != 0;
+        if (rg && t->base >= 0) {
+            const mnode *b = &g->m.n[t->base];
+            if ((b->flags & NF_LEAF) && (b->flags & NF_RG))
+                err = MERR_TYPE;
+        }
+        if (!err && rg && (t->flags & NF_LEAF))
+            err = MERR_TYPE;
+        if (!err && a->sub != IP_ZERO) {
+            if (t->flags & NF_USTR)
+                return 0;
+            for (int i = 0; i < t->ndim; i++)
+                if (t->strides[i] == 0 && t->sizes[i] > 1)
+                    err = MERR_SHAPE;
+        }
+    }
+    char nm[8], expr[64];
+    vname(a->a, nm);
+    if (a->sub == IP_ZERO)
+        snprintf(expr, sizeof expr, "%s.zero_()", nm);
+    else
+        snprintf(expr, sizeof expr, "%s.%s(%d)", nm, a->sub == IP_ADD ? "add_" : "mul_",
+                 a->v[0]);
+    emit_stmt(g, err, -1, expr);
+    return 1;
+}
+
+static int act_sparse(gen *g, const st_action *a)
+{
+    int32_t ti = vtensor(g, a->a);
+    if (ti < 0 || a->dst < 0 || !dst_family_ok(a->a, a->dst))
+        return 0;
+    plan p;
+    int err = sparse_plan(g, op_node(g, ti), a, &p);
+    if (err == MERR_SKIP)
+        return 0;
+    static const char *const names[] = {"coalesce", "indices", "values", "to_sparse"};
+    char nm[8], expr[64];
+    snprintf(expr, sizeof expr, "%s.%s()", vname(a->a, nm), names[a->sub]);
+    emit_stmt(g, err, a->dst, expr);
+    if (err)
+        return 1;
+    int32_t r = run_plan(g, ti, &p, a->sub == SP_INDICES || a->sub == SP_VALUES);
+    if (r < 0)
+        return -1;
+    bind(g, a->dst, r);
+    return 1;
+}
+
+static int act_mode(gen *g, const st_action *a)
+{
+    int mc = a->op == A_MCONV;
+    if (mc ? !is_c(a->dst) : !is_m(a->dst))
+        return 0;
+    int policy = a->sub == 1 ? FK_SWEEP_EAGER : a->sub == 2 ? FK_SWEEP_PERIODIC : g->c->policy;
+    int64_t every = (a->flags & F_EVERY) ? a->v[0] : g->c->sweep_every;
+    if (every < 1)
+        return 0;
+    char kw[80] = "";
+    size_t k = 0;
+    if (a->sub)
+        k += (size_t)snprintf(kw, sizeof kw, "sweep=\"%s\"", a->sub == 1 ? "eager" : "periodic");
+    if (a->flags & F_EVERY)
+        snprintf(kw + k, sizeof kw - k, "%ssweep_every=%d", k ? ", " : "", a->v[0]);
+    char expr[120];
+    snprintf(expr, sizeof expr, "%s(%s)", mc ? "meta_converter" : "fake_mode", kw);
+    emit_stmt(g, 0, a->dst, expr);
+    int32_t r = m_mode_new(&g->m, mc, policy, every);
+    if (r < 0)
+        return -1;
+    bind(g, a->dst, r);
+    return 1;
+}
+
+static int act_fake(gen *g, const st_action *a)
+{
+    mmode *md = m_mode_of_var(&g->m, a->a);
+    if (!md || !is_m(a->a) || (a->dst >= 0 && !is_f(a->dst)))
+        return 0;
+    int32_t ti = vtensor(g, a->b);
+    if (ti < 0)
+        return 0;
+    int dev = (a->flags & F_DEVICE) != 0;
+    int err = m_fake_check(&g->m, md, ti, dev);
+    if (err == MERR_SKIP)
+        return 0;
+    char mn[8], tn[8], expr[120];
+    if (dev)
+        snprintf(expr, sizeof expr, "%s.fake(%s, device=\"%s\")", vname(a->a, mn),
+                 vname(a->b, tn), m_dev_name[a->dev]);
+    else
+        snprintf(expr, sizeof expr, "%s.fake(%s)", vname(a->a, mn), vname(a->b, tn));
+    emit_stmt(g, err, a->dst, expr);
+    if (err) {
+        /* what PyTorch did before raising: a miss of the meta converter */
+        if (err == MERR_UNSUP && !(g->m.n[ti].flags & NF_QUANT))
+            md->misses++;
+        return 1;
+    }
+    uint8_t fdev = a->dev == DV_CUDA ? DV_CUDA : a->dev;
+    int32_t f = m_fake(&g->m, md, ti, dev, fdev);
+    if (f < 0)
+        return -1;
+    if (a->dst >= 0)
+        bind(g, a->dst, f);
+    else
+        m_unref(&g->m, f);
+    return 1;
+}
+
+static int act_meta(gen *g, const st_action *a)
+{
+    mmode *md = m_mode_of_var(&g->m, a->a);
+    if (!md || (a->dst >= 0 && !is_t(a->dst)))
+        return 0;
+    int32_t ti = vtensor(g, a->b);
+    if (ti < 0 || !is_t(a->b))
+        return 0;
+    char mn[8], tn[8], expr[80];
+    snprintf(expr, sizeof expr, "%s.meta(%s)", vname(a->a, mn), vname(a->b, tn));
+    emit_stmt(g, 0, a->dst, expr);
+    int32_t r = m_meta_convert(&g->m, md, ti);
+    if (r < 0)
+        return -1;
+    if (a->dst >= 0)
+        bind(g, a->dst, r);
+    else
+        m_unref(&g->m, r);
+    return 1;
+}
+
+static int act_refake(gen *g, const st_action *a)
+{
+    mmode *md = m_mode_of_var(&g->m, a->a);
+    if (!md || !is_m(a->a))
+        return 0;
+    int32_t ti = vtensor(g, a->b), fi = vtensor(g, a->dst);
+    if (ti < 0 || fi < 0 || !is_t(a->b) || !is_f(a->dst) || m_lookup(&md->fake, ti) != fi)
+        return 0;
+    char mn[8], tn[8], fn[8];
+    emit(g, "expect %s.fake(%s) == %s", vname(a->a, mn), vname(a->b, tn), vname(a->dst, fn));
+    return 1;
+}
+
+/* Objects an attribute may be set on: tensors the script made (not memo
+ * values: a finalizer dropping one would then free script objects mid-
+ * statement), fake tensors, modes. */
+static int attr_holder(gen *g, int slot)
+{
+    int32_t i = vnode(g, slot);
+    if (i < 0 || !g->m.n[i].alive)
+        return -1;
+    const mnode *x = &g->m.n[i];
+    if (is_t(slot))
+        return x->kind == NK_TENSOR && !(x->flags & NF_MEMO) ? i : -1;
+    if (is_f(slot))
+        return x->kind == NK_TENSOR ? i : -1;
+    if (is_m(slot))
+        return x->kind == NK_MODE ? i : -1;
+    return -1;
+}
+
+static int act_attr(gen *g, const st_action *a)
+{
+    int32_t h = attr_holder(g, a->a);
+    if (h < 0 || a->sub > 1)
+        return 0;
+    int32_t v = -1;
+    if (a->b >= 0) {
+        v = vnode(g, a->b);
+        if (v < 0 || !g->m.n[v].alive)
+            return 0;
+    }
+    char hn[8], vn[8];
+    emit(g, "%s.%s = %s", vname(a->a, hn), a->sub ? "y" : "x", v >= 0 ? vname(a->b, vn) : "none");
+    m_set_edge(&g->m, &g->m.n[h].attr[a->sub], v);
+    return 1;
+}
+
+/* Can fake conversion handle g as a grad (chain included)? Grad chains
+ * must also be acyclic: from_real_tensor recurses into grads before it
+ * memoizes. */
+static int grad_ok(gen *g, int32_t t, int32_t gr)
+{
+    for (int depth = 0; gr >= 0; depth++) {
+        const mnode *x = &g->m.n[gr];
+        /* not on meta either: a meta grad may already have a fake made with
+         * another device (fake(t, device=...)), which then does not fit */
+        if (gr == t || depth > 6 || x->fake || x->layout != LY_STRIDED ||
+            (x->flags & (NF_QUANT | NF_NEG | NF_CONJ | NF_MEMO)) || x->dev == DV_LAZY ||
+            x->dev == DV_META ||
+            (x->base >= 0 && g->m.n[x->base].layout != LY_STRIDED))
+            return 0;
+        gr = x->grad;
+    }
+    return 1;
+}
+
+static int act_grad(gen *g, const st_action *a)
+{
+    int32_t t = vtensor(g, a->a);
+    if (t < 0 || !is_t(a->a))
+        return 0;
+    const mnode *x = &g->m.n[t];
+    if (x->layout != LY_STRIDED || (x->flags & NF_MEMO))
+        return 0;
+    int32_t v = -1;
+    if (a->b >= 0) {
+        v = vtensor(g, a->b);
+        if (v < 0 || !is_t(a->b))
+            return 0;
+        const mnode *y = &g->m.n[v];
+        x = &g->m.n[t];
+        uint8_t tdt = x->dev == DV_CUDA1 ? DV_CUDA : x->dev, gdt = y->dev == DV_CUDA1 ? DV_CUDA
+                                                                                       : y->dev;
+        if (y->dtype != x->dtype || tdt != gdt || y->dev != x->dev || y->ndim != x->ndim ||
+            memcmp(y->sizes, x->sizes, (size_t)x->ndim * sizeof *x->sizes) != 0 ||
+            !grad_ok(g, t, v))
+            return 0;
+    }
+    char tn[8], vn[8];
+    emit(g, "%s.grad = %s", vname(a->a, tn), v >= 0 ? vname(a->b, vn) : "none");
+    m_set_edge(&g->m, &g->m.n[t].grad, v);
+    return 1;
+}
+
+static int act_del(gen *g, const st_action *a)
+{
+    int32_t x = vnode(g, a->a);
+    if (x < 0)
+        return 0;
+    int two = a->b >= 0 && a->b != a->a && vnode(g, a->b) >= 0;
+    char n1[8], n2[8];
+    if (two)
+        emit(g, "del %s, %s", vname(a->a, n1), vname(a->b, n2));
+    else
+        emit(g, "del %s", vname(a->a, n1));
+    bind(g, a->a, -1);
+    if (two)
+        bind(g, a->b, -1);
+    return 1;
+}
+
+static int act_weak(gen *g, const st_action *a)
+{
+    int32_t x = vnode(g, a->a);
+    if (x < 0 || !is_w(a->dst) || !g->m.n[x].alive)
+        return 0;
+    char wn[8], xn[8];
+    emit(g, "%s = weakref(%s)", vname(a->dst, wn), vname(a->a, xn));
+    int32_t w = m_new(&g->m, NK_WEAK);
+    if (w < 0)
+        return -1;
+    g->m.n[w].target = x;
+    bind(g, a->dst, w);
+    return 1;
+}
+
+static int act_sweep(gen *g, const st_action *a)
+{
+    mmode *md = m_mode_of_var(&g->m, a->a);
+    if (!md)
+        return 0;
+    uint64_t freed = m_sweep(&g->m, md);
+    char mn[8];
+    emit(g, "expect %s.sweep() == %" PRIu64, vname(a->a, mn), freed);
+    return 1;
+}
+
+static int act_with(gen *g, const st_action *a)
+{
+    if (a->op == A_END) {
+        if (!g->in_with)
+            return 0;
+        g->in_with = 0;
+        emit(g, "end");
+        int32_t mode = g->m.with[--g->m.nwith];
+        m_unref(&g->m, mode);
+        return 1;
+    }
+    mmode *md = m_mode_of_var(&g->m, a->a);
+    if (g->in_with || !md || !is_m(a->a))
+        return 0;
+    char mn[8];
+    emit(g, "with %s", vname(a->a, mn));
+    g->in_with = 1;
+    int32_t mode = md->node;
+    m_ref(&g->m, mode);
+    g->m.with[g->m.nwith++] = mode;
+    return 1;
+}
+
+static int apply(gen *g, const st_action *a)
+{
+    int r;
+    switch (a->op) {
+    case A_CTOR: r = act_ctor(g, a); break;
+    case A_VIEW: r = act_view(g, a); break;
+    case A_NEWOP: r = act_newop(g, a); break;
+    case A_INPLACE: r = act_inplace(g, a); break;
+    case A_SPARSE: r = act_sparse(g, a); break;
+    case A_MODE: case A_MCONV: r = act_mode(g, a); break;
+    case A_FAKE: r = act_fake(g, a); break;
+    case A_META: r = act_meta(g, a); break;
+    case A_REFAKE: r = act_refake(g, a); break;
+    case A_ATTR: r = act_attr(g, a); break;
+    case A_GRAD: r = act_grad(g, a); break;
+    case A_DEL: r = act_del(g, a); break;
+    case A_WEAK: r = act_weak(g, a); break;
+    case A_GC:
+        emit(g, "gc()");
+        m_gc(&g->m, 1);
+        return 1;
+    case A_SWEEP: r = act_sweep(g, a); break;
+    case A_WITH: case A_END: r = act_with(g, a); break;
+    default: r = 0; break;
+    }
+    if (r < 0 || g->m.oom)
+        g->failed = 1;
+    if (r > 0)
+        m_end_statement(&g->m);
+    return r > 0;
+}
+
+/* ---- the checks the model predicts ---- */
+
+static const char *const counter_name[] = {"memo_fake", "memo_meta", "memo_storage", "pending",
+                                           "hits", "misses", "sweep_every", "check_count"};
+
+static int64_t counter(const mmode *md, int k)
+{
+    switch (k) {
+    case 0: return md->fake.n;
+    case 1: return md->meta.n;
+    case 2: return md->stor.n;
+    case 3: return md->pending.n;
+    case 4: return md->hits;
+    case 5: return md->misses;
+    case 6: return md->freq;
+    default: return md->count;
+    }
+}
+
+static void check_counter(gen *g, int slot, int k)
+{
+    mmode *md = m_mode_of_var(&g->m, slot);
+    if (!md || (k == 0 && is_c(slot)))
+        return;
+    char mn[8];
+    emit(g, "expect %s.%s == %" PRId64, vname(slot, mn), counter_name[k], counter(md, k));
+}
+
+static void check_weak(gen *g, int slot)
+{
+    int32_t w = vnode(g, slot);
+    if (w < 0 || g->m.n[w].kind != NK_WEAK)
+        return;
+    char wn[8];
+    emit(g, "expect %s(%s)", g->m.n[g->m.n[w].target].alive ? "alive" : "dead", vname(slot, wn));
+}
+
+static void check_unreachable(gen *g)
+{
+    int ok = 0;
+    int64_t n = m_unreachable(&g->m, &ok);
+    if (ok)
+        emit(g, "expect unreachable() == %" PRId64, n);
+}
+
+static void check_query(gen *g, int slot, int which)
+{
+    int32_t t = vtensor(g, slot);
+    if (t < 0)
+        return;
+    const mnode *x = &g->m.n[t];
+    char tn[8];
+    vname(slot, tn);
+    switch (which) {
+    case 0:
+        emit(g, "expect %s.numel() == %" PRId64, tn, m_numel(x));
+        break;
+    case 1:
+        emit(g, "expect %s.dim() == %d", tn, x->ndim);
+        break;
+    case 2:
+        /* a fake made by conversion is not a view; a view of a fake is */
+        emit(g, "expect %s.is_view() == %s", tn, x->base >= 0 ? "true" : "false");
+        break;
+    default:
+        if (x->layout == LY_STRIDED && !(x->flags & NF_USTR))
+            emit(g, "expect %s.storage_offset() == %" PRId64, tn, x->offset);
+        else if (x->ndim > 0)
+            emit(g, "expect %s.size(0) == %" PRId64, tn, x->sizes[0]);
+        break;
+    }
+}
+
+static void check_all(gen *g)
+{
+    for (int s = V_M; s < V_W; s++)
+        for (int k = 0; k < 8; k++)
+            check_counter(g, s, k);
+    emit(g, "expect bytes() == %" PRIu64, g->m.bytes);
+    emit(g, "expect live(\"mode\") == %u", g->m.live_modes);
+    for (int s = V_W; s < V_W + NV_W; s++)
+        check_weak(g, s);
+    check_unreachable(g);
+    if (g->c->expect_all > 1)
+        for (int s = V_T; s < V_F + NV_F; s++)
+            for (int k = 0; k < 4; k++)
+                check_query(g, s, k);
+}
+
+static void check_random(gen *g)
+{
+    st_rng *r = g->rng;
+    uint32_t k = st_rng_below(r, 100);
+    if (k < 40) {
+        int slot = V_M + (int)st_rng_below(r, NV_M + NV_C);
+        check_counter(g, slot, (int)st_rng_below(r, 4));
+        if (st_rng_below(r, 4) == 0)
+            check_counter(g, slot, 4 + (int)st_rng_below(r, 4));
+    } else if (k < 55) {
+        emit(g, "expect bytes() == %" PRIu64, g->m.bytes);
+    } else if (k < 62) {
+        emit(g, "expect live(\"mode\") == %u", g->m.live_modes);
+    } else if (k < 77) {
+        check_weak(g, V_W + (int)st_rng_below(r, NV_W));
+    } else if (k < 85) {
+        check_unreachable(g);
+    } else {
+        check_query(g, (int)st_rng_below(r, NV_T + NV_F), (int)st_rng_below(r, 4));
+    }
+}
+
+/* ---- drawing actions ---- */
+
+static int pick(st_rng *r, int base, int n) { return base + (int)st_rng_below(r, (uint32_t)n); }
+
+/* A bound slot in [base, base+n) whose node satisfies ok (NULL: any live). */
+static int pick_bound(gen *g, int base, int n, int (*ok)(gen *, int))
+{
+    int start = (int)st_rng_below(g->rng, (uint32_t)n);
+    for (int i = 0; i < n; i++) {
+        int s = base + (start + i) % n;
+        int32_t x = vnode(g, s);
+        if (x >= 0 && g->m.n[x].alive && (!ok || ok(g, s)))
+            return s;
+    }
+    return -1;
+}
+
+static int ok_tensor(gen *g, int s) { return vtensor(g, s) >= 0; }
+static int ok_strided(gen *g, int s)
+{
+    int32_t t = vtensor(g, s);
+    return t >= 0 && g->m.n[t].layout == LY_STRIDED;
+}
+static int ok_sparse(gen *g, int s)
+{
+    int32_t t = vtensor(g, s);
+    return t >= 0 && g->m.n[t].layout != LY_STRIDED;
+}
+static int ok_meta(gen *g, int s)
+{
+    int32_t t = vtensor(g, s);
+    return t >= 0 && !g->m.n[t].fake && g->m.n[t].dev == DV_META;
+}
+static int ok_mode(gen *g, int s) { return m_mode_of_var(&g->m, s) != NULL; }
+static int ok_holder(gen *g, int s) { return attr_holder(g, s) >= 0; }
+
+static uint8_t rand_dtype(st_rng *r)
+{
+    static const uint8_t dts[] = {D_F64, D_F16, D_BF16, D_C64, D_C128, D_I64, D_I32, D_I8,
+                                  D_U8,  D_BOOL};
+    return dts[st_rng_below(r, sizeof dts)];
+}
+
+static void rand_sizes(st_rng *r, st_action *a, int maxd)
+{
+    uint32_t k = st_rng_below(r, 100);
+    int nd = k < 8 ? 0 : k < 40 ? 1 : k < 80 ? 2 : 3;
+    if (nd > maxd)
+        nd = maxd;
+    a->n = (int8_t)nd;
+    for (int i = 0; i < nd; i++)
+        a->v[i] = (int16_t)(st_rng_below(r, 100) < 3 ? 0 : 1 + st_rng_below(r, 4));
+}
+
+static void draw_ctor(gen *g, st_action *a, int kind)
+{
+    st_rng *r = g->rng;
+    a->op = A_CTOR;
+    a->dst = (int8_t)(g->in_with ? pick(r, V_F, NV_F) : pick(r, V_T, NV_T));
+    switch (kind) {
+    case ST_W_STRIDED: {
+        a->sub = C_STRIDED;
+        int64_t x = 1 + st_rng_below(r, 3), y = 1 + st_rng_below(r, 3);
+        a->n = a->n2 = 2;
+        a->v[0] = (int16_t)x, a->v[1] = (int16_t)y;
+        uint32_t s = st_rng_below(r, 3);
+        a->v2[0] = (int16_t)(s == 0 ? y : s == 1 ? 1 : y + 1);
+        a->v2[1] = (int16_t)(s == 1 ? x : 1);
+        break;
+    }
+    case ST_W_SPARSE:
+        a->sub = C_COO;
+        rand_sizes(r, a, 3);
+        if (a->n == 0)
+            a->n = 1, a->v[0] = 2;
+        a->v2[0] = (int16_t)st_rng_below(r, 5);
+        if (st_rng_below(r, 3) == 0) {
+            a->flags |= F_SD;
+            a->v2[1] = (int16_t)(1 + st_rng_below(r, (uint32_t)a->n));
+        }
+        if (st_rng_below(r, 3) == 0)
+            a->flags |= F_COAL;
+        if (st_rng_below(r, 4) == 0) {
+            a->flags |= F_DTYPE;
+            a->dtype = rand_dtype(r);
+        }
+        break;
+    case ST_W_CSR:
+        a->sub = C_CSR;
+        a->n = 2;
+        a->v[0] = (int16_t)(1 + st_rng_below(r, 3));
+        a->v[1] = (int16_t)(1 + st_rng_below(r, 3));
+        a->v2[0] = (int16_t)st_rng_below(r, (uint32_t)(a->v[0] * a->v[1] + 1));
+        break;
+    case ST_W_QUANTIZED:
+        a->sub = C_QUANT;
+        rand_sizes(r, a, 2);
+        break;
+    default:
+        a->sub = (uint8_t)st_rng_below(r, 4);
+        rand_sizes(r, a, 3);
+        if (st_rng_below(r, 10) < 4) {
+            a->flags |= F_DTYPE;
+            a->dtype = rand_dtype(r);
+        }
+        if (kind == ST_W_META_TENSOR) {
+            a->flags |= F_DEVICE;
+            a->dev = DV_META;
+        } else if (st_rng_below(r, 10) < 2) {
+            static const uint8_t devs[] = {DV_CUDA, DV_CUDA1, DV_LAZY, DV_CPU};
+            a->flags |= F_DEVICE;
+            a->dev = devs[st_rng_below(r, 4)];
+        }
+        if (st_rng_below(r, 100) < 15 &&
+            (!(a->flags & F_DTYPE) || can_rg(a->dtype) || st_rng_below(r, 4) == 0))
+            a->flags |= F_RG;
+        break;
+    }
+}
+
+/* Arguments for a view op on t (valid ones, or invalid with want_err). */
+static void draw_view_args(gen *g, st_action *a, const mnode *t, int want_err)
+{
+    st_rng *r = g->rng;
+    int nd = t->ndim;
+    int64_t numel = m_numel(t);
+    switch (a->sub) {
+    case VW_VIEW: case VW_RESHAPE:
+        if (want_err) {
+            a->n = 1;
+            a->v[0] = (int16_t)(numel + 1);
+        } else if (numel > 1 && numel % 2 == 0 && st_rng_below(r, 2)) {
+            a->n = 2;
+            a->v[0] = 2;
+            a->v[1] = (int16_t)(numel / 2);
+        } else {
+            a->n = 1;
+            a->v[0] = (int16_t)numel;
+        }
+        break;
+    case VW_TRANSPOSE:
+        a->n = 2;
+        a->v[0] = 0;
+        a->v[1] = (int16_t)(want_err ? (nd ? nd : 1) : nd ? nd - 1 : 0);
+        break;
+    case VW_SLICE: case VW_NARROW: {
+        a->n = 3;
+        int d = nd ? (int)st_rng_below(r, (uint32_t)nd) : 0;
+        int64_t size = nd ? t->sizes[d] : 0;
+        int64_t s0 = (int64_t)st_rng_below(r, (uint32_t)size + 1);
+        int64_t rest = size - s0;
+        int64_t len = (int64_t)st_rng_below(r, (uint32_t)rest + 1);
+        a->v[0] = (int16_t)d;
+        a->v[1] = (int16_t)s0;
+        a->v[2] = (int16_t)(a->sub == VW_NARROW ? len + (want_err ? rest + 1 : 0) : s0 + len);
+        if (a->sub == VW_SLICE && st_rng_below(r, 3) == 0) {
+            a->flags |= F_STEP;
+            a->v[3] = (int16_t)(want_err ? 0 : 2);
+        }
+        break;
+    }
+    case VW_SELECT: {
+        a->n = 2;
+        int d = nd ? (int)st_rng_below(r, (uint32_t)nd) : 0;
+        int64_t size = nd ? t->sizes[d] : 1;
+        a->v[0] = (int16_t)d;
+        a->v[1] = (int16_t)(want_err || size == 0 ? size : (int64_t)st_rng_below(r, (uint32_t)size));
+        break;
+    }
+    case VW_UNSQUEEZE:
+        a->n = 1;
+        a->v[0] = (int16_t)(want_err ? nd + 2 : (int)st_rng_below(r, (uint32_t)nd + 1));
+        break;
+    case VW_EXPAND:
+        a->n = (int8_t)nd;
+        for (int i = 0; i < nd; i++)
+            a->v[i] = (int16_t)(t->sizes[i] == 1 ? 1 + st_rng_below(r, 3)
+                                : want_err ? t->sizes[i] + 1 : t->sizes[i]);
+        break;
+    case VW_AS_STRIDED: {
+        int64_t elems = t->storage >= 0
+                            ? (int64_t)(g->m.n[t->storage].nbytes / m_dtype_size[t->dtype])
+                            : 1;
+        a->n = a->n2 = 1;
+        a->v[0] = (int16_t)(elems > 0 ? 1 + st_rng_below(r, (uint32_t)elems) : 0);
+        a->v2[0] = 1;
+        a->v[5] = (int16_t)(want_err ? elems : 0);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+static int draw_view(gen *g, st_action *a, int fake, int want_err)
+{
+    st_rng *r = g->rng;
+    int src = fake ? pick_bound(g, V_F, NV_F, ok_tensor) : pick_bound(g, V_T, NV_T, ok_tensor);
+    if (src < 0)
+        return 0;
+    const mnode *t = &g->m.n[op_node(g, vtensor(g, src))];
+    a->op = A_VIEW;
+    a->a = (int8_t)src;
+    a->dst = (int8_t)(fake ? pick(r, V_F, NV_F) : pick(r, V_T, NV_T));
+    a->sub = (uint8_t)st_rng_below(r, VW_COUNT);
+    if (want_err) {
+        static const uint8_t bad[] = {VW_VIEW, VW_TRANSPOSE, VW_SELECT, VW_NARROW, VW_REAL,
+                                      VW_T, VW_DIAGONAL, VW_UNSQUEEZE, VW_EXPAND,
+                                      VW_AS_STRIDED};
+        a->sub = bad[st_rng_below(r, sizeof bad)];
+    }
+    draw_view_args(g, a, t, want_err);
+    return 1;
+}
+
+static int same_shape_slot(gen *g, int src, int family_base, int n)
+{
+    const mnode *t = &g->m.n[vtensor(g, src)];
+    int start = (int)st_rng_below(g->rng, (uint32_t)n);
+    for (int i = 0; i < n; i++) {
+        int s = family_base + (start + i) % n;
+        int32_t b = vtensor(g, s);
+        if (b < 0)
+            continue;
+        const mnode *x = &g->m.n[b];
+        if (x->dtype == t->dtype && x->ndim == t->ndim && x->dev == t->dev &&
+            memcmp(x->sizes, t->sizes, (size_t)t->ndim * sizeof *t->sizes) == 0)
+            return s;
+    }
+    return src;
+}
+
+static int draw_newop(gen *g, st_action *a, int fake, int want_err)
+{
+    st_rng *r = g->rng;
+    int src = fake ? pick_bound(g, V_F, NV_F, ok_tensor) : pick_bound(g, V_T, NV_T, ok_tensor);
+    if (src < 0)
+        return 0;
+    a->op = A_NEWOP;
+    a->a = (int8_t)src;
+    a->dst = (int8_t)(fake ? pick(r, V_F, NV_F) : pick(r, V_T, NV_T));
+    a->sub = (uint8_t)st_rng_below(r, NO_COUNT);
+    if (want_err) {
+        static const uint8_t bad[] = {NO_ADD, NO_MATMUL, NO_SUM_DIM, NO_TO_DEVICE};
+        a->sub = bad[st_rng_below(r, sizeof bad)];
+    }
+    int base = fake ? V_F : V_T, n = fake ? NV_F : NV_T;
+    switch (a->sub) {
+    case NO_TO_DTYPE:
+        a->dtype = st_rng_below(r, 2) ? D_F32 : rand_dtype(r);
+        break;
+    case NO_TO_DEVICE: {
+        static const uint8_t devs[] = {DV_CPU, DV_CUDA, DV_META, DV_CUDA1};
+        a->dev = devs[st_rng_below(r, 4)];
+        break;
+    }
+    case NO_ADD:
+        a->b = (int8_t)(want_err ? (fake ? pick_bound(g, V_T, NV_T, ok_tensor)
+                                         : pick_bound(g, V_F, NV_F, ok_tensor))
+                                 : same_shape_slot(g, src, base, n));
+        if (a->b < 0)
+            a->b = (int8_t)src;
+        break;
+    case NO_MATMUL:
+        a->b = (int8_t)pick_bound(g, base, n, ok_tensor);
+        if (a->b < 0)
+            a->b = (int8_t)src;
+        break;
+    case NO_MUL:
+        a->v[0] = (int16_t)(1 + st_rng_below(r, 3));
+        break;
+    case NO_SUM_DIM:
+        a->v[0] = (int16_t)(want_err ? 5 : (int)st_rng_below(r, 3));
+        break;
+    default:
+        break;
+    }
+    return 1;
+}
+
+static int draw_inplace(gen *g, st_action *a, int fake)
+{
+    st_rng *r = g->rng;
+    int src = fake ? pick_bound(g, V_F, NV_F, ok_strided) : pick_bound(g, V_T, NV_T, ok_strided);
+    if (src < 0)
+        return 0;
+    a->op = A_INPLACE;
+    a->a = (int8_t)src;
+    a->sub = (uint8_t)st_rng_below(r, 3);
+    a->v[0] = (int16_t)(1 + st_rng_below(r, 2));
+    return 1;
+}
+
+static int draw_sparse_op(gen *g, st_action *a, int want_err)
+{
+    st_rng *r = g->rng;
+    int src = want_err || st_rng_below(r, 4) == 0 ? pick_bound(g, V_T, NV_T, ok_tensor)
+                                                  : pick_bound(g, V_T, NV_T, ok_sparse);
+    if (src < 0)
+        src = pick_bound(g, V_T, NV_T, ok_tensor);
+    if (src < 0)
+        return 0;
+    a->op = A_SPARSE;
+    a->a = (int8_t)src;
+    a->dst = (int8_t)pick(r, V_T, NV_T);
+    a->sub = (uint8_t)st_rng_below(r, 4);
+    return 1;
+}
+
+static int draw_fake(gen *g, st_action *a, int device, int want_err)
+{
+    st_rng *r = g->rng;
+    int ms = pick_bound(g, V_M, NV_M, ok_mode);
+    if (ms < 0)
+        return 0;
+    int src;
+    if (device)
+        src = want_err ? pick_bound(g, V_T, NV_T + NV_F, ok_tensor)
+                       : pick_bound(g, V_T, NV_T, ok_meta);
+    else if (want_err && st_rng_below(r, 3) == 0)
+        src = pick_bound(g, V_F, NV_F, ok_tensor);
+    else
+        src = pick_bound(g, V_T, NV_T, ok_tensor);
+    if (src < 0)
+        return 0;
+    a->op = A_FAKE;
+    a->a = (int8_t)ms;
+    a->b = (int8_t)src;
+    a->dst = (int8_t)(st_rng_below(r, 10) == 0 ? -1 : pick(r, V_F, NV_F));
+    if (device) {
+        static const uint8_t devs[] = {DV_CUDA, DV_CUDA1, DV_CPU};
+        a->flags |= F_DEVICE;
+        a->dev = devs[st_rng_below(r, 3)];
+    }
+    return 1;
+}
+
+static int draw_error(gen *g, st_action *a)
+{
+    st_rng *r = g->rng;
+    switch (st_rng_below(r, 8)) {
+    case 0: case 1: return draw_view(g, a, 0, 1);
+    case 2: return draw_newop(g, a, 0, 1);
+    case 3: return draw_newop(g, a, 1, 1);
+    case 4: return draw_fake(g, a, 0, 1);
+    case 5: return draw_fake(g, a, 1, 1);
+    case 6: return draw_sparse_op(g, a, 1);
+    default: {
+        /* requires_grad on a non-floating dtype; coalesced with too many nnz */
+        draw_ctor(g, a, st_rng_below(r, 2) ? ST_W_TENSOR : ST_W_SPARSE);
+        if (a->sub == C_COO) {
+            a->flags |= F_COAL;
+            a->v2[0] = (int16_t)(prod((int64_t[]){a->v[0], a->v[1], a->v[2]}, a->n) + 1);
+        } else {
+            a->flags |= F_DTYPE | F_RG;
+            a->dtype = D_I64;
+        }
+        return 1;
+    }
+    }
+}
+
+static int draw(gen *g, st_action *a, int kind)
+{
+    st_rng *r = g->rng;
+    memset(a, 0, sizeof *a);
+    a->dst = a->a = a->b = -1;
+    switch (kind) {
+    case ST_W_TENSOR: case ST_W_META_TENSOR: case ST_W_STRIDED: case ST_W_SPARSE:
+    case ST_W_CSR: case ST_W_QUANTIZED:
+        draw_ctor(g, a, kind);
+        return 1;
+    case ST_W_VIEW: return draw_view(g, a, 0, 0);
+    case ST_W_NEWOP: return draw_newop(g, a, 0, 0);
+    case ST_W_INPLACE: return draw_inplace(g, a, 0);
+    case ST_W_SPARSE_OP: return draw_sparse_op(g, a, 0);
+    case ST_W_MODE: case ST_W_META_CONVERTER: {
+        int mc = kind == ST_W_META_CONVERTER;
+        a->op = mc ? A_MCONV : A_MODE;
+        a->dst = (int8_t)(mc ? pick(r, V_C, NV_C) : pick(r, V_M, NV_M));
+        uint32_t p = st_rng_below(r, 10);
+        a->sub = (uint8_t)(p < 4 ? 0 : p < 6 ? 1 : 2);
+        if (st_rng_below(r, 2)) {
+            static const int16_t every[] = {1, 2, 3, 4, 8, 16};
+            a->flags |= F_EVERY;
+            a->v[0] = every[st_rng_below(r, 6)];
+        }
+        return 1;
+    }
+    case ST_W_FAKE: return draw_fake(g, a, 0, 0);
+    case ST_W_FAKE_DEVICE: return draw_fake(g, a, 1, 0);
+    case ST_W_META: {
+        int ms = pick_bound(g, V_M, NV_M + NV_C, ok_mode);
+        int src = pick_bound(g, V_T, NV_T, ok_tensor);
+        if (ms < 0 || src < 0)
+            return 0;
+        a->op = A_META;
+        a->a = (int8_t)ms;
+        a->b = (int8_t)src;
+        a->dst = (int8_t)(st_rng_below(r, 4) == 0 ? -1 : pick(r, V_T, NV_T));
+        return 1;
+    }
+    case ST_W_FAKE_OP: {
+        uint32_t k = st_rng_below(r, 10);
+        if (k < 5)
+            return draw_view(g, a, 1, 0);
+        if (k < 9)
+            return draw_newop(g, a, 1, 0);
+        return draw_inplace(g, a, 1);
+    }
+    case ST_W_REFAKE: {
+        for (int ms = V_M; ms < V_M + NV_M; ms++) {
+            mmode *md = m_mode_of_var(&g->m, ms);
+            if (!md)
+                continue;
+            for (int ts = V_T; ts < V_T + NV_T; ts++) {
+                int32_t t = vtensor(g, ts);
+                int32_t f = t >= 0 ? m_lookup(&md->fake, t) : -1;
+                for (int fs = V_F; f >= 0 && fs < V_F + NV_F; fs++)
+                    if (g->m.var[fs] == f) {
+                        a->op = A_REFAKE;
+                        a->a = (int8_t)ms;
+                        a->b = (int8_t)ts;
+                        a->dst = (int8_t)fs;
+                        return 1;
+                    }
+            }
+        }
+        return 0;
+    }
+    case ST_W_ATTR: {
+        int h = pick_bound(g, V_T, NV_T + NV_F + NV_M, ok_holder);
+        if (h < 0)
+            return 0;
+        a->op = A_ATTR;
+        a->a = (int8_t)h;
+        a->sub = (uint8_t)st_rng_below(r, 2);
+        a->b = (int8_t)(st_rng_below(r, 5) == 0 ? -1 : pick_bound(g, 0, NVARS, NULL));
+        return 1;
+    }
+    case ST_W_GRAD: {
+        int t = pick_bound(g, V_T, NV_T, ok_strided);
+        if (t < 0)
+            return 0;
+        a->op = A_GRAD;
+        a->a = (int8_t)t;
+        a->b = (int8_t)(st_rng_below(r, 4) == 0 ? -1 : same_shape_slot(g, t, V_T, NV_T));
+        if (a->b == t)
+            a->b = -1;
+        return 1;
+    }
+    case ST_W_DEL: {
+        int x = pick_bound(g, 0, NVARS, NULL);
+        if (x < 0)
+            return 0;
+        a->op = A_DEL;
+        a->a = (int8_t)x;
+        a->b = (int8_t)(st_rng_below(r, 4) == 0 ? pick_bound(g, 0, NVARS, NULL) : -1);
+        return 1;
+    }
+    case ST_W_WEAKREF: {
+        int x = pick_bound(g, 0, V_W, NULL);
+        if (x < 0)
+            return 0;
+        a->op = A_WEAK;
+        a->a = (int8_t)x;
+        a->dst = (int8_t)pick(r, V_W, NV_W);
+        return 1;
+    }
+    case ST_W_GC:
+        a->op = A_GC;
+        return 1;
+    case ST_W_SWEEP: {
+        int ms = pick_bound(g, V_M, NV_M + NV_C, ok_mode);
+        if (ms < 0)
+            return 0;
+        a->op = A_SWEEP;
+        a->a = (int8_t)ms;
+        return 1;
+    }
+    case ST_W_WITH: {
+        int ms = pick_bound(g, V_M, NV_M, ok_mode);
+        if (ms < 0 || g->in_with)
+            return 0;
+        a->op = A_WITH;
+        a->a = (int8_t)ms;
+        return 1;
+    }
+    case ST_W_ERROR: return draw_error(g, a);
+    default: return 0;
+    }
+}
+
+static int pick_kind(gen *g, uint64_t total)
+{
+    uint64_t x = (st_rng_next(g->rng) >> 11) % total;
+    for (int i = 0; i < ST_W_EXPECT; i++) {
+        if (x < g->c->weights.w[i])
+            return i;
+        x -= g->c->weights.w[i];
+    }
+    return ST_W_TENSOR;
+}
+
+static void gen_header(gen *g, const char *what)
+{
+    st_text_printf(g->text, "# %s\n", what);
+    if (g->lines) {
+        /* the header line belongs to no action */
+        uint32_t save = g->cur;
+        g->cur = UINT32_MAX;
+        if (g->nlines == g->lines_cap) {
+            size_t nc = g->lines_cap + 1024;
+            uint32_t *np = al_realloc(g->lines, g->lines_cap * sizeof *np, nc * sizeof *np,
+                                      AL_K_SCENARIO, "st lines");
+            if (!np) {
+                g->failed = 1;
+                return;
+            }
+            g->lines = np;
+            g->lines_cap = nc;
+        }
+        g->lines[g->nlines++] = g->cur;
+        g->cur = save;
+    }
+}
+
+int st_generate(const st_config *c, uint64_t seed, st_script *out, st_text *text,
+                uint32_t **lines_out, size_t *nlines)
+{
+    gen g;
+    memset(&g, 0, sizeof g);
+    st_rng rng;
+    st_rng_seed(&rng, seed);
+    g.c = c;
+    g.text = text;
+    g.rng = &rng;
+    if (lines_out) {
+        g.lines_cap = 1024;
+        g.lines = al_malloc(g.lines_cap * sizeof *g.lines, AL_K_SCENARIO, "st lines");
+        if (!g.lines)
+            return -1;
+    }
+    if (m_init(&g.m, c) < 0) {
+        al_free(g.lines, g.lines_cap * sizeof *g.lines, AL_K_SCENARIO);
+        return -1;
+    }
+    char what[160];
+    snprintf(what, sizeof what, "fakegc stress lifecycle, seed %" PRIu64 ", %u steps", seed,
+             c->steps);
+    gen_header(&g, what);
+    uint64_t total = 0;
+    for (int i = 0; i < ST_W_EXPECT; i++)
+        total += c->weights.w[i];
+    if (total == 0)
+        total = 1;
+    int with_left = 0;
+    for (uint32_t step = 0; step < c->steps && !g.failed; step++) {
+        st_action a;
+        int ok = 0;
+        g.cur = (uint32_t)out->n;
+        if (with_left == 1) {
+            memset(&a, 0, sizeof a);
+            a.op = A_END;
+            a.dst = a.a = a.b = -1;
+            ok = apply(&g, &a);
+            with_left = 0;
+        } else {
+            for (int tries = 0; tries < 8 && !ok; tries++) {
+                int kind = pick_kind(&g, total);
+                if (with_left > 1 && kind != ST_W_TENSOR && kind != ST_W_SPARSE &&
+                    kind != ST_W_FAKE_OP && kind != ST_W_QUANTIZED && kind != ST_W_DEL &&
+                    kind != ST_W_ATTR)
+                    continue;
+                if (kind == ST_W_WITH && with_left)
+                    continue;
+                if (!draw(&g, &a, kind))
+                    continue;
+                ok = apply(&g, &a);
+                if (ok && a.op == A_WITH)
+                    with_left = 2 + (int)st_rng_below(&rng, 3);
+            }
+            if (with_left > 1 && ok && a.op != A_WITH)
+                with_left--;
+        }
+        if (ok && script_push(out, &a) < 0)
+            g.failed = 1;
+        if (ok && st_rng_below(&rng, 100) < c->weights.w[ST_W_EXPECT])
+            check_random(&g);
+        if (g.m.nn > 200000)
+            break;   /* keep one lifecycle's model small */
+    }
+    if (g.in_with) {
+        st_action a;
+        memset(&a, 0, sizeof a);
+        a.op = A_END;
+        a.dst = a.a = a.b = -1;
+        g.cur = (uint32_t)out->n;
+        if (apply(&g, &a) && script_push(out, &a) < 0)
+            g.failed = 1;
+    }
+    int failed = g.failed;
+    m_free(&g.m);
+    if (lines_out) {
+        if (failed) {
+            al_free(g.lines, g.lines_cap * sizeof *g.lines, AL_K_SCENARIO);
+            g.lines = NULL;
+            g.nlines = 0;
+        }
+        *lines_out = g.lines;
+        *nlines = g.nlines;
+    }
+    return failed ? -1 : 0;
+}
+
+int st_render(const st_config *c, const st_action *acts, size_t n, st_text *text,
+              uint32_t **lines_out, size_t *nlines, size_t *applied)
+{
+    gen g;
+    memset(&g, 0, sizeof g);
+    g.c = c;
+    g.text = text;
+    if (lines_out) {
+        g.lines_cap = 1024;
+        g.lines = al_malloc(g.lines_cap * sizeof *g.lines, AL_K_SCENARIO, "st lines");
+        if (!g.lines)
+            return -1;
+    }
+    if (m_init(&g.m, c) < 0) {
+        al_free(g.lines, g.lines_cap * sizeof *g.lines, AL_K_SCENARIO);
+        return -1;
+    }
+    gen_header(&g, "fakegc stress reproducer");
+    size_t done = 0;
+    for (size_t i = 0; i < n && !g.failed; i++) {
+        g.cur = (uint32_t)i;
+        if (apply(&g, &acts[i])) {
+            done++;
+            if (c->expect_all)
+                check_all(&g);
+        }
+    }
+    if (g.in_with) {
+        st_action a;
+        memset(&a, 0, sizeof a);
+        a.op = A_END;
+        a.dst = a.a = a.b = -1;
+        g.cur = (uint32_t)n;
+        apply(&g, &a);
+    }
+    if (applied)
+        *applied = done;
+    int failed = g.failed;
+    m_free(&g.m);
+    if (lines_out) {
+        if (failed) {
+            al_free(g.lines, g.lines_cap * sizeof *g.lines, AL_K_SCENARIO);
+            g.lines = NULL;
+            g.nlines = 0;
+        }
+        *lines_out = g.lines;
+        *nlines = g.nlines;
+    }
+    return failed ? -1 : 0;
+}

@@ -1,0 +1,922 @@
+/* st_model.c - the stress model's objects, counts, memo tables and
+ * collections (see st_model.h for what is modelled and why). */
+#include "stress/st_model.h"
+
+#include <string.h>
+
+#include "alloc/al.h"
+#include "fake/fk.h"
+
+const char *const m_dtype_name[D_COUNT] = {"f16", "bf16", "f32", "f64", "c64", "c128",
+                                           "i8",  "u8",   "i32", "i64", "bool"};
+const uint8_t m_dtype_size[D_COUNT] = {2, 2, 4, 8, 8, 16, 1, 1, 4, 8, 1};
+const uint8_t m_dtype_cat[D_COUNT] = {DC_FLOAT, DC_FLOAT, DC_FLOAT, DC_FLOAT, DC_COMPLEX,
+                                      DC_COMPLEX, DC_INT, DC_INT, DC_INT, DC_INT, DC_BOOL};
+const char *const m_dev_name[DV_COUNT] = {"cpu", "cuda", "cuda:1", "meta", "lazy"};
+
+/* ---- small vectors ---- */
+
+static int pv_push(model *m, mpvec *v, int32_t k, int32_t val)
+{
+    if (v->n == v->cap) {
+        uint32_t nc = v->cap ? v->cap * 2 : 8;
+        mpair *np = al_realloc(v->p, v->cap * sizeof *np, nc * sizeof *np, AL_K_SCENARIO,
+                               "st model memo");
+        if (!np) {
+            m->oom = 1;
+            return -1;
+        }
+        v->p = np;
+        v->cap = nc;
+    }
+    v->p[v->n].k = k;
+    v->p[v->n].v = val;
+    v->n++;
+    return 0;
+}
+
+static int iv_push(model *m, mivec *v, int32_t x)
+{
+    if (v->n == v->cap) {
+        uint32_t nc = v->cap ? v->cap * 2 : 16;
+        int32_t *np = al_realloc(v->p, v->cap * sizeof *np, nc * sizeof *np, AL_K_SCENARIO,
+                                 "st model list");
+        if (!np) {
+            m->oom = 1;
+            return -1;
+        }
+        v->p = np;
+        v->cap = nc;
+    }
+    v->p[v->n++] = x;
+    return 0;
+}
+
+static void pv_free(mpvec *v)
+{
+    al_free(v->p, v->cap * sizeof *v->p, AL_K_SCENARIO);
+    memset(v, 0, sizeof *v);
+}
+
+static void iv_free(mivec *v)
+{
+    al_free(v->p, v->cap * sizeof *v->p, AL_K_SCENARIO);
+    memset(v, 0, sizeof *v);
+}
+
+int32_t m_lookup(const mpvec *v, int32_t key)
+{
+    for (uint32_t i = 0; i < v->n; i++)
+        if (v->p[i].k == key)
+            return v->p[i].v;
+    return -1;
+}
+
+/* Remove key's entry; returns its value (the caller drops the memo's
+ * reference when the table holds values strongly), or -1. */
+static int32_t pv_remove(mpvec *v, int32_t key)
+{
+    for (uint32_t i = 0; i < v->n; i++)
+        if (v->p[i].k == key) {
+            int32_t val = v->p[i].v;
+            v->p[i] = v->p[--v->n];
+            return val;
+        }
+    return -1;
+}
+
+/* ---- model ---- */
+
+int m_init(model *m, const st_config *c)
+{
+    memset(m, 0, sizeof *m);
+    m->c = c;
+    for (int i = 0; i < NVARS; i++)
+        m->var[i] = -1;
+    m->ncap = 1024;
+    m->n = al_malloc(m->ncap * sizeof *m->n, AL_K_SCENARIO, "st model nodes");
+    m->mcap = 8;
+    m->m = al_malloc(m->mcap * sizeof *m->m, AL_K_SCENARIO, "st model modes");
+    if (!m->n || !m->m) {
+        m_free(m);
+        return -1;
+    }
+    return 0;
+}
+
+void m_free(model *m)
+{
+    for (uint32_t i = 0; i < m->nm; i++) {
+        pv_free(&m->m[i].fake);
+        pv_free(&m->m[i].meta);
+        pv_free(&m->m[i].stor);
+        iv_free(&m->m[i].pending);
+    }
+    al_free(m->n, m->ncap * sizeof *m->n, AL_K_SCENARIO);
+    al_free(m->m, m->mcap * sizeof *m->m, AL_K_SCENARIO);
+    iv_free(&m->work);
+    al_free(m->deferred, m->capdeferred * sizeof *m->deferred, AL_K_SCENARIO);
+    memset(m, 0, sizeof *m);
+}
+
+int32_t m_new(model *m, uint8_t kind)
+{
+    if (m->nn == m->ncap) {
+        uint32_t nc = m->ncap * 2;
+        mnode *np = al_realloc(m->n, m->ncap * sizeof *np, nc * sizeof *np, AL_K_SCENARIO,
+                               "st model nodes");
+        if (!np) {
+            m->oom = 1;
+            return -1;
+        }
+        m->n = np;
+        m->ncap = nc;
+    }
+    int32_t i = (int32_t)m->nn++;
+    mnode *x = &m->n[i];
+    memset(x, 0, sizeof *x);
+    x->kind = kind;
+    x->alive = 1;
+    x->rc = 1;
+    x->storage = x->base = x->grad = x->meta = x->mode = -1;
+    x->ind = x->val = x->crow = x->col = -1;
+    x->attr[0] = x->attr[1] = -1;
+    x->target = x->mi = -1;
+    x->flags = NF_LEAF;
+    return i;
+}
+
+void m_ref(model *m, int32_t i)
+{
+    if (i >= 0 && m->n[i].alive)
+        m->n[i].rc++;
+}
+
+static void die(model *m, int32_t i);
+
+static void drain(model *m)
+{
+    if (m->draining)
+        return;
+    m->draining = 1;
+    while (m->work.n > 0) {
+        int32_t i = m->work.p[--m->work.n];
+        die(m, i);
+    }
+    m->draining = 0;
+}
+
+void m_unref(model *m, int32_t i)
+{
+    if (i < 0 || !m->n[i].alive)
+        return;
+    if (--m->n[i].rc > 0)
+        return;
+    m->n[i].alive = 0;
+    iv_push(m, &m->work, i);
+    drain(m);
+}
+
+void m_set_edge(model *m, int32_t *slot, int32_t v)
+{
+    int32_t old = *slot;
+    m_ref(m, v);
+    *slot = v;
+    m_unref(m, old);
+}
+
+/* ---- memo finalizers and callbacks ---- */
+
+/* MetaConverter's del_ten for key `key` (storage s: its StorageWeakRef, or
+ * -1) in mode md. */
+static void meta_finalizer(model *m, mmode *md, int32_t key, int32_t s)
+{
+    if (!md->alive)
+        return;
+    int32_t val = pv_remove(&md->meta, key);
+    m_unref(m, val);
+    if (s < 0)
+        return;
+    if (!m->n[s].alive)
+        m_unref(m, pv_remove(&md->stor, s));
+    else if (md->policy == FK_SWEEP_PERIODIC)
+        iv_push(m, &md->pending, s);
+}
+
+static void defer_push(model *m, int32_t mi, int32_t key, int32_t s)
+{
+    if (m->ndeferred == m->capdeferred) {
+        uint32_t nc = m->capdeferred ? m->capdeferred * 2 : 16;
+        mdef *np = al_realloc(m->deferred, m->capdeferred * sizeof *np, nc * sizeof *np,
+                              AL_K_SCENARIO, "st model deferred");
+        if (!np) {
+            m->oom = 1;
+            return;
+        }
+        m->deferred = np;
+        m->capdeferred = nc;
+    }
+    m->deferred[m->ndeferred].mi = mi;
+    m->deferred[m->ndeferred].key = key;
+    m->deferred[m->ndeferred].stor = s;
+    m->ndeferred++;
+}
+
+void m_run_deferred(model *m)
+{
+    /* finalizers may queue more (a meta value dying frees what it held) */
+    for (uint32_t i = 0; i < m->ndeferred; i++) {
+        mdef d = m->deferred[i];
+        meta_finalizer(m, &m->m[d.mi], d.key, d.stor);
+    }
+    m->ndeferred = 0;
+}
+
+/* Callbacks of a dead node (it reads as dead already). */
+static void callbacks(model *m, int32_t i)
+{
+    mnode *x = &m->n[i];
+    if (x->kind == NK_TENSOR) {
+        for (uint32_t k = 0; k < m->nm; k++) {
+            mmode *md = &m->m[k];
+            if (!md->alive)
+                continue;
+            if (!x->fake && m_lookup(&md->meta, i) >= 0) {
+                int32_t s = x->layout == LY_STRIDED ? x->storage : -1;
+                if (m->c->defer_callbacks)
+                    defer_push(m, (int32_t)k, i, s);
+                else
+                    meta_finalizer(m, md, i, s);
+            }
+            pv_remove(&md->fake, i);          /* key died */
+        }
+        if (x->fake && x->mode >= 0) {       /* value died: WeakValueDictionary */
+            mmode *md = &m->m[m->n[x->mode].mi];
+            for (uint32_t e = 0; md->alive && e < md->fake.n;) {
+                if (md->fake.p[e].v == i)
+                    md->fake.p[e] = md->fake.p[--md->fake.n];
+                else
+                    e++;
+            }
+        }
+    } else if (x->kind == NK_STORAGE) {
+        if (x->flags & NF_DATA)
+            m->bytes -= x->nbytes;
+        for (uint32_t k = 0; k < m->nm; k++) {
+            mmode *md = &m->m[k];
+            if (md->alive && md->policy == FK_SWEEP_EAGER)
+                m_unref(m, pv_remove(&md->stor, i));
+        }
+    } else if (x->kind == NK_MODE) {
+        mmode *md = &m->m[x->mi];
+        md->alive = 0;
+        if (!(x->flags & NF_MC))
+            m->live_modes--;
+        /* the converter goes with it: its tables are freed */
+        for (uint32_t e = 0; e < md->meta.n; e++)
+            m_unref(m, md->meta.p[e].v);
+        for (uint32_t e = 0; e < md->stor.n; e++)
+            m_unref(m, md->stor.p[e].v);
+        md->meta.n = md->stor.n = md->fake.n = md->pending.n = 0;
+    }
+}
+
+/* Drop every strong edge a dead node holds. */
+static void release(model *m, int32_t i)
+{
+    mnode *x = &m->n[i];
+    int32_t e[11] = {x->storage, x->base, x->grad, x->meta, x->mode, x->ind,
+                     x->val,     x->crow, x->col,  x->attr[0], x->attr[1]};
+    x->storage = x->base = x->grad = x->meta = x->mode = -1;
+    x->ind = x->val = x->crow = x->col = -1;
+    x->attr[0] = x->attr[1] = -1;
+    for (int k = 0; k < 11; k++)
+        m_unref(m, e[k]);
+}
+
+static void die(model *m, int32_t i)
+{
+    callbacks(m, i);
+    release(m, i);
+}
+
+/* ---- collection ---- */
+
+static void mark(model *m, int32_t root)
+{
+    mivec *st = &m->work;   /* the worklist is empty outside drains */
+    uint32_t base = st->n;
+    if (root < 0 || !m->n[root].alive || (m->n[root].flags & NF_MARK))
+        return;
+    m->n[root].flags |= NF_MARK;
+    iv_push(m, st, root);
+    while (st->n > base) {
+        int32_t i = st->p[--st->n];
+        mnode *x = &m->n[i];
+        int32_t e[11] = {x->storage, x->base, x->grad, x->meta, x->mode, x->ind,
+                         x->val,     x->crow, x->col,  x->attr[0], x->attr[1]};
+        int ne = 11;
+        for (int k = 0; k < ne; k++) {
+            int32_t c = e[k];
+            if (c >= 0 && m->n[c].alive && !(m->n[c].flags & NF_MARK)) {
+                m->n[c].flags |= NF_MARK;
+                iv_push(m, st, c);
+            }
+        }
+        if (x->kind == NK_MODE) {
+            mmode *md = &m->m[x->mi];
+            for (int tbl = 0; tbl < 2; tbl++) {
+                mpvec *v = tbl ? &md->stor : &md->meta;
+                for (uint32_t k = 0; k < v->n; k++) {
+                    int32_t c = v->p[k].v;
+                    if (c >= 0 && m->n[c].alive && !(m->n[c].flags & NF_MARK)) {
+                        m->n[c].flags |= NF_MARK;
+                        iv_push(m, st, c);
+                    }
+                }
+            }
+        }
+    }
+}
+
+static void mark_roots(model *m)
+{
+    for (int i = 0; i < NVARS; i++)
+        mark(m, m->var[i]);
+    for (int i = 0; i < m->nwith; i++)
+        mark(m, m->with[i]);
+}
+
+static void unmark_all(model *m)
+{
+    for (uint32_t i = 0; i < m->nn; i++)
+        m->n[i].flags &= (uint16_t)~NF_MARK;
+}
+
+void m_gc(model *m, int sweep)
+{
+    mark_roots(m);
+    /* garbage: alive and unmarked; all of it reads as dead at once */
+    uint32_t first = m->nn, ng = 0;
+    for (uint32_t i = 0; i < m->nn; i++) {
+        mnode *x = &m->n[i];
+        if (x->alive && !(x->flags & NF_MARK)) {
+            x->alive = 0;
+            x->flags |= NF_MARK;   /* reuse the bit: garbage of this run */
+            if (first == m->nn)
+                first = i;
+            ng++;
+        } else {
+            x->flags &= (uint16_t)~NF_MARK;
+        }
+    }
+    if (ng) {
+        m->draining = 1;           /* deaths caused here wait for the drain */
+        /* the converters of dead modes free their tables first */
+        for (uint32_t i = first; i < m->nn; i++)
+            if ((m->n[i].flags & NF_MARK) && m->n[i].kind == NK_MODE)
+                callbacks(m, (int32_t)i);
+        for (uint32_t i = first; i < m->nn; i++)
+            if ((m->n[i].flags & NF_MARK) && m->n[i].kind != NK_MODE)
+                callbacks(m, (int32_t)i);
+        for (uint32_t i = first; i < m->nn; i++)
+            if (m->n[i].flags & NF_MARK) {
+                m->n[i].flags &= (uint16_t)~NF_MARK;
+                release(m, (int32_t)i);
+            }
+        m->draining = 0;
+        drain(m);
+    }
+    if (sweep)
+        for (uint32_t k = 0; k < m->nm; k++)
+            if (m->m[k].alive)
+                m_sweep(m, &m->m[k]);
+    m_run_deferred(m);
+}
+
+void m_end_statement(model *m)
+{
+    m_run_deferred(m);
+    if (m->c->gc_stress)
+        m_gc(m, 0);
+}
+
+int64_t m_unreachable(model *m, int *predictable)
+{
+    mark_roots(m);
+    int64_t n = 0;
+    int ok = 1;
+    for (uint32_t i = 0; i < m->nn; i++) {
+        mnode *x = &m->n[i];
+        if (!x->alive)
+            continue;
+        if (x->flags & NF_MARK)
+            continue;
+        n++;
+        if (x->kind == NK_MODE || (x->flags & NF_MEMO) || (x->kind == NK_TENSOR && x->fake))
+            ok = 0;
+    }
+    unmark_all(m);
+    *predictable = ok;
+    return n;
+}
+
+/* ---- tensors ---- */
+
+int64_t m_numel(const mnode *t)
+{
+    int64_t n = 1;
+    for (int i = 0; i < t->ndim; i++)
+        n *= t->sizes[i];
+    return n;
+}
+
+void m_contig(int nd, const int64_t *sz, int64_t *st)
+{
+    int64_t z = 1;
+    for (int d = nd - 1; d >= 0; d--) {
+        st[d] = z;
+        z *= sz[d] > 1 ? sz[d] : 1;
+    }
+}
+
+uint64_t m_storage_bytes(int nd, const int64_t *sz, const int64_t *st, int64_t off, uint8_t dt)
+{
+    for (int i = 0; i < nd; i++)
+        if (sz[i] == 0)
+            return 0;
+    int64_t span = off + 1;
+    for (int i = 0; i < nd; i++)
+        span += st[i] * (sz[i] - 1);
+    return (uint64_t)span * m_dtype_size[dt];
+}
+
+int m_is_contiguous(int nd, const int64_t *sz, const int64_t *st)
+{
+    for (int i = 0; i < nd; i++)
+        if (sz[i] == 0)
+            return 1;
+    int64_t z = 1;
+    for (int d = nd - 1; d >= 0; d--)
+        if (sz[d] != 1) {
+            if (st[d] != z)
+                return 0;
+            z *= sz[d];
+        }
+    return 1;
+}
+
+/* Non-overlapping and dense: the dims of size >= 2, ordered by stride,
+ * tile memory without holes (clone keeps such strides). */
+int m_is_dense(int nd, const int64_t *sz, const int64_t *st)
+{
+    int d[M_MAXD], k = 0;
+    for (int i = 0; i < nd; i++)
+        if (sz[i] >= 2)
+            d[k++] = i;
+    for (int i = 1; i < k; i++)
+        for (int j = i; j > 0 && st[d[j]] < st[d[j - 1]]; j--) {
+            int t = d[j];
+            d[j] = d[j - 1];
+            d[j - 1] = t;
+        }
+    int64_t req = 1;
+    for (int i = 0; i < k; i++) {
+        if (st[d[i]] != req)
+            return 0;
+        req *= sz[d[i]];
+    }
+    return 1;
+}
+
+/* PyTorch's computeStride: the old dims fall into chunks that are
+ * contiguous among themselves; each chunk must be covered exactly by
+ * consecutive new dims. 1 with out filled, or 0 when no view exists. */
+int m_view_strides(int nd, const int64_t *sz, const int64_t *st, int nn, const int64_t *nsz,
+                   int64_t *out)
+{
+    if (nd == 0) {
+        for (int i = 0; i < nn; i++)
+            out[i] = 1;
+        return 1;
+    }
+    int64_t numel = 1;
+    for (int i = 0; i < nd; i++)
+        numel *= sz[i];
+    if (numel == 0) {
+        int same = nd == nn;
+        for (int i = 0; same && i < nd; i++)
+            same = sz[i] == nsz[i];
+        if (same) {
+            memcpy(out, st, (size_t)nd * sizeof *st);
+            return 1;
+        }
+        m_contig(nn, nsz, out);
+        return 1;
+    }
+    int vd = nn - 1;
+    int64_t base_stride = st[nd - 1], chunk = 1, vchunk = 1;
+    for (int d = nd - 1; d >= 0; d--) {
+        chunk *= sz[d];
+        if (d == 0 || (sz[d - 1] != 1 && st[d - 1] != chunk * base_stride)) {
+            while (vd >= 0 && (vchunk < chunk || nsz[vd] == 1)) {
+                out[vd] = vchunk * base_stride;
+                vchunk *= nsz[vd];
+                vd--;
+            }
+            if (vchunk != chunk)
+                return 0;
+            if (d > 0) {
+                base_stride = st[d - 1];
+                chunk = 1;
+                vchunk = 1;
+            }
+        }
+    }
+    return vd == -1;
+}
+
+int32_t m_storage(model *m, uint64_t nbytes, uint8_t dev)
+{
+    int32_t i = m_new(m, NK_STORAGE);
+    if (i < 0)
+        return -1;
+    mnode *s = &m->n[i];
+    s->nbytes = nbytes;
+    s->dev = dev;
+    if (dev != DV_META && nbytes > 0) {
+        s->flags |= NF_DATA;
+        m->bytes += nbytes;
+    }
+    return i;
+}
+
+int32_t m_strided(model *m, int nd, const int64_t *sz, const int64_t *st, uint8_t dt,
+                  uint8_t dev)
+{
+    int64_t cs[M_MAXD];
+    if (!st) {
+        m_contig(nd, sz, cs);
+        st = cs;
+    }
+    int32_t s = m_storage(m, m_storage_bytes(nd, sz, st, 0, dt), dev);
+    if (s < 0)
+        return -1;
+    int32_t i = m_new(m, NK_TENSOR);
+    if (i < 0)
+        return -1;
+    mnode *t = &m->n[i];
+    t->storage = s;        /* takes the storage's creation reference */
+    t->dtype = dt;
+    t->dev = dev;
+    t->ndim = (int8_t)nd;
+    memcpy(t->sizes, sz, (size_t)nd * sizeof *sz);
+    memcpy(t->strides, st, (size_t)nd * sizeof *st);
+    return i;
+}
+
+int32_t m_view(model *m, int32_t self, int nd, const int64_t *sz, const int64_t *st,
+               int64_t off)
+{
+    int32_t i = m_new(m, NK_TENSOR);
+    if (i < 0)
+        return -1;
+    mnode *v = &m->n[i], *s = &m->n[self];
+    int32_t base = s->base >= 0 ? s->base : self;
+    v->dtype = s->dtype;
+    v->dev = s->dev;
+    v->ndim = (int8_t)nd;
+    memcpy(v->sizes, sz, (size_t)nd * sizeof *sz);
+    memcpy(v->strides, st, (size_t)nd * sizeof *st);
+    v->offset = off;
+    v->flags = (uint16_t)(s->flags & (NF_NEG | NF_CONJ | NF_QUANT | NF_USTR));
+    if (s->flags & NF_RG)
+        v->flags |= NF_RG;
+    else
+        v->flags |= NF_LEAF;
+    v->storage = s->storage;
+    m_ref(m, s->storage);
+    v->base = base;
+    m_ref(m, base);
+    return i;
+}
+
+static int32_t child(model *m, int nd, const int64_t *sz, uint8_t dt, uint8_t dev)
+{
+    return m_strided(m, nd, sz, NULL, dt, dev);
+}
+
+int32_t m_coo(model *m, int nd, const int64_t *sz, int sd, int64_t nnz, uint8_t dt,
+              uint8_t dev, int coalesced)
+{
+    if (dev == DV_META)
+        nnz = 0;
+    int64_t isz[2] = {sd, nnz}, vsz[M_MAXD + 1];
+    vsz[0] = nnz;
+    for (int i = sd; i < nd; i++)
+        vsz[1 + i - sd] = sz[i];
+    int32_t ind = child(m, 2, isz, D_I64, dev);
+    int32_t val = child(m, 1 + nd - sd, vsz, dt, dev);
+    int32_t i = m_new(m, NK_TENSOR);
+    if (ind < 0 || val < 0 || i < 0)
+        return -1;
+    mnode *t = &m->n[i];
+    t->layout = LY_COO;
+    t->dtype = dt;
+    t->dev = dev;
+    t->ndim = (int8_t)nd;
+    memcpy(t->sizes, sz, (size_t)nd * sizeof *sz);
+    t->sd = (int8_t)sd;
+    t->nnz = nnz;
+    if (coalesced)
+        t->flags |= NF_COAL;
+    t->ind = ind;
+    t->val = val;
+    return i;
+}
+
+int32_t m_csr(model *m, int64_t r, int64_t c, int64_t nnz, uint8_t dt, uint8_t dev)
+{
+    int64_t cn = r + 1;
+    int32_t crow = child(m, 1, &cn, D_I64, dev);
+    int32_t col = child(m, 1, &nnz, D_I64, dev);
+    int32_t val = child(m, 1, &nnz, dt, dev);
+    int32_t i = m_new(m, NK_TENSOR);
+    if (crow < 0 || col < 0 || val < 0 || i < 0)
+        return -1;
+    mnode *t = &m->n[i];
+    t->layout = LY_CSR;
+    t->dtype = dt;
+    t->dev = dev;
+    t->ndim = 2;
+    t->sizes[0] = r;
+    t->sizes[1] = c;
+    t->sd = 2;
+    t->nnz = nnz;
+    t->crow = crow;
+    t->col = col;
+    t->val = val;
+    return i;
+}
+
+int32_t m_fake_new(model *m, int32_t meta, int32_t mode, uint8_t fdev)
+{
+    int32_t i = m_new(m, NK_TENSOR);
+    if (i < 0)
+        return -1;
+    mnode *f = &m->n[i], *t = &m->n[meta];
+    f->fake = 1;
+    f->layout = t->layout;
+    f->dtype = t->dtype;
+    f->dev = fdev;
+    f->fdev = fdev;
+    f->ndim = t->ndim;
+    f->sd = t->sd;
+    f->nnz = t->nnz;
+    memcpy(f->sizes, t->sizes, sizeof f->sizes);
+    memcpy(f->strides, t->strides, sizeof f->strides);
+    f->offset = t->offset;
+    f->flags = (uint16_t)((t->flags & (NF_USTR | NF_COAL)) | NF_LEAF);
+    f->meta = meta;        /* takes the caller's reference */
+    f->mode = mode;
+    m_ref(m, mode);
+    return i;
+}
+
+/* ---- modes ---- */
+
+int32_t m_mode_new(model *m, int is_mc, int policy, int64_t every)
+{
+    if (m->nm == m->mcap) {
+        uint32_t nc = m->mcap * 2;
+        mmode *np = al_realloc(m->m, m->mcap * sizeof *np, nc * sizeof *np, AL_K_SCENARIO,
+                               "st model modes");
+        if (!np) {
+            m->oom = 1;
+            return -1;
+        }
+        m->m = np;
+        m->mcap = nc;
+    }
+    int32_t i = m_new(m, NK_MODE);
+    if (i < 0)
+        return -1;
+    mmode *md = &m->m[m->nm];
+    memset(md, 0, sizeof *md);
+    md->node = i;
+    md->policy = (uint8_t)policy;
+    md->alive = 1;
+    md->freq = every < 1 ? 1 : every;
+    m->n[i].mi = (int32_t)m->nm++;
+    if (is_mc)
+        m->n[i].flags |= NF_MC;
+    else
+        m->live_modes++;
+    return i;
+}
+
+mmode *m_mode_of_var(model *m, int slot)
+{
+    int32_t i = m->var[slot];
+    if (i < 0 || m->n[i].kind != NK_MODE || !m->n[i].alive)
+        return NULL;
+    return &m->m[m->n[i].mi];
+}
+
+/* check_for_expired_weak_storages */
+uint64_t m_sweep(model *m, mmode *md)
+{
+    uint64_t freed = 0;
+    uint32_t keep = 0;
+    for (uint32_t i = 0; i < md->pending.n; i++) {
+        int32_t s = md->pending.p[i];
+        if (m->n[s].alive) {
+            md->pending.p[keep++] = s;
+        } else {
+            int32_t v = pv_remove(&md->stor, s);
+            if (v >= 0) {
+                freed++;
+                m_unref(m, v);
+            }
+        }
+    }
+    md->pending.n = keep;
+    if ((int64_t)keep > md->freq)
+        md->freq = keep;
+    return freed;
+}
+
+int m_meta_unsupported(model *m, int32_t t)
+{
+    const mnode *x = &m->n[t];
+    return x->fake || x->layout == LY_CSR || (x->flags & (NF_QUANT | NF_NEG | NF_CONJ)) ||
+           (x->base >= 0 && m->n[x->base].layout != LY_STRIDED) || x->dev == DV_META ||
+           x->dev == DV_LAZY;
+}
+
+static int32_t meta_tensor(model *m, mmode *md, int32_t t);
+
+static int32_t convert_fresh(model *m, mmode *md, int32_t t)
+{
+    const mnode *x = &m->n[t];
+    int32_t r;
+    if (x->layout == LY_COO) {
+        int64_t sz[M_MAXD];
+        memcpy(sz, x->sizes, sizeof sz);
+        r = m_coo(m, x->ndim, sz, x->sd, 0, x->dtype, DV_META, (x->flags & NF_COAL) != 0);
+        if (r >= 0) {
+            m->n[m->n[r].ind].flags |= NF_MEMO;
+            m->n[m->n[m->n[r].ind].storage].flags |= NF_MEMO;
+            m->n[m->n[r].val].flags |= NF_MEMO;
+            m->n[m->n[m->n[r].val].storage].flags |= NF_MEMO;
+        }
+    } else if (x->base >= 0) {
+        int32_t b = meta_tensor(m, md, x->base);
+        if (b < 0)
+            return -1;
+        x = &m->n[t];
+        int64_t sz[M_MAXD], st[M_MAXD];
+        memcpy(sz, x->sizes, sizeof sz);
+        memcpy(st, x->strides, sizeof st);
+        r = m_view(m, b, x->ndim, sz, st, x->offset);
+        m_unref(m, b);
+        if (r >= 0) {
+            m->n[r].dtype = m->n[t].dtype;
+            m->n[r].flags &= (uint16_t)~(NF_NEG | NF_CONJ | NF_QUANT);
+        }
+    } else {
+        int32_t s = x->storage;
+        int32_t ms = m_lookup(&md->stor, s);
+        if (ms < 0) {
+            ms = m_storage(m, m->n[s].nbytes, DV_META);
+            if (ms < 0 || pv_push(m, &md->stor, s, ms) < 0)
+                return -1;
+            m->n[ms].flags |= NF_MEMO;
+        }
+        r = m_new(m, NK_TENSOR);
+        if (r < 0)
+            return -1;
+        x = &m->n[t];
+        mnode *y = &m->n[r];
+        y->dtype = x->dtype;
+        y->dev = DV_META;
+        y->ndim = x->ndim;
+        memcpy(y->sizes, x->sizes, sizeof y->sizes);
+        memcpy(y->strides, x->strides, sizeof y->strides);
+        y->offset = x->offset;
+        y->storage = ms;
+        m_ref(m, ms);
+        y->flags = (uint16_t)(x->flags & NF_USTR);
+    }
+    if (r < 0)
+        return -1;
+    mnode *y = &m->n[r];
+    x = &m->n[t];
+    const uint16_t copied = NF_RG | NF_LEAF | NF_NEG | NF_CONJ | NF_USTR;
+    y->flags = (uint16_t)((y->flags & ~copied) | (x->flags & copied) | NF_MEMO);
+    return r;
+}
+
+static int32_t meta_tensor(model *m, mmode *md, int32_t t)
+{
+    if (++md->count >= md->freq) {
+        m_sweep(m, md);
+        md->count = 0;
+    }
+    int32_t hit = m_lookup(&md->meta, t);
+    if (hit >= 0) {
+        m_ref(m, hit);
+        return hit;
+    }
+    int32_t r = convert_fresh(m, md, t);
+    if (r < 0)
+        return -1;
+    if (pv_push(m, &md->meta, t, r) < 0)   /* the memo keeps the creation ref */
+        return -1;
+    m_ref(m, r);
+    return r;
+}
+
+int32_t m_meta_convert(model *m, mmode *md, int32_t t)
+{
+    if (m_meta_unsupported(m, t)) {
+        md->misses++;
+        m_ref(m, t);
+        return t;
+    }
+    md->hits++;
+    return meta_tensor(m, md, t);
+}
+
+/* Would from_real_tensor(t) succeed, fail at once (nothing converted), or
+ * fail after converting something (a grad that cannot be converted)? */
+static int fake_check_real(model *m, mmode *md, int32_t t, int depth)
+{
+    if (m_lookup(&md->fake, t) >= 0)
+        return MERR_NONE;
+    const mnode *x = &m->n[t];
+    if (x->flags & NF_QUANT)
+        return depth ? MERR_SKIP : MERR_UNSUP;
+    if (m_meta_unsupported(m, t) && (x->fake || x->dev != DV_META))
+        return depth ? MERR_SKIP : MERR_UNSUP;
+    if (x->grad >= 0) {
+        if (depth > 8)
+            return MERR_SKIP;
+        int r = fake_check_real(m, md, x->grad, depth + 1);
+        if (r != MERR_NONE)
+            return MERR_SKIP;
+    }
+    return MERR_NONE;
+}
+
+int m_fake_check(model *m, mmode *md, int32_t t, int with_device)
+{
+    if (with_device) {
+        const mnode *x = &m->n[t];
+        return x->fake || x->dev != DV_META ? MERR_TYPE : MERR_NONE;
+    }
+    return fake_check_real(m, md, t, 0);
+}
+
+static int32_t from_real(model *m, mmode *md, int32_t t)
+{
+    int32_t hit = m_lookup(&md->fake, t);
+    if (hit >= 0) {
+        m_ref(m, hit);
+        return hit;
+    }
+    int32_t mt = m_meta_convert(m, md, t);
+    if (mt < 0)
+        return -1;
+    int32_t f = m_fake_new(m, mt, md->node, m->n[t].dev);
+    if (f < 0)
+        return -1;
+    mnode *x = &m->n[t];
+    m->n[f].flags = (uint16_t)((m->n[f].flags & ~(NF_RG | NF_LEAF)) |
+                               (x->flags & NF_RG ? NF_RG : NF_LEAF));
+    if (x->grad >= 0) {
+        int32_t g = from_real(m, md, m->n[t].grad);
+        if (g < 0)
+            return -1;
+        m->n[f].grad = g;
+    }
+    if (pv_push(m, &md->fake, t, f) < 0)
+        return -1;
+    return f;
+}
+
+int32_t m_fake(model *m, mmode *md, int32_t t, int with_device, uint8_t dev)
+{
+    if (!with_device)
+        return from_real(m, md, t);
+    int32_t hit = m_lookup(&md->fake, t);
+    if (hit >= 0) {
+        m_ref(m, hit);
+        return hit;
+    }
+    m_ref(m, t);
+    int32_t f = m_fake_new(m, t, md->node, dev);
+    if (f < 0 || pv_push(m, &md->fake, t, f) < 0)
+        return -1;
+    return f;
+}

@@ -1,0 +1,181 @@
+/* st_model.h - the stress model: its own objects, strong edges, reference
+ * counts and memo tables, re-stating semantics.md without reading the
+ * core. Internal to src/stress (st_model.c is the model, st_gen.c the
+ * actions that drive it).
+ *
+ * Deliberately simple: every object the scenario can observe is a node with
+ * a count of strong references (variables, the `with` stack, edges from
+ * live nodes). A count reaching 0 kills the node: its memo finalizers run
+ * (meta entries, fake entries, the storage rule of the mode's policy), then
+ * it drops its edges. A collection kills every live node no root reaches,
+ * all at once (so a storage dying in the same collection reads as expired
+ * to its tensor's finalizer), then runs their callbacks, then drops their
+ * edges. With deferred callbacks the meta finalizers wait for the end of
+ * the statement. Objects the core makes that no scenario can observe
+ * (converters, finalizer objects, self references) are not modelled; modes
+ * own their memo values directly.
+ */
+#ifndef FAKEGC_ST_MODEL_H
+#define FAKEGC_ST_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stress/st.h"
+
+#define M_MAXD 5               /* dimensions the generator ever makes */
+
+enum { NK_NONE, NK_TENSOR, NK_STORAGE, NK_MODE, NK_WEAK };
+enum { LY_STRIDED, LY_COO, LY_CSR };
+enum { DV_CPU, DV_CUDA, DV_CUDA1, DV_META, DV_LAZY, DV_COUNT };
+enum { DC_FLOAT, DC_COMPLEX, DC_INT, DC_BOOL };
+enum {
+    D_F16, D_BF16, D_F32, D_F64, D_C64, D_C128, D_I8, D_U8, D_I32, D_I64, D_BOOL, D_COUNT
+};
+
+/* node flags */
+enum {
+    NF_QUANT = 1u << 0, NF_NEG = 1u << 1, NF_CONJ = 1u << 2, NF_RG = 1u << 3,
+    NF_LEAF = 1u << 4, NF_COAL = 1u << 5,
+    NF_MEMO = 1u << 6,     /* made by a converter (memo value or part of one) */
+    NF_USTR = 1u << 7,     /* strides (and so offsets of views) not predicted:
+                              no stride-dependent ops or checks */
+    NF_DATA = 1u << 8,     /* storage with data bytes */
+    NF_MARK = 1u << 9,     /* reachability scratch */
+    NF_MC = 1u << 10       /* NK_MODE: a stand-alone MetaConverter */
+};
+
+typedef struct mnode {
+    uint8_t kind, alive, fake, layout, dtype, dev, fdev;
+    int8_t ndim, sd;
+    uint16_t flags;
+    uint32_t rc;
+    int64_t sizes[M_MAXD], strides[M_MAXD], offset, nnz;
+    int32_t storage, base, grad, meta, mode, ind, val, crow, col;
+    int32_t attr[2];
+    int32_t target;          /* NK_WEAK */
+    int32_t mi;              /* NK_MODE: index in model.modes */
+    uint64_t nbytes;         /* NK_STORAGE */
+} mnode;
+
+typedef struct mpair { int32_t k, v; } mpair;
+typedef struct mpvec { mpair *p; uint32_t n, cap; } mpvec;
+typedef struct mivec { int32_t *p; uint32_t n, cap; } mivec;
+
+/* A meta finalizer waiting for the end of the statement: the storage is
+ * the one captured when the memo entry was made (its StorageWeakRef). */
+typedef struct mdef { int32_t mi, key, stor; } mdef;
+
+typedef struct mmode {
+    int32_t node;
+    uint8_t policy;          /* FK_SWEEP_EAGER / FK_SWEEP_PERIODIC */
+    uint8_t alive;
+    int64_t freq, count, hits, misses;
+    mpvec fake, meta, stor;  /* key node -> value node */
+    mivec pending;           /* storage nodes, duplicates kept */
+} mmode;
+
+/* actions (st_gen.c) */
+enum {
+    A_CTOR = 1, A_VIEW, A_NEWOP, A_INPLACE, A_SPARSE, A_MODE, A_MCONV, A_FAKE, A_META,
+    A_REFAKE, A_ATTR, A_GRAD, A_DEL, A_WEAK, A_GC, A_SWEEP, A_WITH, A_END
+};
+
+/* action variants (st_action.sub) and flags */
+enum { C_EMPTY, C_ZEROS, C_ONES, C_RAND, C_STRIDED, C_COO, C_CSR, C_QUANT };
+enum {
+    VW_VIEW, VW_RESHAPE, VW_T, VW_TRANSPOSE, VW_SLICE, VW_SELECT, VW_NARROW, VW_UNSQUEEZE,
+    VW_SQUEEZE, VW_EXPAND, VW_DIAGONAL, VW_DETACH, VW_NEG, VW_CONJ, VW_REAL, VW_AS_STRIDED,
+    VW_COUNT
+};
+enum {
+    NO_CLONE, NO_CONTIG, NO_TO_DTYPE, NO_TO_DEVICE, NO_ADD, NO_MUL, NO_SUM, NO_SUM_DIM,
+    NO_MATMUL, NO_TO_DENSE, NO_COUNT
+};
+enum { IP_ADD, IP_MUL, IP_ZERO };
+enum { SP_COALESCE, SP_INDICES, SP_VALUES, SP_TO_SPARSE };
+
+/* flags */
+enum {
+    F_DTYPE = 1, F_DEVICE = 2, F_RG = 4, F_COAL = 8, F_SD = 16, F_EVERY = 32, F_STEP = 64,
+    F_DST = 128
+};
+
+/* variable slots: t0..t7 f0..f5 m0..m2 c0..c1 w0..w3 */
+enum { V_T = 0, NV_T = 8, V_F = 8, NV_F = 6, V_M = 14, NV_M = 3, V_C = 17, NV_C = 2,
+       V_W = 19, NV_W = 4, NVARS = 23 };
+
+typedef struct model {
+    const st_config *c;
+    mnode *n;
+    uint32_t nn, ncap;
+    mmode *m;
+    uint32_t nm, mcap;
+    int32_t var[NVARS];
+    int32_t with[8];
+    int nwith;
+    uint64_t bytes;          /* live data bytes (bytes()) */
+    uint32_t live_modes;     /* live("mode") */
+    mivec work;              /* nodes whose count reached 0 */
+    struct mdef *deferred;   /* deferred meta finalizers */
+    uint32_t ndeferred, capdeferred;
+    int draining;
+    int oom;
+} model;
+
+extern const char *const m_dtype_name[D_COUNT];
+extern const uint8_t m_dtype_size[D_COUNT];
+extern const uint8_t m_dtype_cat[D_COUNT];
+extern const char *const m_dev_name[DV_COUNT];
+
+int m_init(model *m, const st_config *c);
+void m_free(model *m);
+
+/* nodes */
+int32_t m_new(model *m, uint8_t kind);            /* rc 1, alive; -1 on OOM */
+static inline mnode *M(model *m, int32_t i) { return &m->n[i]; }
+void m_ref(model *m, int32_t i);                  /* i may be -1 */
+void m_unref(model *m, int32_t i);                /* may kill; drains */
+void m_set_edge(model *m, int32_t *slot, int32_t v);   /* ref v, unref old */
+
+/* tensors */
+int32_t m_storage(model *m, uint64_t nbytes, uint8_t dev);
+int32_t m_strided(model *m, int nd, const int64_t *sz, const int64_t *st, uint8_t dt,
+                  uint8_t dev);    /* st NULL: contiguous */
+int32_t m_view(model *m, int32_t self, int nd, const int64_t *sz, const int64_t *st,
+               int64_t off);
+int32_t m_coo(model *m, int nd, const int64_t *sz, int sd, int64_t nnz, uint8_t dt,
+              uint8_t dev, int coalesced);
+int32_t m_csr(model *m, int64_t r, int64_t c, int64_t nnz, uint8_t dt, uint8_t dev);
+int32_t m_fake_new(model *m, int32_t meta, int32_t mode, uint8_t fdev);   /* takes meta's ref */
+uint64_t m_storage_bytes(int nd, const int64_t *sz, const int64_t *st, int64_t off,
+                         uint8_t dt);
+int64_t m_numel(const mnode *t);
+int m_is_contiguous(int nd, const int64_t *sz, const int64_t *st);
+int m_is_dense(int nd, const int64_t *sz, const int64_t *st);
+int m_view_strides(int nd, const int64_t *sz, const int64_t *st, int nn, const int64_t *nsz,
+                   int64_t *out);
+void m_contig(int nd, const int64_t *sz, int64_t *st);
+
+/* modes and conversion */
+int32_t m_mode_new(model *m, int is_mc, int policy, int64_t every);
+uint64_t m_sweep(model *m, mmode *md);
+int m_meta_unsupported(model *m, int32_t t);
+int32_t m_meta_convert(model *m, mmode *md, int32_t t);   /* new ref */
+int32_t m_lookup(const mpvec *v, int32_t key);             /* value or -1 */
+/* fake conversion: 0 ok (*out new ref), or an error class (MERR_*) with no
+ * side effects beyond what PyTorch does before raising (misses). */
+enum { MERR_NONE = 0, MERR_SHAPE, MERR_TYPE, MERR_UNSUP, MERR_SKIP };
+int m_fake_check(model *m, mmode *md, int32_t t, int with_device);
+int32_t m_fake(model *m, mmode *md, int32_t t, int with_device, uint8_t dev);
+
+/* statement boundary: deferred finalizers, then (gc stress) a collection */
+void m_end_statement(model *m);
+void m_gc(model *m, int sweep);
+void m_run_deferred(model *m);
+
+/* predictions */
+int64_t m_unreachable(model *m, int *predictable);
+mmode *m_mode_of_var(model *m, int slot);   /* live mode/converter bound at slot */
+
+#endif

@@ -1,0 +1,343 @@
+/* st_run.c - running scenario text for stress and shrink: the extra
+ * invariants of --check-every, classifying failures, and runs in a forked
+ * child so a crash is an outcome instead of the end of the process. */
+#include "stress/st.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "alloc/al.h"
+#include "core/er.h"
+#include "core/obj.h"
+#include "fake/fk.h"
+#include "instrument/in_guard.h"
+
+void st_env_default(st_env *e)
+{
+    memset(e, 0, sizeof *e);
+    sc_options_default(&e->sc);
+    e->inject = "";
+}
+
+static long guard_seen;      /* findings already reported */
+
+/* Everything the model allocated is an object's header or something an
+ * object owns; anything else live is a leak nobody can name. */
+static int live_bytes_invariant(char *why, size_t n)
+{
+    uint64_t sum = 0;
+    for (obj *o = obj_live_first(); o; o = obj_iter_next(o))
+        sum += obj_self_bytes(o);
+    for (obj *o = obj_zombie_first(); o; o = obj_iter_next(o))
+        sum += obj_self_bytes(o);
+    /* what the model holds: everything but the interpreter's, the heap
+     * analysis' and the reports' kinds (and ours, which are AL_K_SCENARIO) */
+    uint64_t all = al_live_bytes();
+    uint64_t own = al_live_bytes_kind(AL_K_SCENARIO) + al_live_bytes_kind(AL_K_HEAP) +
+                   al_live_bytes_kind(AL_K_REPORT);
+    uint64_t live = all > own ? all - own : 0;
+    if (live != sum) {
+        snprintf(why, n, "allocator live bytes (%llu) differ from the bytes of live objects "
+                 "(%llu)", (unsigned long long)live, (unsigned long long)sum);
+        return -1;
+    }
+    return 0;
+}
+
+static int guard_findings(const st_env *e, char *why, size_t n)
+{
+    if (!e->check_guard)
+        return 0;
+    al_allocator *a = al_current();
+    in_guard_verify(a);
+    long f = in_guard_findings(a);
+    if (f > guard_seen) {
+        guard_seen = f;
+        snprintf(why, n, "guard: %s", in_guard_last_finding(a));
+        return -1;
+    }
+    return 0;
+}
+
+static int verify_hook(void *arg, char *why, size_t n)
+{
+    const st_env *e = arg;
+    if (guard_findings(e, why, n) < 0)
+        return -1;
+    return live_bytes_invariant(why, n);
+}
+
+void st_env_prepare(st_env *e)
+{
+    al_allocator *a = al_current();
+    e->check_guard = in_guard_of(a) != NULL;
+    if (e->check_guard) {
+        in_guard_set_action(a, IN_GUARD_RECORD);
+        guard_seen = in_guard_findings(a);
+    }
+    e->sc.verify_hook = verify_hook;
+    e->sc.verify_hook_arg = e;
+}
+
+/* ---- classes ---- */
+
+void st_normalize(const char *in, char *out, size_t n)
+{
+    size_t k = 0;
+    int space = 0;
+    if (n == 0)
+        return;
+    for (const char *p = in; *p && k + 1 < n; p++) {
+        if (*p >= '0' && *p <= '9') {
+            while (p[1] >= '0' && p[1] <= '9')
+                p++;
+            out[k++] = 'N';
+            space = 0;
+        } else if (*p == ' ' || *p == '\t' || *p == '\n') {
+            if (!space && k > 0)
+                out[k++] = ' ';
+            space = 1;
+        } else {
+            out[k++] = *p;
+            space = 0;
+        }
+    }
+    while (k > 0 && out[k - 1] == ' ')
+        k--;
+    out[k] = '\0';
+}
+
+static void add_class(st_outcome *o, const char *prefix, const char *what)
+{
+    char norm[ST_CLASS_LEN];
+    st_normalize(what ? what : "", norm, sizeof norm);
+    char c[ST_CLASS_LEN];
+    snprintf(c, sizeof c, "%s%s", prefix, norm);
+    for (int i = 0; i < o->ncls; i++)
+        if (strcmp(o->cls[i], c) == 0)
+            return;
+    if (o->ncls < ST_MAX_CLASSES)
+        snprintf(o->cls[o->ncls++], ST_CLASS_LEN, "%s", c);
+}
+
+int st_outcome_has(const st_outcome *o, const char *cls)
+{
+    for (int i = 0; i < o->ncls; i++)
+        if (strcmp(o->cls[i], cls) == 0)
+            return 1;
+    return 0;
+}
+
+static int starts(const char *s, const char *p)
+{
+    return s && strncmp(s, p, strlen(p)) == 0;
+}
+
+static void classify_failure(const rp_failure *f, st_outcome *o)
+{
+    const char *msg = f->message ? f->message : "";
+    const char *actual = f->actual ? f->actual : "";
+    if (starts(msg, "--verify")) {
+        const char *why = actual;
+        if (starts(why, "heap invariant violated: "))
+            why += strlen("heap invariant violated: ");
+        if (starts(why, "guard: "))
+            add_class(o, "", why);
+        else
+            add_class(o, "verify: ", why);
+    } else if (starts(msg, "the statement raised an error")) {
+        add_class(o, "error: ", actual);
+    } else if (f->text && strcmp(f->text, "end_check") == 0) {
+        add_class(o, "leak: ", "bytes with no object");
+    } else if (starts(f->text, "--repeat")) {
+        add_class(o, "growth: ", "");
+    } else {
+        add_class(o, "", f->text ? f->text : "?");
+    }
+}
+
+static void classify(const rp_scenario *r, st_outcome *o)
+{
+    o->statements = r->statements;
+    if (r->status == RP_PASS) {
+        o->status = ST_PASS;
+        return;
+    }
+    o->status = r->status == RP_ERROR ? ST_INTERNAL : ST_FAIL;
+    for (size_t i = 0; i < r->nfailures; i++) {
+        const rp_failure *f = &r->failures[i];
+        if (i == 0) {
+            o->first_line = f->line;
+            snprintf(o->first, sizeof o->first, "%u: %s  actual: %s%s%s", f->line,
+                     f->text ? f->text : "", f->actual ? f->actual : "",
+                     f->message ? "  " : "", f->message ? f->message : "");
+        }
+        classify_failure(f, o);
+    }
+    if (r->nretained > 0) {
+        /* the kind of the object that retains the most */
+        add_class(o, "retained: ", obj_kind_name(r->retained[0].kind));
+        if (r->nfailures == 0)
+            snprintf(o->first, sizeof o->first, "end check: %zu objects retained, first %s#%llu "
+                     "created at line %u", r->nretained, obj_kind_name(r->retained[0].kind),
+                     (unsigned long long)r->retained[0].id, r->retained[0].site.line);
+    }
+    if (r->status == RP_ERROR && r->error)
+        add_class(o, "internal: ", r->error);
+    if (o->ncls == 0)
+        add_class(o, "fail: ", "unclassified");
+}
+
+typedef struct live_note {
+    uint64_t live;
+} live_note;
+
+static void on_statement(void *arg, uint32_t line, uint64_t live, uint64_t bytes)
+{
+    (void)line, (void)bytes;
+    ((live_note *)arg)->live = live;
+}
+
+int st_run_text(const st_env *e, const char *name, const char *text, st_outcome *o)
+{
+    memset(o, 0, sizeof *o);
+    int nerr = 0;
+    sc_program *p = sc_parse(name, text, strlen(text), NULL, 0, &nerr);
+    if (!p) {
+        er_clear();
+        o->status = ST_PARSE;
+        add_class(o, "parse: ", "does not parse");
+        return o->status;
+    }
+    sc_options so = e->sc;
+    if (so.verify_hook == verify_hook)
+        so.verify_hook_arg = (void *)e;
+    live_note note = {0};
+    if (!so.on_statement) {
+        so.on_statement = on_statement;
+        so.on_statement_arg = &note;
+    }
+    rp_scenario r;
+    memset(&r, 0, sizeof r);
+    sc_run(p, &so, &r);
+    classify(&r, o);
+    o->live_objects = note.live;
+    char why[200];
+    if (guard_findings(e, why, sizeof why) < 0) {
+        if (o->status == ST_PASS)
+            o->status = ST_FAIL;
+        add_class(o, "", why);
+        if (!o->first[0])
+            snprintf(o->first, sizeof o->first, "%s", why);
+    }
+    rp_scenario_clear(&r);
+    sc_program_free(p);
+    fk_reset();
+    er_clear();
+    return o->status;
+}
+
+static const char *sig_name(int s)
+{
+    switch (s) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGABRT: return "SIGABRT";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGALRM: return "SIGALRM (timeout)";
+    case SIGKILL: return "SIGKILL";
+    default: return "signal";
+    }
+}
+
+int st_run_forked(const st_env *e, const char *name, const char *text, int no_inject,
+                  st_outcome *o)
+{
+    memset(o, 0, sizeof *o);
+    int fd[2];
+    if (pipe(fd) < 0) {
+        o->status = ST_INTERNAL;
+        add_class(o, "internal: ", "pipe failed");
+        return o->status;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fd[0]);
+        close(fd[1]);
+        o->status = ST_INTERNAL;
+        add_class(o, "internal: ", "fork failed");
+        return o->status;
+    }
+    if (pid == 0) {
+        close(fd[0]);
+        alarm(120);
+        if (no_inject) {
+            char err[64];
+            fk_inject("", err, sizeof err);
+        }
+        st_outcome co;
+        st_run_text(e, name, text, &co);
+        const char *p = (const char *)&co;
+        size_t left = sizeof co;
+        while (left > 0) {
+            ssize_t w = write(fd[1], p, left);
+            if (w <= 0)
+                break;
+            p += w;
+            left -= (size_t)w;
+        }
+        _exit(0);
+    }
+    close(fd[1]);
+    char *p = (char *)o;
+    size_t got = 0;
+    while (got < sizeof *o) {
+        ssize_t r = read(fd[0], p + got, sizeof *o - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fd[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (got == sizeof *o && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return o->status;
+    memset(o, 0, sizeof *o);
+    o->status = ST_CRASH;
+    char c[64];
+    if (WIFSIGNALED(status))
+        snprintf(c, sizeof c, "%s", sig_name(WTERMSIG(status)));
+    else
+        snprintf(c, sizeof c, "exit status %d", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    add_class(o, "crash: ", c);
+    snprintf(o->first, sizeof o->first, "the run crashed: %s", c);
+    return o->status;
+}
+
+size_t st_count_statements(const char *text)
+{
+    size_t n = 0;
+    const char *p = text;
+    while (p && *p) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        const char *q = p;
+        while (q < p + len && (*q == ' ' || *q == '\t'))
+            q++;
+        size_t rest = (size_t)(p + len - q);
+        if (rest > 0 && *q != '#' && !(rest >= 3 && strncmp(q, "end", 3) == 0 &&
+                                       (rest == 3 || q[3] == ' ' || q[3] == '#')))
+            n++;
+        p = e ? e + 1 : NULL;
+    }
+    return n;
+}

@@ -1,0 +1,672 @@
+/* st_shrink.c - minimizing a failing scenario while it keeps "the same
+ * failure" (a failure of the same class: st_run.c).
+ *
+ * Text: delta debugging (Zeller's ddmin) over top-level statements and
+ * blocks, then inside each block (and unwrapping it), then argument
+ * simplification of each statement (drop a keyword argument, integers to 2
+ * then 1). Expect lines keep their numbers: they are what is checked.
+ *
+ * Generated lifecycles: ddmin over the actions first; every candidate is
+ * re-rendered through the model, so its expectations are recomputed for
+ * the actions that remain (a text-level cut would leave stale numbers);
+ * then the actions' arguments are simplified the same way; then the text
+ * pass above. With check_clean every accepted candidate must also pass
+ * with the injected bugs off, so the reproducer shows the bug, not a
+ * mismatch of its own making.
+ */
+#include "stress/st.h"
+#include "stress/st_model.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "alloc/al.h"
+
+/* ---- candidates ---- */
+
+typedef struct shr {
+    const st_env *e;
+    const char *cls;
+    int check_clean;
+    st_shrink_stats *stats;
+    /* text mode */
+    char **lines;
+    size_t *lens;
+    size_t n;
+    uint8_t *keep;
+    int32_t *match;          /* block opener -> its end line, else -1 */
+    st_text buf;
+    int oom;
+} shr;
+
+static int accept(shr *s, const char *text)
+{
+    st_outcome o;
+    s->stats->runs++;
+    st_run_forked(s->e, "shrink.scn", text, 0, &o);
+    if (!st_outcome_has(&o, s->cls))
+        return 0;
+    if (s->check_clean) {
+        s->stats->runs++;
+        st_run_forked(s->e, "shrink.scn", text, 1, &o);
+        if (o.status != ST_PASS)
+            return 0;
+    }
+    return 1;
+}
+
+static const char *build(shr *s)
+{
+    s->buf.len = 0;
+    if (s->buf.p)
+        s->buf.p[0] = '\0';
+    for (size_t i = 0; i < s->n; i++)
+        if (s->keep[i]) {
+            if (st_text_add(&s->buf, s->lines[i], s->lens[i]) < 0 ||
+                st_text_add(&s->buf, "\n", 1) < 0) {
+                s->oom = 1;
+                return "";
+            }
+        }
+    return s->buf.p ? s->buf.p : "";
+}
+
+static int test(shr *s)
+{
+    const char *t = build(s);
+    return !s->oom && accept(s, t);
+}
+
+static const char *skip_ws(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    return p;
+}
+
+static int first_word(const char *line, size_t len, const char *w)
+{
+    const char *p = skip_ws(line, line + len);
+    size_t n = strlen(w);
+    return (size_t)(line + len - p) >= n && strncmp(p, w, n) == 0 &&
+           ((size_t)(line + len - p) == n || p[n] == ' ' || p[n] == '\t' || p[n] == '#');
+}
+
+static int split_lines(shr *s, const char *text)
+{
+    size_t cap = 64;
+    s->lines = al_malloc(cap * sizeof *s->lines, AL_K_SCENARIO, "st shrink lines");
+    s->lens = al_malloc(cap * sizeof *s->lens, AL_K_SCENARIO, "st shrink lens");
+    if (!s->lines || !s->lens)
+        return -1;
+    const char *p = text;
+    while (p && *p) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        const char *q = skip_ws(p, p + len);
+        if (q < p + len && *q != '#') {
+            if (s->n == cap) {
+                size_t nc = cap * 2;
+                char **nl = al_realloc(s->lines, cap * sizeof *nl, nc * sizeof *nl,
+                                       AL_K_SCENARIO, "st shrink lines");
+                if (!nl)
+                    return -1;
+                s->lines = nl;
+                size_t *nn = al_realloc(s->lens, cap * sizeof *nn, nc * sizeof *nn,
+                                        AL_K_SCENARIO, "st shrink lens");
+                if (!nn)
+                    return -1;
+                s->lens = nn;
+                cap = nc;
+            }
+            char *c = al_malloc(len + 1, AL_K_SCENARIO, "st shrink line");
+            if (!c)
+                return -1;
+            memcpy(c, p, len);
+            c[len] = '\0';
+            s->lines[s->n] = c;
+            s->lens[s->n] = len;
+            s->n++;
+        }
+        p = e ? e + 1 : NULL;
+    }
+    /* shrink the arrays to exactly n so the free sizes are known */
+    size_t n = s->n ? s->n : 1;
+    char **nl = al_realloc(s->lines, cap * sizeof *nl, n * sizeof *nl, AL_K_SCENARIO,
+                           "st shrink lines");
+    size_t *nn = nl ? al_realloc(s->lens, cap * sizeof *nn, n * sizeof *nn, AL_K_SCENARIO,
+                                 "st shrink lens")
+                    : NULL;
+    if (nl)
+        s->lines = nl;
+    if (nn)
+        s->lens = nn;
+    if (!nl || !nn)
+        return -1;
+    s->keep = al_malloc(n, AL_K_SCENARIO, "st shrink keep");
+    s->match = al_malloc(n * sizeof *s->match, AL_K_SCENARIO, "st shrink match");
+    if (!s->keep || !s->match)
+        return -1;
+    memset(s->keep, 1, n);
+    /* block structure */
+    int32_t stack[SC_MAX_NESTING];
+    int depth = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        s->match[i] = -1;
+        if (first_word(s->lines[i], s->lens[i], "with") ||
+            first_word(s->lines[i], s->lens[i], "repeat")) {
+            if (depth < SC_MAX_NESTING)
+                stack[depth++] = (int32_t)i;
+        } else if (first_word(s->lines[i], s->lens[i], "end") && depth > 0) {
+            s->match[stack[--depth]] = (int32_t)i;
+        }
+    }
+    return 0;
+}
+
+static void free_lines(shr *s)
+{
+    size_t n = s->n ? s->n : 1;
+    for (size_t i = 0; i < s->n; i++)
+        al_free(s->lines[i], s->lens[i] + 1, AL_K_SCENARIO);
+    al_free(s->lines, n * sizeof *s->lines, AL_K_SCENARIO);
+    al_free(s->lens, n * sizeof *s->lens, AL_K_SCENARIO);
+    al_free(s->keep, n, AL_K_SCENARIO);
+    al_free(s->match, n * sizeof *s->match, AL_K_SCENARIO);
+    st_text_free(&s->buf);
+}
+
+/* ---- ddmin over units (line ranges) ---- */
+
+typedef struct unit { int32_t lo, hi; } unit;   /* lines [lo, hi] */
+
+static void set_units(shr *s, const unit *u, size_t from, size_t to, uint8_t v)
+{
+    for (size_t k = from; k < to; k++)
+        for (int32_t i = u[k].lo; i <= u[k].hi; i++)
+            s->keep[i] = v;
+}
+
+/* Units at one nesting level of [lo, hi]: single statements and whole
+ * blocks, among kept lines. Returns the count (u has room for hi-lo+1). */
+static size_t level_units(shr *s, int32_t lo, int32_t hi, unit *u)
+{
+    size_t n = 0;
+    for (int32_t i = lo; i <= hi; i++) {
+        if (!s->keep[i])
+            continue;
+        int32_t e = s->match[i] >= 0 ? s->match[i] : i;
+        if (first_word(s->lines[i], s->lens[i], "end")) {
+            continue;   /* an unmatched end: never removed alone */
+        }
+        u[n].lo = i;
+        u[n].hi = e;
+        n++;
+        i = e;
+    }
+    return n;
+}
+
+/* Remove as many of u[0..n) as possible (ddmin complements). */
+static void ddmin(shr *s, unit *u, size_t n)
+{
+    size_t gran = 2;
+    while (n >= 1 && !s->oom) {
+        if (gran > n)
+            gran = n;
+        size_t chunk = (n + gran - 1) / gran;
+        int removed = 0;
+        for (size_t start = 0; start < n; start += chunk) {
+            size_t end = start + chunk < n ? start + chunk : n;
+            set_units(s, u, start, end, 0);
+            if (test(s)) {
+                memmove(u + start, u + end, (n - end) * sizeof *u);
+                n -= end - start;
+                removed = 1;
+                break;
+            }
+            set_units(s, u, start, end, 1);
+        }
+        if (removed) {
+            if (gran > 2)
+                gran--;
+            continue;
+        }
+        if (gran >= n)
+            break;
+        gran *= 2;
+    }
+}
+
+static void shrink_level(shr *s, int32_t lo, int32_t hi, int depth)
+{
+    if (lo > hi || depth > 8)
+        return;
+    size_t cap = (size_t)(hi - lo + 1);
+    unit *u = al_malloc(cap * sizeof *u, AL_K_SCENARIO, "st shrink units");
+    if (!u) {
+        s->oom = 1;
+        return;
+    }
+    size_t n = level_units(s, lo, hi, u);
+    ddmin(s, u, n);
+    n = level_units(s, lo, hi, u);
+    for (size_t k = 0; k < n && !s->oom; k++) {
+        if (u[k].lo == u[k].hi)
+            continue;
+        /* a block: try its body without the block, then shrink inside */
+        s->keep[u[k].lo] = s->keep[u[k].hi] = 0;
+        if (!test(s)) {
+            s->keep[u[k].lo] = s->keep[u[k].hi] = 1;
+            shrink_level(s, u[k].lo + 1, u[k].hi - 1, depth + 1);
+        } else {
+            shrink_level(s, u[k].lo + 1, u[k].hi - 1, depth + 1);
+        }
+    }
+    al_free(u, cap * sizeof *u, AL_K_SCENARIO);
+}
+
+/* ---- argument simplification ---- */
+
+static int replace_line(shr *s, size_t i, const char *t, size_t len)
+{
+    char *c = al_malloc(len + 1, AL_K_SCENARIO, "st shrink line");
+    if (!c) {
+        s->oom = 1;
+        return -1;
+    }
+    memcpy(c, t, len);
+    c[len] = '\0';
+    al_free(s->lines[i], s->lens[i] + 1, AL_K_SCENARIO);
+    s->lines[i] = c;
+    s->lens[i] = len;
+    return 0;
+}
+
+/* Try line i as `cand`; keep it if the failure stays. */
+static int try_line(shr *s, size_t i, const char *cand, size_t len)
+{
+    char *old = s->lines[i];
+    size_t olen = s->lens[i];
+    s->lines[i] = (char *)cand;
+    s->lens[i] = len;
+    int ok = test(s);
+    s->lines[i] = old;
+    s->lens[i] = olen;
+    if (ok)
+        replace_line(s, i, cand, len);
+    return ok;
+}
+
+static int is_ident(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_';
+}
+
+/* End of a value starting at p: the next ',' or ')' at depth 0 outside a
+ * string. */
+static const char *value_end(const char *p)
+{
+    int depth = 0, str = 0;
+    for (; *p; p++) {
+        if (str) {
+            if (*p == '\\' && p[1])
+                p++;
+            else if (*p == '"')
+                str = 0;
+            continue;
+        }
+        if (*p == '"')
+            str = 1;
+        else if (*p == '(')
+            depth++;
+        else if (*p == ')' || *p == ',') {
+            if (depth == 0)
+                return p;
+            if (*p == ')')
+                depth--;
+        }
+    }
+    return p;
+}
+
+static void simplify_line(shr *s, size_t i)
+{
+    char cand[1024];
+    int changed = 1;
+    for (int rounds = 0; changed && rounds < 16 && !s->oom; rounds++) {
+        changed = 0;
+        const char *l = s->lines[i];
+        size_t len = s->lens[i];
+        if (len >= sizeof cand)
+            return;
+        /* drop one `, name=value` (a success frees l: stop at once) */
+        for (const char *p = l; !changed && *p; p++) {
+            if (p[0] != ',' )
+                continue;
+            const char *q = p + 1;
+            while (*q == ' ')
+                q++;
+            const char *name = q;
+            while (is_ident(*q))
+                q++;
+            if (q == name || *q != '=' || q[1] == '=')
+                continue;
+            const char *ve = value_end(q + 1);
+            size_t a = (size_t)(p - l), b = (size_t)(ve - l);
+            memcpy(cand, l, a);
+            memcpy(cand + a, l + b, len - b);
+            changed = try_line(s, i, cand, len - (b - a));
+            if (changed)
+                break;
+        }
+        if (changed)
+            continue;
+        /* integers to 2, then to 1 (outside strings) */
+        int str = 0;
+        for (const char *p = l; !changed && *p; p++) {
+            if (*p == '"') {
+                str = !str;
+                continue;
+            }
+            if (str || *p < '0' || *p > '9' || (p > l && is_ident(p[-1])))
+                continue;
+            const char *q = p;
+            long v = 0;
+            while (*q >= '0' && *q <= '9' && v < 1000000)
+                v = v * 10 + (*q++ - '0');
+            if (is_ident(*q))
+                continue;
+            for (long to = 2; to >= 1 && !changed; to--) {
+                if (v <= to)
+                    continue;
+                size_t a = (size_t)(p - l), b = (size_t)(q - l);
+                int k = snprintf(cand, sizeof cand, "%.*s%ld%s", (int)a, l, to, l + b);
+                if (k > 0 && (size_t)k < sizeof cand)
+                    changed = try_line(s, i, cand, (size_t)k);
+            }
+            if (changed)
+                break;
+            p = q - 1;
+        }
+    }
+}
+
+static int passive_expect(const char *l, size_t len)
+{
+    if (!first_word(l, len, "expect"))
+        return 0;
+    return !strstr(l, "raises(") && !strstr(l, ".fake(") && !strstr(l, ".sweep(") &&
+           !strstr(l, ".meta(") && !strstr(l, "gc(");
+}
+
+/* full: statements and arguments too; otherwise only passive expect lines
+ * are removed (without a clean run to compare, anything else could make an
+ * expectation stale and fail for a reason of its own). */
+static int shrink_lines(shr *s, int full)
+{
+    if (!test(s))
+        return 0;   /* does not fail (any more): leave it */
+    if (full) {
+        shrink_level(s, 0, (int32_t)s->n - 1, 0);
+        for (size_t i = 0; i < s->n && !s->oom; i++)
+            if (s->keep[i] && !first_word(s->lines[i], s->lens[i], "expect") &&
+                !first_word(s->lines[i], s->lens[i], "end") &&
+                !first_word(s->lines[i], s->lens[i], "del"))
+                simplify_line(s, i);
+        /* a removal may pay off after simplification */
+        shrink_level(s, 0, (int32_t)s->n - 1, 0);
+    } else {
+        for (size_t i = 0; i < s->n && !s->oom; i++) {
+            if (!s->keep[i] || !passive_expect(s->lines[i], s->lens[i]))
+                continue;
+            s->keep[i] = 0;
+            if (!test(s))
+                s->keep[i] = 1;
+        }
+    }
+    return 1;
+}
+
+static int finish(shr *s, st_text *out)
+{
+    const char *t = build(s);
+    if (s->oom)
+        return -1;
+    out->len = 0;
+    if (st_text_add(out, t, strlen(t)) < 0)
+        return -1;
+    s->stats->after_lines = 0;
+    for (size_t i = 0; i < s->n; i++)
+        s->stats->after_lines += s->keep[i];
+    s->stats->after_statements = st_count_statements(out->p);
+    return 0;
+}
+
+int st_shrink_text(const st_env *e, const char *text, const char *cls, int check_clean,
+                   st_text *out, st_shrink_stats *stats)
+{
+    shr s;
+    memset(&s, 0, sizeof s);
+    s.e = e;
+    s.cls = cls;
+    s.check_clean = check_clean;
+    s.stats = stats;
+    memset(stats, 0, sizeof *stats);
+    int rc = -1;
+    if (split_lines(&s, text) == 0) {
+        stats->before_lines = s.n;
+        shrink_lines(&s, 1);
+        rc = finish(&s, out);
+    }
+    free_lines(&s);
+    return rc;
+}
+
+/* ---- actions ---- */
+
+typedef struct ashr {
+    const st_config *c;
+    shr *s;                  /* for accept() and stats */
+    st_action *a;            /* working copy */
+    size_t n;
+    uint8_t *keep;
+    st_action *tmp;
+    st_text text;
+} ashr;
+
+static const char *render_kept(ashr *x, uint32_t **lines, size_t *nlines)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < x->n; i++)
+        if (x->keep[i])
+            x->tmp[k++] = x->a[i];
+    x->text.len = 0;
+    if (x->text.p)
+        x->text.p[0] = '\0';
+    if (st_render(x->c, x->tmp, k, &x->text, lines, nlines, NULL) < 0) {
+        x->s->oom = 1;
+        return NULL;
+    }
+    return x->text.p ? x->text.p : "";
+}
+
+static int atest(ashr *x)
+{
+    const char *t = render_kept(x, NULL, NULL);
+    return t && accept(x->s, t);
+}
+
+static void addmin(ashr *x)
+{
+    /* units: kept action indices */
+    size_t *u = al_malloc((x->n ? x->n : 1) * sizeof *u, AL_K_SCENARIO, "st shrink acts");
+    if (!u) {
+        x->s->oom = 1;
+        return;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < x->n; i++)
+        if (x->keep[i])
+            u[n++] = i;
+    size_t gran = 2;
+    while (n >= 1 && !x->s->oom) {
+        if (gran > n)
+            gran = n;
+        size_t chunk = (n + gran - 1) / gran;
+        int removed = 0;
+        for (size_t start = 0; start < n; start += chunk) {
+            size_t end = start + chunk < n ? start + chunk : n;
+            for (size_t k = start; k < end; k++)
+                x->keep[u[k]] = 0;
+            if (atest(x)) {
+                memmove(u + start, u + end, (n - end) * sizeof *u);
+                n -= end - start;
+                removed = 1;
+                break;
+            }
+            for (size_t k = start; k < end; k++)
+                x->keep[u[k]] = 1;
+        }
+        if (removed) {
+            if (gran > 2)
+                gran--;
+            continue;
+        }
+        if (gran >= n)
+            break;
+        gran *= 2;
+    }
+    al_free(u, (x->n ? x->n : 1) * sizeof *u, AL_K_SCENARIO);
+}
+
+/* Simpler variants of one action: flags dropped one at a time, integer
+ * arguments lowered. */
+static void simplify_actions(ashr *x)
+{
+    for (size_t i = 0; i < x->n && !x->s->oom; i++) {
+        if (!x->keep[i])
+            continue;
+        st_action *a = &x->a[i];
+        for (int bit = 0; bit < 7; bit++) {
+            uint8_t f = (uint8_t)(1u << bit);
+            if (!(a->flags & f))
+                continue;
+            st_action save = *a;
+            a->flags &= (uint8_t)~f;
+            if (!atest(x))
+                *a = save;
+        }
+        if (a->sub && (a->op == A_MODE || a->op == A_MCONV)) {   /* default policy */
+            st_action save = *a;
+            a->sub = 0;
+            if (!atest(x))
+                *a = save;
+        }
+        for (int k = 0; k < 6; k++) {
+            for (int16_t to = 2; to >= 1; to--) {
+                if (a->v[k] <= to)
+                    continue;
+                st_action save = *a;
+                a->v[k] = to;
+                if (!atest(x))
+                    *a = save;
+            }
+        }
+    }
+}
+
+int st_shrink_script(const st_config *c, const st_env *e, const st_script *sc,
+                     const char *orig_text, const char *cls, int check_clean, st_text *out,
+                     st_shrink_stats *stats)
+{
+    memset(stats, 0, sizeof *stats);
+    shr s;
+    memset(&s, 0, sizeof s);
+    st_env env = *e;
+    /* a broken invariant is pinned to its statement when checked after each */
+    if (strncmp(cls, "verify: ", 8) == 0 || strncmp(cls, "guard: ", 7) == 0)
+        env.sc.verify = 1;
+    s.e = &env;
+    s.cls = cls;
+    s.check_clean = check_clean;
+    s.stats = stats;
+    st_config cc = *c;
+    /* every check after every action, except for failures the end check or
+     * a crash shows by itself */
+    cc.expect_all = !(strncmp(cls, "retained: ", 10) == 0 || strncmp(cls, "leak: ", 6) == 0 ||
+                      strncmp(cls, "crash: ", 7) == 0);
+    if (cc.expect_all && (strstr(cls, ".numel()") || strstr(cls, ".dim()") ||
+                          strstr(cls, ".is_view()") || strstr(cls, ".storage_offset()") ||
+                          strstr(cls, ".size(")))
+        cc.expect_all = 2;   /* tensor queries too */
+    ashr x;
+    memset(&x, 0, sizeof x);
+    x.c = &cc;
+    x.s = &s;
+    x.n = sc->n;
+    size_t cap = sc->n ? sc->n : 1;
+    x.a = al_malloc(cap * sizeof *x.a, AL_K_SCENARIO, "st shrink actions");
+    x.tmp = al_malloc(cap * sizeof *x.tmp, AL_K_SCENARIO, "st shrink actions");
+    x.keep = al_malloc(cap, AL_K_SCENARIO, "st shrink keep");
+    int rc = -1;
+    if (!x.a || !x.tmp || !x.keep)
+        goto out;
+    memcpy(x.a, sc->a, sc->n * sizeof *x.a);
+    memset(x.keep, 1, cap);
+    uint32_t *lines = NULL;
+    size_t nlines = 0;
+    const char *t = render_kept(&x, &lines, &nlines);
+    if (!t)
+        goto out;
+    stats->before_lines = nlines;
+    st_outcome o;
+    stats->runs++;
+    st_run_forked(&env, "shrink.scn", t, 0, &o);
+    int reproduced = st_outcome_has(&o, cls);
+    if (reproduced && o.cls[0][0] && strcmp(o.cls[0], cls) == 0 && o.first_line > 0 &&
+        o.first_line <= nlines && lines[o.first_line - 1] != UINT32_MAX) {
+        /* cut everything after the action whose line failed first */
+        size_t last = lines[o.first_line - 1];
+        for (size_t i = last + 1; i < x.n; i++)
+            x.keep[i] = 0;
+        if (!atest(&x))
+            memset(x.keep, 1, cap);
+    }
+    st_lines_free(lines, nlines);
+    if (reproduced) {
+        addmin(&x);
+        simplify_actions(&x);
+        addmin(&x);
+        t = render_kept(&x, NULL, NULL);
+        if (!t)
+            goto out;
+    } else {
+        /* the re-rendered lifecycle does not show it: shrink the text as run */
+        uint32_t runs = stats->runs;
+        if (check_clean) {
+            rc = st_shrink_text(&env, orig_text, cls, check_clean, out, stats);
+        } else if (split_lines(&s, orig_text) == 0) {
+            stats->before_lines = s.n;
+            shrink_lines(&s, 0);
+            rc = finish(&s, out);
+        }
+        stats->runs += runs;
+        goto out;
+    }
+    /* the text pass over the rendered reproducer */
+    if (split_lines(&s, t) < 0)
+        goto out;
+    shrink_lines(&s, check_clean);
+    rc = finish(&s, out);
+out:
+    free_lines(&s);
+    al_free(x.a, cap * sizeof *x.a, AL_K_SCENARIO);
+    al_free(x.tmp, cap * sizeof *x.tmp, AL_K_SCENARIO);
+    al_free(x.keep, cap, AL_K_SCENARIO);
+    st_text_free(&x.text);
+    if (s.oom)
+        rc = -1;
+    return rc;
+}

@@ -1,0 +1,272 @@
+/* st_stress.c - the stress loop: lifecycles from consecutive seeds in a
+ * forked worker (so a crash is a finding, not the end of the run), the
+ * progress line, and writing and shrinking what failed. */
+#include "stress/st.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "alloc/al.h"
+
+/* What the worker tells the parent, in a shared page. */
+typedef struct shared {
+    volatile uint64_t steps, statements, lifecycles, max_live;
+    volatile uint64_t current_seed, steps_before;   /* the lifecycle running */
+    volatile int failed;
+    volatile uint64_t fail_seed, fail_steps;
+    char cls[ST_CLASS_LEN];
+    char first[256];
+} shared;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static uint64_t seed_at(const st_stress_opts *o, uint64_t j)
+{
+    uint64_t n = o->shard_n ? o->shard_n : 1;
+    return o->seed * n + o->shard_k + j * n;
+}
+
+/* Steps until the failing line: the action of the first failing line. */
+static uint64_t steps_into(const uint32_t *lines, size_t nlines, uint32_t line, size_t nacts)
+{
+    if (line == 0 || line > nlines || !lines)
+        return nacts;
+    for (uint32_t l = line; l > 0; l--)
+        if (lines[l - 1] != UINT32_MAX)
+            return (uint64_t)lines[l - 1] + 1;
+    return nacts;
+}
+
+static void worker(const st_stress_opts *o, shared *sh, double t0)
+{
+    st_env env = o->env;
+    for (uint64_t j = 0;; j++) {
+        if (o->max_steps && sh->steps >= o->max_steps)
+            break;
+        if (o->max_seconds > 0 && now_s() - t0 >= o->max_seconds)
+            break;
+        uint64_t seed = seed_at(o, j);
+        sh->current_seed = seed;
+        sh->steps_before = sh->steps;
+        st_script s = {0};
+        st_text t = {0};
+        uint32_t *lines = NULL;
+        size_t nlines = 0;
+        if (st_generate(&o->cfg, seed, &s, &t, &lines, &nlines) < 0) {
+            snprintf(sh->first, sizeof sh->first, "out of memory generating seed %" PRIu64,
+                     seed);
+            _exit(3);
+        }
+        env.sc.verify_every = 0;
+        if (o->check_every && s.n) {
+            /* every K steps; a lifecycle shorter than K is verified once, at
+             * its last statement, when a multiple of K falls inside it */
+            uint64_t stmts = st_count_statements(t.p);
+            uint64_t every = o->check_every * stmts / s.n;
+            if (every == 0)
+                every = 1;
+            if (every >= stmts) {
+                uint64_t before = sh->steps, after = before + s.n;
+                every = before / o->check_every != after / o->check_every ? stmts : 0;
+            }
+            env.sc.verify_every = every;
+        }
+        char name[64];
+        snprintf(name, sizeof name, "stress-seed-%" PRIu64 ".scn", seed);
+        st_outcome out;
+        st_run_text(&env, name, t.p ? t.p : "", &out);
+        if (out.status != ST_PASS) {
+            sh->fail_seed = seed;
+            sh->fail_steps = sh->steps + steps_into(lines, nlines, out.first_line, s.n);
+            snprintf(sh->cls, sizeof sh->cls, "%s", out.ncls ? out.cls[0] : "?");
+            snprintf(sh->first, sizeof sh->first, "%s", out.first);
+            sh->failed = 1;
+            _exit(1);
+        }
+        sh->steps += s.n;
+        sh->statements += out.statements;
+        sh->lifecycles++;
+        if (out.live_objects > sh->max_live)
+            sh->max_live = out.live_objects;
+        st_lines_free(lines, nlines);
+        st_script_free(&s);
+        st_text_free(&t);
+    }
+    _exit(0);
+}
+
+static int write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    int bad = fputs(text, f) < 0;
+    bad |= fclose(f) != 0;
+    return bad ? -1 : 0;
+}
+
+static int mkdirs(const char *dir)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", dir);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) < 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    if (mkdir(buf, 0777) < 0 && errno != EEXIST)
+        return -1;
+    return 0;
+}
+
+static void progress(const shared *sh, double t0, int final)
+{
+    double dt = now_s() - t0;
+    fprintf(stderr, "\rstress: %" PRIu64 " steps, %.0f steps/s, %" PRIu64
+            " lifecycles, %" PRIu64 " objects live (max), %d failures   %s",
+            sh->steps, dt > 0 ? (double)sh->steps / dt : 0.0, sh->lifecycles, sh->max_live,
+            sh->failed, final ? "\n" : "");
+    fflush(stderr);
+}
+
+static void handle_failure(const st_stress_opts *o, st_stress_result *r)
+{
+    st_script s = {0};
+    st_text t = {0};
+    if (st_generate(&o->cfg, r->fail_seed, &s, &t, NULL, NULL) < 0) {
+        r->write_error = 1;
+        return;
+    }
+    const char *dir = o->out_dir ? o->out_dir : "build/stress";
+    if (mkdirs(dir) < 0) {
+        r->write_error = 1;
+    } else {
+        snprintf(r->file, sizeof r->file, "%s/stress-seed-%" PRIu64 ".scn", dir, r->fail_seed);
+        if (write_file(r->file, t.p ? t.p : "") < 0)
+            r->write_error = 1;
+    }
+    r->file_statements = st_count_statements(t.p);
+    if (o->shrink) {
+        st_shrink_stats ss;
+        if (st_shrink_script(&o->cfg, &o->env, &s, t.p ? t.p : "", r->cls, o->check_clean,
+                             &r->min_text, &ss) == 0) {
+            r->min_statements = ss.after_statements;
+            r->shrink_runs = ss.runs;
+            if (!r->write_error) {
+                snprintf(r->min_file, sizeof r->min_file, "%s/stress-seed-%" PRIu64 ".min.scn",
+                         dir, r->fail_seed);
+                st_text hdr = {0};
+                st_text_printf(&hdr, "# %s\n# shrunk from %s (%zu statements) by fakegc stress\n",
+                               r->cls, r->file, r->file_statements);
+                st_text_add(&hdr, r->min_text.p ? r->min_text.p : "",
+                            r->min_text.p ? strlen(r->min_text.p) : 0);
+                if (write_file(r->min_file, hdr.p ? hdr.p : "") < 0)
+                    r->write_error = 1;
+                st_text_free(&hdr);
+            }
+        }
+    }
+    st_script_free(&s);
+    st_text_free(&t);
+}
+
+int st_stress(const st_stress_opts *o, st_stress_result *r)
+{
+    memset(r, 0, sizeof *r);
+    shared *sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,
+                      0);
+    if (sh == MAP_FAILED) {
+        snprintf(r->first, sizeof r->first, "mmap: %s", strerror(errno));
+        return -1;
+    }
+    memset(sh, 0, sizeof *sh);
+    double t0 = now_s();
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(r->first, sizeof r->first, "fork: %s", strerror(errno));
+        munmap(sh, sizeof *sh);
+        return -1;
+    }
+    if (pid == 0)
+        worker(o, sh, t0);
+    int status = 0;
+    double last = t0;
+    for (;;) {
+        pid_t w = waitpid(pid, &status, WNOHANG);
+        if (w == pid)
+            break;
+        if (w < 0 && errno != EINTR)
+            break;
+        struct timespec ts = {0, 20 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        if (o->progress && now_s() - last >= 0.5) {
+            progress(sh, t0, 0);
+            last = now_s();
+        }
+    }
+    r->seconds = now_s() - t0;
+    r->steps = sh->steps;
+    r->statements = sh->statements;
+    r->lifecycles = sh->lifecycles;
+    r->max_live = sh->max_live;
+    int rc = 0;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 1 && sh->failed) {
+        r->failed = 1;
+        r->fail_seed = sh->fail_seed;
+        r->fail_steps = sh->fail_steps;
+        snprintf(r->cls, sizeof r->cls, "%s", sh->cls);
+        snprintf(r->first, sizeof r->first, "%s", sh->first);
+    } else if (WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0)) {
+        r->failed = 1;
+        r->fail_seed = sh->current_seed;
+        r->fail_steps = sh->steps_before + o->cfg.steps;
+        char what[64];
+        if (WIFSIGNALED(status))
+            snprintf(what, sizeof what, "%s", strsignal(WTERMSIG(status)));
+        else
+            snprintf(what, sizeof what, "exit status %d", WEXITSTATUS(status));
+        st_outcome tmp;
+        memset(&tmp, 0, sizeof tmp);
+        /* the same class st_run_forked gives a crash, so shrinking matches */
+        if (WIFSIGNALED(status)) {
+            int sig = WTERMSIG(status);
+            const char *n = sig == SIGSEGV ? "SIGSEGV" : sig == SIGABRT ? "SIGABRT"
+                          : sig == SIGBUS ? "SIGBUS" : sig == SIGFPE ? "SIGFPE"
+                          : sig == SIGILL ? "SIGILL" : "signal";
+            snprintf(r->cls, sizeof r->cls, "crash: %s", n);
+        } else {
+            snprintf(r->cls, sizeof r->cls, "crash: exit status %d", WEXITSTATUS(status));
+        }
+        snprintf(r->first, sizeof r->first, "the worker crashed (%s) in seed %" PRIu64, what,
+                 r->fail_seed);
+        if (sh->first[0] && WIFEXITED(status) && WEXITSTATUS(status) == 3) {
+            snprintf(r->first, sizeof r->first, "%s", sh->first);
+            rc = -1;
+        }
+    }
+    if (r->failed && r->fail_steps > r->steps)
+        r->steps = r->fail_steps;
+    if (o->progress)
+        progress(sh, t0, 1);
+    munmap(sh, sizeof *sh);
+    if (r->failed && rc == 0)
+        handle_failure(o, r);
+    return rc;
+}
