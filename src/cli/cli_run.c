@@ -15,10 +15,12 @@
 
 #include "core/er.h"
 #include "fake/fk.h"
+#include "report/rp_timeline.h"
 #include "scenario/sc.h"
 
 #define RUN_MASK (CLI_O_ALLOCATOR | CLI_O_INJECT | CLI_O_COMPAT | CLI_O_GC | CLI_O_SWEEP | \
-                  CLI_O_FORMAT | CLI_O_OUTPUT | CLI_O_DOT | CLI_O_JOBS | CLI_O_REPEAT |    \
+                  CLI_O_FORMAT | CLI_O_OUTPUT | CLI_O_DOT | CLI_O_TIMELINE | CLI_O_JOBS |  \
+                  CLI_O_REPEAT |                                                        \
                   CLI_O_VERIFY | CLI_O_LIMITS | CLI_O_OUTPUT_STYLE)
 
 static void help(FILE *f)
@@ -220,6 +222,30 @@ static void child_run(const cli_common *c, const sc_program *p, const worker *w)
         fclose(df);
     rp_scenario_clear(&s);
     _exit(bad ? CLI_EXIT_INTERNAL : CLI_EXIT_OK);
+}
+
+static void timeline_hook(void *arg, uint32_t line, uint64_t objects, uint64_t bytes)
+{
+    if (arg)
+        rp_timeline_add(arg, line, objects, bytes);
+}
+
+static int write_timeline(const char *path, const rp_timeline *tl, size_t n)
+{
+    FILE *f = fopen(path, "w");
+    if (!f || !tl) {
+        cli_error("run", "--timeline: cannot write %s%s%s", path, f ? "" : ": ",
+                  f ? " (out of memory)" : strerror(errno));
+        if (f)
+            fclose(f);
+        return -1;
+    }
+    int rc = rp_write_timeline_svg(f, tl, n);
+    if (fclose(f) != 0 || rc != 0) {
+        cli_error("run", "--timeline: error writing %s", path);
+        return -1;
+    }
+    return 0;
 }
 
 static void collect_worker(const cli_common *c, worker *w, int status, sc_program *const *progs,
@@ -481,6 +507,11 @@ int cli_run(int argc, char **argv)
         goto out;
     }
     memset(res, 0, (nprogs ? nprogs : 1) * sizeof *res);
+    if (c.timeline && c.jobs > 1) {
+        fprintf(stderr, "fakegc run: --timeline samples this process; --jobs %d ignored\n",
+                c.jobs);
+        c.jobs = 1;
+    }
     if (c.jobs > 1) {   /* workers isolate crashes, even for one file */
         if (run_parallel(&c, progs, nprogs, res, dot) < 0) {
             exit_code = CLI_EXIT_INTERNAL;
@@ -489,8 +520,26 @@ int cli_run(int argc, char **argv)
     } else {
         sc_options o;
         fill_options(&c, &o, dot);
-        for (size_t i = 0; i < nprogs; i++)
+        rp_timeline *tl = NULL;
+        if (c.timeline) {
+            tl = al_malloc((nprogs ? nprogs : 1) * sizeof *tl, AL_K_REPORT, "cli timeline");
+            if (tl)
+                memset(tl, 0, (nprogs ? nprogs : 1) * sizeof *tl);
+            o.on_statement = timeline_hook;
+        }
+        for (size_t i = 0; i < nprogs; i++) {
+            if (tl && rp_timeline_begin(&tl[i], sc_program_file(progs[i])) == 0)
+                o.on_statement_arg = &tl[i];
+            else
+                o.on_statement_arg = NULL;
             sc_run(progs[i], &o, &res[i]);
+        }
+        if (c.timeline && write_timeline(c.timeline, tl, tl ? nprogs : 0) < 0 &&
+            exit_code == CLI_EXIT_OK)
+            exit_code = CLI_EXIT_USAGE;
+        for (size_t i = 0; tl && i < nprogs; i++)
+            rp_timeline_clear(&tl[i]);
+        al_free(tl, tl ? (nprogs ? nprogs : 1) * sizeof *tl : 0, AL_K_REPORT);
     }
 
     {
