@@ -1,0 +1,141 @@
+/* bn.h - the benchmark suite behind `fakegc bench`: named benchmarks, their
+ * timing, the JSON/text results and the baseline comparison.
+ *
+ *   bn_config cfg; bn_config_default(&cfg);        // 5 repeats, >= 50 ms each
+ *   bn_result r;
+ *   int i = bn_find("convert/miss");
+ *   if (bn_run((size_t)i, &cfg, &r) == 0)          // allocator installed first
+ *       printf("%s %.1f ns/op\n", r.name, r.ns_per_op);
+ *
+ * Names are stable (scripts and bench/baseline.json key on them); the list
+ * is bn_names(). Each benchmark times only its operation: the objects it
+ * works on are made and dropped outside the timed region (see bn_describe).
+ * A repeat runs batches until at least cfg.min_ns of timed work has been
+ * done; the reported ns/op is the median over repeats of (timed ns / ops),
+ * with the fastest and slowest repeat next to it. Timing is
+ * clock_gettime(CLOCK_MONOTONIC). Figures mean something only for an
+ * optimized build (the `release` preset, -O2 -DNDEBUG): bn_build_kind says
+ * which kind this is.
+ *
+ * Memory: everything goes through the installed allocator. bn_run
+ * re-installs the current allocator before a benchmark when no block is
+ * live, so peak_bytes is the front's peak of live bytes during that
+ * benchmark (setup included: keys, tables, tensors made untimed). After a
+ * benchmark no block may be live; one that leaves blocks is an error.
+ */
+#ifndef FAKEGC_BN_H
+#define FAKEGC_BN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fake/fk.h"
+
+typedef struct bn_config {
+    int quick;            /* smoke-test sizes: 1M -> 10k, 2 ms per repeat */
+    fk_policy sweep;      /* storage-memo policy of the modes made */
+    uint32_t repeats;     /* >= 1 (default 5) */
+    uint64_t min_ns;      /* timed ns per repeat (default 50 ms; quick 2 ms) */
+} bn_config;
+
+void bn_config_default(bn_config *c);
+/* bn_config_default, then quick sizes and timing. */
+void bn_config_quick(bn_config *c);
+
+enum { BN_OK = 0, BN_UNAVAILABLE = 1, BN_ERROR = 2 };
+
+typedef struct bn_result {
+    const char *name;     /* static */
+    int status;           /* BN_OK, BN_UNAVAILABLE (e.g. stress not built),
+                             BN_ERROR (message says why) */
+    double ns_per_op;     /* median over repeats */
+    double min_ns, max_ns;/* fastest and slowest repeat, ns/op */
+    double cpu_ns_per_op; /* median of this thread's CPU time per op: close
+                             to ns_per_op on an idle machine, lower when
+                             other processes took the CPU */
+    uint64_t ops;         /* operations per repeat (the median repeat's) */
+    uint32_t repeats;
+    uint64_t peak_bytes;  /* allocator front's peak during the benchmark */
+    double target_ns;     /* the target for ns/op, 0 when none */
+    char message[200];    /* BN_UNAVAILABLE / BN_ERROR: why */
+    char note[200];       /* BN_OK: something seen while measuring, e.g. a
+                             stress lifecycle that failed its checks */
+} bn_result;
+
+/* The benchmark names, in suite order; *n gets the count. */
+const char *const *bn_names(size_t *n);
+size_t bn_count(void);
+/* One line: what is timed and what is made untimed. */
+const char *bn_describe(size_t i);
+/* Index of the exact name, or -1. */
+int bn_find(const char *name);
+
+/* Run benchmark i. Returns 0 (out->status BN_OK or BN_UNAVAILABLE), or -1
+ * (BN_ERROR: the model failed, or blocks were left live; message set). */
+int bn_run(size_t i, const bn_config *cfg, bn_result *out);
+
+/* The storage-memo trace: n lifecycles of lifecycle/churn under
+ * cfg->sweep, writing after each one a CSV row
+ *   lifecycle,memo_storage,pending,memo_meta,memo_fake
+ * (header line first). 0, or -1 with the error record set. */
+int bn_trace_memo(const bn_config *cfg, uint64_t n, FILE *f);
+
+/* "release" when compiled with optimization and NDEBUG, "optimized" with
+ * optimization only, else "debug". */
+const char *bn_build_kind(void);
+
+/* Median of v[0..n) (sorts v); 0 when n == 0. */
+double bn_median(double *v, size_t n);
+
+/* ---- results ---- */
+typedef struct bn_header {
+    const char *version, *allocator, *sweep;
+    int quick;
+    uint32_t repeats;
+} bn_header;
+
+/* JSON (stable, for scripts):
+ *   {"tool":"fakegc","version":"0.1.0","allocator":"libc","sweep":"eager",
+ *    "build":"release","quick":false,"repeats":5,
+ *    "benchmarks":[{"name":"alloc/pair","ns_per_op":12.3,"ops":4000000,
+ *      "repeats":5,"peak_bytes":64,"min_ns":12.1,"max_ns":12.9,
+ *      "cpu_ns_per_op":12.2,"target_ns":null,"available":true}, ...]}
+ * A benchmark that is not available has "available":false, null timings
+ * and "message"; one measured with a remark has "note". 0, or -1 on a
+ * write error. */
+int bn_write_json(const bn_header *h, const bn_result *r, size_t n, FILE *f);
+/* A table, then the targets and the reference ratios. */
+int bn_write_text(const bn_header *h, const bn_result *r, size_t n, FILE *f);
+
+/* ---- baseline ---- */
+typedef struct bn_base_entry {
+    char name[64];
+    double ns_per_op;     /* < 0 when null (not available in the baseline) */
+} bn_base_entry;
+
+typedef struct bn_baseline {
+    bn_base_entry *e;     /* AL_K_OTHER, exactly n entries (NULL when 0) */
+    size_t n;
+    char allocator[64], sweep[16];
+    int quick;            /* -1 when absent */
+} bn_baseline;
+
+/* Parse a bench JSON document (the bn_write_json schema; unknown keys are
+ * skipped; depth limit 32; any input may be hostile). 0, or -1 with
+ * "NAME:LINE:COL: what" in err and *out zeroed (nothing leaked; ER_OOM set
+ * when memory ran out). */
+int bn_baseline_parse(const char *text, size_t len, const char *name, bn_baseline *out,
+                      char *err, size_t errlen);
+int bn_baseline_read(const char *path, bn_baseline *out, char *err, size_t errlen);
+void bn_baseline_free(bn_baseline *b);
+
+/* Compare every available result with the baseline entry of the same name:
+ * slower by more than tolerance_pct percent is a regression. Writes one
+ * line per compared benchmark to f (may be NULL), "REGRESSION" on the slow
+ * ones, and notes for names missing on either side. Returns the number of
+ * regressions. */
+size_t bn_compare(const bn_result *r, size_t n, const bn_baseline *b, double tolerance_pct,
+                  FILE *f);
+
+#endif
