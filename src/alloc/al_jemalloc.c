@@ -1,10 +1,15 @@
-/* al_jemalloc.c - jemalloc through its non-standard API.
+/* al_jemalloc.c - jemalloc, linked into the binary (Debian's libjemalloc
+ * cannot be dlopen'ed), so it also provides the process's malloc.
  *
- * Blocks come from a private jemalloc arena with a private (explicit) tcache,
- * created once per process: plain malloc() in the same process (Criterion,
- * stdio, anything linked against jemalloc) never shares our regions, so the
- * Valgrind annotations below cannot collide with unannotated blocks. Freeing
- * uses sdallocx with the exact size (the table's contract gives it).
+ * Unchecked (no Valgrind, no ASan), blocks come from jemalloc's malloc and
+ * go back through sdallocx with the exact size (the table's contract gives
+ * it): both are jemalloc's fast paths through the thread's tcache.
+ *
+ * Checked, blocks come from a private jemalloc arena with a private
+ * (explicit) tcache, created once per process: plain malloc() in the same
+ * process (Criterion, stdio) never shares our regions, so the Valgrind
+ * annotations below cannot collide with unannotated blocks (and under
+ * Valgrind or ASan plain malloc is not jemalloc's at all).
  *
  * Under a memory checker the blocks are annotated:
  *  - Valgrind: each block is registered with MALLOCLIKE/FREELIKE so a leaked
@@ -20,6 +25,7 @@
 #include "instrument/in_valgrind.h"
 
 #include <jemalloc/jemalloc.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { VG_OFF = 16 };   /* keeps 16-byte alignment */
@@ -66,8 +72,10 @@ static void *je_malloc(void *ctx, size_t n, al_kind kind, const char *site)
     (void)kind; (void)site;
     if (n == 0)
         n = 1;
+    if (!c->checked)
+        return malloc(n);   /* jemalloc's own: it exports malloc in this binary */
     char *base = mallocx(n + c->off, c->flags);
-    if (!base || !c->checked)
+    if (!base)
         return base;
     char *p = base + c->off;
     size_t usable = sallocx(base, c->flags);
@@ -85,9 +93,12 @@ static void je_free(void *ctx, void *p, size_t n, al_kind kind)
         return;
     if (n == 0)
         n = 1;
+    if (!c->checked) {
+        sdallocx(p, n, 0);  /* sized free: jemalloc's fast path */
+        return;
+    }
     sdallocx((char *)p - c->off, n + c->off, c->flags);
-    if (c->checked)
-        in_vg_freelike(p, n);
+    in_vg_freelike(p, n);
 }
 
 static void *je_realloc(void *ctx, void *p, size_t old_n, size_t n,
@@ -129,9 +140,12 @@ al_allocator *al_jemalloc_new(void)
     je_ctx *c = al_sys_calloc(1, sizeof *c);
     if (!c)
         return NULL;
-    c->flags = MALLOCX_ARENA(je_arena) | MALLOCX_TCACHE(je_tcache);
     c->off = in_vg_running() ? VG_OFF : 0;
     c->checked = in_vg_running() || IN_ASAN_ENABLED;
+    /* The private arena and tcache only matter when blocks are annotated
+     * (see the top of the file). Unchecked, flags 0 takes jemalloc's fast
+     * path through the thread's own tcache: 21 -> ~13 ns per 64 B pair. */
+    c->flags = c->checked ? MALLOCX_ARENA(je_arena) | MALLOCX_TCACHE(je_tcache) : 0;
     al_allocator *a = al_obj_new("jemalloc", c);
     if (!a) {
         al_sys_free(c);
