@@ -383,7 +383,19 @@ static void record_checkpoints(sc_vm *vm)
     out->ncheckpoints = n;
 }
 
+static int run_program(const sc_program *p, const sc_options *opt, rp_scenario *out);
+
+/* Objects made after the run must not carry a site that points into the
+ * program (the caller may free it): the caller's site comes back. */
 int sc_run(const sc_program *p, const sc_options *opt, rp_scenario *out)
+{
+    obj_site saved = obj_current_site();
+    int rc = run_program(p, opt, out);
+    obj_set_site(saved.file, saved.line);
+    return rc;
+}
+
+static int run_program(const sc_program *p, const sc_options *opt, rp_scenario *out)
 {
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
