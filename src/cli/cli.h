@@ -119,4 +119,22 @@ int cli_color_wanted(int no_color, FILE *f);
 /* Help lines for the common options in mask. */
 void cli_common_help(FILE *f, unsigned mask);
 
+/* Scenario files named on a command line: each path is a file, or a folder
+ * walked for *.scn (sub-folders named `errors` are skipped: those scripts
+ * must be rejected). Sorted, so runs are in a stable order.
+ *
+ *   cli_files f = {0};
+ *   if (cli_collect_scenarios("run", paths, npaths, &f) < 0) ... // printed
+ *   ... f.v[0 .. f.n) ...
+ *   cli_files_free(&f);
+ *
+ * Returns 0, -1 for a path that cannot be read (CLI_EXIT_USAGE), -2 when
+ * out of memory (CLI_EXIT_INTERNAL). */
+typedef struct cli_files {
+    char **v;
+    size_t n, cap;
+} cli_files;
+int cli_collect_scenarios(const char *cmd, char *const *paths, int npaths, cli_files *out);
+void cli_files_free(cli_files *f);
+
 #endif

@@ -2,10 +2,12 @@
  * subcommands. */
 #include "cli/cli.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/er.h"
@@ -349,4 +351,98 @@ void cli_common_help(FILE *f, unsigned mask)
     if (mask & CLI_O_OUTPUT_STYLE)
         fprintf(f, "  -q, -v, --no-color   quieter, more detail, no ANSI colour (colour only\n"
                    "                       on a terminal and never with NO_COLOR set)\n");
+}
+
+/* ---- scenario files ---- */
+
+static int files_push(cli_files *s, const char *str)
+{
+    if (s->n == s->cap) {
+        size_t nc = s->cap ? s->cap * 2 : 32;
+        char **nv = al_realloc(s->v, s->cap * sizeof *nv, nc * sizeof *nv, AL_K_SCENARIO,
+                               "cli files");
+        if (!nv)
+            return -2;
+        s->v = nv;
+        s->cap = nc;
+    }
+    char *d = al_strdup(str, AL_K_SCENARIO, "cli file");
+    if (!d)
+        return -2;
+    s->v[s->n++] = d;
+    return 0;
+}
+
+void cli_files_free(cli_files *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        al_free(s->v[i], strlen(s->v[i]) + 1, AL_K_SCENARIO);
+    al_free(s->v, s->cap * sizeof *s->v, AL_K_SCENARIO);
+    memset(s, 0, sizeof *s);
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+static int files_walk(const char *cmd, const char *dir, cli_files *out, int depth)
+{
+    if (depth > 64)
+        return 0;
+    DIR *d = opendir(dir);
+    if (!d) {
+        cli_error(cmd, "cannot read folder %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        size_t n = strlen(dir) + strlen(e->d_name) + 2;
+        char *path = al_malloc(n, AL_K_SCENARIO, "cli walk");
+        if (!path) {
+            rc = -2;
+            break;
+        }
+        snprintf(path, n, "%s%s%s", dir, ends_with(dir, "/") ? "" : "/", e->d_name);
+        struct stat st;
+        if (stat(path, &st) == 0) {
+            if (S_ISDIR(st.st_mode)) {
+                if (strcmp(e->d_name, "errors") != 0)
+                    rc = files_walk(cmd, path, out, depth + 1);
+            } else if (S_ISREG(st.st_mode) && ends_with(e->d_name, ".scn")) {
+                rc = files_push(out, path);
+            }
+        }
+        al_free(path, n, AL_K_SCENARIO);
+    }
+    closedir(d);
+    return rc;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int cli_collect_scenarios(const char *cmd, char *const *paths, int npaths, cli_files *out)
+{
+    for (int i = 0; i < npaths; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) != 0) {
+            cli_error(cmd, "cannot open %s: %s", paths[i], strerror(errno));
+            return -1;
+        }
+        int rc = S_ISDIR(st.st_mode) ? files_walk(cmd, paths[i], out, 0)
+                                     : files_push(out, paths[i]);
+        if (rc == -2)
+            cli_error(cmd, "out of memory");
+        if (rc < 0)
+            return rc;
+    }
+    qsort(out->v, out->n, sizeof *out->v, str_cmp);
+    return 0;
 }

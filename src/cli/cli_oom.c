@@ -3,7 +3,6 @@
  * child so a crash is that scenario's finding. */
 #include "cli/cli.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -35,75 +34,6 @@ static void help(FILE *f)
     fprintf(f, "  --help               this text\n\n"
                "exit status: 0 every run ended cleanly; 1 a leak, an unclean end or a crash;\n"
                "2 usage or parse error; 3 internal error.\n");
-}
-
-typedef struct files {
-    char **v;
-    size_t n, cap;
-} files;
-
-static int push(files *f, const char *s)
-{
-    if (f->n == f->cap) {
-        size_t nc = f->cap ? f->cap * 2 : 32;
-        char **nv = al_realloc(f->v, f->cap * sizeof *nv, nc * sizeof *nv, AL_K_SCENARIO,
-                               "oom files");
-        if (!nv)
-            return -1;
-        f->v = nv;
-        f->cap = nc;
-    }
-    char *d = al_strdup(s, AL_K_SCENARIO, "oom file");
-    if (!d)
-        return -1;
-    f->v[f->n++] = d;
-    return 0;
-}
-
-static void files_free(files *f)
-{
-    for (size_t i = 0; i < f->n; i++)
-        al_free(f->v[i], strlen(f->v[i]) + 1, AL_K_SCENARIO);
-    al_free(f->v, f->cap * sizeof *f->v, AL_K_SCENARIO);
-    memset(f, 0, sizeof *f);
-}
-
-static int cmp(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int walk(const char *dir, files *out, int depth)
-{
-    DIR *d = opendir(dir);
-    if (!d || depth > 64) {
-        if (d)
-            closedir(d);
-        cli_error("oom", "cannot read folder %s: %s", dir, strerror(errno));
-        return -1;
-    }
-    struct dirent *e;
-    int rc = 0;
-    while (rc == 0 && (e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        char path[4096];
-        size_t dl = strlen(dir);
-        snprintf(path, sizeof path, "%s%s%s", dir, dl && dir[dl - 1] == '/' ? "" : "/",
-                 e->d_name);
-        struct stat st;
-        if (stat(path, &st) != 0)
-            continue;
-        size_t nl = strlen(e->d_name);
-        if (S_ISDIR(st.st_mode)) {
-            if (strcmp(e->d_name, "errors") != 0)
-                rc = walk(path, out, depth + 1);
-        } else if (S_ISREG(st.st_mode) && nl > 4 && strcmp(e->d_name + nl - 4, ".scn") == 0) {
-            rc = push(out, path);
-        }
-    }
-    closedir(d);
-    return rc;
 }
 
 int cli_oom(int argc, char **argv)
@@ -152,23 +82,12 @@ int cli_oom(int argc, char **argv)
     if (cli_env_setup(&c, "oom") < 0)
         return CLI_EXIT_USAGE;
     int exit_code = CLI_EXIT_OK;
-    files fl = {0};
+    cli_files fl = {0};
     sc_program **progs = NULL;
     size_t nprogs = 0;
-    for (int i = 0; i < npaths && exit_code == CLI_EXIT_OK; i++) {
-        struct stat st;
-        if (stat(paths[i], &st) != 0) {
-            cli_error("oom", "cannot open %s: %s", paths[i], strerror(errno));
-            exit_code = CLI_EXIT_USAGE;
-            break;
-        }
-        size_t before = fl.n;
-        if (S_ISDIR(st.st_mode) ? walk(paths[i], &fl, 0) < 0 : push(&fl, paths[i]) < 0) {
-            exit_code = CLI_EXIT_USAGE;
-            break;
-        }
-        qsort(fl.v + before, fl.n - before, sizeof *fl.v, cmp);
-    }
+    int crc = cli_collect_scenarios("oom", paths, npaths, &fl);
+    if (crc < 0)
+        exit_code = crc == -1 ? CLI_EXIT_USAGE : CLI_EXIT_INTERNAL;
     if (exit_code == CLI_EXIT_OK) {
         progs = al_malloc((fl.n ? fl.n : 1) * sizeof *progs, AL_K_SCENARIO, "oom programs");
         if (!progs)
@@ -253,7 +172,7 @@ int cli_oom(int argc, char **argv)
     for (size_t i = 0; i < nprogs; i++)
         sc_program_free(progs[i]);
     al_free(progs, (fl.n ? fl.n : 1) * sizeof *progs, AL_K_SCENARIO);
-    files_free(&fl);
+    cli_files_free(&fl);
     cli_env_teardown(&c);
     return exit_code;
 }

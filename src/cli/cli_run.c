@@ -3,7 +3,6 @@
  * process or in --jobs worker processes, and write one report. */
 #include "cli/cli.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -38,86 +37,6 @@ static void help(FILE *f)
     fprintf(f, "  --help, --version    this text; the version\n\n"
                "exit status: 0 everything held; 1 an expectation failed or something was\n"
                "retained; 2 usage or parse error (nothing ran); 3 internal error.\n");
-}
-
-/* ---- collecting files ---- */
-
-typedef struct strvec {
-    char **v;
-    size_t n, cap;
-} strvec;
-
-static int sv_push(strvec *s, const char *str)
-{
-    if (s->n == s->cap) {
-        size_t nc = s->cap ? s->cap * 2 : 32;
-        char **nv = al_realloc(s->v, s->cap * sizeof *nv, nc * sizeof *nv, AL_K_SCENARIO,
-                               "cli files");
-        if (!nv)
-            return -1;
-        s->v = nv;
-        s->cap = nc;
-    }
-    char *d = al_strdup(str, AL_K_SCENARIO, "cli file");
-    if (!d)
-        return -1;
-    s->v[s->n++] = d;
-    return 0;
-}
-
-static void sv_free(strvec *s)
-{
-    for (size_t i = 0; i < s->n; i++)
-        al_free(s->v[i], strlen(s->v[i]) + 1, AL_K_SCENARIO);
-    al_free(s->v, s->cap * sizeof *s->v, AL_K_SCENARIO);
-    memset(s, 0, sizeof *s);
-}
-
-static int ends_with(const char *s, const char *suf)
-{
-    size_t a = strlen(s), b = strlen(suf);
-    return a >= b && strcmp(s + a - b, suf) == 0;
-}
-
-static int walk(const char *dir, strvec *out, int depth)
-{
-    if (depth > 64)
-        return 0;
-    DIR *d = opendir(dir);
-    if (!d) {
-        cli_error("run", "cannot read folder %s: %s", dir, strerror(errno));
-        return -1;
-    }
-    struct dirent *e;
-    int rc = 0;
-    while (rc == 0 && (e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        size_t n = strlen(dir) + strlen(e->d_name) + 2;
-        char *path = al_malloc(n, AL_K_SCENARIO, "cli walk");
-        if (!path) {
-            rc = -1;
-            break;
-        }
-        snprintf(path, n, "%s%s%s", dir, ends_with(dir, "/") ? "" : "/", e->d_name);
-        struct stat st;
-        if (stat(path, &st) == 0) {
-            if (S_ISDIR(st.st_mode)) {
-                if (strcmp(e->d_name, "errors") != 0)
-                    rc = walk(path, out, depth + 1);
-            } else if (S_ISREG(st.st_mode) && ends_with(e->d_name, ".scn")) {
-                rc = sv_push(out, path);
-            }
-        }
-        al_free(path, n, AL_K_SCENARIO);
-    }
-    closedir(d);
-    return rc;
-}
-
-static int str_cmp(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* ---- running ---- */
@@ -442,31 +361,19 @@ int cli_run(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     int exit_code = CLI_EXIT_OK;
-    strvec files = {0};
+    cli_files files = {0};
     sc_program **progs = NULL;
     rp_scenario *res = NULL;
     size_t nprogs = 0;
     FILE *dot = NULL;
 
-    for (int i = 0; i < npaths; i++) {
-        struct stat st;
-        if (stat(paths[i], &st) != 0) {
-            cli_error("run", "cannot open %s: %s", paths[i], strerror(errno));
-            exit_code = CLI_EXIT_USAGE;
-            goto out;
-        }
-        if (S_ISDIR(st.st_mode)) {
-            if (walk(paths[i], &files, 0) < 0) {
-                exit_code = CLI_EXIT_USAGE;
-                goto out;
-            }
-        } else if (sv_push(&files, paths[i]) < 0) {
-            cli_error("run", "out of memory");
-            exit_code = CLI_EXIT_INTERNAL;
+    {
+        int rc = cli_collect_scenarios("run", paths, npaths, &files);
+        if (rc < 0) {
+            exit_code = rc == -1 ? CLI_EXIT_USAGE : CLI_EXIT_INTERNAL;
             goto out;
         }
     }
-    qsort(files.v, files.n, sizeof *files.v, str_cmp);
 
     progs = al_malloc((files.n ? files.n : 1) * sizeof *progs, AL_K_SCENARIO, "cli programs");
     if (!progs) {
@@ -587,7 +494,7 @@ out:
     for (size_t i = 0; i < nprogs; i++)
         sc_program_free(progs[i]);
     al_free(progs, (files.n ? files.n : 1) * sizeof *progs, AL_K_SCENARIO);
-    sv_free(&files);
+    cli_files_free(&files);
     cli_env_teardown(&c);
     return exit_code;
 }
