@@ -126,7 +126,7 @@ Test(heap, more_roots_than_objects)
 {
     obj *a = th_new(&th_node, 0);
     hp_root roots[40];
-    char names[40][8];
+    char names[40][16];
     for (int i = 0; i < 40; i++) {
         snprintf(names[i], sizeof names[i], "v%d", i);
         roots[i].name = names[i];
