@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test.sh - build and run every test: the dev preset (build/, warnings are
 # errors) with all labels (unit, valgrind, scenario, ...), then the asan
-# preset's (build-asan/) unit tests. Ends with one line
+# preset's (build-asan/) unit tests and scenario suite. Ends with one line
 # `total: N passed, N failed`; exits non-zero if anything failed.
 #
 # Environment: JOBS (default 2); FAKEGC_SKIP_ASAN=1 skips the ASan pass.
@@ -59,6 +59,12 @@ if [ "${FAKEGC_SKIP_ASAN:-0}" != 1 ]; then
     UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
         run_ctest --test-dir build-asan --output-on-failure -j "$jobs" \
                   --no-tests=error -L unit --timeout 900
+    echo "== asan preset: the scenario suite (libc, guard, --compat, --verify)"
+    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
+    UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+        run_ctest --test-dir build-asan --output-on-failure -j "$jobs" \
+                  --no-tests=error -R '^scenario_suite_(libc|guard|compat|verify)$' \
+                  --timeout 900
 fi
 
 echo "total: $passed passed, $failed failed"
