@@ -34,7 +34,9 @@ static void help(FILE *f)
             "                       (default 1000, 0: never)\n"
             "  --order KNOB[,KNOB]  reverse (weak callbacks newest first), defer\n"
             "                       (callbacks at the next safe point), reuse (addresses\n"
-            "                       reused at once: guard allocator, quarantine 0), all\n"
+            "                       reused at once: guard allocator, quarantine 0),\n"
+            "                       weakrefs-late (weak handles cleared after the\n"
+            "                       callbacks; weakrefs-first is the default), all\n"
             "  --weights N=W[,...]  action weights (see below; expect is a percentage)\n"
             "  --out-dir DIR        where failures are written (default build/stress)\n"
             "  --no-shrink          write the failing lifecycle without minimizing it\n"
@@ -68,7 +70,7 @@ static int parse_shard(const char *v, uint32_t *k, uint32_t *n)
     return 0;
 }
 
-static int parse_order(const char *v, int *reverse, int *defer, int *reuse)
+static int parse_order(const char *v, int *reverse, int *defer, int *reuse, int *late)
 {
     char buf[128];
     snprintf(buf, sizeof buf, "%s", v);
@@ -79,16 +81,17 @@ static int parse_order(const char *v, int *reverse, int *defer, int *reuse)
             *defer = 1;
         else if (strcmp(tok, "reuse") == 0)
             *reuse = 1;
+        else if (strcmp(tok, "weakrefs-late") == 0)
+            *late = 1;
+        else if (strcmp(tok, "weakrefs-first") == 0)
+            *late = 0;
         else if (strcmp(tok, "all") == 0)
-            *reverse = *defer = *reuse = 1;
+            *reverse = *defer = *reuse = *late = 1;
         else if (strcmp(tok, "none") == 0)
             continue;
-        else if (strncmp(tok, "weakrefs-", 9) == 0) {
-            cli_error("stress", "--order %s: the core always clears weak references "
-                      "before any callback runs (CPython's order); there is no knob", tok);
-            return -1;
-        } else {
-            cli_error("stress", "--order: unknown knob '%s' (reverse, defer, reuse, all)", tok);
+        else {
+            cli_error("stress", "--order: unknown knob '%s' (reverse, defer, reuse, "
+                      "weakrefs-first, weakrefs-late, all)", tok);
             return -1;
         }
     }
@@ -125,7 +128,7 @@ int cli_stress(int argc, char **argv)
     o.shrink = 1;
     uint64_t steps = 0;
     double seconds = 0;
-    int reverse = 0, defer = 0, reuse = 0;
+    int reverse = 0, defer = 0, reuse = 0, late = 0;
     const char *weights = NULL;
     int dump = 0;
     for (int i = 1; i < argc; i++) {
@@ -177,7 +180,7 @@ int cli_stress(int argc, char **argv)
                 return CLI_EXIT_USAGE;
             }
         } else if ((r = cli_opt_value("stress", "--order", argc, argv, &i, &v)) != 0) {
-            if (r < 0 || parse_order(v, &reverse, &defer, &reuse) < 0)
+            if (r < 0 || parse_order(v, &reverse, &defer, &reuse, &late) < 0)
                 return CLI_EXIT_USAGE;
         } else if ((r = cli_opt_value("stress", "--weights", argc, argv, &i, &v)) != 0) {
             if (r < 0)
@@ -227,6 +230,7 @@ int cli_stress(int argc, char **argv)
     obj_config oc = saved;
     oc.callbacks_reverse = reverse;
     oc.defer_callbacks = defer;
+    oc.weak_clear_late = late;
     obj_configure(&oc);
 
     o.cfg.defer_callbacks = defer;
@@ -281,8 +285,9 @@ int cli_stress(int argc, char **argv)
                 "\"check_every\": %" PRIu64 ",\n", o.seed, o.shard_k, o.shard_n, o.cfg.steps,
                 o.check_every);
         fprintf(out, " \"order\": {\"callbacks_reverse\": %s, \"defer_callbacks\": %s, "
-                "\"address_reuse\": %s}, \"gc\": \"%s\",\n", reverse ? "true" : "false",
-                defer ? "true" : "false", reuse ? "true" : "false",
+                "\"address_reuse\": %s, \"weak_clear_late\": %s}, \"gc\": \"%s\",\n",
+                reverse ? "true" : "false", defer ? "true" : "false",
+                reuse ? "true" : "false", late ? "true" : "false",
                 c.gc == 2 ? "stress" : "manual");
         fprintf(out, " \"weights\": {");
         for (int i = 0; i < ST_W_COUNT; i++)

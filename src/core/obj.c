@@ -285,6 +285,9 @@ static int owner_dead(const obj_cb *cb)
  * unregister others. */
 static void run_callbacks(obj *o)
 {
+    int late = config.weak_clear_late && !config.defer_callbacks;
+    if (late)
+        o->flags |= OBJ_F_FINALIZING;
     while (o->callbacks) {
         obj_cb *cb = config.callbacks_reverse ? o->callbacks->prev : o->callbacks;
         ring_unlink(o, cb);
@@ -295,6 +298,7 @@ static void run_callbacks(obj *o)
         else if (cb->fn)
             cb->fn(cb, o);
     }
+    o->flags &= ~(uint32_t)OBJ_F_FINALIZING;
 }
 
 /* --- life and death --------------------------------------------------------- */

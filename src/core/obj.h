@@ -113,6 +113,8 @@ enum {
                                   weak 0 does not free it yet */
     OBJ_F_GC_MARK = 1u << 2,   /* collector: off the live list, held by gc */
     OBJ_F_GC_REFS = 1u << 3,   /* collector: gc_refs initialised this run */
+    OBJ_F_FINALIZING = 1u << 4,/* dead, its weak callbacks running, and
+                                  obj_config.weak_clear_late is on */
     OBJ_F_USER1 = 1u << 8      /* first bit free for kinds */
 };
 
@@ -198,6 +200,11 @@ const char *obj_kind_name(obj_kind k);   /* "storage", "tensor", ... */
 typedef struct obj_config {
     int callbacks_reverse;   /* run weak callbacks newest registration first */
     int defer_callbacks;     /* queue callbacks; run them at obj_safepoint() */
+    int weak_clear_late;     /* weak handles (wr_get) still read a dying
+                                object while its callbacks run, and read as
+                                cleared only after them (the order of Java's
+                                and .NET's long weak references); default:
+                                cleared before any callback (CPython) */
 } obj_config;
 void obj_configure(const obj_config *cfg);
 obj_config obj_get_config(void);

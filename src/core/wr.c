@@ -110,16 +110,23 @@ obj *wr_new(obj *target, wr_callback cb, void *arg)
     return &h->hdr;
 }
 
+/* Alive for a weak handle: not dead, or dead with its callbacks still
+ * running under obj_config.weak_clear_late. */
+static int handle_sees(const obj *target)
+{
+    return !obj_expired(target) || (target->flags & OBJ_F_FINALIZING);
+}
+
 obj *wr_get(obj *handle)
 {
     const wr_handle *h = as_handle(handle);
-    return h && h->target && !obj_expired(h->target) ? h->target : NULL;
+    return h && h->target && handle_sees(h->target) ? h->target : NULL;
 }
 
 int wr_expired(const obj *handle)
 {
     const wr_handle *h = as_handle(handle);
-    return !h || !h->target || obj_expired(h->target);
+    return !h || !h->target || !handle_sees(h->target);
 }
 
 obj *wr_target_raw(const obj *handle)

@@ -224,3 +224,39 @@ Test(wr, handle_oom_leaks_nothing)
     obj_decref(t);
     tc_end();
 }
+
+/* weak_clear_late: a callback still reads the dying target through another
+ * handle; afterwards every handle reads expired. */
+static obj *seen_in_callback;
+static obj *late_other;
+
+static void on_death_peek(obj *handle, void *arg)
+{
+    (void)handle;
+    (void)arg;
+    seen_in_callback = wr_get(late_other);
+}
+
+Test(wr, weak_clear_late_keeps_target_readable_during_callbacks)
+{
+    obj_config saved = obj_get_config(), cfg = saved;
+    for (int late = 0; late <= 1; late++) {
+        cfg.weak_clear_late = late;
+        obj_configure(&cfg);
+        obj *t = tn_new();
+        obj *w1 = wr_new(t, on_death_peek, NULL);
+        late_other = wr_new(t, NULL, NULL);
+        seen_in_callback = (obj *)&seen_in_callback;   /* "not run" */
+        obj_decref(t);
+        if (late)
+            cr_assert_eq(seen_in_callback, t, "late: the callback still reads it");
+        else
+            cr_assert_null(seen_in_callback, "default: cleared before callbacks");
+        cr_assert_null(wr_get(late_other), "cleared once the callbacks ran");
+        cr_assert(wr_expired(w1));
+        obj_decref(w1);
+        obj_decref(late_other);
+    }
+    obj_configure(&saved);
+    tc_end();
+}
