@@ -143,6 +143,22 @@ static void child_run(const cli_common *c, const sc_program *p, const worker *w)
     _exit(bad ? CLI_EXIT_INTERNAL : CLI_EXIT_OK);
 }
 
+/* "[3/58] scenarios/memo/churn.scn" on stderr, rewritten in place: only on
+ * a terminal and not with -q (cli.md). done == total clears the line. */
+static void progress(const cli_common *c, size_t done, size_t total, const char *file)
+{
+    static int tty = -1;
+    if (tty < 0)
+        tty = isatty(2);
+    if (!tty || c->quiet)
+        return;
+    if (done >= total)
+        fprintf(stderr, "\r\033[K");
+    else
+        fprintf(stderr, "\r\033[K[%zu/%zu] %.200s", done + 1, total, file);
+    fflush(stderr);
+}
+
 static void timeline_hook(void *arg, uint32_t line, uint64_t objects, uint64_t bytes)
 {
     if (arg)
@@ -251,7 +267,7 @@ static int run_parallel(const cli_common *c, sc_program *const *progs, size_t n,
     }
     for (size_t i = 0; i < nw; i++)
         ws[i].pid = 0;
-    size_t next = 0, active = 0;
+    size_t next = 0, active = 0, finished = 0;
     while (next < n || active > 0) {
         while (active < nw && next < n) {
             worker *w = NULL;
@@ -301,6 +317,9 @@ static int run_parallel(const cli_common *c, sc_program *const *progs, size_t n,
                 collect_worker(c, &ws[i], status, progs, res);
                 ws[i].pid = 0;
                 active--;
+                finished++;
+                progress(c, finished, n, finished < n ? sc_program_file(progs[ws[i].index])
+                                                      : "");
                 break;
             }
     }
@@ -435,12 +454,14 @@ int cli_run(int argc, char **argv)
             o.on_statement = timeline_hook;
         }
         for (size_t i = 0; i < nprogs; i++) {
+            progress(&c, i, nprogs, sc_program_file(progs[i]));
             if (tl && rp_timeline_begin(&tl[i], sc_program_file(progs[i])) == 0)
                 o.on_statement_arg = &tl[i];
             else
                 o.on_statement_arg = NULL;
             sc_run(progs[i], &o, &res[i]);
         }
+        progress(&c, nprogs, nprogs, "");
         if (c.timeline && write_timeline(c.timeline, tl, tl ? nprogs : 0) < 0 &&
             exit_code == CLI_EXIT_OK)
             exit_code = CLI_EXIT_USAGE;
