@@ -4,12 +4,12 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "alloc/al.h"
 #include "core/er.h"
+#include "report/rp_jsonr.h"
 
 /* Reference figures quoted in the text report, as the issue ("Benchmarks
  * and the PyTorch 1.13 cross-reference") gives them: PyTorch 1.13
@@ -197,154 +197,29 @@ int bn_write_text(const bn_header *h, const bn_result *r, size_t n, FILE *f)
 }
 
 /* ---- the baseline reader ---------------------------------------------------
- * A small recursive-descent JSON reader that keeps only what the comparison
- * needs: top-level allocator/sweep/quick, and benchmarks[].name/ns_per_op. */
+ * Keeps only what the comparison needs: top-level allocator/sweep/quick, and
+ * benchmarks[].name/ns_per_op, read with the pull parser of
+ * report/rp_jsonr.h (unknown keys are skipped there). */
 
 enum { MAX_DEPTH = 32 };
 
-typedef struct jp {
-    const char *s, *end, *name;
-    char *err;
-    size_t errlen;
-    int failed;
+typedef struct rd {
+    rp_jr j;
     bn_baseline *out;
     size_t cap;
-} jp;
+} rd;
 
-static int jp_fail(jp *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int jp_fail(jp *p, const char *fmt, ...)
+static int add_entry(rd *d, const char *name, double ns)
 {
-    if (p->failed)
-        return -1;
-    p->failed = 1;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(p->err, p->errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-static void ws(jp *p)
-{
-    while (p->s < p->end && (*p->s == ' ' || *p->s == '\t' || *p->s == '\n' || *p->s == '\r'))
-        p->s++;
-}
-
-/* A string into buf (truncated to cap - 1 bytes; \u escapes become '?'
- * outside ASCII). */
-static int jstring(jp *p, char *buf, size_t cap)
-{
-    size_t k = 0;
-    if (p->s >= p->end || *p->s != '"')
-        return jp_fail(p, "expected a string");
-    p->s++;
-    while (p->s < p->end && *p->s != '"') {
-        unsigned char ch = (unsigned char)*p->s++;
-        if (ch < 0x20)
-            return jp_fail(p, "control character in a string");
-        if (ch == '\\') {
-            if (p->s >= p->end)
-                break;
-            char e = *p->s++;
-            switch (e) {
-            case '"': case '\\': case '/': ch = (unsigned char)e; break;
-            case 'b': ch = '\b'; break;
-            case 'f': ch = '\f'; break;
-            case 'n': ch = '\n'; break;
-            case 'r': ch = '\r'; break;
-            case 't': ch = '\t'; break;
-            case 'u': {
-                unsigned v = 0;
-                for (int i = 0; i < 4; i++) {
-                    if (p->s >= p->end)
-                        return jp_fail(p, "unterminated \\u escape");
-                    char h = *p->s++;
-                    unsigned d = h >= '0' && h <= '9' ? (unsigned)(h - '0')
-                               : h >= 'a' && h <= 'f' ? (unsigned)(h - 'a' + 10)
-                               : h >= 'A' && h <= 'F' ? (unsigned)(h - 'A' + 10) : 16u;
-                    if (d > 15)
-                        return jp_fail(p, "bad \\u escape");
-                    v = v * 16 + d;
-                }
-                ch = v < 0x80 && v >= 0x20 ? (unsigned char)v : (unsigned char)'?';
-                break;
-            }
-            default:
-                return jp_fail(p, "bad escape \\%c", e);
-            }
-        }
-        if (buf && k + 1 < cap)
-            buf[k++] = (char)ch;
-    }
-    if (p->s >= p->end)
-        return jp_fail(p, "unterminated string");
-    p->s++;
-    if (buf && cap)
-        buf[k] = '\0';
-    return 0;
-}
-
-static int jnumber(jp *p, double *out)
-{
-    const char *b = p->s;
-    if (p->s < p->end && *p->s == '-')
-        p->s++;
-    if (p->s >= p->end || *p->s < '0' || *p->s > '9')
-        return jp_fail(p, "expected a value");
-    while (p->s < p->end && ((*p->s >= '0' && *p->s <= '9') || *p->s == '.' || *p->s == 'e' ||
-                             *p->s == 'E' || *p->s == '+' || *p->s == '-'))
-        p->s++;
-    char tmp[64];
-    size_t len = (size_t)(p->s - b);
-    if (len >= sizeof tmp)
-        return jp_fail(p, "number too long");
-    memcpy(tmp, b, len);
-    tmp[len] = '\0';
-    char *e;
-    errno = 0;
-    double v = strtod(tmp, &e);
-    if (*e || errno == ERANGE)
-        return jp_fail(p, "bad number '%s'", tmp);
-    *out = v;
-    return 0;
-}
-
-static int jword(jp *p, const char *w)
-{
-    size_t n = strlen(w);
-    if ((size_t)(p->end - p->s) < n || memcmp(p->s, w, n) != 0)
-        return jp_fail(p, "expected a value");
-    p->s += n;
-    return 0;
-}
-
-typedef enum { R_TOP, R_BENCHES, R_BENCH, R_OTHER } role;
-
-/* A scalar value handed back to the caller of jvalue. */
-typedef struct scalar {
-    int kind;          /* 0 other, 1 string, 2 number, 3 null, 4 true, 5 false */
-    double num;
-    char str[64];
-} scalar;
-
-/* Parse one value; what it means depends on its role (the top object,
- * the benchmarks array, one benchmark, anything else). */
-static int jvalue(jp *p, int depth, role r, scalar *sc);
-
-static int add_entry(jp *p, const char *name, double ns)
-{
-    bn_baseline *b = p->out;
-    if (b->n == p->cap) {
-        size_t nc = p->cap ? p->cap * 2 : 32;
-        bn_base_entry *ne = al_realloc(b->e, p->cap * sizeof *ne, nc * sizeof *ne, AL_K_OTHER,
+    bn_baseline *b = d->out;
+    if (b->n == d->cap) {
+        size_t nc = d->cap ? d->cap * 2 : 32;
+        bn_base_entry *ne = al_realloc(b->e, d->cap * sizeof *ne, nc * sizeof *ne, AL_K_OTHER,
                                        "bn_baseline");
-        if (!ne) {
-            er_set(ER_OOM, "out of memory reading a baseline");
-            return jp_fail(p, "out of memory");
-        }
+        if (!ne)
+            return rp_jr_oom(&d->j);
         b->e = ne;
-        p->cap = nc;
+        d->cap = nc;
     }
     bn_base_entry *e = &b->e[b->n++];
     snprintf(e->name, sizeof e->name, "%s", name);
@@ -352,162 +227,132 @@ static int add_entry(jp *p, const char *name, double ns)
     return 0;
 }
 
-static int jobject(jp *p, int depth, role r)
+/* Skip a value of the wrong kind, then fail with msg after it. */
+static int wrong_kind(rp_jr *j, const char *msg)
 {
-    char name[64] = "";
-    double ns = -1;
-    int have_name = 0, have_ns = 0;
-    p->s++;   /* '{' */
-    ws(p);
-    if (p->s < p->end && *p->s == '}') {
-        p->s++;
-        goto done;
-    }
-    for (;;) {
-        char key[64];
-        ws(p);
-        if (jstring(p, key, sizeof key) != 0)
-            return -1;
-        ws(p);
-        if (p->s >= p->end || *p->s != ':')
-            return jp_fail(p, "expected ':'");
-        p->s++;
-        ws(p);
-        role sub = R_OTHER;
-        if (r == R_TOP && strcmp(key, "benchmarks") == 0)
-            sub = R_BENCHES;
-        scalar sc;
-        if (jvalue(p, depth + 1, sub, &sc) != 0)
-            return -1;
-        if (r == R_TOP) {
-            if (strcmp(key, "allocator") == 0 && sc.kind == 1)
-                snprintf(p->out->allocator, sizeof p->out->allocator, "%s", sc.str);
-            else if (strcmp(key, "sweep") == 0 && sc.kind == 1)
-                snprintf(p->out->sweep, sizeof p->out->sweep, "%.15s", sc.str);
-            else if (strcmp(key, "quick") == 0 && (sc.kind == 4 || sc.kind == 5))
-                p->out->quick = sc.kind == 4;
-            else if (strcmp(key, "benchmarks") == 0 && sub == R_BENCHES && sc.kind != 0)
-                return jp_fail(p, "\"benchmarks\" must be an array");
-        } else if (r == R_BENCH) {
-            if (strcmp(key, "name") == 0) {
-                if (sc.kind != 1)
-                    return jp_fail(p, "a benchmark's \"name\" must be a string");
-                snprintf(name, sizeof name, "%s", sc.str);
-                have_name = 1;
-            } else if (strcmp(key, "ns_per_op") == 0) {
-                if (sc.kind == 2 && sc.num > 0)
-                    ns = sc.num;
-                else if (sc.kind == 2)
-                    return jp_fail(p, "benchmark '%s' has ns_per_op %g (must be > 0)",
-                                   name[0] ? name : "?", sc.num);
-                else if (sc.kind != 3)
-                    return jp_fail(p, "a benchmark's \"ns_per_op\" must be a number or null");
-                have_ns = 1;
-            }
-        }
-        ws(p);
-        if (p->s < p->end && *p->s == ',') {
-            p->s++;
-            continue;
-        }
-        if (p->s < p->end && *p->s == '}') {
-            p->s++;
-            break;
-        }
-        return jp_fail(p, "expected ',' or '}'");
-    }
-done:
-    if (r == R_BENCH) {
-        if (!have_name)
-            return jp_fail(p, "a benchmark without a \"name\"");
-        if (!have_ns)
-            return jp_fail(p, "benchmark '%s' has no \"ns_per_op\"", name);
-        return add_entry(p, name, ns);
-    }
+    return rp_jr_skip(j) != 0 ? -1 : rp_jr_fail(j, "%s", msg);
+}
+
+/* ns_per_op: a number > 0, or null (kept as < 0 in *ns). */
+static int read_ns(rp_jr *j, const char *name, double *ns)
+{
+    int c = rp_jr_peek(j);
+    if (c == 'n')
+        return rp_jr_is_null(j) < 0 ? -1 : 0;
+    if (c != '-' && (c < '0' || c > '9'))
+        return wrong_kind(j, "a benchmark's \"ns_per_op\" must be a number or null");
+    double v;
+    if (rp_jr_get_double(j, &v) != 0)
+        return -1;
+    if (!isfinite(v))
+        return rp_jr_fail(j, "bad number (out of range)");
+    if (v <= 0)
+        return rp_jr_fail(j, "benchmark '%s' has ns_per_op %g (must be > 0)",
+                          name[0] ? name : "?", v);
+    *ns = v;
     return 0;
 }
 
-static int jarray(jp *p, int depth, role r)
+static int read_bench(rd *d)
 {
-    p->s++;   /* '[' */
-    ws(p);
-    if (p->s < p->end && *p->s == ']') {
-        p->s++;
-        return 0;
-    }
-    for (;;) {
-        ws(p);
-        scalar sc;
-        if (r == R_BENCHES && (p->s >= p->end || *p->s != '{'))
-            return jp_fail(p, "\"benchmarks\" must hold objects");
-        if (jvalue(p, depth + 1, r == R_BENCHES ? R_BENCH : R_OTHER, &sc) != 0)
+    rp_jr *j = &d->j;
+    char key[64], name[64] = "";
+    double ns = -1;
+    int have_name = 0, have_ns = 0, first = 1, k;
+    if (rp_jr_peek(j) != '{')
+        return rp_jr_fail(j, "\"benchmarks\" must hold objects");
+    if (rp_jr_obj_open(j) != 0)
+        return -1;
+    while ((k = rp_jr_obj_next(j, &first, key, sizeof key)) == 1) {
+        int rc;
+        if (strcmp(key, "name") == 0) {
+            if (rp_jr_peek(j) != '"') {
+                rc = wrong_kind(j, "a benchmark's \"name\" must be a string");
+            } else if ((rc = rp_jr_string(j)) == 0) {
+                snprintf(name, sizeof name, "%s", j->str);
+                have_name = 1;
+            }
+        } else if (strcmp(key, "ns_per_op") == 0) {
+            rc = read_ns(j, name, &ns);
+            have_ns = 1;
+        } else {
+            rc = rp_jr_skip(j);
+        }
+        if (rc != 0)
             return -1;
-        ws(p);
-        if (p->s < p->end && *p->s == ',') {
-            p->s++;
-            continue;
-        }
-        if (p->s < p->end && *p->s == ']') {
-            p->s++;
-            return 0;
-        }
-        return jp_fail(p, "expected ',' or ']'");
     }
+    if (k < 0)
+        return -1;
+    if (!have_name)
+        return rp_jr_fail(j, "a benchmark without a \"name\"");
+    if (!have_ns)
+        return rp_jr_fail(j, "benchmark '%s' has no \"ns_per_op\"", name);
+    return add_entry(d, name, ns);
 }
 
-static int jvalue(jp *p, int depth, role r, scalar *sc)
+static int read_benches(rd *d)
 {
-    sc->kind = 0;
-    if (depth > MAX_DEPTH)
-        return jp_fail(p, "nested deeper than %d", MAX_DEPTH);
-    ws(p);
-    if (p->s >= p->end)
-        return jp_fail(p, "unexpected end of input");
-    char ch = *p->s;
-    if (ch == '{') {
-        if (r == R_BENCHES)
-            return jp_fail(p, "\"benchmarks\" must be an array");
-        return jobject(p, depth, r);
-    }
-    if (ch == '[') {
-        if (r == R_TOP)
-            return jp_fail(p, "expected an object at the top");
-        return jarray(p, depth, r);
-    }
-    if (r == R_TOP)
-        return jp_fail(p, "expected an object at the top");
-    if (ch == '"') {
-        sc->kind = 1;
-        return jstring(p, sc->str, sizeof sc->str);
-    }
-    if (ch == 't') {
-        sc->kind = 4;
-        return jword(p, "true");
-    }
-    if (ch == 'f') {
-        sc->kind = 5;
-        return jword(p, "false");
-    }
-    if (ch == 'n') {
-        sc->kind = 3;
-        return jword(p, "null");
-    }
-    sc->kind = 2;
-    return jnumber(p, &sc->num);
+    rp_jr *j = &d->j;
+    int c = rp_jr_peek(j), first = 1, k;
+    if (c == '{')
+        return rp_jr_fail(j, "\"benchmarks\" must be an array");
+    if (c != '[')
+        return wrong_kind(j, "\"benchmarks\" must be an array");
+    if (rp_jr_arr_open(j) != 0)
+        return -1;
+    while ((k = rp_jr_arr_next(j, &first)) == 1)
+        if (read_bench(d) != 0)
+            return -1;
+    return k < 0 ? -1 : 0;
 }
 
-static void where(const char *text, const char *at, unsigned *line, unsigned *col)
+/* A string value into buf (cut to cap - 1 bytes); other kinds are skipped. */
+static int read_label(rp_jr *j, char *buf, size_t cap)
 {
-    *line = 1;
-    *col = 1;
-    for (const char *q = text; q < at; q++) {
-        if (*q == '\n') {
-            ++*line;
-            *col = 1;
-        } else if (((unsigned char)*q & 0xC0) != 0x80) {
-            ++*col;
+    if (rp_jr_peek(j) != '"')
+        return rp_jr_skip(j);
+    if (rp_jr_string(j) != 0)
+        return -1;
+    snprintf(buf, cap, "%s", j->str);
+    return 0;
+}
+
+static int read_top(rd *d)
+{
+    rp_jr *j = &d->j;
+    bn_baseline *out = d->out;
+    char key[64];
+    int c = rp_jr_peek(j), first = 1, k;
+    if (c < 0)
+        return rp_jr_fail(j, "unexpected end of input");
+    if (c != '{')
+        return rp_jr_fail(j, "expected an object at the top");
+    if (rp_jr_obj_open(j) != 0)
+        return -1;
+    while ((k = rp_jr_obj_next(j, &first, key, sizeof key)) == 1) {
+        int rc;
+        c = rp_jr_peek(j);
+        if (strcmp(key, "allocator") == 0) {
+            rc = read_label(j, out->allocator, sizeof out->allocator);
+        } else if (strcmp(key, "sweep") == 0) {
+            rc = read_label(j, out->sweep, sizeof out->sweep);
+        } else if (strcmp(key, "quick") == 0 && (c == 't' || c == 'f')) {
+            rc = rp_jr_get_bool(j, &out->quick);
+        } else if (strcmp(key, "benchmarks") == 0) {
+            rc = read_benches(d);
+        } else {
+            rc = rp_jr_skip(j);
         }
+        if (rc != 0)
+            return -1;
     }
+    if (k < 0)
+        return -1;
+    if (rp_jr_peek(j) >= 0)
+        return rp_jr_fail(j, "trailing characters after the document");
+    if (out->allocator[0] == '\0' && out->n == 0)
+        return rp_jr_fail(j, "not a fakegc bench document (no \"benchmarks\")");
+    return 0;
 }
 
 int bn_baseline_parse(const char *text, size_t len, const char *name, bn_baseline *out,
@@ -515,29 +360,23 @@ int bn_baseline_parse(const char *text, size_t len, const char *name, bn_baselin
 {
     memset(out, 0, sizeof *out);
     out->quick = -1;
-    char msg[200] = "";
-    jp p = {text, text + len, name, msg, sizeof msg, 0, out, 0};
-    scalar sc;
-    int rc = jvalue(&p, 0, R_TOP, &sc);
-    if (rc == 0) {
-        ws(&p);
-        if (p.s != p.end)
-            rc = jp_fail(&p, "trailing characters after the document");
-    }
-    if (rc == 0 && out->allocator[0] == '\0' && out->n == 0)
-        rc = jp_fail(&p, "not a fakegc bench document (no \"benchmarks\")");
+    rd d = {.out = out};
+    rp_jr_init(&d.j, text, len, name ? name : "baseline", MAX_DEPTH, err, errlen);
+    d.j.deep_msg = "nested deeper than";
+    int rc = read_top(&d);
+    rp_jr_free(&d.j);
     if (rc != 0) {
-        unsigned line, col;
-        where(text, p.s, &line, &col);
-        if (err && errlen)
-            snprintf(err, errlen, "%s:%u:%u: %s", name ? name : "baseline", line, col, msg);
-        bn_baseline_free(out);
+        /* d.cap entries were allocated, not out->n */
+        if (out->e)
+            al_free(out->e, d.cap * sizeof *out->e, AL_K_OTHER);
+        out->e = NULL;
+        out->n = 0;
         out->quick = 0;
         return -1;
     }
-    if (out->n < p.cap) {
+    if (out->n < d.cap) {
         /* exact size, so bn_baseline_free knows it */
-        bn_base_entry *e = al_realloc(out->e, p.cap * sizeof *e, out->n * sizeof *e,
+        bn_base_entry *e = al_realloc(out->e, d.cap * sizeof *e, out->n * sizeof *e,
                                       AL_K_OTHER, "bn_baseline");
         if (out->n == 0) {
             out->e = NULL;
