@@ -7,7 +7,7 @@
  *   if (bn_run((size_t)i, &cfg, &r) == 0)          // allocator installed first
  *       printf("%s %.1f ns/op\n", r.name, r.ns_per_op);
  *
- * Names are stable (scripts and bench/baseline.json key on them); the list
+ * Names are stable (scripts and scripts/bench-baseline.json key on them); the list
  * is bn_names(). Each benchmark times only its operation: the objects it
  * works on are made and dropped outside the timed region (see bn_describe).
  * A repeat runs batches until at least cfg.min_ns of timed work has been
