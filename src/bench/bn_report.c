@@ -397,46 +397,14 @@ int bn_baseline_parse(const char *text, size_t len, const char *name, bn_baselin
 int bn_baseline_read(const char *path, bn_baseline *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+    char *buf;
+    size_t len, cap;
+    if (rp_jr_read_file(path, (size_t)64 << 20, AL_K_OTHER, &buf, &len, &cap, err,
+                        errlen) != 0)
         return -1;
-    }
-    size_t cap = 0, n = 0;
-    char *buf = NULL;
-    for (;;) {
-        if (n == cap) {
-            size_t nc = cap ? cap * 2 : 65536;
-            if (nc > (64u << 20)) {
-                snprintf(err, errlen, "%s: larger than 64 MiB", path);
-                goto fail;
-            }
-            char *nb = al_realloc(buf, cap, nc, AL_K_OTHER, "bn_baseline_read");
-            if (!nb) {
-                er_set(ER_OOM, "out of memory reading %s", path);
-                snprintf(err, errlen, "%s: out of memory", path);
-                goto fail;
-            }
-            buf = nb;
-            cap = nc;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    if (ferror(f)) {
-        snprintf(err, errlen, "%s: read error", path);
-        goto fail;
-    }
-    fclose(f);
-    int rc = bn_baseline_parse(buf, n, path, out, err, errlen);
+    int rc = bn_baseline_parse(buf, len, path, out, err, errlen);
     al_free(buf, cap, AL_K_OTHER);
     return rc;
-fail:
-    fclose(f);
-    al_free(buf, cap, AL_K_OTHER);
-    return -1;
 }
 
 void bn_baseline_free(bn_baseline *b)

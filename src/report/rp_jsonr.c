@@ -8,6 +8,7 @@
  */
 #include "report/rp_jsonr.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -453,4 +454,60 @@ int rp_jr_skip(rp_jr *j)
         return number(j, &n);
     }
     }
+}
+
+int rp_jr_read_file(const char *path, size_t limit, int kind, char **bufp, size_t *lenp,
+                    size_t *capp, char *err, size_t errlen)
+{
+    *bufp = NULL;
+    *lenp = *capp = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        if (err && errlen)
+            snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+        return -1;
+    }
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    const char *why = NULL;
+    for (;;) {
+        if (len == cap) {
+            size_t ncap = cap ? cap * 2 : 65536;
+            if (ncap > limit + 1)
+                ncap = limit + 1;
+            if (ncap == cap) {
+                why = "too large";
+                break;
+            }
+            char *nb = al_realloc(buf, cap, ncap, (al_kind)kind, "rp_jr_read_file");
+            if (!nb) {
+                er_set(ER_OOM, "out of memory reading %s", path);
+                why = "out of memory";
+                break;
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0)
+            break;
+    }
+    if (!why && ferror(f))
+        why = "read error";
+    fclose(f);
+    if (why) {
+        if (err && errlen) {
+            if (strcmp(why, "too large") == 0)
+                snprintf(err, errlen, "%s: larger than %zu MiB", path, limit >> 20);
+            else
+                snprintf(err, errlen, "%s: %s", path, why);
+        }
+        al_free(buf, cap, (al_kind)kind);
+        return -1;
+    }
+    *bufp = buf;
+    *lenp = len;
+    *capp = cap;
+    return 0;
 }

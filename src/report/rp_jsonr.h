@@ -98,4 +98,12 @@ int rp_jr_get_double(rp_jr *j, double *out);
 /* true (1) or false (0). 0 or -1. */
 int rp_jr_get_bool(rp_jr *j, int *out);
 
+/* Read a whole file into a buffer from the allocator (kind `kind`), for
+ * parsing: *buf holds *len bytes in an allocation of *cap bytes (free it
+ * with al_free(*buf, *cap, kind)). Files over `limit` bytes are refused.
+ * 0, or -1 with "PATH: cannot read: ...", "PATH: larger than N MiB",
+ * "PATH: out of memory" (ER_OOM set) or "PATH: read error" in err. */
+int rp_jr_read_file(const char *path, size_t limit, int kind, char **buf, size_t *len,
+                    size_t *cap, char *err, size_t errlen);
+
 #endif

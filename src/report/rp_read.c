@@ -676,50 +676,11 @@ int rp_read_json_text(const char *text, size_t len, const char *name, rp_run *ou
 
 int rp_read_json(const char *path, rp_run *out, char *err, size_t errlen)
 {
-    memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        if (err && errlen)
-            snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+    char *buf;
+    size_t len, cap;
+    if (rp_jr_read_file(path, MAX_FILE, AL_K_REPORT, &buf, &len, &cap, err, errlen) != 0)
         return -1;
-    }
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    int rc = -1;
-    for (;;) {
-        if (len == cap) {
-            size_t ncap = cap ? cap * 2 : 65536;
-            if (ncap > MAX_FILE + 1)
-                ncap = MAX_FILE + 1;
-            if (ncap == cap) {
-                if (err && errlen)
-                    snprintf(err, errlen, "%s: larger than 1 GiB", path);
-                goto out;
-            }
-            char *nb = al_realloc(buf, cap, ncap, AL_K_REPORT, "rp_read_file");
-            if (!nb) {
-                er_set(ER_OOM, "out of memory reading %s", path);
-                if (err && errlen)
-                    snprintf(err, errlen, "%s: out of memory", path);
-                goto out;
-            }
-            buf = nb;
-            cap = ncap;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0)
-            break;
-    }
-    if (ferror(f)) {
-        if (err && errlen)
-            snprintf(err, errlen, "%s: read error", path);
-        goto out;
-    }
-    rc = rp_read_json_text(buf, len, path, out, err, errlen);
-out:
-    if (buf)
-        al_free(buf, cap, AL_K_REPORT);
-    fclose(f);
+    int rc = rp_read_json_text(buf, len, path, out, err, errlen);
+    al_free(buf, cap, AL_K_REPORT);
     return rc;
 }

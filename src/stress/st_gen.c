@@ -247,6 +247,24 @@ typedef struct gen {
     int failed;
 } gen;
 
+/* Record that the next text line renders action `action` (UINT32_MAX: no
+ * action), so the shrinker can map lines back to actions. */
+static void note_line(gen *g, uint32_t action)
+{
+    if (g->nlines == g->lines_cap) {
+        size_t nc = g->lines_cap + 1024;
+        uint32_t *np = al_realloc(g->lines, g->lines_cap * sizeof *np, nc * sizeof *np,
+                                  AL_K_SCENARIO, "st lines");
+        if (!np) {
+            g->failed = 1;
+            return;
+        }
+        g->lines = np;
+        g->lines_cap = nc;
+    }
+    g->lines[g->nlines++] = action;
+}
+
 static void emit(gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void emit(gen *g, const char *fmt, ...)
 {
@@ -267,20 +285,8 @@ static void emit(gen *g, const char *fmt, ...)
         g->failed = 1;
         return;
     }
-    if (g->lines) {
-        if (g->nlines == g->lines_cap) {
-            size_t nc = g->lines_cap + 1024;
-            uint32_t *np = al_realloc(g->lines, g->lines_cap * sizeof *np, nc * sizeof *np,
-                                      AL_K_SCENARIO, "st lines");
-            if (!np) {
-                g->failed = 1;
-                return;
-            }
-            g->lines = np;
-            g->lines_cap = nc;
-        }
-        g->lines[g->nlines++] = g->cur;
-    }
+    if (g->lines)
+        note_line(g, g->cur);
 }
 
 static const char *vname(int slot, char *buf)
@@ -2231,24 +2237,8 @@ static int pick_kind(gen *g, uint64_t total)
 static void gen_header(gen *g, const char *what)
 {
     st_text_printf(g->text, "# %s\n", what);
-    if (g->lines) {
-        /* the header line belongs to no action */
-        uint32_t save = g->cur;
-        g->cur = UINT32_MAX;
-        if (g->nlines == g->lines_cap) {
-            size_t nc = g->lines_cap + 1024;
-            uint32_t *np = al_realloc(g->lines, g->lines_cap * sizeof *np, nc * sizeof *np,
-                                      AL_K_SCENARIO, "st lines");
-            if (!np) {
-                g->failed = 1;
-                return;
-            }
-            g->lines = np;
-            g->lines_cap = nc;
-        }
-        g->lines[g->nlines++] = g->cur;
-        g->cur = save;
-    }
+    if (g->lines)
+        note_line(g, UINT32_MAX);   /* the header line belongs to no action */
 }
 
 int st_generate(const st_config *c, uint64_t seed, st_script *out, st_text *text,
