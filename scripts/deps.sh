@@ -4,7 +4,14 @@
 # names them and exits 1. Exit 0 when everything is there.
 set -euo pipefail
 
-pkgs=(cmake gcc clang libclang-rt-14-dev pkg-config libc6-dev libcriterion-dev libjemalloc-dev valgrind make python3)
+# Why each one is here: README.md "Dependencies".
+pkgs=(cmake gcc clang libclang-rt-14-dev pkg-config libc6-dev libcriterion-dev
+      libjemalloc-dev valgrind make python3
+      python3-torch python3-torchvision          # xref and the recorder
+      slurm-wlm munge parallel                   # campaigns (scripts/campaign.sh)
+      python3-jsonschema libxml2-utils perl      # report consumers: schemas, xmllint, prove
+      libjansson-dev help2man                    # JSON reader, man pages
+      python3-matplotlib librsvg2-bin graphviz)  # charts, SVG and DOT rendering
 
 missing=()
 for p in "${pkgs[@]}"; do
