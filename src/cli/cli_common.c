@@ -387,10 +387,60 @@ static int ends_with(const char *s, const char *suf)
     return a >= b && strcmp(s + a - b, suf) == 0;
 }
 
-static int files_walk(const char *cmd, const char *dir, cli_files *out, int depth)
+/* The (device, inode) pairs seen by one collection, so that a file reached
+ * twice (a symlink, a folder linked into itself) is taken once and a folder
+ * loop ends. Open addressing; grows at half full. */
+typedef struct walk_seen {
+    struct walk_key { dev_t dev; ino_t ino; } *k;
+    size_t n, cap;
+} walk_seen;
+
+static size_t seen_hash(dev_t dev, ino_t ino, size_t cap)
 {
-    if (depth > 64)
-        return 0;
+    uint64_t h = ((uint64_t)dev * 0x9e3779b97f4a7c15u) ^ ((uint64_t)ino * 0xc2b2ae3d27d4eb4fu);
+    return (size_t)(h ^ (h >> 29)) & (cap - 1);
+}
+
+/* 1 if (dev, ino) was seen before, 0 if it is new (now recorded), -2 OOM. */
+static int seen_add(walk_seen *w, dev_t dev, ino_t ino)
+{
+    if (2 * (w->n + 1) > w->cap) {
+        size_t nc = w->cap ? 2 * w->cap : 256;
+        struct walk_key *nk = al_calloc(nc, sizeof *nk, AL_K_SCENARIO, "cli walk seen");
+        if (!nk)
+            return -2;
+        for (size_t i = 0; i < w->cap; i++)
+            if (w->k[i].ino || w->k[i].dev) {
+                size_t j = seen_hash(w->k[i].dev, w->k[i].ino, nc);
+                while (nk[j].ino || nk[j].dev)
+                    j = (j + 1) & (nc - 1);
+                nk[j] = w->k[i];
+            }
+        al_free(w->k, w->cap * sizeof *w->k, AL_K_SCENARIO);
+        w->k = nk;
+        w->cap = nc;
+    }
+    size_t j = seen_hash(dev, ino, w->cap);
+    for (; w->k[j].ino || w->k[j].dev; j = (j + 1) & (w->cap - 1))
+        if (w->k[j].dev == dev && w->k[j].ino == ino)
+            return 1;
+    w->k[j].dev = dev;
+    w->k[j].ino = ino;
+    w->n++;
+    return 0;
+}
+
+static int files_take(const char *cmd, const char *path, cli_files *out, walk_seen *seen,
+                      int depth, int named);
+
+static int str_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names in folder dir, hidden ones left out. */
+static int dir_names(const char *cmd, const char *dir, cli_files *names)
+{
     DIR *d = opendir(dir);
     if (!d) {
         cli_error(cmd, "cannot read folder %s: %s", dir, strerror(errno));
@@ -398,51 +448,80 @@ static int files_walk(const char *cmd, const char *dir, cli_files *out, int dept
     }
     struct dirent *e;
     int rc = 0;
-    while (rc == 0 && (e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        size_t n = strlen(dir) + strlen(e->d_name) + 2;
+    while (rc == 0 && (e = readdir(d)) != NULL)
+        if (e->d_name[0] != '.')
+            rc = files_push(names, e->d_name);
+    closedir(d);
+    return rc;
+}
+
+static int files_walk(const char *cmd, const char *dir, cli_files *out, walk_seen *seen,
+                      int depth)
+{
+    if (depth > 64)
+        return 0;
+    cli_files names = {0};
+    int rc = dir_names(cmd, dir, &names);
+    /* sorted, so that of two paths to one file the first in order is kept */
+    if (names.n)
+        qsort(names.v, names.n, sizeof *names.v, str_cmp);
+    for (size_t i = 0; rc == 0 && i < names.n; i++) {
+        size_t n = strlen(dir) + strlen(names.v[i]) + 2;
         char *path = al_malloc(n, AL_K_SCENARIO, "cli walk");
         if (!path) {
             rc = -2;
             break;
         }
-        snprintf(path, n, "%s%s%s", dir, ends_with(dir, "/") ? "" : "/", e->d_name);
-        struct stat st;
-        if (stat(path, &st) == 0) {
-            if (S_ISDIR(st.st_mode)) {
-                if (strcmp(e->d_name, "errors") != 0)
-                    rc = files_walk(cmd, path, out, depth + 1);
-            } else if (S_ISREG(st.st_mode) && ends_with(e->d_name, ".scn")) {
-                rc = files_push(out, path);
-            }
-        }
+        snprintf(path, n, "%s%s%s", dir, ends_with(dir, "/") ? "" : "/", names.v[i]);
+        rc = files_take(cmd, path, out, seen, depth + 1, 0);
         al_free(path, n, AL_K_SCENARIO);
     }
-    closedir(d);
+    cli_files_free(&names);
     return rc;
 }
 
-static int str_cmp(const void *a, const void *b)
+/* One path: a folder is walked (unless named `errors` below the top, or
+ * already visited: a loop, warned about), a *.scn file (any file when named
+ * on the command line) is taken once. */
+static int files_take(const char *cmd, const char *path, cli_files *out, walk_seen *seen,
+                      int depth, int named)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        if (!named)
+            return 0;   /* a dangling link inside a folder */
+        cli_error(cmd, "cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    if (S_ISDIR(st.st_mode)) {
+        if (!named && strcmp(base, "errors") == 0)
+            return 0;
+        int again = seen_add(seen, st.st_dev, st.st_ino);
+        if (again == 1)
+            fprintf(stderr, "fakegc %s: warning: %s is a folder already visited "
+                            "(a symlink loop?); skipped\n", cmd, path);
+        return again ? (again < 0 ? -2 : 0) : files_walk(cmd, path, out, seen, depth);
+    }
+    if (!named && !(S_ISREG(st.st_mode) && ends_with(base, ".scn")))
+        return 0;
+    int again = seen_add(seen, st.st_dev, st.st_ino);
+    return again ? (again < 0 ? -2 : 0) : files_push(out, path);
 }
 
 int cli_collect_scenarios(const char *cmd, char *const *paths, int npaths, cli_files *out)
 {
-    for (int i = 0; i < npaths; i++) {
-        struct stat st;
-        if (stat(paths[i], &st) != 0) {
-            cli_error(cmd, "cannot open %s: %s", paths[i], strerror(errno));
-            return -1;
-        }
-        int rc = S_ISDIR(st.st_mode) ? files_walk(cmd, paths[i], out, 0)
-                                     : files_push(out, paths[i]);
-        if (rc == -2)
-            cli_error(cmd, "out of memory");
-        if (rc < 0)
-            return rc;
-    }
-    qsort(out->v, out->n, sizeof *out->v, str_cmp);
+    walk_seen seen = {0};
+    int rc = 0;
+    for (int i = 0; i < npaths && rc == 0; i++)
+        rc = files_take(cmd, paths[i], out, &seen, 0, 1);
+    al_free(seen.k, seen.cap * sizeof *seen.k, AL_K_SCENARIO);
+    if (rc == -2)
+        cli_error(cmd, "out of memory");
+    if (rc < 0)
+        return rc;
+    if (out->n)
+        qsort(out->v, out->n, sizeof *out->v, str_cmp);
     return 0;
 }
