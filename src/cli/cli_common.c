@@ -4,7 +4,9 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -261,6 +263,130 @@ int cli_color_wanted(int no_color, FILE *f)
     return f && isatty(fileno(f));
 }
 
+/* ---- interruption ---- */
+
+static volatile sig_atomic_t interrupted_by;
+
+static void on_interrupt(int sig)
+{
+    interrupted_by = sig;
+}
+
+void cli_interrupt_install(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND;   /* a second signal kills */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+int cli_interrupted(void)
+{
+    return (int)interrupted_by;
+}
+
+const char *cli_interrupt_name(void)
+{
+    return interrupted_by == SIGINT ? "SIGINT" : interrupted_by == SIGTERM ? "SIGTERM" : NULL;
+}
+
+int cli_interrupt_exit(void)
+{
+    return 128 + (int)interrupted_by;
+}
+
+/* The output files a command was given, one row each. */
+static const struct out_row {
+    const char *opt;
+    size_t path, file, out;   /* offsets in cli_common */
+} out_rows[] = {
+    {"--output", offsetof(cli_common, output), offsetof(cli_common, out),
+     offsetof(cli_common, out_o)},
+    {"--dot", offsetof(cli_common, dot), offsetof(cli_common, dot_f),
+     offsetof(cli_common, dot_o)},
+    {"--timeline", offsetof(cli_common, timeline), offsetof(cli_common, timeline_f),
+     offsetof(cli_common, timeline_o)},
+};
+#define NOUT (sizeof out_rows / sizeof out_rows[0])
+#define OUT_PATH(c, r) (*(const char **)((char *)(c) + (r)->path))
+#define OUT_FILE(c, r) (*(FILE **)((char *)(c) + (r)->file))
+#define OUT_O(c, r) ((rp_out *)((char *)(c) + (r)->out))
+
+static void discard_outputs(cli_common *c)
+{
+    for (size_t i = 0; i < NOUT; i++) {
+        const struct out_row *r = &out_rows[i];
+        rp_out_abort(OUT_O(c, r));
+        OUT_FILE(c, r) = r->file == offsetof(cli_common, out) ? stdout : NULL;
+    }
+}
+
+static int open_outputs(cli_common *c, const char *cmd)
+{
+    char err[600];
+    for (size_t i = 0; i < NOUT; i++) {
+        const struct out_row *r = &out_rows[i];
+        const char *path = OUT_PATH(c, r);
+        if (!path)
+            continue;
+        for (size_t j = 0; j < i; j++)
+            if (OUT_PATH(c, &out_rows[j]) && (strcmp(OUT_PATH(c, &out_rows[j]), path) == 0 ||
+                                              rp_out_same_file(OUT_PATH(c, &out_rows[j]), path))) {
+                cli_error(cmd, "%s and %s both name %s", out_rows[j].opt, r->opt, path);
+                discard_outputs(c);
+                return -1;
+            }
+        if (rp_out_open(OUT_O(c, r), path, err, sizeof err) < 0) {
+            cli_error(cmd, "%s: cannot write %s", r->opt, err);
+            discard_outputs(c);
+            return -1;
+        }
+        OUT_FILE(c, r) = OUT_O(c, r)->f;
+    }
+    return 0;
+}
+
+int cli_outputs_not_inputs(const cli_common *c, const char *cmd, char *const *inputs, size_t n)
+{
+    for (size_t i = 0; i < NOUT; i++) {
+        const char *path = OUT_PATH(c, &out_rows[i]);
+        for (size_t j = 0; path && j < n; j++)
+            if (rp_out_same_file(path, inputs[j])) {
+                cli_error(cmd, "%s %s is one of the inputs; refusing to overwrite it",
+                          out_rows[i].opt, path);
+                return -1;
+            }
+    }
+    return 0;
+}
+
+int cli_outputs_commit(cli_common *c, const char *cmd)
+{
+    char err[600];
+    int rc = 0;
+    for (size_t i = 0; i < NOUT; i++) {
+        const struct out_row *r = &out_rows[i];
+        if (!OUT_O(c, r)->f)
+            continue;
+        if (rp_out_commit(OUT_O(c, r), err, sizeof err) < 0) {
+            cli_error(cmd, "%s: cannot write %s", r->opt, err);
+            rc = -1;
+        }
+        OUT_FILE(c, r) = r->file == offsetof(cli_common, out) ? stdout : NULL;
+    }
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        cli_error(cmd, "cannot write the report to standard output: %s",
+                  strerror(errno ? errno : EIO));
+        clearerr(stdout);
+        rc = -1;
+    }
+    return rc;
+}
+
 int cli_env_setup(cli_common *c, const char *cmd)
 {
     char err[512];
@@ -279,17 +405,12 @@ int cli_env_setup(cli_common *c, const char *cmd)
         c->alloc = NULL;
         return -1;
     }
-    if (c->output) {
-        c->out = fopen(c->output, "w");
-        if (!c->out) {
-            cli_error(cmd, "--output: cannot write %s: %s", c->output, strerror(errno));
-            fk_inject("", err, sizeof err);
-            al_install(NULL);
-            al_destroy(c->alloc);
-            c->alloc = NULL;
-            c->out = stdout;
-            return -1;
-        }
+    if (open_outputs(c, cmd) < 0) {
+        fk_inject("", err, sizeof err);
+        al_install(NULL);
+        al_destroy(c->alloc);
+        c->alloc = NULL;
+        return -1;
     }
     c->color = c->format == RP_TEXT && cli_color_wanted(c->no_color, c->out);
     er_clear();
@@ -299,11 +420,8 @@ int cli_env_setup(cli_common *c, const char *cmd)
 void cli_env_teardown(cli_common *c)
 {
     char err[256];
-    if (c->out && c->out != stdout)
-        fclose(c->out);
-    else
-        fflush(stdout);
-    c->out = stdout;
+    discard_outputs(c);
+    fflush(stdout);
     fk_inject("", err, sizeof err);
     al_install(NULL);
     if (c->alloc)
