@@ -1,8 +1,13 @@
 #!/bin/sh
 # fuzz.sh [SECONDS] - build the libFuzzer harnesses (clang, ASan+UBSan) in
 # build-fuzz/ and run each for SECONDS (default 60), seeded from every .scn
-# under scenarios/. A crash leaves crash-* files in build-fuzz/; turn each
-# into a scenario in scenarios/regressions/ or a unit test.
+# under scenarios/ and tests/fuzz/seeds/ (the limit_*.scn seeds sit at the
+# parser's limits: chain and parenthesis nesting, blocks, arguments, line
+# length). -len_control=0 -max_len=65536: inputs may be as long as a line may
+# be from the start (with libFuzzer's default length ramp the inputs stayed
+# under 4 KB and never reached the 4,000-link chain that crashed, issue 15).
+# A crash leaves crash-* files in build-fuzz/; turn each into a scenario in
+# scenarios/errors/ or scenarios/regressions/, or a unit test.
 set -eu
 secs=${1:-60}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,7 +24,7 @@ for h in parse run; do
     corpus=$build/corpus_$h
     mkdir -p "$corpus"
     echo "== fuzz_$h for ${secs}s"
-    (cd "$build" && ./tests/fuzz/fuzz_$h -max_total_time="$secs" -max_len=8192 -timeout=10 \
+    (cd "$build" && ./tests/fuzz/fuzz_$h -max_total_time="$secs" -len_control=0 -max_len=65536 -timeout=10 \
         -rss_limit_mb=2048 -dict="$root/tests/fuzz/scn.dict" -print_final_stats=1 \
         "$corpus" "$seeds") || status=1
 done

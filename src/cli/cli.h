@@ -28,6 +28,7 @@
 
 #include "alloc/al.h"
 #include "report/rp.h"
+#include "report/rp_out.h"
 
 #define FAKEGC_VERSION "0.1.0"
 
@@ -82,6 +83,8 @@ typedef struct cli_common {
     /* set by cli_env_setup */
     al_allocator *alloc;
     FILE *out;                   /* report destination (stdout or --output) */
+    FILE *dot_f, *timeline_f;    /* --dot, --timeline destinations, or NULL */
+    rp_out out_o, dot_o, timeline_o;  /* the files behind them (rp_out.h) */
     int color;                   /* colour in the text report */
 } cli_common;
 
@@ -103,12 +106,36 @@ int cli_opt_value(const char *cmd, const char *name, int argc, char **argv, int 
  * `sizes` is set. 0 or -1. */
 int cli_parse_u64(const char *s, int sizes, uint64_t *out);
 
-/* Create and install the allocator, inject bugs, open --output. 0, or -1
- * with a usage message printed (exit 2). */
+/* Create and install the allocator, inject bugs, open --output, --dot and
+ * --timeline (temporary files next to their targets, rp_out.h: an
+ * unwritable output is refused before any work). 0, or -1 with a usage
+ * message printed (exit 2). */
 int cli_env_setup(cli_common *c, const char *cmd);
-/* Undo cli_env_setup: close the output, reset injections, uninstall and
- * destroy the allocator. Everything allocated through it must be freed. */
+/* Refuse (-1, message printed, exit 2) an --output, --dot or --timeline that
+ * names one of the n input files: `run f.scn --output f.scn` overwrote its
+ * own input. */
+int cli_outputs_not_inputs(const cli_common *c, const char *cmd, char *const *inputs,
+                           size_t n);
+/* Put the finished outputs in place (rename) and flush stdout. 0, or -1
+ * with "fakegc CMD: --output: cannot write PATH: strerror" printed: the
+ * caller exits CLI_EXIT_USAGE (2), the documented code for a write error.
+ * Call once, after the last write; outputs not committed are discarded by
+ * cli_env_teardown and the previous files stay as they were. */
+int cli_outputs_commit(cli_common *c, const char *cmd);
+/* Undo cli_env_setup: discard uncommitted outputs, reset injections,
+ * uninstall and destroy the allocator. Everything allocated through it must
+ * be freed. */
 void cli_env_teardown(cli_common *c);
+
+/* SIGINT and SIGTERM ask a command to stop after the scenario in hand: the
+ * first one sets a flag (cli_interrupted), the second one kills as usual.
+ * A command checks the flag between scenarios, reports what finished with
+ * the report marked interrupted, and exits cli_interrupt_exit() (130 for
+ * SIGINT, 143 for SIGTERM). Workers forked after the install inherit it. */
+void cli_interrupt_install(void);
+int cli_interrupted(void);           /* the signal number, or 0 */
+const char *cli_interrupt_name(void); /* "SIGINT", "SIGTERM" or NULL */
+int cli_interrupt_exit(void);        /* 128 + the signal number */
 
 /* "fakegc CMD: MESSAGE" on stderr. */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

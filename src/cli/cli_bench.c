@@ -203,13 +203,22 @@ int cli_bench(int argc, char **argv)
 
     if (cli_env_setup(&c, "bench") < 0)
         return CLI_EXIT_USAGE;
+    if (baseline) {
+        char *in[1] = {(char *)baseline};
+        if (cli_outputs_not_inputs(&c, "bench", in, 1) < 0) {
+            cli_env_teardown(&c);
+            return CLI_EXIT_USAGE;
+        }
+    }
 
     if (trace) {
         int rc = bn_trace_memo(&cfg, trace, c.out);
         if (rc != 0)
             cli_error("bench", "--trace-memo: %s", er_message());
+        else if (cli_outputs_commit(&c, "bench") < 0)
+            rc = CLI_EXIT_USAGE;
         cli_env_teardown(&c);
-        return rc ? CLI_EXIT_INTERNAL : CLI_EXIT_OK;
+        return rc == CLI_EXIT_USAGE ? CLI_EXIT_USAGE : rc ? CLI_EXIT_INTERNAL : CLI_EXIT_OK;
     }
 
     bn_result res[MAX_BENCH];
@@ -263,6 +272,8 @@ int cli_bench(int argc, char **argv)
             status = CLI_EXIT_FAIL;
         bn_baseline_free(&b);
     }
+    if (cli_outputs_commit(&c, "bench") < 0)
+        status = CLI_EXIT_USAGE;
     cli_env_teardown(&c);
     return status;
 }

@@ -4,7 +4,9 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -261,6 +263,130 @@ int cli_color_wanted(int no_color, FILE *f)
     return f && isatty(fileno(f));
 }
 
+/* ---- interruption ---- */
+
+static volatile sig_atomic_t interrupted_by;
+
+static void on_interrupt(int sig)
+{
+    interrupted_by = sig;
+}
+
+void cli_interrupt_install(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND;   /* a second signal kills */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+int cli_interrupted(void)
+{
+    return (int)interrupted_by;
+}
+
+const char *cli_interrupt_name(void)
+{
+    return interrupted_by == SIGINT ? "SIGINT" : interrupted_by == SIGTERM ? "SIGTERM" : NULL;
+}
+
+int cli_interrupt_exit(void)
+{
+    return 128 + (int)interrupted_by;
+}
+
+/* The output files a command was given, one row each. */
+static const struct out_row {
+    const char *opt;
+    size_t path, file, out;   /* offsets in cli_common */
+} out_rows[] = {
+    {"--output", offsetof(cli_common, output), offsetof(cli_common, out),
+     offsetof(cli_common, out_o)},
+    {"--dot", offsetof(cli_common, dot), offsetof(cli_common, dot_f),
+     offsetof(cli_common, dot_o)},
+    {"--timeline", offsetof(cli_common, timeline), offsetof(cli_common, timeline_f),
+     offsetof(cli_common, timeline_o)},
+};
+#define NOUT (sizeof out_rows / sizeof out_rows[0])
+#define OUT_PATH(c, r) (*(const char **)((char *)(c) + (r)->path))
+#define OUT_FILE(c, r) (*(FILE **)((char *)(c) + (r)->file))
+#define OUT_O(c, r) ((rp_out *)((char *)(c) + (r)->out))
+
+static void discard_outputs(cli_common *c)
+{
+    for (size_t i = 0; i < NOUT; i++) {
+        const struct out_row *r = &out_rows[i];
+        rp_out_abort(OUT_O(c, r));
+        OUT_FILE(c, r) = r->file == offsetof(cli_common, out) ? stdout : NULL;
+    }
+}
+
+static int open_outputs(cli_common *c, const char *cmd)
+{
+    char err[600];
+    for (size_t i = 0; i < NOUT; i++) {
+        const struct out_row *r = &out_rows[i];
+        const char *path = OUT_PATH(c, r);
+        if (!path)
+            continue;
+        for (size_t j = 0; j < i; j++)
+            if (OUT_PATH(c, &out_rows[j]) && (strcmp(OUT_PATH(c, &out_rows[j]), path) == 0 ||
+                                              rp_out_same_file(OUT_PATH(c, &out_rows[j]), path))) {
+                cli_error(cmd, "%s and %s both name %s", out_rows[j].opt, r->opt, path);
+                discard_outputs(c);
+                return -1;
+            }
+        if (rp_out_open(OUT_O(c, r), path, err, sizeof err) < 0) {
+            cli_error(cmd, "%s: cannot write %s", r->opt, err);
+            discard_outputs(c);
+            return -1;
+        }
+        OUT_FILE(c, r) = OUT_O(c, r)->f;
+    }
+    return 0;
+}
+
+int cli_outputs_not_inputs(const cli_common *c, const char *cmd, char *const *inputs, size_t n)
+{
+    for (size_t i = 0; i < NOUT; i++) {
+        const char *path = OUT_PATH(c, &out_rows[i]);
+        for (size_t j = 0; path && j < n; j++)
+            if (rp_out_same_file(path, inputs[j])) {
+                cli_error(cmd, "%s %s is one of the inputs; refusing to overwrite it",
+                          out_rows[i].opt, path);
+                return -1;
+            }
+    }
+    return 0;
+}
+
+int cli_outputs_commit(cli_common *c, const char *cmd)
+{
+    char err[600];
+    int rc = 0;
+    for (size_t i = 0; i < NOUT; i++) {
+        const struct out_row *r = &out_rows[i];
+        if (!OUT_O(c, r)->f)
+            continue;
+        if (rp_out_commit(OUT_O(c, r), err, sizeof err) < 0) {
+            cli_error(cmd, "%s: cannot write %s", r->opt, err);
+            rc = -1;
+        }
+        OUT_FILE(c, r) = r->file == offsetof(cli_common, out) ? stdout : NULL;
+    }
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        cli_error(cmd, "cannot write the report to standard output: %s",
+                  strerror(errno ? errno : EIO));
+        clearerr(stdout);
+        rc = -1;
+    }
+    return rc;
+}
+
 int cli_env_setup(cli_common *c, const char *cmd)
 {
     char err[512];
@@ -279,17 +405,12 @@ int cli_env_setup(cli_common *c, const char *cmd)
         c->alloc = NULL;
         return -1;
     }
-    if (c->output) {
-        c->out = fopen(c->output, "w");
-        if (!c->out) {
-            cli_error(cmd, "--output: cannot write %s: %s", c->output, strerror(errno));
-            fk_inject("", err, sizeof err);
-            al_install(NULL);
-            al_destroy(c->alloc);
-            c->alloc = NULL;
-            c->out = stdout;
-            return -1;
-        }
+    if (open_outputs(c, cmd) < 0) {
+        fk_inject("", err, sizeof err);
+        al_install(NULL);
+        al_destroy(c->alloc);
+        c->alloc = NULL;
+        return -1;
     }
     c->color = c->format == RP_TEXT && cli_color_wanted(c->no_color, c->out);
     er_clear();
@@ -299,11 +420,8 @@ int cli_env_setup(cli_common *c, const char *cmd)
 void cli_env_teardown(cli_common *c)
 {
     char err[256];
-    if (c->out && c->out != stdout)
-        fclose(c->out);
-    else
-        fflush(stdout);
-    c->out = stdout;
+    discard_outputs(c);
+    fflush(stdout);
     fk_inject("", err, sizeof err);
     al_install(NULL);
     if (c->alloc)
@@ -387,10 +505,60 @@ static int ends_with(const char *s, const char *suf)
     return a >= b && strcmp(s + a - b, suf) == 0;
 }
 
-static int files_walk(const char *cmd, const char *dir, cli_files *out, int depth)
+/* The (device, inode) pairs seen by one collection, so that a file reached
+ * twice (a symlink, a folder linked into itself) is taken once and a folder
+ * loop ends. Open addressing; grows at half full. */
+typedef struct walk_seen {
+    struct walk_key { dev_t dev; ino_t ino; } *k;
+    size_t n, cap;
+} walk_seen;
+
+static size_t seen_hash(dev_t dev, ino_t ino, size_t cap)
 {
-    if (depth > 64)
-        return 0;
+    uint64_t h = ((uint64_t)dev * 0x9e3779b97f4a7c15u) ^ ((uint64_t)ino * 0xc2b2ae3d27d4eb4fu);
+    return (size_t)(h ^ (h >> 29)) & (cap - 1);
+}
+
+/* 1 if (dev, ino) was seen before, 0 if it is new (now recorded), -2 OOM. */
+static int seen_add(walk_seen *w, dev_t dev, ino_t ino)
+{
+    if (2 * (w->n + 1) > w->cap) {
+        size_t nc = w->cap ? 2 * w->cap : 256;
+        struct walk_key *nk = al_calloc(nc, sizeof *nk, AL_K_SCENARIO, "cli walk seen");
+        if (!nk)
+            return -2;
+        for (size_t i = 0; i < w->cap; i++)
+            if (w->k[i].ino || w->k[i].dev) {
+                size_t j = seen_hash(w->k[i].dev, w->k[i].ino, nc);
+                while (nk[j].ino || nk[j].dev)
+                    j = (j + 1) & (nc - 1);
+                nk[j] = w->k[i];
+            }
+        al_free(w->k, w->cap * sizeof *w->k, AL_K_SCENARIO);
+        w->k = nk;
+        w->cap = nc;
+    }
+    size_t j = seen_hash(dev, ino, w->cap);
+    for (; w->k[j].ino || w->k[j].dev; j = (j + 1) & (w->cap - 1))
+        if (w->k[j].dev == dev && w->k[j].ino == ino)
+            return 1;
+    w->k[j].dev = dev;
+    w->k[j].ino = ino;
+    w->n++;
+    return 0;
+}
+
+static int files_take(const char *cmd, const char *path, cli_files *out, walk_seen *seen,
+                      int depth, int named);
+
+static int str_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names in folder dir, hidden ones left out. */
+static int dir_names(const char *cmd, const char *dir, cli_files *names)
+{
     DIR *d = opendir(dir);
     if (!d) {
         cli_error(cmd, "cannot read folder %s: %s", dir, strerror(errno));
@@ -398,51 +566,80 @@ static int files_walk(const char *cmd, const char *dir, cli_files *out, int dept
     }
     struct dirent *e;
     int rc = 0;
-    while (rc == 0 && (e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        size_t n = strlen(dir) + strlen(e->d_name) + 2;
+    while (rc == 0 && (e = readdir(d)) != NULL)
+        if (e->d_name[0] != '.')
+            rc = files_push(names, e->d_name);
+    closedir(d);
+    return rc;
+}
+
+static int files_walk(const char *cmd, const char *dir, cli_files *out, walk_seen *seen,
+                      int depth)
+{
+    if (depth > 64)
+        return 0;
+    cli_files names = {0};
+    int rc = dir_names(cmd, dir, &names);
+    /* sorted, so that of two paths to one file the first in order is kept */
+    if (names.n)
+        qsort(names.v, names.n, sizeof *names.v, str_cmp);
+    for (size_t i = 0; rc == 0 && i < names.n; i++) {
+        size_t n = strlen(dir) + strlen(names.v[i]) + 2;
         char *path = al_malloc(n, AL_K_SCENARIO, "cli walk");
         if (!path) {
             rc = -2;
             break;
         }
-        snprintf(path, n, "%s%s%s", dir, ends_with(dir, "/") ? "" : "/", e->d_name);
-        struct stat st;
-        if (stat(path, &st) == 0) {
-            if (S_ISDIR(st.st_mode)) {
-                if (strcmp(e->d_name, "errors") != 0)
-                    rc = files_walk(cmd, path, out, depth + 1);
-            } else if (S_ISREG(st.st_mode) && ends_with(e->d_name, ".scn")) {
-                rc = files_push(out, path);
-            }
-        }
+        snprintf(path, n, "%s%s%s", dir, ends_with(dir, "/") ? "" : "/", names.v[i]);
+        rc = files_take(cmd, path, out, seen, depth + 1, 0);
         al_free(path, n, AL_K_SCENARIO);
     }
-    closedir(d);
+    cli_files_free(&names);
     return rc;
 }
 
-static int str_cmp(const void *a, const void *b)
+/* One path: a folder is walked (unless named `errors` below the top, or
+ * already visited: a loop, warned about), a *.scn file (any file when named
+ * on the command line) is taken once. */
+static int files_take(const char *cmd, const char *path, cli_files *out, walk_seen *seen,
+                      int depth, int named)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        if (!named)
+            return 0;   /* a dangling link inside a folder */
+        cli_error(cmd, "cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    if (S_ISDIR(st.st_mode)) {
+        if (!named && strcmp(base, "errors") == 0)
+            return 0;
+        int again = seen_add(seen, st.st_dev, st.st_ino);
+        if (again == 1)
+            fprintf(stderr, "fakegc %s: warning: %s is a folder already visited "
+                            "(a symlink loop?); skipped\n", cmd, path);
+        return again ? (again < 0 ? -2 : 0) : files_walk(cmd, path, out, seen, depth);
+    }
+    if (!named && !(S_ISREG(st.st_mode) && ends_with(base, ".scn")))
+        return 0;
+    int again = seen_add(seen, st.st_dev, st.st_ino);
+    return again ? (again < 0 ? -2 : 0) : files_push(out, path);
 }
 
 int cli_collect_scenarios(const char *cmd, char *const *paths, int npaths, cli_files *out)
 {
-    for (int i = 0; i < npaths; i++) {
-        struct stat st;
-        if (stat(paths[i], &st) != 0) {
-            cli_error(cmd, "cannot open %s: %s", paths[i], strerror(errno));
-            return -1;
-        }
-        int rc = S_ISDIR(st.st_mode) ? files_walk(cmd, paths[i], out, 0)
-                                     : files_push(out, paths[i]);
-        if (rc == -2)
-            cli_error(cmd, "out of memory");
-        if (rc < 0)
-            return rc;
-    }
-    qsort(out->v, out->n, sizeof *out->v, str_cmp);
+    walk_seen seen = {0};
+    int rc = 0;
+    for (int i = 0; i < npaths && rc == 0; i++)
+        rc = files_take(cmd, paths[i], out, &seen, 0, 1);
+    al_free(seen.k, seen.cap * sizeof *seen.k, AL_K_SCENARIO);
+    if (rc == -2)
+        cli_error(cmd, "out of memory");
+    if (rc < 0)
+        return rc;
+    if (out->n)
+        qsort(out->v, out->n, sizeof *out->v, str_cmp);
     return 0;
 }

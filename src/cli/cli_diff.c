@@ -54,6 +54,10 @@ int cli_diff(int argc, char **argv)
     }
     if (cli_env_setup(&c, "diff") < 0)
         return CLI_EXIT_USAGE;
+    if (cli_outputs_not_inputs(&c, "diff", (char *const *)files, 2) < 0) {
+        cli_env_teardown(&c);
+        return CLI_EXIT_USAGE;
+    }
     rp_run runs[2];
     memset(runs, 0, sizeof runs);
     int exit_code = CLI_EXIT_OK, nread = 0;
@@ -70,8 +74,8 @@ int cli_diff(int argc, char **argv)
         rp_options ro = {cli_color_wanted(c.no_color, c.out), c.verbose, c.quiet};
         int r = rp_diff(&runs[0], &runs[1], c.out, &ro);
         exit_code = r < 0 ? CLI_EXIT_INTERNAL : r > 0 ? CLI_EXIT_FAIL : CLI_EXIT_OK;
-        if (fflush(c.out) != 0)
-            exit_code = CLI_EXIT_INTERNAL;
+        if (cli_outputs_commit(&c, "diff") < 0)
+            exit_code = CLI_EXIT_USAGE;
     }
     for (int k = 0; k < nread; k++)
         rp_run_free_read(&runs[k]);

@@ -88,6 +88,8 @@ int cli_oom(int argc, char **argv)
     int crc = cli_collect_scenarios("oom", paths, npaths, &fl);
     if (crc < 0)
         exit_code = crc == -1 ? CLI_EXIT_USAGE : CLI_EXIT_INTERNAL;
+    if (exit_code == CLI_EXIT_OK && cli_outputs_not_inputs(&c, "oom", fl.v, fl.n) < 0)
+        exit_code = CLI_EXIT_USAGE;
     if (exit_code == CLI_EXIT_OK) {
         progs = al_malloc((fl.n ? fl.n : 1) * sizeof *progs, AL_K_SCENARIO, "oom programs");
         if (!progs)
@@ -168,6 +170,8 @@ int cli_oom(int argc, char **argv)
                 crashes == 1 ? "" : "es");
         if (total_findings || crashes)
             exit_code = CLI_EXIT_FAIL;
+        if (cli_outputs_commit(&c, "oom") < 0)
+            exit_code = CLI_EXIT_USAGE;
     }
     for (size_t i = 0; i < nprogs; i++)
         sc_program_free(progs[i]);

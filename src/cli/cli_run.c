@@ -165,19 +165,14 @@ static void timeline_hook(void *arg, uint32_t line, uint64_t objects, uint64_t b
         rp_timeline_add(arg, line, objects, bytes);
 }
 
-static int write_timeline(const char *path, const rp_timeline *tl, size_t n)
+static int write_timeline(const char *path, FILE *f, const rp_timeline *tl, size_t n)
 {
-    FILE *f = fopen(path, "w");
-    if (!f || !tl) {
-        cli_error("run", "--timeline: cannot write %s%s%s", path, f ? "" : ": ",
-                  f ? " (out of memory)" : strerror(errno));
-        if (f)
-            fclose(f);
+    if (!tl) {
+        cli_error("run", "--timeline: cannot write %s: out of memory", path);
         return -1;
     }
-    int rc = rp_write_timeline_svg(f, tl, n);
-    if (fclose(f) != 0 || rc != 0) {
-        cli_error("run", "--timeline: error writing %s", path);
+    if (rp_write_timeline_svg(f, tl, n) != 0 || ferror(f)) {
+        cli_error("run", "--timeline: cannot write %s: %s", path, strerror(errno ? errno : EIO));
         return -1;
     }
     return 0;
@@ -268,8 +263,8 @@ static int run_parallel(const cli_common *c, sc_program *const *progs, size_t n,
     for (size_t i = 0; i < nw; i++)
         ws[i].pid = 0;
     size_t next = 0, active = 0, finished = 0;
-    while (next < n || active > 0) {
-        while (active < nw && next < n) {
+    while ((next < n && !cli_interrupted()) || active > 0) {
+        while (active < nw && next < n && !cli_interrupted()) {
             worker *w = NULL;
             for (size_t i = 0; i < nw; i++)
                 if (ws[i].pid == 0) {
@@ -335,6 +330,23 @@ static int run_parallel(const cli_common *c, sc_program *const *progs, size_t n,
     return 0;
 }
 
+/* After an interruption under --jobs: the records that finished (a worker's
+ * record always names its file), moved to the front in their order; the
+ * count. The rest are empty. */
+static size_t keep_finished(rp_scenario *res, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (res[i].file) {
+            if (k != i) {
+                res[k] = res[i];
+                memset(&res[i], 0, sizeof res[i]);
+            }
+            k++;
+        }
+    return k;
+}
+
 int cli_run(int argc, char **argv)
 {
     cli_common c;
@@ -392,6 +404,10 @@ int cli_run(int argc, char **argv)
             exit_code = rc == -1 ? CLI_EXIT_USAGE : CLI_EXIT_INTERNAL;
             goto out;
         }
+        if (cli_outputs_not_inputs(&c, "run", files.v, files.n) < 0) {
+            exit_code = CLI_EXIT_USAGE;
+            goto out;
+        }
     }
 
     progs = al_malloc((files.n ? files.n : 1) * sizeof *progs, AL_K_SCENARIO, "cli programs");
@@ -418,14 +434,7 @@ int cli_run(int argc, char **argv)
             goto out;
         }
     }
-    if (c.dot) {
-        dot = fopen(c.dot, "w");
-        if (!dot) {
-            cli_error("run", "--dot: cannot write %s: %s", c.dot, strerror(errno));
-            exit_code = CLI_EXIT_USAGE;
-            goto out;
-        }
-    }
+    dot = c.dot_f;
     res = al_malloc((nprogs ? nprogs : 1) * sizeof *res, AL_K_REPORT, "cli results");
     if (!res) {
         cli_error("run", "out of memory");
@@ -438,11 +447,15 @@ int cli_run(int argc, char **argv)
                 c.jobs);
         c.jobs = 1;
     }
+    cli_interrupt_install();
+    size_t ran = nprogs;   /* scenarios with a complete record */
     if (c.jobs > 1) {   /* workers isolate crashes, even for one file */
         if (run_parallel(&c, progs, nprogs, res, dot) < 0) {
             exit_code = CLI_EXIT_INTERNAL;
             goto out;
         }
+        if (cli_interrupted())
+            ran = keep_finished(res, nprogs);
     } else {
         sc_options o;
         fill_options(&c, &o, dot);
@@ -454,6 +467,10 @@ int cli_run(int argc, char **argv)
             o.on_statement = timeline_hook;
         }
         for (size_t i = 0; i < nprogs; i++) {
+            if (cli_interrupted()) {
+                ran = i;
+                break;
+            }
             progress(&c, i, nprogs, sc_program_file(progs[i]));
             if (tl && rp_timeline_begin(&tl[i], sc_program_file(progs[i])) == 0)
                 o.on_statement_arg = &tl[i];
@@ -462,7 +479,7 @@ int cli_run(int argc, char **argv)
             sc_run(progs[i], &o, &res[i]);
         }
         progress(&c, nprogs, nprogs, "");
-        if (c.timeline && write_timeline(c.timeline, tl, tl ? nprogs : 0) < 0 &&
+        if (c.timeline && write_timeline(c.timeline, c.timeline_f, tl, tl ? ran : 0) < 0 &&
             exit_code == CLI_EXIT_OK)
             exit_code = CLI_EXIT_USAGE;
         for (size_t i = 0; tl && i < nprogs; i++)
@@ -488,12 +505,18 @@ int cli_run(int argc, char **argv)
         run.inject = inject;
         run.ninject = ninj;
         run.scenarios = res;
-        run.n = nprogs;
+        run.n = ran;
+        run.interrupted = cli_interrupt_name();
+        run.planned = nprogs;
         rp_run_count(&run);
         rp_options ro = {c.color, c.verbose, c.quiet};
+        errno = 0;
         if (rp_write(&run, c.format, c.out, &ro) != 0 || fflush(c.out) != 0) {
-            cli_error("run", "cannot write the report");
-            exit_code = CLI_EXIT_INTERNAL;
+            cli_error("run", "cannot write the report to %s: %s",
+                      c.output ? c.output : "standard output", strerror(errno ? errno : EIO));
+            exit_code = CLI_EXIT_USAGE;
+        } else if (cli_outputs_commit(&c, "run") < 0) {
+            exit_code = CLI_EXIT_USAGE;
         }
         int any_error = 0, any_fail = 0;
         for (size_t i = 0; i < nprogs; i++) {
@@ -502,11 +525,15 @@ int cli_run(int argc, char **argv)
         }
         if (exit_code == CLI_EXIT_OK)
             exit_code = any_error ? CLI_EXIT_INTERNAL : any_fail ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+        if (run.interrupted) {
+            fprintf(stderr, "fakegc run: interrupted by %s: the report holds the %zu of %zu "
+                    "scenarios that finished\n", run.interrupted, ran, nprogs);
+            if (exit_code != CLI_EXIT_USAGE)
+                exit_code = cli_interrupt_exit();
+        }
     }
 
 out:
-    if (dot)
-        fclose(dot);
     if (res) {
         for (size_t i = 0; i < nprogs; i++)
             rp_scenario_clear(&res[i]);

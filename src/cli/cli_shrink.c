@@ -2,8 +2,10 @@
  * it fails the same way (src/stress/st_shrink.c). */
 #include "cli/cli.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/er.h"
 #include "fake/fk.h"
@@ -91,9 +93,25 @@ int cli_shrink(int argc, char **argv)
         help(stderr);
         return CLI_EXIT_USAGE;
     }
+    struct stat fst;
+    if (stat(file, &fst) != 0) {
+        cli_error("shrink", "cannot open %s: %s", file, strerror(errno));
+        return CLI_EXIT_USAGE;
+    }
+    if (!S_ISREG(fst.st_mode)) {   /* a folder gave "read error" (issue 15) */
+        cli_error("shrink", "%s is not a file: shrink takes one scenario file", file);
+        return CLI_EXIT_USAGE;
+    }
     if (cli_env_setup(&c, "shrink") < 0)
         return CLI_EXIT_USAGE;
     int exit_code = CLI_EXIT_OK;
+    {
+        char *in[1] = {(char *)file};
+        if (cli_outputs_not_inputs(&c, "shrink", in, 1) < 0) {
+            cli_env_teardown(&c);
+            return CLI_EXIT_USAGE;
+        }
+    }
     size_t cap = 0;
     char *src = NULL;
     int nerr = 0;
@@ -154,10 +172,8 @@ int cli_shrink(int argc, char **argv)
     }
     fprintf(c.out, "# %s\n# shrunk from %s by fakegc shrink\n", o.cls[0], file);
     fputs(res.p ? res.p : "", c.out);
-    if (fflush(c.out) != 0 || ferror(c.out)) {
-        cli_error("shrink", "cannot write the result");
-        exit_code = CLI_EXIT_INTERNAL;
-    }
+    if (cli_outputs_commit(&c, "shrink") < 0)
+        exit_code = CLI_EXIT_USAGE;
     if (!c.quiet)
         fprintf(stderr, "fakegc shrink: %zu -> %zu statements in %u runs%s%s\n",
                 st_count_statements(src), ss.after_statements, ss.runs,

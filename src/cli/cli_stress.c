@@ -253,13 +253,15 @@ int cli_stress(int argc, char **argv)
         st_script s = {0};
         st_text t = {0};
         int bad = st_generate(&o.cfg, o.seed * o.shard_n + o.shard_k, &s, &t, NULL, NULL) < 0;
-        if (!bad)
+        if (!bad) {
             fputs(t.p ? t.p : "", c.out);
+            bad = cli_outputs_commit(&c, "stress") < 0 ? CLI_EXIT_USAGE : 0;
+        }
         st_script_free(&s);
         st_text_free(&t);
         obj_configure(&saved);
         cli_env_teardown(&c);
-        return bad ? CLI_EXIT_INTERNAL : CLI_EXIT_OK;
+        return bad == CLI_EXIT_USAGE ? CLI_EXIT_USAGE : bad ? CLI_EXIT_INTERNAL : CLI_EXIT_OK;
     }
     st_stress_result r;
     int rc = st_stress(&o, &r);
@@ -339,6 +341,8 @@ int cli_stress(int argc, char **argv)
                     r.statements, r.lifecycles, r.seconds, sps, r.failed,
                     r.failed == 1 ? "" : "s");
     }
+    if (cli_outputs_commit(&c, "stress") < 0)
+        exit_code = CLI_EXIT_USAGE;
     st_text_free(&r.min_text);
     obj_configure(&saved);
     cli_env_teardown(&c);

@@ -62,6 +62,9 @@ typedef struct rp_run {
     rp_scenario *scenarios; size_t n;
     uint32_t passed, failed, skipped;   /* failed counts fail and error */
     void *owned;       /* rp_read_json's storage; NULL for a runner's run */
+    const char *interrupted;  /* "SIGINT"/"SIGTERM": the run stopped early and
+                                 holds only the scenarios that finished; NULL */
+    size_t planned;           /* with interrupted: the scenarios it was to run */
 } rp_run;
 
 typedef enum rp_format { RP_TEXT, RP_JSON, RP_JUNIT, RP_TAP } rp_format;

@@ -265,7 +265,12 @@ int rp_write_json(const rp_run *run, FILE *f)
     key(w, "{", "passed"); num_u(w, run->passed);
     key(w, ", ", "failed"); num_u(w, run->failed);
     key(w, ", ", "skipped"); num_u(w, run->skipped);
-    puts_(w, "}\n}\n");
+    puts_(w, "}");
+    if (run->interrupted) {
+        key(w, ",\n  ", "interrupted"); str(w, run->interrupted);
+        key(w, ", ", "planned"); num_u(w, run->planned);
+    }
+    puts_(w, "\n}\n");
     flush(w);
     al_free(w, sizeof *w, AL_K_REPORT);
     if (rc)

@@ -745,13 +745,12 @@ static int need_args(const sc_expr *e, int n, const char *what)
     return 0;
 }
 
-static int call_method(sc_vm *vm, const sc_expr *e, sc_val *out)
+/* Apply method e to the receiver *recv (already evaluated; consumed). */
+static int call_method(sc_vm *vm, const sc_expr *e, sc_val *recv, sc_val *out)
 {
-    sc_val r = {0}, x = {0};
+    sc_val r = *recv, x = {0};
     int rc = -1;
     leak_probe lp = {0};
-    if (eval(vm, e->recv, &r) < 0)
-        return -1;
     sc_mkind mk = sc_method_kind(e->id);
     ts_tensor *t = as_tensor(&r);
     if ((mk == MK_OP || mk == MK_QUERY) && !t) {
@@ -858,11 +857,10 @@ done:
 
 /* ---- attributes ---- */
 
-static int read_attr(sc_vm *vm, const sc_expr *e, sc_val *out)
+/* Read attribute e of the receiver *recv (already evaluated; consumed). */
+static int read_attr(const sc_expr *e, sc_val *recv, sc_val *out)
 {
-    sc_val r = {0};
-    if (eval(vm, e->recv, &r) < 0)
-        return -1;
+    sc_val r = *recv;
     int rc = -1;
     if (r.k != V_OBJ) {
         er_set(ER_TYPE, "%s has no attribute '%s'", val_type(&r), e->name);
@@ -918,6 +916,43 @@ static int read_attr(sc_vm *vm, const sc_expr *e, sc_val *out)
 done:
     val_drop(&r);
     return rc;
+}
+
+/* ---- postfix chains ---- */
+
+static int is_link(const sc_expr *e)
+{
+    return e->kind == E_METHOD || e->kind == E_ATTR;
+}
+
+/* x.a.b().c, evaluated without recursing once per link: the parser bounds
+ * a chain at SC_MAX_NESTING links, so the links fit one stack array; the
+ * innermost receiver is evaluated first, then each link in source order
+ * consumes the previous value. */
+static int eval_chain(sc_vm *vm, const sc_expr *e, sc_val *out)
+{
+    const sc_expr *link[SC_MAX_NESTING];
+    int n = 0;
+    const sc_expr *base = e;
+    for (; is_link(base); base = base->recv) {
+        if (n >= SC_MAX_NESTING)
+            return er_set(ER_INTERNAL, "chain longer than %d links got past the parser (%d)",
+                          SC_MAX_NESTING, n);
+        link[n++] = base;
+    }
+    sc_val cur = {0};
+    if (eval(vm, base, &cur) < 0)
+        return -1;
+    while (n-- > 0) {
+        sc_val next = {.k = V_NONE};
+        int rc = link[n]->kind == E_METHOD ? call_method(vm, link[n], &cur, &next)
+                                           : read_attr(link[n], &cur, &next);
+        if (rc < 0)
+            return -1;      /* the link dropped cur */
+        cur = next;
+    }
+    *out = cur;
+    return 0;
 }
 
 /* ---- comparisons ---- */
@@ -1033,8 +1068,7 @@ static int eval(sc_vm *vm, const sc_expr *e, sc_val *out)
     case E_TUPLE:
         return er_set(ER_TYPE, "a tuple is only allowed as a shape argument");
     case E_CALL: return call_builtin(vm, e, out);
-    case E_METHOD: return call_method(vm, e, out);
-    case E_ATTR: return read_attr(vm, e, out);
+    case E_METHOD: case E_ATTR: return eval_chain(vm, e, out);
     case E_CMP: {
         sc_val a = {0}, b = {0};
         if (eval(vm, e->args[0], &a) < 0)

@@ -870,10 +870,19 @@ static sc_expr *parse_primary(parser *p)
     }
 }
 
-static sc_expr *parse_postfix(parser *p)
+/* Each link of a postfix chain (x.a.b().c) is one nesting level: every
+ * tree walk sees a chain as nested receivers, so a chain counts against
+ * SC_MAX_NESTING like a parenthesis does (the caller restores p->depth). */
+static sc_expr *parse_chain(parser *p, sc_expr *e)
 {
-    sc_expr *e = parse_primary(p);
     while (e && p->tok.kind == T_DOT) {
+        if (p->depth >= SC_MAX_NESTING) {
+            error_at(p, p->tok.line, p->tok.col,
+                     "method/attribute chain nested too deeply (more than %d levels)",
+                     SC_MAX_NESTING);
+            return NULL;
+        }
+        p->depth++;
         next(p);
         if (p->tok.kind != T_NAME) {
             if (p->tok.kind == T_KEYWORD) {
@@ -961,6 +970,15 @@ static sc_expr *parse_postfix(parser *p)
             e = a;
         }
     }
+    return e;
+}
+
+static sc_expr *parse_postfix(parser *p)
+{
+    sc_expr *e = parse_primary(p);
+    int saved = p->depth;
+    e = parse_chain(p, e);
+    p->depth = saved;
     return e;
 }
 

@@ -4,6 +4,7 @@
  * zero objects and zero model bytes. */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "alloc/al.h"
@@ -522,4 +523,47 @@ Test(interp, out_of_memory_is_clean_at_every_allocation)
     cr_expect(passed, "a run without failure must come");
     sc_program_free(p);
     clean();
+}
+
+/* issue 15: a postfix chain is evaluated link by link without recursing per
+ * link, and counts against the nesting limit at parse time. The longest
+ * chain the parser accepts runs (and its value is the last link's); one link
+ * more is a parse error at the offending '.', not a crash. */
+static char *chain_src(int links, const char *link, const char *tail)
+{
+    size_t n = strlen(link);
+    char *s = malloc(64 + (size_t)links * n + strlen(tail));
+    size_t len = (size_t)sprintf(s, "t = empty(2, 3)\nx = t");
+    for (int i = 0; i < links; i++, len += n)
+        memcpy(s + len, link, n);
+    strcpy(s + len, tail);
+    return s;
+}
+
+Test(interp, longest_postfix_chain_runs_iteratively)
+{
+    /* 254 transposes (even: back to 2 x 3) and .dim() as link 255 */
+    char *s = chain_src(SC_MAX_NESTING - 2, ".t()", ".dim()\nexpect x == 2\n");
+    rp_scenario r;
+    run(s, NULL, &r);
+    ASSERT_PASS(r);
+    done(&r);
+    free(s);
+}
+
+Test(interp, postfix_chain_past_the_limit_is_a_parse_error)
+{
+    char *s = chain_src(12000, ".t()", "\n");
+    char diag[4096] = "";
+    FILE *f = fmemopen(diag, sizeof diag - 1, "w");
+    rp_scenario r;
+    memset(&r, 0, sizeof r);
+    int rc = sc_run_source("t.scn", s, NULL, &r, f);
+    fclose(f);
+    cr_assert_eq(rc, -2, "rc %d, diag %s", rc, diag);
+    cr_expect(strstr(diag, "t.scn:2:1026: error: method/attribute chain nested too deeply") == diag,
+              "%.200s", diag);
+    rp_scenario_clear(&r);
+    clean();
+    free(s);
 }

@@ -1,0 +1,49 @@
+/* rp_out.h - report files written whole or not at all (issue 15, cli.md
+ * "Reports: stable, typed, safe to consume").
+ *
+ * A report, graph or timeline named on the command line is written to a
+ * temporary file in the target's own folder (so that rename() is atomic),
+ * then flushed, fsync()ed and renamed over the target. Until the commit the
+ * previous file at the target is untouched: a parse error, a usage error, a
+ * crash or a SIGKILL leaves it as it was (at worst a hidden
+ * `.NAME.fakegc-XXXXXX` next to it after a SIGKILL). A target that exists and
+ * is not a regular file (a terminal, /dev/full, a pipe) is written in place.
+ *
+ *   rp_out o;
+ *   char err[512];
+ *   if (rp_out_open(&o, "r.json", err, sizeof err) < 0) ... // "r.json: Permission denied"
+ *   rp_write(&run, RP_JSON, o.f, &opts);
+ *   if (rp_out_commit(&o, err, sizeof err) < 0) ...         // "r.json: No space left on device"
+ *   // or rp_out_abort(&o): the target stays as it was
+ *
+ * The structure owns its strings (plain malloc: an output outlives the
+ * allocator a command installs). Not thread-safe; a process may hold several.
+ */
+#ifndef FAKEGC_RP_OUT_H
+#define FAKEGC_RP_OUT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct rp_out {
+    char *path;     /* the target */
+    char *tmp;      /* the temporary file, NULL when writing in place */
+    FILE *f;        /* write here; NULL when closed */
+} rp_out;
+
+/* Create the temporary file (or open a non-regular target). 0, or -1 with
+ * "PATH: strerror" in err. */
+int rp_out_open(rp_out *o, const char *path, char *err, size_t n);
+/* Flush, check, fsync, close and rename into place. 0, or -1 with
+ * "PATH: strerror" in err (the temporary file removed, the target as it
+ * was). Safe on a closed rp_out (returns 0). */
+int rp_out_commit(rp_out *o, char *err, size_t n);
+/* Close and remove the temporary file; the target stays as it was. Safe on
+ * a closed or zeroed rp_out. */
+void rp_out_abort(rp_out *o);
+
+/* 1 when path names the same file (device and inode) as other, 0 when not
+ * or when either does not exist. */
+int rp_out_same_file(const char *path, const char *other);
+
+#endif

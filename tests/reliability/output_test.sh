@@ -1,0 +1,82 @@
+#!/bin/sh
+# output_test.sh FAKEGC - reports are never lost (issue 15 point 2/7):
+# --output, --dot and --timeline go through a temporary file renamed into
+# place, are opened before any work, refuse to be an input, and every write
+# error is exit 2 with the path and strerror. SIGINT/SIGTERM finish the
+# scenario in hand, write a report marked interrupted and exit 130/143;
+# SIGKILL leaves the previous report whole.
+fakegc=$1
+d=$(mktemp -d) || exit 2
+trap 'rm -rf "$d"' EXIT
+cd "$d" || exit 2
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+printf 't = empty(1)\n' > ok.scn
+printf 't = empty(1\n' > broken.scn
+mkdir slow
+cp ok.scn slow/a.scn
+printf 'repeat 10000000\n  t = empty(4)\n  u = t.t()\nend\n' > slow/b.scn
+cp slow/b.scn slow/c.scn
+
+# a parse error leaves the previous report as it was (it was truncated to 0)
+echo PREVIOUS > r.json
+"$fakegc" run ok.scn broken.scn --format json --output r.json 2>/dev/null
+rc=$?
+[ "$rc" -eq 2 ] || bad "parse error: exit $rc"
+[ "$(cat r.json)" = PREVIOUS ] || bad "parse error changed the previous report"
+# --output naming an input is refused, the input untouched
+"$fakegc" run ok.scn --output ok.scn 2>err
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "output ok.scn is one of the inputs" err || bad "--output = input: exit $rc, $(cat err)"
+[ "$(cat ok.scn)" = "t = empty(1)" ] || bad "the input was overwritten"
+# write errors: exit 2, the path and strerror
+"$fakegc" run ok.scn --output /dev/full 2>err
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "/dev/full: No space left on device" err || bad "/dev/full: exit $rc, $(cat err)"
+"$fakegc" run ok.scn >/dev/full 2>err
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "standard output: No space left on device" err || bad "stdout full: exit $rc, $(cat err)"
+"$fakegc" run -q --inject view-base-leak "$2/scenarios/fake/neg_conj_unsupported.scn" --dot /dev/full >/dev/null 2>err
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "\-\-dot: cannot write /dev/full: No space left" err || bad "--dot /dev/full: exit $rc, $(cat err)"
+# an unwritable --timeline is refused before the work, not after it
+start=$(date +%s)
+"$fakegc" run slow --timeline nodir/t.svg >out 2>err
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "timeline: cannot write nodir/t.svg: No such file" err || bad "--timeline: exit $rc, $(cat err)"
+[ ! -s out ] && [ $(( $(date +%s) - start )) -lt 2 ] || bad "--timeline: ran before refusing"
+# SIGINT: the finished scenarios, marked interrupted, exit 130
+"$fakegc" run slow --format json --output r.json & pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+rc=$?
+[ "$rc" -eq 130 ] || bad "SIGINT: exit $rc"
+python3 -c '
+import json, sys
+r = json.load(open("r.json"))
+assert r["interrupted"] == "SIGINT", r.get("interrupted")
+assert r["planned"] == 3 and len(r["scenarios"]) == 2, (r["planned"], len(r["scenarios"]))
+assert [s["file"] for s in r["scenarios"]] == ["slow/a.scn", "slow/b.scn"]
+' || bad "SIGINT report"
+# SIGTERM with --jobs: exit 143, a complete report
+"$fakegc" run slow --jobs 2 --format json --output r.json & pid=$!
+sleep 1
+kill -TERM $pid
+wait $pid
+rc=$?
+[ "$rc" -eq 143 ] || bad "SIGTERM --jobs: exit $rc"
+python3 -c 'import json; assert json.load(open("r.json"))["interrupted"] == "SIGTERM"' || bad "SIGTERM report"
+# SIGKILL mid-run: the previous report stays whole
+echo PREVIOUS > r.json
+"$fakegc" run slow --format json --output r.json & pid=$!
+sleep 1
+kill -KILL $pid
+wait $pid
+[ "$(cat r.json)" = PREVIOUS ] || bad "SIGKILL left $(wc -c < r.json) bytes of something else"
+# a finished run replaces it whole, with the usual mode
+"$fakegc" run ok.scn --format json --output r.json
+python3 -c 'import json; json.load(open("r.json"))' || bad "report not replaced whole"
+[ "$(stat -c %a r.json)" = "$(umask -S >/dev/null; touch x; stat -c %a x)" ] || bad "mode $(stat -c %a r.json)"
+[ "$fail" -eq 0 ] && echo "ok: outputs whole or not at all"
+exit $fail
