@@ -51,10 +51,15 @@ typedef enum hp_reason {
     HP_UNREACHABLE,      /* alive, but no root reaches it: a cycle or a
                             reference-count leak */
     HP_STALE_MEMO,       /* dead (zombie) header kept by a memo key */
-    HP_PENDING_STORAGE   /* dead storage header kept by a pending list */
+    HP_PENDING_STORAGE,  /* dead storage header kept by a pending list */
+    HP_REFCOUNT_LEAK     /* alive, no root reaches it, in no cycle, and its
+                            strong count is more than the holders found
+                            (edges, roots, finalizer registry): somebody
+                            forgot a decref */
 } hp_reason;
 const char *hp_reason_name(hp_reason r);   /* "reachable", "unreachable",
-                                              "stale-memo", "pending-storage" */
+                                              "stale-memo", "pending-storage",
+                                              "refcount-leak" */
 
 typedef struct hp_retained {
     uint64_t id;
@@ -64,6 +69,8 @@ typedef struct hp_retained {
     uint64_t bytes;          /* obj_self_bytes */
     uint64_t retained_bytes; /* bytes of its dominator subtree */
     hp_reason reason;
+    uint32_t strong;         /* strong count when recorded */
+    uint32_t found;          /* holders found (refcount-leak: < strong) */
     /* Shortest chain from a root: path[0] is the root name ("finalizers"
      * for the implicit root of live finalizers), then one element per edge,
      * "Type#id.label" or "Type#id.label[index]" naming the holder, last
@@ -135,11 +142,70 @@ typedef struct hp_group {
                                 dominate each other count twice) */
     char *via;               /* path shape, owned (AL_K_HEAP) */
     size_t example;          /* index of its first member in the records */
+    size_t nexamples;        /* hp_summarize: records example.. of this group;
+                                hp_group_records: 1 */
 } hp_group;
 /* *out: exactly *ngroups groups (AL_K_HEAP), NULL when n == 0. 0, or -1
  * with ER_OOM (nothing allocated). */
 int hp_group_records(const hp_retained *r, size_t n, hp_group **out, size_t *ngroups);
 void hp_groups_free(hp_group *g, size_t n);
+
+/* --- summaries: what the report prints at any size ------------------------
+ *
+ * hp_summarize never makes a record (or a string) per object: groups come
+ * from interned path shapes (a shape is its parent's shape plus one edge),
+ * and only the examples get paths. Cost O(V + E) after hp_analyze, scratch
+ * 8 bytes per object.
+ *
+ *   hp_select_clear(g); for each o: hp_select(g, o);
+ *   hp_summary s; hp_summarize(g, HP_SEL_MARKED, 3, &s);
+ *   ... s.total objects, s.groups[i] with s.examples[groups[i].example ..]
+ *   hp_summary_free(&s);
+ */
+typedef enum hp_which { HP_SEL_ALL, HP_SEL_MARKED } hp_which;
+
+void hp_select_clear(hp_graph *g);
+/* Mark o (no-op for objects outside the snapshot, or NULL). */
+void hp_select(hp_graph *g, const obj *o);
+size_t hp_selected(const hp_graph *g);
+
+/* One of the objects that retain the most (Eclipse MAT's "biggest
+ * objects"): a node of the dominator tree found by walking down from a
+ * top-level dominator while one child retains at least 80% of it. */
+typedef struct hp_top {
+    uint64_t id;
+    obj_kind kind;
+    const char *type_name;
+    uint64_t retained_bytes;
+    uint64_t count;          /* objects it dominates, itself included */
+    uint64_t main_count;     /* the largest part of them: */
+    obj_kind main_kind;      /*   main_count x main_kind ... */
+    char main_via[48];       /*   ... held through edge label main_via */
+    char path[256];          /* its dominator chain from its root:
+                                "m -> FakeTensorMode#1 -> ... -> MetaConverter#3" */
+} hp_top;
+
+typedef struct hp_summary {
+    uint64_t total;          /* objects covered */
+    uint64_t total_bytes;    /* their bytes */
+    hp_group *groups; size_t ngroups;        /* biggest total_bytes first */
+    hp_retained *examples; size_t nexamples; /* per group, largest retained first */
+    hp_top *top; size_t ntop;                /* up to HP_TOP, biggest first */
+} hp_summary;
+
+enum { HP_TOP = 3 };
+
+/* Summarize every live and zombie object (HP_SEL_ALL) or the marked ones,
+ * keeping up to k examples per group. Top retainers: those retaining at
+ * least 1% of the covered bytes. 0, or -1 with ER_OOM (*out zeroed). */
+int hp_summarize(hp_graph *g, hp_which which, size_t k, hp_summary *out);
+void hp_summary_free(hp_summary *s);
+
+/* Stream every covered object as a record (with its path), largest
+ * retained first is NOT promised: snapshot order. One record lives at a
+ * time; fn returns 0 to go on. 0, -1 (ER_OOM) or fn's non-zero value. */
+int hp_each(hp_graph *g, hp_which which, int (*fn)(const hp_retained *r, void *arg),
+            void *arg);
 
 /* Live objects no root reaches through strong edges (cheap: known after
  * hp_snapshot). */

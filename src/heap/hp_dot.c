@@ -65,7 +65,7 @@ static void include_chain(const hp_graph *g, uint8_t *inc, uint8_t *sccmark, uin
 {
     while (x != HP_NONE && !(inc[x] & INC_PATH)) {
         inc[x] |= INC_PATH;
-        if (g->region[x] == HP_R_UNREACH) {
+        if (HP_REGION(g, x) == HP_R_UNREACH) {
             uint32_t c = g->scc[x];
             if ((g->scc_flags[c] & HP_SCC_CYCLIC) && g->scc_size[c] <= HP_SMALL_SCC)
                 sccmark[c] = 1;
@@ -76,7 +76,7 @@ static void include_chain(const hp_graph *g, uint8_t *inc, uint8_t *sccmark, uin
 
 static const char *fill_of(const hp_graph *g, uint32_t v)
 {
-    switch (g->region[v]) {
+    switch (HP_REGION(g, v)) {
     case HP_R_REACH: return "lightblue";
     case HP_R_UNREACH: return "salmon";
     default: return g->zpend[v - g->nlive] ? "khaki" : "lightgrey";
@@ -116,7 +116,7 @@ int hp_write_dot(hp_graph *g, const hp_retained *r, size_t n, FILE *f)
         if (v == HP_NONE)
             continue;
         inc[v] |= INC_RECORD;
-        if (g->region[v] == HP_R_ZOMBIE) {
+        if (HP_REGION(g, v) == HP_R_ZOMBIE) {
             inc[v] |= INC_PATH;
             uint32_t e = g->zedge[v - g->nlive];
             if (e != HP_NONE)
@@ -126,7 +126,7 @@ int hp_write_dot(hp_graph *g, const hp_retained *r, size_t n, FILE *f)
         }
     }
     for (uint32_t v = 0; v < g->nlive; v++)
-        if (g->region[v] == HP_R_UNREACH && sccmark[g->scc[v]])
+        if (HP_REGION(g, v) == HP_R_UNREACH && sccmark[g->scc[v]])
             inc[v] |= INC_PATH;
 
     fputs("digraph fakegc {\n  rankdir=LR;\n"
@@ -139,7 +139,7 @@ int hp_write_dot(hp_graph *g, const hp_retained *r, size_t n, FILE *f)
         char label[256];
         snprintf(label, sizeof label, "%s#%llu\n%s\n%llu B, retains %llu B",
                  obj_kind_name(o->type->kind), (unsigned long long)o->id,
-                 o->type->name ? o->type->name : "?", (unsigned long long)g->self[v],
+                 o->type->name ? o->type->name : "?", (unsigned long long)hp_self(g, v),
                  (unsigned long long)g->ret[v]);
         fprintf(f, "  o%llu [label=", (unsigned long long)o->id);
         dot_str(f, label);

@@ -52,37 +52,37 @@ static uint8_t *u8_array(size_t n, uint8_t fill)
     return a;
 }
 
-/* --- node hash ------------------------------------------------------------ */
+/* --- node lookup ---------------------------------------------------------- */
 
-static size_t ptr_hash(const void *p, size_t mask)
+/* hp_build stores each object's node number in its gc_refs (the collector's
+ * scratch, only meaningful inside a collection). An object outside the
+ * registry lists has some other value there, so the number is checked
+ * against objs[]; if a collection ran since the snapshot, a linear scan
+ * finds the object again. */
+static uint32_t lookup_fast(const hp_graph *g, const obj *o)
 {
-    uint64_t x = (uint64_t)(uintptr_t)p;
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    return (size_t)x & mask;
+    int64_t h = o->gc_refs;
+    if (h >= 0 && (uint64_t)h < g->n && g->objs[h] == o)
+        return (uint32_t)h;
+    return HP_NONE;
 }
 
 uint32_t hp_lookup(const hp_graph *g, const obj *o)
 {
-    if (!o || !g->hash)
+    if (!o || !g->objs)
         return HP_NONE;
-    size_t mask = g->hcap - 1;
-    for (size_t i = ptr_hash(o, mask);; i = (i + 1) & mask) {
-        uint32_t v = g->hash[i];
-        if (v == 0)
-            return HP_NONE;
-        if (g->objs[v - 1] == o)
-            return v - 1;
-    }
+    uint32_t v = lookup_fast(g, o);
+    if (v != HP_NONE)
+        return v;
+    for (size_t i = 0; i < g->n; i++)
+        if (g->objs[i] == o)
+            return (uint32_t)i;
+    return HP_NONE;
 }
 
-static size_t pow2_at_least(size_t n)
+uint64_t hp_self(const hp_graph *g, uint32_t v)
 {
-    size_t c = 16;
-    while (c < n)
-        c <<= 1;
-    return c;
+    return v < g->nlive ? obj_self_bytes(g->objs[v]) : g->objs[v]->size;
 }
 
 /* --- labels --------------------------------------------------------------- */
@@ -179,7 +179,7 @@ static void visit(obj *child, const char *label, long index, void *arg)
     hp_graph *g = c->g;
     if (g->oom || !child)
         return;
-    uint32_t dst = hp_lookup(g, child);
+    uint32_t dst = lookup_fast(g, child);
     if (dst == HP_NONE) {
         if (!g->unknown_seen) {
             g->unknown_seen = 1;
@@ -217,8 +217,7 @@ static void visit(obj *child, const char *label, long index, void *arg)
     e->src = c->src;
     e->dst = dst;
     e->label = lab;
-    e->pad = 0;
-    e->index = index;
+    e->index = index > INT32_MAX ? INT32_MAX : index < 0 ? -1 : (int32_t)index;
 }
 
 static int collect_edges(hp_graph *g, hp_edges *E, int weak)
@@ -263,21 +262,16 @@ int hp_build(hp_graph *g, const hp_root *roots, size_t nroots, int with_weak)
         memcpy(g->roots, roots, nroots * sizeof *roots);
     g->nroots = nroots;
     g->objs = hp_xalloc(g->n, sizeof *g->objs);
-    g->hcap = pow2_at_least(g->n * 2);
-    g->hash = u32_array(g->hcap, 0);
-    if (!g->objs || !g->hash)
+    if (!g->objs)
         return -1;
     size_t i = 0;
-    for (obj *o = obj_live_first(); o; o = obj_iter_next(o))
+    for (obj *o = obj_live_first(); o; o = obj_iter_next(o)) {
+        o->gc_refs = (int64_t)i;
         g->objs[i++] = o;
-    for (obj *o = obj_zombie_first(); o; o = obj_iter_next(o))
+    }
+    for (obj *o = obj_zombie_first(); o; o = obj_iter_next(o)) {
+        o->gc_refs = (int64_t)i;
         g->objs[i++] = o;
-    size_t mask = g->hcap - 1;
-    for (i = 0; i < g->n; i++) {
-        size_t h = ptr_hash(g->objs[i], mask);
-        while (g->hash[h])
-            h = (h + 1) & mask;
-        g->hash[h] = (uint32_t)i + 1;
     }
     if (collect_edges(g, &g->strong, 0) != 0)
         return -1;
@@ -298,7 +292,6 @@ void hp_release(hp_graph *g)
 {
     size_t n = g->n;
     hp_xfree(g->objs, n, sizeof *g->objs);
-    hp_xfree(g->hash, g->hcap, sizeof *g->hash);
     free_edges(&g->strong, n);
     free_edges(&g->weak, n);
     for (size_t l = 0; l < g->nlabels; l++)
@@ -308,7 +301,6 @@ void hp_release(hp_graph *g)
     hp_xfree(g->lhash, g->lhcap, sizeof *g->lhash);
     hp_xfree(g->roots, g->nroots, sizeof *g->roots);
     hp_xfree(g->region, n, 1);
-    hp_xfree(g->root_target, n, 1);
     hp_xfree(g->pnode, n, sizeof(uint32_t));
     hp_xfree(g->pedge, n, sizeof(uint32_t));
     hp_xfree(g->depth, n, sizeof(uint32_t));
@@ -319,8 +311,10 @@ void hp_release(hp_graph *g)
     hp_xfree(g->scc_flags, g->nunreach, 1);
     hp_xfree(g->zedge, g->nzombie, sizeof(uint32_t));
     hp_xfree(g->zpend, g->nzombie, 1);
-    hp_xfree(g->self, n, sizeof(uint64_t));
     hp_xfree(g->ret, n + 3, sizeof(uint64_t));
+    hp_xfree(g->idom, n + 3, sizeof(uint32_t));
+    hp_xfree(g->dcount, n + 3, sizeof(uint32_t));
+    hp_xfree(g->found, g->nlive, sizeof(uint32_t));
     hp_xfree(g->tmark, n, sizeof(uint32_t));
     hp_xfree(g->tq, n, sizeof(uint32_t));
     hp_xfree(g->tpar, n, sizeof(uint32_t));
@@ -357,9 +351,9 @@ static void bfs(hp_graph *g, uint32_t *q, size_t qh, size_t qt, uint8_t from, ui
         uint32_t u = q[qh++];
         for (uint32_t k = E->off[u]; k < E->off[u + 1]; k++) {
             uint32_t w = E->e[k].dst;
-            if (g->region[w] != from || g->depth[w] != HP_NONE)
+            if (HP_REGION(g, w) != from || g->depth[w] != HP_NONE)
                 continue;
-            g->region[w] = to;
+            g->region[w] = (uint8_t)((g->region[w] & ~3u) | to);
             g->depth[w] = g->depth[u] + 1;
             g->pnode[w] = u;
             g->pedge[w] = k;
@@ -373,35 +367,34 @@ static int reach(hp_graph *g)
 {
     size_t n = g->n;
     g->region = u8_array(n, HP_R_ZOMBIE);
-    g->root_target = u8_array(n, 0);
     g->pnode = u32_array(n, HP_NONE);
     g->pedge = u32_array(n, HP_NONE);
     g->depth = u32_array(n, HP_NONE);
     g->anc = u32_array(n, HP_NONE);
     uint32_t *q = hp_xalloc(n, sizeof *q);
-    if (!g->region || !g->root_target || !g->pnode || !g->pedge || !g->depth || !g->anc ||
-        !q) {
+    if (!g->region || !g->pnode || !g->pedge || !g->depth || !g->anc || !q) {
         hp_xfree(q, n, sizeof *q);
         return -1;
     }
-    memset(g->region, HP_R_UNREACH, g->nlive);
+    if (g->nlive)
+        memset(g->region, HP_R_UNREACH, g->nlive);
     size_t qt = 0;
     for (size_t r = 0; r < g->nroots; r++) {
         uint32_t v = hp_lookup(g, g->roots[r].o);
         if (v == HP_NONE || v >= g->nlive)
             continue;
-        g->root_target[v] = 1;
+        g->region[v] |= HP_F_ROOT;
         if (g->depth[v] == HP_NONE) {
-            g->region[v] = HP_R_REACH;
+            g->region[v] = (uint8_t)((g->region[v] & ~3u) | HP_R_REACH);
             tree_root(g, v, (uint32_t)r, q, &qt);
         }
     }
     for (uint32_t v = 0; v < g->nlive; v++) {
         if (g->objs[v]->type->kind != OBJ_FINALIZER)
             continue;
-        g->root_target[v] = 1;
+        g->region[v] |= HP_F_ROOT;
         if (g->depth[v] == HP_NONE) {
-            g->region[v] = HP_R_REACH;
+            g->region[v] = (uint8_t)((g->region[v] & ~3u) | HP_R_REACH);
             tree_root(g, v, (uint32_t)g->nroots, q, &qt);
         }
     }
@@ -409,7 +402,7 @@ static int reach(hp_graph *g)
     hp_xfree(q, n, sizeof *q);
     g->nunreach = 0;
     for (size_t v = 0; v < g->nlive; v++)
-        g->nunreach += g->region[v] == HP_R_UNREACH;
+        g->nunreach += HP_REGION(g, v) == HP_R_UNREACH;
     return 0;
 }
 
@@ -454,7 +447,7 @@ static int tarjan(hp_graph *g)
     size_t sp = 0, csp = 0;
     g->nscc = 0;
     for (uint32_t r = 0; r < g->nlive; r++) {
-        if (g->region[r] != HP_R_UNREACH || idx[r] != HP_NONE)
+        if (HP_REGION(g, r) != HP_R_UNREACH || idx[r] != HP_NONE)
             continue;
         idx[r] = low[r] = counter++;
         stk[sp++] = r;
@@ -467,7 +460,7 @@ static int tarjan(hp_graph *g)
             if (pos < E->off[v + 1]) {
                 cs_pos[csp - 1]++;
                 uint32_t w = E->e[pos].dst;
-                if (g->region[w] != HP_R_UNREACH)
+                if (HP_REGION(g, w) != HP_R_UNREACH)
                     continue;
                 if (idx[w] == HP_NONE) {
                     idx[w] = low[w] = counter++;
@@ -505,11 +498,11 @@ static int tarjan(hp_graph *g)
     /* Self-loops make a one-object cycle; an edge between two parts makes
      * the target part a non-source. */
     for (uint32_t v = 0; v < g->nlive; v++) {
-        if (g->region[v] != HP_R_UNREACH)
+        if (HP_REGION(g, v) != HP_R_UNREACH)
             continue;
         for (uint32_t k = E->off[v]; k < E->off[v + 1]; k++) {
             uint32_t w = E->e[k].dst;
-            if (g->region[w] != HP_R_UNREACH)
+            if (HP_REGION(g, w) != HP_R_UNREACH)
                 continue;
             if (w == v)
                 g->scc_flags[g->scc[v]] |= HP_SCC_CYCLIC;
@@ -537,7 +530,7 @@ static int unreach_forest(hp_graph *g)
         return -1;
     size_t qt = 0;
     for (uint32_t v = 0; v < g->nlive; v++) {
-        if (g->region[v] != HP_R_UNREACH)
+        if (HP_REGION(g, v) != HP_R_UNREACH)
             continue;
         uint32_t s = g->scc[v];
         if (g->scc_rep[s] == v && (g->scc_flags[s] & HP_SCC_SOURCE))
@@ -565,7 +558,7 @@ static int better_holder(const hp_graph *g, uint32_t a, uint32_t b)
     if (pa != pb)
         return pa;
     uint32_t ha = g->weak.e[a].src, hb = g->weak.e[b].src;
-    int ra = g->region[ha] == HP_R_REACH, rb = g->region[hb] == HP_R_REACH;
+    int ra = HP_REGION(g, ha) == HP_R_REACH, rb = HP_REGION(g, hb) == HP_R_REACH;
     if (ra != rb)
         return ra;
     if (g->depth[ha] != g->depth[hb])
@@ -606,7 +599,7 @@ typedef struct dom {
 
 static int same_region(const hp_graph *g, uint32_t u, uint32_t w)
 {
-    return g->region[u] == g->region[w] && g->region[u] != HP_R_ZOMBIE;
+    return HP_REGION(g, u) == HP_REGION(g, w) && HP_REGION(g, u) != HP_R_ZOMBIE;
 }
 
 /* The successor of v at *pos, or HP_NONE at the end. */
@@ -651,21 +644,18 @@ static int dominators(hp_graph *g)
     const hp_edges *E = &g->strong;
     dom d = {g, (uint32_t)n, (uint32_t)n + 1, (uint32_t)n + 2, NULL, NULL, 0, 0};
     uint32_t *po = u32_array(N, HP_NONE), *idom = u32_array(N, HP_NONE);
+    g->dcount = hp_xalloc(N, sizeof *g->dcount);
     uint32_t *rpo = hp_xalloc(N, sizeof *rpo);
     uint32_t *st_node = hp_xalloc(N, sizeof *st_node), *st_pos = hp_xalloc(N, sizeof *st_pos);
     uint32_t *roff = u32_array(n + 1, 0), *rsrc = hp_xalloc(E->n, sizeof *rsrc);
     size_t nvr_cap = g->nroots + n;   /* roots may outnumber objects */
     d.vr = hp_xalloc(nvr_cap, sizeof *d.vr);
     d.vu = hp_xalloc(n, sizeof *d.vu);
-    g->self = hp_xalloc(n, sizeof *g->self);
     g->ret = hp_xalloc(N, sizeof *g->ret);
     int rc = -1;
     if (!po || !idom || !rpo || !st_node || !st_pos || !roff || !rsrc || !d.vr || !d.vu ||
-        !g->self || !g->ret)
+        !g->ret || !g->dcount)
         goto out;
-
-    for (size_t v = 0; v < n; v++)
-        g->self[v] = v < g->nlive ? obj_self_bytes(g->objs[v]) : g->objs[v]->size;
     /* VR's successors in root order (named roots, then finalizers), VU's the
      * unreachable forest's roots. */
     for (size_t r = 0; r < g->nroots; r++) {
@@ -676,7 +666,7 @@ static int dominators(hp_graph *g)
     for (uint32_t v = 0; v < g->nlive; v++) {
         if (g->objs[v]->type->kind == OBJ_FINALIZER)
             d.vr[d.nvr++] = v;
-        if (g->region[v] == HP_R_UNREACH && g->pnode[v] == HP_NONE)
+        if (HP_REGION(g, v) == HP_R_UNREACH && g->pnode[v] == HP_NONE)
             d.vu[d.nvu++] = v;
     }
     /* Predecessors within a region (reverse CSR). */
@@ -725,9 +715,9 @@ static int dominators(hp_graph *g)
             if (v >= n)
                 continue;
             uint32_t nd = HP_NONE;
-            if (g->region[v] == HP_R_REACH && g->root_target[v])
+            if (HP_REGION(g, v) == HP_R_REACH && (g->region[v] & HP_F_ROOT))
                 nd = d.VR;
-            else if (g->region[v] == HP_R_UNREACH && g->pnode[v] == HP_NONE)
+            else if (HP_REGION(g, v) == HP_R_UNREACH && g->pnode[v] == HP_NONE)
                 nd = d.VU;
             for (uint32_t k = roff[v]; k < roff[v + 1]; k++) {
                 uint32_t p = rsrc[k];
@@ -741,13 +731,19 @@ static int dominators(hp_graph *g)
             }
         }
     }
-    for (size_t v = 0; v < N; v++)
-        g->ret[v] = v < n ? g->self[v] : 0;
+    for (size_t v = 0; v < N; v++) {
+        g->ret[v] = v < n ? hp_self(g, (uint32_t)v) : 0;
+        g->dcount[v] = v < n;
+    }
     for (size_t i = npo; i-- > 0;) {
         uint32_t v = order[i];
-        if (v != d.S && idom[v] != HP_NONE)
+        if (v != d.S && idom[v] != HP_NONE) {
             g->ret[idom[v]] += g->ret[v];
+            g->dcount[idom[v]] += g->dcount[v];
+        }
     }
+    g->idom = idom;
+    idom = NULL;
     rc = 0;
 out:
     hp_xfree(po, N, sizeof *po);
@@ -762,11 +758,39 @@ out:
     return rc;
 }
 
+/* Reference-count leaks: an unreachable object outside any cycle whose
+ * strong count is more than the holders the snapshot can see (strong edges,
+ * roots, the finalizer registry). */
+static int refcount_leaks(hp_graph *g)
+{
+    g->found = u32_array(g->nlive, 0);
+    if (!g->found)
+        return -1;
+    const hp_edges *E = &g->strong;
+    for (uint32_t k = 0; k < E->n; k++)
+        if (E->e[k].dst < g->nlive)
+            g->found[E->e[k].dst]++;
+    for (size_t r = 0; r < g->nroots; r++) {
+        uint32_t v = hp_lookup(g, g->roots[r].o);
+        if (v != HP_NONE && v < g->nlive)
+            g->found[v]++;
+    }
+    for (uint32_t v = 0; v < g->nlive; v++) {
+        const obj *o = g->objs[v];
+        g->found[v] += o->type->kind == OBJ_FINALIZER;
+        if (HP_REGION(g, v) != HP_R_UNREACH || (g->scc_flags[g->scc[v]] & HP_SCC_CYCLIC))
+            continue;
+        if (o->strong > g->found[v])
+            g->region[v] |= HP_F_LEAK;
+    }
+    return 0;
+}
+
 int hp_analyze(hp_graph *g)
 {
     if (g->analyzed)
         return 0;
-    if (g->nunreach && (tarjan(g) != 0 || unreach_forest(g) != 0))
+    if (g->nunreach && (tarjan(g) != 0 || unreach_forest(g) != 0 || refcount_leaks(g) != 0))
         goto fail;
     if (weak_holders(g) != 0 || dominators(g) != 0)
         goto fail;
@@ -780,14 +804,18 @@ fail:
     hp_xfree(g->scc_flags, g->nunreach, 1);
     hp_xfree(g->zedge, g->nzombie, sizeof(uint32_t));
     hp_xfree(g->zpend, g->nzombie, 1);
-    hp_xfree(g->self, g->n, sizeof(uint64_t));
     hp_xfree(g->ret, g->n + 3, sizeof(uint64_t));
+    hp_xfree(g->idom, g->n + 3, sizeof(uint32_t));
+    hp_xfree(g->dcount, g->n + 3, sizeof(uint32_t));
+    hp_xfree(g->found, g->nlive, sizeof(uint32_t));
     g->scc = g->scc_rep = g->scc_size = g->zedge = NULL;
+    g->idom = g->dcount = g->found = NULL;
     g->scc_flags = g->zpend = NULL;
-    g->self = g->ret = NULL;
+    g->ret = NULL;
     /* The unreachable forest may be half-built: reset it. */
     for (size_t v = 0; v < g->nlive; v++)
-        if (g->region[v] == HP_R_UNREACH) {
+        if (HP_REGION(g, v) == HP_R_UNREACH) {
+            g->region[v] &= (uint8_t)~HP_F_LEAK;
             g->depth[v] = g->pnode[v] = g->pedge[v] = g->anc[v] = HP_NONE;
         }
     return -1;

@@ -16,11 +16,11 @@
 /* SCCs up to this size show each member its own shortest cycle. */
 #define HP_SMALL_SCC 64u
 
+/* 16 bytes: a snapshot of millions of objects keeps one per reference. */
 typedef struct hp_edge {
     uint32_t src, dst;
     uint32_t label;          /* interned label number */
-    uint32_t pad;
-    int64_t index;           /* slot, or -1 */
+    int32_t index;           /* slot, or -1 (slots past INT32_MAX clamp) */
 } hp_edge;
 
 typedef struct hp_edges {
@@ -30,12 +30,18 @@ typedef struct hp_edges {
 } hp_edges;
 
 enum { HP_R_ZOMBIE = 0, HP_R_REACH = 1, HP_R_UNREACH = 2 };
+/* Flag bits of region[]: HP_REGION(x) is the HP_R_* value. */
+enum { HP_F_ROOT = 4,     /* held directly by a root */
+       HP_F_SEL = 8,      /* selected (hp_select) */
+       HP_F_LEAK = 16 };  /* reference-count leak (hp_analyze) */
+#define HP_REGION(g, v) ((g)->region[v] & 3u)
 enum { HP_SCC_CYCLIC = 1, HP_SCC_SOURCE = 2 };
 
 struct hp_graph {
     size_t n, nlive;
-    obj **objs;
-    uint32_t *hash; size_t hcap;          /* node + 1, 0 = empty */
+    obj **objs;   /* node -> object; each object's gc_refs holds its node
+                     number while the snapshot lives (no hash table: the
+                     collector only reads gc_refs inside a collection) */
     hp_edges strong, weak;
     /* interned edge labels */
     char **labels; size_t nlabels, labels_cap;
@@ -50,8 +56,7 @@ struct hp_graph {
 
     /* reachability (hp_snapshot): BFS forest from the roots, then (in
      * analyze) from the sources of the unreachable part */
-    uint8_t *region;                      /* HP_R_* */
-    uint8_t *root_target;                 /* held directly by a root */
+    uint8_t *region;                      /* HP_R_* | HP_F_* bits */
     uint32_t *pnode, *pedge, *depth, *anc;
     uint64_t nunreach, nzombie;
 
@@ -61,7 +66,13 @@ struct hp_graph {
     uint32_t *scc_rep, *scc_size; uint8_t *scc_flags; size_t nscc;
     uint32_t *zedge;                      /* zombies: chosen weak edge */
     uint8_t *zpend;                       /* zombies: held by a pending list */
-    uint64_t *self, *ret;                 /* bytes, retained bytes */
+    uint64_t *ret;                        /* retained bytes, n + 3 */
+    uint32_t *idom;                       /* dominator, n + 3 (n..n+2 virtual) */
+    uint32_t *dcount;                     /* objects in the dominator subtree */
+    uint32_t *found;                      /* live: holders found (edges + roots
+                                             + finalizer registry), when
+                                             anything is unreachable */
+    size_t nsel;                          /* objects marked HP_F_SEL */
     /* scratch for big cycles (lazy) */
     uint32_t *tmark, *tq, *tpar; uint32_t tgen;
     char *buf; size_t buf_cap;            /* path formatting */
@@ -70,6 +81,9 @@ struct hp_graph {
 void *hp_xalloc(size_t count, size_t size);           /* ER_OOM on NULL */
 void hp_xfree(void *p, size_t count, size_t size);
 uint32_t hp_lookup(const hp_graph *g, const obj *o);  /* HP_NONE if absent */
+uint64_t hp_self(const hp_graph *g, uint32_t v);      /* bytes of node v */
+/* Path elements of node v as strings (hp_path.c). */
+int hp_fill_record(hp_graph *g, uint32_t v, hp_retained *r);
 /* Build nodes and edges (weak ones too when with_weak). 0 or -1. */
 int hp_build(hp_graph *g, const hp_root *roots, size_t nroots, int with_weak);
 void hp_release(hp_graph *g);                         /* frees g's arrays */

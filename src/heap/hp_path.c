@@ -24,6 +24,7 @@ const char *hp_reason_name(hp_reason r)
     case HP_UNREACHABLE: return "unreachable";
     case HP_STALE_MEMO: return "stale-memo";
     case HP_PENDING_STORAGE: return "pending-storage";
+    case HP_REFCOUNT_LEAK: return "refcount-leak";
     }
     return "?";
 }
@@ -168,7 +169,7 @@ static size_t small_cycle(const hp_graph *g, uint32_t x, uint32_t *out)
         uint32_t u = q[qh];
         for (uint32_t k = E->off[u]; k < E->off[u + 1]; k++) {
             uint32_t w = E->e[k].dst;
-            if (g->region[w] != HP_R_UNREACH || g->scc[w] != g->scc[x])
+            if (HP_REGION(g, w) != HP_R_UNREACH || g->scc[w] != g->scc[x])
                 continue;
             if (w == x) {
                 size_t len = 0;
@@ -223,7 +224,7 @@ static int big_cycle(hp_graph *g, uint32_t r, uint32_t **out, size_t *len, size_
         uint32_t u = g->tq[qh];
         for (uint32_t k = E->off[u]; k < E->off[u + 1]; k++) {
             uint32_t w = E->e[k].dst;
-            if (g->region[w] != HP_R_UNREACH || g->scc[w] != g->scc[r])
+            if (HP_REGION(g, w) != HP_R_UNREACH || g->scc[w] != g->scc[r])
                 continue;
             if (w == r) {
                 size_t m = 1;
@@ -360,7 +361,7 @@ static int build_path(hp_graph *g, uint32_t v, hp_retained *out)
     pel el[MAX_PEL];
     size_t k = 0;
     uint32_t holder = v, weak = HP_NONE;
-    if (g->region[v] == HP_R_ZOMBIE) {
+    if (HP_REGION(g, v) == HP_R_ZOMBIE) {
         weak = g->zedge[v - g->nlive];
         if (weak == HP_NONE) {
             el[k].kind = PE_TEXT;
@@ -375,7 +376,7 @@ static int build_path(hp_graph *g, uint32_t v, hp_retained *out)
     size_t nbig = 0, bigcap = 0;
     el[k].kind = PE_TEXT;
     el[k].s = NULL;
-    if (g->region[holder] == HP_R_REACH) {
+    if (HP_REGION(g, holder) == HP_R_REACH) {
         el[k++].s = tree_root_name(g, holder);
         s.nchain = g->depth[holder];
     } else {
@@ -402,18 +403,22 @@ static int build_path(hp_graph *g, uint32_t v, hp_retained *out)
     return rc;
 }
 
-static int fill_record(hp_graph *g, uint32_t v, hp_retained *r)
+int hp_fill_record(hp_graph *g, uint32_t v, hp_retained *r)
 {
     const obj *o = g->objs[v];
     r->id = o->id;
     r->kind = o->type->kind;
     r->type_name = o->type->name;
     r->site = o->site;
-    r->bytes = g->self[v];
+    r->bytes = hp_self(g, v);
     r->retained_bytes = g->ret[v];
-    switch (g->region[v]) {
+    r->strong = o->strong;
+    r->found = g->found && v < g->nlive ? g->found[v] : 0;
+    switch (HP_REGION(g, v)) {
     case HP_R_REACH: r->reason = HP_REACHABLE; break;
-    case HP_R_UNREACH: r->reason = HP_UNREACHABLE; break;
+    case HP_R_UNREACH:
+        r->reason = (g->region[v] & HP_F_LEAK) ? HP_REFCOUNT_LEAK : HP_UNREACHABLE;
+        break;
     default:
         r->reason = g->zpend[v - g->nlive] ? HP_PENDING_STORAGE : HP_STALE_MEMO;
         break;
@@ -463,7 +468,7 @@ int hp_retained_all(hp_graph *g, hp_retained **out, size_t *n)
     }
     memset(r, 0, g->n * sizeof *r);
     for (size_t i = 0; i < g->n; i++) {
-        if (fill_record(g, keys[i].v, &r[i]) != 0) {
+        if (hp_fill_record(g, keys[i].v, &r[i]) != 0) {
             hp_retained_free(r, g->n);
             hp_xfree(keys, g->n, sizeof *keys);
             return -1;
@@ -483,7 +488,7 @@ int hp_retained_one(hp_graph *g, const obj *o, hp_retained *out)
     uint32_t v = hp_lookup(g, o);
     if (v == HP_NONE)
         return er_set(ER_INTERNAL, "hp_retained_one: object not in the snapshot");
-    if (fill_record(g, v, out) != 0) {
+    if (hp_fill_record(g, v, out) != 0) {
         hp_retained_clear(out);
         return -1;
     }
@@ -662,6 +667,7 @@ int hp_group_records(const hp_retained *r, size_t n, hp_group **out, size_t *ngr
             hit->reason = x->reason;
             hit->via = via;
             hit->example = i;
+            hit->nexamples = 1;
             table[slot] = (uint32_t)++ng;
         }
         hit->count++;

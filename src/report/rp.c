@@ -56,7 +56,8 @@ static void failure_clear(rp_failure *f)
     rp_free_str(f->text);
     rp_free_str(f->actual);
     rp_free_str(f->message);
-    hp_retained_free(f->objects, f->nobjects);
+    hp_summary sm = {0, 0, f->groups, f->ngroups, f->objects, f->nobjects, f->top, f->ntop};
+    hp_summary_free(&sm);
     memset(f, 0, sizeof *f);
 }
 
@@ -69,8 +70,8 @@ void rp_scenario_clear(rp_scenario *s)
         failure_clear(&s->failures[i]);
     if (s->failures)
         al_free(s->failures, s->nfailures * sizeof *s->failures, AL_K_REPORT);
-    hp_retained_free(s->retained, s->nretained);
-    hp_groups_free(s->groups, s->ngroups);
+    hp_summary sm = {0, 0, s->groups, s->ngroups, s->retained, s->nretained, s->top, s->ntop};
+    hp_summary_free(&sm);
     for (size_t i = 0; i < s->ncheckpoints; i++)
         rp_free_str(s->checkpoints[i].name);
     if (s->checkpoints)
@@ -354,7 +355,7 @@ void rp_path(sk *s, char *const *path, size_t n)
     }
 }
 
-enum { TEXT_OBJECTS = 5, TEXT_GROUPS = 10, FAILURE_OBJECTS = 3 };
+enum { TEXT_GROUPS = 10, FAILURE_GROUPS = 5, TEXT_EXAMPLES = 1 };
 
 static void object_line(sk *s, const hp_retained *r, const char *indent)
 {
@@ -371,11 +372,88 @@ static void object_line(sk *s, const hp_retained *r, const char *indent)
     }
     sk_fmt(s, " %s, retains %s, created ", b1, b2);
     sk_puts(s, site);
-    sk_fmt(s, ", %s:\n", hp_reason_name(r->reason));
+    sk_fmt(s, ", %s", hp_reason_name(r->reason));
+    if (r->reason == HP_REFCOUNT_LEAK && r->strong > r->found) {
+        uint32_t lost = r->strong - r->found;
+        sk_fmt(s, " (strong count %u, holders found %u: %u reference%s unaccounted for)",
+               r->strong, r->found, lost, lost == 1 ? "" : "s");
+    }
+    sk_puts(s, ":\n");
     sk_puts(s, indent);
     sk_puts(s, "  ");
     rp_path(s, r->path, r->path_len);
     sk_puts(s, "\n");
+}
+
+/* What retains the most (hp_top), then groups with their examples. */
+typedef struct rp_objs {
+    uint64_t total;
+    const hp_group *groups; size_t ngroups;
+    const hp_retained *recs; size_t nrecs;
+    const hp_top *top; size_t ntop;
+} rp_objs;
+
+static void top_lines(sk *s, const rp_objs *x, const char *indent)
+{
+    for (size_t i = 0; i < x->ntop; i++) {
+        const hp_top *t = &x->top[i];
+        char b[32];
+        rp_bytes(t->retained_bytes, b, sizeof b);
+        sk_puts(s, indent);
+        sk_fmt(s, "biggest: %s#%llu retains %s: %llu objects", t->type_name ? t->type_name : "?",
+               (unsigned long long)t->id, b, (unsigned long long)t->count);
+        if (t->main_count)
+            sk_fmt(s, ", %llu of them through %s (%s)", (unsigned long long)t->main_count,
+                   t->main_via, obj_kind_name(t->main_kind));
+        sk_puts(s, "\n");
+        sk_puts(s, indent);
+        sk_puts(s, "  ");
+        sk_puts(s, t->path);
+        sk_puts(s, "\n");
+    }
+}
+
+static void group_lines(sk *s, const rp_objs *x, const rp_options *o, const char *indent,
+                        size_t maxg)
+{
+    int verbose = o && o->verbose;
+    size_t ng = x->ngroups;
+    size_t gshown = verbose || ng <= maxg ? ng : maxg;
+    char ind2[64];
+    snprintf(ind2, sizeof ind2, "%s  ", indent);
+    for (size_t i = 0; i < gshown; i++) {
+        const hp_group *g = &x->groups[i];
+        char site[300], each[32], tot[32], ret[32];
+        rp_site(g->site, site, sizeof site);
+        rp_bytes(g->bytes_each, each, sizeof each);
+        rp_bytes(g->total_bytes, tot, sizeof tot);
+        rp_bytes(g->total_retained, ret, sizeof ret);
+        sk_puts(s, indent);
+        sk_fmt(s, "%llu x %s (", (unsigned long long)g->count, obj_kind_name(g->kind));
+        sk_puts(s, g->type_name ? g->type_name : "?");
+        sk_fmt(s, "), %s each", each);
+        if (g->count > 1)
+            sk_fmt(s, ", %s in all, retaining %s", tot, ret);
+        sk_puts(s, ", created ");
+        sk_puts(s, site);
+        sk_fmt(s, ", %s, via ", hp_reason_name(g->reason));
+        sk_puts(s, g->via ? g->via : "?");
+        sk_puts(s, "\n");
+        size_t nex = g->nexamples;
+        if (g->example + nex > x->nrecs)
+            nex = g->example < x->nrecs ? x->nrecs - g->example : 0;
+        size_t shown = verbose || nex < TEXT_EXAMPLES ? nex : TEXT_EXAMPLES;
+        for (size_t k = 0; k < shown; k++)
+            object_line(s, &x->recs[g->example + k], ind2);
+        if (shown < g->count) {
+            sk_puts(s, ind2);
+            sk_fmt(s, "... and %llu more\n", (unsigned long long)(g->count - shown));
+        }
+    }
+    if (gshown < ng) {
+        sk_puts(s, indent);
+        sk_fmt(s, "... and %zu more groups (-v lists them)\n", ng - gshown);
+    }
 }
 
 void rp_details(sk *s, const rp_scenario *sc, const rp_options *o, const char *indent)
@@ -413,26 +491,31 @@ void rp_details(sk *s, const rp_scenario *sc, const rp_options *o, const char *i
             sk_puts(s, f->message);
         }
         sk_puts(s, "\n");
-        size_t shown = verbose ? f->nobjects : (f->nobjects < FAILURE_OBJECTS ? f->nobjects
-                                                                              : FAILURE_OBJECTS);
-        for (size_t k = 0; k < shown; k++)
-            object_line(s, &f->objects[k], ind2);
-        if (shown < f->nobjects) {
-            sk_puts(s, ind2);
-            sk_fmt(s, "... and %zu more\n", f->nobjects - shown);
+        if (!f->nobjects)
+            continue;
+        hp_group *own = NULL;
+        size_t ng = f->ngroups;
+        if (!f->groups) {
+            if (hp_group_records(f->objects, f->nobjects, &own, &ng) != 0) {
+                s->oom = 1;
+                ng = 0;
+            }
         }
+        rp_objs x = {f->objects_total ? f->objects_total : f->nobjects,
+                     f->groups ? f->groups : own, ng, f->objects, f->nobjects, f->top, f->ntop};
+        uint64_t bytes = 0;
+        for (size_t k = 0; k < x.ngroups; k++)
+            bytes += x.groups[k].total_bytes;
+        char b[32];
+        rp_bytes(bytes, b, sizeof b);
+        sk_puts(s, ind2);
+        sk_fmt(s, "%llu object%s behind it, %s\n", (unsigned long long)x.total,
+               x.total == 1 ? "" : "s", b);
+        top_lines(s, &x, ind2);
+        group_lines(s, &x, o, ind2, FAILURE_GROUPS);
+        hp_groups_free(own, own ? ng : 0);
     }
     if (sc->nretained) {
-        uint64_t total = 0;
-        for (size_t i = 0; i < sc->nretained; i++)
-            total += sc->retained[i].bytes;
-        char b[32];
-        rp_bytes(total, b, sizeof b);
-        sk_puts(s, indent);
-        sk_color(s, "\033[31m");
-        sk_fmt(s, "retained: %zu object%s, %s", sc->nretained, sc->nretained == 1 ? "" : "s", b);
-        sk_color(s, "\033[0m");
-        sk_puts(s, "\n");
         hp_group *gs = sc->groups, *own = NULL;
         size_t ng = sc->ngroups;
         if (!gs) {
@@ -442,36 +525,24 @@ void rp_details(sk *s, const rp_scenario *sc, const rp_options *o, const char *i
             }
             gs = own;
         }
-        size_t gshown = verbose || ng <= TEXT_GROUPS ? ng : TEXT_GROUPS;
-        for (size_t i = 0; i < gshown; i++) {
-            char site[300], each[32];
-            rp_site(gs[i].site, site, sizeof site);
-            rp_bytes(gs[i].bytes_each, each, sizeof each);
-            sk_puts(s, indent);
-            sk_fmt(s, "  %llu x %s (", (unsigned long long)gs[i].count,
-                   obj_kind_name(gs[i].kind));
-            sk_puts(s, gs[i].type_name ? gs[i].type_name : "?");
-            sk_fmt(s, "), %s each, created ", each);
-            sk_puts(s, site);
-            sk_fmt(s, ", %s, via ", hp_reason_name(gs[i].reason));
-            sk_puts(s, gs[i].via);
-            sk_puts(s, "\n");
-        }
-        if (gshown < ng) {
-            sk_puts(s, indent);
-            sk_fmt(s, "  ... and %zu more groups\n", ng - gshown);
-        }
-        hp_groups_free(own, own ? ng : 0);
-        size_t shown = verbose || sc->nretained <= TEXT_OBJECTS ? sc->nretained : TEXT_OBJECTS;
+        rp_objs x = {sc->retained_total ? sc->retained_total : sc->nretained, gs, ng,
+                     sc->retained, sc->nretained, sc->top, sc->ntop};
+        uint64_t total = 0;
+        for (size_t i = 0; i < ng; i++)
+            total += gs[i].total_bytes;
+        char b[32];
+        rp_bytes(total, b, sizeof b);
+        sk_puts(s, indent);
+        sk_color(s, "\033[31m");
+        sk_fmt(s, "retained: %llu object%s, %s", (unsigned long long)x.total,
+               x.total == 1 ? "" : "s", b);
+        sk_color(s, "\033[0m");
+        sk_puts(s, "\n");
         char ind[64];
         snprintf(ind, sizeof ind, "%s  ", indent);
-        for (size_t i = 0; i < shown; i++)
-            object_line(s, &sc->retained[i], ind);
-        if (shown < sc->nretained) {
-            sk_puts(s, indent);
-            sk_fmt(s, "  ... and %zu more retained objects (-v lists all)\n",
-                   sc->nretained - shown);
-        }
+        top_lines(s, &x, ind);
+        group_lines(s, &x, o, ind, TEXT_GROUPS);
+        hp_groups_free(own, own ? ng : 0);
     }
     if (sc->leaked_bytes) {
         char b[32];

@@ -23,9 +23,14 @@ typedef struct rp_failure {
     char *text;        /* the statement as written: "expect m.memo_meta == 0" */
     char *actual;      /* "1", or the error raised: "ShapeError: ..." */
     char *message;     /* the expect's message, or what went wrong */
-    /* objects behind a failing liveness/memo expectation, may be 0 */
+    /* objects behind a failing liveness/memo/census expectation, may be 0:
+     * objects_total of them, in groups (hp_summarize), with up to K
+     * examples per group in objects (groups[i].example indexes it) */
     hp_retained *objects;
     size_t nobjects;
+    uint64_t objects_total;
+    hp_group *groups; size_t ngroups;
+    hp_top *top; size_t ntop;        /* HP_TOP entries allocated when top */
 } rp_failure;
 
 typedef struct rp_checkpoint {
@@ -48,6 +53,9 @@ typedef struct rp_scenario {
     rp_failure *failures; size_t nfailures;
     hp_retained *retained; size_t nretained;   /* at the strict end check */
     hp_group *groups; size_t ngroups;
+    uint64_t retained_total;         /* objects retained (retained holds
+                                        examples); 0: nretained */
+    hp_top *top; size_t ntop;        /* biggest retainers, HP_TOP allocated */
     rp_checkpoint *checkpoints; size_t ncheckpoints;
     char *error;                     /* status error: what happened */
     uint64_t statements, allocations, peak_bytes, leaked_bytes;

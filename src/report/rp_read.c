@@ -259,7 +259,7 @@ static int read_record(rd *d, hp_retained *r)
         } else if (strcmp(key, "reason") == 0) {
             if ((rc = rp_jr_string(j)) == 0) {
                 int found = 0;
-                for (int x = HP_REACHABLE; x <= HP_PENDING_STORAGE && !found; x++)
+                for (int x = HP_REACHABLE; x <= HP_REFCOUNT_LEAK && !found; x++)
                     if (strcmp(hp_reason_name((hp_reason)x), j->str) == 0) {
                         r->reason = (hp_reason)x;
                         found = 1;

@@ -93,6 +93,8 @@ typedef struct sc_options {
                                 scan per scenario */
     FILE *dot;               /* hp_write_dot of the retained graph of a
                                 failing scenario, or NULL */
+    uint32_t examples;       /* examples kept per group of retained objects
+                                and of a failure's objects (0: 3) */
     /* Called after every statement (timeline), may be NULL. */
     void (*on_statement)(void *arg, uint32_t line, uint64_t live_objects,
                          uint64_t live_bytes);

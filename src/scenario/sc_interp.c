@@ -1115,8 +1115,7 @@ static int counter_attr(const sc_expr *e)
 /* Collect the objects behind a memo counter: the entries reached from the
  * converter(s) of `o` through edges whose label starts with `label`. */
 typedef struct collect {
-    obj *found[16];
-    size_t n;
+    hp_graph *g;             /* entries are selected there */
     const char *label;
     obj *convs[4];
     size_t nconv;
@@ -1142,17 +1141,14 @@ static void collect_entry(obj *child, const char *label, long index, void *arg)
 {
     collect *c = arg;
     (void)index;
-    if (!child || !label || c->n >= 16 || strncmp(label, c->label, strlen(c->label)) != 0)
+    if (!child || !label || strncmp(label, c->label, strlen(c->label)) != 0)
         return;
-    for (size_t i = 0; i < c->n; i++)
-        if (c->found[i] == child)
-            return;
-    c->found[c->n++] = child;
+    hp_select(c->g, child);
 }
 
 static void memo_objects(obj *o, int attr, collect *c)
 {
-    c->n = c->nconv = 0;
+    c->nconv = 0;
     if (o->type->kind == OBJ_FAKE_CONVERTER || o->type->kind == OBJ_META_CONVERTER)
         c->convs[c->nconv++] = o;
     /* mode -> FakeTensorConverter -> MetaConverter */
@@ -1176,11 +1172,11 @@ static void memo_objects(obj *o, int attr, collect *c)
 
 /* The objects behind a census call that an expectation compared:
  * live("KIND") -> live objects of that kind, bytes() -> storages with real
- * bytes. Up to max, oldest first; returns how many. */
-static size_t census_objects(const sc_expr *e, obj **out, size_t max)
+ * bytes, all of them selected in g. */
+static void census_objects(const sc_expr *e, hp_graph *g)
 {
-    if (e->kind != E_CALL || max == 0)
-        return 0;
+    if (e->kind != E_CALL)
+        return;
     live_kind k;
     if (e->id == B_BYTES) {
         k = LK_DATA;
@@ -1190,61 +1186,46 @@ static size_t census_objects(const sc_expr *e, obj **out, size_t max)
         else if (e->args[0]->kind == E_STR)
             k = live_kind_of(e->args[0]->name, e->args[0]->slen);
         else
-            return 0;
+            return;
     } else {
-        return 0;
+        return;
     }
-    size_t n = 0;
-    for (obj *o = obj_live_first(); o && n < max && k != LK_UNKNOWN; o = obj_iter_next(o))
+    for (obj *o = obj_live_first(); o && k != LK_UNKNOWN; o = obj_iter_next(o))
         if (live_match(o, k))
-            out[n++] = o;
-    return n;
+            hp_select(g, o);
 }
 
-/* Attach hp records for objs to the failure f (best effort). */
-static void attach_objects(sc_vm *vm, rp_failure *f, obj *const *objs, size_t n)
+/* Attach the objects behind a failing expectation to f (best effort): the
+ * liveness subjects, and for a comparison the memo entries / census
+ * objects of its sides, as totals, groups and a few examples each. */
+static void attach_objects(sc_vm *vm, rp_failure *f, obj *const *objs, size_t n,
+                           const sc_expr *cmp, const sc_val *held)
 {
-    if (!f || n == 0)
+    if (!f || (n == 0 && !cmp))
         return;
-    size_t nr = sc_vm_roots(vm);
-    hp_graph *g = hp_snapshot(vm->roots, nr);
+    hp_graph *g = sc_vm_snapshot(vm);
     if (!g) {
         er_clear();
         return;
     }
-    hp_retained *recs = al_malloc(n * sizeof *recs, AL_K_HEAP, "sc expect objects");
-    if (!recs) {
-        er_clear();
-        hp_free(g);
-        return;
-    }
-    memset(recs, 0, n * sizeof *recs);
-    size_t k = 0;
+    hp_select_clear(g);
     for (size_t i = 0; i < n; i++)
-        if (hp_retained_one(g, objs[i], &recs[k]) == 0)
-            k++;
-        else
-            er_clear();
-    hp_free(g);
-    if (k == 0) {
-        al_free(recs, n * sizeof *recs, AL_K_HEAP);
+        hp_select(g, objs[i]);
+    for (int i = 0; cmp && i < 2; i++) {
+        census_objects(cmp->args[i], g);
+        if (held[i].k != V_OBJ)
+            continue;
+        collect col;
+        col.g = g;
+        memo_objects(held[i].o, cmp->args[i]->id, &col);
+    }
+    hp_summary sm;
+    if (hp_selected(g) == 0)
         return;
-    }
-    if (k < n) {
-        hp_retained *sh = al_realloc(recs, n * sizeof *recs, k * sizeof *recs, AL_K_HEAP,
-                                     "sc expect objects");
-        if (!sh) {
-            /* keep the larger block: free it exactly as allocated */
-            for (size_t i = 0; i < k; i++)
-                hp_retained_clear(&recs[i]);
-            al_free(recs, n * sizeof *recs, AL_K_HEAP);
-            er_clear();
-            return;
-        }
-        recs = sh;
-    }
-    f->objects = recs;
-    f->nobjects = k;
+    if (hp_summarize(g, HP_SEL_MARKED, sc_examples(vm), &sm) == 0)
+        sc_summary_to_failure(&sm, f);
+    else
+        er_clear();
 }
 
 static void stmt_text_impl(const sc_vm *vm, const sc_stmt *s, char *buf, size_t n)
@@ -1263,8 +1244,9 @@ static int exec_expect(sc_vm *vm, const sc_stmt *s)
     const sc_expr *c = s->e;
     char actual[512] = "";
     int ok = 0;
-    obj *subjects[16];
+    obj *subjects[1];
     size_t nsub = 0;
+    const sc_expr *cmp_failed = NULL;   /* a failed comparison's objects */
     sc_val held[2] = {{0}, {0}};   /* kept to find the objects behind a failure */
     int rc = -1;
 
@@ -1340,15 +1322,7 @@ static int exec_expect(sc_vm *vm, const sc_stmt *s)
                 snprintf(actual, sizeof actual, "%s vs %s", a, b);
             else
                 snprintf(actual, sizeof actual, "%s", a);
-            for (int i = 0; i < 2; i++) {
-                nsub += census_objects(c->args[i], subjects + nsub, 16 - nsub);
-                if (held[i].k != V_OBJ)
-                    continue;
-                collect col;
-                memo_objects(held[i].o, c->args[i]->id, &col);
-                for (size_t k = 0; k < col.n && nsub < 16; k++)
-                    subjects[nsub++] = col.found[k];
-            }
+            cmp_failed = c;
         }
         val_drop(&v[0]);
         val_drop(&v[1]);
@@ -1377,7 +1351,7 @@ static int exec_expect(sc_vm *vm, const sc_stmt *s)
         if (vm->out->status == RP_PASS)
             vm->out->status = RP_FAIL;
         rp_failure *f = sc_add_failure(vm, s, actual, s->msg);
-        attach_objects(vm, f, subjects, nsub);
+        attach_objects(vm, f, subjects, nsub, cmp_failed, held);
     }
     rc = 0;
 out:
@@ -1408,6 +1382,8 @@ static int pre(sc_vm *vm, const sc_stmt *s)
         return er_set(ER_LIMIT, "more than %" PRIu64 " statements executed (--max-statements)",
                       vm->o->max_statements);
     vm->executed++;
+    if (s->kind != S_EXPECT)
+        sc_vm_drop_snapshot(vm);   /* the heap is about to change */
     obj_set_site(vm->p->file, s->line);
     return 0;
 }
@@ -1453,6 +1429,8 @@ static int post(sc_vm *vm, const sc_stmt *s)
     /* the interpreter allocates nothing per statement, so the total is the
      * model's bytes plus a constant: cheaper than sc_model_bytes() */
     uint64_t b = al_live_bytes();
+    if (vm->snap)   /* a kept snapshot is not the model's */
+        b -= al_live_bytes_kind(AL_K_HEAP);
     if (b > vm->peak)
         vm->peak = b;
     if (vm->o->verify ||

@@ -9,6 +9,7 @@
 
 #include "alloc/al.h"
 #include "core/er.h"
+#include "core/gc.h"
 
 char *sc_rp_strdup(const char *s)
 {
@@ -64,4 +65,67 @@ rp_failure *sc_add_failure(sc_vm *vm, const sc_stmt *s, const char *actual,
     f->actual = sc_rp_strdup(actual ? actual : "");
     f->message = sc_rp_strdup(message ? message : "");
     return f;
+}
+
+/* ---- one snapshot per heap state ---- */
+
+hp_graph *sc_vm_snapshot(sc_vm *vm)
+{
+    /* Reusable while nothing but this and earlier expectations ran: the
+     * statement that asks is counted already, so one statement since. */
+    gc_stats gs;
+    gc_stats_get(&gs);
+    if (vm->snap && vm->executed == vm->snap_at + 1 && obj_live_count() == vm->snap_live &&
+        obj_zombie_count() == vm->snap_zombie && gs.collections == vm->snap_gc) {
+        vm->snap_at = vm->executed;
+        return vm->snap;
+    }
+    sc_vm_drop_snapshot(vm);
+    size_t nr = sc_vm_roots(vm);
+    vm->snap = hp_snapshot(vm->roots, nr);
+    vm->snap_at = vm->executed;
+    vm->snap_live = obj_live_count();
+    vm->snap_zombie = obj_zombie_count();
+    vm->snap_gc = gs.collections;
+    return vm->snap;
+}
+
+void sc_vm_drop_snapshot(sc_vm *vm)
+{
+    hp_free(vm->snap);
+    vm->snap = NULL;
+}
+
+size_t sc_examples(const sc_vm *vm)
+{
+    return vm->o->examples ? vm->o->examples : 3;
+}
+
+void sc_summary_to_scenario(hp_summary *sm, rp_scenario *out)
+{
+    hp_summary old = {0, 0, out->groups, out->ngroups, out->retained, out->nretained,
+                      out->top, out->ntop};
+    hp_summary_free(&old);
+    out->retained = sm->examples;
+    out->nretained = sm->nexamples;
+    out->groups = sm->groups;
+    out->ngroups = sm->ngroups;
+    out->top = sm->top;
+    out->ntop = sm->ntop;
+    out->retained_total = sm->total;
+    memset(sm, 0, sizeof *sm);
+}
+
+void sc_summary_to_failure(hp_summary *sm, rp_failure *f)
+{
+    hp_summary old = {0, 0, f->groups, f->ngroups, f->objects, f->nobjects, f->top, f->ntop};
+    hp_summary_free(&old);
+    f->objects = sm->examples;
+    f->nobjects = sm->nexamples;
+    f->groups = sm->groups;
+    f->ngroups = sm->ngroups;
+    f->top = sm->top;
+    f->ntop = sm->ntop;
+    f->objects_total = sm->total;
+    memset(sm, 0, sizeof *sm);
 }

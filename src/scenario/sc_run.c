@@ -157,6 +157,7 @@ static void mark_fail(rp_scenario *out)
 /* Strict end check: anything alive, any model byte live. */
 static void end_check(sc_vm *vm, uint64_t base)
 {
+    sc_vm_drop_snapshot(vm);
     uint64_t live = obj_live_count() + obj_zombie_count();
     uint64_t now = sc_model_bytes();
     uint64_t bytes = now > base ? now - base : 0;
@@ -175,19 +176,11 @@ static void end_check(sc_vm *vm, uint64_t base)
         return;
     }
     if (g) {
-        hp_retained *r = NULL;
-        size_t n = 0;
-        if (hp_retained_all(g, &r, &n) == 0) {
-            out->retained = r;
-            out->nretained = n;
-            hp_group *gr = NULL;
-            size_t ng = 0;
-            if (hp_group_records(r, n, &gr, &ng) == 0) {
-                out->groups = gr;
-                out->ngroups = ng;
-            }
+        hp_summary sm;
+        if (hp_summarize(g, HP_SEL_ALL, sc_examples(vm), &sm) == 0) {
+            sc_summary_to_scenario(&sm, out);
             if (vm->o->dot)
-                hp_write_dot(g, r, n, vm->o->dot);
+                hp_write_dot(g, out->retained, out->nretained, vm->o->dot);
         }
         er_clear();
         hp_free(g);
@@ -469,6 +462,7 @@ static int run_program(const sc_program *p, const sc_options *opt, rp_scenario *
         done = r + 1;
         if (r + 1 == rounds || vm.stopped)
             record_checkpoints(&vm);
+        sc_vm_drop_snapshot(&vm);
         teardown(&vm, ord);
         if (rounds > 1 && !vm.stopped) {
             if (r == 0)
@@ -487,6 +481,7 @@ static int run_program(const sc_program *p, const sc_options *opt, rp_scenario *
     }
 
 cleanup:
+    sc_vm_drop_snapshot(&vm);
     sc_reclaim_all();
     gc_set_auto(0, 700);
     ts_set_max_bytes(0);

@@ -48,7 +48,20 @@ struct sc_vm {
     const sc_stmt *cur;      /* statement being executed */
     int stopped;             /* a statement failed: stop the round */
     uint64_t peak;           /* highest al_live_bytes() after a statement */
+    /* One heap snapshot for everything asked of one heap state: kept while
+     * only expectations run (snap_at: vm->executed when last used). */
+    hp_graph *snap;
+    uint64_t snap_at, snap_live, snap_zombie, snap_gc;
 };
+
+/* The snapshot of the current heap state with the current roots (reused
+ * when nothing but expectations ran since), or NULL (er set). Owned by vm. */
+hp_graph *sc_vm_snapshot(sc_vm *vm);
+void sc_vm_drop_snapshot(sc_vm *vm);
+/* Move a summary into a scenario's retained fields / a failure's. */
+void sc_summary_to_scenario(hp_summary *sm, rp_scenario *out);
+void sc_summary_to_failure(hp_summary *sm, rp_failure *f);
+size_t sc_examples(const sc_vm *vm);
 
 /* Bytes live through the allocator that belong to the model (not the
  * interpreter, heap analysis or report records). */
