@@ -70,19 +70,19 @@ def tup(xs):
 class Obj:
     """One recorded object. kind: real fake op meta mode conv keeper grad."""
     __slots__ = ("name", "kind", "key", "oid", "owner", "stor", "sref",
-                 "geom", "mode")
+                 "geom", "mode", "pre")
 
     def __init__(self, kind, oid):
         self.kind, self.oid = kind, oid
         self.name = self.key = self.owner = self.stor = self.sref = None
-        self.geom = self.mode = None
+        self.geom = self.mode = self.pre = None
 
 
 class Line:
-    __slots__ = ("kind", "text", "site")     # kind: stmt expect open close note
+    __slots__ = ("kind", "text", "site", "pre")   # kind: stmt expect open close
 
     def __init__(self, kind, text, site=""):
-        self.kind, self.text, self.site = kind, text, site
+        self.kind, self.text, self.site, self.pre = kind, text, site, []
 
 
 class Recorder:
@@ -100,7 +100,8 @@ class Recorder:
         self.notes = []           # header lines: what could not be expressed
         self.notes_seen = set()
         self.objs = {}            # id(obj) -> Obj while PyTorch's object lives
-        self.dead = []            # Obj died since the last flush
+        self.need = False         # a death's counters are still to be read
+        self.keep_checks = []     # (Obj, its del Line): storage still held?
         self.free = {}            # (prefix, site) -> [free names]
         self.count = {}           # prefix -> last number
         self.modes = {}           # id(mode) -> (Obj, weakref)  FakeTensorModes
@@ -204,53 +205,76 @@ class Recorder:
     # -------------------------------------------------------------- deaths
 
     def died(self, oid):
+        """weakref.finalize callback. It runs after PyTorch's own finalizers
+        of the same tensor (newest first; ours was registered before any
+        conversion), so the counters are read at the next death or event,
+        once this death's callbacks are all done."""
         o = self.objs.pop(oid, None)
-        if o is not None and not self.stopped:
-            self.dead.append(o)
+        if o is None or self.stopped:
+            return
+        if o.kind not in ("real", "grad"):
+            self.settle()      # ours is its first callback (see refresh())
+        self.stats["deaths"] += 1
+        if o.kind in ("real", "keeper", "grad"):
+            self.unhold(o)
+        if o.kind == "grad":
+            if o.owner is not None and o.owner.oid in self.objs:
+                self.emit("%s.grad = none" % o.owner.name, "grad replaced")
+                self.need = True
+            return
+        if o.kind == "mode" and self.open_with == o.name:
+            self.close_with()
+        ln = Line("stmt", "del " + o.name)
+        self.lines.append(ln)
+        if o.kind == "real" and o.sref is not None:
+            self.keep_checks.append((o, ln))
+        self.free.setdefault(o.key, []).append(o.name)
+        self.modes.pop(o.oid, None)
+        self.mcs.pop(o.oid, None)
+        self.need = True
+
+    def refresh(self, x):
+        """Give recorded real tensor x a callback that runs before PyTorch's
+        finalizers of it (the newest runs first): it reads the counters of
+        the previous death, before this death changes them."""
+        o = self.objs.get(id(x)) if x is not None else None
+        if o is None or o.kind not in ("real", "grad"):
+            return
+        if o.pre is not None:
+            o.pre.detach()
+        o.pre = weakref.finalize(x, self.settle_cb)
+
+    def settle_cb(self):
+        if not self.stopped:
+            self.settle()
+
+    def settle(self):
+        if self.need:
+            self.need = False
+            self.expects()
 
     def flush(self):
-        """Write the deaths since the last event, then their counters; drop
-        keepers whose storage has expired; notice set_() on recorded tensors."""
+        """At each event: counters of the last death; keepers for dead
+        tensors whose storage the program still holds through something
+        unrecorded (written before their `del`); keepers whose storage has
+        expired die; set_() on recorded tensors is noticed."""
         if self.stopped:
             return
+        self.settle()
+        checks, self.keep_checks = self.keep_checks, []
+        for o, ln in checks:
+            if not o.sref.expired() and not self.holders.get(o.stor):
+                ln.pre.append(self.keeper(o))
         self.check_storages()
         for k in list(self.keepers):
             if k.sref.expired():
                 self.keepers.remove(k)
                 self.unhold(k)
-                self.dead.append(k)
-        if not self.dead:
-            return
-        dead, self.dead = self.dead, []
-        pre, names, grads = [], [], []
-        dead_ids = {id(o) for o in dead}
-        for o in dead:
-            self.stats["deaths"] += 1
-            if o.kind == "mode" and self.open_with == o.name:
-                self.close_with()
-            if o.kind in ("real", "keeper", "grad"):
-                self.unhold(o)
-                if o.kind != "keeper" and o.sref is not None and not o.sref.expired() \
-                        and not self.holders.get(o.stor) and (o.kind != "grad" or
-                                                              o.owner is None):
-                    pre.append(self.keeper(o))
-            if o.kind == "grad":
-                if o.owner is not None and id(o.owner) not in dead_ids and o.owner.oid in self.objs:
-                    grads.append(o.owner.name)
-                continue
-            names.append(o.name)
-        for p in pre:
-            self.emit(*p)
-        for g in grads:
-            self.emit("%s.grad = none" % g, "grad replaced")
-        for i in range(0, len(names), 32):
-            self.emit("del " + ", ".join(names[i:i + 32]))
-        for o in dead:
-            if o.name and o.kind != "grad":
-                self.free.setdefault(o.key, []).append(o.name)
-            self.modes.pop(o.oid, None) if o.kind == "mode" else None
-            self.mcs.pop(o.oid, None) if o.kind == "mc" else None
-        self.expects()
+                self.lines.append(Line("stmt", "del " + k.name,
+                                       "the program dropped that storage"))
+                self.free.setdefault(k.key, []).append(k.name)
+                self.need = True
+        self.settle()
 
     def keeper(self, o):
         k = Obj("keeper", -id(o))
@@ -259,8 +283,8 @@ class Recorder:
         self.objs.pop(k.oid, None)
         self.keepers.append(k)
         self.hold(k)
-        return ("%s = %s.detach()" % (name, o.name),
-                "the program still holds %s's storage" % o.name)
+        return Line("stmt", "%s = %s.detach()" % (name, o.name),
+                    "the program still holds %s's storage" % o.name)
 
     def hold(self, o):
         if o.stor is not None:
@@ -505,6 +529,7 @@ class Recorder:
         except Exception as e:
             self.note("%s: %s raised %s in PyTorch; not written" % (site, call, type(e).__name__))
             raise
+        self.refresh_all(t)
         known = self.objs.get(id(out))
         if known is not None and known.kind == "fake":
             self.emit("%s = %s" % (known.name, call),
@@ -532,6 +557,12 @@ class Recorder:
             self.outputs(out)
         return out
 
+    def refresh_all(self, t):
+        self.refresh(t)
+        self.refresh(t._base)
+        if t.layout == self.torch.strided and t.is_leaf:
+            self.refresh(t.grad)
+
     def on_meta(self, orig, mc, t, a, k):
         if self.conv_depth or id(mc) not in self.mcs or not self.tick():
             return orig(mc, t, *a, **k)
@@ -549,6 +580,7 @@ class Recorder:
         finally:
             self.conv_depth -= 1
         self.stats["conversions"] += 1
+        self.refresh_all(t)
         call = "%s.meta(%s)" % (co.name, tn)
         known = self.objs.get(id(out))
         if out is t or known is not None:
@@ -703,12 +735,16 @@ class Recorder:
             head += ["#   - " + n for n in self.notes]
         else:
             head.append("# Not expressible: nothing.")
+        head.append('config sweep = "periodic"   # PyTorch 1.13.1\'s policy: the expectations '
+                    'are its counters (--sweep eager overrides, see --compare)')
         return "\n".join(head + body) + "\n"
 
     def units(self):
         """Statements with the expect lines that follow them."""
         us = []
         for ln in self.lines:
+            for p in ln.pre:
+                us.append((p, []))
             if ln.kind == "expect" and us:
                 us[-1][1].append(ln)
             else:
@@ -808,7 +844,7 @@ def probe(rec):
     lines, alive, depth = [], [], 0
     lines.append("# probe written by record.py --compare")
     order = {}
-    for ln in rec.lines:
+    for ln in [p for x in rec.lines for p in x.pre + [x]]:
         if ln.kind == "expect":
             continue
         if ln.kind == "close":
