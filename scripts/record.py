@@ -3,7 +3,7 @@
 a fakegc scenario (cli.md "Additions, version 2 / Recording real programs").
 
     scripts/record.py [-o OUT.scn] [--max-events N] [--no-batch] [--compare]
-                      [--fakegc PATH] PROGRAM.py [ARGS...]
+                      [--fakegc PATH] [--no-hooks] PROGRAM.py [ARGS...]
 
 It runs PROGRAM under Debian's torch 1.13.1 (/usr/bin/python3) and writes,
 in order: every FakeTensorMode made (`m1 = fake_mode()`), every stand-alone
@@ -349,6 +349,8 @@ class Recorder:
         comment = site
         if type(t) is torch.nn.Parameter:
             comment += "  Parameter"
+        elif t.requires_grad and not t.is_leaf and t._base is None:
+            comment += "  non-leaf in PyTorch (written as a leaf: same memo fate)"
         sizes = list(t.shape)
         lay = t.layout
         if lay == torch.sparse_coo:
@@ -930,6 +932,9 @@ def main(argv):
                     help="replay under periodic and eager and print peak/final pending "
                     "storages and memo entries")
     ap.add_argument("--fakegc", default=None, help="fakegc binary for --compare")
+    ap.add_argument("--no-hooks", action="store_true",
+                    help="run the program the same way without recording and print its "
+                    "time only (the baseline of the recording overhead)")
     ap.add_argument("program")
     ap.add_argument("args", nargs=argparse.REMAINDER)
     o = ap.parse_args(argv)
@@ -949,7 +954,8 @@ def main(argv):
     DTYPES.update(_dtypes(torch))
     out = o.output or os.path.splitext(o.program)[0] + ".scn"
     rec = Recorder(torch, o.program, o.max_events)
-    rec.install()
+    if not o.no_hooks:
+        rec.install()
     sys.argv = [o.program] + o.args
     sys.path.insert(0, os.path.dirname(os.path.abspath(o.program)))
     status, extra = 0, []
@@ -967,6 +973,11 @@ def main(argv):
         import traceback
         traceback.print_exc()
     elapsed = time.perf_counter() - t0
+    if o.no_hooks:
+        print("record.py: %s: not recorded (--no-hooks), program %.3f s" % (o.program, elapsed),
+              file=sys.stderr)
+        sys.stderr.flush()
+        os._exit(status)
     rec.finish()
     text = rec.render(batch=not o.no_batch, header_extra=extra)
     tmp = out + ".tmp"

@@ -4,7 +4,8 @@
 Records scripts/record/examples/NAME.py again with real PyTorch 1.13.1,
 requires the recording to equal scenarios/recorded/NAME.scn (the committed
 one), and requires `fakegc run --compat pytorch-1.13` to pass on it.
-Exit 77 (skipped) where torch is not importable."""
+Exit 77 (skipped) where torch (or, for the ResNet examples, torchvision)
+is not importable."""
 import difflib
 import os
 import subprocess
@@ -15,6 +16,12 @@ import tempfile
 def main(fakegc, root, name):
     prog = os.path.join(root, "scripts", "record", "examples", name + ".py")
     ref = os.path.join(root, "scenarios", "recorded", name + ".scn")
+    if "import torchvision" in open(prog).read():
+        r = subprocess.run(["/usr/bin/python3", "-c", "import torchvision"],
+                           stderr=subprocess.DEVNULL)
+        if r.returncode != 0:
+            print("skipped: python3-torchvision is not installed")
+            return 77
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, name + ".scn")
         r = subprocess.run(["/usr/bin/python3", os.path.join(root, "scripts", "record.py"),

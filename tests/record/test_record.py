@@ -144,6 +144,20 @@ class Rec(unittest.TestCase):
         self.assertEqual(rows["eager"], ["0", "0", "3", "0"])
         self.assertEqual(rows["periodic"], ["100", "100", "102", "100"])
 
+    def test_program_in_pytorch_test_style(self):
+        """tests/record/programs: written in the style of PyTorch's own
+        test_fake_tensor.py / test_meta.py, not for the recorder."""
+        prog = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs",
+                            "pytorch_test_style.py")
+        out = os.path.join(self.d, "ts.scn")
+        r = subprocess.run(["/usr/bin/python3", RECORD, "-o", out, prog],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        text = open(out).read()
+        self.assertIn("memo hit: PyTorch 1.13.1's _fix_weakref keeps it alive", text)
+        self.assertIn("non-leaf in PyTorch", text)
+        self.assertReplays(out)
+
     def test_what_cannot_be_said_is_listed(self):
         path, text = self.record("""
             m = FakeTensorMode()
