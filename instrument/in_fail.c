@@ -1,7 +1,7 @@
 /* in_fail.c - fail the Nth allocation (and, with '+', every later one). */
 #include "instrument/in_fail.h"
 
-#include "alloc/al_impl.h"
+#include "alloc/al_wrap.h"
 
 #include <stdio.h>
 

@@ -1,6 +1,6 @@
 /* in_fail.h - the fault-injecting wrapper `fail:N` / `fail:N+`.
  *
- *   al_create("fail:3/arena", &a, err, sizeof err);
+ *   as_create("fail:3/arena", &a, err, sizeof err);
  *   // the 3rd allocation made through a returns NULL, the others succeed;
  *   // "fail:3+" fails the 3rd and every later one.
  *

@@ -11,7 +11,7 @@
  */
 #include "instrument/in_guard.h"
 
-#include "alloc/al_impl.h"
+#include "alloc/al_wrap.h"
 
 #include <signal.h>
 #include <stdio.h>

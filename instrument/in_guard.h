@@ -1,7 +1,7 @@
 /* in_guard.h - the guard wrapper: red zones, poisoning and a quarantine.
  *
  *   al_allocator *a;
- *   al_create("guard/libc", &a, err, sizeof err);      // or "guard:q=0"
+ *   as_create("guard/libc", &a, err, sizeof err);      // or "guard:q=0"
  *   al_install(a);
  *   char *p = al_malloc(8, AL_K_ATTR, "attr_new");
  *   p[8] = 1;                      // one past the end

@@ -10,7 +10,7 @@
  */
 #include "instrument/in_tracking.h"
 
-#include "alloc/al_impl.h"
+#include "alloc/al_wrap.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* in_tracking.h - the tracking wrapper: knows every live block.
  *
  *   al_allocator *a;
- *   al_create("tracking/arena", &a, err, sizeof err);
+ *   as_create("tracking/arena", &a, err, sizeof err);
  *   al_install(a);
  *   ... run ...
  *   in_tracking_stats st;

@@ -6,8 +6,8 @@
  * "nothing live" check cost nothing extra; wrappers add more (per-site
  * tracking, guard zones, fault injection).
  *
- *   al_allocator *a;
- *   if (al_create("tracking/jemalloc", &a, err, sizeof err) != 0) usage(err);
+ *   al_allocator *a;                      // as_create: allocspec/as.h
+ *   if (as_create("tracking/jemalloc", &a, err, sizeof err) != 0) usage(err);
  *   al_install(a);            // the process-wide allocator from now on
  *   void *p = al_malloc(64, AL_K_STORAGE, "ts_storage_new");
  *   al_free(p, 64, AL_K_STORAGE);
@@ -62,24 +62,13 @@ struct al_allocator {
     al_allocator *inner;  /* the wrapped allocator, NULL for a base one */
 };
 
-/* Build an allocator from a spec: a base name (`libc`, `jemalloc`, `arena`)
- * optionally preceded by wrappers separated by '/', outermost first:
- * `tracking`, `guard`, `guard:q=N` (a guard whose quarantine holds N freed
- * blocks; 0 frees at once, so addresses are reused), `fail:N` (fail the Nth
- * allocation counted from creation, 1-based), `fail:N+` (the Nth and every
- * later one). A spec that is only wrappers wraps `libc`: `guard` ==
- * `guard/libc`. The result's name is the normalized spec ("guard/libc").
- * Returns 0, or -1 with a message naming the valid names in err (*out is then
- * NULL and nothing is leaked). Wrapper APIs: instrument/in_tracking.h,
- * in_guard.h, in_fail.h. */
-int al_create(const char *spec, al_allocator **out, char *err, size_t errlen);
 /* Destroys a and its inner allocators (blocks still live in them are leaked,
  * and stay visible to Valgrind as such). Destroying the installed allocator
  * installs plain libc first. */
 void al_destroy(al_allocator *a);
-
-/* Comma-separated list of the names al_create accepts (for --help, list). */
-const char *al_names(void);
+/* Allocators are built from a spec string ("tracking/arena") by
+ * src/allocspec (as_create), the layer above this one and instrument/.
+ * New allocators and wrappers are written against alloc/al_wrap.h. */
 
 /* Install the process-wide allocator (NULL: back to plain libc). Zeroes the
  * front counters (they are per install: al_stats_get reads them) and

@@ -20,8 +20,8 @@
  * At destroy, a slab that still holds live (leaked) blocks is not freed, so
  * the leak stays reportable and no freed memory ever holds a live block.
  */
-#include "alloc/al_impl.h"
-#include "instrument/in_valgrind.h"
+#include "alloc/al_wrap.h"
+#include "vg/vg.h"
 
 #include <string.h>
 
@@ -131,7 +131,7 @@ static slab *slab_new(arena_ctx *c, unsigned cls)
     c->slabs = s;
     c->cur[cls] = s;
     if (c->checked)
-        in_vg_noaccess(raw + SLAB_HDR, SLAB_SIZE - SLAB_HDR);
+        vg_noaccess(raw + SLAB_HDR, SLAB_SIZE - SLAB_HDR);
     return s;
 }
 
@@ -147,10 +147,10 @@ static void *arena_malloc(void *ctx, size_t n, al_kind kind, const char *site)
     char *p = c->free_head[cls];
     if (p) {
         if (c->checked)
-            in_vg_defined(p, sizeof(void *));
+            vg_defined(p, sizeof(void *));
         memcpy(&c->free_head[cls], p, sizeof(void *));
         if (c->checked)
-            in_vg_noaccess(p, sizeof(void *));
+            vg_noaccess(p, sizeof(void *));
     } else {
         size_t sz = class_size(cls);
         slab *s = c->cur[cls];
@@ -164,7 +164,7 @@ static void *arena_malloc(void *ctx, size_t n, al_kind kind, const char *site)
     }
     slab_of(p)->live++;
     if (c->checked)
-        in_vg_malloclike(p, n);
+        vg_malloclike(p, n);
     return p;
 }
 
@@ -183,12 +183,12 @@ static void arena_free(void *ctx, void *p, size_t n, al_kind kind)
     unsigned cls = class_of(n);
     slab_of(p)->live--;
     if (c->checked) {
-        in_vg_freelike(p, n);
-        in_vg_undefined(p, sizeof(void *));
+        vg_freelike(p, n);
+        vg_undefined(p, sizeof(void *));
     }
     memcpy(p, &c->free_head[cls], sizeof(void *));
     if (c->checked)
-        in_vg_noaccess(p, sizeof(void *));
+        vg_noaccess(p, sizeof(void *));
     c->free_head[cls] = p;
 }
 
@@ -226,7 +226,7 @@ static void arena_destroy(al_allocator *self)
         slab *next = s->next;
         if (s->live == 0) {
             if (c->checked)
-                in_vg_undefined((char *)s + SLAB_HDR, SLAB_SIZE - SLAB_HDR);
+                vg_undefined((char *)s + SLAB_HDR, SLAB_SIZE - SLAB_HDR);
             al_sys_free(s);
         }
         s = next;
@@ -243,7 +243,7 @@ al_allocator *al_arena_new(void)
         return NULL;
     /* The annotations are client requests (a few instructions each even
      * outside Valgrind); decided once, like the jemalloc allocator does. */
-    c->checked = in_vg_running() || IN_ASAN_ENABLED;
+    c->checked = vg_running() || VG_ASAN_ENABLED;
     al_allocator *a = al_obj_new("arena", c);
     if (!a) {
         al_sys_free(c);

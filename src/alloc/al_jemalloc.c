@@ -21,8 +21,8 @@
  *    it are marked unaddressable. realloc then moves (malloc+copy+free).
  *  - ASan: the same calls poison freed blocks and the region tails.
  */
-#include "alloc/al_impl.h"
-#include "instrument/in_valgrind.h"
+#include "alloc/al_wrap.h"
+#include "vg/vg.h"
 
 #include <jemalloc/jemalloc.h>
 #include <stdlib.h>
@@ -79,9 +79,9 @@ static void *je_malloc(void *ctx, size_t n, al_kind kind, const char *site)
         return base;
     char *p = base + c->off;
     size_t usable = sallocx(base, c->flags);
-    in_vg_noaccess(base, c->off);
-    in_vg_malloclike(p, n);
-    in_vg_noaccess(p + n, usable - c->off - n);
+    vg_noaccess(base, c->off);
+    vg_malloclike(p, n);
+    vg_noaccess(p + n, usable - c->off - n);
     return p;
 }
 
@@ -98,7 +98,7 @@ static void je_free(void *ctx, void *p, size_t n, al_kind kind)
         return;
     }
     sdallocx((char *)p - c->off, n + c->off, c->flags);
-    in_vg_freelike(p, n);
+    vg_freelike(p, n);
 }
 
 static void *je_realloc(void *ctx, void *p, size_t old_n, size_t n,
@@ -140,8 +140,8 @@ al_allocator *al_jemalloc_new(void)
     je_ctx *c = al_sys_calloc(1, sizeof *c);
     if (!c)
         return NULL;
-    c->off = in_vg_running() ? VG_OFF : 0;
-    c->checked = in_vg_running() || IN_ASAN_ENABLED;
+    c->off = vg_running() ? VG_OFF : 0;
+    c->checked = vg_running() || VG_ASAN_ENABLED;
     /* The private arena and tcache only matter when blocks are annotated
      * (see the top of the file). Unchecked, flags 0 takes jemalloc's fast
      * path through the thread's own tcache: 21 -> ~13 ns per 64 B pair. */

@@ -7,14 +7,14 @@
  * leaks of libc blocks are reported normally. ASan does not intercept them,
  * so in ASan builds plain malloc (ASan's) is used instead.
  */
-#include "alloc/al_impl.h"
-#include "instrument/in_valgrind.h"
+#include "alloc/al_wrap.h"
+#include "vg/vg.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
-#if IN_ASAN_ENABLED
+#if VG_ASAN_ENABLED
 #include <malloc.h>
 #define SYS_MALLOC malloc
 #define SYS_CALLOC calloc
@@ -50,7 +50,7 @@ static usable_fn usable_size_fn(void)
     static int looked;
     if (!looked) {
         looked = 1;
-#if IN_ASAN_ENABLED
+#if VG_ASAN_ENABLED
         fn = malloc_usable_size;
 #else
         void *h = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);

@@ -27,6 +27,7 @@
 #include <stdio.h>
 
 #include "alloc/al.h"
+#include "allocspec/as.h"
 #include "report/rp.h"
 #include "report/rp_out.h"
 
@@ -67,7 +68,7 @@ enum {
 };
 
 typedef struct cli_common {
-    const char *allocator;       /* spec for al_create; default "libc" */
+    const char *allocator;       /* spec for as_create; default "libc" */
     const char *inject;          /* CSV or NULL */
     const char *compat;          /* "pytorch-1.13" or NULL */
     int gc;                      /* -1 or SC_GC_* */

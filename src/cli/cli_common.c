@@ -392,7 +392,7 @@ int cli_env_setup(cli_common *c, const char *cmd)
     char err[512];
     c->alloc = NULL;
     c->out = stdout;
-    if (al_create(c->allocator, &c->alloc, err, sizeof err) != 0) {
+    if (as_create(c->allocator, &c->alloc, err, sizeof err) != 0) {
         cli_error(cmd, "--allocator: %s", err);
         return -1;
     }

@@ -36,7 +36,7 @@ int cli_list(int argc, char **argv)
         return CLI_EXIT_OK;
     }
     if (strcmp(what, "allocators") == 0) {
-        const char *names = al_names();
+        const char *names = as_names();
         for (const char *p = names; *p;) {
             const char *c = strchr(p, ',');
             size_t len = c ? (size_t)(c - p) : strlen(p);

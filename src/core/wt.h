@@ -24,6 +24,10 @@
  *
  * Cost: O(1) average put/get/remove (open hashing on the id, power-of-two
  * buckets that grow at load 1 and shrink at 1/8); one allocation per entry.
+ * A shrink halves the buckets in place (no allocation, no rehash); the
+ * array's memory is given back (a shrinking realloc, which never fails on
+ * purpose) once it is 8 times the buckets in use, and wt_bytes counts the
+ * array as allocated.
  *
  *   wt_table *m = wt_new(WT_KEY_WEAK, WT_VAL_STRONG, 0, "tensor_memo");
  *   wt_put(m, t, meta);           // 0, or -1 with ER_OOM

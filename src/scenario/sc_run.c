@@ -12,7 +12,7 @@
 #include "core/er.h"
 #include "core/gc.h"
 #include "core/obj_int.h"
-#include "instrument/in_valgrind.h"
+#include "vg/vg.h"
 #include "tensor/ts.h"
 
 void sc_options_default(sc_options *o)
@@ -403,10 +403,10 @@ static int run_program(const sc_program *p, const sc_options *opt, rp_scenario *
         out->file = sc_rp_strdup(p->file);
     al_stats st0;
     al_stats_get(&st0);
-    int vg = opt->valgrind && in_vg_running();
-    in_vg_leaks vg0 = {0}, vg1 = {0};
+    int vg = opt->valgrind && vg_running();
+    vg_leaks vg0 = {0}, vg1 = {0};
     if (vg)
-        in_vg_leak_check_added(&vg0);
+        vg_leak_check_added(&vg0);
     uint64_t base = sc_model_bytes();
 
     sc_vm vm;
@@ -513,7 +513,7 @@ cleanup:
     out->peak_bytes = vm.peak > base_total ? vm.peak - base_total : 0;
     out->wall_ms = ms_since(&t0);
     if (vg) {
-        in_vg_leak_check_added(&vg1);
+        vg_leak_check_added(&vg1);
         out->valgrind_checked = 1;
         /* memcheck counts definite and indirect together (COUNT_LEAKS) */
         out->valgrind_definite =

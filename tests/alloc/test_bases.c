@@ -4,12 +4,13 @@
 #include <string.h>
 
 #include "alloc/al.h"
+#include "allocspec/as.h"
 
 static al_allocator *make(const char *spec)
 {
     al_allocator *a = NULL;
     char err[256] = "";
-    cr_assert_eq(al_create(spec, &a, err, sizeof err), 0, "al_create(%s): %s", spec, err);
+    cr_assert_eq(as_create(spec, &a, err, sizeof err), 0, "as_create(%s): %s", spec, err);
     return a;
 }
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "alloc/al.h"
+#include "allocspec/as.h"
 
 /* Every base and wrapper, so each round trip runs through all of them. */
 static const char *const specs[] = {
@@ -16,9 +17,9 @@ static al_allocator *make(const char *spec)
 {
     al_allocator *a = NULL;
     char err[256] = "";
-    int rc = al_create(spec, &a, err, sizeof err);
-    cr_assert_eq(rc, 0, "al_create(%s) failed: %s", spec, err);
-    cr_assert_not_null(a, "al_create(%s) gave no allocator", spec);
+    int rc = as_create(spec, &a, err, sizeof err);
+    cr_assert_eq(rc, 0, "as_create(%s) failed: %s", spec, err);
+    cr_assert_not_null(a, "as_create(%s) gave no allocator", spec);
     return a;
 }
 
@@ -219,13 +220,13 @@ Test(front, bad_specs_rejected_with_valid_names)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         al_allocator *a = (al_allocator *)&a;
         char err[256] = "";
-        cr_assert_eq(al_create(bad[i], &a, err, sizeof err), -1, "'%s' accepted", bad[i]);
+        cr_assert_eq(as_create(bad[i], &a, err, sizeof err), -1, "'%s' accepted", bad[i]);
         cr_assert_null(a, "'%s': *out must be NULL on failure", bad[i]);
         cr_assert_neq(err[0], '\0', "'%s': no message", bad[i]);
     }
     char err[256];
     al_allocator *a;
-    al_create("tcmalloc", &a, err, sizeof err);
+    as_create("tcmalloc", &a, err, sizeof err);
     cr_assert_not_null(strstr(err, "unknown allocator 'tcmalloc'"), "message: %s", err);
     for (const char *n = "libc jemalloc arena tracking guard fail:N"; *n;) {
         char word[16];
@@ -235,10 +236,10 @@ Test(front, bad_specs_rejected_with_valid_names)
         cr_assert_not_null(strstr(err, word), "message lacks %s: %s", word, err);
         n += len + (n[len] == ' ');
     }
-    cr_assert_not_null(strstr(al_names(), "jemalloc"), "al_names: %s", al_names());
+    cr_assert_not_null(strstr(as_names(), "jemalloc"), "as_names: %s", as_names());
     /* a tiny buffer is still terminated */
     char tiny[8];
-    al_create("nope", &a, tiny, sizeof tiny);
+    as_create("nope", &a, tiny, sizeof tiny);
     cr_assert_eq(strlen(tiny), 7);
 }
 

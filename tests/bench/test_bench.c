@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "alloc/al.h"
+#include "allocspec/as.h"
 #include "bench/bn.h"
 #include "core/er.h"
 #include "core/gc.h"
@@ -19,7 +20,7 @@ static al_allocator *alloc;
 static void setup(void)
 {
     char err[256];
-    cr_assert_eq(al_create("libc", &alloc, err, sizeof err), 0, "al_create: %s", err);
+    cr_assert_eq(as_create("libc", &alloc, err, sizeof err), 0, "as_create: %s", err);
     al_install(alloc);
     er_clear();
 }
@@ -148,7 +149,7 @@ Test(bench, allocation_failures_leak_nothing)
         size_t i = (size_t)bn_find(which[w]);
         /* allocations of a clean run */
         char err[256];
-        cr_assert_eq(al_create("libc", &alloc, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(as_create("libc", &alloc, err, sizeof err), 0, "%s", err);
         al_install(alloc);
         bn_result r;
         cr_assert_eq(bn_run(i, &cfg, &r), 0, "%s: %s", which[w], r.message);
@@ -161,7 +162,7 @@ Test(bench, allocation_failures_leak_nothing)
         for (uint64_t k = 1; k <= total + 1; k += (k < 20 ? 1 : step)) {
             char spec[64];
             snprintf(spec, sizeof spec, "fail:%llu/libc", (unsigned long long)k);
-            cr_assert_eq(al_create(spec, &alloc, err, sizeof err), 0, "%s", err);
+            cr_assert_eq(as_create(spec, &alloc, err, sizeof err), 0, "%s", err);
             al_install(alloc);
             int rc = bn_run(i, &cfg, &r);
             cr_expect(rc == 0 || r.status == BN_ERROR, "%s fail:%llu", which[w],
@@ -181,7 +182,7 @@ Test(bench, allocation_failures_leak_nothing)
         }
     }
     char err[256];
-    cr_assert_eq(al_create("libc", &alloc, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(as_create("libc", &alloc, err, sizeof err), 0, "%s", err);
     al_install(alloc);
 }
 

@@ -9,13 +9,14 @@
 #include <string.h>
 
 #include "alloc/al.h"
-#include "instrument/in_valgrind.h"
+#include "allocspec/as.h"
+#include "vg/vg.h"
 
 static al_allocator *use(const char *spec)
 {
     al_allocator *a = NULL;
     char err[256];
-    cr_assert_eq(al_create(spec, &a, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(as_create(spec, &a, err, sizeof err), 0, "%s", err);
     al_install(a);
     return a;
 }
@@ -130,11 +131,11 @@ static al_allocator *kept;
 Test(canary, leak_tracked)
 {
     kept = use("tracking/libc");
-    in_vg_leaks before, after;
-    in_vg_leak_check_added(&before);
+    vg_leaks before, after;
+    vg_leak_check_added(&before);
     canary_leak_tracked_block();
-    in_vg_leak_check_added(&after);
-    if (in_vg_running()) {
+    vg_leak_check_added(&after);
+    if (vg_running()) {
         cr_assert_eq(after.lost_bytes - before.lost_bytes, 72,
                      "the added leak check must count the 72-byte block, got %llu",
                      (unsigned long long)(after.lost_bytes - before.lost_bytes));

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "alloc/al.h"
+#include "allocspec/as.h"
 #include "core/er.h"
 #include "core/gc.h"
 #include "core/wr.h"
@@ -482,7 +483,7 @@ Test(fake, bug_id_reuse_gives_a_wrong_hit)
      * tensor lands at the address of the dead one. */
     char err[256];
     al_allocator *arena;
-    cr_assert_eq(al_create("arena", &arena, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(as_create("arena", &arena, err, sizeof err), 0, "%s", err);
     al_install(arena);
     fk_inject("id-reuse", NULL, 0);
     obj *m = fk_mode_new(FK_SWEEP_EAGER, 128);

@@ -1,5 +1,10 @@
-/* al_impl.h - what the allocators and wrappers share inside fg_alloc; not for
- * the rest of fakegc (use al.h).
+/* al_wrap.h - alloc's public wrapping interface: what a base allocator or
+ * a wrapper (instrument/: tracking, guard, fail) is written against. The
+ * rest of fakegc allocates through al.h only; allocspec/as.h builds stacks
+ * of allocators from spec strings.
+ *
+ *   al_allocator *w = al_wrap_new("tracking", inner, ctx);   // "tracking/<inner>"
+ *   w->xmalloc = my_malloc; ...; w->xdestroy = my_destroy;   // calls al_obj_free
  *
  *   al_allocator *a = al_sys_calloc(1, sizeof *a);    // bookkeeping memory
  *   a->name = al_sys_strdup("libc");
@@ -12,8 +17,8 @@
  * Bookkeeping (allocator objects, hash tables, names) uses them; they are
  * not counted by the front counters.
  */
-#ifndef FAKEGC_AL_IMPL_H
-#define FAKEGC_AL_IMPL_H
+#ifndef FAKEGC_AL_WRAP_H
+#define FAKEGC_AL_WRAP_H
 
 #include "alloc/al.h"
 

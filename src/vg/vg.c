@@ -1,21 +1,21 @@
-/* in_valgrind.c - the out-of-line Valgrind requests (see in_valgrind.h). */
-#include "instrument/in_valgrind.h"
+/* vg.c - the out-of-line Valgrind requests (see vg.h). */
+#include "vg/vg.h"
 
 #include <string.h>
 
-int in_vg_running(void)
+int vg_running(void)
 {
-#if IN_VG_ENABLED
+#if VG_ENABLED
     return RUNNING_ON_VALGRIND ? 1 : 0;
 #else
     return 0;
 #endif
 }
 
-void in_vg_leak_check_added(in_vg_leaks *out)
+void vg_leak_check_added(vg_leaks *out)
 {
     memset(out, 0, sizeof *out);
-#if IN_VG_ENABLED
+#if VG_ENABLED
     if (!RUNNING_ON_VALGRIND)
         return;
     /* COUNT_LEAKS writes through unsigned long lvalues; start them at 0 so

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# layers.sh ROOT - the allocator layers include only downwards:
+#   src/vg        nothing of fakegc
+#   src/alloc     alloc/ and vg/
+#   instrument/   instrument/, vg/, alloc/al.h, alloc/al_wrap.h (public only)
+#   src/allocspec allocspec/, alloc/, instrument/
+# Prints every offending #include and exits 1; 0 when the layering holds.
+root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
+bad=0
+check() {   # dir allowed-regex
+    local dir=$1 allow=$2
+    while IFS= read -r line; do
+        inc=$(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' <<<"${line#*:*:}")
+        [ -n "$inc" ] || continue
+        if ! [[ $inc =~ $allow ]]; then
+            echo "layers: ${line%%:*}: includes \"$inc\" (allowed: $allow)"
+            bad=1
+        fi
+    done < <(grep -Hn '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$root/$dir"/*.[ch])
+}
+check src/vg        '^vg/'
+check src/alloc     '^(alloc|vg)/'
+check instrument    '^(instrument/|vg/|alloc/al\.h$|alloc/al_wrap\.h$)'
+check src/allocspec '^(allocspec|alloc|instrument)/'
+exit $bad
