@@ -67,11 +67,16 @@ sc_token sc_lex_next(sc_lexer *lx);
 void sc_tok_describe(const sc_token *t, char *buf, size_t n);
 
 /* ---- values the interpreter handles ---- */
-typedef enum sc_vkind { V_NONE, V_INT, V_BOOL, V_STR, V_DTYPE, V_OBJ } sc_vkind;
+typedef enum sc_vkind {
+    V_NONE, V_INT, V_BOOL, V_STR, V_DTYPE, V_OBJ,
+    V_TUPLE,                 /* version 2: integers (t.size(), (2, 3)) */
+    V_MFMT                   /* version 2: a memory format (ts_memfmt) */
+} sc_vkind;
 
 /* ---- expressions ---- */
 typedef enum sc_ekind {
     E_INT, E_BOOL, E_NONE, E_STR, E_DTYPE, E_VAR, E_TUPLE,
+    E_MFMT,       /* contiguous_format / channels_last: sub = ts_memfmt */
     E_CALL,       /* built-in function: id = sc_builtin */
     E_METHOD,     /* recv.name(args): id = sc_method */
     E_ATTR,       /* recv.name: id = sc_attr */
@@ -85,10 +90,17 @@ typedef enum sc_builtin {
     B_EMPTY, B_ZEROS, B_ONES, B_RAND, B_EMPTY_STRIDED, B_SPARSE_COO,
     B_SPARSE_CSR, B_QUANTIZED, B_FAKE_MODE, B_META_CONVERTER, B_WEAKREF,
     B_GC, B_LIVE, B_BYTES, B_HEAP_BYTES, B_UNREACHABLE, B_STALE, B_GROWTH,
-    B_ALIVE, B_DEAD, B_RAISES, B_COUNT
+    B_ALIVE, B_DEAD, B_RAISES, B_FAKE_CONVERTER, B_COUNT
 } sc_builtin;
 
-typedef enum sc_mkind { MK_OP, MK_QUERY, MK_FAKE, MK_META, MK_SWEEP, MK_GET } sc_mkind;
+typedef enum sc_mkind {
+    MK_OP, MK_QUERY, MK_FAKE, MK_META, MK_SWEEP, MK_GET,
+    MK_VALUE      /* version 2: a query whose answer is not an integer; sub = sc_vq */
+} sc_mkind;
+
+/* MK_VALUE queries: t.dtype() t.device() t.layout() t.base() t.storage()
+ * f.fake_mode() */
+typedef enum sc_vq { VQ_DTYPE, VQ_DEVICE, VQ_LAYOUT, VQ_BASE, VQ_STORAGE, VQ_FAKE_MODE } sc_vq;
 
 typedef enum sc_attr {
     A_USER, A_GRAD, A_MEMO_FAKE, A_MEMO_META, A_MEMO_STORAGE, A_PENDING,

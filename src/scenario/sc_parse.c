@@ -23,6 +23,8 @@
 /* ---- tables ---- */
 
 static const char *const kw_tensor_ctor[] = {"dtype", "device", "requires_grad", NULL};
+static const char *const kw_empty[] = {"dtype", "device", "requires_grad", "memory_format",
+                                       NULL};
 static const char *const kw_coo[] = {"nnz", "sparse_dim", "dtype", "device", "coalesced", NULL};
 static const char *const kw_csr[] = {"nnz", "dtype", "device", NULL};
 static const char *const kw_mode[] = {"sweep", "sweep_every", NULL};
@@ -36,7 +38,7 @@ typedef struct builtin_info {
 } builtin_info;
 
 static const builtin_info builtins[B_COUNT] = {
-    [B_EMPTY] = {"empty", 0, -1, kw_tensor_ctor},
+    [B_EMPTY] = {"empty", 0, -1, kw_empty},
     [B_ZEROS] = {"zeros", 0, -1, kw_tensor_ctor},
     [B_ONES] = {"ones", 0, -1, kw_tensor_ctor},
     [B_RAND] = {"rand", 0, -1, kw_tensor_ctor},
@@ -57,6 +59,7 @@ static const builtin_info builtins[B_COUNT] = {
     [B_ALIVE] = {"alive", 1, 1, kw_none},
     [B_DEAD] = {"dead", 1, 1, kw_none},
     [B_RAISES] = {"raises", 2, 2, kw_none},
+    [B_FAKE_CONVERTER] = {"fake_converter", 0, 0, kw_mode},
 };
 
 const char *sc_builtin_name(int b)
@@ -71,36 +74,50 @@ static const char *const kw_sum[] = {"dim", NULL};
 static const char *const kw_to_sparse[] = {"sparse_dim", NULL};
 static const char *const kw_diagonal[] = {"offset", NULL};
 static const char *const kw_fake[] = {"device", NULL};
+static const char *const kw_mfmt[] = {"memory_format", NULL};
 
 typedef struct method_info {
     const char *name;
     sc_mkind kind;
     const char *const *kw;
+    int vq;                         /* MK_VALUE: sc_vq */
 } method_info;
 
 static const method_info methods[] = {
-    {"view", MK_OP, kw_none}, {"reshape", MK_OP, kw_none}, {"t", MK_OP, kw_none},
-    {"transpose", MK_OP, kw_none}, {"slice", MK_OP, kw_slice},
-    {"select", MK_OP, kw_none}, {"narrow", MK_OP, kw_none},
-    {"unsqueeze", MK_OP, kw_none}, {"squeeze", MK_OP, kw_none},
-    {"expand", MK_OP, kw_none}, {"as_strided", MK_OP, kw_as_strided},
-    {"diagonal", MK_OP, kw_diagonal}, {"detach", MK_OP, kw_none},
-    {"view_as_real", MK_OP, kw_none}, {"view_as_complex", MK_OP, kw_none},
-    {"neg_view", MK_OP, kw_none}, {"conj", MK_OP, kw_none},
-    {"clone", MK_OP, kw_none}, {"contiguous", MK_OP, kw_none},
-    {"to", MK_OP, kw_to}, {"add", MK_OP, kw_none}, {"mul", MK_OP, kw_none},
-    {"matmul", MK_OP, kw_none}, {"sum", MK_OP, kw_sum},
-    {"add_", MK_OP, kw_none}, {"mul_", MK_OP, kw_none}, {"zero_", MK_OP, kw_none},
-    {"coalesce", MK_OP, kw_none}, {"to_dense", MK_OP, kw_none},
-    {"to_sparse", MK_OP, kw_to_sparse}, {"indices", MK_OP, kw_none},
-    {"values", MK_OP, kw_none},
-    {"numel", MK_QUERY, kw_none}, {"dim", MK_QUERY, kw_none},
-    {"storage_offset", MK_QUERY, kw_none}, {"nbytes", MK_QUERY, kw_none},
-    {"is_view", MK_QUERY, kw_none}, {"is_sparse", MK_QUERY, kw_none},
-    {"is_coalesced", MK_QUERY, kw_none}, {"requires_grad", MK_QUERY, kw_none},
-    {"size", MK_QUERY, kw_none}, {"stride", MK_QUERY, kw_none},
-    {"fake", MK_FAKE, kw_fake}, {"meta", MK_META, kw_none},
-    {"sweep", MK_SWEEP, kw_none}, {"get", MK_GET, kw_none},
+    {"view", MK_OP, kw_none, 0}, {"reshape", MK_OP, kw_none, 0}, {"t", MK_OP, kw_none, 0},
+    {"transpose", MK_OP, kw_none, 0}, {"slice", MK_OP, kw_slice, 0},
+    {"select", MK_OP, kw_none, 0}, {"narrow", MK_OP, kw_none, 0},
+    {"unsqueeze", MK_OP, kw_none, 0}, {"squeeze", MK_OP, kw_none, 0},
+    {"expand", MK_OP, kw_none, 0}, {"as_strided", MK_OP, kw_as_strided, 0},
+    {"diagonal", MK_OP, kw_diagonal, 0}, {"detach", MK_OP, kw_none, 0},
+    {"view_as_real", MK_OP, kw_none, 0}, {"view_as_complex", MK_OP, kw_none, 0},
+    {"neg_view", MK_OP, kw_none, 0}, {"conj", MK_OP, kw_none, 0},
+    {"clone", MK_OP, kw_none, 0}, {"contiguous", MK_OP, kw_mfmt, 0},
+    {"to", MK_OP, kw_to, 0}, {"add", MK_OP, kw_none, 0}, {"mul", MK_OP, kw_none, 0},
+    {"matmul", MK_OP, kw_none, 0}, {"sum", MK_OP, kw_sum, 0},
+    {"add_", MK_OP, kw_none, 0}, {"mul_", MK_OP, kw_none, 0}, {"zero_", MK_OP, kw_none, 0},
+    {"coalesce", MK_OP, kw_none, 0}, {"to_dense", MK_OP, kw_none, 0},
+    {"to_sparse", MK_OP, kw_to_sparse, 0}, {"indices", MK_OP, kw_none, 0},
+    {"values", MK_OP, kw_none, 0},
+    {"numel", MK_QUERY, kw_none, 0}, {"dim", MK_QUERY, kw_none, 0},
+    {"storage_offset", MK_QUERY, kw_none, 0}, {"nbytes", MK_QUERY, kw_none, 0},
+    {"is_view", MK_QUERY, kw_none, 0}, {"is_sparse", MK_QUERY, kw_none, 0},
+    {"is_coalesced", MK_QUERY, kw_none, 0}, {"requires_grad", MK_QUERY, kw_none, 0},
+    {"size", MK_QUERY, kw_none, 0}, {"stride", MK_QUERY, kw_none, 0},
+    {"fake", MK_FAKE, kw_fake, 0}, {"meta", MK_META, kw_none, 0},
+    {"sweep", MK_SWEEP, kw_none, 0}, {"get", MK_GET, kw_none, 0},
+    /* version 2 */
+    {"neg", MK_OP, kw_none, 0}, {"sub", MK_OP, kw_none, 0}, {"real", MK_OP, kw_none, 0},
+    {"imag", MK_OP, kw_none, 0}, {"requires_grad_", MK_OP, kw_none, 0},
+    {"set_", MK_OP, kw_none, 0},
+    {"is_leaf", MK_QUERY, kw_none, 0}, {"is_fake", MK_QUERY, kw_none, 0},
+    {"is_meta", MK_QUERY, kw_none, 0}, {"is_neg", MK_QUERY, kw_none, 0},
+    {"is_conj", MK_QUERY, kw_none, 0}, {"is_inference", MK_QUERY, kw_none, 0},
+    {"is_contiguous", MK_QUERY, kw_mfmt, 0},
+    {"dtype", MK_VALUE, kw_none, VQ_DTYPE}, {"device", MK_VALUE, kw_none, VQ_DEVICE},
+    {"layout", MK_VALUE, kw_none, VQ_LAYOUT}, {"base", MK_VALUE, kw_none, VQ_BASE},
+    {"storage", MK_VALUE, kw_none, VQ_STORAGE},
+    {"fake_mode", MK_VALUE, kw_none, VQ_FAKE_MODE},
 };
 #define NMETHODS (sizeof methods / sizeof methods[0])
 
@@ -127,6 +144,7 @@ static const char *const live_kinds[] = {
 static const char *const dtype_names[] = {
     "f16", "bf16", "f32", "f64", "c64", "c128", "i8", "u8", "i32", "i64",
     "bool", NULL};
+static const char *const mfmt_names[] = {"contiguous_format", "channels_last", NULL};
 static const char *const device_names[] = {"cpu", "cuda", "meta", "lazy", NULL};
 static const char *const stmt_keywords[] = {
     "del", "expect", "repeat", "with", "end", "config", "checkpoint", NULL};
@@ -741,6 +759,15 @@ static sc_expr *parse_name(parser *p)
         e->name = v->name;
         return e;
     }
+    int mf = find_in(mfmt_names, nt.start, nt.len);
+    if (mf >= 0) {
+        sc_expr *e = new_expr(p, E_MFMT, &nt);
+        if (!e)
+            return NULL;
+        e->sub = mf;
+        e->name = mfmt_names[mf];
+        return e;
+    }
     int dt = find_in(dtype_names, nt.start, nt.len);
     if (dt >= 0) {
         sc_expr *e = new_expr(p, E_DTYPE, &nt);
@@ -933,6 +960,8 @@ static sc_expr *parse_postfix(parser *p)
                     return NULL;
                 }
                 c->sub = (int)op;
+            } else if (methods[m].kind == MK_VALUE) {
+                c->sub = methods[m].vq;
             } else if (methods[m].kind == MK_QUERY) {
                 ts_query q;
                 if (ts_query_from_name(nm, &q) != 0) {
