@@ -161,7 +161,29 @@ struct sc_program {
     int cfg_gc, cfg_sweep, cfg_end_check;
 };
 
-/* Builtin and method tables (sc_parse.c), for the interpreter's messages. */
+/* ---- the vocabulary (sc_words.c): one row per word ---- */
+typedef enum sc_wkind { SW_BUILTIN, SW_METHOD, SW_ATTR } sc_wkind;
+typedef struct sc_word {
+    const char *name;
+    uint8_t kind;                 /* sc_wkind */
+    uint8_t mk;                   /* SW_METHOD: sc_mkind */
+    int id;                       /* builtin: sc_builtin; attr: sc_attr; MK_VALUE: sc_vq */
+    int min, max;                 /* positional arguments; max -1: any */
+    const char *const *kw;        /* keyword arguments, NULL-terminated */
+    int version;                  /* 1 or 2 */
+    const char *no_stress;        /* NULL: `fakegc stress` generates it; else why not */
+    const char *no_xref;          /* NULL: scripts/xref translates it; else why not */
+} sc_word;
+#define SC_MAX_WORDS 256
+const sc_word *sc_vocab(size_t *n);
+const sc_word *sc_builtin_row(int b);     /* sc_builtin order; NULL past B_COUNT */
+size_t sc_nmethods(void);
+const sc_word *sc_method_row(int m);      /* 0 <= m < sc_nmethods() */
+size_t sc_nattrs(void);
+const sc_word *sc_attr_row(int a);
+const char *sc_wkind_name(int k);         /* "function", "method", "attribute" */
+
+/* Builtin and method names (sc_parse.c), for the interpreter's messages. */
 const char *sc_builtin_name(int b);
 const char *sc_method_name(int m);
 sc_mkind sc_method_kind(int m);
