@@ -67,6 +67,12 @@ uint64_t fk_meta_sweep(obj *mc);
 obj *fk_mode_new(fk_policy policy, int64_t sweep_every);
 /* mode.fake(t) / mode.fake(t, device=...): FakeTensorConverter.__call__. */
 ts_tensor *fk_fake(obj *mode, ts_tensor *t, const ts_device *device);
+/* A stand-alone FakeTensorConverter() with its own MetaConverter. */
+obj *fk_fake_converter_new(fk_policy policy, int64_t sweep_every);
+int fk_is_fake_converter(const obj *o);
+/* converter(mode, t): a fake of `mode` (it holds the mode), memoized in the
+ * converter `conv` (not in the mode's own converter). */
+ts_tensor *fk_convert(obj *conv, obj *mode, ts_tensor *t);
 /* mode.meta(t): its MetaConverter's result. */
 ts_tensor *fk_mode_meta(obj *mode, ts_tensor *t);
 /* mode.sweep(): the expired-storage check of its MetaConverter. */
@@ -81,6 +87,13 @@ ts_tensor *fk_wrap_new(obj *mode, ts_tensor *meta, ts_device device);
  * in-place op returns self). Mixing fakes of two modes, or a fake with a
  * real non-meta tensor, is ER_TYPE. Otherwise ts_apply. */
 ts_tensor *fk_apply(ts_op op, ts_tensor *self, const ts_args *a);
+/* fk_apply under `with active` (NULL: outside any with), PyTorch 1.13.1's
+ * FakeTensorMode.__torch_dispatch__: fakes of two modes -> ER_TYPE "Mixing
+ * modes"; a fake with a non-fake tensor (meta included) -> ER_TYPE
+ * "non-Fake Tensor inputs"; the result is a fake of `active` when given,
+ * else of the inputs' mode. In-place ops on a fake refresh its metadata
+ * from its meta tensor (set_). */
+ts_tensor *fk_apply_in(ts_op op, ts_tensor *self, const ts_args *a, obj *active);
 
 /* ---- counters ---- */
 typedef struct fk_counters {

@@ -367,8 +367,13 @@ uint64_t fk_meta_sweep(obj *mc) { return mconv_sweep((fk_mconv *)mc); }
 static ts_storage *meta_storage(fk_mconv *mc, ts_storage *s)
 {
     obj *hit = wt_get(mc->storage_memo, &s->hdr);
-    if (hit)
+    if (hit) {
+        /* the real storage grew (set_ past its end) since: PyTorch's
+         * r.set_(meta_storage, ...) grows the meta storage likewise */
+        if (ts_storage_grow((ts_storage *)hit, s->nbytes))
+            return NULL;
         return (ts_storage *)hit;
+    }
     ts_storage *ms = ts_storage_new(s->nbytes, ts_meta(), TS_INIT_NONE);
     if (!ms)
         return NULL;
@@ -632,9 +637,8 @@ static int fconv_memo_set(fk_fconv *fc, ts_tensor *t, ts_tensor *out)
     return 0;
 }
 
-static ts_tensor *from_real_tensor(fk_mode *mode, ts_tensor *t)
+static ts_tensor *from_real_tensor(fk_fconv *fc, fk_mode *mode, ts_tensor *t)
 {
-    fk_fconv *fc = mode->converter;
     ts_tensor *hit = fake_memo_hit(fc, t);
     if (hit) {
         obj_incref(&hit->hdr);
@@ -657,8 +661,9 @@ static ts_tensor *from_real_tensor(fk_mode *mode, ts_tensor *t)
     if (!out)
         return NULL;
     out->requires_grad = t->requires_grad;
+    out->is_leaf = 1;   /* _make_subclass: a leaf, even for a non-leaf source */
     if (t->grad) {
-        ts_tensor *g = from_real_tensor(mode, t->grad);
+        ts_tensor *g = from_real_tensor(fc, mode, t->grad);
         if (!g || ts_set_grad(out, g) != 0) {
             obj_decref(g ? &g->hdr : NULL);
             obj_decref(&out->hdr);
@@ -700,7 +705,7 @@ ts_tensor *fk_fake(obj *mode, ts_tensor *t, const ts_device *device)
     }
     fk_mode *m = (fk_mode *)mode;
     if (!device)
-        return from_real_tensor(m, t);
+        return from_real_tensor(m->converter, m, t);
     if (ts_is_fake(t) || t->device.type != TS_DEV_META) {
         char dev[32];
         ts_device_format(t->device, dev, sizeof dev);
@@ -709,6 +714,26 @@ ts_tensor *fk_fake(obj *mode, ts_tensor *t, const ts_device *device)
         return NULL;
     }
     return from_meta_and_device(m, t, *device);
+}
+
+obj *fk_fake_converter_new(fk_policy policy, int64_t sweep_every)
+{
+    fk_fconv *fc = fconv_new(policy, sweep_every);
+    return fc ? &fc->hdr : NULL;
+}
+
+int fk_is_fake_converter(const obj *o)
+{
+    return o && o->type == &fk_fake_converter_type;
+}
+
+ts_tensor *fk_convert(obj *conv, obj *mode, ts_tensor *t)
+{
+    if (!fk_is_fake_converter(conv) || !fk_is_mode(mode)) {
+        er_set(ER_TYPE, "converter(mode, t) needs a FakeTensorConverter and a fake mode");
+        return NULL;
+    }
+    return from_real_tensor((fk_fconv *)conv, (fk_mode *)mode, t);
 }
 
 ts_tensor *fk_mode_meta(obj *mode, ts_tensor *t)
@@ -782,6 +807,22 @@ uint64_t fk_stale_all(void)
 
 uint64_t fk_wrong_hits(void) { return wrong_hits; }
 
+/* set_ can let a storage die while a converted tensor that had it lives:
+ * that tensor's del_ten (its finalizer holds the StorageWeakRef) pops the
+ * entry later, as PyTorch does. */
+static int awaited_by_finalizer(fk_mconv *mc, const obj *key)
+{
+    for (obj *o = obj_live_first(); o; o = obj_iter_next(o)) {
+        if (o->type != &fin_type)
+            continue;
+        fk_fin *f = (fk_fin *)o;
+        if (f->is_meta && f->weak_st && &f->weak_st->hdr == key &&
+            fin_converter(f) == &mc->hdr)
+            return 1;
+    }
+    return 0;
+}
+
 static int verify_mconv(fk_mconv *mc, char *why, size_t n)
 {
     if (wt_verify(mc->tensor_memo, why, n) != 0 ||
@@ -798,6 +839,8 @@ static int verify_mconv(fk_mconv *mc, char *why, size_t n)
         int found = 0;
         for (size_t i = 0; i < mc->npending && !found; i++)
             found = &mc->pending[i]->hdr == key;
+        if (!found)
+            found = awaited_by_finalizer(mc, key);
         if (!found && !fk_bug_state.no_sweep) {
             snprintf(why, n, "MetaConverter#%llu: storage_memo key storage#%llu "
                      "is dead and not pending", (unsigned long long)mc->hdr.id,

@@ -15,34 +15,60 @@ ts_tensor *fk_wrap_new(obj *mode, ts_tensor *meta, ts_device device)
     return ts_fake_new(meta, mode, device, 0);
 }
 
-/* Run op on the meta tensors behind fakes and wrap the result. */
+/* After an in-place op on a fake's meta tensor (set_): the fake's
+ * metadata follow its meta tensor's. */
+static void refresh_from_meta(ts_tensor *f)
+{
+    const ts_tensor *m = f->meta;
+    f->ndim = m->ndim;
+    memcpy(f->sizes, m->sizes, sizeof f->sizes);
+    memcpy(f->strides, m->strides, sizeof f->strides);
+    f->storage_offset = m->storage_offset;
+    if (m->requires_grad && !f->requires_grad) {
+        f->requires_grad = 1;
+        f->is_leaf = 0;
+    }
+}
+
+static const char non_fake_msg[] =
+    "%s: Invoking operators with non-Fake Tensor inputs in FakeTensorMode is not yet "
+    "supported. Please convert all Tensors to FakeTensors first.";
+
 ts_tensor *fk_apply(ts_op op, ts_tensor *self, const ts_args *a)
+{
+    return fk_apply_in(op, self, a, NULL);
+}
+
+/* Run op on the meta tensors behind fakes and wrap the result. */
+ts_tensor *fk_apply_in(ts_op op, ts_tensor *self, const ts_args *a, obj *active)
 {
     const ts_tensor *other = a ? a->other : NULL;
     int self_fake = ts_is_fake(self);
     int other_fake = other && ts_is_fake(other);
     if (!self_fake && !other_fake)
         return ts_apply(op, self, a);
+    if (op == TS_OP_REQUIRES_GRAD_)
+        return ts_apply(op, self, a);   /* a flag of the fake itself */
 
     obj *mode = self_fake ? self->mode : other->mode;
     ts_device dev = self_fake ? self->device : other->device;
     if (self_fake && other_fake && self->mode != other->mode) {
-        er_set(ER_TYPE, "%s: fake tensors from two different fake modes",
-               ts_op_name(op));
+        er_set(ER_TYPE, "%s: Mixing modes NYI (fake tensors from two different fake "
+               "modes)", ts_op_name(op));
         return NULL;
     }
-    if ((!self_fake && self->device.type != TS_DEV_META) ||
-        (other && !other_fake && other->device.type != TS_DEV_META)) {
-        er_set(ER_TYPE, "%s: mixing a fake tensor with a real tensor",
-               ts_op_name(op));
+    if (!self_fake || (other && !other_fake)) {
+        er_set(ER_TYPE, non_fake_msg, ts_op_name(op));
         return NULL;
     }
+    if (active)
+        mode = active;
     ts_args inner;
     if (a)
         inner = *a;
     else
         memset(&inner, 0, sizeof inner);
-    ts_tensor *m_self = self_fake ? self->meta : self;
+    ts_tensor *m_self = self->meta;
     if (other_fake)
         inner.other = other->meta;
     if (op == TS_OP_TO && inner.has_device) {
@@ -53,16 +79,17 @@ ts_tensor *fk_apply(ts_op op, ts_tensor *self, const ts_args *a)
     ts_tensor *r = ts_apply(op, m_self, &inner);
     if (!r)
         return NULL;
-    if (r == m_self && self_fake) {
+    if (r == m_self) {
         /* in place (or an op that returned its input): the same fake */
         obj_decref(&r->hdr);
+        if (ts_op_is_inplace(op))
+            refresh_from_meta(self);
         obj_incref(&self->hdr);
         return self;
     }
     ts_tensor *out = ts_fake_new(r, mode, dev, 0);
     obj_decref(&r->hdr);
-    if (out && self_fake && ts_op_is_view(op) && op != TS_OP_DETACH &&
-        r->base) {
+    if (out && ts_op_is_view(op) && op != TS_OP_DETACH && r->base) {
         /* PyTorch: a view of a fake is a view whose _base is the fake (or
          * that fake's own base). */
         out->base = self->base ? self->base : self;

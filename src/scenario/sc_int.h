@@ -67,11 +67,16 @@ sc_token sc_lex_next(sc_lexer *lx);
 void sc_tok_describe(const sc_token *t, char *buf, size_t n);
 
 /* ---- values the interpreter handles ---- */
-typedef enum sc_vkind { V_NONE, V_INT, V_BOOL, V_STR, V_DTYPE, V_OBJ } sc_vkind;
+typedef enum sc_vkind {
+    V_NONE, V_INT, V_BOOL, V_STR, V_DTYPE, V_OBJ,
+    V_TUPLE,                 /* version 2: integers (t.size(), (2, 3)) */
+    V_MFMT                   /* version 2: a memory format (ts_memfmt) */
+} sc_vkind;
 
 /* ---- expressions ---- */
 typedef enum sc_ekind {
     E_INT, E_BOOL, E_NONE, E_STR, E_DTYPE, E_VAR, E_TUPLE,
+    E_MFMT,       /* contiguous_format / channels_last: sub = ts_memfmt */
     E_CALL,       /* built-in function: id = sc_builtin */
     E_METHOD,     /* recv.name(args): id = sc_method */
     E_ATTR,       /* recv.name: id = sc_attr */
@@ -85,10 +90,17 @@ typedef enum sc_builtin {
     B_EMPTY, B_ZEROS, B_ONES, B_RAND, B_EMPTY_STRIDED, B_SPARSE_COO,
     B_SPARSE_CSR, B_QUANTIZED, B_FAKE_MODE, B_META_CONVERTER, B_WEAKREF,
     B_GC, B_LIVE, B_BYTES, B_HEAP_BYTES, B_UNREACHABLE, B_STALE, B_GROWTH,
-    B_ALIVE, B_DEAD, B_RAISES, B_COUNT
+    B_ALIVE, B_DEAD, B_RAISES, B_FAKE_CONVERTER, B_COUNT
 } sc_builtin;
 
-typedef enum sc_mkind { MK_OP, MK_QUERY, MK_FAKE, MK_META, MK_SWEEP, MK_GET } sc_mkind;
+typedef enum sc_mkind {
+    MK_OP, MK_QUERY, MK_FAKE, MK_META, MK_SWEEP, MK_GET,
+    MK_VALUE      /* version 2: a query whose answer is not an integer; sub = sc_vq */
+} sc_mkind;
+
+/* MK_VALUE queries: t.dtype() t.device() t.layout() t.base() t.storage()
+ * f.fake_mode() */
+typedef enum sc_vq { VQ_DTYPE, VQ_DEVICE, VQ_LAYOUT, VQ_BASE, VQ_STORAGE, VQ_FAKE_MODE } sc_vq;
 
 typedef enum sc_attr {
     A_USER, A_GRAD, A_MEMO_FAKE, A_MEMO_META, A_MEMO_STORAGE, A_PENDING,
@@ -149,7 +161,29 @@ struct sc_program {
     int cfg_gc, cfg_sweep, cfg_end_check;
 };
 
-/* Builtin and method tables (sc_parse.c), for the interpreter's messages. */
+/* ---- the vocabulary (sc_words.c): one row per word ---- */
+typedef enum sc_wkind { SW_BUILTIN, SW_METHOD, SW_ATTR } sc_wkind;
+typedef struct sc_word {
+    const char *name;
+    uint8_t kind;                 /* sc_wkind */
+    uint8_t mk;                   /* SW_METHOD: sc_mkind */
+    int id;                       /* builtin: sc_builtin; attr: sc_attr; MK_VALUE: sc_vq */
+    int min, max;                 /* positional arguments; max -1: any */
+    const char *const *kw;        /* keyword arguments, NULL-terminated */
+    int version;                  /* 1 or 2 */
+    const char *no_stress;        /* NULL: `fakegc stress` generates it; else why not */
+    const char *no_xref;          /* NULL: scripts/xref translates it; else why not */
+} sc_word;
+#define SC_MAX_WORDS 256
+const sc_word *sc_vocab(size_t *n);
+const sc_word *sc_builtin_row(int b);     /* sc_builtin order; NULL past B_COUNT */
+size_t sc_nmethods(void);
+const sc_word *sc_method_row(int m);      /* 0 <= m < sc_nmethods() */
+size_t sc_nattrs(void);
+const sc_word *sc_attr_row(int a);
+const char *sc_wkind_name(int k);         /* "function", "method", "attribute" */
+
+/* Builtin and method names (sc_parse.c), for the interpreter's messages. */
 const char *sc_builtin_name(int b);
 const char *sc_method_name(int m);
 sc_mkind sc_method_kind(int m);

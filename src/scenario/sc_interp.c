@@ -59,6 +59,8 @@ static const char *val_type(const sc_val *v)
     case V_BOOL: return "bool";
     case V_STR: return "string";
     case V_DTYPE: return "dtype";
+    case V_TUPLE: return "tuple";
+    case V_MFMT: return "memory format";
     case V_OBJ: {
         if (ts_is_tensor(v->o)) {
             const ts_tensor *t = ts_of(v->o);
@@ -82,6 +84,20 @@ void sc_format_val(const sc_val *v, char *buf, size_t n)
     case V_BOOL: snprintf(buf, n, "%s", v->i ? "true" : "false"); break;
     case V_STR: snprintf(buf, n, "\"%.*s\"", v->i > 100 ? 100 : (int)v->i, v->s); break;
     case V_DTYPE: snprintf(buf, n, "%s", ts_dtype_name((ts_dtype)v->i)); break;
+    case V_MFMT: snprintf(buf, n, "%s", ts_memfmt_name((ts_memfmt)v->i)); break;
+    case V_TUPLE: {
+        size_t w = 0;
+        buf[0] = '\0';
+        for (int64_t k = 0; k < v->i && w + 1 < n; k++) {
+            int c = snprintf(buf + w, n - w, "%s%" PRId64, k ? ", " : "(", v->tup[k]);
+            if (c < 0)
+                break;
+            w += (size_t)c;
+        }
+        if (w + 1 < n)
+            snprintf(buf + w, n - w, "%s)", v->i == 0 ? "(" : v->i == 1 ? "," : "");
+        break;
+    }
     case V_OBJ: {
         char d[64] = "";
         if (v->o->type->describe && !obj_expired(v->o))
@@ -265,6 +281,28 @@ static obj *wrap_in_mode(obj *mode, ts_tensor *meta, ts_device dev)
     return f ? &f->hdr : NULL;
 }
 
+/* memory_format= (default contiguous_format). */
+static int eval_mfmt_kw(sc_vm *vm, const sc_expr *e, int *given, ts_memfmt *f)
+{
+    const sc_expr *k = kwarg(e, "memory_format");
+    *given = 0;
+    *f = TS_CONTIGUOUS_FORMAT;
+    if (!k)
+        return 0;
+    sc_val v = {0};
+    if (eval(vm, k, &v) < 0)
+        return -1;
+    if (v.k != V_MFMT) {
+        er_set(ER_TYPE, "memory_format= must be contiguous_format or channels_last, got %s",
+               val_type(&v));
+        val_drop(&v);
+        return -1;
+    }
+    *given = 1;
+    *f = (ts_memfmt)v.i;
+    return 0;
+}
+
 static obj *call_ctor(sc_vm *vm, const sc_expr *e)
 {
     int64_t sizes[TS_MAX_DIM], strides[TS_MAX_DIM];
@@ -297,6 +335,16 @@ static obj *call_ctor(sc_vm *vm, const sc_expr *e)
     ts_tensor *t = NULL;
     switch (e->id) {
     case B_EMPTY: case B_ZEROS: case B_ONES: case B_RAND: {
+        int given = 0;
+        ts_memfmt f;
+        if (eval_mfmt_kw(vm, e, &given, &f) < 0)
+            return NULL;
+        if (given && f == TS_CHANNELS_LAST) {   /* empty() only (the parser says) */
+            if (ts_memfmt_strides(f, nd, sizes, strides) < 0)
+                return NULL;
+            t = ts_empty_strided(nd, sizes, strides, dt, where, rg != 0);
+            break;
+        }
         ts_init init = e->id == B_EMPTY ? TS_INIT_NONE : e->id == B_ZEROS ? TS_INIT_ZEROS
                      : e->id == B_ONES ? TS_INIT_ONES : TS_INIT_RAND;
         t = ts_empty(nd, sizes, dt, where, mode ? TS_INIT_NONE : init, rg != 0);
@@ -370,6 +418,8 @@ static obj *call_mode_ctor(sc_vm *vm, const sc_expr *e)
         er_set(ER_TYPE, "sweep_every= must be >= 1, got %" PRId64, every);
         return NULL;
     }
+    if (e->id == B_FAKE_CONVERTER)
+        return fk_fake_converter_new(pol, every);
     return e->id == B_FAKE_MODE ? fk_mode_new(pol, every) : fk_meta_converter_new(pol, every);
 }
 
@@ -486,7 +536,7 @@ static int call_builtin(sc_vm *vm, const sc_expr *e, sc_val *out)
         }
         return set_obj(out, o);
     }
-    case B_FAKE_MODE: case B_META_CONVERTER: {
+    case B_FAKE_MODE: case B_META_CONVERTER: case B_FAKE_CONVERTER: {
         probe_start(vm, &lp);
         obj *o = call_mode_ctor(vm, e);
         if (!o) {
@@ -589,10 +639,38 @@ static int call_builtin(sc_vm *vm, const sc_expr *e, sc_val *out)
 
 /* ---- methods ---- */
 
-static int is_bool_query(ts_query q)
+
+static ts_storage *as_storage(const sc_val *v)
 {
-    return q == TS_Q_IS_VIEW || q == TS_Q_IS_SPARSE || q == TS_Q_IS_COALESCED ||
-           q == TS_Q_REQUIRES_GRAD;
+    return v->k == V_OBJ && ts_is_storage(v->o) ? (ts_storage *)v->o : NULL;
+}
+
+/* set_(tensor) | set_(storage) | set_(storage, offset, sizes, strides) */
+static int build_set_args(sc_vm *vm, const sc_expr *e, ts_args *a, sc_val *other)
+{
+    if (e->nargs != 1 && e->nargs != 4)
+        return er_set(ER_TYPE, "set_() takes (tensor), (storage) or (storage, offset, sizes, "
+                      "strides), got %d arguments", e->nargs);
+    if (eval(vm, e->args[0], other) < 0)
+        return -1;
+    if (as_tensor(other) && e->nargs == 1) {
+        a->other = as_tensor(other);
+        return 0;
+    }
+    if (!as_storage(other))
+        return er_set(ER_TYPE, "set_() needs a %s, got %s",
+                      e->nargs == 1 ? "tensor or a storage" : "storage", val_type(other));
+    a->storage = as_storage(other);
+    if (e->nargs == 1)
+        return 0;
+    a->set_geom = 1;
+    if (eval_int(vm, e->args[1], &a->offset, "set_() offset") < 0 ||
+        eval_int_list(vm, e->args[2], a->v, &a->n, "set_() sizes") < 0 ||
+        eval_int_list(vm, e->args[3], a->v2, &a->n2, "set_() strides") < 0)
+        return -1;
+    if (a->n != a->n2)
+        return er_set(ER_SHAPE, "set_(): %d sizes but %d strides", a->n, a->n2);
+    return 0;
 }
 
 /* Positional arguments of a tensor op into a (other: a held operand). */
@@ -617,7 +695,8 @@ static int build_op_args(sc_vm *vm, const sc_expr *e, ts_op op, ts_args *a, sc_v
             return er_set(ER_SHAPE, "as_strided(): %d sizes but %d strides", a->n, a->n2);
         return 0;
     }
-    case TS_OP_ADD: case TS_OP_MUL: case TS_OP_MATMUL: case TS_OP_ADD_: case TS_OP_MUL_: {
+    case TS_OP_ADD: case TS_OP_MUL: case TS_OP_MATMUL: case TS_OP_ADD_: case TS_OP_MUL_:
+    case TS_OP_SUB: {
         if (e->nargs != 1)
             return er_set(ER_TYPE, "%s() takes 1 argument, got %d", name, e->nargs);
         if (eval(vm, e->args[0], other) < 0)
@@ -627,6 +706,7 @@ static int build_op_args(sc_vm *vm, const sc_expr *e, ts_op op, ts_args *a, sc_v
         } else if ((other->k == V_INT || other->k == V_BOOL) && op != TS_OP_MATMUL) {
             a->has_scalar = 1;
             a->scalar = (double)other->i;
+            a->scalar_bool = other->k == V_BOOL;
         } else {
             return er_set(ER_TYPE, "%s() needs a tensor%s, got %s", name,
                           op == TS_OP_MATMUL ? "" : " or a number", val_type(other));
@@ -692,6 +772,24 @@ static int build_op_args(sc_vm *vm, const sc_expr *e, ts_op op, ts_args *a, sc_v
         }
         return 0;
     }
+    case TS_OP_SET_:
+        return build_set_args(vm, e, a, other);
+    case TS_OP_CONTIGUOUS:
+        if (e->nargs)
+            return er_set(ER_TYPE, "contiguous() takes no positional arguments");
+        return eval_mfmt_kw(vm, e, &a->has_mfmt, &a->mfmt);
+    case TS_OP_VIEW:
+        if (e->nargs == 1 && (e->args[0]->kind == E_DTYPE ||
+                              (e->args[0]->kind == E_VAR &&
+                               vm->vars[e->args[0]->slot].k == V_DTYPE))) {
+            sc_val v = {0};
+            if (eval(vm, e->args[0], &v) < 0)
+                return -1;
+            a->has_dtype = 1;
+            a->dtype = (ts_dtype)v.i;
+            return 0;
+        }
+        break;
     case TS_OP_TO_SPARSE: {
         const sc_expr *d = e->nargs ? e->args[0] : kwarg(e, "sparse_dim");
         if (e->nargs > 1 || (e->nargs && kwarg(e, "sparse_dim")))
@@ -745,6 +843,140 @@ static int need_args(const sc_expr *e, int n, const char *what)
     return 0;
 }
 
+/* t.size(), t.stride(): the tuple. */
+static int shape_tuple(const ts_tensor *t, ts_query q, sc_val *out)
+{
+    if (q == TS_Q_STRIDE && t->layout == TS_SPARSE_CSR)
+        return er_set(ER_TYPE, "Sparse CSR tensors do not have strides");
+    out->k = V_TUPLE;
+    out->o = NULL;
+    out->i = t->ndim;
+    for (int d = 0; d < t->ndim; d++)
+        out->tup[d] = q == TS_Q_SIZE ? t->sizes[d]
+                    : t->layout == TS_STRIDED ? t->strides[d] : d == 0 ? 1 : 0;
+    return 0;
+}
+
+static void set_static_str(sc_val *v, const char *s)
+{
+    v->k = V_STR;
+    v->o = NULL;
+    v->s = s;
+    v->i = (int64_t)strlen(s);
+}
+
+/* A device's name as text that outlives the value: "cpu", "meta", "lazy",
+ * "cuda:N" (interned for N < 64; larger indexes answer "cuda:?"). */
+static const char *device_text(ts_device d)
+{
+    static char cuda[64][12];
+    switch (d.type) {
+    case TS_DEV_CPU: return "cpu";
+    case TS_DEV_META: return "meta";
+    case TS_DEV_LAZY: return "lazy";
+    default: break;
+    }
+    if (d.index < 0)
+        return "cuda";
+    if (d.index >= 64)
+        return "cuda:?";
+    if (!cuda[d.index][0])
+        snprintf(cuda[d.index], sizeof cuda[d.index], "cuda:%d", d.index);
+    return cuda[d.index];
+}
+
+static int set_obj_ref(sc_val *out, obj *o)
+{
+    if (!o) {
+        out->k = V_NONE;
+        out->o = NULL;
+        return 0;
+    }
+    obj_incref(o);
+    return set_obj(out, o);
+}
+
+/* t.dtype() t.device() t.layout() t.base() t.storage() f.fake_mode() */
+static int value_query(ts_tensor *t, sc_vq q, sc_val *out)
+{
+    switch (q) {
+    case VQ_DTYPE:
+        out->k = V_DTYPE;
+        out->i = t->dtype;
+        return 0;
+    case VQ_DEVICE:
+        set_static_str(out, device_text(t->device));
+        return 0;
+    case VQ_LAYOUT:
+        set_static_str(out, ts_layout_name(t->layout));
+        return 0;
+    case VQ_BASE:
+        return set_obj_ref(out, t->base ? &t->base->hdr : NULL);
+    case VQ_STORAGE: {
+        const ts_tensor *s = ts_is_fake(t) ? t->meta : t;
+        if (!s || s->layout != TS_STRIDED || !s->storage)
+            return er_set(ER_TYPE, "Cannot access storage of %s",
+                          t->layout == TS_STRIDED ? "this tensor" : "SparseTensorImpl");
+        return set_obj_ref(out, &s->storage->hdr);
+    }
+    case VQ_FAKE_MODE:
+        if (!ts_is_fake(t) || !t->mode)
+            return er_set(ER_TYPE, "'Tensor' object has no attribute 'fake_mode' (not a fake "
+                          "tensor)");
+        return set_obj_ref(out, t->mode);
+    }
+    return er_set(ER_INTERNAL, "unknown value query %d", (int)q);
+}
+
+/* s.nbytes(), s.device() on a storage value. */
+static int storage_method(const sc_expr *e, const ts_storage *st, sc_val *out)
+{
+    if (need_args(e, 0, "no arguments") < 0)
+        return -1;
+    if (e->sub == TS_Q_NBYTES && sc_method_kind(e->id) == MK_QUERY) {
+        set_int(out, (int64_t)st->nbytes);
+        return 0;
+    }
+    if (sc_method_kind(e->id) == MK_VALUE && e->sub == VQ_DEVICE) {
+        set_static_str(out, device_text(st->device));
+        return 0;
+    }
+    return er_set(ER_TYPE, "storage has no method '%s' (only nbytes() and device())",
+                  e->name);
+}
+
+/* c.fake(m, t): a stand-alone FakeTensorConverter called with a mode. */
+static int converter_fake(sc_vm *vm, const sc_expr *e, obj *conv, sc_val *out)
+{
+    sc_val m = {0}, x = {0};
+    int rc = -1;
+    leak_probe lp = {0};
+    if (need_args(e, 2, "2 arguments (a fake mode and a tensor)") < 0)
+        return -1;
+    if (e->nkw)
+        return er_set(ER_TYPE, "a converter's fake(m, t) takes no keyword arguments");
+    if (eval(vm, e->args[0], &m) < 0)
+        return -1;
+    if (eval(vm, e->args[1], &x) < 0)
+        goto done;
+    if (m.k != V_OBJ || !fk_is_mode(m.o) || !as_tensor(&x)) {
+        er_set(ER_TYPE, "fake(m, t) needs a fake mode and a tensor, got %s and %s",
+               val_type(&m), val_type(&x));
+        goto done;
+    }
+    probe_start(vm, &lp);
+    ts_tensor *res = fk_convert(conv, m.o, as_tensor(&x));
+    if (!res) {
+        probe_fail(vm, &lp);
+        goto done;
+    }
+    rc = set_obj(out, &res->hdr);
+done:
+    val_drop(&x);
+    val_drop(&m);
+    return rc;
+}
+
 /* Apply method e to the receiver *recv (already evaluated; consumed). */
 static int call_method(sc_vm *vm, const sc_expr *e, sc_val *recv, sc_val *out)
 {
@@ -753,7 +985,11 @@ static int call_method(sc_vm *vm, const sc_expr *e, sc_val *recv, sc_val *out)
     leak_probe lp = {0};
     sc_mkind mk = sc_method_kind(e->id);
     ts_tensor *t = as_tensor(&r);
-    if ((mk == MK_OP || mk == MK_QUERY) && !t) {
+    if (as_storage(&r) && (mk == MK_QUERY || mk == MK_VALUE)) {
+        rc = storage_method(e, as_storage(&r), out);
+        goto done;
+    }
+    if ((mk == MK_OP || mk == MK_QUERY || mk == MK_VALUE) && !t) {
         er_set(ER_TYPE, "%s has no method '%s'", val_type(&r), e->name);
         goto done;
     }
@@ -763,8 +999,15 @@ static int call_method(sc_vm *vm, const sc_expr *e, sc_val *recv, sc_val *out)
         memset(&a, 0, sizeof a);
         if (build_op_args(vm, e, (ts_op)e->sub, &a, &x) < 0)
             goto done;
+        obj *mode = current_mode(vm);
+        if (mode && e->sub != TS_OP_REQUIRES_GRAD_ &&
+            (!ts_is_fake(t) || (a.other && !ts_is_fake(a.other)))) {
+            er_set(ER_TYPE, "%s(): Invoking operators with non-Fake Tensor inputs in "
+                   "FakeTensorMode is not yet supported", e->name);
+            goto done;
+        }
         probe_start(vm, &lp);
-        ts_tensor *res = fk_apply((ts_op)e->sub, t, &a);
+        ts_tensor *res = fk_apply_in((ts_op)e->sub, t, &a, mode);
         if (!res) {
             probe_fail(vm, &lp);
             goto done;
@@ -775,6 +1018,10 @@ static int call_method(sc_vm *vm, const sc_expr *e, sc_val *recv, sc_val *out)
     case MK_QUERY: {
         ts_query q = (ts_query)e->sub;
         int64_t arg = 0, v = 0;
+        if (ts_query_takes_arg(q) && e->nargs == 0) {
+            rc = shape_tuple(t, q, out);     /* t.size(), t.stride() */
+            goto done;
+        }
         if (ts_query_takes_arg(q)) {
             if (need_args(e, 1, "1 argument (a dim)") < 0 ||
                 eval_int(vm, e->args[0], &arg, "the dim") < 0)
@@ -782,18 +1029,39 @@ static int call_method(sc_vm *vm, const sc_expr *e, sc_val *recv, sc_val *out)
         } else if (need_args(e, 0, "no arguments") < 0) {
             goto done;
         }
+        if (q == TS_Q_IS_CONTIGUOUS) {
+            int given;
+            ts_memfmt f;
+            if (eval_mfmt_kw(vm, e, &given, &f) < 0)
+                goto done;
+            arg = f;
+        }
         if (ts_query_run(t, q, arg, &v) < 0)
             goto done;
-        if (is_bool_query(q))
+        if (ts_query_is_bool(q))
             set_bool(out, v != 0);
         else
             set_int(out, v);
         rc = 0;
         break;
     }
+    case MK_VALUE:
+        if (need_args(e, 0, "no arguments") < 0)
+            goto done;
+        rc = value_query(t, (sc_vq)e->sub, out);
+        break;
     case MK_FAKE: case MK_META: {
         int is_mode = r.k == V_OBJ && fk_is_mode(r.o);
         int is_mc = r.k == V_OBJ && fk_is_meta_converter(r.o);
+        if (mk == MK_FAKE && r.k == V_OBJ && fk_is_fake_converter(r.o)) {
+            rc = converter_fake(vm, e, r.o, out);
+            goto done;
+        }
+        if (mk == MK_META && (is_mode || is_mc) && current_mode(vm)) {
+            er_set(ER_TYPE, "meta() inside 'with': PyTorch 1.13.1's MetaConverter builds its "
+                   "meta tensor through the active mode and asserts");
+            goto done;
+        }
         if (!is_mode && !(mk == MK_META && is_mc)) {
             er_set(ER_TYPE, "%s has no method '%s'", val_type(&r), e->name);
             goto done;
@@ -821,7 +1089,8 @@ static int call_method(sc_vm *vm, const sc_expr *e, sc_val *recv, sc_val *out)
         break;
     }
     case MK_SWEEP:
-        if (r.k != V_OBJ || !(fk_is_mode(r.o) || fk_is_meta_converter(r.o))) {
+        if (r.k != V_OBJ || !(fk_is_mode(r.o) || fk_is_meta_converter(r.o) ||
+                              fk_is_fake_converter(r.o))) {
             er_set(ER_TYPE, "%s has no method 'sweep'", val_type(&r));
             goto done;
         }
@@ -957,35 +1226,49 @@ static int eval_chain(sc_vm *vm, const sc_expr *e, sc_val *out)
 
 /* ---- comparisons ---- */
 
+/* Version 2: == and != compare values of one kind (integers and booleans
+ * are one kind; tuples element by element; objects by identity); values
+ * of two kinds are unequal, never an error. < <= > >= stay integers. */
+static int values_equal(const sc_val *a, const sc_val *b)
+{
+    int64_t x, y;
+    if (as_int(a, &x) == 0 && as_int(b, &y) == 0)
+        return x == y;
+    if (a->k != b->k)
+        return 0;
+    switch (a->k) {
+    case V_NONE: return 1;
+    case V_OBJ: return a->o == b->o;
+    case V_STR: return a->i == b->i && memcmp(a->s, b->s, (size_t)a->i) == 0;
+    case V_DTYPE: case V_MFMT: return a->i == b->i;
+    case V_TUPLE:
+        if (a->i != b->i)
+            return 0;
+        for (int64_t k = 0; k < a->i; k++)
+            if (a->tup[k] != b->tup[k])
+                return 0;
+        return 1;
+    default: return 0;
+    }
+}
+
 static int compare(const sc_val *a, const sc_val *b, int op, int *res)
 {
     int64_t x, y;
-    if (as_int(a, &x) == 0 && as_int(b, &y) == 0) {
-        switch (op) {
-        case C_EQ: *res = x == y; break;
-        case C_NE: *res = x != y; break;
-        case C_LT: *res = x < y; break;
-        case C_LE: *res = x <= y; break;
-        case C_GT: *res = x > y; break;
-        default: *res = x >= y; break;
-        }
+    if (op == C_EQ || op == C_NE) {
+        int eq = values_equal(a, b);
+        *res = op == C_EQ ? eq : !eq;
         return 0;
     }
-    if (op != C_EQ && op != C_NE)
+    if (as_int(a, &x) < 0 || as_int(b, &y) < 0)
         return er_set(ER_TYPE, "cannot order %s and %s (only integers and booleans)",
                       val_type(a), val_type(b));
-    int eq;
-    if (a->k == V_NONE || b->k == V_NONE)
-        eq = a->k == b->k;
-    else if (a->k == V_OBJ && b->k == V_OBJ)
-        eq = a->o == b->o;
-    else if (a->k == V_STR && b->k == V_STR)
-        eq = a->i == b->i && memcmp(a->s, b->s, (size_t)a->i) == 0;
-    else if (a->k == V_DTYPE && b->k == V_DTYPE)
-        eq = a->i == b->i;
-    else
-        return er_set(ER_TYPE, "cannot compare %s with %s", val_type(a), val_type(b));
-    *res = op == C_EQ ? eq : !eq;
+    switch (op) {
+    case C_LT: *res = x < y; break;
+    case C_LE: *res = x <= y; break;
+    case C_GT: *res = x > y; break;
+    default: *res = x >= y; break;
+    }
     return 0;
 }
 
@@ -1039,6 +1322,20 @@ static int eval_raises(sc_vm *vm, const sc_expr *e, int *held, char *why, size_t
 
 /* ---- expressions ---- */
 
+/* (2, 3) as a value: integers only (a shape), to compare with t.size(). */
+static int eval_tuple(sc_vm *vm, const sc_expr *e, sc_val *out)
+{
+    int64_t v[TS_MAX_DIM];
+    int n = 0;
+    if (eval_int_list(vm, e, v, &n, "a tuple element") < 0)
+        return -1;
+    out->k = V_TUPLE;
+    out->o = NULL;
+    out->i = n;
+    memcpy(out->tup, v, (size_t)n * sizeof v[0]);
+    return 0;
+}
+
 static int eval(sc_vm *vm, const sc_expr *e, sc_val *out)
 {
     out->k = V_NONE;
@@ -1066,7 +1363,11 @@ static int eval(sc_vm *vm, const sc_expr *e, sc_val *out)
         return 0;
     }
     case E_TUPLE:
-        return er_set(ER_TYPE, "a tuple is only allowed as a shape argument");
+        return eval_tuple(vm, e, out);
+    case E_MFMT:
+        out->k = V_MFMT;
+        out->i = e->sub;
+        return 0;
     case E_CALL: return call_builtin(vm, e, out);
     case E_METHOD: case E_ATTR: return eval_chain(vm, e, out);
     case E_CMP: {
@@ -1103,7 +1404,7 @@ static int eval(sc_vm *vm, const sc_expr *e, sc_val *out)
 static int literal(const sc_expr *e)
 {
     return e->kind == E_INT || e->kind == E_BOOL || e->kind == E_NONE || e->kind == E_STR ||
-           e->kind == E_DTYPE;
+           e->kind == E_DTYPE || e->kind == E_MFMT || e->kind == E_TUPLE;
 }
 
 static int counter_attr(const sc_expr *e)

@@ -20,103 +20,18 @@
 #include "core/er.h"
 #include "tensor/ts.h"
 
-/* ---- tables ---- */
-
-static const char *const kw_tensor_ctor[] = {"dtype", "device", "requires_grad", NULL};
-static const char *const kw_coo[] = {"nnz", "sparse_dim", "dtype", "device", "coalesced", NULL};
-static const char *const kw_csr[] = {"nnz", "dtype", "device", NULL};
-static const char *const kw_mode[] = {"sweep", "sweep_every", NULL};
-static const char *const kw_live[] = {"kind", NULL};
-static const char *const kw_none[] = {NULL};
-
-typedef struct builtin_info {
-    const char *name;
-    int min, max;                   /* positional; max -1: any */
-    const char *const *kw;
-} builtin_info;
-
-static const builtin_info builtins[B_COUNT] = {
-    [B_EMPTY] = {"empty", 0, -1, kw_tensor_ctor},
-    [B_ZEROS] = {"zeros", 0, -1, kw_tensor_ctor},
-    [B_ONES] = {"ones", 0, -1, kw_tensor_ctor},
-    [B_RAND] = {"rand", 0, -1, kw_tensor_ctor},
-    [B_EMPTY_STRIDED] = {"empty_strided", 2, 2, kw_tensor_ctor},
-    [B_SPARSE_COO] = {"sparse_coo", 0, -1, kw_coo},
-    [B_SPARSE_CSR] = {"sparse_csr", 2, 2, kw_csr},
-    [B_QUANTIZED] = {"quantized", 0, -1, kw_none},
-    [B_FAKE_MODE] = {"fake_mode", 0, 0, kw_mode},
-    [B_META_CONVERTER] = {"meta_converter", 0, 0, kw_mode},
-    [B_WEAKREF] = {"weakref", 1, 1, kw_none},
-    [B_GC] = {"gc", 0, 0, kw_none},
-    [B_LIVE] = {"live", 0, 1, kw_live},
-    [B_BYTES] = {"bytes", 0, 0, kw_none},
-    [B_HEAP_BYTES] = {"heap_bytes", 0, 0, kw_none},
-    [B_UNREACHABLE] = {"unreachable", 0, 0, kw_none},
-    [B_STALE] = {"stale", 0, 0, kw_none},
-    [B_GROWTH] = {"growth", 1, 1, kw_none},
-    [B_ALIVE] = {"alive", 1, 1, kw_none},
-    [B_DEAD] = {"dead", 1, 1, kw_none},
-    [B_RAISES] = {"raises", 2, 2, kw_none},
-};
+/* ---- tables (the words themselves are sc_words.c's rows) ---- */
 
 const char *sc_builtin_name(int b)
 {
-    return (unsigned)b < B_COUNT ? builtins[b].name : "?";
+    return (unsigned)b < B_COUNT ? sc_builtin_row(b)->name : "?";
 }
-
-static const char *const kw_slice[] = {"step", NULL};
-static const char *const kw_as_strided[] = {"offset", NULL};
-static const char *const kw_to[] = {"device", "dtype", NULL};
-static const char *const kw_sum[] = {"dim", NULL};
-static const char *const kw_to_sparse[] = {"sparse_dim", NULL};
-static const char *const kw_diagonal[] = {"offset", NULL};
-static const char *const kw_fake[] = {"device", NULL};
-
-typedef struct method_info {
-    const char *name;
-    sc_mkind kind;
-    const char *const *kw;
-} method_info;
-
-static const method_info methods[] = {
-    {"view", MK_OP, kw_none}, {"reshape", MK_OP, kw_none}, {"t", MK_OP, kw_none},
-    {"transpose", MK_OP, kw_none}, {"slice", MK_OP, kw_slice},
-    {"select", MK_OP, kw_none}, {"narrow", MK_OP, kw_none},
-    {"unsqueeze", MK_OP, kw_none}, {"squeeze", MK_OP, kw_none},
-    {"expand", MK_OP, kw_none}, {"as_strided", MK_OP, kw_as_strided},
-    {"diagonal", MK_OP, kw_diagonal}, {"detach", MK_OP, kw_none},
-    {"view_as_real", MK_OP, kw_none}, {"view_as_complex", MK_OP, kw_none},
-    {"neg_view", MK_OP, kw_none}, {"conj", MK_OP, kw_none},
-    {"clone", MK_OP, kw_none}, {"contiguous", MK_OP, kw_none},
-    {"to", MK_OP, kw_to}, {"add", MK_OP, kw_none}, {"mul", MK_OP, kw_none},
-    {"matmul", MK_OP, kw_none}, {"sum", MK_OP, kw_sum},
-    {"add_", MK_OP, kw_none}, {"mul_", MK_OP, kw_none}, {"zero_", MK_OP, kw_none},
-    {"coalesce", MK_OP, kw_none}, {"to_dense", MK_OP, kw_none},
-    {"to_sparse", MK_OP, kw_to_sparse}, {"indices", MK_OP, kw_none},
-    {"values", MK_OP, kw_none},
-    {"numel", MK_QUERY, kw_none}, {"dim", MK_QUERY, kw_none},
-    {"storage_offset", MK_QUERY, kw_none}, {"nbytes", MK_QUERY, kw_none},
-    {"is_view", MK_QUERY, kw_none}, {"is_sparse", MK_QUERY, kw_none},
-    {"is_coalesced", MK_QUERY, kw_none}, {"requires_grad", MK_QUERY, kw_none},
-    {"size", MK_QUERY, kw_none}, {"stride", MK_QUERY, kw_none},
-    {"fake", MK_FAKE, kw_fake}, {"meta", MK_META, kw_none},
-    {"sweep", MK_SWEEP, kw_none}, {"get", MK_GET, kw_none},
-};
-#define NMETHODS (sizeof methods / sizeof methods[0])
 
 const char *sc_method_name(int m)
 {
-    return (unsigned)m < NMETHODS ? methods[m].name : "?";
+    return (unsigned)m < sc_nmethods() ? sc_method_row(m)->name : "?";
 }
-sc_mkind sc_method_kind(int m) { return methods[m].kind; }
-
-static const struct { const char *name; sc_attr id; } attrs[] = {
-    {"grad", A_GRAD}, {"memo_fake", A_MEMO_FAKE}, {"memo_meta", A_MEMO_META},
-    {"memo_storage", A_MEMO_STORAGE}, {"pending", A_PENDING}, {"hits", A_HITS},
-    {"misses", A_MISSES}, {"sweep_every", A_SWEEP_EVERY},
-    {"check_count", A_CHECK_COUNT},
-};
-#define NATTRS (sizeof attrs / sizeof attrs[0])
+sc_mkind sc_method_kind(int m) { return (sc_mkind)sc_method_row(m)->mk; }
 
 static const char *const error_names[] = {
     "UnsupportedFakeTensor", "ShapeError", "TypeError", "DeadReference",
@@ -127,6 +42,7 @@ static const char *const live_kinds[] = {
 static const char *const dtype_names[] = {
     "f16", "bf16", "f32", "f64", "c64", "c128", "i8", "u8", "i32", "i64",
     "bool", NULL};
+static const char *const mfmt_names[] = {"contiguous_format", "channels_last", NULL};
 static const char *const device_names[] = {"cpu", "cuda", "meta", "lazy", NULL};
 static const char *const stmt_keywords[] = {
     "del", "expect", "repeat", "with", "end", "config", "checkpoint", NULL};
@@ -653,14 +569,14 @@ static sc_expr *parse_call(parser *p, const sc_token *nt)
     snprintf(name, sizeof name, "%.*s", nt->len > 60 ? 60 : (int)nt->len, nt->start);
     int b = -1;
     for (int i = 0; i < B_COUNT; i++)
-        if (tok_is(nt, builtins[i].name)) {
+        if (tok_is(nt, sc_builtin_row(i)->name)) {
             b = i;
             break;
         }
     if (b < 0) {
         const char *bn[B_COUNT + 1];
         for (int i = 0; i < B_COUNT; i++)
-            bn[i] = builtins[i].name;
+            bn[i] = sc_builtin_row(i)->name;
         bn[B_COUNT] = NULL;
         size_t d = SIZE_MAX;
         const char *best = suggest(name, bn, NULL, &d);
@@ -669,8 +585,8 @@ static sc_expr *parse_call(parser *p, const sc_token *nt)
                      name, best);
         else {
             int m = -1;
-            for (size_t i = 0; i < NMETHODS; i++)
-                if (strcmp(methods[i].name, name) == 0)
+            for (size_t i = 0; i < sc_nmethods(); i++)
+                if (strcmp(sc_method_row((int)i)->name, name) == 0)
                     m = (int)i;
             if (m >= 0)
                 error_at(p, nt->line, nt->col,
@@ -687,7 +603,7 @@ static sc_expr *parse_call(parser *p, const sc_token *nt)
     e->id = b;
     if (parse_args(p, e, b == B_RAISES) < 0)
         return NULL;
-    const builtin_info *bi = &builtins[b];
+    const sc_word *bi = sc_builtin_row(b);
     if (e->nargs < bi->min || (bi->max >= 0 && e->nargs > bi->max)) {
         char want[48];
         if (bi->max < 0)
@@ -739,6 +655,15 @@ static sc_expr *parse_name(parser *p)
             return NULL;
         e->slot = v->slot;
         e->name = v->name;
+        return e;
+    }
+    int mf = find_in(mfmt_names, nt.start, nt.len);
+    if (mf >= 0) {
+        sc_expr *e = new_expr(p, E_MFMT, &nt);
+        if (!e)
+            return NULL;
+        e->sub = mf;
+        e->name = mfmt_names[mf];
         return e;
     }
     int dt = find_in(dtype_names, nt.start, nt.len);
@@ -902,21 +827,21 @@ static sc_expr *parse_chain(parser *p, sc_expr *e)
         next(p);
         if (p->tok.kind == T_LPAREN) {
             int m = -1;
-            for (size_t i = 0; i < NMETHODS; i++)
-                if (strcmp(methods[i].name, nm) == 0) {
+            for (size_t i = 0; i < sc_nmethods(); i++)
+                if (strcmp(sc_method_row((int)i)->name, nm) == 0) {
                     m = (int)i;
                     break;
                 }
             if (m < 0) {
-                const char *mn[NMETHODS + 1];
-                for (size_t i = 0; i < NMETHODS; i++)
-                    mn[i] = methods[i].name;
-                mn[NMETHODS] = NULL;
+                const char *mn[SC_MAX_WORDS + 1];
+                for (size_t i = 0; i < sc_nmethods(); i++)
+                    mn[i] = sc_method_row((int)i)->name;
+                mn[sc_nmethods()] = NULL;
                 size_t d = SIZE_MAX;
                 const char *best = suggest(nm, mn, NULL, &d);
                 int is_attr = 0;
-                for (size_t i = 0; i < NATTRS; i++)
-                    if (strcmp(attrs[i].name, nm) == 0)
+                for (size_t i = 0; i < sc_nattrs(); i++)
+                    if (strcmp(sc_attr_row((int)i)->name, nm) == 0)
                         is_attr = 1;
                 if (is_attr)
                     error_at(p, nt.line, nt.col,
@@ -933,16 +858,18 @@ static sc_expr *parse_chain(parser *p, sc_expr *e)
             if (!c)
                 return NULL;
             c->id = m;
-            c->name = methods[m].name;
+            c->name = sc_method_row(m)->name;
             c->recv = e;
-            if (methods[m].kind == MK_OP) {
+            if (sc_method_row(m)->mk == MK_OP) {
                 ts_op op;
                 if (ts_op_from_name(nm, &op) != 0) {
                     error_at(p, nt.line, nt.col, "method '%s' is not implemented", nm);
                     return NULL;
                 }
                 c->sub = (int)op;
-            } else if (methods[m].kind == MK_QUERY) {
+            } else if (sc_method_row(m)->mk == MK_VALUE) {
+                c->sub = sc_method_row(m)->id;
+            } else if (sc_method_row(m)->mk == MK_QUERY) {
                 ts_query q;
                 if (ts_query_from_name(nm, &q) != 0) {
                     error_at(p, nt.line, nt.col, "method '%s' is not implemented", nm);
@@ -954,7 +881,7 @@ static sc_expr *parse_chain(parser *p, sc_expr *e)
                 return NULL;
             char fname[80];
             snprintf(fname, sizeof fname, "%s", nm);
-            if (check_kwargs(p, c, fname, methods[m].kw, &nt) < 0)
+            if (check_kwargs(p, c, fname, sc_method_row(m)->kw, &nt) < 0)
                 return NULL;
             e = c;
         } else {
@@ -964,9 +891,9 @@ static sc_expr *parse_chain(parser *p, sc_expr *e)
             a->name = nm;
             a->recv = e;
             a->id = A_USER;
-            for (size_t i = 0; i < NATTRS; i++)
-                if (strcmp(attrs[i].name, nm) == 0)
-                    a->id = (int)attrs[i].id;
+            for (size_t i = 0; i < sc_nattrs(); i++)
+                if (strcmp(sc_attr_row((int)i)->name, nm) == 0)
+                    a->id = (int)sc_attr_row((int)i)->id;
             e = a;
         }
     }

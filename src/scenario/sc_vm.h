@@ -15,7 +15,8 @@ typedef struct sc_val {
     uint8_t k;               /* sc_vkind or V_UNBOUND */
     int64_t i;               /* V_INT, V_BOOL, V_DTYPE; V_STR length */
     obj *o;                  /* V_OBJ (a strong reference when owned) */
-    const char *s;           /* V_STR (arena text) */
+    const char *s;           /* V_STR (arena or static text) */
+    int64_t tup[TS_MAX_DIM]; /* V_TUPLE: i elements */
 } sc_val;
 
 typedef struct sc_census {

@@ -1014,7 +1014,9 @@ static int32_t run_plan(gen *g, int32_t ti, const plan *p, int view_op)
     int meta_is_view = g->m.n[r].base >= 0;
     t = &g->m.n[ti];
     int32_t base = t->base >= 0 ? t->base : ti;
-    int32_t f = m_fake_new(&g->m, r, t->mode, t->fdev);
+    /* PyTorch 1.13.1: under `with m1`, an op on fakes of m2 gives a fake of m1 */
+    int32_t mode = g->m.nwith ? g->m.with[g->m.nwith - 1] : t->mode;
+    int32_t f = m_fake_new(&g->m, r, mode, t->fdev);
     if (f >= 0 && view_op && meta_is_view) {
         g->m.n[f].base = base;
         m_ref(&g->m, base);
@@ -1252,12 +1254,9 @@ static int act_newop(gen *g, const st_action *a)
                 err = MERR_TYPE;
             bi = y->meta;
         } else if (x->fake != y->fake) {
-            /* a fake with a real tensor: allowed only for real meta ones */
-            const mnode *real = x->fake ? y : x;
-            if (real->dev != DV_META)
-                err = MERR_TYPE;
-            else
-                return 0;
+            /* a fake with a real tensor, meta ones too: PyTorch 1.13.1's
+             * "Invoking operators with non-Fake Tensor inputs" */
+            err = MERR_TYPE;
         } else {
             bi = b;
         }

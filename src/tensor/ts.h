@@ -53,6 +53,17 @@ void ts_device_format(ts_device d, char *buf, size_t n);   /* "cuda:1" */
 int ts_device_eq(ts_device a, ts_device b);
 
 typedef enum ts_layout { TS_STRIDED, TS_SPARSE_COO, TS_SPARSE_CSR } ts_layout;
+const char *ts_layout_name(ts_layout l);         /* "strided", "sparse_coo" */
+
+/* Memory formats (torch.contiguous_format, torch.channels_last). */
+typedef enum ts_memfmt { TS_CONTIGUOUS_FORMAT, TS_CHANNELS_LAST, TS_MEMFMT_COUNT } ts_memfmt;
+const char *ts_memfmt_name(ts_memfmt f);         /* "channels_last" */
+int ts_memfmt_from_name(const char *s, ts_memfmt *out);   /* 0 or -1 */
+/* Strides of a new tensor of these sizes in format f (c10's
+ * get_channels_last_strides_2d: strides[1] = 1, [3] = sizes[1],
+ * [2] = [3] * sizes[3], [0] = [2] * sizes[2]). channels_last needs 4 dims,
+ * else ER_SHAPE "required rank 4 tensor to use channels_last format". */
+int ts_memfmt_strides(ts_memfmt f, int ndim, const int64_t *sizes, int64_t *out);
 
 typedef struct ts_storage {
     obj hdr;                 /* kind OBJ_STORAGE */
@@ -146,6 +157,8 @@ typedef enum ts_op {
     TS_OP_MATMUL, TS_OP_SUM,
     TS_OP_ADD_, TS_OP_MUL_, TS_OP_ZERO_,
     TS_OP_COALESCE, TS_OP_TO_DENSE, TS_OP_TO_SPARSE, TS_OP_INDICES, TS_OP_VALUES,
+    /* version 2 of the language */
+    TS_OP_NEG, TS_OP_SUB, TS_OP_REAL, TS_OP_IMAG, TS_OP_REQUIRES_GRAD_, TS_OP_SET_,
     TS_OP_COUNT
 } ts_op;
 
@@ -167,11 +180,27 @@ typedef struct ts_args {
     int has_dtype; ts_dtype dtype;
     int has_device; ts_device device;
     int has_sparse_dim; int64_t sparse_dim;
+    int scalar_bool;              /* the scalar is a bool (add(true)) */
+    int has_mfmt; ts_memfmt mfmt; /* contiguous(memory_format=) */
+    /* set_: the source is `other` (a tensor), or `storage` (borrowed) with,
+     * when set_geom, offset, sizes in v[0..n) and strides in v2[0..n2) */
+    ts_storage *storage; int set_geom;
 } ts_args;
 
 const char *ts_op_name(ts_op op);              /* "slice" */
 int ts_op_from_name(const char *name, ts_op *out);   /* 0 or -1 */
-/* Shares storage with self: the view ops (view .. conj, including detach,
+/* view with has_dtype is view(dtype): reinterprets the bytes over the same
+ * storage and is NOT a view (PyTorch 1.13.1): base NULL, never requires
+ * grad; another element size scales the last dimension (stride 1, size and
+ * offset divisible, else ER_SHAPE; neg/conj bits -> ER_TYPE).
+ * neg(): a new tensor (bool -> ER_TYPE); sub(o): like add (bool operands ->
+ * ER_TYPE); real()/imag(): views of a complex tensor's parts (real() of a
+ * real tensor is self, imag() -> ER_TYPE); requires_grad_(v[0] if n else 1):
+ * in place (ER_TYPE on a non-leaf set to false, or an integer dtype set to
+ * true); set_: in place, self takes the source's storage and geometry (not
+ * a view: base unchanged), a geometry past the storage's end grows it.
+ *
+ * Shares storage with self: the view ops (view .. conj, including detach,
  * which is not a view, and reshape, which copies when it must), indices()
  * (an alias, not a view, as in PyTorch 1.13) and values() (a view whose
  * base is the sparse tensor). */
@@ -196,17 +225,24 @@ ts_tensor *ts_apply(ts_op op, ts_tensor *self, const ts_args *a);
 typedef enum ts_query {
     TS_Q_NUMEL, TS_Q_DIM, TS_Q_STORAGE_OFFSET, TS_Q_NBYTES, TS_Q_IS_VIEW,
     TS_Q_IS_SPARSE, TS_Q_IS_COALESCED, TS_Q_REQUIRES_GRAD, TS_Q_SIZE,
-    TS_Q_STRIDE, TS_Q_COUNT
+    TS_Q_STRIDE,
+    /* version 2: booleans; is_contiguous's arg is a ts_memfmt */
+    TS_Q_IS_LEAF, TS_Q_IS_FAKE, TS_Q_IS_META, TS_Q_IS_NEG, TS_Q_IS_CONJ,
+    TS_Q_IS_INFERENCE, TS_Q_IS_CONTIGUOUS, TS_Q_COUNT
 } ts_query;
 const char *ts_query_name(ts_query q);
 int ts_query_from_name(const char *name, ts_query *out);
 int ts_query_takes_arg(ts_query q);            /* size(d), stride(d) */
+int ts_query_is_bool(ts_query q);              /* is_view ... is_contiguous */
 /* 0 and *out, or -1 (ER_SHAPE for a bad dim, ER_TYPE e.g. stride of a CSR
  * tensor or is_coalesced of a non-COO one). is_view of a fake tensor is
  * its meta tensor's. nbytes is numel * itemsize for every layout. */
 int ts_query_run(const ts_tensor *t, ts_query q, int64_t arg, int64_t *out);
 
 int64_t ts_numel(const ts_tensor *t);
+/* Grow a storage to at least nbytes (set_ past its end; real bytes are
+ * reallocated, new bytes zeroed; ER_LIMIT/ER_OOM). Never shrinks. */
+int ts_storage_grow(ts_storage *s, uint64_t nbytes);
 /* Set t.grad = g (g may be NULL). ER_TYPE/ER_SHAPE when g does not match. */
 int ts_set_grad(ts_tensor *t, ts_tensor *g);
 

@@ -261,6 +261,8 @@ static const char *const op_names[TS_OP_COUNT] = {
     [TS_OP_ADD_] = "add_", [TS_OP_MUL_] = "mul_", [TS_OP_ZERO_] = "zero_",
     [TS_OP_COALESCE] = "coalesce", [TS_OP_TO_DENSE] = "to_dense",
     [TS_OP_TO_SPARSE] = "to_sparse", [TS_OP_INDICES] = "indices", [TS_OP_VALUES] = "values",
+    [TS_OP_NEG] = "neg", [TS_OP_SUB] = "sub", [TS_OP_REAL] = "real", [TS_OP_IMAG] = "imag",
+    [TS_OP_REQUIRES_GRAD_] = "requires_grad_", [TS_OP_SET_] = "set_",
 };
 
 const char *ts_op_name(ts_op op)
@@ -282,12 +284,13 @@ int ts_op_from_name(const char *name, ts_op *out)
 int ts_op_is_view(ts_op op)
 {
     return (op >= TS_OP_VIEW && op <= TS_OP_CONJ) || op == TS_OP_INDICES ||
-           op == TS_OP_VALUES;
+           op == TS_OP_VALUES || op == TS_OP_REAL || op == TS_OP_IMAG;
 }
 
 int ts_op_is_inplace(ts_op op)
 {
-    return op == TS_OP_ADD_ || op == TS_OP_MUL_ || op == TS_OP_ZERO_;
+    return op == TS_OP_ADD_ || op == TS_OP_MUL_ || op == TS_OP_ZERO_ ||
+           op == TS_OP_REQUIRES_GRAD_ || op == TS_OP_SET_;
 }
 
 void ts_op_arity(ts_op op, int *min_n, int *max_n)
@@ -300,7 +303,9 @@ void ts_op_arity(ts_op op, int *min_n, int *max_n)
     case TS_OP_SLICE: lo = 3; hi = 4; break;
     case TS_OP_NARROW: lo = hi = 3; break;
     case TS_OP_UNSQUEEZE: lo = hi = 1; break;
-    case TS_OP_SQUEEZE: case TS_OP_SUM: case TS_OP_TO_SPARSE: lo = 0; hi = 1; break;
+    case TS_OP_SQUEEZE: case TS_OP_SUM: case TS_OP_TO_SPARSE: case TS_OP_REQUIRES_GRAD_:
+        lo = 0; hi = 1; break;
+    case TS_OP_SET_: lo = 0; hi = -1; break;
     case TS_OP_DIAGONAL: lo = 0; hi = 3; break;
     default: lo = hi = 0; break;
     }
@@ -312,7 +317,10 @@ static const char *const query_names[TS_Q_COUNT] = {
     [TS_Q_NUMEL] = "numel", [TS_Q_DIM] = "dim", [TS_Q_STORAGE_OFFSET] = "storage_offset",
     [TS_Q_NBYTES] = "nbytes", [TS_Q_IS_VIEW] = "is_view", [TS_Q_IS_SPARSE] = "is_sparse",
     [TS_Q_IS_COALESCED] = "is_coalesced", [TS_Q_REQUIRES_GRAD] = "requires_grad",
-    [TS_Q_SIZE] = "size", [TS_Q_STRIDE] = "stride",
+    [TS_Q_SIZE] = "size", [TS_Q_STRIDE] = "stride", [TS_Q_IS_LEAF] = "is_leaf",
+    [TS_Q_IS_FAKE] = "is_fake", [TS_Q_IS_META] = "is_meta", [TS_Q_IS_NEG] = "is_neg",
+    [TS_Q_IS_CONJ] = "is_conj", [TS_Q_IS_INFERENCE] = "is_inference",
+    [TS_Q_IS_CONTIGUOUS] = "is_contiguous",
 };
 
 const char *ts_query_name(ts_query q)
@@ -332,3 +340,48 @@ int ts_query_from_name(const char *name, ts_query *out)
 }
 
 int ts_query_takes_arg(ts_query q) { return q == TS_Q_SIZE || q == TS_Q_STRIDE; }
+
+int ts_query_is_bool(ts_query q)
+{
+    return q == TS_Q_IS_VIEW || q == TS_Q_IS_SPARSE || q == TS_Q_IS_COALESCED ||
+           q == TS_Q_REQUIRES_GRAD || q >= TS_Q_IS_LEAF;
+}
+
+const char *ts_layout_name(ts_layout l)
+{
+    return l == TS_SPARSE_COO ? "sparse_coo" : l == TS_SPARSE_CSR ? "sparse_csr" : "strided";
+}
+
+static const char *const memfmt_names[TS_MEMFMT_COUNT] = {
+    [TS_CONTIGUOUS_FORMAT] = "contiguous_format", [TS_CHANNELS_LAST] = "channels_last",
+};
+
+const char *ts_memfmt_name(ts_memfmt f)
+{
+    return (unsigned)f < TS_MEMFMT_COUNT ? memfmt_names[f] : "?";
+}
+
+int ts_memfmt_from_name(const char *s, ts_memfmt *out)
+{
+    for (int i = 0; i < TS_MEMFMT_COUNT; i++)
+        if (strcmp(s, memfmt_names[i]) == 0) {
+            *out = (ts_memfmt)i;
+            return 0;
+        }
+    return -1;
+}
+
+int ts_memfmt_strides(ts_memfmt f, int ndim, const int64_t *sizes, int64_t *out)
+{
+    if (f != TS_CHANNELS_LAST) {
+        ts_shape_contig_strides(ndim, sizes, out);
+        return 0;
+    }
+    if (ndim != 4)
+        return er_set(ER_SHAPE, "required rank 4 tensor to use channels_last format");
+    out[1] = 1;
+    out[3] = sizes[1];
+    out[2] = out[3] * sizes[3];
+    out[0] = out[2] * sizes[2];
+    return 0;
+}

@@ -56,6 +56,8 @@ int ts_shape_expand(int ndim, const int64_t *sizes, const int64_t *strides,
                     int64_t *out_strides);
 int ts_shape_is_contiguous(int ndim, const int64_t *sizes, const int64_t *strides);
 int ts_shape_is_dense(int ndim, const int64_t *sizes, const int64_t *strides);
+/* is_contiguous(memory_format=channels_last): 4-d, dims 1, 3, 2, 0 packed. */
+int ts_shape_is_cl_contiguous(int ndim, const int64_t *sizes, const int64_t *strides);
 /* Strides of a new output that follows the layout of its inputs
  * (TensorIterator::reorder_dimensions + compatible strides). Each input's
  * strides are given already broadcast to ndim (0 for broadcast dims). */
@@ -110,6 +112,7 @@ void ts_set_result_grad(ts_tensor *out, int requires_grad);
 int ts_dtype_can_require_grad(ts_dtype d);
 
 /* ---- per-file entry points behind ts_apply ---- */
+ts_tensor *ts_requires_grad_(ts_tensor *self, int b);
 ts_tensor *ts_view_apply(ts_op op, ts_tensor *self, const ts_args *a);
 ts_tensor *ts_ops_apply(ts_op op, ts_tensor *self, const ts_args *a);
 ts_tensor *ts_sparse_apply(ts_op op, ts_tensor *self, const ts_args *a);

@@ -396,6 +396,8 @@ static ts_dtype binary_dtype(const ts_tensor *self, const ts_args *a)
     if (a->other) {
         dts[1] = a->other->dtype;
         ks[1] = kind_of(a->other);
+    } else if (a->scalar_bool) {
+        dts[1] = TS_BOOL;
     } else {
         dts[1] = a->scalar == floor(a->scalar) && isfinite(a->scalar) ? TS_I64 : TS_F32;
     }
@@ -421,6 +423,12 @@ static void bin_fn(unsigned char **p, void *vctx)
     if (c->op == TS_OP_ADD || c->op == TS_OP_ADD_) {
         r[0] = x[0] + y[0];
         r[1] = x[1] + y[1];
+    } else if (c->op == TS_OP_SUB) {
+        r[0] = x[0] - y[0];
+        r[1] = x[1] - y[1];
+    } else if (c->op == TS_OP_NEG) {
+        r[0] = -x[0];
+        r[1] = -x[1];
     } else {
         r[0] = x[0] * y[0] - x[1] * y[1];
         r[1] = x[0] * y[1] + x[1] * y[0];
@@ -445,8 +453,17 @@ static ts_tensor *binary_of(ts_op op, ts_tensor *self, const ts_args *a)
     ts_device dev = self->device;
     int nd = self->ndim;
     int64_t shape[TS_MAX_DIM], sa[TS_MAX_DIM], sb[TS_MAX_DIM], st[TS_MAX_DIM];
-    if (!o && !a->has_scalar) {
+    if (!o && !a->has_scalar && op != TS_OP_NEG) {
         er_set(ER_TYPE, "%s() needs a tensor or a number", ts_op_name(op));
+        return NULL;
+    }
+    if (op == TS_OP_NEG && self->dtype == TS_BOOL) {
+        er_set(ER_TYPE, "Negation, the `-` operator, on a bool tensor is not supported.");
+        return NULL;
+    }
+    if (op == TS_OP_SUB && (self->dtype == TS_BOOL || (o && o->dtype == TS_BOOL) ||
+                            (!o && a->scalar_bool))) {
+        er_set(ER_TYPE, "Subtraction, the `-` operator, with a bool tensor is not supported.");
         return NULL;
     }
     if (o) {
@@ -456,7 +473,7 @@ static ts_tensor *binary_of(ts_op op, ts_tensor *self, const ts_args *a)
     } else {
         memcpy(shape, self->sizes, sizeof shape);
     }
-    ts_dtype dt = binary_dtype(self, a);
+    ts_dtype dt = op == TS_OP_NEG ? self->dtype : binary_dtype(self, a);
     broadcast_strides(self, nd, shape, sa);
     const int64_t *ins[2] = {sa, sb};
     if (o)
@@ -756,6 +773,117 @@ static ts_tensor *sum_of(ts_tensor *self, const ts_args *a)
     return out;
 }
 
+/* ---- memory formats ---- */
+
+/* contiguous(memory_format=channels_last): self when already so, else a
+ * copy with channels-last strides; 4-d only (checked first, as PyTorch). */
+static ts_tensor *contiguous_cl(ts_tensor *self)
+{
+    int64_t st[TS_MAX_DIM];
+    if (ts_memfmt_strides(TS_CHANNELS_LAST, self->ndim, self->sizes, st))
+        return NULL;
+    if (ts_shape_is_cl_contiguous(self->ndim, self->sizes, self->strides)) {
+        obj_incref(&self->hdr);
+        return self;
+    }
+    ts_tensor *out = ts_new_strided(self->ndim, self->sizes, st, self->dtype, self->device,
+                                    TS_INIT_NONE);
+    if (!out)
+        return NULL;
+    ts_copy_elems(out, self);
+    out->quantized = self->quantized;
+    ts_set_result_grad(out, self->requires_grad);
+    return out;
+}
+
+/* ---- set_ ---- */
+
+/* The source geometry of set_: a tensor's, a whole storage as 1-d, or the
+ * one given. */
+static int set_source(ts_tensor *self, const ts_args *a, ts_storage **s, int *n,
+                      int64_t *sz, int64_t *st, int64_t *off)
+{
+    const ts_tensor *o = a->other;
+    if (o) {
+        if (o->layout != TS_STRIDED || !o->storage)
+            return er_set(ER_TYPE, "set_(): the source must be a strided tensor");
+        if (o->dtype != self->dtype)
+            return er_set(ER_TYPE, "set_(): source dtype %s does not match the tensor's %s",
+                          ts_dtype_name(o->dtype), ts_dtype_name(self->dtype));
+        *s = o->storage;
+        *n = o->ndim;
+        ts_copy_dims(sz, o->sizes, o->ndim);
+        ts_copy_dims(st, o->strides, o->ndim);
+        *off = o->storage_offset;
+        return 0;
+    }
+    if (!a->storage)
+        return er_set(ER_TYPE, "set_() needs a tensor or a storage");
+    *s = a->storage;
+    if (!a->set_geom) {
+        *n = 1;
+        sz[0] = (int64_t)(a->storage->nbytes / ts_dtype_size(self->dtype));
+        st[0] = 1;
+        *off = 0;
+        return 0;
+    }
+    if (a->n != a->n2)
+        return er_set(ER_SHAPE, "set_(): %d sizes but %d strides", a->n, a->n2);
+    *n = a->n;
+    ts_copy_dims(sz, a->v, a->n);
+    ts_copy_dims(st, a->v2, a->n);
+    *off = a->offset;
+    return 0;
+}
+
+static ts_tensor *set_of(ts_tensor *self, const ts_args *a)
+{
+    ts_storage *s = NULL;
+    int n = 0;
+    int64_t sz[TS_MAX_DIM], st[TS_MAX_DIM], off = 0;
+    uint64_t need;
+    if (set_source(self, a, &s, &n, sz, st, &off))
+        return NULL;
+    int src_rg = a->other && a->other->requires_grad;
+    if (!ts_device_eq(s->device, self->device)) {
+        char d1[32], d2[32];
+        ts_device_format(self->device, d1, sizeof d1);
+        ts_device_format(s->device, d2, sizeof d2);
+        er_set(ER_TYPE, "Attempted to set the storage of a tensor on device \"%s\" to a "
+               "storage on different device \"%s\".", d1, d2);
+        return NULL;
+    }
+    if (check_inplace_grad(self, self->requires_grad || src_rg))
+        return NULL;
+    for (int i = 0; i < n; i++)
+        if (st[i] < 0) {
+            er_set(ER_SHAPE, "set_(): negative strides are not supported");
+            return NULL;
+        }
+    if (off < 0) {
+        er_set(ER_SHAPE, "Tensor: invalid storage offset %lld", (long long)off);
+        return NULL;
+    }
+    if (ts_shape_check(n, sz) ||
+        ts_shape_storage_bytes(n, sz, st, off, ts_dtype_size(self->dtype), &need) ||
+        ts_storage_grow(s, need))
+        return NULL;
+    obj_incref(&s->hdr);
+    ts_storage *old = self->storage;
+    self->storage = s;
+    obj_decref(old ? &old->hdr : NULL);
+    self->ndim = n;
+    ts_copy_dims(self->sizes, sz, n);
+    ts_copy_dims(self->strides, st, n);
+    self->storage_offset = off;
+    if (src_rg && !self->requires_grad) {
+        self->requires_grad = 1;
+        self->is_leaf = 0;
+    }
+    obj_incref(&self->hdr);
+    return self;
+}
+
 /* ---- dispatch (strided tensors) ---- */
 
 ts_tensor *ts_ops_apply(ts_op op, ts_tensor *self, const ts_args *a)
@@ -764,6 +892,8 @@ ts_tensor *ts_ops_apply(ts_op op, ts_tensor *self, const ts_args *a)
     case TS_OP_CLONE:
         return ts_clone_to(self, self->device, self->dtype, 0);
     case TS_OP_CONTIGUOUS:
+        if (a->has_mfmt && a->mfmt == TS_CHANNELS_LAST)
+            return contiguous_cl(self);
         if (ts_shape_is_contiguous(self->ndim, self->sizes, self->strides)) {
             obj_incref(&self->hdr);
             return self;
@@ -773,7 +903,11 @@ ts_tensor *ts_ops_apply(ts_op op, ts_tensor *self, const ts_args *a)
         return to_of(self, a);
     case TS_OP_ADD:
     case TS_OP_MUL:
+    case TS_OP_SUB:
+    case TS_OP_NEG:
         return binary_of(op, self, a);
+    case TS_OP_SET_:
+        return set_of(self, a);
     case TS_OP_MATMUL:
         return matmul_of(self, a);
     case TS_OP_SUM:

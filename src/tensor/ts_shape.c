@@ -390,3 +390,22 @@ void ts_shape_like_strides(int ndim, const int64_t *sizes, int ninputs,
         st *= sizes[perm[j]];
     }
 }
+
+/* c10's compute_channels_last_contiguous_2d: 4-d only, dims in the order
+ * 1, 3, 2, 0 packed, size-1 dims skipped. */
+int ts_shape_is_cl_contiguous(int ndim, const int64_t *sizes, const int64_t *strides)
+{
+    static const int order[4] = {1, 3, 2, 0};
+    if (ndim != 4)
+        return 0;
+    int64_t expected = 1;
+    for (int k = 0; k < 4; k++) {
+        int d = order[k];
+        if (sizes[d] != 1) {
+            if (strides[d] != expected)
+                return 0;
+            expected *= sizes[d];
+        }
+    }
+    return 1;
+}

@@ -112,3 +112,39 @@ ts_storage *ts_storage_new(uint64_t nbytes, ts_device dev, ts_init init)
     }
     return s;
 }
+
+/* set_ past the storage's end: PyTorch resizes the StorageImpl in place
+ * (the same storage object, so memo keys keep matching). New bytes are
+ * zeroed; the old block is freed, so a stale data pointer is a
+ * use-after-free the guard allocator sees. */
+int ts_storage_grow(ts_storage *s, uint64_t nbytes)
+{
+    if (nbytes <= s->nbytes)
+        return 0;
+    if (nbytes > (uint64_t)INT64_MAX || nbytes > (uint64_t)SIZE_MAX)
+        return er_set(ER_SHAPE, "storage of %llu bytes is too large",
+                      (unsigned long long)nbytes);
+    if (s->device.type == TS_DEV_META || obj_expired(&s->hdr)) {
+        s->nbytes = nbytes;
+        return 0;
+    }
+    uint64_t extra = nbytes - s->nbytes;
+    if (max_data_bytes && (live_data_bytes + extra < live_data_bytes ||
+                           live_data_bytes + extra > max_data_bytes))
+        return er_set(ER_LIMIT, "growing a storage to %llu bytes would raise live tensor "
+                      "data past the limit of %llu", (unsigned long long)nbytes,
+                      (unsigned long long)max_data_bytes);
+    unsigned char *p = al_malloc((size_t)nbytes, AL_K_STORAGE, "ts_storage_grow");
+    if (!p)
+        return er_set(ER_OOM, "out of memory growing a storage to %llu bytes",
+                      (unsigned long long)nbytes);
+    if (s->data && s->nbytes)
+        memcpy(p, s->data, (size_t)s->nbytes);
+    memset(p + s->nbytes, 0, (size_t)extra);
+    if (s->data)
+        al_free(s->data, (size_t)s->nbytes, AL_K_STORAGE);
+    s->data = p;
+    live_data_bytes += extra;
+    s->nbytes = nbytes;
+    return 0;
+}

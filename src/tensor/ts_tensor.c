@@ -402,6 +402,31 @@ int ts_query_run(const ts_tensor *t, ts_query q, int64_t arg, int64_t *out)
             return -1;
         *out = t->strides[d];
         return 0;
+    case TS_Q_IS_LEAF:
+        *out = t->is_leaf;
+        return 0;
+    case TS_Q_IS_FAKE:
+        *out = ts_is_fake(t);
+        return 0;
+    case TS_Q_IS_META:
+        *out = ts_is_meta(t);   /* a fake answers for its fake device */
+        return 0;
+    case TS_Q_IS_NEG:
+        *out = t->neg;
+        return 0;
+    case TS_Q_IS_CONJ:
+        *out = t->conj;
+        return 0;
+    case TS_Q_IS_INFERENCE:
+        *out = 0;               /* no inference mode is modelled */
+        return 0;
+    case TS_Q_IS_CONTIGUOUS:
+        if (t->layout != TS_STRIDED)
+            return er_set(ER_TYPE, "is_contiguous of a sparse tensor: it has no strides");
+        *out = arg == TS_CHANNELS_LAST
+             ? ts_shape_is_cl_contiguous(t->ndim, t->sizes, t->strides)
+             : ts_shape_is_contiguous(t->ndim, t->sizes, t->strides);
+        return 0;
     default:
         return er_set(ER_TYPE, "unknown query %d", (int)q);
     }
@@ -456,6 +481,8 @@ ts_tensor *ts_apply(ts_op op, ts_tensor *self, const ts_args *a)
         er_set(ER_TYPE, "unknown op %d", (int)op);
         return NULL;
     }
+    if (op == TS_OP_REQUIRES_GRAD_)   /* a flag: the fake's own, not its meta's */
+        return ts_requires_grad_(self, a->n ? a->v[0] != 0 : 1);
     if (self->flavour == TS_FAKE) {
         er_set(ER_TYPE, "%s() on a fake tensor must go through its fake mode",
                ts_op_name(op));
@@ -463,6 +490,8 @@ ts_tensor *ts_apply(ts_op op, ts_tensor *self, const ts_args *a)
     }
     int lo, hi;
     ts_op_arity(op, &lo, &hi);
+    if (op == TS_OP_VIEW && a->has_dtype)
+        lo = hi = 0;   /* view(dtype) */
     if (hi < 0)
         hi = TS_MAX_DIM;
     if (a->n < lo || a->n > hi) {
@@ -483,7 +512,26 @@ ts_tensor *ts_apply(ts_op op, ts_tensor *self, const ts_args *a)
         er_set(ER_TYPE, "%s() is not supported for quantized tensors", ts_op_name(op));
         return NULL;
     }
-    if (op <= TS_OP_CONJ)
+    if (op <= TS_OP_CONJ || op == TS_OP_REAL || op == TS_OP_IMAG)
         return ts_view_apply(op, self, a);
     return ts_ops_apply(op, self, a);
+}
+
+/* requires_grad_(b): a flag on a leaf; PyTorch refuses to clear it on a
+ * non-leaf and to set it on a non-floating dtype. Returns self. */
+ts_tensor *ts_requires_grad_(ts_tensor *self, int b)
+{
+    if (!b && !self->is_leaf) {
+        er_set(ER_TYPE, "you can only change requires_grad flags of leaf variables.");
+        return NULL;
+    }
+    if (b && !ts_dtype_can_require_grad(self->dtype)) {
+        er_set(ER_TYPE, "only Tensors of floating point dtype can require gradients (got %s)",
+               ts_dtype_name(self->dtype));
+        return NULL;
+    }
+    if (self->is_leaf)
+        self->requires_grad = b != 0;
+    obj_incref(&self->hdr);
+    return self;
 }

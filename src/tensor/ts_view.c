@@ -380,13 +380,121 @@ static ts_tensor *view_as_complex_of(ts_tensor *self)
     return v;
 }
 
+/* view(dtype), PyTorch 1.13.1's view_dtype: same storage, not a view, no
+ * grad; a different element size rescales the last dimension. */
+static ts_tensor *view_dtype_of(ts_tensor *self, ts_dtype dt)
+{
+    size_t from = ts_dtype_size(self->dtype), to = ts_dtype_size(dt);
+    const char *a = ts_dtype_name(self->dtype), *b = ts_dtype_name(dt);
+    if (from != to && self->conj) {
+        er_set(ER_TYPE, "torch.Tensor.view is not supported for conjugate view tensors "
+               "when converting to a different dtype.");
+        return NULL;
+    }
+    if (from != to && self->neg) {
+        er_set(ER_TYPE, "torch.Tensor.view is not supported for tensors with negative bit "
+               "set when converting to a different dtype.");
+        return NULL;
+    }
+    int64_t sz[TS_MAX_DIM], st[TS_MAX_DIM], off = self->storage_offset;
+    int n = self->ndim, last = n - 1;
+    ts_copy_dims(sz, self->sizes, n);
+    ts_copy_dims(st, self->strides, n);
+    if (from != to) {
+        if (n == 0) {
+            er_set(ER_SHAPE, "self.dim() cannot be 0 to view %s as %s (different element "
+                   "sizes)", a, b);
+            return NULL;
+        }
+        if (st[last] != 1) {
+            er_set(ER_SHAPE, "self.stride(-1) must be 1 to view %s as %s (different element "
+                   "sizes), but got %lld", a, b, (long long)st[last]);
+            return NULL;
+        }
+        if (from > to) {
+            int64_t r = (int64_t)(from / to);
+            sz[last] *= r;
+            for (int i = 0; i < last; i++)
+                st[i] *= r;
+            off *= r;
+        } else {
+            int64_t r = (int64_t)(to / from);
+            if (sz[last] % r) {
+                er_set(ER_SHAPE, "self.size(-1) must be divisible by %lld to view %s as %s "
+                       "(different element sizes), but got %lld", (long long)r, a, b,
+                       (long long)sz[last]);
+                return NULL;
+            }
+            if (off % r) {
+                er_set(ER_SHAPE, "self.storage_offset() must be divisible by %lld to view %s "
+                       "as %s (different element sizes), but got %lld", (long long)r, a, b,
+                       (long long)off);
+                return NULL;
+            }
+            for (int i = 0; i < last; i++) {
+                if (st[i] % r) {
+                    er_set(ER_SHAPE, "self.stride(%d) must be divisible by %lld to view %s "
+                           "as %s (different element sizes), but got %lld", i,
+                           (long long)r, a, b, (long long)st[i]);
+                    return NULL;
+                }
+                st[i] /= r;
+            }
+            sz[last] /= r;
+            off /= r;
+        }
+    }
+    ts_tensor *t = ts_alloc_tensor();
+    if (!t)
+        return NULL;
+    t->dtype = dt;
+    t->device = self->device;
+    t->ndim = n;
+    ts_copy_dims(t->sizes, sz, n);
+    ts_copy_dims(t->strides, st, n);
+    t->storage_offset = off;
+    t->neg = self->neg;
+    t->conj = self->conj;
+    obj_incref(&self->storage->hdr);
+    t->storage = self->storage;
+    return t;
+}
+
+/* t.real / t.imag of a complex tensor: views at stride 2 (imag one element
+ * on); the conj bit is resolved into them (imag of a conj view is negated). */
+static ts_tensor *part_of(ts_tensor *self, int imag)
+{
+    if (!ts_dtype_is_complex(self->dtype)) {
+        if (!imag) {
+            obj_incref(&self->hdr);   /* PyTorch: real of a real tensor is self */
+            return self;
+        }
+        er_set(ER_TYPE, "imag is not implemented for tensors with non-complex dtypes.");
+        return NULL;
+    }
+    int64_t st[TS_MAX_DIM];
+    for (int i = 0; i < self->ndim; i++)
+        st[i] = self->strides[i] * 2;
+    ts_tensor *v = ts_make_view(self, self->ndim, self->sizes, st,
+                                self->storage_offset * 2 + imag);
+    if (v) {
+        v->dtype = ts_dtype_to_real(self->dtype);
+        v->neg = (self->neg != 0) != (imag && self->conj) ? 1u : 0u;
+        v->conj = 0;
+    }
+    return v;
+}
+
 ts_tensor *ts_view_apply(ts_op op, ts_tensor *self, const ts_args *a)
 {
     const int64_t *v = a->v;
     ts_tensor *r;
     switch (op) {
     case TS_OP_VIEW:
-        return view_of(self, a);
+        return a->has_dtype ? view_dtype_of(self, a->dtype) : view_of(self, a);
+    case TS_OP_REAL:
+    case TS_OP_IMAG:
+        return part_of(self, op == TS_OP_IMAG);
     case TS_OP_RESHAPE:
         return reshape_of(self, a);
     case TS_OP_T:
