@@ -32,7 +32,7 @@ timeout=${FAKEGC_SLURM_TIMEOUT:-120}
 die() { echo "slurm-local.sh: $*" >&2; exit "${2:-1}"; }
 
 alive() {   # pid name: that pid runs that program
-    [ -r "/proc/$1/comm" ] && [ "$(cat "/proc/$1/comm")" = "$2" ]
+    [ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ]
 }
 
 record() {  # name pidfile: remember a daemon we started
