@@ -48,6 +48,7 @@ int cli_shrink(int argc, char **argv);
 int cli_oom(int argc, char **argv);
 int cli_diff(int argc, char **argv);
 int cli_bench(int argc, char **argv);
+int cli_merge(int argc, char **argv);
 
 /* Common options; a command passes the mask of those it accepts. */
 enum {

@@ -2,6 +2,7 @@
  * every scenario (src/stress/st_oom.c), each scenario's loop in a forked
  * child so a crash is that scenario's finding. */
 #include "cli/cli.h"
+#include "cli/cli_shard.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -29,7 +30,8 @@ static void help(FILE *f)
             "reported with its failure point.\n\noptions:\n"
             "  --transient-only     only transient failures\n"
             "  --persistent-only    only persistent failures\n"
-            "  --max-fail N         at most N failure points per mode and scenario\n");
+            "  --max-fail N         at most N failure points per mode and scenario\n"
+            "  --shard K/N          only the files i (of the sorted list) with i mod N == K\n");
     cli_common_help(f, OOM_MASK);
     fprintf(f, "  --help               this text\n\n"
                "exit status: 0 every run ended cleanly; 1 a leak, an unclean end or a crash;\n"
@@ -44,8 +46,16 @@ int cli_oom(int argc, char **argv)
     uint64_t max_fail = 0;
     char **paths = argv + 1;
     int npaths = 0;
+    cli_shard shard = CLI_SHARD_NONE;
+    char repro[1024];   /* before the operands are gathered over argv */
+    cli_repro_command(repro, sizeof repro, "oom", argc, argv, NULL, 1, NULL);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
+        int sr = a[0] == '-' ? cli_shard_option("oom", argc, argv, &i, &shard) : 0;
+        if (sr < 0)
+            return CLI_EXIT_USAGE;
+        if (sr > 0)
+            continue;
         if (a[0] != '-' || !a[1]) {
             paths[npaths++] = argv[i];
             continue;
@@ -90,6 +100,7 @@ int cli_oom(int argc, char **argv)
         exit_code = crc == -1 ? CLI_EXIT_USAGE : CLI_EXIT_INTERNAL;
     if (exit_code == CLI_EXIT_OK && cli_outputs_not_inputs(&c, "oom", fl.v, fl.n) < 0)
         exit_code = CLI_EXIT_USAGE;
+    cli_shard_files(&shard, &fl);
     if (exit_code == CLI_EXIT_OK) {
         progs = al_malloc((fl.n ? fl.n : 1) * sizeof *progs, AL_K_SCENARIO, "oom programs");
         if (!progs)
@@ -157,12 +168,18 @@ int cli_oom(int argc, char **argv)
                         ? " (fails without injected failures: judged on leaks only)"
                         : "");
         }
+        if (shard.n && r.nfindings)
+            fprintf(stderr, "fakegc oom: shard %u/%u: %s; in one process: %s %s\n", shard.k,
+                    shard.n, file, repro, file);
         for (uint32_t k = 0; k < r.nfindings && k < ST_OOM_MAX_FINDINGS; k++)
             fprintf(out, "  %s #%" PRIu64 ": %s\n", r.f[k].persistent ? "persistent" : "transient",
                     r.f[k].point, r.f[k].what);
         if (r.nfindings > ST_OOM_MAX_FINDINGS)
             fprintf(out, "  ... %u more\n", r.nfindings - ST_OOM_MAX_FINDINGS);
     }
+    if (exit_code == CLI_EXIT_OK && shard.n)
+        fprintf(out, "oom: shard %u/%u of %zu files on %s\n", shard.k, shard.n, shard.total,
+                cli_hostname());
     if (exit_code == CLI_EXIT_OK) {
         fprintf(out, "oom: %zu scenario%s, %" PRIu64 " failure points, %" PRIu64
                 " finding%s, %" PRIu64 " crash%s\n", nprogs, nprogs == 1 ? "" : "s",

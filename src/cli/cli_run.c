@@ -2,6 +2,7 @@
  * parse error: exit 2, nothing runs), then run them in sorted order, in this
  * process or in --jobs worker processes, and write one report. */
 #include "cli/cli.h"
+#include "cli/cli_shard.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -34,6 +35,9 @@ static void help(FILE *f)
             "skipped: its scripts are meant to be rejected by the parser. Name such a\n"
             "file (or the folder itself) to run it.\n\noptions:\n");
     cli_common_help(f, RUN_MASK);
+    fprintf(f, "  --shard K/N          only the files i (of the sorted list) with i mod N\n"
+               "                       == K; the report says which shard it is, and\n"
+               "                       `fakegc merge` joins the N reports\n");
     fprintf(f, "  --help, --version    this text; the version\n\n"
                "exit status: 0 everything held; 1 an expectation failed or something was\n"
                "retained; 2 usage or parse error (nothing ran); 3 internal error.\n");
@@ -356,9 +360,17 @@ int cli_run(int argc, char **argv)
     int npaths = 0, only_paths = 0;
     static char default_path[] = "scenarios";
     char *default_paths[] = {default_path};
+    cli_shard shard = CLI_SHARD_NONE;
+    char repro[1024];   /* before the operands are gathered over argv */
+    cli_repro_command(repro, sizeof repro, "run", argc, argv, NULL, 1, NULL);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!only_paths && a[0] == '-' && a[1]) {
+            int sr = cli_shard_option("run", argc, argv, &i, &shard);
+            if (sr < 0)
+                return CLI_EXIT_USAGE;
+            if (sr > 0)
+                continue;
             if (strcmp(a, "--") == 0) {
                 only_paths = 1;
                 continue;
@@ -408,6 +420,7 @@ int cli_run(int argc, char **argv)
             exit_code = CLI_EXIT_USAGE;
             goto out;
         }
+        cli_shard_files(&shard, &files);
     }
 
     progs = al_malloc((files.n ? files.n : 1) * sizeof *progs, AL_K_SCENARIO, "cli programs");
@@ -508,6 +521,10 @@ int cli_run(int argc, char **argv)
         run.n = ran;
         run.interrupted = cli_interrupt_name();
         run.planned = nprogs;
+        run.shard_k = shard.k;
+        run.shard_n = shard.n;
+        run.shard_total = shard.total;
+        run.host = shard.n ? cli_hostname() : NULL;
         rp_run_count(&run);
         rp_options ro = {c.color, c.verbose, c.quiet};
         errno = 0;
@@ -531,6 +548,11 @@ int cli_run(int argc, char **argv)
             if (exit_code != CLI_EXIT_USAGE)
                 exit_code = cli_interrupt_exit();
         }
+        for (size_t i = 0; shard.n && i < ran; i++)
+            if (res[i].status != RP_PASS)
+                fprintf(stderr, "fakegc run: shard %u/%u: %s %s; in one process: %s %s\n",
+                        shard.k, shard.n, rp_status_name(res[i].status), res[i].file, repro,
+                        res[i].file);
     }
 
 out:

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/cli_shard.h"
 #include "core/obj.h"
 #include "fake/fk.h"
 #include "stress/st.h"
@@ -25,10 +26,12 @@ static void help(FILE *f)
             "lifecycle). A failing lifecycle is written to OUT_DIR/stress-seed-S.scn,\n"
             "minimized to stress-seed-S.min.scn and printed; the exit status is then 1.\n\n"
             "options:\n"
-            "  --seed S             first seed (default 1); each seed is one lifecycle\n"
-            "  --steps N            stop after N steps (default 100000 unless --seconds)\n"
+            "  --seed S             lifecycle i has seed S+i (default 1)\n"
+            "  --steps N            a budget of ceil(N / L) lifecycles of L steps\n"
+            "                       (default 100000 unless --seconds)\n"
             "  --seconds T          stop after T seconds\n"
-            "  --shard K/N          run seeds S*N+K, S*N+K+N, ... (K from 0 to N-1)\n"
+            "  --shard K/N          only lifecycles i with i mod N == K (K from 0 to N-1):\n"
+            "                       N shards together run what one process runs\n"
             "  --lifecycle L        steps per lifecycle (default 1000)\n"
             "  --check-every K      verify heap/memo/allocator invariants every K steps\n"
             "                       (default 1000, 0: never)\n"
@@ -48,26 +51,6 @@ static void help(FILE *f)
                 st_weight_help(i));
     fprintf(f, "\nexit status: 0 nothing found; 1 a failure (reproducer written);\n"
                "2 usage error; 3 internal error.\n");
-}
-
-static int parse_shard(const char *v, uint32_t *k, uint32_t *n)
-{
-    const char *slash = strchr(v, '/');
-    if (!slash)
-        return -1;
-    char a[32];
-    size_t len = (size_t)(slash - v);
-    if (len == 0 || len >= sizeof a)
-        return -1;
-    memcpy(a, v, len);
-    a[len] = '\0';
-    uint64_t x, y;
-    if (cli_parse_u64(a, 0, &x) < 0 || cli_parse_u64(slash + 1, 0, &y) < 0 || y == 0 ||
-        y > 1000000 || x >= y)
-        return -1;
-    *k = (uint32_t)x;
-    *n = (uint32_t)y;
-    return 0;
 }
 
 static int parse_order(const char *v, int *reverse, int *defer, int *reuse, int *late)
@@ -162,7 +145,7 @@ int cli_stress(int argc, char **argv)
                 return CLI_EXIT_USAGE;
             }
         } else if ((r = cli_opt_value("stress", "--shard", argc, argv, &i, &v)) != 0) {
-            if (r < 0 || parse_shard(v, &o.shard_k, &o.shard_n) < 0) {
+            if (r < 0 || cli_parse_shard(v, &o.shard_k, &o.shard_n) < 0) {
                 cli_error("stress", "--shard: expected K/N with 0 <= K < N, got '%s'",
                           v ? v : "");
                 return CLI_EXIT_USAGE;
@@ -252,7 +235,7 @@ int cli_stress(int argc, char **argv)
         /* the lifecycle of --seed as it would run, and nothing else */
         st_script s = {0};
         st_text t = {0};
-        int bad = st_generate(&o.cfg, o.seed * o.shard_n + o.shard_k, &s, &t, NULL, NULL) < 0;
+        int bad = st_generate(&o.cfg, o.seed, &s, &t, NULL, NULL) < 0;
         if (!bad) {
             fputs(t.p ? t.p : "", c.out);
             bad = cli_outputs_commit(&c, "stress") < 0 ? CLI_EXIT_USAGE : 0;
@@ -274,6 +257,15 @@ int cli_stress(int argc, char **argv)
     }
     double sps = r.seconds > 0 ? (double)r.steps / r.seconds : 0;
     FILE *out = c.out;
+    /* the failing lifecycle alone, in one process: seed S+i, one lifecycle */
+    char repro[1024] = "", extra[96];
+    if (r.failed) {
+        static const char *const drop[] = {"--seed", "--steps", "--seconds", NULL};
+        snprintf(extra, sizeof extra, "--seed %" PRIu64 " --steps %u", r.fail_seed,
+                 o.cfg.steps);
+        cli_repro_command(repro, sizeof repro, "stress", argc, argv, drop, 0, extra);
+    }
+    uint64_t budget = st_stress_lifecycles(&o);
     if (c.format == RP_JSON) {
         fprintf(out, "{\"tool\": \"fakegc\", \"command\": \"stress\", \"version\": \"%s\",\n",
                 FAKEGC_VERSION);
@@ -286,6 +278,17 @@ int cli_stress(int argc, char **argv)
         fprintf(out, " \"seed\": %" PRIu64 ", \"shard\": [%u, %u], \"lifecycle\": %u, "
                 "\"check_every\": %" PRIu64 ",\n", o.seed, o.shard_k, o.shard_n, o.cfg.steps,
                 o.check_every);
+        /* the campaign this shard is part of: lifecycles first, first+stride, ... */
+        fprintf(out, " \"host\": ");
+        json_str(out, cli_hostname());
+        fprintf(out, ", \"budget\": {\"steps\": %" PRIu64 ", \"seconds\": %g, "
+                "\"lifecycles\": ", o.max_steps, o.max_seconds);
+        if (budget == UINT64_MAX)
+            fprintf(out, "null");
+        else
+            fprintf(out, "%" PRIu64, budget);
+        fprintf(out, "}, \"lifecycle_first\": %u, \"lifecycle_stride\": %u,\n", o.shard_k,
+                o.shard_n ? o.shard_n : 1);
         fprintf(out, " \"order\": {\"callbacks_reverse\": %s, \"defer_callbacks\": %s, "
                 "\"address_reuse\": %s, \"weak_clear_late\": %s}, \"gc\": \"%s\",\n",
                 reverse ? "true" : "false", defer ? "true" : "false",
@@ -300,8 +303,11 @@ int cli_stress(int argc, char **argv)
                 r.seconds, sps, r.max_live);
         fprintf(out, " \"failures\": %d", r.failed);
         if (r.failed) {
-            fprintf(out, ",\n \"failure\": {\"seed\": %" PRIu64 ", \"steps_to_detection\": %"
-                    PRIu64 ", \"class\": ", r.fail_seed, r.fail_steps);
+            fprintf(out, ",\n \"failure\": {\"seed\": %" PRIu64 ", \"lifecycle_index\": %"
+                    PRIu64 ", \"steps_to_detection\": %" PRIu64 ", \"reproduce\": ",
+                    r.fail_seed, r.fail_index, r.fail_steps);
+            json_str(out, repro);
+            fprintf(out, ", \"class\": ");
             json_str(out, r.cls);
             fprintf(out, ", \"first\": ");
             json_str(out, r.first);
@@ -327,6 +333,8 @@ int cli_stress(int argc, char **argv)
                         r.min_file, r.min_statements, r.shrink_runs);
             if (r.min_text.p)
                 fputs(r.min_text.p, out);
+            fprintf(out, "\nlifecycle %" PRIu64 " alone, in one process: %s\n", r.fail_index,
+                    repro);
             if (r.write_error)
                 fprintf(out, "  (could not write to %s)\n",
                         o.out_dir ? o.out_dir : "build/stress");

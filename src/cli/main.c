@@ -17,6 +17,7 @@
 #pragma weak cli_oom
 #pragma weak cli_diff
 #pragma weak cli_bench
+#pragma weak cli_merge
 
 typedef struct command {
     const char *name;
@@ -30,6 +31,7 @@ static const command commands[] = {
     {"shrink", cli_shrink, "minimize a failing scenario"},
     {"oom", cli_oom, "fail each allocation in turn; every run must end cleanly"},
     {"diff", cli_diff, "compare two JSON reports"},
+    {"merge", cli_merge, "merge the shard reports of one campaign"},
     {"bench", cli_bench, "the benchmark suite"},
     {"list", cli_list, "list bugs, allocators or benches"},
 };

@@ -69,6 +69,11 @@ typedef struct rp_run {
     const char **inject; size_t ninject;
     rp_scenario *scenarios; size_t n;
     uint32_t passed, failed, skipped;   /* failed counts fail and error */
+    /* --shard K/N (shard_n 0: not sharded): JSON "shard": [K, N], "host",
+     * "campaign_files" (the files of all N shards) */
+    uint32_t shard_k, shard_n;
+    size_t shard_total;
+    const char *host;
     void *owned;       /* rp_read_json's storage; NULL for a runner's run */
     const char *interrupted;  /* "SIGINT"/"SIGTERM": the run stopped early and
                                  holds only the scenarios that finished; NULL */

@@ -253,6 +253,13 @@ int rp_write_json(const rp_run *run, FILE *f)
     }
     put(w, "]", 1);
     key(w, ", ", "compat"); str(w, run->compat);
+    if (run->shard_n) {
+        key(w, ",\n  ", "shard");
+        put(w, "[", 1); num_u(w, run->shard_k); put(w, ", ", 2); num_u(w, run->shard_n);
+        put(w, "]", 1);
+        key(w, ", ", "host"); str(w, run->host);
+        key(w, ", ", "campaign_files"); num_u(w, run->shard_total);
+    }
     key(w, ",\n  ", "scenarios");
     put(w, "[", 1);
     for (size_t i = 0; i < run->n; i++) {

@@ -179,9 +179,12 @@ size_t st_count_statements(const char *text);
 typedef struct st_stress_opts {
     st_config cfg;
     st_env env;
-    uint64_t seed;               /* first seed (see shard) */
-    uint32_t shard_k, shard_n;   /* seeds seed*N + K, then + N each */
-    uint64_t max_steps;          /* 0: no limit */
+    uint64_t seed;               /* lifecycle i has seed `seed + i` */
+    uint32_t shard_k, shard_n;   /* run lifecycles i = K, K+N, K+2N, ... (N 0 or 1:
+                                    all), so N shards together run exactly
+                                    the lifecycles of one process */
+    uint64_t max_steps;          /* budget: ceil(max_steps / cfg.steps) lifecycles
+                                    of the whole campaign (0: no limit) */
     double max_seconds;          /* 0: no limit */
     uint64_t check_every;        /* steps between verifies (0: never) */
     const char *out_dir;         /* where failing lifecycles are written */
@@ -195,6 +198,7 @@ typedef struct st_stress_result {
     double seconds;
     int failed;                  /* a failure (or crash) was found */
     uint64_t fail_seed;
+    uint64_t fail_index;         /* the failing lifecycle's index i (fail_seed - seed) */
     uint64_t fail_steps;         /* steps run until the failing check */
     char cls[ST_CLASS_LEN];
     char first[256];
@@ -204,6 +208,9 @@ typedef struct st_stress_result {
     int write_error;
     st_text min_text;            /* the reproducer (free with st_text_free) */
 } st_stress_result;
+
+/* The campaign's lifecycles for o->max_steps (UINT64_MAX: no step limit). */
+uint64_t st_stress_lifecycles(const st_stress_opts *o);
 
 /* Run lifecycles in a forked worker until a limit or a failure; on a
  * failure write OUT_DIR/stress-seed-S.scn and (shrink) .min.scn. 0, or -1

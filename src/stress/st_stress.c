@@ -19,9 +19,9 @@
 /* What the worker tells the parent, in a shared page. */
 typedef struct shared {
     volatile uint64_t steps, statements, lifecycles, max_live;
-    volatile uint64_t current_seed, steps_before;   /* the lifecycle running */
+    volatile uint64_t current_seed, current_index, steps_before;   /* the lifecycle running */
     volatile int failed;
-    volatile uint64_t fail_seed, fail_steps;
+    volatile uint64_t fail_seed, fail_index, fail_steps;
     char cls[ST_CLASS_LEN];
     char first[256];
 } shared;
@@ -33,10 +33,21 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-static uint64_t seed_at(const st_stress_opts *o, uint64_t j)
+uint64_t st_stress_lifecycles(const st_stress_opts *o)
+{
+    if (!o->max_steps)
+        return UINT64_MAX;
+    uint64_t per = o->cfg.steps ? o->cfg.steps : 1;
+    return o->max_steps / per + (o->max_steps % per != 0);
+}
+
+/* The campaign's lifecycle i has seed `seed + i`; shard K of N runs
+ * i = K, K+N, K+2N, ... so the N shards together run exactly the
+ * lifecycles of one process. The j-th lifecycle of this shard: */
+static uint64_t index_at(const st_stress_opts *o, uint64_t j)
 {
     uint64_t n = o->shard_n ? o->shard_n : 1;
-    return o->seed * n + o->shard_k + j * n;
+    return o->shard_k + j * n;
 }
 
 /* Steps until the failing line: the action of the first failing line. */
@@ -53,13 +64,16 @@ static uint64_t steps_into(const uint32_t *lines, size_t nlines, uint32_t line, 
 static void worker(const st_stress_opts *o, shared *sh, double t0)
 {
     st_env env = o->env;
+    uint64_t total = st_stress_lifecycles(o);
     for (uint64_t j = 0;; j++) {
-        if (o->max_steps && sh->steps >= o->max_steps)
+        uint64_t index = index_at(o, j);
+        if (index >= total)
             break;
         if (o->max_seconds > 0 && now_s() - t0 >= o->max_seconds)
             break;
-        uint64_t seed = seed_at(o, j);
+        uint64_t seed = o->seed + index;
         sh->current_seed = seed;
+        sh->current_index = index;
         sh->steps_before = sh->steps;
         st_script s = {0};
         st_text t = {0};
@@ -90,6 +104,7 @@ static void worker(const st_stress_opts *o, shared *sh, double t0)
         st_run_text(&env, name, t.p ? t.p : "", &out);
         if (out.status != ST_PASS) {
             sh->fail_seed = seed;
+            sh->fail_index = index;
             sh->fail_steps = sh->steps + steps_into(lines, nlines, out.first_line, s.n);
             snprintf(sh->cls, sizeof sh->cls, "%s", out.ncls ? out.cls[0] : "?");
             snprintf(sh->first, sizeof sh->first, "%s", out.first);
@@ -230,12 +245,14 @@ int st_stress(const st_stress_opts *o, st_stress_result *r)
     if (WIFEXITED(status) && WEXITSTATUS(status) == 1 && sh->failed) {
         r->failed = 1;
         r->fail_seed = sh->fail_seed;
+        r->fail_index = sh->fail_index;
         r->fail_steps = sh->fail_steps;
         snprintf(r->cls, sizeof r->cls, "%s", sh->cls);
         snprintf(r->first, sizeof r->first, "%s", sh->first);
     } else if (WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0)) {
         r->failed = 1;
         r->fail_seed = sh->current_seed;
+        r->fail_index = sh->current_index;
         r->fail_steps = sh->steps_before + o->cfg.steps;
         char what[64];
         if (WIFSIGNALED(status))

@@ -1,0 +1,131 @@
+/* cli_shard.c - the shard split of run, oom and stress (cli_shard.h). */
+#include "cli/cli_shard.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include "alloc/al.h"
+
+int cli_parse_shard(const char *v, uint32_t *k, uint32_t *n)
+{
+    const char *slash = v ? strchr(v, '/') : NULL;
+    if (!slash)
+        return -1;
+    char a[32];
+    size_t len = (size_t)(slash - v);
+    if (len == 0 || len >= sizeof a)
+        return -1;
+    memcpy(a, v, len);
+    a[len] = '\0';
+    uint64_t x, y;
+    if (cli_parse_u64(a, 0, &x) < 0 || cli_parse_u64(slash + 1, 0, &y) < 0 || y == 0 ||
+        y > 1000000 || x >= y)
+        return -1;
+    *k = (uint32_t)x;
+    *n = (uint32_t)y;
+    return 0;
+}
+
+int cli_shard_option(const char *cmd, int argc, char **argv, int *i, cli_shard *s)
+{
+    const char *v = NULL;
+    int r = cli_opt_value(cmd, "--shard", argc, argv, i, &v);
+    if (r <= 0)
+        return r;
+    if (cli_parse_shard(v, &s->k, &s->n) < 0) {
+        cli_error(cmd, "--shard: expected K/N with 0 <= K < N <= 1000000, got '%s'", v);
+        return -1;
+    }
+    return 1;
+}
+
+void cli_shard_files(cli_shard *s, cli_files *f)
+{
+    s->total = f->n;
+    if (s->n == 0)
+        return;
+    size_t kept = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        if (i % s->n == s->k)
+            f->v[kept++] = f->v[i];
+        else
+            al_free(f->v[i], strlen(f->v[i]) + 1, AL_K_SCENARIO);
+    }
+    f->n = kept;
+}
+
+const char *cli_hostname(void)
+{
+    static char name[256];
+    if (!name[0] && (gethostname(name, sizeof name - 1) != 0 || !name[0]))
+        strcpy(name, "?");
+    return name;
+}
+
+/* Options of the commands that take a value (so that the value of a
+ * dropped one goes with it, and an operand is told from a value). */
+static const char *const VALUED[] = {
+    "--allocator", "--inject", "--compat", "--gc", "--sweep", "--format", "--output",
+    "--dot", "--timeline", "--jobs", "--repeat", "--max-bytes", "--max-statements",
+    "--max-objects", "--timeout", "--shard", "--seed", "--steps", "--seconds",
+    "--lifecycle", "--check-every", "--order", "--weights", "--out-dir", "--max-fail",
+    "--max-points", NULL};
+
+static int in_list(const char *a, const char *const *list, int *inline_value)
+{
+    for (; list && *list; list++) {
+        size_t n = strlen(*list);
+        if (strncmp(a, *list, n) == 0 && (a[n] == '\0' || a[n] == '=')) {
+            *inline_value = a[n] == '=';
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void add(char *buf, size_t n, size_t *len, const char *word)
+{
+    /* quote words the shell would split or expand */
+    int plain = *word != '\0';
+    for (const char *p = word; *p; p++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+%@",
+                    *p))
+            plain = 0;
+    int w = snprintf(buf + *len, n - *len, plain ? " %s" : " '%s'", word);
+    if (w > 0)
+        *len = (size_t)w < n - *len ? *len + (size_t)w : n - 1;
+}
+
+void cli_repro_command(char *buf, size_t n, const char *cmd, int argc, char **argv,
+                       const char *const *drop, int drop_operands, const char *extra)
+{
+    static const char *const ALWAYS[] = {"--shard", "--format", "--output", NULL};
+    size_t len = 0;
+    buf[0] = '\0';
+    int w = snprintf(buf, n, "fakegc %s", cmd);
+    len = w > 0 && (size_t)w < n ? (size_t)w : 0;
+    int only_operands = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int inl = 0;
+        if (!only_operands && strcmp(a, "--") == 0) {
+            only_operands = 1;
+            continue;
+        }
+        if (only_operands || a[0] != '-' || !a[1]) {
+            if (!drop_operands)
+                add(buf, n, &len, a);
+            continue;
+        }
+        if (in_list(a, ALWAYS, &inl) || in_list(a, drop, &inl)) {
+            if (!inl && in_list(a, VALUED, &inl) && i + 1 < argc)
+                i++;
+            continue;
+        }
+        add(buf, n, &len, a);
+        if (in_list(a, VALUED, &inl) && !inl && i + 1 < argc)
+            add(buf, n, &len, argv[++i]);
+    }
+    if (extra && *extra)
+        snprintf(buf + len, n - len, " %s", extra);
+}

@@ -1,0 +1,51 @@
+/* cli_shard.h - `--shard K/N` for run, oom and stress, and the
+ * single-process command that reproduces a shard's failure.
+ *
+ * The split rule (cli.md "Campaigns beyond one machine"): item i of the
+ * campaign's sorted list (a scenario file for run and oom, a lifecycle for
+ * stress) belongs to shard i mod N. The rule depends only on the list, so
+ * N shards on N machines together do exactly what one process does.
+ *
+ *   cli_shard s = CLI_SHARD_NONE;
+ *   int r = cli_shard_option("run", argc, argv, &i, &s);   // 1, 0 or -1
+ *   ...
+ *   cli_shard_files(&s, &files);        // keep this shard's files
+ */
+#ifndef FAKEGC_CLI_SHARD_H
+#define FAKEGC_CLI_SHARD_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cli/cli.h"
+
+typedef struct cli_shard {
+    uint32_t k, n;        /* n == 0: not sharded */
+    size_t total;         /* items of the whole campaign (after cli_shard_files) */
+} cli_shard;
+
+#define CLI_SHARD_NONE {0, 0, 0}
+
+/* "K/N" with 0 <= K < N <= 1000000. 0, or -1. */
+int cli_parse_shard(const char *v, uint32_t *k, uint32_t *n);
+
+/* Consume `--shard K/N` (or --shard=K/N) at argv[*i]: 1, 0 when argv[*i]
+ * is something else, -1 with a usage message printed. */
+int cli_shard_option(const char *cmd, int argc, char **argv, int *i, cli_shard *s);
+
+/* Keep the files f->v[i] with i mod N == K (freeing the others), in order;
+ * s->total gets the count before. No-op when not sharded. */
+void cli_shard_files(cli_shard *s, cli_files *f);
+
+/* This machine's name (gethostname; "?" when it has none). */
+const char *cli_hostname(void);
+
+/* The command line that reproduces one item in a single process:
+ * "fakegc CMD ARGS... EXTRA" where ARGS are argv[1..argc) without --shard,
+ * --format, --output and without the options in drop (each "--name", its
+ * value dropped with it; NULL-terminated, may be NULL), and without the
+ * operands when drop_operands. Written into buf (truncated to n). */
+void cli_repro_command(char *buf, size_t n, const char *cmd, int argc, char **argv,
+                       const char *const *drop, int drop_operands, const char *extra);
+
+#endif
