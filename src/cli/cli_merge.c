@@ -25,12 +25,6 @@ static void help(FILE *f)
                "2 usage error, or the inputs are not one campaign; 3 internal error.\n");
 }
 
-static int same_file(const char *a, const char *b)
-{
-    struct stat x, y;
-    return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
-}
-
 int cli_merge(int argc, char **argv)
 {
     cli_common c;
@@ -64,17 +58,20 @@ int cli_merge(int argc, char **argv)
         cli_error("merge", "no reports to merge (fakegc merge --help)");
         return CLI_EXIT_USAGE;
     }
-    for (size_t i = 0; c.output && i < n; i++)
-        if (strcmp(c.output, paths[i]) == 0 || same_file(c.output, paths[i])) {
-            cli_error("merge", "--output %s is one of the inputs", c.output);
-            return CLI_EXIT_USAGE;
-        }
     if (cli_env_setup(&c, "merge") < 0)
         return CLI_EXIT_USAGE;
+    if (cli_outputs_not_inputs(&c, "merge", (char *const *)paths, n) < 0) {
+        cli_env_teardown(&c);
+        return CLI_EXIT_USAGE;
+    }
     char err[1024];
     rp_merge_result m;
     rp_options ro = {c.color, c.verbose, c.quiet};
     int rc = rp_merge_files(paths, n, c.format, c.out, &ro, &m, err, sizeof err);
+    if (rc == 0 && cli_outputs_commit(&c, "merge") < 0) {
+        cli_env_teardown(&c);
+        return CLI_EXIT_USAGE;
+    }
     cli_env_teardown(&c);
     if (rc == -1) {
         cli_error("merge", "%s", err);
