@@ -37,7 +37,7 @@ int cli_diff(int argc, char **argv)
             if (r < 0)
                 return CLI_EXIT_USAGE;
             if (r == 0) {
-                cli_error("diff", "unknown option '%s' (fakegc diff --help)", a);
+                cli_unknown_option("diff", a, help);
                 return CLI_EXIT_USAGE;
             }
             continue;

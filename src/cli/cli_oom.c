@@ -69,7 +69,7 @@ int cli_oom(int argc, char **argv)
                 return CLI_EXIT_USAGE;
             }
         } else {
-            cli_error("oom", "unknown option '%s' (fakegc oom --help)", a);
+            cli_unknown_option("oom", a, help);
             return CLI_EXIT_USAGE;
         }
     }

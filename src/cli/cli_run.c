@@ -20,7 +20,7 @@
 #define RUN_MASK (CLI_O_ALLOCATOR | CLI_O_INJECT | CLI_O_COMPAT | CLI_O_GC | CLI_O_SWEEP | \
                   CLI_O_FORMAT | CLI_O_OUTPUT | CLI_O_DOT | CLI_O_TIMELINE | CLI_O_JOBS |  \
                   CLI_O_REPEAT |                                                        \
-                  CLI_O_VERIFY | CLI_O_LIMITS | CLI_O_OUTPUT_STYLE)
+                  CLI_O_VERIFY | CLI_O_LIMITS | CLI_O_OUTPUT_STYLE | CLI_O_ALSO)
 
 static void help(FILE *f)
 {
@@ -29,14 +29,19 @@ static void help(FILE *f)
             "Run scenario files, or every *.scn under the given folders (default\n"
             "scenarios/), in sorted order. Every file is parsed before anything runs:\n"
             "a file that does not parse is reported as FILE:LINE:COL: error: ... and\n"
-            "the run exits 2.\n"
+            "the run exits 2, with a complete report saying so (status error; JUnit:\n"
+            "an <error> per file; TAP: Bail out!).\n"
+            "Each scenario's PASS/FAIL line is printed as it finishes; Ctrl-C prints\n"
+            "the summary of what finished and exits 130.\n"
             "When walking folders, a sub-folder named errors/ (scenarios/errors/) is\n"
             "skipped: its scripts are meant to be rejected by the parser. Name such a\n"
             "file (or the folder itself) to run it.\n\noptions:\n");
     cli_common_help(f, RUN_MASK);
-    fprintf(f, "  --help, --version    this text; the version\n\n"
-               "exit status: 0 everything held; 1 an expectation failed or something was\n"
-               "retained; 2 usage or parse error (nothing ran); 3 internal error.\n");
+    fprintf(f, "  --help, --version    this text; the version\n"
+               "  --                   the rest are paths, even if they start with '-'\n\n"
+               "exit status: 0 everything held; 1 an expectation failed, something was\n"
+               "retained, or the guard allocator caught a bad access (a finding); 2 usage\n"
+               "or parse error (nothing ran); 3 internal error; 130 interrupted.\n");
 }
 
 /* ---- running ---- */
@@ -121,6 +126,7 @@ static void child_run(const cli_common *c, const sc_program *p, const worker *w)
     /* A scenario that never ends (a hang caused by an injected
      * use-after-free, say) is ended by SIGALRM and reported as an error. */
     alarm(c->timeout);
+    signal(SIGINT, SIG_DFL);
     char ep[80];
     err_path(w, ep, sizeof ep);
     if (!freopen(ep, "w", stderr))
@@ -157,6 +163,79 @@ static void progress(const cli_common *c, size_t done, size_t total, const char 
     else
         fprintf(stderr, "\r\033[K[%zu/%zu] %.200s", done + 1, total, file);
     fflush(stderr);
+}
+
+/* ---- streamed results and Ctrl-C ---- */
+
+/* What has finished, kept ready for the SIGINT handler (which may only
+ * write(2)): two buffers, the index of the complete one is published
+ * last. */
+static char g_sum[2][160];
+static volatile sig_atomic_t g_sum_idx = -1;
+static char g_tmp[4096];   /* --output's temporary, removed on SIGINT */
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    int i = g_sum_idx;
+    static const char head[] = "\nfakegc run: interrupted\n";
+    ssize_t rc = write(2, head, sizeof head - 1);
+    if (i >= 0)
+        rc = write(2, g_sum[i], strlen(g_sum[i]));
+    if (g_tmp[0])
+        unlink(g_tmp);
+    (void)rc;
+    _exit(130);
+}
+
+typedef struct streamer {
+    const cli_common *c;
+    FILE *f;               /* where the PASS/FAIL lines go, NULL: nowhere */
+    rp_options ro;
+    size_t done, total;
+    uint32_t passed, failed, skipped;
+} streamer;
+
+/* Lines on stdout when the text report goes there (the report then leaves
+ * them out), on stderr when it is a terminal and the report goes elsewhere. */
+static void stream_init(streamer *st, const cli_common *c, size_t total)
+{
+    memset(st, 0, sizeof *st);
+    st->c = c;
+    st->total = total;
+    int text_stdout = c->format == RP_TEXT && c->out == stdout;
+    st->f = text_stdout ? stdout : isatty(2) ? stderr : NULL;
+    st->ro.color = text_stdout ? c->color : cli_color_wanted(c->no_color, stderr);
+    st->ro.quiet = c->quiet;
+    snprintf(g_sum[0], sizeof g_sum[0], "0 of %zu finished\n", total);
+    g_sum_idx = 0;
+    if (c->outf.f && c->output)
+        snprintf(g_tmp, sizeof g_tmp, "%s", c->outf.tmp);
+    signal(SIGINT, on_sigint);
+}
+
+static void stream_done(streamer *st, const rp_scenario *s)
+{
+    st->done++;
+    st->passed += s->status == RP_PASS;
+    st->skipped += s->status == RP_SKIP;
+    st->failed += s->status == RP_FAIL || s->status == RP_ERROR;
+    if (st->f && !(st->c->quiet && (s->status == RP_PASS || s->status == RP_SKIP))) {
+        if (isatty(2) && !st->c->quiet)
+            fputs("\r\033[K", stderr);   /* the progress line gives way */
+        rp_write_status_line(s, st->f, &st->ro);
+        fflush(st->f);
+    }
+    int next = g_sum_idx == 0 ? 1 : 0;
+    snprintf(g_sum[next], sizeof g_sum[next], "%zu of %zu finished: %u passed, %u failed%s\n",
+             st->done, st->total, st->passed, st->failed,
+             st->skipped ? ", some skipped" : "");
+    g_sum_idx = next;
+}
+
+static int streamed_to_stdout(const cli_common *c)
+{
+    return c->format == RP_TEXT && c->out == stdout;
 }
 
 static void timeline_hook(void *arg, uint32_t line, uint64_t objects, uint64_t bytes)
@@ -249,7 +328,7 @@ static void append_file(FILE *to, const char *path)
 }
 
 static int run_parallel(const cli_common *c, sc_program *const *progs, size_t n,
-                        rp_scenario *res, FILE *dot)
+                        rp_scenario *res, FILE *dot, streamer *st)
 {
     size_t nw = (size_t)c->jobs;
     worker *ws = al_malloc(nw * sizeof *ws, AL_K_SCENARIO, "cli workers");
@@ -315,6 +394,7 @@ static int run_parallel(const cli_common *c, sc_program *const *progs, size_t n,
         for (size_t i = 0; i < nw; i++)
             if (ws[i].pid == pid) {
                 collect_worker(c, &ws[i], status, progs, res);
+                stream_done(st, &res[ws[i].index]);
                 ws[i].pid = 0;
                 active--;
                 finished++;
@@ -333,6 +413,109 @@ static int run_parallel(const cli_common *c, sc_program *const *progs, size_t n,
     }
     al_free(ws, nw * sizeof *ws, AL_K_SCENARIO);
     return 0;
+}
+
+/* The injected bugs as a list (for the report). */
+typedef struct inject_list {
+    const char *v[32];
+    char buf[512];
+    size_t n;
+} inject_list;
+
+static void inject_split(const cli_common *c, inject_list *l)
+{
+    l->n = 0;
+    if (!c->inject || !*c->inject)
+        return;
+    snprintf(l->buf, sizeof l->buf, "%s", c->inject);
+    char *save = NULL;
+    for (char *tok = strtok_r(l->buf, ",", &save); tok && l->n < 32;
+         tok = strtok_r(NULL, ",", &save))
+        l->v[l->n++] = tok;
+}
+
+static void run_init(rp_run *run, const cli_common *c, const inject_list *inj,
+                     rp_scenario *res, size_t n)
+{
+    memset(run, 0, sizeof *run);
+    run->tool = "fakegc";
+    run->version = FAKEGC_VERSION;
+    run->allocator = c->allocator;
+    run->compat = c->compat;
+    run->inject = (const char **)inj->v;
+    run->ninject = inj->n;
+    run->scenarios = res;
+    run->n = n;
+    rp_run_count(run);
+}
+
+/* Parse every file; the diagnostics go to stderr. When some file does not
+ * parse, the report still gets written, complete: that file with status
+ * error and its diagnostics, the others skipped (not run). Returns the
+ * number of files that did not parse, or -1 out of memory. */
+static int parse_all(cli_common *c, const cli_files *files, sc_program **progs, size_t *nprogs,
+                     const inject_list *inj)
+{
+    int bad = 0, dcolor = cli_color_wanted(c->no_color, stderr);
+    char **diag = al_malloc((files->n ? files->n : 1) * sizeof *diag, AL_K_SCENARIO, "diags");
+    if (!diag)
+        return -1;
+    for (size_t i = 0; i < files->n; i++) {
+        int nerr = 0;
+        char *text = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&text, &len);
+        sc_program *p = sc_parse_file(files->v[i], m ? m : stderr, m ? 0 : dcolor, &nerr);
+        if (m)
+            fclose(m);
+        diag[i] = NULL;
+        if (p) {
+            progs[(*nprogs)++] = p;
+        } else {
+            bad++;
+            if (dcolor && text) {   /* again, in colour, for the terminal */
+                sc_program *q = sc_parse_file(files->v[i], stderr, 1, &nerr);
+                sc_program_free(q);
+            } else if (text) {
+                fputs(text, stderr);
+            }
+            diag[i] = text;
+            text = NULL;
+        }
+        free(text);
+    }
+    if (bad) {
+        char stopped[128];
+        snprintf(stopped, sizeof stopped, "%d file%s did not parse; nothing was run", bad,
+                 bad == 1 ? "" : "s");
+        fprintf(stderr, "fakegc run: %s\n", stopped);
+        rp_scenario *res = al_malloc(files->n * sizeof *res, AL_K_REPORT, "cli results");
+        if (res) {
+            memset(res, 0, files->n * sizeof *res);
+            for (size_t i = 0; i < files->n; i++) {
+                rp_scenario_set_file(&res[i], files->v[i]);
+                res[i].status = diag[i] ? RP_ERROR : RP_SKIP;
+                if (diag[i]) {
+                    size_t l = strlen(diag[i]);
+                    while (l && diag[i][l - 1] == '\n')
+                        diag[i][--l] = '\0';
+                }
+                rp_scenario_set_error(&res[i], diag[i] ? diag[i] : "not run: " "another file did not parse");
+            }
+            rp_run run;
+            run_init(&run, c, inj, res, files->n);
+            run.stopped = stopped;
+            cli_write_reports(c, "run", &run, 1);
+            for (size_t i = 0; i < files->n; i++)
+                rp_scenario_clear(&res[i]);
+            al_free(res, files->n * sizeof *res, AL_K_REPORT);
+        }
+        er_clear();
+    }
+    for (size_t i = 0; i < files->n; i++)
+        free(diag[i]);
+    al_free(diag, (files->n ? files->n : 1) * sizeof *diag, AL_K_SCENARIO);
+    return bad;
 }
 
 int cli_run(int argc, char **argv)
@@ -364,7 +547,7 @@ int cli_run(int argc, char **argv)
                 return CLI_EXIT_USAGE;
             }
             if (r == 0) {
-                cli_error("run", "unknown option '%s' (fakegc run --help)", a);
+                cli_unknown_option("run", a, help);
                 return CLI_EXIT_USAGE;
             }
             continue;
@@ -385,11 +568,14 @@ int cli_run(int argc, char **argv)
     rp_scenario *res = NULL;
     size_t nprogs = 0;
     FILE *dot = NULL;
+    inject_list inj;
+    inject_split(&c, &inj);
 
     {
         int rc = cli_collect_scenarios("run", paths, npaths, &files);
         if (rc < 0) {
             exit_code = rc == -1 ? CLI_EXIT_USAGE : CLI_EXIT_INTERNAL;
+            cli_output_abort(&c);
             goto out;
         }
     }
@@ -401,20 +587,9 @@ int cli_run(int argc, char **argv)
         goto out;
     }
     {
-        int bad = 0, dcolor = cli_color_wanted(c.no_color, stderr);
-        for (size_t i = 0; i < files.n; i++) {
-            int nerr = 0;
-            sc_program *p = sc_parse_file(files.v[i], stderr, dcolor, &nerr);
-            if (!p) {
-                bad++;
-                continue;
-            }
-            progs[nprogs++] = p;
-        }
-        if (bad) {
-            fprintf(stderr, "fakegc run: %d file%s did not parse; nothing was run\n", bad,
-                    bad == 1 ? "" : "s");
-            exit_code = CLI_EXIT_USAGE;
+        int bad = parse_all(&c, &files, progs, &nprogs, &inj);
+        if (bad != 0) {
+            exit_code = bad < 0 ? CLI_EXIT_INTERNAL : CLI_EXIT_USAGE;
             goto out;
         }
     }
@@ -423,6 +598,7 @@ int cli_run(int argc, char **argv)
         if (!dot) {
             cli_error("run", "--dot: cannot write %s: %s", c.dot, strerror(errno));
             exit_code = CLI_EXIT_USAGE;
+            cli_output_abort(&c);
             goto out;
         }
     }
@@ -438,8 +614,10 @@ int cli_run(int argc, char **argv)
                 c.jobs);
         c.jobs = 1;
     }
+    streamer st;
+    stream_init(&st, &c, nprogs);
     if (c.jobs > 1) {   /* workers isolate crashes, even for one file */
-        if (run_parallel(&c, progs, nprogs, res, dot) < 0) {
+        if (run_parallel(&c, progs, nprogs, res, dot, &st) < 0) {
             exit_code = CLI_EXIT_INTERNAL;
             goto out;
         }
@@ -460,6 +638,7 @@ int cli_run(int argc, char **argv)
             else
                 o.on_statement_arg = NULL;
             sc_run(progs[i], &o, &res[i]);
+            stream_done(&st, &res[i]);
         }
         progress(&c, nprogs, nprogs, "");
         if (c.timeline && write_timeline(c.timeline, tl, tl ? nprogs : 0) < 0 &&
@@ -469,32 +648,24 @@ int cli_run(int argc, char **argv)
             rp_timeline_clear(&tl[i]);
         al_free(tl, tl ? (nprogs ? nprogs : 1) * sizeof *tl : 0, AL_K_REPORT);
     }
+    signal(SIGINT, SIG_DFL);
 
     {
-        const char *inject[32];
-        char injbuf[512];
-        size_t ninj = 0;
-        if (c.inject && *c.inject) {
-            snprintf(injbuf, sizeof injbuf, "%s", c.inject);
-            for (char *tok = strtok(injbuf, ","); tok && ninj < 32; tok = strtok(NULL, ","))
-                inject[ninj++] = tok;
-        }
         rp_run run;
-        memset(&run, 0, sizeof run);
-        run.tool = "fakegc";
-        run.version = FAKEGC_VERSION;
-        run.allocator = c.allocator;
-        run.compat = c.compat;
-        run.inject = inject;
-        run.ninject = ninj;
-        run.scenarios = res;
-        run.n = nprogs;
-        rp_run_count(&run);
-        rp_options ro = {c.color, c.verbose, c.quiet};
-        if (rp_write(&run, c.format, c.out, &ro) != 0 || fflush(c.out) != 0) {
-            cli_error("run", "cannot write the report");
-            exit_code = CLI_EXIT_INTERNAL;
+        run_init(&run, &c, &inj, res, nprogs);
+        int rc;
+        if (streamed_to_stdout(&c)) {   /* the PASS/FAIL lines are out already */
+            rp_options ro = {c.color, c.verbose, c.quiet};
+            rc = rp_write_text_tail(&run, stdout, &ro) != 0 || fflush(stdout) != 0 ? -1 : 0;
+            if (rc)
+                cli_error("run", "cannot write the report");
+            if (cli_write_reports(&c, "run", &run, 0) != 0)
+                rc = -1;
+        } else {
+            rc = cli_write_reports(&c, "run", &run, 1);
         }
+        if (rc != 0)
+            exit_code = CLI_EXIT_INTERNAL;
         int any_error = 0, any_fail = 0;
         for (size_t i = 0; i < nprogs; i++) {
             any_error |= res[i].status == RP_ERROR;
@@ -516,6 +687,8 @@ out:
         sc_program_free(progs[i]);
     al_free(progs, (files.n ? files.n : 1) * sizeof *progs, AL_K_SCENARIO);
     cli_files_free(&files);
-    cli_env_teardown(&c);
+    if (cli_env_teardown(&c) < 0 && exit_code == CLI_EXIT_OK)
+        exit_code = CLI_EXIT_INTERNAL;
+    g_tmp[0] = '\0';
     return exit_code;
 }

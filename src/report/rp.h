@@ -61,8 +61,40 @@ typedef struct rp_run {
     const char **inject; size_t ninject;
     rp_scenario *scenarios; size_t n;
     uint32_t passed, failed, skipped;   /* failed counts fail and error */
+    uint32_t errors;   /* of the failed, those with status error */
+    /* Non-NULL: the run stopped before running anything (a scenario did not
+     * parse); the report's status is "error", TAP ends with "Bail out!". */
+    const char *stopped;
     void *owned;       /* rp_read_json's storage; NULL for a runner's run */
 } rp_run;
+
+/* Schema ids of the JSON reports (cli.md "Reports: stable, typed"); the
+ * JSON Schema files are src/report/schema/<name>.schema.json. */
+#define RP_SCHEMA_REPORT "fakegc-report/2"
+#define RP_SCHEMA_BENCH "fakegc-bench/2"
+#define RP_SCHEMA_STRESS "fakegc-stress/2"
+#define RP_SCHEMA_OOM "fakegc-oom/2"
+#define RP_SCHEMA_DIFF "fakegc-diff/2"
+
+/* "pass", "fail" (a scenario failed) or "error" (one errored, or stopped). */
+const char *rp_run_status(const rp_run *run);
+
+/* A report file written whole or not at all: rp_out_open creates PATH.tmp.N
+ * beside PATH (NULL path: stdout, nothing renamed); rp_out_commit flushes,
+ * closes and renames it over PATH (-1 on a write error, the temporary is
+ * removed and PATH left as it was); rp_out_abort removes it.
+ *
+ *   rp_out o; if (rp_out_open(&o, "r.json") < 0) ... errno
+ *   rp_write(&run, RP_JSON, o.f, &opts);
+ *   if (rp_out_commit(&o) < 0) ... errno */
+typedef struct rp_out {
+    FILE *f;
+    const char *path;
+    char tmp[4096];
+} rp_out;
+int rp_out_open(rp_out *o, const char *path);
+int rp_out_commit(rp_out *o);
+void rp_out_abort(rp_out *o);
 
 typedef enum rp_format { RP_TEXT, RP_JSON, RP_JUNIT, RP_TAP } rp_format;
 int rp_format_from_name(const char *s, rp_format *out);
@@ -98,6 +130,12 @@ typedef struct rp_options {
  * <error> (error) or <skipped/>. RP_TAP: TAP version 13 with YAML
  * diagnostics for every scenario that did not pass. */
 int rp_write(const rp_run *run, rp_format fmt, FILE *f, const rp_options *o);
+
+/* The text report in two parts, for a runner that streams each scenario's
+ * line as it finishes: "PASS file" (coloured as o says), then the details
+ * of what did not pass and the closing count line. */
+void rp_write_status_line(const rp_scenario *sc, FILE *f, const rp_options *o);
+int rp_write_text_tail(const rp_run *run, FILE *f, const rp_options *o);
 
 void rp_scenario_clear(rp_scenario *s);   /* frees every owned field, zeroes s */
 void rp_run_count(rp_run *run);           /* fills passed/failed/skipped */

@@ -219,11 +219,13 @@ Test(report, json_schema_and_escaping)
 {
     rp_run *run = make_run();
     char *t = render(run, RP_JSON, NULL);
-    HAS(t, "\"tool\": \"fakegc\", \"version\": \"0.1.0\", \"allocator\": \"libc\"");
+    HAS(t, "\"schema\": \"fakegc-report/2\", \"tool\": \"fakegc\", \"version\": \"0.1.0\", "
+           "\"allocator\": \"libc\"");
+    HAS(t, "\"status\": \"error\", \"stopped\": null");
     HAS(t, "\"inject\": [\"strong-memo\"], \"compat\": null");
     HAS(t, "\"status\": \"fail\"");
     HAS(t, "\"expectations\": {\"passed\": 7, \"failed\": 1}");
-    HAS(t, "{\"line\": 12, \"text\": \"expect m.memo_meta == 0\", \"actual\": \"1\", "
+    HAS(t, "{\"line\": 12, \"text\": \"expect m.memo_meta == 0\", \"actual\": 1, "
            "\"message\": \"eager policy frees the storage entry at once\"");
     HAS(t, "{\"id\": 41, \"kind\": \"storage\", \"created\": \"t.scn:3\", \"bytes\": 64, "
            "\"retained_bytes\": 64, \"reason\": \"stale-memo\", \"path\": [\"m\", "
@@ -238,7 +240,7 @@ Test(report, json_schema_and_escaping)
     HAS(t, "\"valgrind\": null");
     HAS(t, "\"error\": \"naïve \\u0001 tab\\t quote\\\" <xml>&'\xEF\xBF\xBD end\"");
     HAS(t, "\"groups\": [\n        {\"count\": 1, \"kind\": \"storage\"");
-    HAS(t, "\"summary\": {\"passed\": 1, \"failed\": 2, \"skipped\": 1}\n}\n");
+    HAS(t, "\"summary\": {\"passed\": 1, \"failed\": 2, \"skipped\": 1, \"errors\": 1}\n}\n");
     free(t);
     free_run(run);
 }
