@@ -327,6 +327,8 @@ void rp_json_str(FILE *f, const char *str)
 
 /* --- formatting helpers ------------------------------------------------------ */
 
+void rp_json_string(FILE *f, const char *s) { rp_json_str(f, s); }
+
 void rp_site(obj_site site, char *buf, size_t n)
 {
     if (!site.file)

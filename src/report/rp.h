@@ -76,6 +76,10 @@ typedef struct rp_run {
 #define RP_SCHEMA_OOM "fakegc-oom/2"
 #define RP_SCHEMA_DIFF "fakegc-diff/2"
 
+/* A JSON string literal (escaped, invalid UTF-8 as U+FFFD), null for NULL:
+ * for the commands that write their own JSON (oom, stress). */
+void rp_json_string(FILE *f, const char *s);
+
 /* "pass", "fail" (a scenario failed) or "error" (one errored, or stopped). */
 const char *rp_run_status(const rp_run *run);
 
@@ -174,8 +178,22 @@ void rp_run_free_read(rp_run *run);       /* frees what rp_read_json made */
  *   - growth: a scenario's retained count, retained bytes and leaked bytes,
  *     and each checkpoint's growth, when larger than in base;
  *   - improvements and peak-byte changes over 10% as notes.
- * Ends with "diff: N regressions, N improvements". Returns 1 when there is
- * a regression, 0 when none, -1 on OOM (ER_OOM). */
+ * Returns 1 when there is a regression, 0 when none, -1 on OOM (ER_OOM). */
 int rp_diff(const rp_run *base, const rp_run *cur, FILE *f, const rp_options *o);
+
+/* The same with every option: text, JSON (schema fakegc-diff/2) or
+ * Markdown (for a pull request). A scenario of base missing from cur is a
+ * regression unless allow_missing (then a note). The text groups items by
+ * scenario, `+` for what is new (regressions), `-` for what is gone,
+ * `~` notes; new failures and newly retained groups show the retention
+ * path and retained size of their dominating object. It ends with
+ * "diff: N scenarios regressed (N items), N improved (N items)[, N missing
+ * from the new run]". Notes say when allocator, compat or inject differ. */
+typedef enum rp_diff_format { RP_DIFF_TEXT, RP_DIFF_JSON, RP_DIFF_MARKDOWN } rp_diff_format;
+typedef struct rp_diff_options {
+    int color, verbose, allow_missing;
+    rp_diff_format format;
+} rp_diff_options;
+int rp_diff_write(const rp_run *base, const rp_run *cur, FILE *f, const rp_diff_options *o);
 
 #endif
