@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include "core/er.h"
+#include "core/obj.h"
 #include "fake/fk.h"
+#include "instrument/in_guard.h"
 #include "report/rp_timeline.h"
 #include "scenario/sc.h"
 
@@ -121,8 +123,95 @@ static void write_one(const cli_common *c, rp_scenario *s, FILE *f)
     rp_write(&one, RP_JSON, f, &ro);
 }
 
+/* A worker that the guard allocator stopped: a finding about the scenario
+ * (exit 1 for the run), not a crash of fakegc. */
+enum { CHILD_FINDING = 4 };
+static const char FINDING_TAG[] = "fakegc: finding: ";
+
+/* The guard's hook in a worker: "fakegc: finding: LINE\tWHAT" on stderr
+ * (the worker's .err file), then exit CHILD_FINDING. Async-signal-safe. */
+static void child_finding(const char *what)
+{
+    char buf[600];
+    size_t n = 0;
+    for (const char *t = FINDING_TAG; *t; t++)
+        buf[n++] = *t;
+    char digits[16];
+    size_t nd = 0;
+    uint32_t line = obj_current_site().line;
+    do {
+        digits[nd++] = (char)('0' + line % 10);
+        line /= 10;
+    } while (line && nd < sizeof digits);
+    while (nd)
+        buf[n++] = digits[--nd];
+    buf[n++] = '\t';
+    for (; *what && *what != '\n' && n < sizeof buf - 2; what++)
+        buf[n++] = *what;
+    buf[n++] = '\n';
+    ssize_t rc = write(2, buf, n);
+    (void)rc;
+    _exit(CHILD_FINDING);
+}
+
+/* The finding a worker recorded: its line and what the guard said. */
+static int worker_finding(const worker *w, uint32_t *line, char *what, size_t n)
+{
+    char path[80], buf[700];
+    int found = 0;
+    err_path(w, path, sizeof path);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    while (!found && fgets(buf, sizeof buf, f)) {
+        if (strncmp(buf, FINDING_TAG, sizeof FINDING_TAG - 1) != 0)
+            continue;
+        char *p = buf + sizeof FINDING_TAG - 1, *end;
+        *line = (uint32_t)strtoul(p, &end, 10);
+        if (*end == '\t')
+            end++;
+        size_t l = strlen(end);
+        while (l && (end[l - 1] == '\n' || end[l - 1] == '\r'))
+            end[--l] = '\0';
+        snprintf(what, n, "%s", end);
+        found = 1;
+    }
+    fclose(f);
+    return found;
+}
+
+/* "use-after-free read", "double free", "buffer overflow": the kind is
+ * what comes before " on ", " of " or ':'. */
+static void finding_kind(const char *what, char *kind, size_t n)
+{
+    size_t l = strcspn(what, ":");
+    const char *on = strstr(what, " on "), *of = strstr(what, " of ");
+    if (on && (size_t)(on - what) < l)
+        l = (size_t)(on - what);
+    if (of && (size_t)(of - what) < l)
+        l = (size_t)(of - what);
+    snprintf(kind, n, "%.*s", (int)l, what);
+}
+
+static void record_finding(rp_scenario *s, const char *file, uint32_t line, const char *what)
+{
+    char kind[96], text[160];
+    finding_kind(what, kind, sizeof kind);
+    snprintf(text, sizeof text, "finding: %s", kind);
+    rp_scenario_clear(s);
+    rp_scenario_set_file(s, file);
+    s->status = RP_FAIL;
+    s->failed = 1;
+    rp_scenario_add_failure(s, line, 0, text, what,
+                            "a bad access caught at this statement (by the guard allocator, "
+                            "or a decref of a dead object); the scenario stopped here");
+    er_clear();
+}
+
 static void child_run(const cli_common *c, const sc_program *p, const worker *w)
 {
+    in_guard_set_finding_hook(child_finding);
+    obj_set_dead_decref_hook(child_finding);
     /* A scenario that never ends (a hang caused by an injected
      * use-after-free, say) is ended by SIGALRM and reported as an error. */
     alarm(c->timeout);
@@ -267,7 +356,8 @@ static void collect_worker(const cli_common *c, worker *w, int status, sc_progra
 {
     rp_scenario *s = &res[w->index];
     const char *file = sc_program_file(progs[w->index]);
-    char msg[512], said[300];
+    char msg[512], said[300], fwhat[600];
+    uint32_t fline = 0;
     worker_said(w, said, sizeof said);
     if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
         snprintf(msg, sizeof msg, "worker timed out after %u s (--timeout)", c->timeout);
@@ -276,6 +366,9 @@ static void collect_worker(const cli_common *c, worker *w, int status, sc_progra
         snprintf(msg, sizeof msg, "worker crashed: signal %d (%s)%s%s", WTERMSIG(status),
                  strsignal(WTERMSIG(status)), said[0] ? ": " : "", said);
         set_error(s, file, msg);
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) == CHILD_FINDING &&
+               worker_finding(w, &fline, fwhat, sizeof fwhat)) {
+        record_finding(s, file, fline, fwhat);
     } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         snprintf(msg, sizeof msg, "worker exited with status %d%s%s",
                  WIFEXITED(status) ? WEXITSTATUS(status) : -1, said[0] ? ": " : "", said);
@@ -616,7 +709,11 @@ int cli_run(int argc, char **argv)
     }
     streamer st;
     stream_init(&st, &c, nprogs);
-    if (c.jobs > 1) {   /* workers isolate crashes, even for one file */
+    /* workers isolate crashes, even for one file; with the guard allocator
+     * always, so that what it catches is that scenario's finding */
+    int guarded = (strstr(c.allocator, "guard") != NULL ||
+                   (c.inject && strstr(c.inject, "early-free"))) && !c.timeline;
+    if (c.jobs > 1 || guarded) {
         if (run_parallel(&c, progs, nprogs, res, dot, &st) < 0) {
             exit_code = CLI_EXIT_INTERNAL;
             goto out;
