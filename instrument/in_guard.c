@@ -142,11 +142,17 @@ static void set_remove(guard_ctx *c, const void *p)
 
 /* ---- findings ---------------------------------------------------------- */
 
+static void (*finding_hook)(const char *what);
+
+void in_guard_set_finding_hook(void (*hook)(const char *what)) { finding_hook = hook; }
+
 static void act(guard_ctx *c)
 {
     c->findings++;
     if (c->action == IN_GUARD_RECORD)
         return;
+    if (finding_hook)
+        finding_hook(c->last);
     fprintf(stderr, "fakegc: guard: %s\n", c->last);
     fflush(stderr);
     if (c->action == IN_GUARD_EXIT)
@@ -430,6 +436,8 @@ static void on_fault(int sig, siginfo_t *si, void *uctx)
           "(non-canonical address, the 0xdd/0xcd patterns of freed or "
           "unwritten guard blocks)\n"
         : NULL;
+    if (what && finding_hook)
+        finding_hook(what + strlen("fakegc: guard: "));
     if (what) {
         ssize_t w = write(2, what, strlen(what));
         (void)w;

@@ -53,6 +53,15 @@ typedef enum in_guard_action {
  * when quarantine is not the default. */
 al_allocator *in_guard_new(al_allocator *inner, size_t quarantine);
 
+/* A hook that takes over every finding of every guard (buffer overflow,
+ * use-after-free, double free, ...; also a fault on a poisoned pointer):
+ * called with the finding's text ("use-after-free read: ...") before the
+ * action, possibly from a SIGSEGV handler, so it must use only
+ * async-signal-safe calls; it normally does not return (a runner records
+ * the finding and _exits), and when it returns the action runs. NULL
+ * removes it. */
+void in_guard_set_finding_hook(void (*hook)(const char *what));
+
 /* The guard layer of a chain, or NULL. The functions below accept any chain
  * and return -1 when it has no guard layer. */
 al_allocator *in_guard_of(al_allocator *a);

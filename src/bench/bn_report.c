@@ -9,6 +9,7 @@
 
 #include "alloc/al.h"
 #include "core/er.h"
+#include "report/rp.h"
 #include "report/rp_jsonr.h"
 
 /* Reference figures quoted in the text report, as the issue ("Benchmarks
@@ -47,7 +48,7 @@ static void json_num(FILE *f, double v)
 
 int bn_write_json(const bn_header *h, const bn_result *r, size_t n, FILE *f)
 {
-    fputs("{\"tool\":\"fakegc\",\"version\":", f);
+    fputs("{\"schema\":\"" RP_SCHEMA_BENCH "\",\"tool\":\"fakegc\",\"version\":", f);
     json_str(f, h->version);
     fputs(",\"allocator\":", f);
     json_str(f, h->allocator);

@@ -65,7 +65,8 @@ enum {
     CLI_O_REPEAT = 1u << 10,     /* --repeat N */
     CLI_O_VERIFY = 1u << 11,     /* --verify */
     CLI_O_LIMITS = 1u << 12,     /* --max-bytes N, --max-statements N, --max-objects N */
-    CLI_O_OUTPUT_STYLE = 1u << 13 /* -q, -v, --no-color */
+    CLI_O_OUTPUT_STYLE = 1u << 13, /* -q, -v, --no-color */
+    CLI_O_ALSO = 1u << 14        /* --json FILE, --junit FILE, --tap FILE, --text FILE */
 };
 
 typedef struct cli_common {
@@ -82,6 +83,7 @@ typedef struct cli_common {
     uint64_t max_bytes, max_statements, max_objects;
     int quiet, verbose, no_color;
     uint32_t timeout;            /* --timeout S: a worker's limit (--jobs), 0 none */
+    const char *also[4];         /* --text/--json/--junit/--tap FILE, by rp_format */
     /* set by cli_env_setup */
     al_allocator *alloc;
     FILE *out;                   /* report destination (stdout or --output) */
@@ -128,6 +130,23 @@ int cli_outputs_commit(cli_common *c, const char *cmd);
  * uninstall and destroy the allocator. Everything allocated through it must
  * be freed. */
 void cli_env_teardown(cli_common *c);
+/* Drop the outputs not yet committed (--output, --dot, --timeline): the
+ * previous files, if any, stay as they were. */
+void cli_output_abort(cli_common *c);
+
+/* Write `run` in c->format to c->out (unless main_report is 0) and in every
+ * --json/--junit/--tap/--text format to its own file (whole or not at
+ * all). 0, or -1 printed. c->out itself is put in place by
+ * cli_outputs_commit, after this. */
+int cli_write_reports(cli_common *c, const char *cmd, const rp_run *run, int main_report);
+
+/* The closest word to `word` among names[0..n) (stride bytes apart, a
+ * const char * at the start of each), within an edit distance of 2, or
+ * NULL. For "did you mean" in option and command errors. */
+const char *cli_suggest(const char *word, const void *names, size_t n, size_t stride);
+/* "unknown option '--formt'; did you mean '--format'? (fakegc run --help)",
+ * choosing among the options in the help text `help`. */
+void cli_unknown_option(const char *cmd, const char *opt, void (*help)(FILE *));
 
 /* SIGINT and SIGTERM ask a command to stop after the scenario in hand: the
  * first one sets a flag (cli_interrupted), the second one kills as usual.

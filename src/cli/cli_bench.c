@@ -168,7 +168,7 @@ int cli_bench(int argc, char **argv)
             continue;
         }
         if (a[0] == '-' && a[1]) {
-            cli_error("bench", "unknown option '%s' (fakegc bench --help)", a);
+            cli_unknown_option("bench", a, help);
             return CLI_EXIT_USAGE;
         }
         if (select_names(a, sel) < 0)

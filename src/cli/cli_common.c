@@ -52,8 +52,13 @@ int cli_opt_value(const char *cmd, const char *name, int argc, char **argv, int 
         *value = a + n + 1;
         return 1;
     }
-    if (a[n] != '\0')
+    if (a[n] != '\0') {
+        if (n == 2 && name[0] == '-' && name[1] != '-') {   /* -j2, as getopt does */
+            *value = a + n;
+            return 1;
+        }
         return 0;
+    }
     if (*i + 1 >= argc) {
         cli_error(cmd, "option %s needs a value", name);
         return -1;
@@ -162,6 +167,13 @@ int cli_common_option(cli_common *c, unsigned mask, const char *cmd, int argc, c
         c->output = v;
         return 1;
     }
+    static const char *const also[] = {"--text", "--json", "--junit", "--tap"};
+    for (int k = 0; k < 4; k++)
+        if (VALUE(CLI_O_ALSO, also[k])) {
+            if (r < 0) return -1;
+            c->also[k] = v;
+            return 1;
+        }
     if (VALUE(CLI_O_DOT, "--dot")) {
         if (r < 0) return -1;
         c->dot = v;
@@ -259,6 +271,9 @@ int cli_color_wanted(int no_color, FILE *f)
         return 0;
     const char *nc = getenv("NO_COLOR");
     if (nc && *nc)
+        return 0;
+    const char *term = getenv("TERM");   /* a terminal that cannot do colour */
+    if (term && strcmp(term, "dumb") == 0)
         return 0;
     return f && isatty(fileno(f));
 }
@@ -417,6 +432,11 @@ int cli_env_setup(cli_common *c, const char *cmd)
     return 0;
 }
 
+void cli_output_abort(cli_common *c)
+{
+    discard_outputs(c);
+}
+
 void cli_env_teardown(cli_common *c)
 {
     char err[256];
@@ -427,6 +447,100 @@ void cli_env_teardown(cli_common *c)
     if (c->alloc)
         al_destroy(c->alloc);
     c->alloc = NULL;
+}
+
+int cli_write_reports(cli_common *c, const char *cmd, const rp_run *run, int main_report)
+{
+    rp_options ro = {c->color, c->verbose, c->quiet};
+    int rc = 0;
+    if (main_report && (rp_write(run, c->format, c->out, &ro) != 0 || fflush(c->out) != 0)) {
+        cli_error(cmd, "cannot write the report");
+        rc = -1;
+    }
+    for (int k = 0; k < 4; k++) {
+        if (!c->also[k])
+            continue;
+        rp_out o;
+        rp_options plain = {0, c->verbose, 0};
+        char err[600];
+        if (rp_out_open(&o, c->also[k], err, sizeof err) < 0) {
+            cli_error(cmd, "cannot write %s", err);
+            rc = -1;
+            continue;
+        }
+        if (rp_write(run, (rp_format)k, o.f, &plain) != 0) {
+            rp_out_abort(&o);
+            cli_error(cmd, "cannot write %s", c->also[k]);
+            rc = -1;
+        } else if (rp_out_commit(&o, err, sizeof err) < 0) {
+            cli_error(cmd, "cannot write %s", err);
+            rc = -1;
+        }
+    }
+    return rc;
+}
+
+const char *cli_suggest(const char *word, const void *names, size_t n, size_t stride)
+{
+    const char *best = NULL;
+    size_t bd = 3;
+    for (size_t i = 0; i < n; i++) {
+        const char *name = *(const char *const *)((const char *)names + i * stride);
+        if (!name)
+            continue;
+        size_t d = sc_edit_distance(word, name, 2);
+        if (d < bd) {
+            bd = d;
+            best = name;
+        }
+    }
+    return best;
+}
+
+/* The option names a help text documents: every "--word" or "-x" that
+ * starts a token. */
+void cli_unknown_option(const char *cmd, const char *opt, void (*help)(FILE *))
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = help ? open_memstream(&text, &len) : NULL;
+    const char *best = NULL;
+    char bestbuf[64] = "";
+    if (m) {
+        help(m);
+        fclose(m);
+        const char *names[256];
+        char store[256][48];
+        size_t n = 0;
+        for (const char *p = text; p && *p && n < 256; p++) {
+            if (*p != '-' || (p > text && p[-1] != ' ' && p[-1] != ',' && p[-1] != '['))
+                continue;
+            size_t k = 0;
+            while (p[k] && (p[k] == '-' || (p[k] >= 'a' && p[k] <= 'z') ||
+                            (p[k] >= 'A' && p[k] <= 'Z') || (p[k] >= '0' && p[k] <= '9')) &&
+                   k < 47)
+                k++;
+            if (k >= 2 && p[1] != ' ') {
+                memcpy(store[n], p, k);
+                store[n][k] = '\0';
+                names[n] = store[n];
+                n++;
+            }
+            p += k ? k - 1 : 0;
+        }
+        const char *eq = strchr(opt, '=');
+        char bare[64];
+        snprintf(bare, sizeof bare, "%.*s", eq ? (int)(eq - opt) : (int)strlen(opt), opt);
+        best = cli_suggest(bare, names, n, sizeof names[0]);
+        if (best)
+            snprintf(bestbuf, sizeof bestbuf, "%s", best);
+        free(text);
+    }
+    if (best)
+        cli_error(cmd, "unknown option '%s'; did you mean '%s'? (fakegc %s --help)", opt,
+                  bestbuf, cmd);
+    else
+        cli_error(cmd, "unknown option '%s' (fakegc %s --help)", opt, cmd);
 }
 
 void cli_common_help(FILE *f, unsigned mask)
@@ -447,7 +561,12 @@ void cli_common_help(FILE *f, unsigned mask)
     if (mask & CLI_O_FORMAT)
         fprintf(f, "  --format FMT         text (default), json, junit, tap\n");
     if (mask & CLI_O_OUTPUT)
-        fprintf(f, "  --output FILE        write the report there (default stdout)\n");
+        fprintf(f, "  --output FILE        write the report there (default stdout), whole or\n"
+                   "                       not at all (a temporary file renamed into place)\n");
+    if (mask & CLI_O_ALSO)
+        fprintf(f, "  --json FILE, --junit FILE, --tap FILE, --text FILE\n"
+                   "                       also write the report in that format to FILE, in\n"
+                   "                       the same run (e.g. --format json --junit ci.xml)\n");
     if (mask & CLI_O_DOT)
         fprintf(f, "  --dot FILE           Graphviz retention graph of what was retained\n");
     if (mask & CLI_O_TIMELINE)

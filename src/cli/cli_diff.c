@@ -10,9 +10,17 @@ static void help(FILE *f)
 {
     fprintf(f,
             "usage: fakegc diff [OPTIONS] BASE.json NEW.json\n\n"
-            "Compare two JSON reports (fakegc run --format json): new failures, newly\n"
-            "retained objects, growth per scenario and checkpoint; improvements and\n"
-            "large peak-byte changes as notes.\n\noptions:\n");
+            "Compare two JSON reports (fakegc run --format json), grouped by scenario:\n"
+            "`+` what is new in NEW.json (new failures in line order, newly retained\n"
+            "groups largest first, each with the retention path and retained size of\n"
+            "its dominating object; growth per scenario and checkpoint), `-` what is\n"
+            "gone (improvements), `~` notes (peak-byte changes, a changed allocator,\n"
+            "compat or inject). The last line counts scenarios and items. A scenario\n"
+            "of BASE missing from NEW is a regression.\n\noptions:\n"
+            "  --format FMT         text (default), json (schema fakegc-diff/2) or\n"
+            "                       markdown (to post on a pull request)\n"
+            "  --allow-missing      a scenario missing from NEW is a note, not a\n"
+            "                       regression (NEW ran a subset)\n");
     cli_common_help(f, CLI_O_OUTPUT | CLI_O_OUTPUT_STYLE);
     fprintf(f, "  --help               this text\n\n"
                "exit status: 0 no regression; 1 a regression; 2 usage error or an\n"
@@ -24,20 +32,46 @@ int cli_diff(int argc, char **argv)
     cli_common c;
     cli_common_init(&c);
     const char *files[2] = {NULL, NULL};
-    int nfiles = 0;
+    int nfiles = 0, allow_missing = 0, only_files = 0;
+    rp_diff_format fmt = RP_DIFF_TEXT;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             help(stdout);
             return CLI_EXIT_OK;
         }
-        if (a[0] == '-' && a[1]) {
+        if (!only_files && strcmp(a, "--") == 0) {
+            only_files = 1;
+            continue;
+        }
+        if (!only_files && strcmp(a, "--allow-missing") == 0) {
+            allow_missing = 1;
+            continue;
+        }
+        const char *v = NULL;
+        int fr = only_files ? 0 : cli_opt_value("diff", "--format", argc, argv, &i, &v);
+        if (fr < 0)
+            return CLI_EXIT_USAGE;
+        if (fr > 0) {
+            static const char *const names[] = {"text", "json", "markdown", NULL};
+            int k = 0;
+            while (names[k] && strcmp(names[k], v) != 0)
+                k++;
+            if (!names[k]) {
+                cli_error("diff", "--format: unknown value '%s' (expected text, json, markdown)",
+                          v);
+                return CLI_EXIT_USAGE;
+            }
+            fmt = (rp_diff_format)k;
+            continue;
+        }
+        if (!only_files && a[0] == '-' && a[1]) {
             int r = cli_common_option(&c, CLI_O_OUTPUT | CLI_O_OUTPUT_STYLE, "diff", argc, argv,
                                       &i);
             if (r < 0)
                 return CLI_EXIT_USAGE;
             if (r == 0) {
-                cli_error("diff", "unknown option '%s' (fakegc diff --help)", a);
+                cli_unknown_option("diff", a, help);
                 return CLI_EXIT_USAGE;
             }
             continue;
@@ -71,8 +105,13 @@ int cli_diff(int argc, char **argv)
         nread++;
     }
     if (nread == 2) {
-        rp_options ro = {cli_color_wanted(c.no_color, c.out), c.verbose, c.quiet};
-        int r = rp_diff(&runs[0], &runs[1], c.out, &ro);
+        rp_diff_options ro;
+        memset(&ro, 0, sizeof ro);
+        ro.color = fmt == RP_DIFF_TEXT && cli_color_wanted(c.no_color, c.out);
+        ro.verbose = c.verbose;
+        ro.allow_missing = allow_missing;
+        ro.format = fmt;
+        int r = rp_diff_write(&runs[0], &runs[1], c.out, &ro);
         exit_code = r < 0 ? CLI_EXIT_INTERNAL : r > 0 ? CLI_EXIT_FAIL : CLI_EXIT_OK;
         if (cli_outputs_commit(&c, "diff") < 0)
             exit_code = CLI_EXIT_USAGE;
@@ -80,6 +119,6 @@ int cli_diff(int argc, char **argv)
     for (int k = 0; k < nread; k++)
         rp_run_free_read(&runs[k]);
     er_clear();
-    cli_env_teardown(&c);
+    cli_env_teardown(&c);   /* nothing compared: an old file stays as it was */
     return exit_code;
 }

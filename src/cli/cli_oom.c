@@ -15,7 +15,7 @@
 #include "stress/st.h"
 
 #define OOM_MASK (CLI_O_ALLOCATOR | CLI_O_INJECT | CLI_O_COMPAT | CLI_O_GC | CLI_O_SWEEP | \
-                  CLI_O_OUTPUT | CLI_O_LIMITS | CLI_O_OUTPUT_STYLE)
+                  CLI_O_FORMAT | CLI_O_OUTPUT | CLI_O_LIMITS | CLI_O_OUTPUT_STYLE)
 
 static void help(FILE *f)
 {
@@ -32,10 +32,77 @@ static void help(FILE *f)
             "  --persistent-only    only persistent failures\n"
             "  --max-fail N         at most N failure points per mode and scenario\n"
             "  --shard K/N          only the files i (of the sorted list) with i mod N == K\n");
-    cli_common_help(f, OOM_MASK);
-    fprintf(f, "  --help               this text\n\n"
+    cli_common_help(f, OOM_MASK & ~(unsigned)CLI_O_FORMAT);
+    fprintf(f, "  --format FMT         text (default) or json (schema fakegc-oom/2)\n"
+               "  --help               this text\n\n"
                "exit status: 0 every run ended cleanly; 1 a leak, an unclean end or a crash;\n"
                "2 usage or parse error; 3 internal error.\n");
+}
+
+/* ---- the JSON report (schema fakegc-oom/2) ---- */
+
+static void json_head(const cli_common *c, const cli_shard *shard, FILE *f)
+{
+    fprintf(f, "{\n  \"schema\": \"%s\", \"tool\": \"fakegc\", \"command\": \"oom\", "
+            "\"version\": \"%s\", \"allocator\": ", RP_SCHEMA_OOM, FAKEGC_VERSION);
+    rp_json_string(f, c->allocator);
+    fputs(",\n  \"inject\": [", f);
+    char ib[512];
+    snprintf(ib, sizeof ib, "%s", c->inject ? c->inject : "");
+    int k = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(ib, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        fputs(k++ ? ", " : "", f);
+        rp_json_string(f, tok);
+    }
+    fputs("], \"compat\": ", f);
+    rp_json_string(f, c->compat);
+    if (shard->n) {   /* what `fakegc merge` checks: one shard of a campaign */
+        fprintf(f, ",\n  \"shard\": [%u, %u], \"host\": ", shard->k, shard->n);
+        rp_json_string(f, cli_hostname());
+        fprintf(f, ", \"campaign_files\": %zu", shard->total);
+    }
+    fputs(",\n  \"scenarios\": [", f);
+}
+
+static void json_scenario(FILE *f, size_t i, const char *file, int rc, const st_oom_result *r,
+                          int modes)
+{
+    const char *status = rc < 0 ? "error" : r->crashed ? "crash" : r->nfindings ? "leak" : "ok";
+    fprintf(f, "%s\n    {\"file\": ", i ? "," : "");
+    rp_json_string(f, file);
+    fprintf(f, ", \"status\": \"%s\"", status);
+    if (rc < 0) {
+        fputs(", \"error\": \"the run without failures ended in an internal error\"}", f);
+        return;
+    }
+    fprintf(f, ", \"baseline\": \"%s\", \"allocations\": %" PRIu64,
+            rp_status_name((rp_status)r->baseline_status), r->allocations);
+    fprintf(f, ",\n     \"transient\": %s", modes & 1 ? "" : "null");
+    if (modes & 1)
+        fprintf(f, "{\"points\": %" PRIu64 ", \"capped\": %s}", r->points[0],
+                r->capped[0] ? "true" : "false");
+    fprintf(f, ", \"persistent\": %s", modes & 2 ? "" : "null");
+    if (modes & 2)
+        fprintf(f, "{\"points\": %" PRIu64 ", \"capped\": %s}", r->points[1],
+                r->capped[1] ? "true" : "false");
+    fputs(",\n     \"crash\": ", f);
+    if (r->crashed) {
+        fprintf(f, "{\"what\": ");
+        rp_json_string(f, r->crash);
+        fprintf(f, ", \"point\": %" PRIu64 ", \"mode\": \"%s\"}", r->crash_point,
+                r->crash_persistent ? "persistent" : "transient");
+    } else {
+        fputs("null", f);
+    }
+    fprintf(f, ", \"findings_total\": %u, \"findings\": [", r->crashed ? 0 : r->nfindings);
+    for (uint32_t k = 0; !r->crashed && k < r->nfindings && k < ST_OOM_MAX_FINDINGS; k++) {
+        fprintf(f, "%s{\"mode\": \"%s\", \"point\": %" PRIu64 ", \"what\": ", k ? ", " : "",
+                r->f[k].persistent ? "persistent" : "transient", r->f[k].point);
+        rp_json_string(f, r->f[k].what);
+        fputc('}', f);
+    }
+    fputs("]}", f);
 }
 
 int cli_oom(int argc, char **argv)
@@ -45,19 +112,23 @@ int cli_oom(int argc, char **argv)
     int modes = 3;
     uint64_t max_fail = 0;
     char **paths = argv + 1;
-    int npaths = 0;
+    int npaths = 0, only_paths = 0;
     cli_shard shard = CLI_SHARD_NONE;
     char repro[1024];   /* before the operands are gathered over argv */
     cli_repro_command(repro, sizeof repro, "oom", argc, argv, NULL, 1, NULL);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
-        int sr = a[0] == '-' ? cli_shard_option("oom", argc, argv, &i, &shard) : 0;
+        int sr = !only_paths && a[0] == '-' ? cli_shard_option("oom", argc, argv, &i, &shard) : 0;
         if (sr < 0)
             return CLI_EXIT_USAGE;
         if (sr > 0)
             continue;
-        if (a[0] != '-' || !a[1]) {
+        if (only_paths || a[0] != '-' || !a[1]) {
             paths[npaths++] = argv[i];
+            continue;
+        }
+        if (strcmp(a, "--") == 0) {
+            only_paths = 1;
             continue;
         }
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -79,7 +150,7 @@ int cli_oom(int argc, char **argv)
                 return CLI_EXIT_USAGE;
             }
         } else {
-            cli_error("oom", "unknown option '%s' (fakegc oom --help)", a);
+            cli_unknown_option("oom", a, help);
             return CLI_EXIT_USAGE;
         }
     }
@@ -89,6 +160,10 @@ int cli_oom(int argc, char **argv)
         paths = defs;
         npaths = 1;
     }
+    if (c.format != RP_TEXT && c.format != RP_JSON) {
+        cli_error("oom", "--format: text or json");
+        return CLI_EXIT_USAGE;
+    }
     if (cli_env_setup(&c, "oom") < 0)
         return CLI_EXIT_USAGE;
     int exit_code = CLI_EXIT_OK;
@@ -96,8 +171,10 @@ int cli_oom(int argc, char **argv)
     sc_program **progs = NULL;
     size_t nprogs = 0;
     int crc = cli_collect_scenarios("oom", paths, npaths, &fl);
-    if (crc < 0)
+    if (crc < 0) {
         exit_code = crc == -1 ? CLI_EXIT_USAGE : CLI_EXIT_INTERNAL;
+        cli_output_abort(&c);   /* nothing to report: leave any old file */
+    }
     if (exit_code == CLI_EXIT_OK && cli_outputs_not_inputs(&c, "oom", fl.v, fl.n) < 0)
         exit_code = CLI_EXIT_USAGE;
     cli_shard_files(&shard, &fl);
@@ -106,19 +183,36 @@ int cli_oom(int argc, char **argv)
         if (!progs)
             exit_code = CLI_EXIT_INTERNAL;
     }
-    int bad = 0;
+    int bad = 0, json = c.format == RP_JSON;
+    if (json && exit_code == CLI_EXIT_OK)
+        json_head(&c, &shard, c.out);
     for (size_t i = 0; exit_code == CLI_EXIT_OK && i < fl.n; i++) {
         int nerr = 0;
         sc_program *p = sc_parse_file(fl.v[i], stderr, cli_color_wanted(c.no_color, stderr),
                                       &nerr);
-        if (p)
+        if (p) {
             progs[nprogs++] = p;
-        else
+        } else {
+            if (json) {   /* the report says which files stopped the run */
+                fprintf(c.out, "%s\n    {\"file\": ", bad ? "," : "");
+                rp_json_string(c.out, fl.v[i]);
+                fputs(", \"status\": \"error\", \"error\": \"does not parse\"}", c.out);
+            }
             bad++;
+        }
     }
     if (bad) {
-        fprintf(stderr, "fakegc oom: %d file%s did not parse; nothing was run\n", bad,
-                bad == 1 ? "" : "s");
+        char stopped[96];
+        snprintf(stopped, sizeof stopped, "%d file%s did not parse; nothing was run", bad,
+                 bad == 1 ? "" : "s");
+        fprintf(stderr, "fakegc oom: %s\n", stopped);
+        if (json)
+            fprintf(c.out, "\n  ],\n  \"status\": \"error\", \"stopped\": \"%s\",\n  "
+                    "\"summary\": {\"scenarios\": 0, \"failure_points\": 0, \"findings\": 0, "
+                    "\"crashes\": 0}\n}\n", stopped);
+        else
+            fprintf(c.out, "oom: stopped: %s\n", stopped);
+        cli_outputs_commit(&c, "oom");   /* the report says why nothing ran */
         exit_code = CLI_EXIT_USAGE;
     }
     uint64_t total_points = 0, total_findings = 0, crashes = 0;
@@ -134,11 +228,21 @@ int cli_oom(int argc, char **argv)
     o.sc.max_objects = c.max_objects;
     o.modes = modes;
     o.max_fail = max_fail;
-    FILE *out = c.out;
+    FILE *out = json ? NULL : c.out;
     for (size_t i = 0; exit_code == CLI_EXIT_OK && i < nprogs; i++) {
         const char *file = sc_program_file(progs[i]);
         st_oom_result r;
         int rc = st_oom_forked(progs[i], &o, &r);
+        if (json) {
+            json_scenario(c.out, i, file, rc, &r, modes);
+            if (rc < 0 || r.crashed)
+                rc < 0 ? total_findings++ : crashes++;
+            else {
+                total_points += r.points[0] + r.points[1];
+                total_findings += r.nfindings;
+            }
+            continue;
+        }
         if (rc < 0) {
             fprintf(out, "ERROR %s: the run without failures ended in an internal error\n",
                     file);
@@ -177,10 +281,19 @@ int cli_oom(int argc, char **argv)
         if (r.nfindings > ST_OOM_MAX_FINDINGS)
             fprintf(out, "  ... %u more\n", r.nfindings - ST_OOM_MAX_FINDINGS);
     }
-    if (exit_code == CLI_EXIT_OK && shard.n)
+    if (!json && exit_code == CLI_EXIT_OK && shard.n)
         fprintf(out, "oom: shard %u/%u of %zu files on %s\n", shard.k, shard.n, shard.total,
                 cli_hostname());
-    if (exit_code == CLI_EXIT_OK) {
+    if (json && exit_code == CLI_EXIT_OK) {
+        fprintf(c.out, "\n  ],\n  \"status\": \"%s\", \"stopped\": null,\n  \"summary\": {\"scenarios\": %zu, "
+                "\"failure_points\": %" PRIu64 ", \"findings\": %" PRIu64 ", \"crashes\": %"
+                PRIu64 "}\n}\n", total_findings || crashes ? "fail" : "pass", nprogs,
+                total_points, total_findings, crashes);
+        if (total_findings || crashes)
+            exit_code = CLI_EXIT_FAIL;
+        if (cli_outputs_commit(&c, "oom") < 0)
+            exit_code = CLI_EXIT_USAGE;
+    } else if (exit_code == CLI_EXIT_OK) {
         fprintf(out, "oom: %zu scenario%s, %" PRIu64 " failure points, %" PRIu64
                 " finding%s, %" PRIu64 " crash%s\n", nprogs, nprogs == 1 ? "" : "s",
                 total_points, total_findings, total_findings == 1 ? "" : "s", crashes,

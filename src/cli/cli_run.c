@@ -14,14 +14,16 @@
 #include <unistd.h>
 
 #include "core/er.h"
+#include "core/obj.h"
 #include "fake/fk.h"
+#include "instrument/in_guard.h"
 #include "report/rp_timeline.h"
 #include "scenario/sc.h"
 
 #define RUN_MASK (CLI_O_ALLOCATOR | CLI_O_INJECT | CLI_O_COMPAT | CLI_O_GC | CLI_O_SWEEP | \
                   CLI_O_FORMAT | CLI_O_OUTPUT | CLI_O_DOT | CLI_O_TIMELINE | CLI_O_JOBS |  \
                   CLI_O_REPEAT |                                                        \
-                  CLI_O_VERIFY | CLI_O_LIMITS | CLI_O_OUTPUT_STYLE)
+                  CLI_O_VERIFY | CLI_O_LIMITS | CLI_O_OUTPUT_STYLE | CLI_O_ALSO)
 
 static void help(FILE *f)
 {
@@ -30,7 +32,10 @@ static void help(FILE *f)
             "Run scenario files, or every *.scn under the given folders (default\n"
             "scenarios/), in sorted order. Every file is parsed before anything runs:\n"
             "a file that does not parse is reported as FILE:LINE:COL: error: ... and\n"
-            "the run exits 2.\n"
+            "the run exits 2, with a complete report saying so (status error; JUnit:\n"
+            "an <error> per file; TAP: Bail out!).\n"
+            "Each scenario's PASS/FAIL line is printed as it finishes; Ctrl-C prints\n"
+            "the summary of what finished and exits 130.\n"
             "When walking folders, a sub-folder named errors/ (scenarios/errors/) is\n"
             "skipped: its scripts are meant to be rejected by the parser. Name such a\n"
             "file (or the folder itself) to run it.\n\noptions:\n");
@@ -38,9 +43,11 @@ static void help(FILE *f)
     fprintf(f, "  --shard K/N          only the files i (of the sorted list) with i mod N\n"
                "                       == K; the report says which shard it is, and\n"
                "                       `fakegc merge` joins the N reports\n");
-    fprintf(f, "  --help, --version    this text; the version\n\n"
-               "exit status: 0 everything held; 1 an expectation failed or something was\n"
-               "retained; 2 usage or parse error (nothing ran); 3 internal error.\n");
+    fprintf(f, "  --help, --version    this text; the version\n"
+               "  --                   the rest are paths, even if they start with '-'\n\n"
+               "exit status: 0 everything held; 1 an expectation failed, something was\n"
+               "retained, or the guard allocator caught a bad access (a finding); 2 usage\n"
+               "or parse error (nothing ran); 3 internal error; 130 interrupted.\n");
 }
 
 /* ---- running ---- */
@@ -120,11 +127,99 @@ static void write_one(const cli_common *c, rp_scenario *s, FILE *f)
     rp_write(&one, RP_JSON, f, &ro);
 }
 
+/* A worker that the guard allocator stopped: a finding about the scenario
+ * (exit 1 for the run), not a crash of fakegc. */
+enum { CHILD_FINDING = 4 };
+static const char FINDING_TAG[] = "fakegc: finding: ";
+
+/* The guard's hook in a worker: "fakegc: finding: LINE\tWHAT" on stderr
+ * (the worker's .err file), then exit CHILD_FINDING. Async-signal-safe. */
+static void child_finding(const char *what)
+{
+    char buf[600];
+    size_t n = 0;
+    for (const char *t = FINDING_TAG; *t; t++)
+        buf[n++] = *t;
+    char digits[16];
+    size_t nd = 0;
+    uint32_t line = obj_current_site().line;
+    do {
+        digits[nd++] = (char)('0' + line % 10);
+        line /= 10;
+    } while (line && nd < sizeof digits);
+    while (nd)
+        buf[n++] = digits[--nd];
+    buf[n++] = '\t';
+    for (; *what && *what != '\n' && n < sizeof buf - 2; what++)
+        buf[n++] = *what;
+    buf[n++] = '\n';
+    ssize_t rc = write(2, buf, n);
+    (void)rc;
+    _exit(CHILD_FINDING);
+}
+
+/* The finding a worker recorded: its line and what the guard said. */
+static int worker_finding(const worker *w, uint32_t *line, char *what, size_t n)
+{
+    char path[80], buf[700];
+    int found = 0;
+    err_path(w, path, sizeof path);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    while (!found && fgets(buf, sizeof buf, f)) {
+        if (strncmp(buf, FINDING_TAG, sizeof FINDING_TAG - 1) != 0)
+            continue;
+        char *p = buf + sizeof FINDING_TAG - 1, *end;
+        *line = (uint32_t)strtoul(p, &end, 10);
+        if (*end == '\t')
+            end++;
+        size_t l = strlen(end);
+        while (l && (end[l - 1] == '\n' || end[l - 1] == '\r'))
+            end[--l] = '\0';
+        snprintf(what, n, "%s", end);
+        found = 1;
+    }
+    fclose(f);
+    return found;
+}
+
+/* "use-after-free read", "double free", "buffer overflow": the kind is
+ * what comes before " on ", " of " or ':'. */
+static void finding_kind(const char *what, char *kind, size_t n)
+{
+    size_t l = strcspn(what, ":");
+    const char *on = strstr(what, " on "), *of = strstr(what, " of ");
+    if (on && (size_t)(on - what) < l)
+        l = (size_t)(on - what);
+    if (of && (size_t)(of - what) < l)
+        l = (size_t)(of - what);
+    snprintf(kind, n, "%.*s", (int)l, what);
+}
+
+static void record_finding(rp_scenario *s, const char *file, uint32_t line, const char *what)
+{
+    char kind[96], text[160];
+    finding_kind(what, kind, sizeof kind);
+    snprintf(text, sizeof text, "finding: %s", kind);
+    rp_scenario_clear(s);
+    rp_scenario_set_file(s, file);
+    s->status = RP_FAIL;
+    s->failed = 1;
+    rp_scenario_add_failure(s, line, 0, text, what,
+                            "a bad access caught at this statement (by the guard allocator, "
+                            "or a decref of a dead object); the scenario stopped here");
+    er_clear();
+}
+
 static void child_run(const cli_common *c, const sc_program *p, const worker *w)
 {
+    in_guard_set_finding_hook(child_finding);
+    obj_set_dead_decref_hook(child_finding);
     /* A scenario that never ends (a hang caused by an injected
      * use-after-free, say) is ended by SIGALRM and reported as an error. */
     alarm(c->timeout);
+    signal(SIGINT, SIG_DFL);
     char ep[80];
     err_path(w, ep, sizeof ep);
     if (!freopen(ep, "w", stderr))
@@ -163,6 +258,48 @@ static void progress(const cli_common *c, size_t done, size_t total, const char 
     fflush(stderr);
 }
 
+/* ---- streamed results and Ctrl-C ---- */
+
+typedef struct streamer {
+    const cli_common *c;
+    FILE *f;               /* where the PASS/FAIL lines go, NULL: nowhere */
+    rp_options ro;
+    size_t done, total;
+    uint32_t passed, failed, skipped;
+} streamer;
+
+/* Lines on stdout when the text report goes there (the report then leaves
+ * them out), on stderr when it is a terminal and the report goes elsewhere. */
+static void stream_init(streamer *st, const cli_common *c, size_t total)
+{
+    memset(st, 0, sizeof *st);
+    st->c = c;
+    st->total = total;
+    int text_stdout = c->format == RP_TEXT && c->out == stdout;
+    st->f = text_stdout ? stdout : isatty(2) ? stderr : NULL;
+    st->ro.color = text_stdout ? c->color : cli_color_wanted(c->no_color, stderr);
+    st->ro.quiet = c->quiet;
+}
+
+static void stream_done(streamer *st, const rp_scenario *s)
+{
+    st->done++;
+    st->passed += s->status == RP_PASS;
+    st->skipped += s->status == RP_SKIP;
+    st->failed += s->status == RP_FAIL || s->status == RP_ERROR;
+    if (st->f && !(st->c->quiet && (s->status == RP_PASS || s->status == RP_SKIP))) {
+        if (isatty(2) && !st->c->quiet)
+            fputs("\r\033[K", stderr);   /* the progress line gives way */
+        rp_write_status_line(s, st->f, &st->ro);
+        fflush(st->f);
+    }
+}
+
+static int streamed_to_stdout(const cli_common *c)
+{
+    return c->format == RP_TEXT && c->out == stdout;
+}
+
 static void timeline_hook(void *arg, uint32_t line, uint64_t objects, uint64_t bytes)
 {
     if (arg)
@@ -187,7 +324,8 @@ static void collect_worker(const cli_common *c, worker *w, int status, sc_progra
 {
     rp_scenario *s = &res[w->index];
     const char *file = sc_program_file(progs[w->index]);
-    char msg[512], said[300];
+    char msg[512], said[300], fwhat[600];
+    uint32_t fline = 0;
     worker_said(w, said, sizeof said);
     if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
         snprintf(msg, sizeof msg, "worker timed out after %u s (--timeout)", c->timeout);
@@ -196,6 +334,9 @@ static void collect_worker(const cli_common *c, worker *w, int status, sc_progra
         snprintf(msg, sizeof msg, "worker crashed: signal %d (%s)%s%s", WTERMSIG(status),
                  strsignal(WTERMSIG(status)), said[0] ? ": " : "", said);
         set_error(s, file, msg);
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) == CHILD_FINDING &&
+               worker_finding(w, &fline, fwhat, sizeof fwhat)) {
+        record_finding(s, file, fline, fwhat);
     } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         snprintf(msg, sizeof msg, "worker exited with status %d%s%s",
                  WIFEXITED(status) ? WEXITSTATUS(status) : -1, said[0] ? ": " : "", said);
@@ -248,7 +389,7 @@ static void append_file(FILE *to, const char *path)
 }
 
 static int run_parallel(const cli_common *c, sc_program *const *progs, size_t n,
-                        rp_scenario *res, FILE *dot)
+                        rp_scenario *res, FILE *dot, streamer *st)
 {
     size_t nw = (size_t)c->jobs;
     worker *ws = al_malloc(nw * sizeof *ws, AL_K_SCENARIO, "cli workers");
@@ -314,6 +455,7 @@ static int run_parallel(const cli_common *c, sc_program *const *progs, size_t n,
         for (size_t i = 0; i < nw; i++)
             if (ws[i].pid == pid) {
                 collect_worker(c, &ws[i], status, progs, res);
+                stream_done(st, &res[ws[i].index]);
                 ws[i].pid = 0;
                 active--;
                 finished++;
@@ -349,6 +491,110 @@ static size_t keep_finished(rp_scenario *res, size_t n)
             k++;
         }
     return k;
+}
+
+/* The injected bugs as a list (for the report). */
+typedef struct inject_list {
+    const char *v[32];
+    char buf[512];
+    size_t n;
+} inject_list;
+
+static void inject_split(const cli_common *c, inject_list *l)
+{
+    l->n = 0;
+    if (!c->inject || !*c->inject)
+        return;
+    snprintf(l->buf, sizeof l->buf, "%s", c->inject);
+    char *save = NULL;
+    for (char *tok = strtok_r(l->buf, ",", &save); tok && l->n < 32;
+         tok = strtok_r(NULL, ",", &save))
+        l->v[l->n++] = tok;
+}
+
+static void run_init(rp_run *run, const cli_common *c, const inject_list *inj,
+                     rp_scenario *res, size_t n)
+{
+    memset(run, 0, sizeof *run);
+    run->tool = "fakegc";
+    run->version = FAKEGC_VERSION;
+    run->allocator = c->allocator;
+    run->compat = c->compat;
+    run->inject = (const char **)inj->v;
+    run->ninject = inj->n;
+    run->scenarios = res;
+    run->n = n;
+    rp_run_count(run);
+}
+
+/* Parse every file; the diagnostics go to stderr. When some file does not
+ * parse, the report still gets written, complete: that file with status
+ * error and its diagnostics, the others skipped (not run). Returns the
+ * number of files that did not parse, or -1 out of memory. */
+static int parse_all(cli_common *c, const cli_files *files, sc_program **progs, size_t *nprogs,
+                     const inject_list *inj)
+{
+    int bad = 0, dcolor = cli_color_wanted(c->no_color, stderr);
+    char **diag = al_malloc((files->n ? files->n : 1) * sizeof *diag, AL_K_SCENARIO, "diags");
+    if (!diag)
+        return -1;
+    for (size_t i = 0; i < files->n; i++) {
+        int nerr = 0;
+        char *text = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&text, &len);
+        sc_program *p = sc_parse_file(files->v[i], m ? m : stderr, m ? 0 : dcolor, &nerr);
+        if (m)
+            fclose(m);
+        diag[i] = NULL;
+        if (p) {
+            progs[(*nprogs)++] = p;
+        } else {
+            bad++;
+            if (dcolor && text) {   /* again, in colour, for the terminal */
+                sc_program *q = sc_parse_file(files->v[i], stderr, 1, &nerr);
+                sc_program_free(q);
+            } else if (text) {
+                fputs(text, stderr);
+            }
+            diag[i] = text;
+            text = NULL;
+        }
+        free(text);
+    }
+    if (bad) {
+        char stopped[128];
+        snprintf(stopped, sizeof stopped, "%d file%s did not parse; nothing was run", bad,
+                 bad == 1 ? "" : "s");
+        fprintf(stderr, "fakegc run: %s\n", stopped);
+        rp_scenario *res = al_malloc(files->n * sizeof *res, AL_K_REPORT, "cli results");
+        if (res) {
+            memset(res, 0, files->n * sizeof *res);
+            for (size_t i = 0; i < files->n; i++) {
+                rp_scenario_set_file(&res[i], files->v[i]);
+                res[i].status = diag[i] ? RP_ERROR : RP_SKIP;
+                if (diag[i]) {
+                    size_t l = strlen(diag[i]);
+                    while (l && diag[i][l - 1] == '\n')
+                        diag[i][--l] = '\0';
+                }
+                rp_scenario_set_error(&res[i], diag[i] ? diag[i] : "not run: " "another file did not parse");
+            }
+            rp_run run;
+            run_init(&run, c, inj, res, files->n);
+            run.stopped = stopped;
+            if (cli_write_reports(c, "run", &run, 1) == 0)
+                cli_outputs_commit(c, "run");   /* the report says why nothing ran */
+            for (size_t i = 0; i < files->n; i++)
+                rp_scenario_clear(&res[i]);
+            al_free(res, files->n * sizeof *res, AL_K_REPORT);
+        }
+        er_clear();
+    }
+    for (size_t i = 0; i < files->n; i++)
+        free(diag[i]);
+    al_free(diag, (files->n ? files->n : 1) * sizeof *diag, AL_K_SCENARIO);
+    return bad;
 }
 
 int cli_run(int argc, char **argv)
@@ -388,7 +634,7 @@ int cli_run(int argc, char **argv)
                 return CLI_EXIT_USAGE;
             }
             if (r == 0) {
-                cli_error("run", "unknown option '%s' (fakegc run --help)", a);
+                cli_unknown_option("run", a, help);
                 return CLI_EXIT_USAGE;
             }
             continue;
@@ -409,11 +655,14 @@ int cli_run(int argc, char **argv)
     rp_scenario *res = NULL;
     size_t nprogs = 0;
     FILE *dot = NULL;
+    inject_list inj;
+    inject_split(&c, &inj);
 
     {
         int rc = cli_collect_scenarios("run", paths, npaths, &files);
         if (rc < 0) {
             exit_code = rc == -1 ? CLI_EXIT_USAGE : CLI_EXIT_INTERNAL;
+            cli_output_abort(&c);
             goto out;
         }
         if (cli_outputs_not_inputs(&c, "run", files.v, files.n) < 0) {
@@ -430,20 +679,9 @@ int cli_run(int argc, char **argv)
         goto out;
     }
     {
-        int bad = 0, dcolor = cli_color_wanted(c.no_color, stderr);
-        for (size_t i = 0; i < files.n; i++) {
-            int nerr = 0;
-            sc_program *p = sc_parse_file(files.v[i], stderr, dcolor, &nerr);
-            if (!p) {
-                bad++;
-                continue;
-            }
-            progs[nprogs++] = p;
-        }
-        if (bad) {
-            fprintf(stderr, "fakegc run: %d file%s did not parse; nothing was run\n", bad,
-                    bad == 1 ? "" : "s");
-            exit_code = CLI_EXIT_USAGE;
+        int bad = parse_all(&c, &files, progs, &nprogs, &inj);
+        if (bad != 0) {
+            exit_code = bad < 0 ? CLI_EXIT_INTERNAL : CLI_EXIT_USAGE;
             goto out;
         }
     }
@@ -462,8 +700,14 @@ int cli_run(int argc, char **argv)
     }
     cli_interrupt_install();
     size_t ran = nprogs;   /* scenarios with a complete record */
-    if (c.jobs > 1) {   /* workers isolate crashes, even for one file */
-        if (run_parallel(&c, progs, nprogs, res, dot) < 0) {
+    streamer st;
+    stream_init(&st, &c, nprogs);
+    /* workers isolate crashes, even for one file; with the guard allocator
+     * always, so that what it catches is that scenario's finding */
+    int guarded = (strstr(c.allocator, "guard") != NULL ||
+                   (c.inject && strstr(c.inject, "early-free"))) && !c.timeline;
+    if (c.jobs > 1 || guarded) {
+        if (run_parallel(&c, progs, nprogs, res, dot, &st) < 0) {
             exit_code = CLI_EXIT_INTERNAL;
             goto out;
         }
@@ -490,6 +734,7 @@ int cli_run(int argc, char **argv)
             else
                 o.on_statement_arg = NULL;
             sc_run(progs[i], &o, &res[i]);
+            stream_done(&st, &res[i]);
         }
         progress(&c, nprogs, nprogs, "");
         if (c.timeline && write_timeline(c.timeline, c.timeline_f, tl, tl ? ran : 0) < 0 &&
@@ -501,40 +746,31 @@ int cli_run(int argc, char **argv)
     }
 
     {
-        const char *inject[32];
-        char injbuf[512];
-        size_t ninj = 0;
-        if (c.inject && *c.inject) {
-            snprintf(injbuf, sizeof injbuf, "%s", c.inject);
-            for (char *tok = strtok(injbuf, ","); tok && ninj < 32; tok = strtok(NULL, ","))
-                inject[ninj++] = tok;
-        }
         rp_run run;
-        memset(&run, 0, sizeof run);
-        run.tool = "fakegc";
-        run.version = FAKEGC_VERSION;
-        run.allocator = c.allocator;
-        run.compat = c.compat;
-        run.inject = inject;
-        run.ninject = ninj;
-        run.scenarios = res;
-        run.n = ran;
+        run_init(&run, &c, &inj, res, ran);
         run.interrupted = cli_interrupt_name();
         run.planned = nprogs;
         run.shard_k = shard.k;
         run.shard_n = shard.n;
         run.shard_total = shard.total;
         run.host = shard.n ? cli_hostname() : NULL;
-        rp_run_count(&run);
-        rp_options ro = {c.color, c.verbose, c.quiet};
-        errno = 0;
-        if (rp_write(&run, c.format, c.out, &ro) != 0 || fflush(c.out) != 0) {
-            cli_error("run", "cannot write the report to %s: %s",
-                      c.output ? c.output : "standard output", strerror(errno ? errno : EIO));
-            exit_code = CLI_EXIT_USAGE;
-        } else if (cli_outputs_commit(&c, "run") < 0) {
-            exit_code = CLI_EXIT_USAGE;
+        int rc;
+        if (streamed_to_stdout(&c)) {   /* the PASS/FAIL lines are out already */
+            rp_options ro = {c.color, c.verbose, c.quiet};
+            rc = rp_write_text_tail(&run, stdout, &ro) != 0 || fflush(stdout) != 0 ? -1 : 0;
+            if (rc)
+                cli_error("run", "cannot write the report to standard output: %s",
+                          strerror(errno ? errno : EIO));
+            if (cli_write_reports(&c, "run", &run, 0) != 0)
+                rc = -1;
+        } else {
+            errno = 0;
+            rc = cli_write_reports(&c, "run", &run, 1);
         }
+        if (rc == 0 && cli_outputs_commit(&c, "run") < 0)
+            rc = -1;
+        if (rc != 0)
+            exit_code = CLI_EXIT_USAGE;   /* a write error: path and errno printed */
         int any_error = 0, any_fail = 0;
         for (size_t i = 0; i < nprogs; i++) {
             any_error |= res[i].status == RP_ERROR;

@@ -78,7 +78,7 @@ int cli_shrink(int argc, char **argv)
             if (r < 0)
                 return CLI_EXIT_USAGE;
             if (r == 0) {
-                cli_error("shrink", "unknown option '%s' (fakegc shrink --help)", a);
+                cli_unknown_option("shrink", a, help);
                 return CLI_EXIT_USAGE;
             }
             continue;

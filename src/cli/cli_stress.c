@@ -44,8 +44,9 @@ static void help(FILE *f)
             "  --out-dir DIR        where failures are written (default build/stress)\n"
             "  --no-shrink          write the failing lifecycle without minimizing it\n"
             "  --dump               print the lifecycle of --seed and exit\n");
-    cli_common_help(f, STRESS_MASK);
-    fprintf(f, "  --help               this text\n\nweights (defaults):\n");
+    cli_common_help(f, STRESS_MASK & ~(unsigned)CLI_O_FORMAT);
+    fprintf(f, "  --format FMT         text (default) or json (schema fakegc-stress/2)\n"
+               "  --help               this text\n\nweights (defaults):\n");
     for (int i = 0; i < ST_W_COUNT; i++)
         fprintf(f, "  %-15s %4u  %s\n", st_weight_name(i), st_weight_default(i),
                 st_weight_help(i));
@@ -178,7 +179,7 @@ int cli_stress(int argc, char **argv)
         } else if (strcmp(a, "--dump") == 0) {
             dump = 1;
         } else {
-            cli_error("stress", "unknown option '%s' (fakegc stress --help)", a);
+            cli_unknown_option("stress", a, help);
             return CLI_EXIT_USAGE;
         }
     }
@@ -267,14 +268,24 @@ int cli_stress(int argc, char **argv)
     }
     uint64_t budget = st_stress_lifecycles(&o);
     if (c.format == RP_JSON) {
-        fprintf(out, "{\"tool\": \"fakegc\", \"command\": \"stress\", \"version\": \"%s\",\n",
-                FAKEGC_VERSION);
+        fprintf(out, "{\"schema\": \"%s\", \"tool\": \"fakegc\", \"command\": \"stress\", "
+                "\"version\": \"%s\",\n", RP_SCHEMA_STRESS, FAKEGC_VERSION);
         fprintf(out, " \"allocator\": ");
         json_str(out, c.allocator);
-        fprintf(out, ", \"inject\": ");
-        json_str(out, c.inject ? c.inject : "");
-        fprintf(out, ", \"compat\": %s%s%s,\n", c.compat ? "\"" : "",
+        fprintf(out, ", \"inject\": [");
+        {
+            char ib[512];
+            snprintf(ib, sizeof ib, "%s", c.inject ? c.inject : "");
+            int k = 0;
+            char *save = NULL;
+            for (char *tok = strtok_r(ib, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+                fputs(k++ ? ", " : "", out);
+                json_str(out, tok);
+            }
+        }
+        fprintf(out, "], \"compat\": %s%s%s,\n", c.compat ? "\"" : "",
                 c.compat ? c.compat : "null", c.compat ? "\"" : "");
+        fprintf(out, " \"status\": \"%s\",\n", rc < 0 ? "error" : r.failed ? "fail" : "pass");
         fprintf(out, " \"seed\": %" PRIu64 ", \"shard\": [%u, %u], \"lifecycle\": %u, "
                 "\"check_every\": %" PRIu64 ",\n", o.seed, o.shard_k, o.shard_n, o.cfg.steps,
                 o.check_every);

@@ -8,7 +8,6 @@
 
 #include <string.h>
 
-#include "scenario/sc.h"
 
 #pragma weak cli_run
 #pragma weak cli_list
@@ -81,18 +80,15 @@ int main(int argc, char **argv)
         }
         return commands[i].fn(argc - 1, argv + 1);
     }
-    const char *best = NULL;
-    size_t bd = 3;
-    for (size_t i = 0; i < NCOMMANDS; i++) {
-        size_t d = sc_edit_distance(cmd, commands[i].name, 2);
-        if (d < bd) {
-            bd = d;
-            best = commands[i].name;
-        }
-    }
+    static const char *const global[] = {"--help", "--version", "help"};
+    const char *best = cmd[0] == '-' ? cli_suggest(cmd, global, 2, sizeof global[0])
+                                     : cli_suggest(cmd, commands, NCOMMANDS, sizeof commands[0]);
+    if (!best && cmd[0] != '-')
+        best = cli_suggest(cmd, global + 2, 1, sizeof global[0]);
+    const char *what = cmd[0] == '-' ? "option" : "command";
     if (best)
-        cli_error(NULL, "unknown command '%s'; did you mean '%s'?", cmd, best);
+        cli_error(NULL, "unknown %s '%s'; did you mean '%s'?", what, cmd, best);
     else
-        cli_error(NULL, "unknown command '%s' (fakegc --help lists them)", cmd);
+        cli_error(NULL, "unknown %s '%s' (fakegc --help lists them)", what, cmd);
     return CLI_EXIT_USAGE;
 }

@@ -17,6 +17,7 @@ static const char *const names[ER_KIND_COUNT] = {
     [ER_DEAD_REF] = "DeadReference",
     [ER_LIMIT] = "LimitExceeded",
     [ER_INTERNAL] = "InternalError",
+    [ER_USE_AFTER_FREE] = "UseAfterFree",
 };
 
 int er_set(er_kind kind, const char *fmt, ...)

@@ -23,6 +23,9 @@ typedef enum er_kind {
     ER_DEAD_REF,        /* DeadReference */
     ER_LIMIT,           /* LimitExceeded */
     ER_INTERNAL,        /* a bug in fakegc itself */
+    ER_USE_AFTER_FREE,  /* UseAfterFree: a decref of a dead object - a finding
+                           about the scenario (an injected or modelled bug),
+                           not a bug of fakegc */
     ER_KIND_COUNT
 } er_kind;
 

@@ -122,6 +122,8 @@ static void init_refs(obj *o)
 static void visit_decref(obj *child, const char *label, long index, void *arg)
 {
     (void)label, (void)index, (void)arg;
+    if (child && (child->strong == 0 || (child->flags & OBJ_F_DEAD)))
+        obj_report_dead_use(child, "a reference to (seen by the collector)");
     if (child) {
         init_refs(child);
         child->gc_refs--;

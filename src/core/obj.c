@@ -405,11 +405,26 @@ void obj_int_kill_released(obj *o)
         obj_int_list_append(&zombies, o);
 }
 
+static void (*dead_decref_hook)(const char *what);
+
+void obj_set_dead_decref_hook(void (*hook)(const char *what)) { dead_decref_hook = hook; }
+
+void obj_report_dead_use(const obj *o, const char *how)
+{
+    const char *name = o->type && o->type->name ? o->type->name : "object";
+    if (dead_decref_hook) {
+        char what[160];
+        snprintf(what, sizeof what, "use-after-free: %s of dead %s #%llu", how, name,
+                 (unsigned long long)o->id);
+        dead_decref_hook(what);
+    }
+    er_set(ER_USE_AFTER_FREE, "%s of dead %s #%llu", how, name, (unsigned long long)o->id);
+}
+
 void obj_decref_slow(obj *o)
 {
     if (o->strong == 0) {
-        er_set(ER_INTERNAL, "decref of dead %s #%llu", o->type->name,
-               (unsigned long long)o->id);
+        obj_report_dead_use(o, "decref");
         return;
     }
     o->strong = 0;

@@ -126,6 +126,14 @@ obj *obj_new(const obj_type *type, size_t size);
 /* The last reference (or a decref of a dead object, an ER_INTERNAL error):
  * obj_decref's out-of-line half; call obj_decref instead. */
 void obj_decref_slow(obj *o);
+/* Called (when set) with "use-after-free: decref of dead T #N" when a dead
+ * object is decref'd, before ER_USE_AFTER_FREE is set: a worker process
+ * records the finding and exits there, as the heap cannot be trusted after
+ * it. NULL removes it. */
+void obj_set_dead_decref_hook(void (*hook)(const char *what));
+/* A dead object was used (`how`: "decref", "reached by the collector"):
+ * the hook above, then ER_USE_AFTER_FREE. */
+void obj_report_dead_use(const obj *o, const char *how);
 
 /* Inline: the counts are the hottest path of every module. */
 static inline void obj_incref(obj *o)    /* o may be NULL */

@@ -82,14 +82,22 @@ void rp_scenario_clear(rp_scenario *s)
 
 void rp_run_count(rp_run *run)
 {
-    run->passed = run->failed = run->skipped = 0;
+    run->passed = run->failed = run->skipped = run->errors = 0;
     for (size_t i = 0; i < run->n; i++) {
         switch (run->scenarios[i].status) {
         case RP_PASS: run->passed++; break;
         case RP_SKIP: run->skipped++; break;
+        case RP_ERROR: run->errors++; run->failed++; break;
         default: run->failed++; break;
         }
     }
+}
+
+const char *rp_run_status(const rp_run *run)
+{
+    if (run->stopped || run->errors)
+        return "error";
+    return run->failed ? "fail" : "pass";
 }
 
 int rp_scenario_set_file(rp_scenario *s, const char *file)
@@ -319,6 +327,8 @@ void rp_json_str(FILE *f, const char *str)
 }
 
 /* --- formatting helpers ------------------------------------------------------ */
+
+void rp_json_string(FILE *f, const char *s) { rp_json_str(f, s); }
 
 void rp_site(obj_site site, char *buf, size_t n)
 {
@@ -577,19 +587,18 @@ static void status_word(sk *s, rp_status st)
     sk_color(s, "\033[0m");
 }
 
-static int write_text(const rp_run *run, FILE *f, const rp_options *o)
+void rp_write_status_line(const rp_scenario *sc, FILE *f, const rp_options *o)
 {
     sk s = {f, SK_RAW, o && o->color, 0};
-    int quiet = o && o->quiet;
-    for (size_t i = 0; i < run->n; i++) {
-        const rp_scenario *sc = &run->scenarios[i];
-        if (quiet && (sc->status == RP_PASS || sc->status == RP_SKIP))
-            continue;
-        status_word(&s, sc->status);
-        sk_puts(&s, " ");
-        sk_puts(&s, sc->file ? sc->file : "?");
-        sk_puts(&s, "\n");
-    }
+    status_word(&s, sc->status);
+    sk_puts(&s, " ");
+    sk_puts(&s, sc->file ? sc->file : "?");
+    sk_puts(&s, "\n");
+}
+
+int rp_write_text_tail(const rp_run *run, FILE *f, const rp_options *o)
+{
+    sk s = {f, SK_RAW, o && o->color, 0};
     for (size_t i = 0; i < run->n; i++) {
         const rp_scenario *sc = &run->scenarios[i];
         if (sc->status != RP_FAIL && sc->status != RP_ERROR)
@@ -601,11 +610,25 @@ static int write_text(const rp_run *run, FILE *f, const rp_options *o)
     }
     if (run->n)
         fputc('\n', f);
+    if (run->stopped)
+        fprintf(f, "stopped: %s\n", run->stopped);
     fprintf(f, "%u passed, %u failed", run->passed, run->failed);
     if (run->skipped)
         fprintf(f, ", %u skipped", run->skipped);
     fputc('\n', f);
     return s.oom ? er_set(ER_OOM, "out of memory grouping retained objects") : 0;
+}
+
+static int write_text(const rp_run *run, FILE *f, const rp_options *o)
+{
+    int quiet = o && o->quiet;
+    for (size_t i = 0; i < run->n; i++) {
+        const rp_scenario *sc = &run->scenarios[i];
+        if (quiet && (sc->status == RP_PASS || sc->status == RP_SKIP))
+            continue;
+        rp_write_status_line(sc, f, o);
+    }
+    return rp_write_text_tail(run, f, o);
 }
 
 int rp_write(const rp_run *run, rp_format fmt, FILE *f, const rp_options *o)

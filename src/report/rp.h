@@ -74,11 +74,30 @@ typedef struct rp_run {
     uint32_t shard_k, shard_n;
     size_t shard_total;
     const char *host;
+    uint32_t errors;   /* of the failed, those with status error */
+    /* Non-NULL: the run stopped before running anything (a scenario did not
+     * parse); the report's status is "error", TAP ends with "Bail out!". */
+    const char *stopped;
     void *owned;       /* rp_read_json's storage; NULL for a runner's run */
     const char *interrupted;  /* "SIGINT"/"SIGTERM": the run stopped early and
                                  holds only the scenarios that finished; NULL */
     size_t planned;           /* with interrupted: the scenarios it was to run */
 } rp_run;
+
+/* Schema ids of the JSON reports (cli.md "Reports: stable, typed"); the
+ * JSON Schema files are src/report/schema/<name>.schema.json. */
+#define RP_SCHEMA_REPORT "fakegc-report/2"
+#define RP_SCHEMA_BENCH "fakegc-bench/2"
+#define RP_SCHEMA_STRESS "fakegc-stress/2"
+#define RP_SCHEMA_OOM "fakegc-oom/2"
+#define RP_SCHEMA_DIFF "fakegc-diff/2"
+
+/* A JSON string literal (escaped, invalid UTF-8 as U+FFFD), null for NULL:
+ * for the commands that write their own JSON (oom, stress). */
+void rp_json_string(FILE *f, const char *s);
+
+/* "pass", "fail" (a scenario failed) or "error" (one errored, or stopped). */
+const char *rp_run_status(const rp_run *run);
 
 typedef enum rp_format { RP_TEXT, RP_JSON, RP_JUNIT, RP_TAP } rp_format;
 int rp_format_from_name(const char *s, rp_format *out);
@@ -114,6 +133,12 @@ typedef struct rp_options {
  * <error> (error) or <skipped/>. RP_TAP: TAP version 13 with YAML
  * diagnostics for every scenario that did not pass. */
 int rp_write(const rp_run *run, rp_format fmt, FILE *f, const rp_options *o);
+
+/* The text report in two parts, for a runner that streams each scenario's
+ * line as it finishes: "PASS file" (coloured as o says), then the details
+ * of what did not pass and the closing count line. */
+void rp_write_status_line(const rp_scenario *sc, FILE *f, const rp_options *o);
+int rp_write_text_tail(const rp_run *run, FILE *f, const rp_options *o);
 
 void rp_scenario_clear(rp_scenario *s);   /* frees every owned field, zeroes s */
 void rp_run_count(rp_run *run);           /* fills passed/failed/skipped */
@@ -152,8 +177,22 @@ void rp_run_free_read(rp_run *run);       /* frees what rp_read_json made */
  *   - growth: a scenario's retained count, retained bytes and leaked bytes,
  *     and each checkpoint's growth, when larger than in base;
  *   - improvements and peak-byte changes over 10% as notes.
- * Ends with "diff: N regressions, N improvements". Returns 1 when there is
- * a regression, 0 when none, -1 on OOM (ER_OOM). */
+ * Returns 1 when there is a regression, 0 when none, -1 on OOM (ER_OOM). */
 int rp_diff(const rp_run *base, const rp_run *cur, FILE *f, const rp_options *o);
+
+/* The same with every option: text, JSON (schema fakegc-diff/2) or
+ * Markdown (for a pull request). A scenario of base missing from cur is a
+ * regression unless allow_missing (then a note). The text groups items by
+ * scenario, `+` for what is new (regressions), `-` for what is gone,
+ * `~` notes; new failures and newly retained groups show the retention
+ * path and retained size of their dominating object. It ends with
+ * "diff: N scenarios regressed (N items), N improved (N items)[, N missing
+ * from the new run]". Notes say when allocator, compat or inject differ. */
+typedef enum rp_diff_format { RP_DIFF_TEXT, RP_DIFF_JSON, RP_DIFF_MARKDOWN } rp_diff_format;
+typedef struct rp_diff_options {
+    int color, verbose, allow_missing;
+    rp_diff_format format;
+} rp_diff_options;
+int rp_diff_write(const rp_run *base, const rp_run *cur, FILE *f, const rp_diff_options *o);
 
 #endif

@@ -1,57 +1,19 @@
-/* rp_diff.c - compare two runs: new failures, newly retained objects,
- * growth. Matching is by value, never by object id (ids differ between
- * runs): failures by their text, retained records by kind + creating site
- * + path shape. */
+/* rp_diff.c - compare two runs for a reviewer: per scenario (sorted by
+ * file), the changes as items - `+` what is new in the new run, `-` what is
+ * gone, `~` notes - status first, new failures in line order, newly
+ * retained groups largest retained first, each with the retention path of
+ * its dominating object; written as text, JSON (fakegc-diff/2) or Markdown.
+ * Matching is by value, never by object id (ids differ between runs):
+ * failures by their text, retained records by kind + creating site + path
+ * shape. */
 #include "report/rp_int.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "alloc/al.h"
 #include "core/er.h"
-
-enum { MAX_LINES = 20 };
-
-typedef struct dctx {
-    FILE *f;
-    int color;
-    size_t regressions, improvements;
-    const rp_scenario *b, *c;   /* current pair (b may be NULL) */
-    int header;
-} dctx;
-
-static const char *fname(const rp_scenario *s) { return s && s->file ? s->file : "?"; }
-
-static void header(dctx *d)
-{
-    if (d->header)
-        return;
-    d->header = 1;
-    fputs(fname(d->c), d->f);
-    if (!d->b)
-        fprintf(d->f, ": new scenario (%s)\n", rp_status_name(d->c->status));
-    else if (d->b->status != d->c->status)
-        fprintf(d->f, ": %s -> %s\n", rp_status_name(d->b->status),
-                rp_status_name(d->c->status));
-    else
-        fputs(":\n", d->f);
-}
-
-/* kind: '-' regression, '+' improvement, '~' note. The text follows. */
-static void item(dctx *d, char kind)
-{
-    header(d);
-    if (kind == '-')
-        d->regressions++;
-    else if (kind == '+')
-        d->improvements++;
-    const char *col = kind == '-' ? "\033[31m" : kind == '+' ? "\033[32m" : "";
-    if (d->color && *col)
-        fputs(col, d->f);
-    fprintf(d->f, "  %c ", kind);
-    if (d->color && *col)
-        fputs("\033[0m", d->f);
-}
 
 /* --- keyed multisets ------------------------------------------------------------ */
 
@@ -121,6 +83,88 @@ static int keys_sort(keys *k)
     return 0;
 }
 
+/* --- items --------------------------------------------------------------------- */
+
+/* One change in one scenario. sign: '+' new in the new run (a regression
+ * when `regression`), '-' gone from it (an improvement), '~' a note. */
+typedef struct ditem {
+    char sign;
+    int regression, improvement;
+    const char *kind;            /* "new-failure", "newly-retained", ... */
+    uint32_t line;               /* the failure's or creating line, 0 none */
+    uint64_t order;              /* within the block: smaller first */
+    uint64_t count, bytes, retained_bytes;
+    const hp_retained *rec;      /* the retention path shown: the dominator */
+    char text[768];
+} ditem;
+
+typedef struct dblock {
+    const rp_scenario *b, *c;    /* c NULL: missing from the new run */
+    ditem *v;
+    size_t n, cap;
+    size_t regressions, improvements;
+} dblock;
+
+typedef struct dctx {
+    const rp_diff_options *o;
+    dblock *blk;                 /* the block being filled */
+    int oom;
+} dctx;
+
+static const char *fname(const rp_scenario *s) { return s && s->file ? s->file : "?"; }
+
+static ditem *add(dctx *d, char sign, const char *kind, int regression, uint64_t order,
+                  const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static ditem *add(dctx *d, char sign, const char *kind, int regression, uint64_t order,
+                  const char *fmt, ...)
+{
+    dblock *b = d->blk;
+    if (reserve((void **)&b->v, &b->cap, b->n + 1, sizeof *b->v) != 0) {
+        d->oom = 1;
+        return NULL;
+    }
+    ditem *it = &b->v[b->n++];
+    memset(it, 0, sizeof *it);
+    it->sign = sign;
+    it->kind = kind;
+    it->regression = regression;
+    it->improvement = sign == '-';
+    it->order = order;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(it->text, sizeof it->text, fmt, ap);
+    va_end(ap);
+    b->regressions += regression;
+    b->improvements += it->improvement;
+    return it;
+}
+
+/* Items in a block: status first, then new failures in line order, then
+ * retention by retained size (the dominating group first), then the rest. */
+enum { ORD_STATUS = 0, ORD_FAILURE = 1ull << 40, ORD_RETAINED = 2ull << 40,
+       ORD_GROWTH = 3ull << 40, ORD_NOTE = 4ull << 40 };
+
+static int cmp_item(const void *a, const void *b)
+{
+    const ditem *x = a, *y = b;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The item a sorted key came from. */
+static const void *what_of(const keys *k, const char *key)
+{
+    size_t off = (size_t)(key - k->buf);
+    size_t lo = 0, hi = k->n;   /* off[] is increasing: binary search */
+    while (lo + 1 < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (k->off[mid] <= off)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return k->what[lo];
+}
+
 /* --- failures ------------------------------------------------------------------- */
 
 static int failure_keys(const rp_scenario *s, keys *k)
@@ -141,28 +185,21 @@ static int failure_keys(const rp_scenario *s, keys *k)
     return keys_sort(k);
 }
 
-/* Locate which failure (by index) a sorted key came from. */
-static const rp_failure *failure_of(const keys *k, const char *key)
+static const hp_retained *dominator(const hp_retained *v, size_t n)
 {
-    size_t off = (size_t)(key - k->buf);
-    size_t lo = 0, hi = k->n;   /* off[] is increasing: binary search */
-    while (lo + 1 < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (k->off[mid] <= off)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return k->what[lo];
+    const hp_retained *best = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (!best || v[i].retained_bytes > best->retained_bytes)
+            best = &v[i];
+    return best;
 }
 
-static void report_failures(dctx *d, const keys *kb, const keys *kc)
+static void diff_failures(dctx *d, const keys *kb, const keys *kc)
 {
-    size_t i = 0, j = 0, lines = 0, more = 0;
+    size_t i = 0, j = 0;
     while (i < kb->n || j < kc->n) {
-        const char *t;
         int c = i >= kb->n ? 1 : j >= kc->n ? -1 : strcmp(kb->sorted[i], kc->sorted[j]);
-        t = c <= 0 ? kb->sorted[i] : kc->sorted[j];
+        const char *t = c <= 0 ? kb->sorted[i] : kc->sorted[j];
         size_t nb = 0, nc = 0, first_c = j;
         while (i < kb->n && strcmp(kb->sorted[i], t) == 0) {
             i++;
@@ -174,35 +211,33 @@ static void report_failures(dctx *d, const keys *kb, const keys *kc)
         }
         if (nc == nb)
             continue;
-        if (lines >= MAX_LINES) {
-            if (nc > nb)
-                d->regressions++;
-            else
-                d->improvements++;
-            more++;
-            continue;
-        }
-        lines++;
         if (nc > nb) {
-            const rp_failure *x = failure_of(kc, kc->sorted[first_c]);
-            item(d, '-');
-            fprintf(d->f, "new failure: %s:%u: %s", fname(d->c), x->line, x->text ? x->text : "");
-            if (x->actual)
-                fprintf(d->f, "  actual: %s", x->actual);
+            const rp_failure *x = what_of(kc, kc->sorted[first_c]);
+            char times[48] = "";
             if (nc - nb > 1 || nb)
-                fprintf(d->f, "  (%zu times, base %zu)", nc, nb);
-            fputc('\n', d->f);
+                snprintf(times, sizeof times, "  (%zu times, base %zu)", nc, nb);
+            ditem *it = add(d, '+', "new-failure", 1, ORD_FAILURE + x->line,
+                            "new failure at line %u: %s%s%s%s", x->line, x->text ? x->text : "",
+                            x->actual ? "  actual: " : "", x->actual ? x->actual : "", times);
+            if (it) {
+                it->line = x->line;
+                it->count = nc - nb;
+                it->rec = dominator(x->objects, x->nobjects);
+                if (it->rec) {
+                    it->bytes = it->rec->bytes;
+                    it->retained_bytes = it->rec->retained_bytes;
+                }
+            }
         } else {
-            const rp_failure *x = failure_of(kb, kb->sorted[i - 1]);
-            item(d, '+');
-            fprintf(d->f, "fixed: %s:%u: %s", fname(d->b), x->line, x->text ? x->text : "");
-            if (nc)
-                fprintf(d->f, "  (%zu times, base %zu)", nc, nb);
-            fputc('\n', d->f);
+            const rp_failure *x = what_of(kb, kb->sorted[i - 1]);
+            ditem *it = add(d, '-', "fixed", 0, ORD_FAILURE + x->line,
+                            "fixed at line %u: %s", x->line, x->text ? x->text : "");
+            if (it) {
+                it->line = x->line;
+                it->count = nb - nc;
+            }
         }
     }
-    if (more)
-        fprintf(d->f, "  ... and %zu more failure changes\n", more);
 }
 
 /* --- retained ------------------------------------------------------------------- */
@@ -226,43 +261,54 @@ static int retained_keys(const rp_scenario *s, keys *k)
     return keys_sort(k);
 }
 
-static void report_retained(dctx *d, const keys *kb, const keys *kc)
+static void diff_retained(dctx *d, const keys *kb, const keys *kc)
 {
-    size_t i = 0, j = 0, lines = 0, more = 0;
+    size_t i = 0, j = 0;
     while (i < kb->n || j < kc->n) {
         int c = i >= kb->n ? 1 : j >= kc->n ? -1 : strcmp(kb->sorted[i], kc->sorted[j]);
         const char *t = c <= 0 ? kb->sorted[i] : kc->sorted[j];
         size_t nb = 0, nc = 0;
+        const hp_retained *dom = NULL;
+        uint64_t bytes = 0;
         while (i < kb->n && strcmp(kb->sorted[i], t) == 0) {
             i++;
             nb++;
         }
         while (j < kc->n && strcmp(kc->sorted[j], t) == 0) {
+            const hp_retained *r = what_of(kc, kc->sorted[j]);
+            bytes += r->bytes;
+            if (!dom || r->retained_bytes > dom->retained_bytes)
+                dom = r;
             j++;
             nc++;
         }
         if (nc == nb)
             continue;
-        if (lines >= MAX_LINES) {
-            if (nc > nb)
-                d->regressions++;
-            else
-                d->improvements++;
-            more++;
-            continue;
-        }
-        lines++;
         if (nc > nb) {
-            item(d, '-');
-            fprintf(d->f, "newly retained: %zu x %s (base %zu, now %zu)\n", nc - nb, t, nb, nc);
+            /* larger retained first: UINT32 range is plenty for the order */
+            uint64_t rb = dom ? dom->retained_bytes : 0;
+            uint64_t ord = ORD_RETAINED + ((1ull << 40) - 1 - (rb < (1ull << 40) ? rb : (1ull << 40) - 1));
+            char b1[32], b2[32];
+            rp_bytes(bytes, b1, sizeof b1);
+            rp_bytes(rb, b2, sizeof b2);
+            ditem *it = add(d, '+', "newly-retained", 1, ord,
+                            "newly retained: %zu x %s (base %zu, now %zu), %s, the largest "
+                            "retains %s", nc - nb, t, nb, nc, b1, b2);
+            if (it) {
+                it->count = nc - nb;
+                it->bytes = bytes;
+                it->retained_bytes = rb;
+                it->rec = dom;
+                it->line = dom ? dom->site.line : 0;
+            }
         } else {
-            item(d, '+');
-            fprintf(d->f, "no longer retained: %zu x %s (base %zu, now %zu)\n", nb - nc, t, nb,
-                    nc);
+            ditem *it = add(d, '-', "no-longer-retained", 0, ORD_RETAINED + (1ull << 39),
+                            "no longer retained: %zu x %s (base %zu, now %zu)", nb - nc, t, nb,
+                            nc);
+            if (it)
+                it->count = nb - nc;
         }
     }
-    if (more)
-        fprintf(d->f, "  ... and %zu more retention changes\n", more);
 }
 
 /* --- totals ---------------------------------------------------------------------- */
@@ -275,54 +321,41 @@ static uint64_t retained_bytes(const rp_scenario *s)
     return t;
 }
 
-static void report_growth(dctx *d)
+static void diff_growth(dctx *d, const rp_scenario *b, const rp_scenario *c)
 {
-    const rp_scenario *b = d->b, *c = d->c;
     size_t bn = b ? b->nretained : 0;
     uint64_t bb = retained_bytes(b), cb = retained_bytes(c);
-    if (c->nretained > bn || cb > bb) {
-        item(d, '-');
-        fprintf(d->f, "retained: %zu -> %zu objects, %llu -> %llu bytes\n", bn, c->nretained,
-                (unsigned long long)bb, (unsigned long long)cb);
-    } else if (c->nretained < bn) {
-        item(d, '+');
-        fprintf(d->f, "retained: %zu -> %zu objects, %llu -> %llu bytes\n", bn, c->nretained,
-                (unsigned long long)bb, (unsigned long long)cb);
-    }
+    if (c->nretained > bn || cb > bb)
+        add(d, '+', "retained", 1, ORD_GROWTH, "retained: %zu -> %zu objects, %llu -> %llu bytes",
+            bn, c->nretained, (unsigned long long)bb, (unsigned long long)cb);
+    else if (c->nretained < bn)
+        add(d, '-', "retained", 0, ORD_GROWTH, "retained: %zu -> %zu objects, %llu -> %llu bytes",
+            bn, c->nretained, (unsigned long long)bb, (unsigned long long)cb);
     uint64_t bl = b ? b->leaked_bytes : 0;
-    if (c->leaked_bytes > bl) {
-        item(d, '-');
-        fprintf(d->f, "leaked bytes: %llu -> %llu\n", (unsigned long long)bl,
-                (unsigned long long)c->leaked_bytes);
-    }
+    if (c->leaked_bytes > bl)
+        add(d, '+', "leaked", 1, ORD_GROWTH + 1, "leaked bytes: %llu -> %llu",
+            (unsigned long long)bl, (unsigned long long)c->leaked_bytes);
     for (size_t i = 0; i < c->ncheckpoints; i++) {
         const rp_checkpoint *cp = &c->checkpoints[i], *bp = NULL;
         for (size_t k = 0; b && k < b->ncheckpoints && !bp; k++)
             if (b->checkpoints[k].name && cp->name &&
                 strcmp(b->checkpoints[k].name, cp->name) == 0)
                 bp = &b->checkpoints[k];
-        if (bp && cp->growth > bp->growth) {
-            item(d, '-');
-            fprintf(d->f, "checkpoint \"%s\": growth %lld -> %lld\n", cp->name,
-                    (long long)bp->growth, (long long)cp->growth);
-        } else if (bp && cp->growth < bp->growth) {
-            item(d, '+');
-            fprintf(d->f, "checkpoint \"%s\": growth %lld -> %lld\n", cp->name,
-                    (long long)bp->growth, (long long)cp->growth);
-        } else if (!bp && b && cp->growth != 0) {
-            item(d, '~');
-            fprintf(d->f, "checkpoint \"%s\" (new): growth %lld\n", cp->name ? cp->name : "?",
-                    (long long)cp->growth);
-        }
+        if (bp && cp->growth != bp->growth)
+            add(d, cp->growth > bp->growth ? '+' : '-', "checkpoint", cp->growth > bp->growth,
+                ORD_GROWTH + 2 + i, "checkpoint \"%s\": growth %lld -> %lld", cp->name,
+                (long long)bp->growth, (long long)cp->growth);
+        else if (!bp && b && cp->growth != 0)
+            add(d, '~', "checkpoint", 0, ORD_GROWTH + 2 + i,
+                "checkpoint \"%s\" (new): growth %lld", cp->name ? cp->name : "?",
+                (long long)cp->growth);
     }
     if (b && b->peak_bytes && c->peak_bytes) {
         double r = (double)c->peak_bytes / (double)b->peak_bytes;
-        if (r > 1.1 || r < 0.9) {
-            item(d, '~');
-            fprintf(d->f, "peak bytes: %llu -> %llu (%+.0f%%)\n",
-                    (unsigned long long)b->peak_bytes, (unsigned long long)c->peak_bytes,
-                    (r - 1.0) * 100.0);
-        }
+        if (r > 1.1 || r < 0.9)
+            add(d, '~', "peak-bytes", 0, ORD_NOTE, "peak bytes: %llu -> %llu (%+.0f%%)",
+                (unsigned long long)b->peak_bytes, (unsigned long long)c->peak_bytes,
+                (r - 1.0) * 100.0);
     }
 }
 
@@ -336,34 +369,22 @@ static int cmp_scn(const void *a, const void *b)
 
 static int bad(rp_status s) { return s == RP_FAIL || s == RP_ERROR; }
 
-static int diff_pair(dctx *d)
+static int diff_pair(dctx *d, const rp_scenario *b, const rp_scenario *c)
 {
-    const rp_scenario *b = d->b, *c = d->c;
-    d->header = 0;
     if (!b) {
-        if (bad(c->status)) {
-            item(d, '-');
-            fprintf(d->f, "a new scenario that does not pass\n");
-        }
+        if (bad(c->status))
+            add(d, '+', "status", 1, ORD_STATUS, "a new scenario that does not pass (%s)",
+                rp_status_name(c->status));
+        else
+            add(d, '~', "status", 0, ORD_STATUS, "a new scenario (%s)", rp_status_name(c->status));
     } else if (b->status != c->status) {
-        if (bad(c->status) && (!bad(b->status) || c->status == RP_ERROR)) {
-            item(d, '-');
-            fprintf(d->f, "status %s -> %s\n", rp_status_name(b->status),
-                    rp_status_name(c->status));
-        } else if (!bad(c->status) && bad(b->status)) {
-            item(d, '+');
-            fprintf(d->f, "status %s -> %s\n", rp_status_name(b->status),
-                    rp_status_name(c->status));
-        } else {
-            item(d, '~');
-            fprintf(d->f, "status %s -> %s\n", rp_status_name(b->status),
-                    rp_status_name(c->status));
-        }
+        int reg = bad(c->status) && (!bad(b->status) || c->status == RP_ERROR);
+        int imp = !bad(c->status) && bad(b->status);
+        add(d, reg ? '+' : imp ? '-' : '~', "status", reg, ORD_STATUS, "status %s -> %s",
+            rp_status_name(b->status), rp_status_name(c->status));
     }
-    if (c->error && (!b || !b->error || strcmp(b->error, c->error) != 0)) {
-        item(d, '~');
-        fprintf(d->f, "error: %s\n", c->error);
-    }
+    if (c->error && (!b || !b->error || strcmp(b->error, c->error) != 0))
+        add(d, '~', "error", 0, ORD_STATUS + 1, "error: %s", c->error);
     keys fb, fc, rb, rc;
     memset(&fb, 0, sizeof fb);
     memset(&fc, 0, sizeof fc);
@@ -372,61 +393,310 @@ static int diff_pair(dctx *d)
     int ok = failure_keys(b, &fb) == 0 && failure_keys(c, &fc) == 0 &&
              retained_keys(b, &rb) == 0 && retained_keys(c, &rc) == 0;
     if (ok) {
-        report_failures(d, &fb, &fc);
-        report_retained(d, &rb, &rc);
-        report_growth(d);
+        diff_failures(d, &fb, &fc);
+        diff_retained(d, &rb, &rc);
+        diff_growth(d, b, c);
     }
     keys_free(&fb);
     keys_free(&fc);
     keys_free(&rb);
     keys_free(&rc);
-    return ok ? 0 : -1;
+    return ok && !d->oom ? 0 : -1;
 }
 
-int rp_diff(const rp_run *base, const rp_run *cur, FILE *f, const rp_options *o)
+/* --- writers ---------------------------------------------------------------------- */
+
+typedef struct dsum {
+    size_t reg_scn, imp_scn, regressions, improvements, missing;
+    char notes[4][256];
+    size_t nnotes;
+} dsum;
+
+static void inject_str(const rp_run *r, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < r->ninject && used < n; i++) {
+        int k = snprintf(buf + used, n - used, "%s%s", i ? "," : "", r->inject[i]);
+        used += k > 0 ? (size_t)k : 0;
+    }
+    if (!r->ninject)
+        snprintf(buf, n, "none");
+}
+
+static void run_notes(const rp_run *b, const rp_run *c, dsum *s)
+{
+    const char *ba = b->allocator ? b->allocator : "libc", *ca = c->allocator ? c->allocator : "libc";
+    if (strcmp(ba, ca) != 0)
+        snprintf(s->notes[s->nnotes++], sizeof s->notes[0], "allocator changed: %s -> %s", ba, ca);
+    const char *bc = b->compat ? b->compat : "none", *cc = c->compat ? c->compat : "none";
+    if (strcmp(bc, cc) != 0)
+        snprintf(s->notes[s->nnotes++], sizeof s->notes[0], "compat changed: %s -> %s", bc, cc);
+    char bi[200], ci[200];
+    inject_str(b, bi, sizeof bi);
+    inject_str(c, ci, sizeof ci);
+    if (strcmp(bi, ci) != 0)
+        snprintf(s->notes[s->nnotes++], sizeof s->notes[0], "inject changed: %s -> %s", bi, ci);
+}
+
+static void colored(FILE *f, int color, char sign)
+{
+    const char *col = sign == '+' ? "\033[31m" : sign == '-' ? "\033[32m" : "";
+    if (color && *col)
+        fprintf(f, "%s%c\033[0m", col, sign);
+    else
+        fputc(sign, f);
+}
+
+static void path_text(FILE *f, const hp_retained *r, const char *sep)
+{
+    for (size_t i = 0; i < r->path_len; i++)
+        fprintf(f, "%s%s", i ? sep : "", r->path[i]);
+}
+
+static const char *status_of(const rp_scenario *s) { return s ? rp_status_name(s->status) : "absent"; }
+
+static void write_text(FILE *f, const rp_run *base, const rp_run *cur, const dblock *bl,
+                       size_t nb, const dsum *s, const rp_diff_options *o)
+{
+    int color = o && o->color;
+    fprintf(f, "fakegc diff: %zu scenarios in base, %zu now\n", base->n, cur->n);
+    for (size_t i = 0; i < s->nnotes; i++)
+        fprintf(f, "note: %s\n", s->notes[i]);
+    size_t limit = o && o->verbose ? (size_t)-1 : 40, notes_only = 0;
+    for (size_t k = 0; k < nb; k++) {
+        const dblock *b = &bl[k];
+        if (!b->n)
+            continue;
+        if (!b->regressions && !b->improvements && !(o && o->verbose)) {
+            notes_only++;
+            continue;
+        }
+        fprintf(f, "\n%s: %s -> %s\n", fname(b->c ? b->c : b->b), status_of(b->b), status_of(b->c));
+        for (size_t i = 0; i < b->n && i < limit; i++) {
+            const ditem *it = &b->v[i];
+            fputs("  ", f);
+            colored(f, color, it->sign);
+            fprintf(f, " %s\n", it->text);
+            if (it->rec && it->rec->path_len) {
+                char rb[32];
+                rp_bytes(it->rec->retained_bytes, rb, sizeof rb);
+                fprintf(f, "      %s#%llu retains %s: ", obj_kind_name(it->rec->kind),
+                        (unsigned long long)it->rec->id, rb);
+                path_text(f, it->rec, " -> ");
+                fputc('\n', f);
+            }
+        }
+        if (b->n > limit)
+            fprintf(f, "  ... and %zu more (-v lists them)\n", b->n - limit);
+    }
+    if (notes_only)
+        fprintf(f, "\n%zu more scenario%s with notes only (peak bytes, a new passing "
+                "scenario; -v lists them)\n", notes_only, notes_only == 1 ? "" : "s");
+    fprintf(f, "\ndiff: %zu scenario%s regressed (%zu item%s), %zu improved (%zu item%s)",
+            s->reg_scn, s->reg_scn == 1 ? "" : "s", s->regressions,
+            s->regressions == 1 ? "" : "s", s->imp_scn, s->improvements,
+            s->improvements == 1 ? "" : "s");
+    if (s->missing)
+        fprintf(f, ", %zu missing from the new run%s", s->missing,
+                o && o->allow_missing ? " (allowed)" : "");
+    fputc('\n', f);
+}
+
+static void md_cell(FILE *f, const char *t)
+{
+    for (; t && *t; t++) {
+        if (*t == '|' || *t == '`' || *t == '*' || *t == '_' || *t == '<' || *t == '\\')
+            fputc('\\', f);
+        fputc(*t == '\n' ? ' ' : *t, f);
+    }
+}
+
+static void write_markdown(FILE *f, const rp_run *base, const rp_run *cur, const dblock *bl,
+                           size_t nb, const dsum *s)
+{
+    fprintf(f, "## fakegc diff: %zu scenario%s regressed, %zu improved\n\n", s->reg_scn,
+            s->reg_scn == 1 ? "" : "s", s->imp_scn);
+    fprintf(f, "| | base | new |\n|---|---|---|\n| scenarios | %zu | %zu |\n", base->n, cur->n);
+    fprintf(f, "| passed | %u | %u |\n| failed | %u | %u |\n\n", base->passed, cur->passed,
+            base->failed, cur->failed);
+    fprintf(f, "%zu regression%s, %zu improvement%s, %zu missing from the new run.\n",
+            s->regressions, s->regressions == 1 ? "" : "s", s->improvements,
+            s->improvements == 1 ? "" : "s", s->missing);
+    for (size_t i = 0; i < s->nnotes; i++) {
+        fputs("\n> ", f);
+        md_cell(f, s->notes[i]);
+        fputc('\n', f);
+    }
+    for (size_t k = 0; k < nb; k++) {
+        const dblock *b = &bl[k];
+        if (!b->n)
+            continue;
+        fprintf(f, "\n### %s `", b->regressions ? ":x:" : ":white_check_mark:");
+        fputs(fname(b->c ? b->c : b->b), f);
+        fprintf(f, "` %s → %s\n\n```diff\n", status_of(b->b), status_of(b->c));
+        for (size_t i = 0; i < b->n; i++) {
+            const ditem *it = &b->v[i];
+            fprintf(f, "%c %s\n", it->sign == '~' ? '!' : it->sign, it->text);
+            if (it->rec && it->rec->path_len) {
+                char rb[32];
+                rp_bytes(it->rec->retained_bytes, rb, sizeof rb);
+                fprintf(f, "%c     retains %s via ", it->sign == '~' ? '!' : it->sign, rb);
+                path_text(f, it->rec, " -> ");
+                fputc('\n', f);
+            }
+        }
+        fputs("```\n", f);
+    }
+}
+
+static void write_json(FILE *f, const rp_run *base, const rp_run *cur, const dblock *bl,
+                       size_t nb, const dsum *s, const rp_diff_options *o)
+{
+    const rp_run *runs[2] = {base, cur};
+    fprintf(f, "{\n  \"schema\": \"%s\", \"tool\": \"fakegc\", \"command\": \"diff\",\n",
+            RP_SCHEMA_DIFF);
+    for (int r = 0; r < 2; r++) {
+        fprintf(f, "  \"%s\": {\"scenarios\": %zu, \"passed\": %u, \"failed\": %u, \"allocator\": ",
+                r ? "new" : "base", runs[r]->n, runs[r]->passed, runs[r]->failed);
+        rp_json_str(f, runs[r]->allocator);
+        fputs(", \"compat\": ", f);
+        rp_json_str(f, runs[r]->compat);
+        fputs(", \"inject\": [", f);
+        for (size_t i = 0; i < runs[r]->ninject; i++) {
+            fputs(i ? ", " : "", f);
+            rp_json_str(f, runs[r]->inject[i]);
+        }
+        fputs("]},\n", f);
+    }
+    fputs("  \"notes\": [", f);
+    for (size_t i = 0; i < s->nnotes; i++) {
+        fputs(i ? ", " : "", f);
+        rp_json_str(f, s->notes[i]);
+    }
+    fputs("],\n  \"scenarios\": [", f);
+    int first = 1;
+    for (size_t k = 0; k < nb; k++) {
+        const dblock *b = &bl[k];
+        if (!b->n)
+            continue;
+        fputs(first ? "\n    {\"file\": " : ",\n    {\"file\": ", f);
+        first = 0;
+        rp_json_str(f, fname(b->c ? b->c : b->b));
+        fprintf(f, ", \"base_status\": \"%s\", \"status\": \"%s\", \"regressions\": %zu, "
+                "\"improvements\": %zu, \"items\": [", status_of(b->b), status_of(b->c),
+                b->regressions, b->improvements);
+        for (size_t i = 0; i < b->n; i++) {
+            const ditem *it = &b->v[i];
+            fprintf(f, "%s\n      {\"sign\": \"%c\", \"kind\": \"%s\", \"regression\": %s, "
+                    "\"line\": %u, \"count\": %llu, \"bytes\": %llu, \"retained_bytes\": %llu, "
+                    "\"text\": ", i ? "," : "", it->sign, it->kind,
+                    it->regression ? "true" : "false", it->line, (unsigned long long)it->count,
+                    (unsigned long long)it->bytes, (unsigned long long)it->retained_bytes);
+            rp_json_str(f, it->text);
+            fputs(", \"object\": ", f);
+            if (it->rec) {
+                char id[48];
+                snprintf(id, sizeof id, "%s#%llu", obj_kind_name(it->rec->kind),
+                         (unsigned long long)it->rec->id);
+                rp_json_str(f, id);
+            } else {
+                fputs("null", f);
+            }
+            fputs(", \"path\": [", f);
+            for (size_t p = 0; it->rec && p < it->rec->path_len; p++) {
+                fputs(p ? ", " : "", f);
+                rp_json_str(f, it->rec->path[p]);
+            }
+            fputs("]}", f);
+        }
+        fputs(b->n ? "\n    ]}" : "]}", f);
+    }
+    fprintf(f, "%s],\n  \"status\": \"%s\",\n  \"summary\": {\"regressed_scenarios\": %zu, "
+            "\"improved_scenarios\": %zu, \"regressions\": %zu, \"improvements\": %zu, "
+            "\"missing\": %zu, \"missing_allowed\": %s}\n}\n", first ? "" : "\n  ",
+            s->regressions ? "fail" : "pass", s->reg_scn, s->imp_scn, s->regressions,
+            s->improvements, s->missing, o && o->allow_missing ? "true" : "false");
+}
+
+int rp_diff_write(const rp_run *base, const rp_run *cur, FILE *f, const rp_diff_options *o)
 {
     dctx d;
     memset(&d, 0, sizeof d);
-    d.f = f;
-    d.color = o && o->color;
-    size_t nb = base->n;
+    d.o = o;
+    size_t nb = base->n, nblk = cur->n + base->n;
     const rp_scenario **idx = al_malloc((nb ? nb : 1) * sizeof *idx, AL_K_REPORT, "rp_diff");
     uint8_t *seen = al_malloc(nb ? nb : 1, AL_K_REPORT, "rp_diff");
+    dblock *bl = al_malloc((nblk ? nblk : 1) * sizeof *bl, AL_K_REPORT, "rp_diff");
+    size_t n = 0;
     int rc = -1;
-    if (!idx || !seen) {
+    dsum s;
+    memset(&s, 0, sizeof s);
+    if (!idx || !seen || !bl) {
         er_set(ER_OOM, "out of memory comparing reports");
         goto out;
     }
     memset(seen, 0, nb ? nb : 1);
+    memset(bl, 0, (nblk ? nblk : 1) * sizeof *bl);
     for (size_t i = 0; i < nb; i++)
         idx[i] = &base->scenarios[i];
     qsort((void *)idx, nb, sizeof *idx, cmp_scn);
-    fprintf(f, "fakegc diff: %zu scenarios in base, %zu now\n", base->n, cur->n);
     for (size_t i = 0; i < cur->n; i++) {
-        d.c = &cur->scenarios[i];
-        const rp_scenario *key = d.c;
+        const rp_scenario *key = &cur->scenarios[i];
         const rp_scenario **hit = bsearch(&key, (void *)idx, nb, sizeof *idx, cmp_scn);
-        d.b = hit ? *hit : NULL;
         if (hit)
             seen[hit - idx] = 1;
-        if (diff_pair(&d) != 0)
+        d.blk = &bl[n++];
+        d.blk->b = hit ? *hit : NULL;
+        d.blk->c = key;
+        if (diff_pair(&d, d.blk->b, key) != 0)
             goto out;
     }
     for (size_t i = 0; i < nb; i++) {
         if (seen[i])
             continue;
-        d.b = NULL;
-        d.c = idx[i];
-        d.header = 1;
-        fprintf(f, "%s: gone (was %s)\n", fname(idx[i]), rp_status_name(idx[i]->status));
+        d.blk = &bl[n++];
+        d.blk->b = idx[i];
+        s.missing++;
+        int allowed = o && o->allow_missing;
+        add(&d, allowed ? '~' : '+', "missing", !allowed, ORD_STATUS,
+            "missing from the new run (was %s)%s", rp_status_name(idx[i]->status),
+            allowed ? "" : "; --allow-missing accepts that");
+        if (d.oom)
+            goto out;
     }
-    fprintf(f, "diff: %zu regression%s, %zu improvement%s\n", d.regressions,
-            d.regressions == 1 ? "" : "s", d.improvements, d.improvements == 1 ? "" : "s");
-    rc = d.regressions > 0;
+    for (size_t k = 0; k < n; k++) {
+        qsort(bl[k].v, bl[k].n, sizeof *bl[k].v, cmp_item);
+        s.regressions += bl[k].regressions;
+        s.improvements += bl[k].improvements;
+        s.reg_scn += bl[k].regressions > 0;
+        s.imp_scn += bl[k].regressions == 0 && bl[k].improvements > 0;
+    }
+    run_notes(base, cur, &s);
+    switch (o ? o->format : RP_DIFF_TEXT) {
+    case RP_DIFF_JSON: write_json(f, base, cur, bl, n, &s, o); break;
+    case RP_DIFF_MARKDOWN: write_markdown(f, base, cur, bl, n, &s); break;
+    default: write_text(f, base, cur, bl, n, &s, o); break;
+    }
+    rc = s.regressions > 0;
 out:
+    for (size_t k = 0; bl && k < n; k++)
+        if (bl[k].v)
+            al_free(bl[k].v, bl[k].cap * sizeof *bl[k].v, AL_K_REPORT);
+    if (bl)
+        al_free(bl, (nblk ? nblk : 1) * sizeof *bl, AL_K_REPORT);
     if (idx)
         al_free((void *)idx, (nb ? nb : 1) * sizeof *idx, AL_K_REPORT);
     if (seen)
         al_free(seen, nb ? nb : 1, AL_K_REPORT);
     return rc;
+}
+
+int rp_diff(const rp_run *base, const rp_run *cur, FILE *f, const rp_options *o)
+{
+    rp_diff_options d;
+    memset(&d, 0, sizeof d);
+    d.color = o && o->color;
+    d.verbose = o && o->verbose;
+    return rp_diff_write(base, cur, f, &d);
 }

@@ -144,11 +144,29 @@ static void group(jw *w, const hp_group *g)
     put(w, "}", 1);
 }
 
+/* cli.md: a failure's actual is a number when the value is one. */
+static void actual(jw *w, const char *a)
+{
+    if (a && *a) {
+        char *end;
+        const char *p = a + (*a == '-');
+        int digits = *p >= '0' && *p <= '9' && !(p[0] == '0' && p[1]);
+        if (digits) {
+            long long v = strtoll(a, &end, 10);
+            if (*end == '\0') {
+                num_i(w, (int64_t)v);
+                return;
+            }
+        }
+    }
+    str(w, a);
+}
+
 static void failure(jw *w, const rp_failure *x)
 {
     key(w, "{", "line"); num_u(w, x->line);
     key(w, ", ", "text"); str(w, x->text);
-    key(w, ", ", "actual"); str(w, x->actual);
+    key(w, ", ", "actual"); actual(w, x->actual);
     key(w, ", ", "message"); str(w, x->message);
     key(w, ", ", "col"); num_u(w, x->col);
     key(w, ", ", "objects");
@@ -241,7 +259,8 @@ int rp_write_json(const rp_run *run, FILE *f)
     w->f = f;
     w->n = 0;
     int rc = 0;
-    key(w, "{\n  ", "tool"); str(w, run->tool ? run->tool : "fakegc");
+    key(w, "{\n  ", "schema"); str(w, RP_SCHEMA_REPORT);
+    key(w, ", ", "tool"); str(w, run->tool ? run->tool : "fakegc");
     key(w, ", ", "version"); str(w, run->version ? run->version : "");
     key(w, ", ", "allocator"); str(w, run->allocator ? run->allocator : "libc");
     key(w, ",\n  ", "inject");
@@ -260,6 +279,8 @@ int rp_write_json(const rp_run *run, FILE *f)
         key(w, ", ", "host"); str(w, run->host);
         key(w, ", ", "campaign_files"); num_u(w, run->shard_total);
     }
+    key(w, ",\n  ", "status"); str(w, rp_run_status(run));
+    key(w, ", ", "stopped"); str(w, run->stopped);
     key(w, ",\n  ", "scenarios");
     put(w, "[", 1);
     for (size_t i = 0; i < run->n; i++) {
@@ -272,6 +293,7 @@ int rp_write_json(const rp_run *run, FILE *f)
     key(w, "{", "passed"); num_u(w, run->passed);
     key(w, ", ", "failed"); num_u(w, run->failed);
     key(w, ", ", "skipped"); num_u(w, run->skipped);
+    key(w, ", ", "errors"); num_u(w, run->errors);
     puts_(w, "}");
     if (run->interrupted) {
         key(w, ",\n  ", "interrupted"); str(w, run->interrupted);

@@ -335,6 +335,29 @@ out:
     return rc;
 }
 
+/* A failure's actual: a string, or a number (version 2) read back as its
+ * decimal text so that the diff compares like with like. */
+static int get_actual(rp_jr *j, char **out)
+{
+    int c = rp_jr_peek(j);
+    if (c != '-' && (c < '0' || c > '9'))
+        return get_str(j, out);
+    double v;
+    if (rp_jr_get_double(j, &v) != 0)
+        return -1;
+    char buf[40];
+    if (v == (double)(long long)v)
+        snprintf(buf, sizeof buf, "%lld", (long long)v);
+    else
+        snprintf(buf, sizeof buf, "%.17g", v);
+    char *copy;
+    if (rp_dup(&copy, buf) != 0)
+        return rp_jr_oom(j);
+    rp_free_str(*out);
+    *out = copy;
+    return 0;
+}
+
 static int read_failure(rd *d, rp_failure *f)
 {
     rp_jr *j = &d->j;
@@ -351,7 +374,7 @@ static int read_failure(rd *d, rp_failure *f)
         else if (strcmp(key, "text") == 0)
             rc = get_str(j, &f->text);
         else if (strcmp(key, "actual") == 0)
-            rc = get_str(j, &f->actual);
+            rc = get_actual(j, &f->actual);
         else if (strcmp(key, "message") == 0)
             rc = get_str(j, &f->message);
         else if (strcmp(key, "objects") == 0 && !f->objects)
@@ -553,6 +576,8 @@ static int read_run(rd *d, rp_run *run)
             rc = get_pooled(d, &run->allocator);
         } else if (strcmp(key, "compat") == 0) {
             rc = get_pooled(d, &run->compat);
+        } else if (strcmp(key, "stopped") == 0) {
+            rc = get_pooled(d, &run->stopped);
         } else if (strcmp(key, "inject") == 0 && !run->inject) {
             int f2 = 1, k2;
             if ((rc = rp_jr_arr_open(j)) == 0) {
@@ -605,6 +630,8 @@ static int read_run(rd *d, rp_run *run)
                         rc = rp_jr_get_u32(j, &run->failed, k3);
                     else if (strcmp(k3, "skipped") == 0)
                         rc = rp_jr_get_u32(j, &run->skipped, k3);
+                    else if (strcmp(k3, "errors") == 0)
+                        rc = rp_jr_get_u32(j, &run->errors, k3);
                     else
                         rc = rp_jr_skip(j);
                     if (rc != 0)

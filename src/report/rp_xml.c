@@ -237,5 +237,10 @@ int rp_write_tap(const rp_run *run, FILE *f, const rp_options *o)
             fprintf(f, "  leaked_bytes: %llu\n", (unsigned long long)sc->leaked_bytes);
         fputs("  ...\n", f);
     }
+    if (run->stopped) {
+        fputs("Bail out! ", f);
+        tap_desc(f, run->stopped);
+        fputc('\n', f);
+    }
     return oom ? er_set(ER_OOM, "out of memory grouping retained objects") : 0;
 }

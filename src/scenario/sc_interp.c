@@ -1716,6 +1716,10 @@ static void fail_error(sc_vm *vm, const sc_stmt *s)
 /* After a statement: deferred callbacks, gc policy, checks. */
 static int post(sc_vm *vm, const sc_stmt *s)
 {
+    /* a decref of a dead object left the heap inconsistent: no collection
+     * over it (it could loop); the statement fails with the finding */
+    if (er_kind_get() == ER_USE_AFTER_FREE)
+        return -1;
     obj_safepoint();
     if (vm->gc_mode == SC_GC_AUTO)
         gc_maybe_collect();

@@ -383,6 +383,9 @@ static int run_program(const sc_program *p, const sc_options *opt, rp_scenario *
 int sc_run(const sc_program *p, const sc_options *opt, rp_scenario *out)
 {
     obj_site saved = obj_current_site();
+    /* Ids numbered from the scenario's start (tensor#7 alone is tensor#7 in
+     * the suite too) whenever nothing is left of earlier runs. */
+    (void)obj_leftover();
     int rc = run_program(p, opt, out);
     obj_set_site(saved.file, saved.line);
     return rc;

@@ -108,6 +108,9 @@ static void worker(const st_stress_opts *o, shared *sh, double t0)
             sh->fail_steps = sh->steps + steps_into(lines, nlines, out.first_line, s.n);
             snprintf(sh->cls, sizeof sh->cls, "%s", out.ncls ? out.cls[0] : "?");
             snprintf(sh->first, sizeof sh->first, "%s", out.first);
+            /* the failing lifecycle counts: it ran up to its failure */
+            sh->statements += out.statements;
+            sh->lifecycles++;
             sh->failed = 1;
             _exit(1);
         }
@@ -254,6 +257,7 @@ int st_stress(const st_stress_opts *o, st_stress_result *r)
         r->fail_seed = sh->current_seed;
         r->fail_index = sh->current_index;
         r->fail_steps = sh->steps_before + o->cfg.steps;
+        r->lifecycles++;   /* the one that crashed */
         char what[64];
         if (WIFSIGNALED(status))
             snprintf(what, sizeof what, "%s", strsignal(WTERMSIG(status)));

@@ -221,11 +221,13 @@ Test(report, json_schema_and_escaping)
 {
     rp_run *run = make_run();
     char *t = render(run, RP_JSON, NULL);
-    HAS(t, "\"tool\": \"fakegc\", \"version\": \"0.1.0\", \"allocator\": \"libc\"");
+    HAS(t, "\"schema\": \"fakegc-report/2\", \"tool\": \"fakegc\", \"version\": \"0.1.0\", "
+           "\"allocator\": \"libc\"");
+    HAS(t, "\"status\": \"error\", \"stopped\": null");
     HAS(t, "\"inject\": [\"strong-memo\"], \"compat\": null");
     HAS(t, "\"status\": \"fail\"");
     HAS(t, "\"expectations\": {\"passed\": 7, \"failed\": 1}");
-    HAS(t, "{\"line\": 12, \"text\": \"expect m.memo_meta == 0\", \"actual\": \"1\", "
+    HAS(t, "{\"line\": 12, \"text\": \"expect m.memo_meta == 0\", \"actual\": 1, "
            "\"message\": \"eager policy frees the storage entry at once\"");
     HAS(t, "{\"id\": 41, \"kind\": \"storage\", \"created\": \"t.scn:3\", \"bytes\": 64, "
            "\"retained_bytes\": 64, \"reason\": \"stale-memo\", \"path\": [\"m\", "
@@ -240,7 +242,7 @@ Test(report, json_schema_and_escaping)
     HAS(t, "\"valgrind\": null");
     HAS(t, "\"error\": \"naïve \\u0001 tab\\t quote\\\" <xml>&'\xEF\xBF\xBD end\"");
     HAS(t, "\"groups\": [\n        {\"count\": 1, \"kind\": \"storage\"");
-    HAS(t, "\"summary\": {\"passed\": 1, \"failed\": 2, \"skipped\": 1}\n}\n");
+    HAS(t, "\"summary\": {\"passed\": 1, \"failed\": 2, \"skipped\": 1, \"errors\": 1}\n}\n");
     free(t);
     free_run(run);
 }
@@ -558,7 +560,7 @@ Test(report, diff_identical_runs_is_clean)
     int rc;
     char *t = diff_text(a, b, &rc);
     cr_expect_eq(rc, 0, "%s", t);
-    HAS(t, "diff: 0 regressions, 0 improvements\n");
+    HAS(t, "diff: 0 scenarios regressed (0 items), 0 improved (0 items)\n");
     free(t);
     free_run(a);
     free_run(b);
@@ -582,21 +584,22 @@ Test(report, diff_finds_new_failure_new_retained_and_growth)
     int rc;
     char *t = diff_text(base, cur, &rc);
     cr_expect_eq(rc, 1, "%s", t);
-    HAS(t, "scenarios/a.scn: pass -> fail\n  - status pass -> fail\n");
-    HAS(t, "  - new failure: scenarios/a.scn:5: expect live() == 0  actual: 3\n");
-    HAS(t, "  - newly retained: 1 x storage created t.scn:3 via m -> FakeTensorMode.converter -> "
-           "FakeTensorConverter.meta -> MetaConverter.storage_memo -> storage (base 1, now 2)\n");
-    HAS(t, "  - retained: 1 -> 2 objects, 64 -> 128 bytes\n");
-    HAS(t, "  - checkpoint \"loop\": growth 0 -> 10\n");
-    HAS(t, "diff: 5 regressions, 0 improvements\n");
+    HAS(t, "scenarios/a.scn: pass -> fail\n  + status pass -> fail\n");
+    HAS(t, "  + new failure at line 5: expect live() == 0  actual: 3\n");
+    HAS(t, "  + newly retained: 1 x storage created t.scn:3 via m -> FakeTensorMode.converter -> "
+           "FakeTensorConverter.meta -> MetaConverter.storage_memo -> storage (base 1, now 2)");
+    HAS(t, "      storage#");   /* the dominator's retention path follows */
+    HAS(t, "  + retained: 1 -> 2 objects, 64 -> 128 bytes\n");
+    HAS(t, "  + checkpoint \"loop\": growth 0 -> 10\n");
+    HAS(t, "diff: 2 scenarios regressed (5 items), 0 improved (0 items)\n");
     free(t);
 
     /* the other way round: improvements only, exit 0 */
     t = diff_text(cur, base, &rc);
     cr_expect_eq(rc, 0, "%s", t);
-    HAS(t, "  + fixed: scenarios/a.scn:5: expect live() == 0");
-    HAS(t, "  + no longer retained: 1 x storage");
-    HAS(t, "diff: 0 regressions, 5 improvements\n");
+    HAS(t, "  - fixed at line 5: expect live() == 0");
+    HAS(t, "  - no longer retained: 1 x storage");
+    HAS(t, "diff: 0 scenarios regressed (0 items), 2 improved (5 items)\n");
     free(t);
     free_run(base);
     free_run(cur);
@@ -617,8 +620,8 @@ Test(report, diff_through_json_files)
     int rc;
     char *t = diff_text(&rb, &rc2, &rc);
     cr_expect_eq(rc, 1, "%s", t);
-    HAS(t, "new failure: scenarios/a.scn:9: expect stale() == 0  actual: 1");
-    HAS(t, "scenarios/c.scn: error -> pass\n  + status error -> pass\n");
+    HAS(t, "new failure at line 9: expect stale() == 0  actual: 1");
+    HAS(t, "scenarios/c.scn: error -> pass\n  - status error -> pass\n");
     free(t);
     rp_run_free_read(&rb);
     rp_run_free_read(&rc2);

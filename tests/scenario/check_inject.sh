@@ -17,7 +17,7 @@ table=(
   "strong-storage-memo||storage/bytes_reclaimed.scn|MetaConverter#3.storage_memo["
   "finalizer-holds-converter||modes/mode_dies_real_lives.scn|.converter\", \"meta_converter#3\""
   "no-sweep||storage/periodic_sweep_frees.scn|expect m.sweep() == 1"
-  "id-reuse||regressions/id_reuse.scn|\"actual\": \"4\""
+  "id-reuse||regressions/id_reuse.scn|\"actual\": 4"
   "strong-fake-value||memo/fake_values_weak.scn|FakeTensorConverter#2.tensor_memo["
   "view-base-leak||views/view_keeps_base_alive.scn|\"reason\": \"unreachable\""
   "fix-weakref||regressions/pytorch_fix_weakref.scn|\"reason\": \"unreachable\""
