@@ -453,8 +453,10 @@ int cli_write_reports(cli_common *c, const char *cmd, const rp_run *run, int mai
 {
     rp_options ro = {c->color, c->verbose, c->quiet};
     int rc = 0;
+    errno = 0;
     if (main_report && (rp_write(run, c->format, c->out, &ro) != 0 || fflush(c->out) != 0)) {
-        cli_error(cmd, "cannot write the report");
+        cli_error(cmd, "cannot write the report to %s: %s",
+                  c->output ? c->output : "standard output", strerror(errno ? errno : EIO));
         rc = -1;
     }
     for (int k = 0; k < 4; k++) {
