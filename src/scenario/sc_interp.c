@@ -1188,10 +1188,14 @@ static void attach_objects(sc_vm *vm, rp_failure *f, obj *const *objs, size_t n,
     hp_summary sm;
     if (hp_selected(g) == 0)
         return;
-    if (hp_summarize(g, HP_SEL_MARKED, sc_examples(vm), &sm) == 0)
+    if (hp_summarize(g, HP_SEL_MARKED, sc_examples(vm), &sm) == 0) {
         sc_summary_to_failure(&sm, f);
-    else
-        er_clear();
+        /* --dot: the first failure's objects, unless teardown retains */
+        if (vm->o->dot && !vm->dot_written && f->nobjects &&
+            hp_write_dot(g, f->objects, f->nobjects, vm->o->dot) == 0)
+            vm->dot_written = 1;
+    }
+    er_clear();
 }
 
 static void stmt_text_impl(const sc_vm *vm, const sc_stmt *s, char *buf, size_t n)
