@@ -208,10 +208,20 @@ static void visit(obj *child, const char *label, long index, void *arg)
         E->e = ne;
         E->cap = ncap;
     }
-    uint32_t lab = intern(g, label);
-    if (lab == HP_NONE) {
-        g->oom = 1;
-        return;
+    /* Labels are stable strings (literals, table and attribute labels):
+     * a pointer-keyed cache saves hashing the text for every edge. */
+    size_t ci = ((uintptr_t)label >> 4 ^ (uintptr_t)label >> 10) & (HP_LCACHE - 1);
+    uint32_t lab;
+    if (label && g->lc_ptr[ci] == label) {
+        lab = g->lc_id[ci];
+    } else {
+        lab = intern(g, label);
+        if (lab == HP_NONE) {
+            g->oom = 1;
+            return;
+        }
+        g->lc_ptr[ci] = label;
+        g->lc_id[ci] = lab;
     }
     hp_edge *e = &E->e[E->n++];
     e->src = c->src;
@@ -647,14 +657,17 @@ static int dominators(hp_graph *g)
     g->dcount = hp_xalloc(N, sizeof *g->dcount);
     uint32_t *rpo = hp_xalloc(N, sizeof *rpo);
     uint32_t *st_node = hp_xalloc(N, sizeof *st_node), *st_pos = hp_xalloc(N, sizeof *st_pos);
-    uint32_t *roff = u32_array(n + 1, 0), *rsrc = hp_xalloc(E->n, sizeof *rsrc);
-    size_t nvr_cap = g->nroots + n;   /* roots may outnumber objects */
+    uint32_t *roff = NULL, *rsrc = NULL;   /* after the search: its stack is gone */
+    size_t nvr_cap = g->nroots, nvu_cap = 0;
+    for (uint32_t v = 0; v < g->nlive; v++) {
+        nvr_cap += g->objs[v]->type->kind == OBJ_FINALIZER;
+        nvu_cap += HP_REGION(g, v) == HP_R_UNREACH && g->pnode[v] == HP_NONE;
+    }
     d.vr = hp_xalloc(nvr_cap, sizeof *d.vr);
-    d.vu = hp_xalloc(n, sizeof *d.vu);
+    d.vu = hp_xalloc(nvu_cap, sizeof *d.vu);
     g->ret = hp_xalloc(N, sizeof *g->ret);
     int rc = -1;
-    if (!po || !idom || !rpo || !st_node || !st_pos || !roff || !rsrc || !d.vr || !d.vu ||
-        !g->ret || !g->dcount)
+    if (!po || !idom || !rpo || !st_node || !st_pos || !d.vr || !d.vu || !g->ret || !g->dcount)
         goto out;
     /* VR's successors in root order (named roots, then finalizers), VU's the
      * unreachable forest's roots. */
@@ -668,20 +681,6 @@ static int dominators(hp_graph *g)
             d.vr[d.nvr++] = v;
         if (HP_REGION(g, v) == HP_R_UNREACH && g->pnode[v] == HP_NONE)
             d.vu[d.nvu++] = v;
-    }
-    /* Predecessors within a region (reverse CSR). */
-    for (uint32_t k = 0; k < E->n; k++)
-        if (same_region(g, E->e[k].src, E->e[k].dst))
-            roff[E->e[k].dst + 1]++;
-    for (size_t v = 0; v < n; v++)
-        roff[v + 1] += roff[v];
-    {
-        uint32_t *fill = st_pos;   /* borrowed as a cursor array */
-        for (size_t v = 0; v < n; v++)
-            fill[v] = roff[v];
-        for (uint32_t k = 0; k < E->n; k++)
-            if (same_region(g, E->e[k].src, E->e[k].dst))
-                rsrc[fill[E->e[k].dst]++] = E->e[k].src;
     }
     /* Iterative depth-first search from S: postorder numbers. */
     size_t sp = 0, npo = 0;
@@ -705,6 +704,30 @@ static int dominators(hp_graph *g)
         st_pos[sp++] = 0;
     }
     uint32_t *order = rpo + (N - npo);   /* reverse postorder, S first */
+    hp_xfree(st_node, N, sizeof *st_node);
+    hp_xfree(st_pos, N, sizeof *st_pos);
+    st_node = st_pos = NULL;
+    roff = u32_array(n + 1, 0);
+    rsrc = hp_xalloc(E->n, sizeof *rsrc);
+    if (!roff || !rsrc)
+        goto out;
+    /* Predecessors within a region (reverse CSR). */
+    for (uint32_t k = 0; k < E->n; k++)
+        if (same_region(g, E->e[k].src, E->e[k].dst))
+            roff[E->e[k].dst + 1]++;
+    for (size_t v = 0; v < n; v++)
+        roff[v + 1] += roff[v];
+    {
+        /* fill backwards from each node's end: roff ends as the starts */
+        uint32_t total = roff[n];
+        for (uint32_t k = (uint32_t)E->n; k-- > 0;)
+            if (same_region(g, E->e[k].src, E->e[k].dst))
+                rsrc[--roff[E->e[k].dst + 1]] = E->e[k].src;
+        /* roff[v + 1] is v's start now: shift */
+        memmove(roff, roff + 1, n * sizeof *roff);
+        roff[n] = total;
+    }
+
     idom[d.S] = d.S;
     idom[d.VR] = d.S;
     idom[d.VU] = d.S;
@@ -754,7 +777,7 @@ out:
     hp_xfree(roff, n + 1, sizeof *roff);
     hp_xfree(rsrc, E->n, sizeof *rsrc);
     hp_xfree(d.vr, nvr_cap, sizeof *d.vr);
-    hp_xfree(d.vu, n, sizeof *d.vu);
+    hp_xfree(d.vu, nvu_cap, sizeof *d.vu);
     return rc;
 }
 

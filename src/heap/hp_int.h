@@ -15,6 +15,7 @@
 #define HP_NONE UINT32_MAX
 /* SCCs up to this size show each member its own shortest cycle. */
 #define HP_SMALL_SCC 64u
+#define HP_LCACHE 64u
 
 /* 16 bytes: a snapshot of millions of objects keeps one per reference. */
 typedef struct hp_edge {
@@ -46,6 +47,8 @@ struct hp_graph {
     /* interned edge labels */
     char **labels; size_t nlabels, labels_cap;
     uint32_t *lhash; size_t lhcap;        /* label + 1 */
+    const char *lc_ptr[HP_LCACHE];        /* label pointer -> number cache */
+    uint32_t lc_id[HP_LCACHE];
     /* roots: copies of the caller's; index nroots is "finalizers" */
     hp_root *roots; size_t nroots;
     /* first edge to an object in neither registry list (hp_verify) */
