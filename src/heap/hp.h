@@ -3,7 +3,7 @@
  *
  * The graph is a snapshot of every live object and every zombie (dead, but
  * its header kept by weak holders) with the strong edges of obj_traverse
- * and the weak edges of each type's traverse_weak. Roots are named by the
+ * and the weak edges (to zombies) of each type's traverse_weak. Roots are named by the
  * caller (scenario variables, the `with` stack); live finalizers are rooted
  * implicitly (CPython's finalizer registry holds them), as root "finalizers".
  *

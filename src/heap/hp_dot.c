@@ -70,7 +70,7 @@ static void include_chain(const hp_graph *g, uint8_t *inc, uint8_t *sccmark, uin
             if ((g->scc_flags[c] & HP_SCC_CYCLIC) && g->scc_size[c] <= HP_SMALL_SCC)
                 sccmark[c] = 1;
         }
-        x = g->pnode[x];
+        x = HP_PNODE(g, x);
     }
 }
 

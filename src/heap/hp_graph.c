@@ -191,6 +191,8 @@ static void visit(obj *child, const char *label, long index, void *arg)
         return;
     }
     hp_edges *E = c->E;
+    if (E == &g->weak && dst < g->nlive)
+        return;   /* weak edges matter only as holders of zombies */
     if (E->n == E->cap) {
         if (E->cap >= MAX_ELEMS / 2) {
             g->oom = 1;
@@ -311,7 +313,6 @@ void hp_release(hp_graph *g)
     hp_xfree(g->lhash, g->lhcap, sizeof *g->lhash);
     hp_xfree(g->roots, g->nroots, sizeof *g->roots);
     hp_xfree(g->region, n, 1);
-    hp_xfree(g->pnode, n, sizeof(uint32_t));
     hp_xfree(g->pedge, n, sizeof(uint32_t));
     hp_xfree(g->depth, n, sizeof(uint32_t));
     hp_xfree(g->anc, n, sizeof(uint32_t));
@@ -346,7 +347,7 @@ void hp_free(hp_graph *g)
 static void tree_root(hp_graph *g, uint32_t v, uint32_t root_idx, uint32_t *q, size_t *qt)
 {
     g->depth[v] = 0;
-    g->pnode[v] = HP_NONE;
+    g->region[v] |= HP_F_TROOT;
     g->pedge[v] = root_idx;
     g->anc[v] = v;
     q[(*qt)++] = v;
@@ -365,7 +366,6 @@ static void bfs(hp_graph *g, uint32_t *q, size_t qh, size_t qt, uint8_t from, ui
                 continue;
             g->region[w] = (uint8_t)((g->region[w] & ~3u) | to);
             g->depth[w] = g->depth[u] + 1;
-            g->pnode[w] = u;
             g->pedge[w] = k;
             g->anc[w] = g->depth[w] <= HP_PATH_HEAD ? w : g->anc[u];
             q[qt++] = w;
@@ -377,12 +377,11 @@ static int reach(hp_graph *g)
 {
     size_t n = g->n;
     g->region = u8_array(n, HP_R_ZOMBIE);
-    g->pnode = u32_array(n, HP_NONE);
     g->pedge = u32_array(n, HP_NONE);
     g->depth = u32_array(n, HP_NONE);
     g->anc = u32_array(n, HP_NONE);
     uint32_t *q = hp_xalloc(n, sizeof *q);
-    if (!g->region || !g->pnode || !g->pedge || !g->depth || !g->anc || !q) {
+    if (!g->region || !g->pedge || !g->depth || !g->anc || !q) {
         hp_xfree(q, n, sizeof *q);
         return -1;
     }
@@ -559,7 +558,7 @@ static int holder_pending(const hp_graph *g, uint32_t e)
     if (hp_label_is_pending(g, we->label))
         return 1;
     uint32_t h = we->src;   /* a weak handle kept on a pending list */
-    return g->pnode[h] != HP_NONE && hp_label_is_pending(g, g->strong.e[g->pedge[h]].label);
+    return HP_PNODE(g, h) != HP_NONE && hp_label_is_pending(g, g->strong.e[g->pedge[h]].label);
 }
 
 static int better_holder(const hp_graph *g, uint32_t a, uint32_t b)
@@ -661,7 +660,7 @@ static int dominators(hp_graph *g)
     size_t nvr_cap = g->nroots, nvu_cap = 0;
     for (uint32_t v = 0; v < g->nlive; v++) {
         nvr_cap += g->objs[v]->type->kind == OBJ_FINALIZER;
-        nvu_cap += HP_REGION(g, v) == HP_R_UNREACH && g->pnode[v] == HP_NONE;
+        nvu_cap += HP_REGION(g, v) == HP_R_UNREACH && HP_PNODE(g, v) == HP_NONE;
     }
     d.vr = hp_xalloc(nvr_cap, sizeof *d.vr);
     d.vu = hp_xalloc(nvu_cap, sizeof *d.vu);
@@ -679,7 +678,7 @@ static int dominators(hp_graph *g)
     for (uint32_t v = 0; v < g->nlive; v++) {
         if (g->objs[v]->type->kind == OBJ_FINALIZER)
             d.vr[d.nvr++] = v;
-        if (HP_REGION(g, v) == HP_R_UNREACH && g->pnode[v] == HP_NONE)
+        if (HP_REGION(g, v) == HP_R_UNREACH && HP_PNODE(g, v) == HP_NONE)
             d.vu[d.nvu++] = v;
     }
     /* Iterative depth-first search from S: postorder numbers. */
@@ -740,7 +739,7 @@ static int dominators(hp_graph *g)
             uint32_t nd = HP_NONE;
             if (HP_REGION(g, v) == HP_R_REACH && (g->region[v] & HP_F_ROOT))
                 nd = d.VR;
-            else if (HP_REGION(g, v) == HP_R_UNREACH && g->pnode[v] == HP_NONE)
+            else if (HP_REGION(g, v) == HP_R_UNREACH && HP_PNODE(g, v) == HP_NONE)
                 nd = d.VU;
             for (uint32_t k = roff[v]; k < roff[v + 1]; k++) {
                 uint32_t p = rsrc[k];
@@ -839,7 +838,8 @@ fail:
     for (size_t v = 0; v < g->nlive; v++)
         if (HP_REGION(g, v) == HP_R_UNREACH) {
             g->region[v] &= (uint8_t)~HP_F_LEAK;
-            g->depth[v] = g->pnode[v] = g->pedge[v] = g->anc[v] = HP_NONE;
+            g->region[v] &= (uint8_t)~HP_F_TROOT;
+            g->depth[v] = g->pedge[v] = g->anc[v] = HP_NONE;
         }
     return -1;
 }

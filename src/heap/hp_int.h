@@ -2,7 +2,8 @@
  *
  * Nodes are numbered 0..n-1: the live registry in order (0..nlive-1), then
  * the zombies. Edges live in two CSR arrays (strong, weak) indexed by
- * source node. Every per-node array has exactly n entries; every array is
+ * source node; the weak array keeps only edges to zombies (a weak edge to a
+ * live object explains nothing a report prints). Every per-node array has exactly n entries; every array is
  * freed with the size it was allocated with (al_free needs it).
  */
 #ifndef FAKEGC_HP_INT_H
@@ -34,8 +35,13 @@ enum { HP_R_ZOMBIE = 0, HP_R_REACH = 1, HP_R_UNREACH = 2 };
 /* Flag bits of region[]: HP_REGION(x) is the HP_R_* value. */
 enum { HP_F_ROOT = 4,     /* held directly by a root */
        HP_F_SEL = 8,      /* selected (hp_select) */
-       HP_F_LEAK = 16 };  /* reference-count leak (hp_analyze) */
+       HP_F_LEAK = 16,    /* reference-count leak (hp_analyze) */
+       HP_F_TROOT = 32 }; /* a root of a BFS tree (no parent) */
 #define HP_REGION(g, v) ((g)->region[v] & 3u)
+/* v's parent in its BFS tree, or HP_NONE (a tree root, a zombie) */
+#define HP_PNODE(g, v) \
+    (((g)->region[v] & HP_F_TROOT) || (g)->pedge[v] == HP_NONE \
+         ? HP_NONE : (g)->strong.e[(g)->pedge[v]].src)
 enum { HP_SCC_CYCLIC = 1, HP_SCC_SOURCE = 2 };
 
 struct hp_graph {
@@ -60,7 +66,9 @@ struct hp_graph {
     /* reachability (hp_snapshot): BFS forest from the roots, then (in
      * analyze) from the sources of the unreachable part */
     uint8_t *region;                      /* HP_R_* | HP_F_* bits */
-    uint32_t *pnode, *pedge, *depth, *anc;
+    /* BFS tree: pedge is the edge from the parent (its src is the parent),
+     * or for a tree root (HP_F_TROOT) the root index / HP_NONE */
+    uint32_t *pedge, *depth, *anc;
     uint64_t nunreach, nzombie;
 
     /* analysis (lazy) */

@@ -145,7 +145,7 @@ static uint32_t sh_elided(trie *t, const hp_graph *g, const uint32_t *tsh, uint3
 {
     uint32_t s = sh_child(t, tsh[g->anc[x]], SH_ELIDE, NULL, 0);
     uint32_t ks[HP_PATH_TAIL];
-    for (size_t i = 0; i < tail; i++, x = g->pnode[x])
+    for (size_t i = 0; i < tail; i++, x = HP_PNODE(g, x))
         ks[tail - 1 - i] = g->pedge[x];
     for (size_t i = 0; i < tail && s != HP_NONE; i++)
         s = sh_edge(t, g, s, &g->strong, ks[i], SH_SEDGE);
@@ -162,20 +162,20 @@ static uint32_t tree_shape(trie *t, const hp_graph *g, uint32_t *tsh, uint32_t v
     size_t sp = 0;
     uint32_t x = v;
     while (tsh[x] == HP_NONE) {
-        if (g->pnode[x] == HP_NONE) {
+        if (HP_PNODE(g, x) == HP_NONE) {
             tsh[x] = sh_tree_root(t, g, x);
             if (tsh[x] == HP_NONE)
                 return HP_NONE;
             break;
         }
         stack[sp++] = x;
-        x = g->depth[x] > HP_PATH_EDGES ? g->anc[x] : g->pnode[x];
+        x = g->depth[x] > HP_PATH_EDGES ? g->anc[x] : HP_PNODE(g, x);
     }
     while (sp--) {
         uint32_t y = stack[sp];
         tsh[y] = g->depth[y] > HP_PATH_EDGES
                      ? sh_elided(t, g, tsh, y, HP_PATH_TAIL)
-                     : sh_edge(t, g, tsh[g->pnode[y]], &g->strong, g->pedge[y], SH_SEDGE);
+                     : sh_edge(t, g, tsh[HP_PNODE(g, y)], &g->strong, g->pedge[y], SH_SEDGE);
         if (tsh[y] == HP_NONE)
             return HP_NONE;
     }
@@ -423,7 +423,7 @@ static void top_describe(hp_graph *g, uint32_t p, hp_top *tp)
     struct { obj_kind kind; uint32_t label; uint64_t n; } part[8];
     size_t np = 0;
     for (uint32_t v = 0; v < g->n; v++) {
-        if (g->idom[v] != p || g->pnode[v] != p)
+        if (g->idom[v] != p || HP_PNODE(g, v) != p)
             continue;
         uint32_t lab = g->strong.e[g->pedge[v]].label;
         obj_kind kd = g->objs[v]->type->kind;
@@ -455,7 +455,7 @@ static void top_describe(hp_graph *g, uint32_t p, hp_top *tp)
     tp->path[0] = '\0';
     uint32_t top = chain[n - 1];
     const char *root = HP_REGION(g, top) == HP_R_UNREACH ? "unreachable"
-                     : g->pnode[top] == HP_NONE ? hp_root_name(g, g->pedge[top]) : "roots";
+                     : HP_PNODE(g, top) == HP_NONE ? hp_root_name(g, g->pedge[top]) : "roots";
     used += (size_t)snprintf(tp->path + used, sizeof tp->path - used, "%s", root);
     if (n == 16 && used < sizeof tp->path)
         used += (size_t)snprintf(tp->path + used, sizeof tp->path - used, " -> ...");
