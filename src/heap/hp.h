@@ -197,7 +197,8 @@ enum { HP_TOP = 3 };
 
 /* Summarize every live and zombie object (HP_SEL_ALL) or the marked ones,
  * keeping up to k examples per group. Top retainers: those retaining at
- * least 1% of the covered bytes. 0, or -1 with ER_OOM (*out zeroed). */
+ * least 1% of the covered bytes and at least 64 objects or 1 MiB. 0, or -1
+ * with ER_OOM (*out zeroed). */
 int hp_summarize(hp_graph *g, hp_which which, size_t k, hp_summary *out);
 void hp_summary_free(hp_summary *s);
 

@@ -505,7 +505,9 @@ static int top_retainers(hp_graph *g, uint64_t scope_bytes, hp_summary *out)
     memset(out->top, 0, HP_TOP * sizeof *out->top);
     for (size_t i = 0; i < nc; i++) {
         uint32_t p = cand[i];
-        if (g->ret[p] * 100 < scope_bytes || g->dcount[p] < 2)
+        /* worth a line: 1% of what is covered, and big (a small heap's
+         * report has its groups) */
+        if (g->ret[p] * 100 < scope_bytes || (g->dcount[p] < 64 && g->ret[p] < (1u << 20)))
             continue;
         for (int steps = 0; steps < 64; steps++) {
             uint32_t c = big[p];
