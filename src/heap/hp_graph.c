@@ -151,9 +151,9 @@ static uint32_t intern(hp_graph *g, const char *s)
     return id;
 }
 
-int hp_label_is_pending(const hp_graph *g, uint32_t label)
+int hp_edge_is_pending(const hp_graph *g, const hp_edge *e)
 {
-    return label < g->nlabels && strncmp(g->labels[label], "pending", 7) == 0;
+    return obj_edge_role(g->objs[e->src], g->labels[e->label]) == OBJ_ROLE_PENDING;
 }
 
 const char *hp_root_name(const hp_graph *g, uint32_t idx)
@@ -555,10 +555,10 @@ static int unreach_forest(hp_graph *g)
 static int holder_pending(const hp_graph *g, uint32_t e)
 {
     const hp_edge *we = &g->weak.e[e];
-    if (hp_label_is_pending(g, we->label))
+    if (hp_edge_is_pending(g, we))
         return 1;
     uint32_t h = we->src;   /* a weak handle kept on a pending list */
-    return HP_PNODE(g, h) != HP_NONE && hp_label_is_pending(g, g->strong.e[g->pedge[h]].label);
+    return HP_PNODE(g, h) != HP_NONE && hp_edge_is_pending(g, &g->strong.e[g->pedge[h]]);
 }
 
 static int better_holder(const hp_graph *g, uint32_t a, uint32_t b)

@@ -100,6 +100,7 @@ int hp_build(hp_graph *g, const hp_root *roots, size_t nroots, int with_weak);
 void hp_release(hp_graph *g);                         /* frees g's arrays */
 int hp_analyze(hp_graph *g);                          /* 0 or -1 (ER_OOM) */
 const char *hp_root_name(const hp_graph *g, uint32_t idx);
-int hp_label_is_pending(const hp_graph *g, uint32_t label);
+/* The edge's role (obj_type.edge_role) is OBJ_ROLE_PENDING. */
+int hp_edge_is_pending(const hp_graph *g, const hp_edge *e);
 
 #endif

@@ -1082,7 +1082,8 @@ static int counter_attr(const sc_expr *e)
  * converter(s) of `o` through edges whose label starts with `label`. */
 typedef struct collect {
     hp_graph *g;             /* entries are selected there */
-    const char *label;
+    obj_role role;           /* edges of this role (obj_type.edge_role) */
+    const obj *from;         /* the converter being traversed */
     obj *convs[4];
     size_t nconv;
 } collect;
@@ -1107,7 +1108,7 @@ static void collect_entry(obj *child, const char *label, long index, void *arg)
 {
     collect *c = arg;
     (void)index;
-    if (!child || !label || strncmp(label, c->label, strlen(c->label)) != 0)
+    if (!child || obj_edge_role(c->from, label) != c->role)
         return;
     hp_select(c->g, child);
 }
@@ -1124,12 +1125,14 @@ static void memo_objects(obj *o, int attr, collect *c)
             obj_traverse(from, collect_conv, c);
     }
     obj_kind want = attr == A_MEMO_FAKE ? OBJ_FAKE_CONVERTER : OBJ_META_CONVERTER;
-    c->label = attr == A_MEMO_STORAGE ? "storage_memo" : attr == A_PENDING ? "pending"
-                                                                          : "tensor_memo";
+    c->role = attr == A_MEMO_STORAGE ? OBJ_ROLE_STORAGE_MEMO
+            : attr == A_PENDING      ? OBJ_ROLE_PENDING
+                                     : OBJ_ROLE_TENSOR_MEMO;
     for (size_t i = 0; i < c->nconv; i++) {
         obj *cv = c->convs[i];
         if (cv->type->kind != want || obj_expired(cv))
             continue;
+        c->from = cv;
         obj_traverse(cv, collect_entry, c);
         if (cv->type->traverse_weak)
             cv->type->traverse_weak(cv, collect_entry, c);
