@@ -171,7 +171,8 @@ size_t hp_selected(const hp_graph *g);
 
 /* One of the objects that retain the most (Eclipse MAT's "biggest
  * objects"): a node of the dominator tree found by walking down from a
- * top-level dominator while one child retains at least 80% of it. */
+ * top-level dominator while one child of another type retains at least 80%
+ * of it (so a list of alike objects is named by its head). */
 typedef struct hp_top {
     uint64_t id;
     obj_kind kind;

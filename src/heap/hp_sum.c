@@ -511,7 +511,10 @@ static int top_retainers(hp_graph *g, uint64_t scope_bytes, hp_summary *out)
             continue;
         for (int steps = 0; steps < 64; steps++) {
             uint32_t c = big[p];
-            if (c == HP_NONE || g->ret[c] * 5 < g->ret[p] * 4)
+            /* stop at the head of a list of alike objects: the list is
+             * what accumulates */
+            if (c == HP_NONE || g->ret[c] * 5 < g->ret[p] * 4 ||
+                g->objs[c]->type == g->objs[p]->type)
                 break;
             p = c;
         }
