@@ -16,6 +16,7 @@
 #include "core/gc.h"
 #include "core/obj.h"
 #include "core/wt.h"
+#include "fake/fk.h"
 #include "heap/hp.h"
 #include "scenario/sc.h"
 #include "tensor/ts.h"
@@ -662,6 +663,65 @@ static int b_stress(ctx *c)
 #endif
 }
 
+/* The report path `run` takes: the issue's strong-memo leak scenario (two
+ * failing memo expectations) run whole and its text report written, at
+ * `iters` iterations (--quick: 10k); per object retained. */
+static int report_run(ctx *c, int iters)
+{
+    if (c->cfg->quick)
+        iters = 10000;
+    char src[320], err[128];
+    snprintf(src, sizeof src,
+             "m = fake_mode()\n"
+             "repeat %d\n"
+             "  t = empty(1)\n"
+             "  f = m.fake(t)\n"
+             "  del f, t\n"
+             "end\n"
+             "expect m.memo_meta == 0\n"
+             "expect m.memo_storage == 0\n",
+             iters);
+    sc_options o;
+    sc_options_default(&o);
+    while (more(c)) {
+        if (fk_inject("strong-memo", err, sizeof err) != 0)
+            return er_set(ER_INTERNAL, "report bench: %s", err);
+        rp_scenario r;
+        memset(&r, 0, sizeof r);
+        stamp t0 = stamp_now();
+        int rc = sc_run_source("bench/report.scn", src, &o, &r, NULL);
+        FILE *null = fopen("/dev/null", "w");
+        rp_run run;
+        memset(&run, 0, sizeof run);
+        run.tool = "fakegc";
+        run.version = "bench";
+        run.allocator = "libc";
+        run.scenarios = &r;
+        run.n = 1;
+        rp_run_count(&run);
+        rp_options ro = {0, 0, 0};
+        if (null) {
+            rp_write(&run, RP_TEXT, null, &ro);
+            fclose(null);
+        }
+        stamp t1 = stamp_end();
+        fk_inject("", err, sizeof err);
+        obj_set_site(SITE, 0);
+        uint64_t objs = r.nfailures ? r.failures[0].objects_total : 0;
+        int ok = rc == 0 && r.status == RP_FAIL && objs == 2ull * (uint64_t)iters;
+        rp_scenario_clear(&r);
+        if (!ok)
+            return er_set(ER_INTERNAL, "report bench: the leak was not reported whole");
+        add_time(c, t0, t1);
+        c->ops += objs;
+    }
+    return 0;
+}
+
+static int b_report_run_10k(ctx *c) { return report_run(c, 10000); }
+static int b_report_run_100k(ctx *c) { return report_run(c, 100000); }
+static int b_report_run_1m(ctx *c) { return report_run(c, 1000000); }
+
 static int b_report_leak(ctx *c)
 {
     size_t n = c->big;
@@ -737,6 +797,11 @@ static const bench suite[] = {
     {"stress/steps", b_stress, 0, "fakegc stress steps (generator + model check); per step"},
     {"report/leak-1m", b_report_leak, 0,
      "hp_snapshot + hp_retained_all + hp_group_records on 1M leaked objects; per object"},
+    {"report/run-10k", b_report_run_10k, 0,
+     "run + text report of a 10k-step strong-memo leak (2 failing expectations); per "
+     "object behind the first"},
+    {"report/run-100k", b_report_run_100k, 0, "as report/run-10k with 100k steps"},
+    {"report/run-1m", b_report_run_1m, 0, "as report/run-10k with 1M steps (10k with --quick)"},
 };
 #define NSUITE (sizeof suite / sizeof suite[0])
 

@@ -81,6 +81,7 @@ typedef struct cli_common {
     uint32_t repeat;             /* >= 1 */
     int verify;
     uint64_t max_bytes, max_statements, max_objects;
+    uint32_t examples;           /* --examples K (0: the default, 3) */
     int quiet, verbose, no_color;
     uint32_t timeout;            /* --timeout S: a worker's limit (--jobs), 0 none */
     const char *also[4];         /* --text/--json/--junit/--tap FILE, by rp_format */

@@ -162,6 +162,16 @@ int cli_common_option(cli_common *c, unsigned mask, const char *cmd, int argc, c
         }
         return 1;
     }
+    if (VALUE(CLI_O_FORMAT, "--examples")) {
+        uint64_t k = 0;
+        if (r < 0) return -1;
+        if (cli_parse_u64(v, 0, &k) < 0 || k < 1 || k > 1000) {
+            cli_error(cmd, "--examples: expected a number from 1 to 1000, got '%s'", v);
+            return -1;
+        }
+        c->examples = (uint32_t)k;
+        return 1;
+    }
     if (VALUE(CLI_O_OUTPUT, "--output")) {
         if (r < 0) return -1;
         c->output = v;
@@ -561,7 +571,9 @@ void cli_common_help(FILE *f, unsigned mask)
     if (mask & CLI_O_SWEEP)
         fprintf(f, "  --sweep POLICY       eager or periodic (overrides config sweep)\n");
     if (mask & CLI_O_FORMAT)
-        fprintf(f, "  --format FMT         text (default), json, junit, tap\n");
+        fprintf(f, "  --format FMT         text (default), json, junit, tap\n"
+                   "  --examples K         examples kept per group of retained objects (default\n"
+                   "                       3; text shows 1, -v all K)\n");
     if (mask & CLI_O_OUTPUT)
         fprintf(f, "  --output FILE        write the report there (default stdout), whole or\n"
                    "                       not at all (a temporary file renamed into place)\n");

@@ -64,6 +64,7 @@ static void fill_options(const cli_common *c, sc_options *o, FILE *dot)
     o->max_bytes = c->max_bytes;
     o->max_statements = c->max_statements;
     o->max_objects = c->max_objects;
+    o->examples = c->examples;
     o->verify = c->verify;
     o->repeat = c->repeat;
     o->dot = dot;

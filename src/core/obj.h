@@ -40,6 +40,16 @@ typedef struct obj_type obj_type;
 typedef struct obj_cb obj_cb;
 typedef struct obj_attr obj_attr;
 
+/* What an edge is, for reports and census (obj_type.edge_role): the layer
+ * that owns a field says so, so heap analysis and scenario code need not
+ * know its labels. */
+typedef enum obj_role {
+    OBJ_ROLE_PLAIN = 0,
+    OBJ_ROLE_TENSOR_MEMO,    /* an entry (key or value) of a tensor memo */
+    OBJ_ROLE_STORAGE_MEMO,   /* an entry of a storage memo */
+    OBJ_ROLE_PENDING         /* a dead storage's header on a pending list */
+} obj_role;
+
 /* Edge visitor: `child` is a strong reference held by the object being
  * traversed; `label` names the field ("storage", "base", "grad", "attr:x",
  * "tensor_memo"), `index` is a slot number or -1. */
@@ -66,7 +76,11 @@ struct obj_type {
     /* Short description for reports ("f32[4, 4] cpu"); may be NULL. Writes
      * at most n bytes including the NUL. */
     void (*describe)(const obj *self, char *buf, size_t n);
+    /* The role of this object's edges labelled `label` (as its traverse or
+     * traverse_weak passes them); may be NULL (every edge OBJ_ROLE_PLAIN). */
+    obj_role (*edge_role)(const obj *self, const char *label);
 };
+
 
 /* Where an object was made: scenario FILE:LINE, or a C function name with
  * line 0. `file` must outlive the object (interned by the caller). */
@@ -106,6 +120,12 @@ struct obj {
     obj_attr *attrs;         /* user attributes, or NULL */
     int64_t gc_refs;         /* collector scratch */
 };
+
+/* o's edge_role for label, OBJ_ROLE_PLAIN when o's type has none. */
+static inline obj_role obj_edge_role(const obj *o, const char *label)
+{
+    return o && label && o->type->edge_role ? o->type->edge_role(o, label) : OBJ_ROLE_PLAIN;
+}
 
 enum {
     OBJ_F_DEAD = 1u << 0,      /* strong reached 0; released or releasing */

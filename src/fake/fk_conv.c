@@ -292,11 +292,24 @@ static void mconv_describe(const obj *self, char *buf, size_t n)
              mc->storage_memo ? wt_count(mc->storage_memo) : 0, mc->npending);
 }
 
+/* The converters' edge labels, for reports (obj_type.edge_role). */
+static obj_role conv_edge_role(const obj *self, const char *label)
+{
+    (void)self;
+    if (strcmp(label, "tensor_memo") == 0)
+        return OBJ_ROLE_TENSOR_MEMO;
+    if (strcmp(label, "storage_memo") == 0)
+        return OBJ_ROLE_STORAGE_MEMO;
+    if (strcmp(label, "pending") == 0)
+        return OBJ_ROLE_PENDING;
+    return OBJ_ROLE_PLAIN;
+}
+
 const obj_type fk_meta_converter_type = {
     .name = "MetaConverter", .kind = OBJ_META_CONVERTER,
     .traverse = mconv_traverse, .traverse_weak = mconv_traverse_weak,
     .release = mconv_release, .owned_bytes = mconv_owned,
-    .describe = mconv_describe,
+    .describe = mconv_describe, .edge_role = conv_edge_role,
 };
 
 static wt_key_mode tensor_key_mode(void)
@@ -561,6 +574,7 @@ const obj_type fk_fake_converter_type = {
     .name = "FakeTensorConverter", .kind = OBJ_FAKE_CONVERTER,
     .traverse = fconv_traverse, .traverse_weak = fconv_traverse_weak,
     .release = fconv_release, .owned_bytes = fconv_owned,
+    .edge_role = conv_edge_role,
 };
 
 static void mode_traverse(obj *self, obj_visit_fn visit, void *arg)

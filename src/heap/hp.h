@@ -3,7 +3,7 @@
  *
  * The graph is a snapshot of every live object and every zombie (dead, but
  * its header kept by weak holders) with the strong edges of obj_traverse
- * and the weak edges of each type's traverse_weak. Roots are named by the
+ * and the weak edges (to zombies) of each type's traverse_weak. Roots are named by the
  * caller (scenario variables, the `with` stack); live finalizers are rooted
  * implicitly (CPython's finalizer registry holds them), as root "finalizers".
  *
@@ -171,7 +171,8 @@ size_t hp_selected(const hp_graph *g);
 
 /* One of the objects that retain the most (Eclipse MAT's "biggest
  * objects"): a node of the dominator tree found by walking down from a
- * top-level dominator while one child retains at least 80% of it. */
+ * top-level dominator while one child of another type retains at least 80%
+ * of it (so a list of alike objects is named by its head). */
 typedef struct hp_top {
     uint64_t id;
     obj_kind kind;
@@ -197,7 +198,8 @@ enum { HP_TOP = 3 };
 
 /* Summarize every live and zombie object (HP_SEL_ALL) or the marked ones,
  * keeping up to k examples per group. Top retainers: those retaining at
- * least 1% of the covered bytes. 0, or -1 with ER_OOM (*out zeroed). */
+ * least 1% of the covered bytes and at least 64 objects or 1 MiB. 0, or -1
+ * with ER_OOM (*out zeroed). */
 int hp_summarize(hp_graph *g, hp_which which, size_t k, hp_summary *out);
 void hp_summary_free(hp_summary *s);
 

@@ -70,7 +70,7 @@ static void include_chain(const hp_graph *g, uint8_t *inc, uint8_t *sccmark, uin
             if ((g->scc_flags[c] & HP_SCC_CYCLIC) && g->scc_size[c] <= HP_SMALL_SCC)
                 sccmark[c] = 1;
         }
-        x = g->pnode[x];
+        x = HP_PNODE(g, x);
     }
 }
 
@@ -132,6 +132,18 @@ int hp_write_dot(hp_graph *g, const hp_retained *r, size_t n, FILE *f)
     fputs("digraph fakegc {\n  rankdir=LR;\n"
           "  node [shape=box, style=filled, fillcolor=white, fontname=\"monospace\"];\n"
           "  edge [fontname=\"monospace\", fontsize=10];\n", f);
+    /* title and legend: which scenario, what the colours mean */
+    {
+        char title[512];
+        snprintf(title, sizeof title,
+                 "fakegc retention graph%s%s\nfill: lightblue reachable, salmon unreachable "
+                 "or refcount leak, khaki pending-storage, lightgrey stale-memo; thick "
+                 "border: a reported object; dashed: weak edge",
+                 n && r[0].site.file ? ": " : "", n && r[0].site.file ? r[0].site.file : "");
+        fputs("  labelloc=t;\n  label=", f);
+        dot_str(f, title);
+        fputs(";\n", f);
+    }
     for (uint32_t v = 0; v < g->n; v++) {
         if (!inc[v])
             continue;

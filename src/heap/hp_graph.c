@@ -151,9 +151,9 @@ static uint32_t intern(hp_graph *g, const char *s)
     return id;
 }
 
-int hp_label_is_pending(const hp_graph *g, uint32_t label)
+int hp_edge_is_pending(const hp_graph *g, const hp_edge *e)
 {
-    return label < g->nlabels && strncmp(g->labels[label], "pending", 7) == 0;
+    return obj_edge_role(g->objs[e->src], g->labels[e->label]) == OBJ_ROLE_PENDING;
 }
 
 const char *hp_root_name(const hp_graph *g, uint32_t idx)
@@ -191,6 +191,8 @@ static void visit(obj *child, const char *label, long index, void *arg)
         return;
     }
     hp_edges *E = c->E;
+    if (E == &g->weak && dst < g->nlive)
+        return;   /* weak edges matter only as holders of zombies */
     if (E->n == E->cap) {
         if (E->cap >= MAX_ELEMS / 2) {
             g->oom = 1;
@@ -208,10 +210,20 @@ static void visit(obj *child, const char *label, long index, void *arg)
         E->e = ne;
         E->cap = ncap;
     }
-    uint32_t lab = intern(g, label);
-    if (lab == HP_NONE) {
-        g->oom = 1;
-        return;
+    /* Labels are stable strings (literals, table and attribute labels):
+     * a pointer-keyed cache saves hashing the text for every edge. */
+    size_t ci = ((uintptr_t)label >> 4 ^ (uintptr_t)label >> 10) & (HP_LCACHE - 1);
+    uint32_t lab;
+    if (label && g->lc_ptr[ci] == label) {
+        lab = g->lc_id[ci];
+    } else {
+        lab = intern(g, label);
+        if (lab == HP_NONE) {
+            g->oom = 1;
+            return;
+        }
+        g->lc_ptr[ci] = label;
+        g->lc_id[ci] = lab;
     }
     hp_edge *e = &E->e[E->n++];
     e->src = c->src;
@@ -301,7 +313,6 @@ void hp_release(hp_graph *g)
     hp_xfree(g->lhash, g->lhcap, sizeof *g->lhash);
     hp_xfree(g->roots, g->nroots, sizeof *g->roots);
     hp_xfree(g->region, n, 1);
-    hp_xfree(g->pnode, n, sizeof(uint32_t));
     hp_xfree(g->pedge, n, sizeof(uint32_t));
     hp_xfree(g->depth, n, sizeof(uint32_t));
     hp_xfree(g->anc, n, sizeof(uint32_t));
@@ -336,7 +347,7 @@ void hp_free(hp_graph *g)
 static void tree_root(hp_graph *g, uint32_t v, uint32_t root_idx, uint32_t *q, size_t *qt)
 {
     g->depth[v] = 0;
-    g->pnode[v] = HP_NONE;
+    g->region[v] |= HP_F_TROOT;
     g->pedge[v] = root_idx;
     g->anc[v] = v;
     q[(*qt)++] = v;
@@ -355,7 +366,6 @@ static void bfs(hp_graph *g, uint32_t *q, size_t qh, size_t qt, uint8_t from, ui
                 continue;
             g->region[w] = (uint8_t)((g->region[w] & ~3u) | to);
             g->depth[w] = g->depth[u] + 1;
-            g->pnode[w] = u;
             g->pedge[w] = k;
             g->anc[w] = g->depth[w] <= HP_PATH_HEAD ? w : g->anc[u];
             q[qt++] = w;
@@ -367,12 +377,11 @@ static int reach(hp_graph *g)
 {
     size_t n = g->n;
     g->region = u8_array(n, HP_R_ZOMBIE);
-    g->pnode = u32_array(n, HP_NONE);
     g->pedge = u32_array(n, HP_NONE);
     g->depth = u32_array(n, HP_NONE);
     g->anc = u32_array(n, HP_NONE);
     uint32_t *q = hp_xalloc(n, sizeof *q);
-    if (!g->region || !g->pnode || !g->pedge || !g->depth || !g->anc || !q) {
+    if (!g->region || !g->pedge || !g->depth || !g->anc || !q) {
         hp_xfree(q, n, sizeof *q);
         return -1;
     }
@@ -546,10 +555,10 @@ static int unreach_forest(hp_graph *g)
 static int holder_pending(const hp_graph *g, uint32_t e)
 {
     const hp_edge *we = &g->weak.e[e];
-    if (hp_label_is_pending(g, we->label))
+    if (hp_edge_is_pending(g, we))
         return 1;
     uint32_t h = we->src;   /* a weak handle kept on a pending list */
-    return g->pnode[h] != HP_NONE && hp_label_is_pending(g, g->strong.e[g->pedge[h]].label);
+    return HP_PNODE(g, h) != HP_NONE && hp_edge_is_pending(g, &g->strong.e[g->pedge[h]]);
 }
 
 static int better_holder(const hp_graph *g, uint32_t a, uint32_t b)
@@ -647,14 +656,17 @@ static int dominators(hp_graph *g)
     g->dcount = hp_xalloc(N, sizeof *g->dcount);
     uint32_t *rpo = hp_xalloc(N, sizeof *rpo);
     uint32_t *st_node = hp_xalloc(N, sizeof *st_node), *st_pos = hp_xalloc(N, sizeof *st_pos);
-    uint32_t *roff = u32_array(n + 1, 0), *rsrc = hp_xalloc(E->n, sizeof *rsrc);
-    size_t nvr_cap = g->nroots + n;   /* roots may outnumber objects */
+    uint32_t *roff = NULL, *rsrc = NULL;   /* after the search: its stack is gone */
+    size_t nvr_cap = g->nroots, nvu_cap = 0;
+    for (uint32_t v = 0; v < g->nlive; v++) {
+        nvr_cap += g->objs[v]->type->kind == OBJ_FINALIZER;
+        nvu_cap += HP_REGION(g, v) == HP_R_UNREACH && HP_PNODE(g, v) == HP_NONE;
+    }
     d.vr = hp_xalloc(nvr_cap, sizeof *d.vr);
-    d.vu = hp_xalloc(n, sizeof *d.vu);
+    d.vu = hp_xalloc(nvu_cap, sizeof *d.vu);
     g->ret = hp_xalloc(N, sizeof *g->ret);
     int rc = -1;
-    if (!po || !idom || !rpo || !st_node || !st_pos || !roff || !rsrc || !d.vr || !d.vu ||
-        !g->ret || !g->dcount)
+    if (!po || !idom || !rpo || !st_node || !st_pos || !d.vr || !d.vu || !g->ret || !g->dcount)
         goto out;
     /* VR's successors in root order (named roots, then finalizers), VU's the
      * unreachable forest's roots. */
@@ -666,22 +678,8 @@ static int dominators(hp_graph *g)
     for (uint32_t v = 0; v < g->nlive; v++) {
         if (g->objs[v]->type->kind == OBJ_FINALIZER)
             d.vr[d.nvr++] = v;
-        if (HP_REGION(g, v) == HP_R_UNREACH && g->pnode[v] == HP_NONE)
+        if (HP_REGION(g, v) == HP_R_UNREACH && HP_PNODE(g, v) == HP_NONE)
             d.vu[d.nvu++] = v;
-    }
-    /* Predecessors within a region (reverse CSR). */
-    for (uint32_t k = 0; k < E->n; k++)
-        if (same_region(g, E->e[k].src, E->e[k].dst))
-            roff[E->e[k].dst + 1]++;
-    for (size_t v = 0; v < n; v++)
-        roff[v + 1] += roff[v];
-    {
-        uint32_t *fill = st_pos;   /* borrowed as a cursor array */
-        for (size_t v = 0; v < n; v++)
-            fill[v] = roff[v];
-        for (uint32_t k = 0; k < E->n; k++)
-            if (same_region(g, E->e[k].src, E->e[k].dst))
-                rsrc[fill[E->e[k].dst]++] = E->e[k].src;
     }
     /* Iterative depth-first search from S: postorder numbers. */
     size_t sp = 0, npo = 0;
@@ -705,6 +703,30 @@ static int dominators(hp_graph *g)
         st_pos[sp++] = 0;
     }
     uint32_t *order = rpo + (N - npo);   /* reverse postorder, S first */
+    hp_xfree(st_node, N, sizeof *st_node);
+    hp_xfree(st_pos, N, sizeof *st_pos);
+    st_node = st_pos = NULL;
+    roff = u32_array(n + 1, 0);
+    rsrc = hp_xalloc(E->n, sizeof *rsrc);
+    if (!roff || !rsrc)
+        goto out;
+    /* Predecessors within a region (reverse CSR). */
+    for (uint32_t k = 0; k < E->n; k++)
+        if (same_region(g, E->e[k].src, E->e[k].dst))
+            roff[E->e[k].dst + 1]++;
+    for (size_t v = 0; v < n; v++)
+        roff[v + 1] += roff[v];
+    {
+        /* fill backwards from each node's end: roff ends as the starts */
+        uint32_t total = roff[n];
+        for (uint32_t k = (uint32_t)E->n; k-- > 0;)
+            if (same_region(g, E->e[k].src, E->e[k].dst))
+                rsrc[--roff[E->e[k].dst + 1]] = E->e[k].src;
+        /* roff[v + 1] is v's start now: shift */
+        memmove(roff, roff + 1, n * sizeof *roff);
+        roff[n] = total;
+    }
+
     idom[d.S] = d.S;
     idom[d.VR] = d.S;
     idom[d.VU] = d.S;
@@ -717,7 +739,7 @@ static int dominators(hp_graph *g)
             uint32_t nd = HP_NONE;
             if (HP_REGION(g, v) == HP_R_REACH && (g->region[v] & HP_F_ROOT))
                 nd = d.VR;
-            else if (HP_REGION(g, v) == HP_R_UNREACH && g->pnode[v] == HP_NONE)
+            else if (HP_REGION(g, v) == HP_R_UNREACH && HP_PNODE(g, v) == HP_NONE)
                 nd = d.VU;
             for (uint32_t k = roff[v]; k < roff[v + 1]; k++) {
                 uint32_t p = rsrc[k];
@@ -754,7 +776,7 @@ out:
     hp_xfree(roff, n + 1, sizeof *roff);
     hp_xfree(rsrc, E->n, sizeof *rsrc);
     hp_xfree(d.vr, nvr_cap, sizeof *d.vr);
-    hp_xfree(d.vu, n, sizeof *d.vu);
+    hp_xfree(d.vu, nvu_cap, sizeof *d.vu);
     return rc;
 }
 
@@ -816,7 +838,8 @@ fail:
     for (size_t v = 0; v < g->nlive; v++)
         if (HP_REGION(g, v) == HP_R_UNREACH) {
             g->region[v] &= (uint8_t)~HP_F_LEAK;
-            g->depth[v] = g->pnode[v] = g->pedge[v] = g->anc[v] = HP_NONE;
+            g->region[v] &= (uint8_t)~HP_F_TROOT;
+            g->depth[v] = g->pedge[v] = g->anc[v] = HP_NONE;
         }
     return -1;
 }

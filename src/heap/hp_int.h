@@ -2,7 +2,8 @@
  *
  * Nodes are numbered 0..n-1: the live registry in order (0..nlive-1), then
  * the zombies. Edges live in two CSR arrays (strong, weak) indexed by
- * source node. Every per-node array has exactly n entries; every array is
+ * source node; the weak array keeps only edges to zombies (a weak edge to a
+ * live object explains nothing a report prints). Every per-node array has exactly n entries; every array is
  * freed with the size it was allocated with (al_free needs it).
  */
 #ifndef FAKEGC_HP_INT_H
@@ -15,6 +16,7 @@
 #define HP_NONE UINT32_MAX
 /* SCCs up to this size show each member its own shortest cycle. */
 #define HP_SMALL_SCC 64u
+#define HP_LCACHE 64u
 
 /* 16 bytes: a snapshot of millions of objects keeps one per reference. */
 typedef struct hp_edge {
@@ -33,8 +35,13 @@ enum { HP_R_ZOMBIE = 0, HP_R_REACH = 1, HP_R_UNREACH = 2 };
 /* Flag bits of region[]: HP_REGION(x) is the HP_R_* value. */
 enum { HP_F_ROOT = 4,     /* held directly by a root */
        HP_F_SEL = 8,      /* selected (hp_select) */
-       HP_F_LEAK = 16 };  /* reference-count leak (hp_analyze) */
+       HP_F_LEAK = 16,    /* reference-count leak (hp_analyze) */
+       HP_F_TROOT = 32 }; /* a root of a BFS tree (no parent) */
 #define HP_REGION(g, v) ((g)->region[v] & 3u)
+/* v's parent in its BFS tree, or HP_NONE (a tree root, a zombie) */
+#define HP_PNODE(g, v) \
+    (((g)->region[v] & HP_F_TROOT) || (g)->pedge[v] == HP_NONE \
+         ? HP_NONE : (g)->strong.e[(g)->pedge[v]].src)
 enum { HP_SCC_CYCLIC = 1, HP_SCC_SOURCE = 2 };
 
 struct hp_graph {
@@ -46,6 +53,8 @@ struct hp_graph {
     /* interned edge labels */
     char **labels; size_t nlabels, labels_cap;
     uint32_t *lhash; size_t lhcap;        /* label + 1 */
+    const char *lc_ptr[HP_LCACHE];        /* label pointer -> number cache */
+    uint32_t lc_id[HP_LCACHE];
     /* roots: copies of the caller's; index nroots is "finalizers" */
     hp_root *roots; size_t nroots;
     /* first edge to an object in neither registry list (hp_verify) */
@@ -57,7 +66,9 @@ struct hp_graph {
     /* reachability (hp_snapshot): BFS forest from the roots, then (in
      * analyze) from the sources of the unreachable part */
     uint8_t *region;                      /* HP_R_* | HP_F_* bits */
-    uint32_t *pnode, *pedge, *depth, *anc;
+    /* BFS tree: pedge is the edge from the parent (its src is the parent),
+     * or for a tree root (HP_F_TROOT) the root index / HP_NONE */
+    uint32_t *pedge, *depth, *anc;
     uint64_t nunreach, nzombie;
 
     /* analysis (lazy) */
@@ -89,6 +100,7 @@ int hp_build(hp_graph *g, const hp_root *roots, size_t nroots, int with_weak);
 void hp_release(hp_graph *g);                         /* frees g's arrays */
 int hp_analyze(hp_graph *g);                          /* 0 or -1 (ER_OOM) */
 const char *hp_root_name(const hp_graph *g, uint32_t idx);
-int hp_label_is_pending(const hp_graph *g, uint32_t label);
+/* The edge's role (obj_type.edge_role) is OBJ_ROLE_PENDING. */
+int hp_edge_is_pending(const hp_graph *g, const hp_edge *e);
 
 #endif

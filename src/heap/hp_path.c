@@ -119,7 +119,7 @@ static void chain_up(const hp_graph *g, uint32_t x, size_t m, pel *el, size_t *k
         el[base + m - 1 - i].a = g->pedge[x];
         el[base + m - 1 - i].count = 0;
         el[base + m - 1 - i].s = NULL;
-        x = g->pnode[x];
+        x = HP_PNODE(g, x);
     }
     *k = base + m;
 }
@@ -351,8 +351,8 @@ static int format_path(hp_graph *g, const pel *el, size_t k, hp_retained *out)
 static const char *tree_root_name(const hp_graph *g, uint32_t v)
 {
     uint32_t x = g->anc[v];
-    while (g->pnode[x] != HP_NONE)
-        x = g->pnode[x];
+    while (HP_PNODE(g, x) != HP_NONE)
+        x = HP_PNODE(g, x);
     return hp_root_name(g, g->pedge[x]);
 }
 

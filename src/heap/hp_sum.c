@@ -145,50 +145,47 @@ static uint32_t sh_elided(trie *t, const hp_graph *g, const uint32_t *tsh, uint3
 {
     uint32_t s = sh_child(t, tsh[g->anc[x]], SH_ELIDE, NULL, 0);
     uint32_t ks[HP_PATH_TAIL];
-    for (size_t i = 0; i < tail; i++, x = g->pnode[x])
+    for (size_t i = 0; i < tail; i++, x = HP_PNODE(g, x))
         ks[tail - 1 - i] = g->pedge[x];
     for (size_t i = 0; i < tail && s != HP_NONE; i++)
         s = sh_edge(t, g, s, &g->strong, ks[i], SH_SEDGE);
     return s;
 }
 
-/* tsh[v]: the shape of v's tree chain, for every node of a BFS tree. A
- * node deeper than HP_PATH_EDGES needs its head ancestor's shape (depth
- * HP_PATH_HEAD) first, any other its parent's. */
-static int tree_shapes(trie *t, const hp_graph *g, uint32_t *tsh)
+/* tsh[v]: the shape of v's tree chain (v a node of a BFS tree), computed
+ * on demand and kept. A node deeper than HP_PATH_EDGES needs its head
+ * ancestor's shape (depth HP_PATH_HEAD) first, any other its parent's.
+ * HP_NONE on OOM. */
+static uint32_t tree_shape(trie *t, const hp_graph *g, uint32_t *tsh, uint32_t v)
 {
     uint32_t stack[2 * HP_PATH_EDGES + 4];
-    for (uint32_t v = 0; v < g->nlive; v++) {
-        if (tsh[v] != HP_NONE || g->depth[v] == HP_NONE)
-            continue;
-        size_t sp = 0;
-        uint32_t x = v;
-        while (tsh[x] == HP_NONE) {
-            if (g->pnode[x] == HP_NONE) {
-                tsh[x] = sh_tree_root(t, g, x);
-                if (tsh[x] == HP_NONE)
-                    return -1;
-                break;
-            }
-            stack[sp++] = x;
-            x = g->depth[x] > HP_PATH_EDGES ? g->anc[x] : g->pnode[x];
+    size_t sp = 0;
+    uint32_t x = v;
+    while (tsh[x] == HP_NONE) {
+        if (HP_PNODE(g, x) == HP_NONE) {
+            tsh[x] = sh_tree_root(t, g, x);
+            if (tsh[x] == HP_NONE)
+                return HP_NONE;
+            break;
         }
-        while (sp--) {
-            uint32_t y = stack[sp];
-            tsh[y] = g->depth[y] > HP_PATH_EDGES
-                         ? sh_elided(t, g, tsh, y, HP_PATH_TAIL)
-                         : sh_edge(t, g, tsh[g->pnode[y]], &g->strong, g->pedge[y], SH_SEDGE);
-            if (tsh[y] == HP_NONE)
-                return -1;
-        }
+        stack[sp++] = x;
+        x = g->depth[x] > HP_PATH_EDGES ? g->anc[x] : HP_PNODE(g, x);
     }
-    return 0;
+    while (sp--) {
+        uint32_t y = stack[sp];
+        tsh[y] = g->depth[y] > HP_PATH_EDGES
+                     ? sh_elided(t, g, tsh, y, HP_PATH_TAIL)
+                     : sh_edge(t, g, tsh[HP_PNODE(g, y)], &g->strong, g->pedge[y], SH_SEDGE);
+        if (tsh[y] == HP_NONE)
+            return HP_NONE;
+    }
+    return tsh[v];
 }
 
 /* An object's own shape: its tree chain, or its cycle, or (zombies) its weak
  * holder's chain plus the weak edge. Cycle members of small parts intern
  * their shortest cycle; HP_NONE on OOM. */
-static uint32_t own_shape(trie *t, hp_graph *g, const uint32_t *tsh, uint32_t v)
+static uint32_t own_shape(trie *t, hp_graph *g, uint32_t *tsh, uint32_t v)
 {
     if (HP_REGION(g, v) == HP_R_ZOMBIE) {
         uint32_t w = g->zedge[v - g->nlive];
@@ -197,8 +194,9 @@ static uint32_t own_shape(trie *t, hp_graph *g, const uint32_t *tsh, uint32_t v)
         uint32_t h = g->weak.e[w].src;
         if (HP_REGION(g, h) == HP_R_UNREACH && (g->scc_flags[g->scc[h]] & HP_SCC_CYCLIC))
             return HP_NONE - 1;   /* rare: ask for the full path */
-        uint32_t base = g->depth[h] + 1 > HP_PATH_EDGES ? sh_elided(t, g, tsh, h, HP_PATH_TAIL - 1)
-                                                        : tsh[h];
+        uint32_t base = tree_shape(t, g, tsh, h);
+        if (base != HP_NONE && g->depth[h] + 1 > HP_PATH_EDGES)
+            base = sh_elided(t, g, tsh, h, HP_PATH_TAIL - 1);
         return base == HP_NONE ? HP_NONE : sh_edge(t, g, base, &g->weak, w, SH_WEDGE);
     }
     if (HP_REGION(g, v) == HP_R_UNREACH) {
@@ -208,7 +206,7 @@ static uint32_t own_shape(trie *t, hp_graph *g, const uint32_t *tsh, uint32_t v)
             (g->scc_size[c] <= HP_SMALL_SCC || g->scc_rep[c] == v))
             return HP_NONE - 1;   /* its own cycle: from its path */
     }
-    return tsh[v];
+    return tree_shape(t, g, tsh, v);
 }
 
 /* The shape of a path's strings, for the rare objects whose shape is their
@@ -425,7 +423,7 @@ static void top_describe(hp_graph *g, uint32_t p, hp_top *tp)
     struct { obj_kind kind; uint32_t label; uint64_t n; } part[8];
     size_t np = 0;
     for (uint32_t v = 0; v < g->n; v++) {
-        if (g->idom[v] != p || g->pnode[v] != p)
+        if (g->idom[v] != p || HP_PNODE(g, v) != p)
             continue;
         uint32_t lab = g->strong.e[g->pedge[v]].label;
         obj_kind kd = g->objs[v]->type->kind;
@@ -457,7 +455,7 @@ static void top_describe(hp_graph *g, uint32_t p, hp_top *tp)
     tp->path[0] = '\0';
     uint32_t top = chain[n - 1];
     const char *root = HP_REGION(g, top) == HP_R_UNREACH ? "unreachable"
-                     : g->pnode[top] == HP_NONE ? hp_root_name(g, g->pedge[top]) : "roots";
+                     : HP_PNODE(g, top) == HP_NONE ? hp_root_name(g, g->pedge[top]) : "roots";
     used += (size_t)snprintf(tp->path + used, sizeof tp->path - used, "%s", root);
     if (n == 16 && used < sizeof tp->path)
         used += (size_t)snprintf(tp->path + used, sizeof tp->path - used, " -> ...");
@@ -507,11 +505,16 @@ static int top_retainers(hp_graph *g, uint64_t scope_bytes, hp_summary *out)
     memset(out->top, 0, HP_TOP * sizeof *out->top);
     for (size_t i = 0; i < nc; i++) {
         uint32_t p = cand[i];
-        if (g->ret[p] * 100 < scope_bytes || g->dcount[p] < 2)
+        /* worth a line: 1% of what is covered, and big (a small heap's
+         * report has its groups) */
+        if (g->ret[p] * 100 < scope_bytes || (g->dcount[p] < 64 && g->ret[p] < (1u << 20)))
             continue;
         for (int steps = 0; steps < 64; steps++) {
             uint32_t c = big[p];
-            if (c == HP_NONE || g->ret[c] * 5 < g->ret[p] * 4)
+            /* stop at the head of a list of alike objects: the list is
+             * what accumulates */
+            if (c == HP_NONE || g->ret[c] * 5 < g->ret[p] * 4 ||
+                g->objs[c]->type == g->objs[p]->type)
                 break;
             p = c;
         }
@@ -549,7 +552,7 @@ static int build_groups(hp_graph *g, hp_which which, trie *t, gtab *gt, hp_summa
         return -1;
     for (size_t v = 0; v < g->n; v++)
         tsh[v] = HP_NONE;
-    int rc = tree_shapes(t, g, tsh);
+    int rc = 0;
     hp_retained tmp;
     memset(&tmp, 0, sizeof tmp);
     for (uint32_t v = 0; rc == 0 && v < g->n; v++) {

@@ -130,7 +130,7 @@ static void record(jw *w, const hp_retained *r)
     put(w, "}", 1);
 }
 
-static void group(jw *w, const hp_group *g)
+static void group(jw *w, const hp_group *g, const hp_retained *recs, size_t nrecs)
 {
     key(w, "{", "count"); num_u(w, g->count);
     key(w, ", ", "kind"); str(w, obj_kind_name(g->kind));
@@ -141,7 +141,34 @@ static void group(jw *w, const hp_group *g)
     key(w, ", ", "total_bytes"); num_u(w, g->total_bytes);
     key(w, ", ", "total_retained"); num_u(w, g->total_retained);
     key(w, ", ", "via"); str(w, g->via);
-    put(w, "}", 1);
+    key(w, ", ", "examples");
+    put(w, "[", 1);
+    for (size_t i = 0; i < g->nexamples && g->example + i < nrecs; i++) {
+        if (i)
+            put(w, ", ", 2);
+        num_u(w, recs[g->example + i].id);
+    }
+    puts_(w, "]}");
+}
+
+/* Biggest retainers: [{"id", "type", "retained_bytes", "count",
+ * "main_count", "main_kind", "main_via", "path"}] */
+static void biggest(jw *w, const hp_top *t, size_t n)
+{
+    put(w, "[", 1);
+    for (size_t i = 0; i < n; i++) {
+        key(w, i ? ", {" : "{", "id"); num_u(w, t[i].id);
+        key(w, ", ", "kind"); str(w, obj_kind_name(t[i].kind));
+        key(w, ", ", "type"); str(w, t[i].type_name);
+        key(w, ", ", "retained_bytes"); num_u(w, t[i].retained_bytes);
+        key(w, ", ", "count"); num_u(w, t[i].count);
+        key(w, ", ", "main_count"); num_u(w, t[i].main_count);
+        key(w, ", ", "main_kind"); str(w, obj_kind_name(t[i].main_kind));
+        key(w, ", ", "main_via"); str(w, t[i].main_via);
+        key(w, ", ", "path"); str(w, t[i].path);
+        put(w, "}", 1);
+    }
+    put(w, "]", 1);
 }
 
 /* cli.md: a failure's actual is a number when the value is one. */
@@ -176,7 +203,28 @@ static void failure(jw *w, const rp_failure *x)
             put(w, ", ", 2);
         record(w, &x->objects[i]);
     }
-    puts_(w, "]}");
+    put(w, "]", 1);
+    key(w, ", ", "objects_total"); num_u(w, x->objects_total ? x->objects_total : x->nobjects);
+    hp_group *own = NULL;
+    size_t ng = x->ngroups;
+    const hp_group *gs = x->groups;
+    if (!gs && x->nobjects) {
+        if (hp_group_records(x->objects, x->nobjects, &own, &ng) != 0)
+            ng = 0;
+        gs = own;
+    }
+    key(w, ", ", "groups");
+    put(w, "[", 1);
+    for (size_t i = 0; i < ng; i++) {
+        if (i)
+            put(w, ", ", 2);
+        group(w, &gs[i], x->objects, x->nobjects);
+    }
+    put(w, "]", 1);
+    hp_groups_free(own, own ? ng : 0);
+    key(w, ", ", "biggest");
+    biggest(w, x->top, x->ntop);
+    puts_(w, "}");
 }
 
 static const char *const ITEM = ",\n        ", *FIRST = "\n        ";
@@ -225,10 +273,14 @@ static int scenario(jw *w, const rp_scenario *s)
     put(w, "[", 1);
     for (size_t i = 0; i < ng; i++) {
         puts_(w, i ? ITEM : FIRST);
-        group(w, &gs[i]);
+        group(w, &gs[i], s->retained, s->nretained);
     }
     puts_(w, ng ? "\n      ]" : "]");
     hp_groups_free(own, own ? ng : 0);
+    key(w, ",\n      ", "retained_total");
+    num_u(w, s->retained_total ? s->retained_total : s->nretained);
+    key(w, ",\n      ", "biggest");
+    biggest(w, s->top, s->ntop);
 
     key(w, ",\n      ", "checkpoints");
     put(w, "[", 1);

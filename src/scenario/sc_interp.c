@@ -1417,7 +1417,8 @@ static int counter_attr(const sc_expr *e)
  * converter(s) of `o` through edges whose label starts with `label`. */
 typedef struct collect {
     hp_graph *g;             /* entries are selected there */
-    const char *label;
+    obj_role role;           /* edges of this role (obj_type.edge_role) */
+    const obj *from;         /* the converter being traversed */
     obj *convs[4];
     size_t nconv;
 } collect;
@@ -1442,7 +1443,7 @@ static void collect_entry(obj *child, const char *label, long index, void *arg)
 {
     collect *c = arg;
     (void)index;
-    if (!child || !label || strncmp(label, c->label, strlen(c->label)) != 0)
+    if (!child || obj_edge_role(c->from, label) != c->role)
         return;
     hp_select(c->g, child);
 }
@@ -1459,12 +1460,14 @@ static void memo_objects(obj *o, int attr, collect *c)
             obj_traverse(from, collect_conv, c);
     }
     obj_kind want = attr == A_MEMO_FAKE ? OBJ_FAKE_CONVERTER : OBJ_META_CONVERTER;
-    c->label = attr == A_MEMO_STORAGE ? "storage_memo" : attr == A_PENDING ? "pending"
-                                                                          : "tensor_memo";
+    c->role = attr == A_MEMO_STORAGE ? OBJ_ROLE_STORAGE_MEMO
+            : attr == A_PENDING      ? OBJ_ROLE_PENDING
+                                     : OBJ_ROLE_TENSOR_MEMO;
     for (size_t i = 0; i < c->nconv; i++) {
         obj *cv = c->convs[i];
         if (cv->type->kind != want || obj_expired(cv))
             continue;
+        c->from = cv;
         obj_traverse(cv, collect_entry, c);
         if (cv->type->traverse_weak)
             cv->type->traverse_weak(cv, collect_entry, c);
@@ -1523,10 +1526,14 @@ static void attach_objects(sc_vm *vm, rp_failure *f, obj *const *objs, size_t n,
     hp_summary sm;
     if (hp_selected(g) == 0)
         return;
-    if (hp_summarize(g, HP_SEL_MARKED, sc_examples(vm), &sm) == 0)
+    if (hp_summarize(g, HP_SEL_MARKED, sc_examples(vm), &sm) == 0) {
         sc_summary_to_failure(&sm, f);
-    else
-        er_clear();
+        /* --dot: the first failure's objects, unless teardown retains */
+        if (vm->o->dot && !vm->dot_written && f->nobjects &&
+            hp_write_dot(g, f->objects, f->nobjects, vm->o->dot) == 0)
+            vm->dot_written = 1;
+    }
+    er_clear();
 }
 
 static void stmt_text_impl(const sc_vm *vm, const sc_stmt *s, char *buf, size_t n)

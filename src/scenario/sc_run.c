@@ -179,7 +179,7 @@ static void end_check(sc_vm *vm, uint64_t base)
         hp_summary sm;
         if (hp_summarize(g, HP_SEL_ALL, sc_examples(vm), &sm) == 0) {
             sc_summary_to_scenario(&sm, out);
-            if (vm->o->dot)
+            if (vm->o->dot && !vm->dot_written)
                 hp_write_dot(g, out->retained, out->nretained, vm->o->dot);
         }
         er_clear();

@@ -53,6 +53,7 @@ struct sc_vm {
      * only expectations run (snap_at: vm->executed when last used). */
     hp_graph *snap;
     uint64_t snap_at, snap_live, snap_zombie, snap_gc;
+    int dot_written;         /* a failure's graph went to --dot */
 };
 
 /* The snapshot of the current heap state with the current roots (reused

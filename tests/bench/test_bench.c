@@ -41,7 +41,7 @@ static const char *const expected[] = {
     "weaktable/remove-1k", "weaktable/insert-1m", "weaktable/lookup-1m", "weaktable/remove-1m",
     "convert/miss",        "convert/hit",         "lifecycle/churn",     "view/fanout-64",
     "sparse/convert",      "gc/cycles-1m",        "interp/statements",   "stress/steps",
-    "report/leak-1m",
+    "report/leak-1m",      "report/run-10k",      "report/run-100k",     "report/run-1m",
 };
 #define NEXPECTED (sizeof expected / sizeof expected[0])
 

@@ -3,6 +3,7 @@
 
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <string.h>
 
 static void traverse(obj *self, obj_visit_fn visit, void *arg)
 {
@@ -43,10 +44,19 @@ static void describe(const obj *self, char *buf, size_t n)
     snprintf(buf, n, "test %s", self->type->name);
 }
 
+/* Test nodes say what their edges are the way the fake layer does: an
+ * edge labelled "pending" is a pending list (obj_type.edge_role). */
+static obj_role edge_role(const obj *self, const char *label)
+{
+    (void)self;
+    return strcmp(label, "pending") == 0 ? OBJ_ROLE_PENDING : OBJ_ROLE_PLAIN;
+}
+
 #define TYPE(var, nm, k)                                                                 \
     const obj_type var = {.name = nm, .kind = k, .traverse = traverse,                   \
                           .traverse_weak = traverse_weak, .release = release,            \
-                          .owned_bytes = owned_bytes, .describe = describe}
+                          .owned_bytes = owned_bytes, .describe = describe,              \
+                          .edge_role = edge_role}
 
 TYPE(th_node, "Node", OBJ_GENERIC);
 TYPE(th_mode, "FakeTensorMode", OBJ_FAKE_MODE);
