@@ -110,6 +110,7 @@ void m_free(model *m)
         pv_free(&m->m[i].fake);
         pv_free(&m->m[i].meta);
         pv_free(&m->m[i].stor);
+        pv_free(&m->m[i].mstor);
         iv_free(&m->m[i].pending);
     }
     al_free(m->n, m->ncap * sizeof *m->n, AL_K_SCENARIO);
@@ -242,7 +243,11 @@ static void callbacks(model *m, int32_t i)
             if (!md->alive)
                 continue;
             if (!x->fake && m_lookup(&md->meta, i) >= 0) {
-                int32_t s = x->layout == LY_STRIDED ? x->storage : -1;
+                /* meta_utils.py set_tensor_memo: weak_st = StorageWeakRef(
+                 * t.storage()) is taken when the entry is made, so after a
+                 * set_ it is the old storage */
+                int32_t s = m_lookup(&md->mstor, i);
+                pv_remove(&md->mstor, i);
                 if (m->c->defer_callbacks)
                     defer_push(m, (int32_t)k, i, s);
                 else
@@ -277,7 +282,7 @@ static void callbacks(model *m, int32_t i)
             m_unref(m, md->meta.p[e].v);
         for (uint32_t e = 0; e < md->stor.n; e++)
             m_unref(m, md->stor.p[e].v);
-        md->meta.n = md->stor.n = md->fake.n = md->pending.n = 0;
+        md->meta.n = md->stor.n = md->fake.n = md->pending.n = md->mstor.n = 0;
     }
 }
 
@@ -833,6 +838,9 @@ static int32_t meta_tensor(model *m, mmode *md, int32_t t)
         return -1;
     if (pv_push(m, &md->meta, t, r) < 0)   /* the memo keeps the creation ref */
         return -1;
+    const mnode *x = &m->n[t];
+    if (pv_push(m, &md->mstor, t, x->layout == LY_STRIDED ? x->storage : -1) < 0)
+        return -1;
     m_ref(m, r);
     return r;
 }
@@ -919,4 +927,43 @@ int32_t m_fake(model *m, mmode *md, int32_t t, int with_device, uint8_t dev)
     if (f < 0 || pv_push(m, &md->fake, t, f) < 0)
         return -1;
     return f;
+}
+
+/* PyTorch's Tensor.set_(source): the storage edge moves to source's
+ * storage (the old one may die now), the geometry is source's; base, grad
+ * and flags stay (the generator only uses sources that do not require
+ * grad). The memo entries keyed by t stay: a fake memo hit keeps the old
+ * geometry, as in PyTorch 1.13.1. */
+void m_set_(model *m, int32_t t, int32_t src)
+{
+    mnode *x = &m->n[t];
+    const mnode *y = &m->n[src];
+    x->ndim = y->ndim;
+    memcpy(x->sizes, y->sizes, sizeof x->sizes);
+    memcpy(x->strides, y->strides, sizeof x->strides);
+    x->offset = y->offset;
+    x->flags = (uint16_t)((x->flags & ~NF_USTR) | (y->flags & NF_USTR));
+    m_set_edge(m, &x->storage, y->storage);
+}
+
+/* view(dtype), same element size: view_dtype in PyTorch 1.13.1 makes an
+ * alias with a new TensorImpl over the storage; _base is None and it does
+ * not require grad. */
+int32_t m_view_dtype(model *m, int32_t t, uint8_t dtype)
+{
+    int32_t r = m_new(m, NK_TENSOR);
+    if (r < 0)
+        return -1;
+    const mnode *x = &m->n[t];
+    mnode *y = &m->n[r];
+    y->dtype = dtype;
+    y->dev = x->dev;
+    y->ndim = x->ndim;
+    memcpy(y->sizes, x->sizes, sizeof y->sizes);
+    memcpy(y->strides, x->strides, sizeof y->strides);
+    y->offset = x->offset;
+    y->flags = (uint16_t)(NF_LEAF | (x->flags & NF_USTR));
+    y->storage = x->storage;
+    m_ref(m, x->storage);
+    return r;
 }
