@@ -65,8 +65,7 @@ static const sc_word vocab[] = {
     B("alive", B_ALIVE, 1, 1, kw_none, NULL, NO_XREF_WEAK),
     B("dead", B_DEAD, 1, 1, kw_none, NULL, NO_XREF_WEAK),
     B("raises", B_RAISES, 2, 2, kw_none, NULL, NULL),
-    B2("fake_converter", B_FAKE_CONVERTER, 0, 0, kw_mode,
-       "not generated yet: the model has no converter owned apart from its mode", NULL),
+    B2("fake_converter", B_FAKE_CONVERTER, 0, 0, kw_mode, NULL, NULL),
 
     /* methods; arity of tensor ops is ts_op_arity's, checked when run */
     M("view", MK_OP, 0, -1, kw_none, NULL, NULL),

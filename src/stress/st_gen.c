@@ -166,6 +166,9 @@ static const struct {
     [ST_W_DTYPE_VIEW] = {"dtype_view", 1, "u = t.view(dtype), same element size: shares the "
                                           "storage, not a view (version 2)"},
     [ST_W_STORAGE] = {"storage", 1, "u = t.storage(): a storage held by a variable (version 2)"},
+    [ST_W_FAKE_CONVERTER] = {"fake_converter", 1, "c = fake_converter(): a stand-alone "
+                                                 "FakeTensorConverter (version 2)"},
+    [ST_W_CONVERT] = {"convert", 2, "f = c.fake(m, t): memoized in c, f holds m (version 2)"},
     [ST_W_EXPECT] = {"expect", 70, "percent chance of a model check after a step"},
 };
 
@@ -1349,8 +1352,8 @@ static int act_sparse(gen *g, const st_action *a)
 
 static int act_mode(gen *g, const st_action *a)
 {
-    int mc = a->op == A_MCONV;
-    if (mc ? !is_c(a->dst) : !is_m(a->dst))
+    int mc = a->op == A_MCONV, fc = a->op == A_FCONV;
+    if (mc || fc ? !is_c(a->dst) : !is_m(a->dst))
         return 0;
     int policy = a->sub == 1 ? FK_SWEEP_EAGER : a->sub == 2 ? FK_SWEEP_PERIODIC : g->c->policy;
     int64_t every = (a->flags & F_EVERY) ? a->v[0] : g->c->sweep_every;
@@ -1363,9 +1366,11 @@ static int act_mode(gen *g, const st_action *a)
     if (a->flags & F_EVERY)
         snprintf(kw + k, sizeof kw - k, "%ssweep_every=%d", k ? ", " : "", a->v[0]);
     char expr[120];
-    snprintf(expr, sizeof expr, "%s(%s)", mc ? "meta_converter" : "fake_mode", kw);
+    snprintf(expr, sizeof expr, "%s(%s)",
+             mc ? "meta_converter" : fc ? "fake_converter" : "fake_mode", kw);
     emit_stmt(g, 0, a->dst, expr);
-    int32_t r = m_mode_new(&g->m, mc, policy, every);
+    int32_t r = fc ? m_converter_new(&g->m, policy, every)
+                   : m_mode_new(&g->m, mc, policy, every);
     if (r < 0)
         return -1;
     bind(g, a->dst, r);
@@ -1420,11 +1425,44 @@ static int act_fake(gen *g, const st_action *a)
     return 1;
 }
 
+/* f = c.fake(m, t): a stand-alone FakeTensorConverter called with mode m */
+static int act_cfake(gen *g, const st_action *a)
+{
+    mmode *md = m_mode_of_var(&g->m, a->a);
+    mmode *owner = m_mode_of_var(&g->m, a->n);
+    if (!md || !owner || !is_c(a->a) || !is_m(a->n) || !(g->m.n[md->node].flags & NF_FC) ||
+        (a->dst >= 0 && !is_f(a->dst)))
+        return 0;
+    int32_t ti = vtensor(g, a->b);
+    if (ti < 0 || !is_t(a->b) || conv_blocked(g, ti))
+        return 0;
+    int err = m_fake_check(&g->m, md, ti, 0);
+    if (err == MERR_SKIP)
+        return 0;
+    char cn[8], mn[8], tn[8], expr[120];
+    snprintf(expr, sizeof expr, "%s.fake(%s, %s)", vname(a->a, cn), vname(a->n, mn),
+             vname(a->b, tn));
+    emit_stmt(g, err, a->dst, expr);
+    if (err) {
+        if (err == MERR_UNSUP && !(g->m.n[ti].flags & NF_QUANT))
+            md->misses++;
+        return 1;
+    }
+    int32_t f = m_convert(&g->m, md, ti, owner->node);
+    if (f < 0)
+        return -1;
+    if (a->dst >= 0)
+        bind(g, a->dst, f);
+    else
+        m_unref(&g->m, f);
+    return 1;
+}
+
 static int act_meta(gen *g, const st_action *a)
 {
     mmode *md = m_mode_of_var(&g->m, a->a);
-    if (!md || (a->dst >= 0 && !is_t(a->dst)))
-        return 0;
+    if (!md || (a->dst >= 0 && !is_t(a->dst)) || (g->m.n[md->node].flags & NF_FC))
+        return 0;   /* a FakeTensorConverter has no meta() */
     int32_t ti = vtensor(g, a->b);
     if (ti < 0 || !is_t(a->b) || conv_blocked(g, ti))
         return 0;
@@ -1700,7 +1738,8 @@ static int apply(gen *g, const st_action *a)
     case A_NEWOP: r = act_newop(g, a); break;
     case A_INPLACE: r = act_inplace(g, a); break;
     case A_SPARSE: r = act_sparse(g, a); break;
-    case A_MODE: case A_MCONV: r = act_mode(g, a); break;
+    case A_MODE: case A_MCONV: case A_FCONV: r = act_mode(g, a); break;
+    case A_CFAKE: r = act_cfake(g, a); break;
     case A_FAKE: r = act_fake(g, a); break;
     case A_META: r = act_meta(g, a); break;
     case A_REFAKE: r = act_refake(g, a); break;
@@ -1871,6 +1910,11 @@ static int ok_meta(gen *g, int s)
     return t >= 0 && !g->m.n[t].fake && g->m.n[t].dev == DV_META;
 }
 static int ok_mode(gen *g, int s) { return m_mode_of_var(&g->m, s) != NULL; }
+static int ok_fconv(gen *g, int s)
+{
+    const mmode *md = m_mode_of_var(&g->m, s);
+    return md && (g->m.n[md->node].flags & NF_FC);
+}
 static int ok_holder(gen *g, int s) { return attr_holder(g, s) >= 0; }
 
 static uint8_t rand_dtype(st_rng *r)
@@ -2213,10 +2257,10 @@ static int draw(gen *g, st_action *a, int kind)
     case ST_W_NEWOP: return draw_newop(g, a, 0, 0);
     case ST_W_INPLACE: return draw_inplace(g, a, 0);
     case ST_W_SPARSE_OP: return draw_sparse_op(g, a, 0);
-    case ST_W_MODE: case ST_W_META_CONVERTER: {
-        int mc = kind == ST_W_META_CONVERTER;
-        a->op = mc ? A_MCONV : A_MODE;
-        a->dst = (int8_t)(mc ? pick(r, V_C, NV_C) : pick(r, V_M, NV_M));
+    case ST_W_MODE: case ST_W_META_CONVERTER: case ST_W_FAKE_CONVERTER: {
+        int mc = kind == ST_W_META_CONVERTER, fc = kind == ST_W_FAKE_CONVERTER;
+        a->op = mc ? A_MCONV : fc ? A_FCONV : A_MODE;
+        a->dst = (int8_t)(mc || fc ? pick(r, V_C, NV_C) : pick(r, V_M, NV_M));
         uint32_t p = st_rng_below(r, 10);
         a->sub = (uint8_t)(p < 4 ? 0 : p < 6 ? 1 : 2);
         if (st_rng_below(r, 2)) {
@@ -2326,6 +2370,18 @@ static int draw(gen *g, st_action *a, int kind)
         return 1;
     }
     case ST_W_ERROR: return draw_error(g, a);
+    case ST_W_CONVERT: {
+        int c = pick_bound(g, V_C, NV_C, ok_fconv), m = pick_bound(g, V_M, NV_M, ok_mode);
+        int t = pick_bound(g, V_T, NV_T, ok_tensor);
+        if (c < 0 || m < 0 || t < 0)
+            return 0;
+        a->op = A_CFAKE;
+        a->a = (int8_t)c;
+        a->b = (int8_t)t;
+        a->n = (int8_t)m;
+        a->dst = (int8_t)(st_rng_below(r, 4) == 0 ? -1 : pick(r, V_F, NV_F));
+        return 1;
+    }
     case ST_W_SET: {
         int t = pick_bound(g, V_T, NV_T, ok_strided), u = -1;
         if (t < 0 || !set_ok(g, vtensor(g, t)))

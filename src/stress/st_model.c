@@ -256,7 +256,8 @@ static void callbacks(model *m, int32_t i)
             pv_remove(&md->fake, i);          /* key died */
         }
         if (x->fake && x->mode >= 0) {       /* value died: WeakValueDictionary */
-            mmode *md = &m->m[m->n[x->mode].mi];
+            /* the memo holding it: its converter's (x->mi), else its mode's */
+            mmode *md = &m->m[x->mi >= 0 ? x->mi : m->n[x->mode].mi];
             for (uint32_t e = 0; md->alive && e < md->fake.n;) {
                 if (md->fake.p[e].v == i)
                     md->fake.p[e] = md->fake.p[--md->fake.n];
@@ -275,7 +276,7 @@ static void callbacks(model *m, int32_t i)
     } else if (x->kind == NK_MODE) {
         mmode *md = &m->m[x->mi];
         md->alive = 0;
-        if (!(x->flags & NF_MC))
+        if (!(x->flags & (NF_MC | NF_FC)))
             m->live_modes--;
         /* the converter goes with it: its tables are freed */
         for (uint32_t e = 0; e < md->meta.n; e++)
@@ -886,7 +887,7 @@ int m_fake_check(model *m, mmode *md, int32_t t, int with_device)
     return fake_check_real(m, md, t, 0);
 }
 
-static int32_t from_real(model *m, mmode *md, int32_t t)
+static int32_t from_real(model *m, mmode *md, int32_t t, int32_t owner)
 {
     int32_t hit = m_lookup(&md->fake, t);
     if (hit >= 0) {
@@ -896,14 +897,15 @@ static int32_t from_real(model *m, mmode *md, int32_t t)
     int32_t mt = m_meta_convert(m, md, t);
     if (mt < 0)
         return -1;
-    int32_t f = m_fake_new(m, mt, md->node, m->n[t].dev);
+    int32_t f = m_fake_new(m, mt, owner, m->n[t].dev);
     if (f < 0)
         return -1;
+    m->n[f].mi = (int32_t)(md - m->m);   /* the memo it is a value of */
     mnode *x = &m->n[t];
     m->n[f].flags = (uint16_t)((m->n[f].flags & ~(NF_RG | NF_LEAF)) |
                                (x->flags & NF_RG ? NF_RG : NF_LEAF));
     if (x->grad >= 0) {
-        int32_t g = from_real(m, md, m->n[t].grad);
+        int32_t g = from_real(m, md, m->n[t].grad, owner);
         if (g < 0)
             return -1;
         m->n[f].grad = g;
@@ -916,7 +918,7 @@ static int32_t from_real(model *m, mmode *md, int32_t t)
 int32_t m_fake(model *m, mmode *md, int32_t t, int with_device, uint8_t dev)
 {
     if (!with_device)
-        return from_real(m, md, t);
+        return from_real(m, md, t, md->node);
     int32_t hit = m_lookup(&md->fake, t);
     if (hit >= 0) {
         m_ref(m, hit);
@@ -926,7 +928,24 @@ int32_t m_fake(model *m, mmode *md, int32_t t, int with_device, uint8_t dev)
     int32_t f = m_fake_new(m, t, md->node, dev);
     if (f < 0 || pv_push(m, &md->fake, t, f) < 0)
         return -1;
+    m->n[f].mi = (int32_t)(md - m->m);
     return f;
+}
+
+/* fake_tensor.py FakeTensorConverter.__call__(fake_mode, t): the memo is
+ * the converter's own (a hit whatever the mode), the FakeTensor holds the
+ * mode it was made for. */
+int32_t m_convert(model *m, mmode *md, int32_t t, int32_t owner)
+{
+    return from_real(m, md, t, owner);
+}
+
+int32_t m_converter_new(model *m, int policy, int64_t every)
+{
+    int32_t i = m_mode_new(m, 1, policy, every);
+    if (i >= 0)
+        m->n[i].flags = (uint16_t)((m->n[i].flags & ~NF_MC) | NF_FC);
+    return i;
 }
 
 /* PyTorch's Tensor.set_(source): the storage edge moves to source's
