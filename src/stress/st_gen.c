@@ -1377,13 +1377,43 @@ static int act_mode(gen *g, const st_action *a)
     return 1;
 }
 
-/* A view of a tensor set_ re-pointed (see NF_SET), or one with such a grad. */
-static int conv_blocked(const gen *g, int32_t t)
+/* A view whose geometry reaches past what its base's meta storage will
+ * hold: the base's extent when the base is converted now, else the
+ * memoized meta storage's current size (a meta storage has the extent of
+ * the last non-view tensor converted over it). PyTorch 1.13.1 raises
+ * setStorage out of bounds in the as_strided of the conversion, after
+ * converting the base; the generator converts no such view (and none whose
+ * strides it does not predict). */
+static int view_overreaches(const gen *g, const mmode *md, int32_t t)
+{
+    const mnode *x = &g->m.n[t];
+    if (x->base < 0 || x->layout != LY_STRIDED)
+        return 0;
+    const mnode *b = &g->m.n[x->base];
+    if (b->layout != LY_STRIDED)
+        return 0;
+    if ((x->flags | b->flags) & NF_USTR)
+        return 1;
+    uint64_t need = m_storage_bytes(x->ndim, x->sizes, x->strides, x->offset, x->dtype);
+    int32_t hit = m_lookup(&md->meta, x->base);
+    uint64_t have = hit >= 0 && g->m.n[hit].storage >= 0
+                  ? g->m.n[g->m.n[hit].storage].nbytes
+                  : m_storage_bytes(b->ndim, b->sizes, b->strides, b->offset, b->dtype);
+    return need > have;
+}
+
+/* Conversions the generator does not make: a view of a tensor set_
+ * re-pointed (see NF_SET), a view that overreaches, or one with such a grad. */
+static int conv_blocked(const gen *g, const mmode *md, int32_t t)
 {
     for (int depth = 0; t >= 0 && depth < 8; depth++) {
         const mnode *x = &g->m.n[t];
-        if ((x->flags & NF_SET) || (x->base >= 0 && (g->m.n[x->base].flags & NF_SET)))
-            return x->base >= 0 || depth > 0;
+        if ((x->flags & NF_SET) && (x->base >= 0 || depth > 0))
+            return 1;
+        if (x->base >= 0 && (g->m.n[x->base].flags & NF_SET))
+            return 1;
+        if (view_overreaches(g, md, t))
+            return 1;
         t = x->grad;
     }
     return 0;
@@ -1395,7 +1425,7 @@ static int act_fake(gen *g, const st_action *a)
     if (!md || !is_m(a->a) || (a->dst >= 0 && !is_f(a->dst)))
         return 0;
     int32_t ti = vtensor(g, a->b);
-    if (ti < 0 || conv_blocked(g, ti))
+    if (ti < 0 || conv_blocked(g, md, ti))
         return 0;
     int dev = (a->flags & F_DEVICE) != 0;
     int err = m_fake_check(&g->m, md, ti, dev);
@@ -1434,7 +1464,7 @@ static int act_cfake(gen *g, const st_action *a)
         (a->dst >= 0 && !is_f(a->dst)))
         return 0;
     int32_t ti = vtensor(g, a->b);
-    if (ti < 0 || !is_t(a->b) || conv_blocked(g, ti))
+    if (ti < 0 || !is_t(a->b) || conv_blocked(g, md, ti))
         return 0;
     int err = m_fake_check(&g->m, md, ti, 0);
     if (err == MERR_SKIP)
@@ -1464,7 +1494,7 @@ static int act_meta(gen *g, const st_action *a)
     if (!md || (a->dst >= 0 && !is_t(a->dst)) || (g->m.n[md->node].flags & NF_FC))
         return 0;   /* a FakeTensorConverter has no meta() */
     int32_t ti = vtensor(g, a->b);
-    if (ti < 0 || !is_t(a->b) || conv_blocked(g, ti))
+    if (ti < 0 || !is_t(a->b) || conv_blocked(g, md, ti))
         return 0;
     char mn[8], tn[8], expr[80];
     snprintf(expr, sizeof expr, "%s.meta(%s)", vname(a->a, mn), vname(a->b, tn));

@@ -799,6 +799,10 @@ static int32_t convert_fresh(model *m, mmode *md, int32_t t)
                 return -1;
             m->n[ms].flags |= NF_MEMO;
         }
+        /* r.set_(meta_storage, ...) on meta: the storage takes this tensor's
+         * extent, larger or smaller than before (PyTorch 1.13.1) */
+        x = &m->n[t];   /* m_storage may have moved the nodes */
+        m->n[ms].nbytes = m_storage_bytes(x->ndim, x->sizes, x->strides, x->offset, x->dtype);
         r = m_new(m, NK_TENSOR);
         if (r < 0)
             return -1;
