@@ -327,7 +327,11 @@ def process(path, args, emit_path):
     except (OSError, UnicodeDecodeError) as err:
         res.errors.append("%s: error: cannot read: %s" % (path, err))
         return res
-    tr = translate(prog, allow_meta=args.allow_meta)
+    # A scenario about PyTorch's default mode (allow_meta=False: meta() under
+    # `with` asserts) says so with a `# xref: no-allow-meta` line.
+    with open(path, encoding="utf-8") as f:
+        no_allow_meta = any(l.strip() == "# xref: no-allow-meta" for l in f)
+    tr = translate(prog, allow_meta=args.allow_meta and not no_allow_meta)
     res.untranslatable = tr.untranslatable_list()
     res.notes = sorted(tr.notes.items())
     if emit_path:

@@ -633,3 +633,30 @@ uint64_t obj_leftover(void)
         next_id = 1;
     return left;
 }
+
+uint64_t obj_reclaim_all(void)
+{
+    uint64_t forced = 0;
+    for (obj *o = obj_live_first(); o; o = obj_iter_next(o)) {
+        obj_incref(o);
+        while (o->callbacks)
+            obj_cb_unregister(o->callbacks);
+    }
+    for (obj *o = obj_live_first(); o; o = obj_iter_next(o))
+        obj_int_release(o);
+    obj *o;
+    while ((o = obj_live_first()) != NULL) {
+        while (o->callbacks)
+            obj_cb_unregister(o->callbacks);
+        o->strong = 1;
+        obj_decref(o);
+        forced++;
+    }
+    obj_safepoint();
+    while ((o = obj_zombie_first()) != NULL) {
+        o->weak = 1;
+        obj_weak_decref(o);
+        forced++;
+    }
+    return forced;
+}

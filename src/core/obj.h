@@ -222,6 +222,13 @@ static inline obj *obj_iter_next(const obj *o) { return o->next; }
 uint64_t obj_live_count(void);
 uint64_t obj_live_count_kind(obj_kind k);
 uint64_t obj_zombie_count(void);
+/* Force every live object and zombie out, whatever its counts say (a
+ * scenario's teardown after a bug leaked counts, callbacks or weak counts):
+ * every live object is held and its callbacks withdrawn; each releases what
+ * it owns while all are held (nothing dies half-way); each count is forced
+ * to 1 and dropped; zombies' weak counts are forced to 1 and dropped.
+ * Returns how many objects were forced. Collect first for the quiet cases. */
+uint64_t obj_reclaim_all(void);
 const char *obj_kind_name(obj_kind k);   /* "storage", "tensor", ... */
 
 /* --- ordering knobs (stress mode explores these) ------------------------- */

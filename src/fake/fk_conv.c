@@ -380,13 +380,8 @@ uint64_t fk_meta_sweep(obj *mc) { return mconv_sweep((fk_mconv *)mc); }
 static ts_storage *meta_storage(fk_mconv *mc, ts_storage *s)
 {
     obj *hit = wt_get(mc->storage_memo, &s->hdr);
-    if (hit) {
-        /* the real storage grew (set_ past its end) since: PyTorch's
-         * r.set_(meta_storage, ...) grows the meta storage likewise */
-        if (ts_storage_grow((ts_storage *)hit, s->nbytes))
-            return NULL;
+    if (hit)
         return (ts_storage *)hit;
-    }
     ts_storage *ms = ts_storage_new(s->nbytes, ts_meta(), TS_INIT_NONE);
     if (!ms)
         return NULL;
@@ -466,6 +461,13 @@ static ts_tensor *convert_fresh(fk_mconv *mc, ts_tensor *t)
         ts_storage *ms = meta_storage(mc, t->storage);
         if (!ms)
             return NULL;
+        /* meta_utils.py: r.set_(meta_storage, offset, size, stride) with
+         * no_dispatch; on meta that resizes the storage to exactly this
+         * geometry's extent, so a meta storage's nbytes is the extent of the
+         * last non-view tensor converted over it (PyTorch 1.13.1: 8 bytes
+         * after a 2-float tensor over a 16-byte storage, even when a 16-byte
+         * one was converted before) */
+        ms->nbytes = ts_storage_extent(t);
         r = ts_from_storage(ms, t->ndim, t->sizes, t->strides,
                             t->storage_offset, t->dtype);
     }

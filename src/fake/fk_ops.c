@@ -15,8 +15,10 @@ ts_tensor *fk_wrap_new(obj *mode, ts_tensor *meta, ts_device device)
     return ts_fake_new(meta, mode, device, 0);
 }
 
-/* After an in-place op on a fake's meta tensor (set_): the fake's
- * metadata follow its meta tensor's. */
+/* After set_ on a fake's meta tensor the fake's metadata follow it (the
+ * only in-place op that changes geometry; a fake wrapping a meta tensor
+ * the scenario also holds keeps its own copy otherwise, as PyTorch's
+ * _make_subclass does). */
 static void refresh_from_meta(ts_tensor *f)
 {
     const ts_tensor *m = f->meta;
@@ -82,7 +84,7 @@ ts_tensor *fk_apply_in(ts_op op, ts_tensor *self, const ts_args *a, obj *active)
     if (r == m_self) {
         /* in place (or an op that returned its input): the same fake */
         obj_decref(&r->hdr);
-        if (ts_op_is_inplace(op))
+        if (op == TS_OP_SET_)
             refresh_from_meta(self);
         obj_incref(&self->hdr);
         return self;

@@ -11,7 +11,6 @@
 #include "alloc/al.h"
 #include "core/er.h"
 #include "core/gc.h"
-#include "core/obj_int.h"
 #include "vg/vg.h"
 #include "tensor/ts.h"
 
@@ -48,37 +47,16 @@ uint64_t sc_model_bytes(void)
  *     while all are held, so nothing dies half-way;
  *  3. force each one's count to 1 and drop it: it dies owning nothing;
  *  4. free the zombies whose weak counts were leaked.
- * This uses core-private plumbing (obj_int_release) on purpose: it is the
- * one place that must free objects whatever their counts say. */
+ * Steps 1-4 are core's obj_reclaim_all(); the collection first is the
+ * scenario's (gc sits above obj). */
 uint64_t sc_reclaim_all(void)
 {
     obj_safepoint();
-    uint64_t forced = 0;
     if (obj_live_count() == 0 && obj_zombie_count() == 0)
         return 0;
     gc_collect();
     obj_safepoint();
-    for (obj *o = obj_live_first(); o; o = obj_iter_next(o)) {
-        obj_incref(o);
-        while (o->callbacks)
-            obj_cb_unregister(o->callbacks);
-    }
-    for (obj *o = obj_live_first(); o; o = obj_iter_next(o))
-        obj_int_release(o);
-    obj *o;
-    while ((o = obj_live_first()) != NULL) {
-        while (o->callbacks)
-            obj_cb_unregister(o->callbacks);
-        o->strong = 1;
-        obj_decref(o);
-        forced++;
-    }
-    obj_safepoint();
-    while ((o = obj_zombie_first()) != NULL) {
-        o->weak = 1;
-        obj_weak_decref(o);
-        forced++;
-    }
+    uint64_t forced = obj_reclaim_all();
     er_clear();
     return forced;
 }

@@ -65,7 +65,7 @@ static const sc_word vocab[] = {
     B("alive", B_ALIVE, 1, 1, kw_none, NULL, NO_XREF_WEAK),
     B("dead", B_DEAD, 1, 1, kw_none, NULL, NO_XREF_WEAK),
     B("raises", B_RAISES, 2, 2, kw_none, NULL, NULL),
-    B2("fake_converter", B_FAKE_CONVERTER, 0, 0, kw_mode, V2_STRESS, NULL),
+    B2("fake_converter", B_FAKE_CONVERTER, 0, 0, kw_mode, NULL, NULL),
 
     /* methods; arity of tensor ops is ts_op_arity's, checked when run */
     M("view", MK_OP, 0, -1, kw_none, NULL, NULL),
@@ -129,7 +129,7 @@ static const sc_word vocab[] = {
     M2("real", MK_OP, 0, 0, 0, kw_none, V2_STRESS, NULL),
     M2("imag", MK_OP, 0, 0, 0, kw_none, V2_STRESS, NULL),
     M2("requires_grad_", MK_OP, 0, 0, 1, kw_none, V2_STRESS, NULL),
-    M2("set_", MK_OP, 0, 1, 4, kw_none, V2_STRESS, NULL),
+    M2("set_", MK_OP, 0, 1, 4, kw_none, NULL, NULL),
     M2("is_leaf", MK_QUERY, 0, 0, 0, kw_none, V2_STRESS, NULL),
     M2("is_fake", MK_QUERY, 0, 0, 0, kw_none, V2_STRESS, NULL),
     M2("is_meta", MK_QUERY, 0, 0, 0, kw_none, V2_STRESS, NULL),
@@ -141,7 +141,7 @@ static const sc_word vocab[] = {
     M2("device", MK_VALUE, VQ_DEVICE, 0, 0, kw_none, V2_STRESS, NULL),
     M2("layout", MK_VALUE, VQ_LAYOUT, 0, 0, kw_none, V2_STRESS, NULL),
     M2("base", MK_VALUE, VQ_BASE, 0, 0, kw_none, V2_STRESS, NULL),
-    M2("storage", MK_VALUE, VQ_STORAGE, 0, 0, kw_none, V2_STRESS, NULL),
+    M2("storage", MK_VALUE, VQ_STORAGE, 0, 0, kw_none, NULL, NULL),
     M2("fake_mode", MK_VALUE, VQ_FAKE_MODE, 0, 0, kw_none, V2_STRESS, NULL),
 
     /* attributes */

@@ -40,6 +40,8 @@ enum {
     ST_W_VIEW, ST_W_NEWOP, ST_W_INPLACE, ST_W_SPARSE_OP, ST_W_MODE, ST_W_META_CONVERTER,
     ST_W_FAKE, ST_W_FAKE_DEVICE, ST_W_META, ST_W_FAKE_OP, ST_W_REFAKE, ST_W_ATTR, ST_W_GRAD,
     ST_W_DEL, ST_W_WEAKREF, ST_W_GC, ST_W_SWEEP, ST_W_WITH, ST_W_ERROR,
+    ST_W_SET, ST_W_DTYPE_VIEW, ST_W_STORAGE,   /* version 2 of the language */
+    ST_W_FAKE_CONVERTER, ST_W_CONVERT,
     ST_W_EXPECT,        /* not an action: percent chance of a model check per step */
     ST_W_COUNT
 };

@@ -162,6 +162,13 @@ static const struct {
     [ST_W_WITH] = {"with", 2, "with m: constructors make fake tensors"},
     [ST_W_ERROR] = {"error", 3, "operations that must raise ShapeError, TypeError or "
                                 "UnsupportedFakeTensor"},
+    [ST_W_SET] = {"set", 1, "t.set_(u): t re-pointed at u's storage (version 2)"},
+    [ST_W_DTYPE_VIEW] = {"dtype_view", 1, "u = t.view(dtype), same element size: shares the "
+                                          "storage, not a view (version 2)"},
+    [ST_W_STORAGE] = {"storage", 1, "u = t.storage(): a storage held by a variable (version 2)"},
+    [ST_W_FAKE_CONVERTER] = {"fake_converter", 1, "c = fake_converter(): a stand-alone "
+                                                 "FakeTensorConverter (version 2)"},
+    [ST_W_CONVERT] = {"convert", 2, "f = c.fake(m, t): memoized in c, f holds m (version 2)"},
     [ST_W_EXPECT] = {"expect", 70, "percent chance of a model check after a step"},
 };
 
@@ -1345,8 +1352,8 @@ static int act_sparse(gen *g, const st_action *a)
 
 static int act_mode(gen *g, const st_action *a)
 {
-    int mc = a->op == A_MCONV;
-    if (mc ? !is_c(a->dst) : !is_m(a->dst))
+    int mc = a->op == A_MCONV, fc = a->op == A_FCONV;
+    if (mc || fc ? !is_c(a->dst) : !is_m(a->dst))
         return 0;
     int policy = a->sub == 1 ? FK_SWEEP_EAGER : a->sub == 2 ? FK_SWEEP_PERIODIC : g->c->policy;
     int64_t every = (a->flags & F_EVERY) ? a->v[0] : g->c->sweep_every;
@@ -1359,13 +1366,57 @@ static int act_mode(gen *g, const st_action *a)
     if (a->flags & F_EVERY)
         snprintf(kw + k, sizeof kw - k, "%ssweep_every=%d", k ? ", " : "", a->v[0]);
     char expr[120];
-    snprintf(expr, sizeof expr, "%s(%s)", mc ? "meta_converter" : "fake_mode", kw);
+    snprintf(expr, sizeof expr, "%s(%s)",
+             mc ? "meta_converter" : fc ? "fake_converter" : "fake_mode", kw);
     emit_stmt(g, 0, a->dst, expr);
-    int32_t r = m_mode_new(&g->m, mc, policy, every);
+    int32_t r = fc ? m_converter_new(&g->m, policy, every)
+                   : m_mode_new(&g->m, mc, policy, every);
     if (r < 0)
         return -1;
     bind(g, a->dst, r);
     return 1;
+}
+
+/* A view whose geometry reaches past what its base's meta storage will
+ * hold: the base's extent when the base is converted now, else the
+ * memoized meta storage's current size (a meta storage has the extent of
+ * the last non-view tensor converted over it). PyTorch 1.13.1 raises
+ * setStorage out of bounds in the as_strided of the conversion, after
+ * converting the base; the generator converts no such view (and none whose
+ * strides it does not predict). */
+static int view_overreaches(const gen *g, const mmode *md, int32_t t)
+{
+    const mnode *x = &g->m.n[t];
+    if (x->base < 0 || x->layout != LY_STRIDED)
+        return 0;
+    const mnode *b = &g->m.n[x->base];
+    if (b->layout != LY_STRIDED)
+        return 0;
+    if ((x->flags | b->flags) & NF_USTR)
+        return 1;
+    uint64_t need = m_storage_bytes(x->ndim, x->sizes, x->strides, x->offset, x->dtype);
+    int32_t hit = m_lookup(&md->meta, x->base);
+    uint64_t have = hit >= 0 && g->m.n[hit].storage >= 0
+                  ? g->m.n[g->m.n[hit].storage].nbytes
+                  : m_storage_bytes(b->ndim, b->sizes, b->strides, b->offset, b->dtype);
+    return need > have;
+}
+
+/* Conversions the generator does not make: a view of a tensor set_
+ * re-pointed (see NF_SET), a view that overreaches, or one with such a grad. */
+static int conv_blocked(const gen *g, const mmode *md, int32_t t)
+{
+    for (int depth = 0; t >= 0 && depth < 8; depth++) {
+        const mnode *x = &g->m.n[t];
+        if ((x->flags & NF_SET) && (x->base >= 0 || depth > 0))
+            return 1;
+        if (x->base >= 0 && (g->m.n[x->base].flags & NF_SET))
+            return 1;
+        if (view_overreaches(g, md, t))
+            return 1;
+        t = x->grad;
+    }
+    return 0;
 }
 
 static int act_fake(gen *g, const st_action *a)
@@ -1374,7 +1425,7 @@ static int act_fake(gen *g, const st_action *a)
     if (!md || !is_m(a->a) || (a->dst >= 0 && !is_f(a->dst)))
         return 0;
     int32_t ti = vtensor(g, a->b);
-    if (ti < 0)
+    if (ti < 0 || conv_blocked(g, md, ti))
         return 0;
     int dev = (a->flags & F_DEVICE) != 0;
     int err = m_fake_check(&g->m, md, ti, dev);
@@ -1404,13 +1455,46 @@ static int act_fake(gen *g, const st_action *a)
     return 1;
 }
 
+/* f = c.fake(m, t): a stand-alone FakeTensorConverter called with mode m */
+static int act_cfake(gen *g, const st_action *a)
+{
+    mmode *md = m_mode_of_var(&g->m, a->a);
+    mmode *owner = m_mode_of_var(&g->m, a->n);
+    if (!md || !owner || !is_c(a->a) || !is_m(a->n) || !(g->m.n[md->node].flags & NF_FC) ||
+        (a->dst >= 0 && !is_f(a->dst)))
+        return 0;
+    int32_t ti = vtensor(g, a->b);
+    if (ti < 0 || !is_t(a->b) || conv_blocked(g, md, ti))
+        return 0;
+    int err = m_fake_check(&g->m, md, ti, 0);
+    if (err == MERR_SKIP)
+        return 0;
+    char cn[8], mn[8], tn[8], expr[120];
+    snprintf(expr, sizeof expr, "%s.fake(%s, %s)", vname(a->a, cn), vname(a->n, mn),
+             vname(a->b, tn));
+    emit_stmt(g, err, a->dst, expr);
+    if (err) {
+        if (err == MERR_UNSUP && !(g->m.n[ti].flags & NF_QUANT))
+            md->misses++;
+        return 1;
+    }
+    int32_t f = m_convert(&g->m, md, ti, owner->node);
+    if (f < 0)
+        return -1;
+    if (a->dst >= 0)
+        bind(g, a->dst, f);
+    else
+        m_unref(&g->m, f);
+    return 1;
+}
+
 static int act_meta(gen *g, const st_action *a)
 {
     mmode *md = m_mode_of_var(&g->m, a->a);
-    if (!md || (a->dst >= 0 && !is_t(a->dst)))
-        return 0;
+    if (!md || (a->dst >= 0 && !is_t(a->dst)) || (g->m.n[md->node].flags & NF_FC))
+        return 0;   /* a FakeTensorConverter has no meta() */
     int32_t ti = vtensor(g, a->b);
-    if (ti < 0 || !is_t(a->b))
+    if (ti < 0 || !is_t(a->b) || conv_blocked(g, md, ti))
         return 0;
     char mn[8], tn[8], expr[80];
     snprintf(expr, sizeof expr, "%s.meta(%s)", vname(a->a, mn), vname(a->b, tn));
@@ -1483,7 +1567,7 @@ static int grad_ok(gen *g, int32_t t, int32_t gr)
         /* not on meta either: a meta grad may already have a fake made with
          * another device (fake(t, device=...)), which then does not fit */
         if (gr == t || depth > 6 || x->fake || x->layout != LY_STRIDED ||
-            (x->flags & (NF_QUANT | NF_NEG | NF_CONJ | NF_MEMO)) || x->dev == DV_LAZY ||
+            (x->flags & (NF_QUANT | NF_NEG | NF_CONJ | NF_MEMO | NF_SET)) || x->dev == DV_LAZY ||
             x->dev == DV_META ||
             (x->base >= 0 && g->m.n[x->base].layout != LY_STRIDED))
             return 0;
@@ -1498,8 +1582,8 @@ static int act_grad(gen *g, const st_action *a)
     if (t < 0 || !is_t(a->a))
         return 0;
     const mnode *x = &g->m.n[t];
-    if (x->layout != LY_STRIDED || (x->flags & NF_MEMO))
-        return 0;
+    if (x->layout != LY_STRIDED || (x->flags & (NF_MEMO | NF_SET)))
+        return 0;   /* NF_SET: a memo hit keeps the pre-set_ sizes, a grad would not fit */
     int32_t v = -1;
     if (a->b >= 0) {
         v = vtensor(g, a->b);
@@ -1517,6 +1601,95 @@ static int act_grad(gen *g, const st_action *a)
     char tn[8], vn[8];
     emit(g, "%s.grad = %s", vname(a->a, tn), v >= 0 ? vname(a->b, vn) : "none");
     m_set_edge(&g->m, &g->m.n[t].grad, v);
+    return 1;
+}
+
+/* ---- version 2: set_, view(dtype), storages in variables ---- */
+
+/* Is any live node's base, grad or meta tensor x? (set_ would change what a
+ * view of x, a tensor with grad x, or a fake wrapping x assumes.) */
+static int referenced_as_base_or_grad(const gen *g, int32_t x)
+{
+    for (uint32_t i = 0; i < g->m.nn; i++) {
+        const mnode *y = &g->m.n[i];
+        if (y->alive && y->kind == NK_TENSOR && (y->base == x || y->grad == x || y->meta == x))
+            return 1;
+    }
+    return 0;
+}
+
+/* A real strided tensor set_ can use without changing grad state or the
+ * meaning of views (modelled: storage edge and geometry only). */
+static int set_ok(const gen *g, int32_t i)
+{
+    const mnode *x = &g->m.n[i];
+    return x->layout == LY_STRIDED && !x->fake && x->base < 0 && x->grad < 0 &&
+           !(x->flags & (NF_QUANT | NF_NEG | NF_CONJ | NF_RG | NF_MEMO));
+}
+
+static int act_set(gen *g, const st_action *a)
+{
+    int32_t t = vtensor(g, a->a), u = vtensor(g, a->b);
+    if (t < 0 || u < 0 || t == u || g->in_with || !is_t(a->a) || !is_t(a->b))
+        return 0;
+    const mnode *x = &g->m.n[t], *y = &g->m.n[u];
+    if (!set_ok(g, t) || !set_ok(g, u) || x->dtype != y->dtype || x->dev != y->dev ||
+        referenced_as_base_or_grad(g, t))
+        return 0;
+    char tn[8], un[8];
+    emit(g, "%s.set_(%s)", vname(a->a, tn), vname(a->b, un));
+    m_set_(&g->m, t, u);
+    g->m.n[t].flags |= NF_SET;
+    return 1;
+}
+
+/* dtypes of one element size that view(dtype) reinterprets in place */
+static int same_size_partner(uint8_t d)
+{
+    switch (d) {
+    case D_F32: return D_I32;
+    case D_I32: return D_F32;
+    case D_F64: return D_I64;
+    case D_I64: return D_F64;
+    case D_F16: return D_BF16;
+    case D_BF16: return D_F16;
+    case D_I8: return D_U8;
+    case D_U8: return D_I8;
+    default: return -1;
+    }
+}
+
+static int act_dtview(gen *g, const st_action *a)
+{
+    int32_t t = vtensor(g, a->a);
+    if (t < 0 || a->dst < 0 || !is_t(a->a) || !is_t(a->dst) || g->in_with)
+        return 0;
+    const mnode *x = &g->m.n[t];
+    int dt = same_size_partner(x->dtype);
+    if (dt < 0 || x->layout != LY_STRIDED || (x->flags & (NF_QUANT | NF_NEG | NF_CONJ)))
+        return 0;
+    char tn[8], dn[8];
+    emit(g, "%s = %s.view(%s)", vname(a->dst, dn), vname(a->a, tn), m_dtype_name[dt]);
+    int32_t r = m_view_dtype(&g->m, t, (uint8_t)dt);
+    if (r < 0)
+        return -1;
+    bind(g, a->dst, r);
+    return 1;
+}
+
+static int act_storage(gen *g, const st_action *a)
+{
+    int32_t t = vtensor(g, a->a);
+    if (t < 0 || a->dst < 0 || !is_t(a->a) || !is_t(a->dst))
+        return 0;
+    const mnode *x = &g->m.n[t];
+    if (x->layout != LY_STRIDED || x->storage < 0)
+        return 0;
+    char tn[8], dn[8];
+    emit(g, "%s = %s.storage()", vname(a->dst, dn), vname(a->a, tn));
+    int32_t st = x->storage;
+    m_ref(&g->m, st);
+    bind(g, a->dst, st);
     return 1;
 }
 
@@ -1595,7 +1768,8 @@ static int apply(gen *g, const st_action *a)
     case A_NEWOP: r = act_newop(g, a); break;
     case A_INPLACE: r = act_inplace(g, a); break;
     case A_SPARSE: r = act_sparse(g, a); break;
-    case A_MODE: case A_MCONV: r = act_mode(g, a); break;
+    case A_MODE: case A_MCONV: case A_FCONV: r = act_mode(g, a); break;
+    case A_CFAKE: r = act_cfake(g, a); break;
     case A_FAKE: r = act_fake(g, a); break;
     case A_META: r = act_meta(g, a); break;
     case A_REFAKE: r = act_refake(g, a); break;
@@ -1609,6 +1783,9 @@ static int apply(gen *g, const st_action *a)
         return 1;
     case A_SWEEP: r = act_sweep(g, a); break;
     case A_WITH: case A_END: r = act_with(g, a); break;
+    case A_SET: r = act_set(g, a); break;
+    case A_DTVIEW: r = act_dtview(g, a); break;
+    case A_STORAGE: r = act_storage(g, a); break;
     default: r = 0; break;
     }
     if (r < 0 || g->m.oom)
@@ -1763,6 +1940,11 @@ static int ok_meta(gen *g, int s)
     return t >= 0 && !g->m.n[t].fake && g->m.n[t].dev == DV_META;
 }
 static int ok_mode(gen *g, int s) { return m_mode_of_var(&g->m, s) != NULL; }
+static int ok_fconv(gen *g, int s)
+{
+    const mmode *md = m_mode_of_var(&g->m, s);
+    return md && (g->m.n[md->node].flags & NF_FC);
+}
 static int ok_holder(gen *g, int s) { return attr_holder(g, s) >= 0; }
 
 static uint8_t rand_dtype(st_rng *r)
@@ -2105,10 +2287,10 @@ static int draw(gen *g, st_action *a, int kind)
     case ST_W_NEWOP: return draw_newop(g, a, 0, 0);
     case ST_W_INPLACE: return draw_inplace(g, a, 0);
     case ST_W_SPARSE_OP: return draw_sparse_op(g, a, 0);
-    case ST_W_MODE: case ST_W_META_CONVERTER: {
-        int mc = kind == ST_W_META_CONVERTER;
-        a->op = mc ? A_MCONV : A_MODE;
-        a->dst = (int8_t)(mc ? pick(r, V_C, NV_C) : pick(r, V_M, NV_M));
+    case ST_W_MODE: case ST_W_META_CONVERTER: case ST_W_FAKE_CONVERTER: {
+        int mc = kind == ST_W_META_CONVERTER, fc = kind == ST_W_FAKE_CONVERTER;
+        a->op = mc ? A_MCONV : fc ? A_FCONV : A_MODE;
+        a->dst = (int8_t)(mc || fc ? pick(r, V_C, NV_C) : pick(r, V_M, NV_M));
         uint32_t p = st_rng_below(r, 10);
         a->sub = (uint8_t)(p < 4 ? 0 : p < 6 ? 1 : 2);
         if (st_rng_below(r, 2)) {
@@ -2218,6 +2400,47 @@ static int draw(gen *g, st_action *a, int kind)
         return 1;
     }
     case ST_W_ERROR: return draw_error(g, a);
+    case ST_W_CONVERT: {
+        int c = pick_bound(g, V_C, NV_C, ok_fconv), m = pick_bound(g, V_M, NV_M, ok_mode);
+        int t = pick_bound(g, V_T, NV_T, ok_tensor);
+        if (c < 0 || m < 0 || t < 0)
+            return 0;
+        a->op = A_CFAKE;
+        a->a = (int8_t)c;
+        a->b = (int8_t)t;
+        a->n = (int8_t)m;
+        a->dst = (int8_t)(st_rng_below(r, 4) == 0 ? -1 : pick(r, V_F, NV_F));
+        return 1;
+    }
+    case ST_W_SET: {
+        int t = pick_bound(g, V_T, NV_T, ok_strided), u = -1;
+        if (t < 0 || !set_ok(g, vtensor(g, t)))
+            return 0;
+        const mnode *x = &g->m.n[vtensor(g, t)];
+        for (int k = 0; k < NV_T && u < 0; k++) {
+            int s2 = V_T + (t - V_T + 1 + k) % NV_T;
+            int32_t y = vtensor(g, s2);
+            if (s2 != t && y >= 0 && set_ok(g, y) && g->m.n[y].dtype == x->dtype &&
+                g->m.n[y].dev == x->dev)
+                u = s2;
+        }
+        if (u < 0)
+            return 0;
+        a->op = A_SET;
+        a->a = (int8_t)t;
+        a->b = (int8_t)u;
+        return 1;
+    }
+    case ST_W_DTYPE_VIEW: case ST_W_STORAGE: {
+        int t = pick_bound(g, V_T, NV_T, ok_strided);
+        if (t < 0 || (kind == ST_W_DTYPE_VIEW &&
+                      same_size_partner(g->m.n[vtensor(g, t)].dtype) < 0))
+            return 0;
+        a->op = kind == ST_W_DTYPE_VIEW ? A_DTVIEW : A_STORAGE;
+        a->a = (int8_t)t;
+        a->dst = (int8_t)pick(r, V_T, NV_T);
+        return 1;
+    }
     default: return 0;
     }
 }
@@ -2281,7 +2504,7 @@ int st_generate(const st_config *c, uint64_t seed, st_script *out, st_text *text
             ok = apply(&g, &a);
             with_left = 0;
         } else {
-            for (int tries = 0; tries < 8 && !ok; tries++) {
+            for (int tries = 0; tries < 16 && !ok; tries++) {
                 int kind = pick_kind(&g, total);
                 if (with_left > 1 && kind != ST_W_TENSOR && kind != ST_W_SPARSE &&
                     kind != ST_W_FAKE_OP && kind != ST_W_QUANTIZED && kind != ST_W_DEL &&

@@ -110,6 +110,7 @@ void m_free(model *m)
         pv_free(&m->m[i].fake);
         pv_free(&m->m[i].meta);
         pv_free(&m->m[i].stor);
+        pv_free(&m->m[i].mstor);
         iv_free(&m->m[i].pending);
     }
     al_free(m->n, m->ncap * sizeof *m->n, AL_K_SCENARIO);
@@ -242,7 +243,11 @@ static void callbacks(model *m, int32_t i)
             if (!md->alive)
                 continue;
             if (!x->fake && m_lookup(&md->meta, i) >= 0) {
-                int32_t s = x->layout == LY_STRIDED ? x->storage : -1;
+                /* meta_utils.py set_tensor_memo: weak_st = StorageWeakRef(
+                 * t.storage()) is taken when the entry is made, so after a
+                 * set_ it is the old storage */
+                int32_t s = m_lookup(&md->mstor, i);
+                pv_remove(&md->mstor, i);
                 if (m->c->defer_callbacks)
                     defer_push(m, (int32_t)k, i, s);
                 else
@@ -251,7 +256,8 @@ static void callbacks(model *m, int32_t i)
             pv_remove(&md->fake, i);          /* key died */
         }
         if (x->fake && x->mode >= 0) {       /* value died: WeakValueDictionary */
-            mmode *md = &m->m[m->n[x->mode].mi];
+            /* the memo holding it: its converter's (x->mi), else its mode's */
+            mmode *md = &m->m[x->mi >= 0 ? x->mi : m->n[x->mode].mi];
             for (uint32_t e = 0; md->alive && e < md->fake.n;) {
                 if (md->fake.p[e].v == i)
                     md->fake.p[e] = md->fake.p[--md->fake.n];
@@ -270,14 +276,14 @@ static void callbacks(model *m, int32_t i)
     } else if (x->kind == NK_MODE) {
         mmode *md = &m->m[x->mi];
         md->alive = 0;
-        if (!(x->flags & NF_MC))
+        if (!(x->flags & (NF_MC | NF_FC)))
             m->live_modes--;
         /* the converter goes with it: its tables are freed */
         for (uint32_t e = 0; e < md->meta.n; e++)
             m_unref(m, md->meta.p[e].v);
         for (uint32_t e = 0; e < md->stor.n; e++)
             m_unref(m, md->stor.p[e].v);
-        md->meta.n = md->stor.n = md->fake.n = md->pending.n = 0;
+        md->meta.n = md->stor.n = md->fake.n = md->pending.n = md->mstor.n = 0;
     }
 }
 
@@ -793,6 +799,10 @@ static int32_t convert_fresh(model *m, mmode *md, int32_t t)
                 return -1;
             m->n[ms].flags |= NF_MEMO;
         }
+        /* r.set_(meta_storage, ...) on meta: the storage takes this tensor's
+         * extent, larger or smaller than before (PyTorch 1.13.1) */
+        x = &m->n[t];   /* m_storage may have moved the nodes */
+        m->n[ms].nbytes = m_storage_bytes(x->ndim, x->sizes, x->strides, x->offset, x->dtype);
         r = m_new(m, NK_TENSOR);
         if (r < 0)
             return -1;
@@ -832,6 +842,9 @@ static int32_t meta_tensor(model *m, mmode *md, int32_t t)
     if (r < 0)
         return -1;
     if (pv_push(m, &md->meta, t, r) < 0)   /* the memo keeps the creation ref */
+        return -1;
+    const mnode *x = &m->n[t];
+    if (pv_push(m, &md->mstor, t, x->layout == LY_STRIDED ? x->storage : -1) < 0)
         return -1;
     m_ref(m, r);
     return r;
@@ -878,7 +891,7 @@ int m_fake_check(model *m, mmode *md, int32_t t, int with_device)
     return fake_check_real(m, md, t, 0);
 }
 
-static int32_t from_real(model *m, mmode *md, int32_t t)
+static int32_t from_real(model *m, mmode *md, int32_t t, int32_t owner)
 {
     int32_t hit = m_lookup(&md->fake, t);
     if (hit >= 0) {
@@ -888,14 +901,15 @@ static int32_t from_real(model *m, mmode *md, int32_t t)
     int32_t mt = m_meta_convert(m, md, t);
     if (mt < 0)
         return -1;
-    int32_t f = m_fake_new(m, mt, md->node, m->n[t].dev);
+    int32_t f = m_fake_new(m, mt, owner, m->n[t].dev);
     if (f < 0)
         return -1;
+    m->n[f].mi = (int32_t)(md - m->m);   /* the memo it is a value of */
     mnode *x = &m->n[t];
     m->n[f].flags = (uint16_t)((m->n[f].flags & ~(NF_RG | NF_LEAF)) |
                                (x->flags & NF_RG ? NF_RG : NF_LEAF));
     if (x->grad >= 0) {
-        int32_t g = from_real(m, md, m->n[t].grad);
+        int32_t g = from_real(m, md, m->n[t].grad, owner);
         if (g < 0)
             return -1;
         m->n[f].grad = g;
@@ -908,7 +922,7 @@ static int32_t from_real(model *m, mmode *md, int32_t t)
 int32_t m_fake(model *m, mmode *md, int32_t t, int with_device, uint8_t dev)
 {
     if (!with_device)
-        return from_real(m, md, t);
+        return from_real(m, md, t, md->node);
     int32_t hit = m_lookup(&md->fake, t);
     if (hit >= 0) {
         m_ref(m, hit);
@@ -918,5 +932,61 @@ int32_t m_fake(model *m, mmode *md, int32_t t, int with_device, uint8_t dev)
     int32_t f = m_fake_new(m, t, md->node, dev);
     if (f < 0 || pv_push(m, &md->fake, t, f) < 0)
         return -1;
+    m->n[f].mi = (int32_t)(md - m->m);
     return f;
+}
+
+/* fake_tensor.py FakeTensorConverter.__call__(fake_mode, t): the memo is
+ * the converter's own (a hit whatever the mode), the FakeTensor holds the
+ * mode it was made for. */
+int32_t m_convert(model *m, mmode *md, int32_t t, int32_t owner)
+{
+    return from_real(m, md, t, owner);
+}
+
+int32_t m_converter_new(model *m, int policy, int64_t every)
+{
+    int32_t i = m_mode_new(m, 1, policy, every);
+    if (i >= 0)
+        m->n[i].flags = (uint16_t)((m->n[i].flags & ~NF_MC) | NF_FC);
+    return i;
+}
+
+/* PyTorch's Tensor.set_(source): the storage edge moves to source's
+ * storage (the old one may die now), the geometry is source's; base, grad
+ * and flags stay (the generator only uses sources that do not require
+ * grad). The memo entries keyed by t stay: a fake memo hit keeps the old
+ * geometry, as in PyTorch 1.13.1. */
+void m_set_(model *m, int32_t t, int32_t src)
+{
+    mnode *x = &m->n[t];
+    const mnode *y = &m->n[src];
+    x->ndim = y->ndim;
+    memcpy(x->sizes, y->sizes, sizeof x->sizes);
+    memcpy(x->strides, y->strides, sizeof x->strides);
+    x->offset = y->offset;
+    x->flags = (uint16_t)((x->flags & ~NF_USTR) | (y->flags & NF_USTR));
+    m_set_edge(m, &x->storage, y->storage);
+}
+
+/* view(dtype), same element size: view_dtype in PyTorch 1.13.1 makes an
+ * alias with a new TensorImpl over the storage; _base is None and it does
+ * not require grad. */
+int32_t m_view_dtype(model *m, int32_t t, uint8_t dtype)
+{
+    int32_t r = m_new(m, NK_TENSOR);
+    if (r < 0)
+        return -1;
+    const mnode *x = &m->n[t];
+    mnode *y = &m->n[r];
+    y->dtype = dtype;
+    y->dev = x->dev;
+    y->ndim = x->ndim;
+    memcpy(y->sizes, x->sizes, sizeof y->sizes);
+    memcpy(y->strides, x->strides, sizeof y->strides);
+    y->offset = x->offset;
+    y->flags = (uint16_t)(NF_LEAF | (x->flags & NF_USTR));
+    y->storage = x->storage;
+    m_ref(m, x->storage);
+    return r;
 }

@@ -42,7 +42,12 @@ enum {
                               no stride-dependent ops or checks */
     NF_DATA = 1u << 8,     /* storage with data bytes */
     NF_MARK = 1u << 9,     /* reachability scratch */
-    NF_MC = 1u << 10       /* NK_MODE: a stand-alone MetaConverter */
+    NF_MC = 1u << 10,      /* NK_MODE: a stand-alone MetaConverter */
+    NF_FC = 1u << 12,      /* NK_MODE: a stand-alone FakeTensorConverter (not a mode) */
+    NF_SET = 1u << 11      /* set_ re-pointed it: a view of it converted later
+                              would meet the meta memoized before set_, too
+                              small (PyTorch 1.13.1 raises setStorage out of
+                              bounds); the generator converts no such view */
 };
 
 typedef struct mnode {
@@ -72,13 +77,17 @@ typedef struct mmode {
     uint8_t alive;
     int64_t freq, count, hits, misses;
     mpvec fake, meta, stor;  /* key node -> value node */
+    mpvec mstor;             /* meta key -> the storage it had when its entry was
+                                made (its finalizer's StorageWeakRef; weak) */
     mivec pending;           /* storage nodes, duplicates kept */
 } mmode;
 
 /* actions (st_gen.c) */
 enum {
     A_CTOR = 1, A_VIEW, A_NEWOP, A_INPLACE, A_SPARSE, A_MODE, A_MCONV, A_FAKE, A_META,
-    A_REFAKE, A_ATTR, A_GRAD, A_DEL, A_WEAK, A_GC, A_SWEEP, A_WITH, A_END
+    A_REFAKE, A_ATTR, A_GRAD, A_DEL, A_WEAK, A_GC, A_SWEEP, A_WITH, A_END,
+    A_SET, A_DTVIEW, A_STORAGE,  /* version 2: set_, view(dtype), t.storage() */
+    A_FCONV, A_CFAKE             /* version 2: fake_converter(), c.fake(m, t) */
 };
 
 /* action variants (st_action.sub) and flags */
@@ -148,6 +157,11 @@ int32_t m_coo(model *m, int nd, const int64_t *sz, int sd, int64_t nnz, uint8_t 
               uint8_t dev, int coalesced);
 int32_t m_csr(model *m, int64_t r, int64_t c, int64_t nnz, uint8_t dt, uint8_t dev);
 int32_t m_fake_new(model *m, int32_t meta, int32_t mode, uint8_t fdev);   /* takes meta's ref */
+/* t.set_(src) (PyTorch's set_(Tensor)): t takes src's storage and geometry. */
+void m_set_(model *m, int32_t t, int32_t src);
+/* t.view(dtype) for a dtype of the same element size: a new tensor over
+ * t's storage, not a view, no grad (PyTorch 1.13.1). New ref. */
+int32_t m_view_dtype(model *m, int32_t t, uint8_t dtype);
 uint64_t m_storage_bytes(int nd, const int64_t *sz, const int64_t *st, int64_t off,
                          uint8_t dt);
 int64_t m_numel(const mnode *t);
@@ -168,6 +182,11 @@ int32_t m_lookup(const mpvec *v, int32_t key);             /* value or -1 */
 enum { MERR_NONE = 0, MERR_SHAPE, MERR_TYPE, MERR_UNSUP, MERR_SKIP };
 int m_fake_check(model *m, mmode *md, int32_t t, int with_device);
 int32_t m_fake(model *m, mmode *md, int32_t t, int with_device, uint8_t dev);
+/* converter(mode, t) of a stand-alone FakeTensorConverter md: memoized in
+ * md, the fake holds `owner` (a mode node). New ref. */
+int32_t m_convert(model *m, mmode *md, int32_t t, int32_t owner);
+/* fake_converter(): an NK_MODE node flagged NF_FC with its own memos. */
+int32_t m_converter_new(model *m, int policy, int64_t every);
 
 /* statement boundary: deferred finalizers, then (gc stress) a collection */
 void m_end_statement(model *m);

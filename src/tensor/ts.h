@@ -243,6 +243,10 @@ int64_t ts_numel(const ts_tensor *t);
 /* Grow a storage to at least nbytes (set_ past its end; real bytes are
  * reallocated, new bytes zeroed; ER_LIMIT/ER_OOM). Never shrinks. */
 int ts_storage_grow(ts_storage *s, uint64_t nbytes);
+/* Bytes of storage t's strided geometry reaches (computeStorageNbytes:
+ * (offset + 1 + sum (size-1)*stride) * itemsize, 0 with a zero size or on
+ * overflow). */
+uint64_t ts_storage_extent(const ts_tensor *t);
 /* Set t.grad = g (g may be NULL). ER_TYPE/ER_SHAPE when g does not match. */
 int ts_set_grad(ts_tensor *t, ts_tensor *g);
 

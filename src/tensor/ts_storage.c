@@ -148,3 +148,12 @@ int ts_storage_grow(ts_storage *s, uint64_t nbytes)
     s->nbytes = nbytes;
     return 0;
 }
+
+uint64_t ts_storage_extent(const ts_tensor *t)
+{
+    uint64_t n = 0;
+    if (ts_shape_storage_bytes(t->ndim, t->sizes, t->strides, t->storage_offset,
+                               ts_dtype_size(t->dtype), &n))
+        er_clear();
+    return n;
+}
