@@ -64,6 +64,25 @@ $val "$sch/fakegc-oom-2.schema.json" "$tmp/oom.json" || fail "oom report"
 $val "$sch/fakegc-bench-2.schema.json" "$tmp/bench.json" || fail "bench report"
 $val "$sch/fakegc-diff-2.schema.json" "$tmp/diff.json" || fail "diff report"
 
+# a reviewer's diff: the whole suite clean vs --inject strong-memo counts the
+# 22 scenarios that regress and leads each new failure with its retention path
+"$fakegc" run -q --format json --output "$tmp/suite.json" scenarios || fail "clean suite"
+"$fakegc" run -q --inject strong-memo --format json --output "$tmp/suite-sm.json" scenarios
+"$fakegc" diff "$tmp/suite.json" "$tmp/suite-sm.json" > "$tmp/diff.txt"
+[ $? -eq 1 ] || fail "diff of the strong-memo suite: want exit 1"
+tail -n 1 "$tmp/diff.txt" | grep -q '^diff: 22 scenarios regressed (' ||
+    fail "diff closing line: $(tail -n 1 "$tmp/diff.txt")"
+grep -A1 '^  + new failure at line' "$tmp/diff.txt" | grep -q '^      tensor#[0-9]* retains .*: m -> ' ||
+    fail "new failures come without a retention path"
+grep -q '^note: inject changed: none -> strong-memo' "$tmp/diff.txt" || fail "no inject note"
+"$fakegc" run -q --format json --output "$tmp/subset.json" scenarios/memo
+"$fakegc" diff "$tmp/suite.json" "$tmp/subset.json" > /dev/null
+[ $? -eq 1 ] || fail "scenarios missing from the new run are not a regression"
+"$fakegc" diff --allow-missing "$tmp/suite.json" "$tmp/subset.json" > /dev/null ||
+    fail "--allow-missing still fails"
+"$fakegc" diff --format markdown "$tmp/suite.json" "$tmp/suite-sm.json" > "$tmp/diff.md"
+grep -q '^## fakegc diff: 22 scenarios regressed' "$tmp/diff.md" || fail "markdown heading"
+
 # the schemas reject what version 1 wrote
 sed 's/"actual": \([0-9][0-9]*\)/"actual": "\1"/' "$tmp/fail.json" > "$tmp/bad-actual.json"
 sed 's/"schema": "fakegc-report\/2", //' "$tmp/pass.json" > "$tmp/bad-schema.json"
