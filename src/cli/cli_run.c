@@ -333,6 +333,31 @@ static void timeline_hook(void *arg, uint32_t line, uint64_t objects, uint64_t b
         rp_timeline_add(arg, line, objects, bytes);
 }
 
+/* The chart's title and marks: status, failed lines, del/gc() lines. */
+static void timeline_end(rp_timeline *t, const rp_scenario *s, const char *file)
+{
+    uint32_t lines[256];
+    size_t n = 0;
+    for (size_t k = 0; k < s->nfailures && n < 256; k++)
+        if (s->failures[k].line)
+            lines[n++] = s->failures[k].line;
+    char *src = NULL;
+    FILE *f = fopen(file, "r");
+    if (f) {
+        size_t cap = 1 << 20, len = 0;   /* the first MiB is plenty for marks */
+        src = al_malloc(cap + 1, AL_K_REPORT, "timeline source");
+        if (src) {
+            len = fread(src, 1, cap, f);
+            src[len] = '\0';
+        }
+        fclose(f);
+        rp_timeline_end(t, (int)s->status, lines, n, src);
+        al_free(src, src ? cap + 1 : 0, AL_K_REPORT);
+        return;
+    }
+    rp_timeline_end(t, (int)s->status, lines, n, NULL);
+}
+
 static int write_timeline(const char *path, const rp_timeline *tl, size_t n)
 {
     FILE *f = fopen(path, "w");
@@ -735,6 +760,8 @@ int cli_run(int argc, char **argv)
             else
                 o.on_statement_arg = NULL;
             sc_run(progs[i], &o, &res[i]);
+            if (tl && o.on_statement_arg)
+                timeline_end(&tl[i], &res[i], sc_program_file(progs[i]));
             stream_done(&st, &res[i]);
         }
         progress(&c, nprogs, nprogs, "");
