@@ -262,10 +262,15 @@ static void progress(const cli_common *c, size_t done, size_t total, const char 
 static char g_sum[2][160];
 static volatile sig_atomic_t g_sum_idx = -1;
 static char g_tmp[4096];   /* --output's temporary, removed on SIGINT */
+#define MAX_WORKERS 1024
+static volatile pid_t g_workers[MAX_WORKERS];   /* running workers, ended on SIGINT */
 
 static void on_sigint(int sig)
 {
     (void)sig;
+    for (int k = 0; k < MAX_WORKERS; k++)
+        if (g_workers[k] > 0)
+            kill(g_workers[k], SIGKILL);
     int i = g_sum_idx;
     static const char head[] = "\nfakegc run: interrupted\n";
     ssize_t rc = write(2, head, sizeof head - 1);
@@ -497,6 +502,8 @@ static int run_parallel(const cli_common *c, sc_program *const *progs, size_t n,
             if (pid == 0)
                 child_run(c, progs[next], w);
             w->pid = pid;
+            if (w - ws < MAX_WORKERS)
+                g_workers[w - ws] = pid;
             next++;
             active++;
         }
@@ -513,6 +520,8 @@ static int run_parallel(const cli_common *c, sc_program *const *progs, size_t n,
             if (ws[i].pid == pid) {
                 collect_worker(c, &ws[i], status, progs, res);
                 stream_done(st, &res[ws[i].index]);
+                if (i < MAX_WORKERS)
+                    g_workers[i] = 0;
                 ws[i].pid = 0;
                 active--;
                 finished++;
