@@ -21,7 +21,7 @@ for jobs in 1 2; do
     while [ "$(grep -c '^PASS ' "$tmp/out.txt")" -lt 2 ] && [ $n -lt 600 ]; do
         sleep 0.1; n=$((n + 1))
     done
-    [ "$(grep -c '^PASS ' "$tmp/out.txt")" -eq 2 ] || fail "-j$jobs: PASS lines not streamed"
+    [ "$(grep -c "^PASS " "$tmp/out.txt")" -eq 2 ] || fail "-j$jobs: PASS lines not streamed: $(cat "$tmp/out.txt" "$tmp/err.txt")"
     kill -INT $pid
     wait $pid
     rc=$?
