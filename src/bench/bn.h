@@ -114,6 +114,7 @@ typedef struct bn_base_entry {
     char name[64];
     double ns_per_op;     /* < 0 when null (not available in the baseline) */
     double min_ns, max_ns;   /* the best and worst repeat, < 0 when absent */
+    double cpu_ns;           /* cpu_ns_per_op, < 0 when absent */
 } bn_base_entry;
 
 typedef struct bn_baseline {
@@ -147,12 +148,16 @@ size_t bn_compare(const bn_result *r, size_t n, const bn_baseline *b, double tol
  * across runs on a shared machine. */
 double bn_calibrate(double *spread);
 
-/* The gate for a shared runner: compares each benchmark's best repeat
- * (min_ns, the least disturbed by other load) as a ratio to its run's
- * calibration loop (when both runs have one), and widens the tolerance to
- * twice the benchmark's own spread between repeats in this run when that
- * is larger: a regression must stand out of the measured noise. Prints the
- * noise it saw. Returns the number of regressions. */
+/* The gate for a shared runner: compares each benchmark's median CPU time
+ * per operation (this thread's CPU time: what other processes take is not
+ * counted; wall time when either side lacks it), and widens the tolerance
+ * to twice the larger spread between repeats of the two runs when that is
+ * larger, but never past 4x the tolerance: a regression must stand out of
+ * the measured noise. Prints the noise it saw (the spread of the
+ * calibration loop and of the noisiest benchmark). Returns the number of
+ * regressions. (Dividing by the calibration loop was tried: on a machine
+ * shared by 7 busy processes the loop's median moved 7x between runs, and
+ * the ratios flagged more than wall times did.) */
 size_t bn_compare_gate(const bn_result *r, size_t n, const bn_baseline *b,
                        double tolerance_pct, double calibration_ns, double calib_spread,
                        FILE *f);

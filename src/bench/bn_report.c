@@ -216,7 +216,8 @@ typedef struct rd {
     size_t cap;
 } rd;
 
-static int add_entry(rd *d, const char *name, double ns, double min_ns, double max_ns)
+static int add_entry(rd *d, const char *name, double ns, double min_ns, double max_ns,
+                     double cpu_ns)
 {
     bn_baseline *b = d->out;
     if (b->n == d->cap) {
@@ -233,6 +234,7 @@ static int add_entry(rd *d, const char *name, double ns, double min_ns, double m
     e->ns_per_op = ns;
     e->min_ns = min_ns;
     e->max_ns = max_ns;
+    e->cpu_ns = cpu_ns;
     return 0;
 }
 
@@ -266,7 +268,7 @@ static int read_bench(rd *d)
 {
     rp_jr *j = &d->j;
     char key[64], name[64] = "";
-    double ns = -1, mn = -1, mx = -1;
+    double ns = -1, mn = -1, mx = -1, cpu = -1;
     int have_name = 0, have_ns = 0, first = 1, k;
     if (rp_jr_peek(j) != '{')
         return rp_jr_fail(j, "\"benchmarks\" must hold objects");
@@ -284,8 +286,9 @@ static int read_bench(rd *d)
         } else if (strcmp(key, "ns_per_op") == 0) {
             rc = read_ns(j, name, &ns);
             have_ns = 1;
-        } else if (strcmp(key, "min_ns") == 0 || strcmp(key, "max_ns") == 0) {
-            rc = read_ns(j, name, key[1] == 'i' ? &mn : &mx);
+        } else if (strcmp(key, "min_ns") == 0 || strcmp(key, "max_ns") == 0 ||
+                   strcmp(key, "cpu_ns_per_op") == 0) {
+            rc = read_ns(j, name, key[0] == 'c' ? &cpu : key[1] == 'i' ? &mn : &mx);
         } else {
             rc = rp_jr_skip(j);
         }
@@ -298,7 +301,7 @@ static int read_bench(rd *d)
         return rp_jr_fail(j, "a benchmark without a \"name\"");
     if (!have_ns)
         return rp_jr_fail(j, "benchmark '%s' has no \"ns_per_op\"", name);
-    return add_entry(d, name, ns, mn, mx);
+    return add_entry(d, name, ns, mn, mx, cpu);
 }
 
 static int read_benches(rd *d)
@@ -500,20 +503,25 @@ double bn_calibrate(double *spread)
     return t[REPS / 2];
 }
 
+static double spread_pct(double mn, double mx)
+{
+    return mn > 0 && mx > 0 ? (mx - mn) / mn * 100 : 0;
+}
+
 size_t bn_compare_gate(const bn_result *r, size_t n, const bn_baseline *b,
                        double tolerance_pct, double calibration_ns, double calib_spread,
                        FILE *f)
 {
-    int scaled = calibration_ns > 0 && b->calibration_ns > 0;
     size_t regressions = 0;
     double worst_noise = 0;
-    if (f)
-        fprintf(f, "  machine noise: calibration loop %.3f ns/iteration (spread %.0f%% over 7 "
-                "repeats)%s\n", calibration_ns, calib_spread * 100,
-                scaled ? "; best repeats compared as ratios to it" : "");
-    if (f && scaled)
-        fprintf(f, "  baseline calibration %.3f ns/iteration: this machine is %.2fx as fast now\n",
-                b->calibration_ns, b->calibration_ns / calibration_ns);
+    if (f) {
+        fprintf(f, "  machine noise: calibration loop %.3f ns/iteration, spread %.0f%% over 7 "
+                "repeats", calibration_ns, calib_spread * 100);
+        if (b->calibration_ns > 0)
+            fprintf(f, " (baseline's run: %.3f)", b->calibration_ns);
+        fputs("\n  compared: median CPU ns/op; limit: the tolerance, or twice the larger "
+              "spread between repeats, at most 4x the tolerance\n", f);
+    }
     for (size_t i = 0; i < n; i++) {
         if (r[i].status != BN_OK)
             continue;
@@ -529,15 +537,13 @@ size_t bn_compare_gate(const bn_result *r, size_t n, const bn_baseline *b,
                         r[i].ns_per_op);
             continue;
         }
-        double now = r[i].min_ns > 0 ? r[i].min_ns : r[i].ns_per_op;
-        double then = e->min_ns > 0 ? e->min_ns : e->ns_per_op;
-        if (scaled) {
-            now /= calibration_ns;
-            then /= b->calibration_ns;
-        }
+        int cpu = r[i].cpu_ns_per_op > 0 && e->cpu_ns > 0;
+        double now = cpu ? r[i].cpu_ns_per_op : r[i].ns_per_op;
+        double then = cpu ? e->cpu_ns : e->ns_per_op;
         double change = (now / then - 1) * 100;
-        double noise = r[i].min_ns > 0 && r[i].max_ns > 0
-                           ? (r[i].max_ns - r[i].min_ns) / r[i].min_ns * 100 : 0;
+        double noise = spread_pct(r[i].min_ns, r[i].max_ns), bnoise = spread_pct(e->min_ns, e->max_ns);
+        if (bnoise > noise)
+            noise = bnoise;
         if (noise > worst_noise)
             worst_noise = noise;
         /* widened by the noise, but never past 4x the tolerance: a gate
@@ -548,14 +554,13 @@ size_t bn_compare_gate(const bn_result *r, size_t n, const bn_baseline *b,
         int slow = change > limit;
         regressions += (size_t)slow;
         if (f)
-            fprintf(f, "  %-22s best %10.1f ns/op  baseline %10.1f  %+7.1f%%  (noise %.0f%%, "
-                    "limit %.0f%%)%s\n", r[i].name, r[i].min_ns > 0 ? r[i].min_ns : r[i].ns_per_op,
-                    e->min_ns > 0 ? e->min_ns : e->ns_per_op, change, noise, limit,
-                    slow ? "  REGRESSION" : "");
+            fprintf(f, "  %-22s %10.1f %s ns/op  baseline %10.1f  %+7.1f%%  (noise %.0f%%, "
+                    "limit %.0f%%)%s\n", r[i].name, now, cpu ? "cpu" : "wall", then, change,
+                    noise, limit, slow ? "  REGRESSION" : "");
     }
     if (f)
-        fprintf(f, "baseline: %zu regression%s (tolerance %.0f%%, widened to twice a "
-                "benchmark's spread between repeats, at most 4x; the noisiest was %.0f%%)\n", regressions,
-                regressions == 1 ? "" : "s", tolerance_pct, worst_noise);
+        fprintf(f, "baseline: %zu regression%s (tolerance %.0f%%; the noisiest benchmark "
+                "spread %.0f%% between repeats)\n", regressions, regressions == 1 ? "" : "s",
+                tolerance_pct, worst_noise);
     return regressions;
 }

@@ -396,8 +396,10 @@ static void collect_worker(const cli_common *c, worker *w, int status, sc_progra
         snprintf(msg, sizeof msg, "worker crashed: signal %d (%s)%s%s", WTERMSIG(status),
                  strsignal(WTERMSIG(status)), said[0] ? ": " : "", said);
         set_error(s, file, msg);
-    } else if (WIFEXITED(status) && WEXITSTATUS(status) == CHILD_FINDING &&
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0 &&
                worker_finding(w, &fline, fwhat, sizeof fwhat)) {
+        /* CHILD_FINDING, or memcheck's --error-exitcode after it reported
+         * the bad access itself */
         record_finding(s, file, fline, fwhat);
     } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         snprintf(msg, sizeof msg, "worker exited with status %d%s%s",

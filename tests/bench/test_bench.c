@@ -348,7 +348,7 @@ Test(bench, baseline_file_errors)
 
 Test(bench, compare_flags_only_slowdowns_past_tolerance)
 {
-    bn_base_entry e[3] = {{"a", 100, -1, -1}, {"b", 100, -1, -1}, {"c", -1, -1, -1}};
+    bn_base_entry e[3] = {{"a", 100, -1, -1, -1}, {"b", 100, -1, -1, -1}, {"c", -1, -1, -1, -1}};
     bn_baseline b;
     memset(&b, 0, sizeof b);
     b.e = e;
@@ -372,29 +372,27 @@ Test(bench, compare_flags_only_slowdowns_past_tolerance)
     cr_expect_eq(bn_compare(r, 4, &b, 25, NULL), 0, "unavailable results are not compared");
 }
 
-/* The shared-runner gate: ratios to the calibration loop, a tolerance
- * widened by the measured spread (at most 4x), and a real slow-down still
- * caught. */
-Test(bench, gate_scales_by_calibration_and_noise)
+/* The shared-runner gate: CPU time per op, a tolerance widened by the
+ * measured spread (at most 4x), and a real slow-down still caught. */
+Test(bench, gate_uses_cpu_time_and_noise)
 {
-    bn_base_entry e[2] = {{"a", 100, 100, 110}, {"b", 100, 100, 110}};
+    bn_base_entry e[2] = {{"a", 100, 100, 110, 100}, {"b", 100, 100, 110, 100}};
     bn_baseline b;
     memset(&b, 0, sizeof b);
     b.e = e;
     b.n = 2;
-    b.calibration_ns = 1.0;
-    bn_result r[2] = {mk("a", 190), mk("b", 300)};
-    r[0].min_ns = 190, r[0].max_ns = 200;   /* 1.9x slower in ns ... */
-    r[1].min_ns = 300, r[1].max_ns = 310;
-    /* ... on a machine twice as slow (calibration 2.0): a is no slower */
-    cr_expect_eq(bn_compare_gate(r, 2, &b, 25, 2.0, 0.1, NULL), 1,
-                 "only b (1.5x after scaling) is a regression");
+    bn_result r[2] = {mk("a", 190), mk("b", 150)};
+    /* a: 1.9x the wall time, but the same CPU time (another process ran) */
+    r[0].cpu_ns_per_op = 101, r[0].min_ns = 180, r[0].max_ns = 200;
+    r[1].cpu_ns_per_op = 150, r[1].min_ns = 150, r[1].max_ns = 155;
+    cr_expect_eq(bn_compare_gate(r, 2, &b, 25, 1.0, 0.1, NULL), 1,
+                 "only b (1.5x the CPU time) is a regression");
     /* noisy repeats widen the limit: b spread 60% -> limit 120% > its 50% */
-    r[1].max_ns = 480;
-    cr_expect_eq(bn_compare_gate(r, 2, &b, 25, 2.0, 0.1, NULL), 0);
+    r[1].max_ns = 240;
+    cr_expect_eq(bn_compare_gate(r, 2, &b, 25, 1.0, 0.1, NULL), 0);
     /* but never past 4x the tolerance: a 3x slow-down with wild noise fails */
-    r[1].min_ns = 600, r[1].max_ns = 6000;
-    cr_expect_eq(bn_compare_gate(r, 2, &b, 25, 2.0, 0.1, NULL), 1);
+    r[1].cpu_ns_per_op = 300, r[1].max_ns = 3000;
+    cr_expect_eq(bn_compare_gate(r, 2, &b, 25, 1.0, 0.1, NULL), 1);
 }
 
 /* A stress lifecycle that fails its checks (here because a bug is injected
