@@ -634,7 +634,8 @@ static int parse_all(cli_common *c, const cli_files *files, sc_program **progs, 
             rp_run run;
             run_init(&run, c, inj, res, files->n);
             run.stopped = stopped;
-            cli_write_reports(c, "run", &run, 1);
+            /* text on stdout would only repeat the diagnostics on stderr */
+            cli_write_reports(c, "run", &run, !(c->format == RP_TEXT && !c->output));
             for (size_t i = 0; i < files->n; i++)
                 rp_scenario_clear(&res[i]);
             al_free(res, files->n * sizeof *res, AL_K_REPORT);
