@@ -16,15 +16,21 @@
 # Prints the first bad commit, leaves the bisect reset, and exits 0 when one
 # was found, 1 otherwise, 2 on usage errors.
 #
-#   scripts/bisect.sh v0.1.0 HEAD scenarios/memo/weak_keys.scn --compat pytorch-1.13
-#   scripts/bisect.sh abc123 HEAD --stress --steps 20000 --seed 7
+#   scripts/bisect.sh HEAD~20 HEAD scenarios/memo/weak_keys.scn --compat pytorch-1.13
+#   scripts/bisect.sh "$(git rev-list --max-parents=0 HEAD)" HEAD --stress --steps 20000 --seed 7
 set -u
 
 usage() {
     sed -n '2,3p' "$0" | sed 's/^# /usage: /' >&2
+    echo "(bisect.sh --help for more)" >&2
     exit 2
 }
 
+case "${1:-}" in
+-h|--help)
+    sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//; 1s/^/usage: /; 2s/^/       /'
+    exit 0 ;;
+esac
 [ $# -ge 3 ] || usage
 good=$1
 bad=$2

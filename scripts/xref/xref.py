@@ -308,7 +308,7 @@ def compare_fakegc(res, tr, evals, data, fakegc, timeout, src_lines):
             continue
         if line in plans:
             continue
-        what = str(fl[0].get("actual") or fl[0].get("message") or "")
+        what = str(fl[0].get("actual") if fl[0].get("actual") is not None else fl[0].get("message") or "")
         if not re.search(r"Error|Unsupported|Exception", what):
             continue        # not a statement that raised (e.g. a retained object)
         res.mismatches.append("%s:%d: mismatch: fakegc fails here (%s); pytorch did not"

@@ -171,6 +171,14 @@ char *al_strdup(const char *s, al_kind kind, const char *site)
     return d;
 }
 
+uint64_t al_footprint(void)
+{
+    for (al_allocator *a = current(); a; a = a->inner)
+        if (a->xfootprint)
+            return a->xfootprint(a->ctx);
+    return 0;
+}
+
 void al_stats_get(al_stats *out)
 {
     *out = st;

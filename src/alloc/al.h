@@ -60,6 +60,9 @@ struct al_allocator {
     void (*xreport)(void *ctx, void *file);
     void (*xdestroy)(al_allocator *self);       /* frees self and ctx */
     al_allocator *inner;  /* the wrapped allocator, NULL for a base one */
+    /* Bytes the allocator holds from the system (its own footprint, not
+     * what was asked of it); NULL: ask the inner one. */
+    uint64_t (*xfootprint)(void *ctx);
 };
 
 /* Destroys a and its inner allocators (blocks still live in them are leaked,
@@ -93,6 +96,12 @@ char *al_strdup(const char *s, al_kind kind, const char *site); /* free with str
 
 /* Front counters since the last al_install. */
 void al_stats_get(al_stats *out);
+/* The installed allocator's own footprint, so that allocators can be
+ * compared by memory (the front counters count requested bytes, the same
+ * for every allocator): libc - glibc's mallinfo2() arena + hblkhd (the
+ * whole process's glibc heap); jemalloc - its stats.resident; arena - its
+ * slabs (64 KiB each). Wrappers report their inner allocator's. */
+uint64_t al_footprint(void);
 uint64_t al_live_bytes(void);
 uint64_t al_live_bytes_kind(al_kind k);
 uint64_t al_live_blocks(void);

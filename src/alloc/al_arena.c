@@ -46,6 +46,7 @@ typedef struct arena_ctx {
     slab *slabs;
     uintptr_t *set;             /* sorted slab addresses (for xsize) */
     size_t nset, capset;
+    uint64_t nslabs;            /* slabs taken from the system */
 } arena_ctx;
 
 /* Class index of a size in 1..ARENA_MAX_SMALL. */
@@ -129,6 +130,7 @@ static slab *slab_new(arena_ctx *c, unsigned cls)
     s->end = s->bump + ((SLAB_SIZE - SLAB_HDR) / sz) * sz;
     s->next = c->slabs;
     c->slabs = s;
+    c->nslabs++;
     c->cur[cls] = s;
     if (c->checked)
         vg_noaccess(raw + SLAB_HDR, SLAB_SIZE - SLAB_HDR);
@@ -236,6 +238,12 @@ static void arena_destroy(al_allocator *self)
     al_obj_free(self);
 }
 
+static uint64_t arena_footprint(void *ctx)
+{
+    const arena_ctx *c = ctx;
+    return c->nslabs * (uint64_t)SLAB_SIZE + c->capset * sizeof *c->set;
+}
+
 al_allocator *al_arena_new(void)
 {
     arena_ctx *c = al_sys_calloc(1, sizeof *c);
@@ -254,5 +262,6 @@ al_allocator *al_arena_new(void)
     a->xrealloc = arena_realloc;
     a->xsize = arena_size;
     a->xdestroy = arena_destroy;
+    a->xfootprint = arena_footprint;
     return a;
 }

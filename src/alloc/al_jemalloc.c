@@ -53,6 +53,19 @@ static int je_init(void)
     return je_state > 0 ? 0 : -1;
 }
 
+/* jemalloc's resident bytes (all its arenas: the pages it has touched). */
+static uint64_t je_footprint(void *ctx)
+{
+    (void)ctx;
+    uint64_t epoch = 1;
+    size_t sz = sizeof epoch;
+    size_t resident = 0, rsz = sizeof resident;
+    if (mallctl("epoch", &epoch, &sz, &epoch, sz) != 0 ||
+        mallctl("stats.resident", &resident, &rsz, NULL, 0) != 0)
+        return 0;
+    return resident;
+}
+
 uint64_t al_jemalloc_allocated(void)
 {
     uint64_t epoch = 1;
@@ -156,5 +169,6 @@ al_allocator *al_jemalloc_new(void)
     a->xrealloc = je_realloc;
     a->xsize = je_size;
     a->xdestroy = je_destroy;
+    a->xfootprint = je_footprint;
     return a;
 }

@@ -11,6 +11,7 @@
 #include "vg/vg.h"
 
 #include <dlfcn.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,6 +133,15 @@ static void libc_destroy(al_allocator *self)
     al_obj_free(self);
 }
 
+/* glibc's heap as the system sees it: main arena + mmapped chunks (the
+ * whole process's glibc heap: fakegc's bookkeeping is in it too). */
+static uint64_t libc_footprint(void *ctx)
+{
+    (void)ctx;
+    struct mallinfo2 mi = mallinfo2();
+    return (uint64_t)mi.arena + (uint64_t)mi.hblkhd;
+}
+
 static void libc_fill(al_allocator *a)
 {
     a->xmalloc = libc_malloc;
@@ -139,6 +149,7 @@ static void libc_fill(al_allocator *a)
     a->xrealloc = libc_realloc;
     a->xsize = libc_size;
     a->xdestroy = libc_destroy;
+    a->xfootprint = libc_footprint;
 }
 
 al_allocator *al_libc_new(void)
@@ -158,6 +169,7 @@ al_allocator *al_libc_default(void)
         .xrealloc = libc_realloc,
         .xsize = libc_size,
         .xdestroy = NULL,      /* static: al_destroy leaves it alone */
+        .xfootprint = libc_footprint,
     };
     return &def;
 }

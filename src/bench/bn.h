@@ -93,6 +93,7 @@ typedef struct bn_header {
     const char *version, *allocator, *sweep;
     int quick;
     uint32_t repeats;
+    double calibration_ns;   /* bn_calibrate of this run, <= 0 unknown */
 } bn_header;
 
 /* JSON (stable, for scripts):
@@ -112,6 +113,8 @@ int bn_write_text(const bn_header *h, const bn_result *r, size_t n, FILE *f);
 typedef struct bn_base_entry {
     char name[64];
     double ns_per_op;     /* < 0 when null (not available in the baseline) */
+    double min_ns, max_ns;   /* the best and worst repeat, < 0 when absent */
+    double cpu_ns;           /* cpu_ns_per_op, < 0 when absent */
 } bn_base_entry;
 
 typedef struct bn_baseline {
@@ -119,6 +122,7 @@ typedef struct bn_baseline {
     size_t n;
     char allocator[64], sweep[16];
     int quick;            /* -1 when absent */
+    double calibration_ns;   /* < 0 when absent */
 } bn_baseline;
 
 /* Parse a bench JSON document (the bn_write_json schema; unknown keys are
@@ -137,5 +141,25 @@ void bn_baseline_free(bn_baseline *b);
  * regressions. */
 size_t bn_compare(const bn_result *r, size_t n, const bn_baseline *b, double tolerance_pct,
                   FILE *f);
+
+/* ns per iteration of a fixed integer loop: the median of 7 short repeats,
+ * and their spread ((max - min) / median) in *spread. Scales with the
+ * machine's speed and load, so a benchmark's time divided by it compares
+ * across runs on a shared machine. */
+double bn_calibrate(double *spread);
+
+/* The gate for a shared runner: compares each benchmark's median CPU time
+ * per operation (this thread's CPU time: what other processes take is not
+ * counted; wall time when either side lacks it), and widens the tolerance
+ * to twice the larger spread between repeats of the two runs when that is
+ * larger, but never past 4x the tolerance: a regression must stand out of
+ * the measured noise. Prints the noise it saw (the spread of the
+ * calibration loop and of the noisiest benchmark). Returns the number of
+ * regressions. (Dividing by the calibration loop was tried: on a machine
+ * shared by 7 busy processes the loop's median moved 7x between runs, and
+ * the ratios flagged more than wall times did.) */
+size_t bn_compare_gate(const bn_result *r, size_t n, const bn_baseline *b,
+                       double tolerance_pct, double calibration_ns, double calib_spread,
+                       FILE *f);
 
 #endif

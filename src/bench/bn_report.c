@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "alloc/al.h"
 #include "core/er.h"
@@ -54,8 +55,13 @@ int bn_write_json(const bn_header *h, const bn_result *r, size_t n, FILE *f)
     json_str(f, h->allocator);
     fputs(",\"sweep\":", f);
     json_str(f, h->sweep);
-    fprintf(f, ",\"build\":\"%s\",\"quick\":%s,\"repeats\":%u,\"benchmarks\":[",
+    fprintf(f, ",\"build\":\"%s\",\"quick\":%s,\"repeats\":%u,\"calibration_ns\":",
             bn_build_kind(), h->quick ? "true" : "false", h->repeats);
+    if (h->calibration_ns > 0)
+        json_num(f, h->calibration_ns);
+    else
+        fputs("null", f);
+    fputs(",\"benchmarks\":[", f);
     for (size_t i = 0; i < n; i++) {
         const bn_result *b = &r[i];
         fputs(i ? ",\n  {" : "\n  {", f);
@@ -210,7 +216,8 @@ typedef struct rd {
     size_t cap;
 } rd;
 
-static int add_entry(rd *d, const char *name, double ns)
+static int add_entry(rd *d, const char *name, double ns, double min_ns, double max_ns,
+                     double cpu_ns)
 {
     bn_baseline *b = d->out;
     if (b->n == d->cap) {
@@ -225,6 +232,9 @@ static int add_entry(rd *d, const char *name, double ns)
     bn_base_entry *e = &b->e[b->n++];
     snprintf(e->name, sizeof e->name, "%s", name);
     e->ns_per_op = ns;
+    e->min_ns = min_ns;
+    e->max_ns = max_ns;
+    e->cpu_ns = cpu_ns;
     return 0;
 }
 
@@ -258,7 +268,7 @@ static int read_bench(rd *d)
 {
     rp_jr *j = &d->j;
     char key[64], name[64] = "";
-    double ns = -1;
+    double ns = -1, mn = -1, mx = -1, cpu = -1;
     int have_name = 0, have_ns = 0, first = 1, k;
     if (rp_jr_peek(j) != '{')
         return rp_jr_fail(j, "\"benchmarks\" must hold objects");
@@ -276,6 +286,9 @@ static int read_bench(rd *d)
         } else if (strcmp(key, "ns_per_op") == 0) {
             rc = read_ns(j, name, &ns);
             have_ns = 1;
+        } else if (strcmp(key, "min_ns") == 0 || strcmp(key, "max_ns") == 0 ||
+                   strcmp(key, "cpu_ns_per_op") == 0) {
+            rc = read_ns(j, name, key[0] == 'c' ? &cpu : key[1] == 'i' ? &mn : &mx);
         } else {
             rc = rp_jr_skip(j);
         }
@@ -288,7 +301,7 @@ static int read_bench(rd *d)
         return rp_jr_fail(j, "a benchmark without a \"name\"");
     if (!have_ns)
         return rp_jr_fail(j, "benchmark '%s' has no \"ns_per_op\"", name);
-    return add_entry(d, name, ns);
+    return add_entry(d, name, ns, mn, mx, cpu);
 }
 
 static int read_benches(rd *d)
@@ -341,6 +354,8 @@ static int read_top(rd *d)
             rc = rp_jr_get_bool(j, &out->quick);
         } else if (strcmp(key, "benchmarks") == 0) {
             rc = read_benches(d);
+        } else if (strcmp(key, "calibration_ns") == 0 && rp_jr_peek(j) != 'n') {
+            rc = read_ns(j, "calibration", &out->calibration_ns);
         } else {
             rc = rp_jr_skip(j);
         }
@@ -361,6 +376,7 @@ int bn_baseline_parse(const char *text, size_t len, const char *name, bn_baselin
 {
     memset(out, 0, sizeof *out);
     out->quick = -1;
+    out->calibration_ns = -1;
     rd d = {.out = out};
     rp_jr_init(&d.j, text, len, name ? name : "baseline", MAX_DEPTH, err, errlen);
     d.j.deep_msg = "nested deeper than";
@@ -446,5 +462,105 @@ size_t bn_compare(const bn_result *r, size_t n, const bn_baseline *b, double tol
     if (f)
         fprintf(f, "baseline: %zu regression%s (tolerance %.0f%%)\n", regressions,
                 regressions == 1 ? "" : "s", tolerance_pct);
+    return regressions;
+}
+
+/* ---- the gate for a shared machine ---- */
+
+static double now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+double bn_calibrate(double *spread)
+{
+    enum { REPS = 7, ITERS = 2000000 };
+    double t[REPS];
+    volatile uint64_t sink = 0;
+    for (int r = 0; r < REPS; r++) {
+        uint64_t x = 0x9E3779B97F4A7C15ull + (uint64_t)r;
+        double t0 = now_ns();
+        for (int i = 0; i < ITERS; i++) {   /* xorshift: no memory, no calls */
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+        }
+        sink += x;
+        t[r] = (now_ns() - t0) / ITERS;
+    }
+    (void)sink;
+    qsort(t, REPS, sizeof t[0], cmp_d);
+    if (spread)
+        *spread = t[REPS / 2] > 0 ? (t[REPS - 1] - t[0]) / t[REPS / 2] : 0;
+    return t[REPS / 2];
+}
+
+static double spread_pct(double mn, double mx)
+{
+    return mn > 0 && mx > 0 ? (mx - mn) / mn * 100 : 0;
+}
+
+size_t bn_compare_gate(const bn_result *r, size_t n, const bn_baseline *b,
+                       double tolerance_pct, double calibration_ns, double calib_spread,
+                       FILE *f)
+{
+    size_t regressions = 0;
+    double worst_noise = 0;
+    if (f) {
+        fprintf(f, "  machine noise: calibration loop %.3f ns/iteration, spread %.0f%% over 7 "
+                "repeats", calibration_ns, calib_spread * 100);
+        if (b->calibration_ns > 0)
+            fprintf(f, " (baseline's run: %.3f)", b->calibration_ns);
+        fputs("\n  compared: median CPU ns/op; limit: the tolerance, or twice the larger "
+              "spread between repeats, at most 4x the tolerance\n", f);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (r[i].status != BN_OK)
+            continue;
+        const bn_base_entry *e = NULL;
+        for (size_t k = 0; k < b->n; k++)
+            if (strcmp(b->e[k].name, r[i].name) == 0) {
+                e = &b->e[k];
+                break;
+            }
+        if (!e || e->ns_per_op <= 0) {
+            if (f)
+                fprintf(f, "  %-22s %10.1f ns/op  (not in the baseline)\n", r[i].name,
+                        r[i].ns_per_op);
+            continue;
+        }
+        int cpu = r[i].cpu_ns_per_op > 0 && e->cpu_ns > 0;
+        double now = cpu ? r[i].cpu_ns_per_op : r[i].ns_per_op;
+        double then = cpu ? e->cpu_ns : e->ns_per_op;
+        double change = (now / then - 1) * 100;
+        double noise = spread_pct(r[i].min_ns, r[i].max_ns), bnoise = spread_pct(e->min_ns, e->max_ns);
+        if (bnoise > noise)
+            noise = bnoise;
+        if (noise > worst_noise)
+            worst_noise = noise;
+        /* widened by the noise, but never past 4x the tolerance: a gate
+         * that a noisy machine could never trip would be no gate */
+        double limit = tolerance_pct > 2 * noise ? tolerance_pct : 2 * noise;
+        if (limit > 4 * tolerance_pct)
+            limit = 4 * tolerance_pct;
+        int slow = change > limit;
+        regressions += (size_t)slow;
+        if (f)
+            fprintf(f, "  %-22s %10.1f %s ns/op  baseline %10.1f  %+7.1f%%  (noise %.0f%%, "
+                    "limit %.0f%%)%s\n", r[i].name, now, cpu ? "cpu" : "wall", then, change,
+                    noise, limit, slow ? "  REGRESSION" : "");
+    }
+    if (f)
+        fprintf(f, "baseline: %zu regression%s (tolerance %.0f%%; the noisiest benchmark "
+                "spread %.0f%% between repeats)\n", regressions, regressions == 1 ? "" : "s",
+                tolerance_pct, worst_noise);
     return regressions;
 }

@@ -239,8 +239,10 @@ int cli_bench(int argc, char **argv)
     if (progress)
         fprintf(stderr, "\r\033[K");
 
+    double calib_spread = 0;
+    double calib = bn_calibrate(&calib_spread);
     bn_header h = {FAKEGC_VERSION, c.alloc ? c.alloc->name : c.allocator,
-                   fk_policy_name(cfg.sweep), cfg.quick, cfg.repeats};
+                   fk_policy_name(cfg.sweep), cfg.quick, cfg.repeats, calib};
     int werr = c.format == RP_JSON ? bn_write_json(&h, res, nres, c.out)
                                    : bn_write_text(&h, res, nres, c.out);
     int status = failed ? CLI_EXIT_INTERNAL : CLI_EXIT_OK;
@@ -267,7 +269,7 @@ int cli_bench(int argc, char **argv)
         if (b.quick >= 0 && b.quick != cfg.quick)
             fprintf(f, "  note: the baseline was %s--quick, this run %s\n",
                     b.quick ? "" : "not ", cfg.quick ? "is" : "is not");
-        size_t reg = bn_compare(res, nres, &b, tolerance, f);
+        size_t reg = bn_compare_gate(res, nres, &b, tolerance, calib, calib_spread, f);
         if (reg && status == CLI_EXIT_OK)
             status = CLI_EXIT_FAIL;
         bn_baseline_free(&b);

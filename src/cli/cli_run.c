@@ -307,6 +307,31 @@ static void timeline_hook(void *arg, uint32_t line, uint64_t objects, uint64_t b
         rp_timeline_add(arg, line, objects, bytes);
 }
 
+/* The chart's title and marks: status, failed lines, del/gc() lines. */
+static void timeline_end(rp_timeline *t, const rp_scenario *s, const char *file)
+{
+    uint32_t lines[256];
+    size_t n = 0;
+    for (size_t k = 0; k < s->nfailures && n < 256; k++)
+        if (s->failures[k].line)
+            lines[n++] = s->failures[k].line;
+    char *src = NULL;
+    FILE *f = fopen(file, "r");
+    if (f) {
+        size_t cap = 1 << 20, len = 0;   /* the first MiB is plenty for marks */
+        src = al_malloc(cap + 1, AL_K_REPORT, "timeline source");
+        if (src) {
+            len = fread(src, 1, cap, f);
+            src[len] = '\0';
+        }
+        fclose(f);
+        rp_timeline_end(t, (int)s->status, lines, n, src);
+        al_free(src, src ? cap + 1 : 0, AL_K_REPORT);
+        return;
+    }
+    rp_timeline_end(t, (int)s->status, lines, n, NULL);
+}
+
 static int write_timeline(const char *path, FILE *f, const rp_timeline *tl, size_t n)
 {
     if (!tl) {
@@ -335,8 +360,10 @@ static void collect_worker(const cli_common *c, worker *w, int status, sc_progra
         snprintf(msg, sizeof msg, "worker crashed: signal %d (%s)%s%s", WTERMSIG(status),
                  strsignal(WTERMSIG(status)), said[0] ? ": " : "", said);
         set_error(s, file, msg);
-    } else if (WIFEXITED(status) && WEXITSTATUS(status) == CHILD_FINDING &&
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0 &&
                worker_finding(w, &fline, fwhat, sizeof fwhat)) {
+        /* CHILD_FINDING, or memcheck's --error-exitcode after it reported
+         * the bad access itself */
         record_finding(s, file, fline, fwhat);
     } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         snprintf(msg, sizeof msg, "worker exited with status %d%s%s",
@@ -584,7 +611,8 @@ static int parse_all(cli_common *c, const cli_files *files, sc_program **progs, 
             rp_run run;
             run_init(&run, c, inj, res, files->n);
             run.stopped = stopped;
-            if (cli_write_reports(c, "run", &run, 1) == 0)
+            /* text on stdout would only repeat the diagnostics on stderr */
+            if (cli_write_reports(c, "run", &run, !(c->format == RP_TEXT && !c->output)) == 0)
                 cli_outputs_commit(c, "run");   /* the report says why nothing ran */
             for (size_t i = 0; i < files->n; i++)
                 rp_scenario_clear(&res[i]);
@@ -735,6 +763,8 @@ int cli_run(int argc, char **argv)
             else
                 o.on_statement_arg = NULL;
             sc_run(progs[i], &o, &res[i]);
+            if (tl && o.on_statement_arg)
+                timeline_end(&tl[i], &res[i], sc_program_file(progs[i]));
             stream_done(&st, &res[i]);
         }
         progress(&c, nprogs, nprogs, "");

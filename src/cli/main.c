@@ -6,7 +6,11 @@
  * `int cli_NAME(int argc, char **argv)` (declared in cli.h) and a row here. */
 #include "cli/cli.h"
 
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 
 #pragma weak cli_run
@@ -36,6 +40,31 @@ static const command commands[] = {
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
+/* Where the installed scripts (bisect.sh, xref/, ...) and data (scenarios,
+ * report schemas) are: beside the binary's prefix (PREFIX/bin/fakegc ->
+ * PREFIX/libexec/fakegc), else the source tree this binary was built from. */
+static void where(const char *rel, const char *src_sub, char *buf, size_t n)
+{
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    struct stat st;
+    if (len > 0) {
+        exe[len] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            slash = strrchr(exe, '/');
+            if (slash && strcmp(slash, "/bin") == 0) {
+                *slash = '\0';
+                snprintf(buf, n, "%s/%s", exe, rel);
+                if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
+                    return;
+            }
+        }
+    }
+    snprintf(buf, n, "%s/%s", FAKEGC_SOURCE_DIR, src_sub);
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: fakegc COMMAND [OPTIONS] [ARGS]\n\n"
@@ -44,7 +73,11 @@ static void usage(FILE *f)
     for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(f, "  %-8s %s%s\n", commands[i].name, commands[i].summary,
                 commands[i].fn ? "" : " (not built)");
-    fprintf(f, "\n`fakegc COMMAND --help` for a command's options.\n"
+    fprintf(f, "\noptions:\n"
+               "  --help, --version    this text; the version\n"
+               "  --libexec-dir        where the scripts are (bisect.sh, xref/xref.py)\n"
+               "  --data-dir           where the shipped scenarios and report schemas are\n"
+               "\n`fakegc COMMAND --help` for a command's options.\n"
                "exit status: 0 everything held; 1 a failure or retained objects; 2 usage\n"
                "or parse error (nothing ran); 3 internal error.\n");
 }
@@ -67,6 +100,15 @@ int main(int argc, char **argv)
         usage(stdout);
         return CLI_EXIT_OK;
     }
+    if (strcmp(cmd, "--libexec-dir") == 0 || strcmp(cmd, "--data-dir") == 0) {
+        char buf[PATH_MAX + 64];
+        if (cmd[2] == 'l')
+            where(FAKEGC_REL_LIBEXEC, "scripts", buf, sizeof buf);
+        else
+            where(FAKEGC_REL_DATA, "", buf, sizeof buf);
+        printf("%s\n", buf);
+        return CLI_EXIT_OK;
+    }
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
         printf("fakegc %s\n", FAKEGC_VERSION);
         return CLI_EXIT_OK;
@@ -80,11 +122,12 @@ int main(int argc, char **argv)
         }
         return commands[i].fn(argc - 1, argv + 1);
     }
-    static const char *const global[] = {"--help", "--version", "help"};
-    const char *best = cmd[0] == '-' ? cli_suggest(cmd, global, 2, sizeof global[0])
+    static const char *const global[] = {"--help", "--version", "--libexec-dir", "--data-dir",
+                                         "help"};
+    const char *best = cmd[0] == '-' ? cli_suggest(cmd, global, 4, sizeof global[0])
                                      : cli_suggest(cmd, commands, NCOMMANDS, sizeof commands[0]);
     if (!best && cmd[0] != '-')
-        best = cli_suggest(cmd, global + 2, 1, sizeof global[0]);
+        best = cli_suggest(cmd, global + 4, 1, sizeof global[0]);
     const char *what = cmd[0] == '-' ? "option" : "command";
     if (best)
         cli_error(NULL, "unknown %s '%s'; did you mean '%s'?", what, cmd, best);

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "alloc/al.h"
+#include "vg/vg.h"
 #include "er.h"
 #include "gc.h"
 #include "obj_int.h"
@@ -412,12 +413,12 @@ void obj_set_dead_decref_hook(void (*hook)(const char *what)) { dead_decref_hook
 void obj_report_dead_use(const obj *o, const char *how)
 {
     const char *name = o->type && o->type->name ? o->type->name : "object";
-    if (dead_decref_hook) {
-        char what[160];
-        snprintf(what, sizeof what, "use-after-free: %s of dead %s #%llu", how, name,
-                 (unsigned long long)o->id);
+    char what[160];
+    snprintf(what, sizeof what, "use-after-free: %s of dead %s #%llu", how, name,
+             (unsigned long long)o->id);
+    vg_report_bad_access(what);   /* memcheck sees it first */
+    if (dead_decref_hook)
         dead_decref_hook(what);
-    }
     er_set(ER_USE_AFTER_FREE, "%s of dead %s #%llu", how, name, (unsigned long long)o->id);
 }
 

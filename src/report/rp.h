@@ -62,6 +62,11 @@ typedef struct rp_scenario {
     double wall_ms;
     int valgrind_checked;            /* ran under memcheck */
     uint64_t valgrind_definite, valgrind_indirect;   /* bytes */
+    /* Growth of the allocator's own footprint (al_footprint: pages or
+     * heap it holds) from the scenario's start to its last statement,
+     * before teardown; peak_bytes counts requested bytes, the same for
+     * every allocator. */
+    uint64_t footprint_bytes;
 } rp_scenario;
 
 typedef struct rp_run {

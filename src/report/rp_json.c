@@ -258,6 +258,7 @@ static int scenario(jw *w, const rp_scenario *s)
     key(w, ", ", "peak_bytes"); num_u(w, s->peak_bytes);
     key(w, ", ", "wall_ms"); num_d(w, s->wall_ms);
     key(w, ", ", "leaked_bytes"); num_u(w, s->leaked_bytes);
+    key(w, ", ", "footprint_bytes"); num_u(w, s->footprint_bytes);
     put(w, "}", 1);
 
     hp_group *gs = s->groups, *own = NULL;

@@ -525,9 +525,10 @@ static int read_scenario(rd *d, rp_scenario *s)
             const field sf[] = {{"statements", &s->statements, NULL},
                                 {"allocations", &s->allocations, NULL},
                                 {"peak_bytes", &s->peak_bytes, NULL},
+                                {"footprint_bytes", &s->footprint_bytes, NULL},
                                 {"leaked_bytes", &s->leaked_bytes, NULL},
                                 {"wall_ms", NULL, &s->wall_ms}};
-            rc = read_fields(j, sf, 5);
+            rc = read_fields(j, sf, sizeof sf / sizeof sf[0]);
         } else if (strcmp(key, "checkpoints") == 0 && !s->checkpoints) {
             rc = read_checkpoints(j, s);
         } else if (strcmp(key, "error") == 0) {

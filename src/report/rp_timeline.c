@@ -1,11 +1,13 @@
 /* rp_timeline.c - per-statement census series and their SVG chart. */
 #include "report/rp_timeline.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "alloc/al.h"
 
 static const size_t ARR = RP_TIMELINE_MAX * sizeof(uint64_t);
+static const size_t LARR = RP_TIMELINE_MAX * sizeof(uint32_t);
 
 int rp_timeline_begin(rp_timeline *t, const char *name)
 {
@@ -15,7 +17,9 @@ int rp_timeline_begin(rp_timeline *t, const char *name)
     t->stmt = al_malloc(ARR, AL_K_REPORT, "rp timeline");
     t->objects = al_malloc(ARR, AL_K_REPORT, "rp timeline");
     t->bytes = al_malloc(ARR, AL_K_REPORT, "rp timeline");
-    if (!t->name || !t->stmt || !t->objects || !t->bytes) {
+    t->line = al_malloc(LARR, AL_K_REPORT, "rp timeline");
+    t->marks = al_calloc(RP_TIMELINE_LINES, 1, AL_K_REPORT, "rp timeline");
+    if (!t->name || !t->stmt || !t->objects || !t->bytes || !t->line || !t->marks) {
         rp_timeline_clear(t);
         return -1;
     }
@@ -24,7 +28,6 @@ int rp_timeline_begin(rp_timeline *t, const char *name)
 
 void rp_timeline_add(rp_timeline *t, uint32_t line, uint64_t objects, uint64_t bytes)
 {
-    (void)line;
     uint64_t i = t->seen++;
     if (!t->stmt || i % t->stride != 0)
         return;
@@ -34,6 +37,7 @@ void rp_timeline_add(rp_timeline *t, uint32_t line, uint64_t objects, uint64_t b
             t->stmt[k] = t->stmt[2 * k];
             t->objects[k] = t->objects[2 * k];
             t->bytes[k] = t->bytes[2 * k];
+            t->line[k] = t->line[2 * k];
         }
         t->n = RP_TIMELINE_MAX / 2;
         t->stride *= 2;
@@ -43,11 +47,49 @@ void rp_timeline_add(rp_timeline *t, uint32_t line, uint64_t objects, uint64_t b
     t->stmt[t->n] = i + 1;
     t->objects[t->n] = objects;
     t->bytes[t->n] = bytes;
+    t->line[t->n] = line;
     t->n++;
     if (objects > t->max_objects)
         t->max_objects = objects;
     if (bytes > t->max_bytes)
         t->max_bytes = bytes;
+}
+
+static void mark_source(rp_timeline *t, const char *src)
+{
+    uint32_t line = 1;
+    for (const char *p = src; p && *p && line < RP_TIMELINE_LINES; line++) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        const char *q = p;
+        while (q < p + len && (*q == ' ' || *q == '\t'))
+            q++;
+        size_t rest = (size_t)(p + len - q);
+        if (rest > 4 && strncmp(q, "del ", 4) == 0)
+            t->marks[line] |= RP_TL_DEL;
+        for (const char *g = q; g + 4 <= p + len; g++) {
+            if (*g == '#')
+                break;
+            if (strncmp(g, "gc()", 4) == 0 && (g == q || !(g[-1] == '_' || (g[-1] >= 'a' && g[-1] <= 'z')))) {
+                t->marks[line] |= RP_TL_GC;
+                break;
+            }
+        }
+        p = end ? end + 1 : p + len;
+    }
+}
+
+void rp_timeline_end(rp_timeline *t, int status, const uint32_t *fail_lines, size_t nfail,
+                     const char *source)
+{
+    t->status = status;
+    t->nfailed = (uint32_t)nfail;
+    if (!t->marks)
+        return;
+    mark_source(t, source);
+    for (size_t i = 0; i < nfail; i++)
+        if (fail_lines[i] < RP_TIMELINE_LINES)
+            t->marks[fail_lines[i]] |= RP_TL_FAIL;
 }
 
 void rp_timeline_clear(rp_timeline *t)
@@ -57,6 +99,8 @@ void rp_timeline_clear(rp_timeline *t)
     al_free(t->stmt, t->stmt ? ARR : 0, AL_K_REPORT);
     al_free(t->objects, t->objects ? ARR : 0, AL_K_REPORT);
     al_free(t->bytes, t->bytes ? ARR : 0, AL_K_REPORT);
+    al_free(t->line, t->line ? LARR : 0, AL_K_REPORT);
+    al_free(t->marks, t->marks ? RP_TIMELINE_LINES : 0, AL_K_REPORT);
     memset(t, 0, sizeof *t);
 }
 
@@ -73,20 +117,164 @@ static void xml_text(FILE *f, const char *s)
     }
 }
 
-enum { W = 900, H = 170, PADL = 70, PADR = 70, PADT = 28, PADB = 22 };
+enum { W = 960, H = 230, PADL = 80, PADR = 86, PADT = 34, PADB = 50, COLS = W - PADL - PADR };
+static const double PH = H - PADT - PADB;
 
-static void polyline(FILE *f, const rp_timeline *t, const uint64_t *ys, uint64_t ymax,
-                     double y0, const char *color)
+/* A "nice" step for about `want` ticks up to max: 1, 2 or 5 x 10^k. */
+static double nice_step(double max, int want)
+{
+    if (max <= 0)
+        return 1;
+    double raw = max / want, p = pow(10, floor(log10(raw)));
+    double m = raw / p;
+    return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
+}
+
+static void fmt_num(char *buf, size_t n, double v, int bytes)
+{
+    const char *unit = bytes ? " B" : "";
+    if (v >= 1e6)
+        snprintf(buf, n, "%.3gM%s", v / 1e6, bytes ? "B" : "");
+    else if (v >= 1e4)
+        snprintf(buf, n, "%.3gk%s", v / 1e3, bytes ? "B" : "");
+    else
+        snprintf(buf, n, "%.0f%s", v, unit);
+}
+
+static double xpos(const rp_timeline *t, uint64_t stmt)
 {
     uint64_t xmax = t->seen ? t->seen : 1;
-    double pw = W - PADL - PADR, ph = H - PADT - PADB;
-    fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", color);
-    for (size_t i = 0; i < t->n; i++) {
-        double x = PADL + pw * (double)t->stmt[i] / (double)xmax;
-        double y = y0 + PADT + ph - (ymax ? ph * (double)ys[i] / (double)ymax : 0);
-        fprintf(f, "%.1f,%.1f ", x, y);
+    return PADL + COLS * (double)stmt / (double)xmax;
+}
+
+static double ypos(double y0, uint64_t v, double top)
+{
+    return y0 + PADT + PH - (top > 0 ? PH * (double)v / top : 0);
+}
+
+/* The series as a line, or (more points than pixel columns) as each
+ * column's min-max band plus its last value. */
+static void series(FILE *f, const rp_timeline *t, const uint64_t *ys, double top, double y0,
+                   const char *color)
+{
+    if (t->n <= (size_t)COLS) {
+        fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", color);
+        for (size_t i = 0; i < t->n; i++)
+            fprintf(f, "%.1f,%.1f ", xpos(t, t->stmt[i]), ypos(y0, ys[i], top));
+        fputs("\"/>\n", f);
+        return;
     }
+    uint64_t lo[COLS], hi[COLS], last[COLS];
+    int used[COLS];
+    memset(used, 0, sizeof used);
+    for (size_t i = 0; i < t->n; i++) {
+        int c = (int)(xpos(t, t->stmt[i]) - PADL);
+        c = c < 0 ? 0 : c >= COLS ? COLS - 1 : c;
+        if (!used[c] || ys[i] < lo[c])
+            lo[c] = ys[i];
+        if (!used[c] || ys[i] > hi[c])
+            hi[c] = ys[i];
+        last[c] = ys[i];
+        used[c] = 1;
+    }
+    fprintf(f, "<polygon fill=\"%s\" fill-opacity=\"0.25\" stroke=\"none\" points=\"", color);
+    for (int c = 0; c < COLS; c++)
+        if (used[c])
+            fprintf(f, "%d,%.1f ", PADL + c, ypos(y0, hi[c], top));
+    for (int c = COLS - 1; c >= 0; c--)
+        if (used[c])
+            fprintf(f, "%d,%.1f ", PADL + c, ypos(y0, lo[c], top));
     fputs("\"/>\n", f);
+    /* the band's upper edge: the peak around each pixel (the last value
+     * would zigzag between the edges and paint a solid block) */
+    fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.2\" points=\"", color);
+    for (int c = 0; c < COLS; c++)
+        if (used[c])
+            fprintf(f, "%d,%.1f ", PADL + c, ypos(y0, hi[c], top));
+    fputs("\"/>\n", f);
+    (void)last;
+}
+
+static void y_axis(FILE *f, double y0, double max, int right, const char *color,
+                   const char *label, double *top)
+{
+    double step = nice_step(max, 4);
+    *top = max > 0 ? ceil(max / step) * step : 1;
+    int x = right ? W - PADR : PADL;
+    for (double v = 0; v <= *top + step / 2; v += step) {
+        char buf[32];
+        fmt_num(buf, sizeof buf, v, right);
+        double y = ypos(y0, (uint64_t)v, *top);
+        fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\"/>\n", x, y,
+                right ? x + 4 : x - 4, y, color);
+        fprintf(f, "<text x=\"%d\" y=\"%.1f\" fill=\"%s\" text-anchor=\"%s\">%s</text>\n",
+                right ? x + 6 : x - 6, y + 4, color, right ? "start" : "end", buf);
+    }
+    double ym = y0 + PADT + PH / 2;
+    int lx = right ? W - 12 : 14;
+    fprintf(f, "<text x=\"%d\" y=\"%.1f\" fill=\"%s\" text-anchor=\"middle\" "
+               "transform=\"rotate(%d %d %.1f)\">%s</text>\n",
+            lx, ym, color, right ? 90 : -90, lx, ym, label);
+}
+
+/* x ticks: statement numbers, and the source line executed there. */
+static void x_axis(FILE *f, const rp_timeline *t, double y0)
+{
+    double step = nice_step((double)(t->seen ? t->seen : 1), 8);
+    if (step < 1)
+        step = 1;
+    double yb = y0 + PADT + PH;
+    for (double v = 0; v <= (double)t->seen + 0.5; v += step) {
+        double x = xpos(t, (uint64_t)v);
+        uint32_t line = 0;
+        for (size_t i = 0; i < t->n && t->stmt[i] <= (uint64_t)v; i++)
+            line = t->line[i];
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>\n", x,
+                yb, x, yb + 4);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.0f</text>\n", x,
+                yb + 15, v);
+        if (line)
+            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#666\" "
+                       "font-size=\"9\">L%u</text>\n", x, yb + 26, line);
+    }
+    fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#444\">statements "
+               "executed (Ln: the source line of that statement)</text>\n",
+            PADL + COLS / 2, yb + 40);
+}
+
+/* Marks at the statements of marked lines: failed expectations (red, full
+ * height), del (grey tick at the bottom), gc() (green tick at the top). */
+static void marks(FILE *f, const rp_timeline *t, double y0)
+{
+    if (!t->marks)
+        return;
+    double yt = y0 + PADT, yb = y0 + PADT + PH;
+    int last_px[3] = {-1, -1, -1};
+    for (size_t i = 0; i < t->n; i++) {
+        uint32_t l = t->line[i];
+        uint8_t m = l < RP_TIMELINE_LINES ? t->marks[l] : 0;
+        if (!m)
+            continue;
+        double x = xpos(t, t->stmt[i]);
+        int px = (int)x;
+        if ((m & RP_TL_FAIL) && px != last_px[0]) {
+            fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" "
+                       "stroke-width=\"1.5\" stroke-dasharray=\"3,2\"/>\n"
+                       "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"#d62728\"/>\n",
+                    x, yt, x, yb, x, yt);
+            last_px[0] = px;
+        }
+        if ((m & RP_TL_DEL) && px != last_px[1]) {
+            fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#555\" "
+                       "stroke-opacity=\"0.5\" stroke-width=\"1\"/>\n", x, yb, x, yb - 6);
+            last_px[1] = px;
+        }
+        if ((m & RP_TL_GC) && px != last_px[2]) {
+            fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#2ca02c\" "
+                       "stroke-width=\"2\"/>\n", x, yt, x, yt + 8);
+            last_px[2] = px;
+        }
+    }
 }
 
 int rp_write_timeline_svg(FILE *f, const rp_timeline *ts, size_t n)
@@ -97,20 +285,27 @@ int rp_write_timeline_svg(FILE *f, const rp_timeline *ts, size_t n)
     for (size_t i = 0; i < n; i++) {
         const rp_timeline *t = &ts[i];
         double y0 = (double)(i * H);
-        fprintf(f, "<text x=\"%d\" y=\"%.0f\" font-weight=\"bold\">", PADL, y0 + 16);
+        int failed = t->status == 1 || t->status == 2;   /* RP_FAIL, RP_ERROR */
+        fprintf(f, "<text x=\"%d\" y=\"%.0f\" font-weight=\"bold\"><tspan fill=\"%s\">%s"
+                   "</tspan> ", PADL, y0 + 18, failed ? "#d62728" : "#2ca02c",
+                t->status == 2 ? "ERROR" : failed ? "FAIL" : t->status == 3 ? "SKIP" : "PASS");
         xml_text(f, t->name ? t->name : "?");
+        if (t->nfailed)
+            fprintf(f, " - %u failed expectation%s (red)", t->nfailed, t->nfailed == 1 ? "" : "s");
         fprintf(f, "</text>\n");
-        fprintf(f, "<rect x=\"%d\" y=\"%.0f\" width=\"%d\" height=\"%d\" fill=\"none\" "
-                   "stroke=\"#ccc\"/>\n", PADL, y0 + PADT, W - PADL - PADR, H - PADT - PADB);
-        fprintf(f, "<text x=\"4\" y=\"%.0f\" fill=\"#1f77b4\">%llu obj</text>\n",
-                y0 + PADT + 10, (unsigned long long)t->max_objects);
-        fprintf(f, "<text x=\"%d\" y=\"%.0f\" fill=\"#ff7f0e\">%llu B</text>\n", W - PADR + 4,
-                y0 + PADT + 10, (unsigned long long)t->max_bytes);
-        fprintf(f, "<text x=\"%d\" y=\"%.0f\" fill=\"#666\">statements executed: %llu"
-                   " (live objects, blue; live bytes, orange)</text>\n",
-                PADL, y0 + H - 6, (unsigned long long)t->seen);
-        polyline(f, t, t->objects, t->max_objects, y0, "#1f77b4");
-        polyline(f, t, t->bytes, t->max_bytes, y0, "#ff7f0e");
+        fprintf(f, "<text x=\"%d\" y=\"%.0f\" fill=\"#666\" text-anchor=\"end\">%s"
+                   "<tspan fill=\"#555\">| del</tspan>  <tspan fill=\"#2ca02c\">| gc()</tspan>"
+                   "</text>\n", W - PADR, y0 + 18,
+                t->n > (size_t)COLS ? "band: min-max per pixel, line: its peak   " : "");
+        fprintf(f, "<rect x=\"%d\" y=\"%.0f\" width=\"%d\" height=\"%.0f\" fill=\"none\" "
+                   "stroke=\"#ccc\"/>\n", PADL, y0 + PADT, COLS, PH);
+        double top_o, top_b;
+        y_axis(f, y0, (double)t->max_objects, 0, "#1f77b4", "live objects", &top_o);
+        y_axis(f, y0, (double)t->max_bytes, 1, "#ff7f0e", "live bytes", &top_b);
+        x_axis(f, t, y0);
+        series(f, t, t->bytes, top_b, y0, "#ff7f0e");
+        series(f, t, t->objects, top_o, y0, "#1f77b4");
+        marks(f, t, y0);
     }
     fputs("</svg>\n", f);
     return ferror(f) ? -1 : 0;

@@ -20,19 +20,37 @@
 
 #define RP_TIMELINE_MAX 4096
 
+/* What a source line does, for the marks on the chart. */
+enum { RP_TL_DEL = 1, RP_TL_GC = 2, RP_TL_FAIL = 4 };
+#define RP_TIMELINE_LINES 4096   /* source lines that can carry a mark */
+
 typedef struct rp_timeline {
     char *name;
     size_t n;                  /* points kept */
     uint64_t seen;             /* statements seen */
     uint64_t stride;           /* keep one statement in `stride` */
     uint64_t *stmt, *objects, *bytes;   /* RP_TIMELINE_MAX each, or NULL */
+    uint32_t *line;            /* source line of each point */
     uint64_t max_objects, max_bytes;
+    uint8_t *marks;            /* RP_TIMELINE_LINES: RP_TL_* of each line */
+    int status;                /* rp_status of the scenario (title) */
+    uint32_t nfailed;          /* failed expectations */
 } rp_timeline;
 
 int rp_timeline_begin(rp_timeline *t, const char *name);   /* 0 or -1 (OOM) */
 void rp_timeline_add(rp_timeline *t, uint32_t line, uint64_t objects, uint64_t bytes);
+/* After the run: the scenario's status and failed lines, and its `del` and
+ * `gc()` lines (read from `source`, the scenario's text; NULL: none). */
+void rp_timeline_end(rp_timeline *t, int status, const uint32_t *fail_lines, size_t nfail,
+                     const char *source);
 void rp_timeline_clear(rp_timeline *t);
-/* One panel per series, stacked. 0, or -1 when writing failed. */
+/* One panel per series, stacked: x axis in statements executed, ticks
+ * labelled with the statement number and its source line; live objects on
+ * the left axis (blue), live bytes on the right axis (orange), each with
+ * its own labelled scale; failed expectations red, `del` grey and `gc()`
+ * green marks; PASS/FAIL in each panel's title. Where several statements
+ * share a pixel, the chart draws their min-max band and the last value.
+ * 0, or -1 when writing failed. */
 int rp_write_timeline_svg(FILE *f, const rp_timeline *ts, size_t n);
 
 #endif

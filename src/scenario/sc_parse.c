@@ -99,6 +99,22 @@ static size_t suggest_cap(size_t len)
     return len <= 3 ? 1 : len <= 6 ? 2 : 3;
 }
 
+/* The counter or attribute a user-attribute name is a typo of, or NULL. */
+static const char *near_attr(const char *name)
+{
+    size_t cap = suggest_cap(strlen(name)), best_d = cap + 1;
+    const char *best = NULL;
+    for (size_t i = 0; i < sc_nattrs(); i++) {
+        const char *w = sc_attr_row((int)i)->name;
+        size_t d = sc_edit_distance(name, w, cap);
+        if (d > 0 && d <= cap && d < best_d && d < strlen(name)) {
+            best_d = d;
+            best = w;
+        }
+    }
+    return best;
+}
+
 /* Best candidate of a NULL-terminated list, or NULL. */
 static const char *suggest(const char *name, const char *const *list,
                            const char *best, size_t *best_d)
@@ -165,6 +181,10 @@ typedef struct parser {
     int seen_stmt;             /* a statement other than config */
     int cfg_seen[3];
     vec checkpoints;           /* names (arena strings) */
+    /* Reads of a user attribute whose name is near a counter's (memo_mta),
+     * and the attribute names the script stores: a read of a name no line
+     * stores is a misspelt counter (resolve_attr_reads). */
+    vec attr_reads, attr_stores;
 } parser;
 
 static int vec_push(parser *p, vec *v, void *x)
@@ -894,6 +914,8 @@ static sc_expr *parse_chain(parser *p, sc_expr *e)
             for (size_t i = 0; i < sc_nattrs(); i++)
                 if (strcmp(sc_attr_row((int)i)->name, nm) == 0)
                     a->id = (int)sc_attr_row((int)i)->id;
+            if (a->id == A_USER && near_attr(nm) && vec_push(p, &p->attr_reads, a) < 0)
+                return NULL;
             e = a;
         }
     }
@@ -1370,6 +1392,8 @@ static void parse_assign_or_expr(parser *p)
         s->target = e->recv;
         s->attr = e->name;
         s->attr_id = e->id;
+        if (vec_push(p, &p->attr_stores, (void *)e->name) < 0)
+            return;
         s->e = v;
         s->text_len = (uint32_t)(p->last_end - at.start);
         add_stmt(p, s);
@@ -1573,6 +1597,23 @@ void sc_program_free(sc_program *p)
     al_free(p, sizeof *p, AL_K_SCENARIO);
 }
 
+/* `m.memo_mta` reads a user attribute that nothing ever sets (so it is
+ * always none): when its name is near a counter's and no line stores it,
+ * it is a misspelt counter. */
+static void resolve_attr_reads(parser *p)
+{
+    for (size_t i = 0; i < p->attr_reads.n; i++) {
+        const sc_expr *e = p->attr_reads.v[i];
+        int stored = 0;
+        for (size_t k = 0; k < p->attr_stores.n && !stored; k++)
+            stored = strcmp(p->attr_stores.v[k], e->name) == 0;
+        if (!stored)
+            error_at(p, e->line, e->col,
+                     "unknown attribute '%s'; did you mean '%s'? (no line sets .%s)", e->name,
+                     near_attr(e->name), e->name);
+    }
+}
+
 sc_program *sc_parse(const char *file, const char *src, size_t len, FILE *diag_out,
                      int color, int *nerrors)
 {
@@ -1625,6 +1666,7 @@ sc_program *sc_parse(const char *file, const char *src, size_t len, FILE *diag_o
                      s->kind == S_REPEAT ? "repeat" : "with");
         }
         resolve_pending(p);
+        resolve_attr_reads(p);
     }
     for (int i = 0; i < p->nblocks; i++)
         vec_free(&p->blocks[i].body);
@@ -1661,6 +1703,8 @@ sc_program *sc_parse(const char *file, const char *src, size_t len, FILE *diag_o
         *nerrors = (int)(p->nerrors > 1000000 ? 1000000 : p->nerrors);
     vec_free(&p->top);
     vec_free(&p->checkpoints);
+    vec_free(&p->attr_reads);
+    vec_free(&p->attr_stores);
     al_free(diags, (SC_MAX_ERRORS + 1) * sizeof *diags, AL_K_SCENARIO);
     al_free(p, sizeof *p, AL_K_SCENARIO);
     if (!ok) {

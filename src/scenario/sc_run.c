@@ -427,6 +427,7 @@ static int run_program(const sc_program *p, const sc_options *opt, rp_scenario *
     }
     base_total = al_live_bytes();
     vm.peak = base_total;
+    uint64_t fp0 = al_footprint();
     gc_set_auto(vm.gc_mode == SC_GC_AUTO, 700);
     ts_set_max_bytes(opt->max_bytes);
 
@@ -441,6 +442,10 @@ static int run_program(const sc_program *p, const sc_options *opt, rp_scenario *
         vm.count_expectations = r == 0;
         sc_exec_program(&vm);
         done = r + 1;
+        if (r + 1 == rounds || vm.stopped) {
+            uint64_t fp1 = al_footprint();
+            out->footprint_bytes = fp1 > fp0 ? fp1 - fp0 : 0;
+        }
         if (r + 1 == rounds || vm.stopped)
             record_checkpoints(&vm);
         sc_vm_drop_snapshot(&vm);

@@ -63,6 +63,13 @@ typedef struct vg_leaks {
  * memcheck: *out is all zero. */
 void vg_leak_check_added(vg_leaks *out);
 
+/* Under memcheck: make memcheck itself report a bad access found by fakegc
+ * (a decref of a dead object touches only the header fakegc keeps, so
+ * memcheck would never see it): "fakegc: WHAT" with a backtrace, and an
+ * "Unaddressable byte(s) found during client check request" error that
+ * counts toward --error-exitcode. Elsewhere nothing. */
+void vg_report_bad_access(const char *what);
+
 /* Block annotations for custom allocators (see valgrind.h for the contract):
  * malloclike registers [p, p+n) as a heap block (addressable, undefined),
  * freelike unregisters it (unaddressable). In ASan builds the same calls

@@ -256,7 +256,7 @@ Test(bench, json_round_trip)
     snprintf(r[0].note, sizeof r[0].note, "a remark");
     r[2].status = BN_UNAVAILABLE;
     snprintf(r[2].message, sizeof r[2].message, "not available: \"quoted\"\\");
-    bn_header h = {"0.1.0", "tracking/libc", "periodic", 1, 5};
+    bn_header h = {"0.1.0", "tracking/libc", "periodic", 1, 5, 0};
     FILE *f = tmpfile();
     cr_assert_not_null(f);
     cr_assert_eq(bn_write_json(&h, r, 3, f), 0, "write");
@@ -349,7 +349,7 @@ Test(bench, baseline_file_errors)
 
 Test(bench, compare_flags_only_slowdowns_past_tolerance)
 {
-    bn_base_entry e[3] = {{"a", 100}, {"b", 100}, {"c", -1}};
+    bn_base_entry e[3] = {{"a", 100, -1, -1, -1}, {"b", 100, -1, -1, -1}, {"c", -1, -1, -1, -1}};
     bn_baseline b;
     memset(&b, 0, sizeof b);
     b.e = e;
@@ -371,6 +371,29 @@ Test(bench, compare_flags_only_slowdowns_past_tolerance)
     r[0].status = BN_UNAVAILABLE;
     r[0].ns_per_op = 1e9;
     cr_expect_eq(bn_compare(r, 4, &b, 25, NULL), 0, "unavailable results are not compared");
+}
+
+/* The shared-runner gate: CPU time per op, a tolerance widened by the
+ * measured spread (at most 4x), and a real slow-down still caught. */
+Test(bench, gate_uses_cpu_time_and_noise)
+{
+    bn_base_entry e[2] = {{"a", 100, 100, 110, 100}, {"b", 100, 100, 110, 100}};
+    bn_baseline b;
+    memset(&b, 0, sizeof b);
+    b.e = e;
+    b.n = 2;
+    bn_result r[2] = {mk("a", 190), mk("b", 150)};
+    /* a: 1.9x the wall time, but the same CPU time (another process ran) */
+    r[0].cpu_ns_per_op = 101, r[0].min_ns = 180, r[0].max_ns = 200;
+    r[1].cpu_ns_per_op = 150, r[1].min_ns = 150, r[1].max_ns = 155;
+    cr_expect_eq(bn_compare_gate(r, 2, &b, 25, 1.0, 0.1, NULL), 1,
+                 "only b (1.5x the CPU time) is a regression");
+    /* noisy repeats widen the limit: b spread 60% -> limit 120% > its 50% */
+    r[1].max_ns = 240;
+    cr_expect_eq(bn_compare_gate(r, 2, &b, 25, 1.0, 0.1, NULL), 0);
+    /* but never past 4x the tolerance: a 3x slow-down with wild noise fails */
+    r[1].cpu_ns_per_op = 300, r[1].max_ns = 3000;
+    cr_expect_eq(bn_compare_gate(r, 2, &b, 25, 1.0, 0.1, NULL), 1);
 }
 
 /* A stress lifecycle that fails its checks (here because a bug is injected

@@ -234,7 +234,7 @@ Test(report, json_schema_and_escaping)
            "\"FakeTensorMode#2.converter\", \"FakeTensorConverter#3.meta\", "
            "\"MetaConverter#4.storage_memo[0]\", \"storage#41\"]");
     HAS(t, "\"stats\": {\"statements\": 40, \"allocations\": 210, \"peak_bytes\": 9120, "
-           "\"wall_ms\": 0.31, \"leaked_bytes\": 0}");
+           "\"wall_ms\": 0.31, \"leaked_bytes\": 0, \"footprint_bytes\": 0}");
     HAS(t, "\"wall_ms\": 2, ");
     HAS(t, "\"checkpoints\": [{\"name\": \"loop\", \"growth\": 0}, {\"name\": \"after\", "
            "\"growth\": -2}]");

@@ -118,7 +118,8 @@ static void measure(const char *what, hp_root *roots, size_t nroots)
     s.nretained = n;
     s.groups = gr;
     s.ngroups = ng;
-    rp_run run = {"fakegc", "0.1.0", "libc", NULL, NULL, 0, &s, 1, 0, 1, 0, NULL};
+    rp_run run = {.tool = "fakegc", .version = "0.1.0", .allocator = "libc", .scenarios = &s,
+                  .n = 1, .failed = 1};
     FILE *null = fopen("/dev/null", "w");
     rp_write(&run, RP_TEXT, null, NULL);
     double t4 = now();

@@ -1,0 +1,59 @@
+#!/bin/bash
+# check_install.sh BUILD_DIR - `cmake --install` into a temporary prefix
+# gives a working fakegc (it runs the installed scenarios), man pages made
+# from its real --help (fakegc(1), one per command, fakegc-scenario(5) when
+# the tree has the language reference), bash completion for commands,
+# options, bug and allocator names, and the scripts under libexec/fakegc,
+# which `fakegc --libexec-dir` names.
+set -u
+build=$1
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/fakegc-install.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "check_install: FAIL: $*"; fails=$((fails + 1)); }
+p=$tmp/prefix
+cmake --install "$build" --prefix "$p" > "$tmp/install.log" 2>&1 || {
+    cat "$tmp/install.log"; echo "check_install: FAIL: cmake --install"; exit 1; }
+f=$p/bin/fakegc
+[ -x "$f" ] || { echo "check_install: FAIL: no $f"; exit 1; }
+"$f" --version | grep -q '^fakegc [0-9]' || fail "--version"
+cd "$tmp" || exit 2   # nowhere near the source tree
+"$f" run -q "$("$f" --data-dir)/scenarios" > run.txt 2>&1 || { cat run.txt; fail "installed scenarios do not pass"; }
+[ "$("$f" --data-dir)" = "$p/share/fakegc" ] || fail "--data-dir: $("$f" --data-dir)"
+[ "$("$f" --libexec-dir)" = "$p/libexec/fakegc" ] || fail "--libexec-dir: $("$f" --libexec-dir)"
+"$p/libexec/fakegc/bisect.sh" --help > bisect.txt 2>&1 || fail "bisect.sh --help exit $?"
+grep -q '^usage: bisect.sh' bisect.txt || fail "bisect.sh --help text"
+[ -x "$p/libexec/fakegc/xref/xref.py" ] || fail "xref.py not installed"
+ls "$p/share/fakegc/schema/"fakegc-report-2.schema.json > /dev/null || fail "schemas not installed"
+
+# man pages: rendered, and made from the real --help (an option only run has)
+for page in fakegc fakegc-run fakegc-diff fakegc-stress fakegc-oom fakegc-bench; do
+    m=$p/share/man/man1/$page.1
+    [ -f "$m" ] || { fail "no man page $page.1"; continue; }
+    MANWIDTH=80 man -l "$m" > "$page.txt" 2> /dev/null || fail "man -l $page.1"
+done
+grep -q -- '--timeline' fakegc-run.txt || fail "fakegc-run(1) lacks --timeline"
+grep -q -- '--allow-missing' fakegc-diff.txt || fail "fakegc-diff(1) lacks --allow-missing"
+grep -q 'FAKEGC-RUN(1)' fakegc-run.txt || fail "fakegc-run(1) title"
+if [ -f "$(dirname "$0")/../../scenarios/README.md" ]; then
+    [ -f "$p/share/man/man5/fakegc-scenario.5" ] || fail "no fakegc-scenario(5)"
+    MANWIDTH=80 man -l "$p/share/man/man5/fakegc-scenario.5" 2>/dev/null | grep -q 'expect' ||
+        fail "fakegc-scenario(5) does not render"
+fi
+
+# bash completion, against the installed binary
+comp=$p/share/bash-completion/completions/fakegc
+[ -f "$comp" ] || { fail "no bash completion"; comp=/dev/null; }
+out=$(bash -c '
+    shopt -s extglob; source "$1"; f=$2
+    t() { COMP_WORDS=("$@"); COMP_WORDS[0]=$f; COMP_CWORD=$(( $# - 1 )); COMPREPLY=(); _fakegc
+          echo "${COMPREPLY[*]}"; }
+    t fakegc st; t fakegc run --inj; t fakegc run --inject strong-memo,no-sw
+    t fakegc run --allocator jem; t fakegc diff --format ""' _ "$comp" "$f" 2>&1)
+echo "$out" | sed -n 1p | grep -qw stress || fail "completion of commands: $out"
+echo "$out" | sed -n 2p | grep -q -- '--inject' || fail "completion of options: $out"
+echo "$out" | sed -n 3p | grep -q 'strong-memo,no-sweep' || fail "completion of bugs: $out"
+echo "$out" | sed -n 4p | grep -qw jemalloc || fail "completion of allocators: $out"
+echo "$out" | sed -n 5p | grep -qw markdown || fail "completion of diff formats: $out"
+[ "$fails" -eq 0 ] && echo "check_install: ok ($p)" && exit 0
+exit 1

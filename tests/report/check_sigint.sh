@@ -1,0 +1,43 @@
+#!/bin/sh
+# check_sigint.sh FAKEGC SOURCE_DIR - results are streamed: each PASS line
+# appears when its scenario finishes (here while a slow one still runs), and
+# SIGINT prints what finished and the summary so far, exits 130, ends the
+# workers and leaves an existing --output report as it was.
+set -u
+f=$1
+cd "$2" || exit 2
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/fakegc-sigint.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "check_sigint: FAIL: $*"; exit 1; }
+printf 'repeat 500_000_000\n  t = empty(2)\nend\n' > "$tmp/zz_slow.scn"
+cp scenarios/memo/weak_keys.scn "$tmp/a.scn"
+cp scenarios/memo/churn.scn "$tmp/b.scn"
+for jobs in 1 2; do
+    echo old > "$tmp/old.json"
+    "$f" run -j$jobs "$tmp/a.scn" "$tmp/b.scn" "$tmp/zz_slow.scn" \
+        > "$tmp/out.txt" 2> "$tmp/err.txt" &
+    pid=$!
+    n=0
+    while [ "$(grep -c '^PASS ' "$tmp/out.txt")" -lt 2 ] && [ $n -lt 600 ]; do
+        sleep 0.1; n=$((n + 1))
+    done
+    [ "$(grep -c "^PASS " "$tmp/out.txt")" -eq 2 ] || fail "-j$jobs: PASS lines not streamed: $(cat "$tmp/out.txt" "$tmp/err.txt")"
+    kill -INT $pid
+    wait $pid
+    rc=$?
+    [ $rc -eq 130 ] || fail "-j$jobs: exit $rc after SIGINT, want 130"
+    grep -q '^2 of 3 finished: 2 passed, 0 failed' "$tmp/err.txt" ||
+        fail "-j$jobs: no summary of what finished: $(cat "$tmp/err.txt")"
+    sleep 0.3
+    pgrep -f "$tmp/zz_slow.scn" > /dev/null && fail "-j$jobs: a worker outlived the run"
+done
+# with --output: the old report stays, no temporary is left
+"$f" run --format json --output "$tmp/old.json" scenarios/memo/weak_keys.scn \
+    "$tmp/zz_slow.scn" > /dev/null 2>&1 &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+[ "$(cat "$tmp/old.json")" = old ] || fail "an interrupted run replaced the old report"
+ls "$tmp"/old.json.tmp.* > /dev/null 2>&1 && fail "a temporary report was left"
+echo "check_sigint: ok"

@@ -1,0 +1,30 @@
+#!/bin/sh
+# check_timeline.sh FAKEGC OUT_DIR - the --timeline chart tells the story: an
+# x axis in statements with source lines, two labelled y axes, PASS/FAIL in
+# the title, failed expectations marked red (one per failed line), del and
+# gc() marked, a band where statements outnumber pixels; rsvg-convert must
+# render it.
+set -u
+f=$1
+o=$2
+fail() { echo "check_timeline: FAIL: $*"; exit 1; }
+"$f" run -q --timeline "$o/tl-pass.svg" scenarios/memo/churn.scn scenarios/storage/adaptive_frequency.scn \
+    scenarios/cycles/weakref_into_garbage.scn || fail "clean run"
+[ "$(grep -c '<polyline' "$o/tl-pass.svg")" -eq 6 ] || fail "want 2 series x 3 panels"
+grep -q '>PASS</tspan> scenarios/memo/churn.scn' "$o/tl-pass.svg" || fail "PASS in the title"
+grep -q 'statements executed (Ln' "$o/tl-pass.svg" || fail "x axis label"
+grep -q '>L[0-9][0-9]*</text>' "$o/tl-pass.svg" || fail "source lines at the ticks"
+grep -q '>live objects</text>' "$o/tl-pass.svg" && grep -q '>live bytes</text>' "$o/tl-pass.svg" ||
+    fail "labelled y axes"
+grep -q '<polygon' "$o/tl-pass.svg" || fail "no min-max band for churn's 6000 statements"
+grep -q 'stroke="#2ca02c" stroke-width="2"' "$o/tl-pass.svg" || fail "no gc() mark"
+grep -q 'stroke="#555" stroke-opacity' "$o/tl-pass.svg" || fail "no del mark"
+grep -q '#d62728" stroke-width' "$o/tl-pass.svg" && fail "a red mark on a passing run"
+"$f" run -q --inject strong-memo --timeline "$o/tl-fail.svg" scenarios/memo/weak_keys.scn > /dev/null
+[ $? -eq 1 ] || fail "the strong-memo run should fail"
+grep -q '>FAIL</tspan>' "$o/tl-fail.svg" || fail "FAIL in the title"
+[ "$(grep -c '<circle[^>]*#d62728' "$o/tl-fail.svg")" -eq 3 ] || fail "want 3 red failure marks"
+if command -v rsvg-convert > /dev/null; then
+    rsvg-convert "$o/tl-fail.svg" -o "$o/tl-fail.png" || fail "rsvg-convert cannot render it"
+fi
+echo "check_timeline: ok"
