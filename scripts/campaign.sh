@@ -35,7 +35,7 @@
 # not one campaign, 3 internal); 3 also when a shard could not complete.
 set -uo pipefail
 
-usage() { sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,/^[^#]/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "campaign.sh: $1" >&2; exit "${2:-2}"; }
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -70,10 +70,6 @@ for a in "$@"; do
         die "$a is set by the campaign (--shard K/N --format json --output DIR/shard-K.json)" ;;
     esac
 done
-args=("$@")
-if [ "$command" = stress ] && ! printf '%s\n' "${args[@]}" | grep -qE '^--out-dir(=|$)'; then
-    args+=(--out-dir "$out/stress")
-fi
 
 if [ -z "$fakegc" ]; then
     if [ -x "$here/build/fakegc" ]; then fakegc=$here/build/fakegc; else fakegc=$(command -v fakegc || true); fi
@@ -82,7 +78,10 @@ fi
 fakegc=$(cd "$(dirname "$fakegc")" && pwd)/$(basename "$fakegc")
 mkdir -p "$out/logs" || die "cannot create $out"
 out=$(cd "$out" && pwd)
-args=("${args[@]//"$out/stress"/$out/stress}")
+args=("$@")
+if [ "$command" = stress ] && ! printf '%s\n' "${args[@]}" | grep -qE '^--out-dir(=|$)'; then
+    args+=(--out-dir "$out/stress")
+fi
 
 # The campaign's identity: a rerun must be the same campaign.
 ident=$(printf '%q ' "$fakegc" "$command" "${args[@]}" "--shards" "$shards")

@@ -20,7 +20,7 @@
 set -euo pipefail
 
 usage() {
-    sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,/^[^#]/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'
 }
 
 state=${FAKEGC_SLURM_DIR:-/var/spool/fakegc-slurm}

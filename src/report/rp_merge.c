@@ -116,6 +116,11 @@ static int fail(mg *m, int usage, const char *fmt, ...)
         vsnprintf(m->err, m->errlen, fmt, ap);
         va_end(ap);
     }
+    if (usage && er_kind_get() == ER_OOM) {   /* a helper ran out of memory */
+        usage = 0;
+        if (m->err && m->errlen && !m->oom)
+            snprintf(m->err, m->errlen, "out of memory");
+    }
     if (usage)
         m->usage = 1;
     else
@@ -662,12 +667,13 @@ static int failure_key(span raw, sfail *f)
     return 0;
 }
 
-static void sfails_free(sfail *f, size_t n)
+/* f: an array of cap records (cap >= 1), zeroed past those filled. */
+static void sfails_free(sfail *f, size_t cap)
 {
-    for (size_t i = 0; f && i < n; i++)
+    for (size_t i = 0; f && i < cap; i++)
         if (f[i].key)
             al_free(f[i].key, f[i].key_cap, AL_K_REPORT);
-    al_free(f, f ? (n ? n : 1) * sizeof *f : 0, AL_K_REPORT);
+    al_free(f, f ? cap * sizeof *f : 0, AL_K_REPORT);
 }
 
 static int by_index(const void *a, const void *b)
@@ -696,7 +702,7 @@ static int stress_failures(mg *m, sfail **out, size_t *nout, size_t *distinct)
         f[n].index = member_u64(*r, "lifecycle_index");
         f[n].seed = member_u64(*r, "seed");
         if (failure_key(*r, &f[n]) != 0) {
-            sfails_free(f, n + 1);
+            sfails_free(f, m->n ? m->n : 1);
             return fail(m, 0, "out of memory");
         }
         n++;
@@ -1152,6 +1158,9 @@ static int merge(mg *m, rp_format fmt, FILE *out, const rp_options *o, rp_merge_
         items_free(&it);
         fields_free(&top);
     }
+    /* the helpers that look into values cannot say "out of memory" */
+    if (rc == 0 && er_kind_get() == ER_OOM)
+        rc = fail(m, 0, "out of memory");
     if (rc == 0 && fmt == RP_JSON) {
         if (fwrite(json, 1, len, out) != len || fflush(out) != 0)
             rc = fail(m, 0, "cannot write the merged report");
@@ -1168,8 +1177,10 @@ static int merge(mg *m, rp_format fmt, FILE *out, const rp_options *o, rp_merge_
     } else if (rc == 0) {
         write_oom(m, out, fmt == RP_JUNIT, json, len);
     }
+    if (rc == 0 && er_kind_get() == ER_OOM)
+        rc = fail(m, 0, "out of memory writing the merged report");
     free(json);
-    sfails_free(t.f, t.nf);
+    sfails_free(t.f, m->n ? m->n : 1);
     return rc;
 }
 
@@ -1177,6 +1188,7 @@ int rp_merge_files(const char *const *paths, size_t n, rp_format fmt, FILE *out,
                    const rp_options *o, rp_merge_result *res, char *err, size_t errlen)
 {
     memset(res, 0, sizeof *res);
+    er_clear();
     mg m;
     memset(&m, 0, sizeof m);
     m.err = err;

@@ -6,6 +6,7 @@
  *   // rc 0: written, m.failed says whether the merged result has a failure;
  *   // rc -1: the inputs are not one campaign (err says which, exit 2);
  *   // rc -2: out of memory or a write error (err, exit 3).
+ * (It starts with er_clear(): out of memory anywhere in it is rc -2.)
  *
  * The inputs are JSON reports of one kind - run ("fakegc-report"), stress
  * ("fakegc-stress") or oom ("fakegc-oom"), told by "schema", else by
