@@ -3,7 +3,7 @@
 a fakegc scenario (cli.md "Additions, version 2 / Recording real programs").
 
     scripts/record.py [-o OUT.scn] [--max-events N] [--no-batch] [--compare]
-                      [--fakegc PATH] [--no-hooks] PROGRAM.py [ARGS...]
+                      [--fakegc PATH] [--no-hooks] [--lang 1|2] PROGRAM.py [ARGS...]
 
 It runs PROGRAM under Debian's torch 1.13.1 (/usr/bin/python3) and writes,
 in order: every FakeTensorMode made (`m1 = fake_mode()`), every stand-alone
@@ -86,13 +86,14 @@ class Line:
 
 
 class Recorder:
-    def __init__(self, torch, program, max_events=0):
+    def __init__(self, torch, program, max_events=0, lang=1):
         self.torch = torch
         self.program = os.path.abspath(program)
         self.pdir = os.path.dirname(self.program)
         self.tdir = os.path.dirname(torch.__file__) + os.sep
         self.me = os.path.abspath(__file__)
         self.max_events = max_events
+        self.lang = lang          # 2: also write the language's version 2 forms
         self.events = 0
         self.stopped = False
         self.stop_site = None
@@ -106,6 +107,7 @@ class Recorder:
         self.count = {}           # prefix -> last number
         self.modes = {}           # id(mode) -> (Obj, weakref)  FakeTensorModes
         self.mcs = {}             # id(mc) -> (Obj, weakref)    stand-alone MetaConverters
+        self.fcs = {}             # id(fc) -> (Obj, weakref)    stand-alone converters (--lang 2)
         self.last = {}            # name -> {counter: value}
         self.holders = {}         # storage cdata -> [Obj] live real tensors/keepers
         self.keepers = []         # Obj keepers (storage alive, no recorded holder)
@@ -175,8 +177,8 @@ class Recorder:
     # ------------------------------------------------------------ counters
 
     def read(self, kind, x):
-        if kind == "mode":
-            fc = x.fake_tensor_converter
+        if kind in ("mode", "fconv"):
+            fc = x.fake_tensor_converter if kind == "mode" else x
             mc = fc.meta_converter
             v = {"memo_fake": len(fc.tensor_memo)}
         else:
@@ -188,7 +190,7 @@ class Recorder:
         return v
 
     def expects(self, only=None):
-        for table, kind in ((self.modes, "mode"), (self.mcs, "mc")):
+        for table, kind in ((self.modes, "mode"), (self.mcs, "mc"), (self.fcs, "fconv")):
             for oid, (o, ref) in list(table.items()):
                 if only is not None and oid != only:
                     continue
@@ -231,6 +233,7 @@ class Recorder:
         self.free.setdefault(o.key, []).append(o.name)
         self.modes.pop(o.oid, None)
         self.mcs.pop(o.oid, None)
+        self.fcs.pop(o.oid, None)
         self.need = True
 
     def refresh(self, x):
@@ -307,6 +310,17 @@ class Recorder:
             try:
                 c = t.storage()._cdata
             except Exception:
+                continue
+            if c != o.stor and self.lang >= 2:
+                self.unhold(o)
+                self.emit("%s.set_(%s)" % (o.name, self.storage_expr(t)),
+                          self.site() + "  set_() (seen at the next event)")
+                self.note("set_() on a recorded tensor is written at the next event after it; "
+                          "a death in between would see the old storage")
+                from torch.multiprocessing.reductions import StorageWeakRef
+                o.stor, o.sref = c, StorageWeakRef(t.storage())
+                o.geom = (tuple(t.shape), tuple(t.stride()), t.storage_offset(), t.dtype)
+                self.hold(o)
                 continue
             if c != o.stor:
                 self.note("%s (%s): set_() or .data = moved it to another storage after it "
@@ -414,10 +428,14 @@ class Recorder:
             same = [h for h in hs if h.geom == geom]
             if same:
                 return "%s.detach()" % same[0].name
+            if self.lang >= 2:
+                return self.set_expr(t)
             self.note("%s: shares storage with %s but with other sizes/strides/offset and "
                       "is no view; version 1 of the language cannot say set_(), so it is "
                       "written with a storage of its own (memo_storage may differ)"
                       % (site, hs[0].name))
+        if t.storage_offset() != 0 and self.lang >= 2:
+            return self.set_expr(t)
         kw = self.kw(t)
         if t.storage_offset() != 0:
             self.note("%s: storage offset %d of a tensor that is no view is written as 0"
@@ -427,6 +445,25 @@ class Recorder:
         if t.is_contiguous():
             return "empty(%s)" % ", ".join([str(s) for s in t.shape] + kw)
         return "empty_strided(%s)" % ", ".join([tup(t.shape), tup(t.stride())] + kw)
+
+    def storage_expr(self, t):
+        """Version 2: `STORAGE, offset, sizes, strides` for t's storage: a
+        recorded holder's `.storage()`, or a fresh tensor's of its size."""
+        st = t.storage()
+        hs = self.holders.get(st._cdata)
+        if hs:
+            src = "%s.storage()" % hs[0].name
+        else:
+            kw = ["dtype=" + self.dtype(t)] if t.dtype != self.torch.float32 else []
+            src = "empty(%s).storage()" % ", ".join([str(max(st.size(), 1))] + kw)
+        return "%s, %d, %s, %s" % (src, t.storage_offset(), tup(t.shape), tup(t.stride()))
+
+    def set_expr(self, t):
+        kw = ["dtype=" + self.dtype(t)] if t.dtype != self.torch.float32 else []
+        e = "empty(%s).set_(%s)" % (", ".join(["0"] + kw), self.storage_expr(t))
+        if t.requires_grad and t.is_leaf:
+            e += ".requires_grad_(true)"
+        return e
 
     def grad(self, t, o, site):
         torch = self.torch
@@ -488,6 +525,23 @@ class Recorder:
         self.last[name] = {}
         self.emit("%s = meta_converter()" % name, site)
 
+    def on_fc(self, fc):
+        if self.lang < 2:
+            self.note("%s: a FakeTensorConverter outside a FakeTensorMode (version 2's "
+                      "fake_converter(), --lang 2); its conversions are written as op outputs"
+                      % self.site())
+            return
+        if not self.tick():
+            return
+        self.flush()
+        self.close_with()
+        site = self.site()
+        o = Obj("fconv", id(fc))
+        name = self.bind(o, "fc", site, fc)
+        self.fcs[id(fc)] = (o, weakref.ref(fc))
+        self.last[name] = {}
+        self.emit("%s = fake_converter()" % name, site)
+
     def mode_of(self, conv):
         for oid, (o, ref) in self.modes.items():
             m = ref()
@@ -512,6 +566,9 @@ class Recorder:
         site = self.site()
         mo = self.modes.get(id(mode), (None, None))[0]
         own = mo is not None and mode.fake_tensor_converter is conv
+        fco = self.fcs.get(id(conv), (None, None))[0]
+        if fco is not None and mo is not None:
+            own = True
         if not own or isinstance(t, FakeTensor) or not isinstance(t, torch.Tensor):
             why = ("a FakeTensorConverter that is not its mode's (the language's "
                    "version 2 has fake_converter())" if not own else
@@ -520,13 +577,18 @@ class Recorder:
                       % (site, why))
             return self.call(orig, conv, mode, t, device, a, k)
         tn = self.real(t, site)
-        call = "%s.fake(%s%s)" % (mo.name, tn, ', device="%s"' % device if device else "")
+        if fco is not None:
+            call = "%s.fake(%s, %s%s)" % (fco.name, mo.name, tn,
+                                          ', device="%s"' % device if device else "")
+        else:
+            call = "%s.fake(%s%s)" % (mo.name, tn, ', device="%s"' % device if device else "")
+        cid = id(conv) if fco is not None else id(mode)
         self.stats["conversions"] += 1
         try:
             out = self.call(orig, conv, mode, t, device, a, k, capture=False)
         except UnsupportedFakeTensorException:
             self.emit("expect raises(UnsupportedFakeTensor, %s)" % call, site)
-            self.expects(only=id(mode))
+            self.expects(only=cid)
             raise
         except Exception as e:
             self.note("%s: %s raised %s in PyTorch; not written" % (site, call, type(e).__name__))
@@ -542,7 +604,7 @@ class Recorder:
             self.emit("%s = %s" % (name, call), site)
         else:
             self.emit(call, site)
-        self.expects(only=id(mode))
+        self.expects(only=cid)
         return out
 
     def call(self, orig, conv, mode, t, device, a, k, capture=True):
@@ -691,9 +753,7 @@ class Recorder:
             finally:
                 rec.init_depth -= 1
             if rec.init_depth == 0 and not rec.stopped:
-                rec.note("%s: a FakeTensorConverter outside a FakeTensorMode (version 2's "
-                         "fake_converter()); its conversions are written as op outputs"
-                         % rec.site())
+                rec.on_fc(self)
 
         def conv_call(self, fake_mode, t, device=None, *a, **k):
             return rec.on_convert(c_call, self, fake_mode, t, device, a, k)
@@ -926,6 +986,9 @@ def main(argv):
     ap.add_argument("-o", "--output", help="scenario to write (default: PROGRAM.scn beside it)")
     ap.add_argument("--max-events", type=int, default=0,
                     help="stop recording after N events (0: no limit)")
+    ap.add_argument("--lang", type=int, choices=(1, 2), default=1,
+                    help="2: also write the language's version 2 forms (set_(), "
+                    "fake_converter()) where version 1 cannot say it (default 1)")
     ap.add_argument("--no-batch", action="store_true",
                     help="no repeat blocks: one statement per event")
     ap.add_argument("--compare", action="store_true",
@@ -953,7 +1016,7 @@ def main(argv):
         return 77
     DTYPES.update(_dtypes(torch))
     out = o.output or os.path.splitext(o.program)[0] + ".scn"
-    rec = Recorder(torch, o.program, o.max_events)
+    rec = Recorder(torch, o.program, o.max_events, o.lang)
     if not o.no_hooks:
         rec.install()
     sys.argv = [o.program] + o.args

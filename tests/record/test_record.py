@@ -158,6 +158,32 @@ class Rec(unittest.TestCase):
         self.assertIn("non-leaf in PyTorch", text)
         self.assertReplays(out)
 
+    def test_lang_2_forms(self):
+        """--lang 2 writes set_(), fake_converter() and c.fake(m, t). The
+        replay needs an interpreter with the language's version 2 (issue 10);
+        FAKEGC_V2 may name one, else FAKEGC is tried; skipped where neither
+        parses version 2."""
+        prog = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs",
+                            "set_and_converters.py")
+        out = os.path.join(self.d, "set2.scn")
+        r = subprocess.run(["/usr/bin/python3", RECORD, "--lang", "2", "-o", out, prog],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        text = open(out).read()
+        for want in ("t2 = empty(0).set_(t1.storage(), 4, (2, 3), (3, 1))",
+                     "t3.set_(empty(10).storage(), 0, (10,), (1,))",
+                     "fc1 = fake_converter()", "f5 = fc1.fake(m1, t5)"):
+            self.assertIn(want, text)
+        self.assertNotIn("version 1 of the language cannot say", text)
+        fakegc = os.environ.get("FAKEGC_V2", FAKEGC)
+        probe = os.path.join(self.d, "v2.scn")
+        with open(probe, "w") as f:
+            f.write("c = fake_converter()\n")
+        if subprocess.run([fakegc, "run", "-q", probe]).returncode == 2:
+            self.skipTest("%s has no version 2 of the language yet" % fakegc)
+        r = subprocess.run([fakegc, "run", "-q", "--compat", "pytorch-1.13", out])
+        self.assertEqual(r.returncode, 0)
+
     def test_what_cannot_be_said_is_listed(self):
         path, text = self.record("""
             m = FakeTensorMode()
