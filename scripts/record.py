@@ -712,9 +712,12 @@ class Recorder:
             return
         from torch._subclasses.fake_tensor import FakeTensorMode, FakeTensorConverter
         from torch._subclasses.meta_utils import MetaConverter
-        modes = convs = 0
+        from torch._subclasses.fake_tensor import FakeTensor
+        modes = convs = fakes = 0
         for x in gc.get_objects():
-            if isinstance(x, FakeTensorMode):
+            if isinstance(x, FakeTensor):
+                fakes += 1
+            elif isinstance(x, FakeTensorMode):
                 modes += 1
             elif isinstance(x, (FakeTensorConverter, MetaConverter)):
                 convs += 1
@@ -725,6 +728,7 @@ class Recorder:
                 fins += 1
         self.lines.append(Line("expect", 'expect live("mode") == %d' % modes))
         self.lines.append(Line("expect", 'expect live("converter") == %d' % convs))
+        self.lines.append(Line("expect", 'expect live("fake") == %d' % fakes))
         self.lines.append(Line("expect", 'expect live("finalizer") == %d, '
                                '"weakref.finalize objects PyTorch registered and still holds"'
                                % fins))
