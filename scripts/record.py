@@ -17,8 +17,8 @@ operations produce (as a constructor of the same shape under `with m1`:
 op outputs are not memoized, so that is a faithful stand-in for the mode's
 lifetime), and every death, in order (`del t1, f1`). After each conversion
 and each death it writes `expect` lines for the memo counters PyTorch shows
-that changed; at the end, `live()` expectations for modes, converters and
-finalizers. `fakegc run --compat pytorch-1.13 OUT.scn` must pass on it.
+that changed; at the end, `live()` expectations for modes, converters,
+fakes and finalizers. `fakegc run --compat pytorch-1.13 OUT.scn` must pass on it.
 
 How it observes PyTorch (torch is patched at these entry points only, for
 the program's run; each wrapper calls the original and only reads state):
@@ -35,7 +35,8 @@ disabled inside the conversion wrapper (so no death lands inside a
 conversion); it runs as usual elsewhere. tests/record/ checks each hook.
 
 Exit: the program's exit status (0 when it ends normally); 2 usage;
-77 torch not importable; with --compare, 1 if a replay fails.
+3 the recorder itself failed (the scenario is written up to there, its
+header says where); 77 torch not importable.
 """
 
 import argparse
@@ -96,6 +97,9 @@ class Recorder:
         self.lang = lang          # 2: also write the language's version 2 forms
         self.events = 0
         self.stopped = False
+        self.internal = False     # the recorder itself failed (exit 3)
+        # tests: make the recorder fail at event N, to prove the failure path
+        self.fault = int(os.environ.get("FAKEGC_RECORD_FAULT", "0") or 0)
         self.stop_site = None
         self.lines = []
         self.notes = []           # header lines: what could not be expressed
@@ -207,6 +211,9 @@ class Recorder:
     # -------------------------------------------------------------- deaths
 
     def died(self, oid):
+        self.safe(self.death, oid)
+
+    def death(self, oid):
         """weakref.finalize callback. It runs after PyTorch's own finalizers
         of the same tensor (newest first; ours was registered before any
         conversion), so the counters are read at the next death or event,
@@ -248,8 +255,7 @@ class Recorder:
         o.pre = weakref.finalize(x, self.settle_cb)
 
     def settle_cb(self):
-        if not self.stopped:
-            self.settle()
+        self.safe(self.settle)
 
     def settle(self):
         if self.need:
@@ -263,6 +269,8 @@ class Recorder:
         expired die; set_() on recorded tensors is noticed."""
         if self.stopped:
             return
+        if self.fault and self.events == self.fault:
+            raise RuntimeError("fault injected at event %d (FAKEGC_RECORD_FAULT)" % self.fault)
         self.settle()
         checks, self.keep_checks = self.keep_checks, []
         for o, ln in checks:
@@ -561,6 +569,44 @@ class Recorder:
             return orig(conv, mode, t, device, *a, **k)
         if not self.tick():
             return orig(conv, mode, t, device, *a, **k)
+        try:
+            pre = self.convert_pre(conv, mode, t, device)
+        except Exception as e:
+            self.broken(e)
+            return orig(conv, mode, t, device, *a, **k)
+        if pre is None:
+            return self.call(orig, conv, mode, t, device, a, k)
+        call, cid, site = pre
+        try:
+            out = self.call(orig, conv, mode, t, device, a, k, capture=False)
+        except UnsupportedFakeTensorException:
+            self.emit("expect raises(UnsupportedFakeTensor, %s)" % call, site)
+            self.expects(only=cid)
+            raise
+        except Exception as e:
+            self.note("%s: %s raised %s in PyTorch; not written" % (site, call, type(e).__name__))
+            raise
+        try:
+            self.convert_post(t, out, call, cid, site)
+        except Exception as e:
+            self.broken(e)
+        return out
+
+    def broken(self, e):
+        """The recorder itself failed: stop recording, say so, exit 3."""
+        import traceback
+        where = traceback.extract_tb(e.__traceback__)[-1]
+        self.note("INTERNAL: the recorder failed (%s: %s at record.py:%d); recording "
+                  "stopped here" % (type(e).__name__, str(e)[:100], where.lineno))
+        self.internal = True
+        self.stop_site = self.stop_site or self.site()
+        self.stopped = True
+
+    def convert_pre(self, conv, mode, t, device):
+        """Write what a conversion needs; None when it is not expressible
+        (noted; its fake is then recorded as an op output)."""
+        torch = self.torch
+        from torch._subclasses.fake_tensor import FakeTensor
         self.flush()
         self.close_with()
         site = self.site()
@@ -575,7 +621,7 @@ class Recorder:
                    "the converted value is not a real tensor")
             self.note("%s: conversion through %s: its fake is written as an op output"
                       % (site, why))
-            return self.call(orig, conv, mode, t, device, a, k)
+            return None
         tn = self.real(t, site)
         if fco is not None:
             call = "%s.fake(%s, %s%s)" % (fco.name, mo.name, tn,
@@ -584,15 +630,10 @@ class Recorder:
             call = "%s.fake(%s%s)" % (mo.name, tn, ', device="%s"' % device if device else "")
         cid = id(conv) if fco is not None else id(mode)
         self.stats["conversions"] += 1
-        try:
-            out = self.call(orig, conv, mode, t, device, a, k, capture=False)
-        except UnsupportedFakeTensorException:
-            self.emit("expect raises(UnsupportedFakeTensor, %s)" % call, site)
-            self.expects(only=cid)
-            raise
-        except Exception as e:
-            self.note("%s: %s raised %s in PyTorch; not written" % (site, call, type(e).__name__))
-            raise
+        return call, cid, site
+
+    def convert_post(self, t, out, call, cid, site):
+        from torch._subclasses.fake_tensor import FakeTensor
         self.refresh_all(t)
         known = self.objs.get(id(out))
         if known is not None and known.kind == "fake":
@@ -605,7 +646,6 @@ class Recorder:
         else:
             self.emit(call, site)
         self.expects(only=cid)
-        return out
 
     def call(self, orig, conv, mode, t, device, a, k, capture=True):
         enabled = gc.isenabled()
@@ -621,6 +661,14 @@ class Recorder:
             self.outputs(out)
         return out
 
+    def safe(self, f, *a):
+        if self.stopped:
+            return
+        try:
+            f(*a)
+        except Exception as e:
+            self.broken(e)
+
     def refresh_all(self, t):
         self.refresh(t)
         self.refresh(t._base)
@@ -633,16 +681,24 @@ class Recorder:
         torch = self.torch
         if not isinstance(t, torch.Tensor):
             return orig(mc, t, *a, **k)
-        self.flush()
-        self.close_with()
-        site = self.site()
-        co = self.mcs[id(mc)][0]
-        tn = self.real(t, site)
+        try:
+            self.flush()
+            self.close_with()
+            site = self.site()
+            co = self.mcs[id(mc)][0]
+            tn = self.real(t, site)
+        except Exception as e:
+            self.broken(e)
+            return orig(mc, t, *a, **k)
         self.conv_depth += 1
         try:
             out = orig(mc, t, *a, **k)
         finally:
             self.conv_depth -= 1
+        self.safe(self.meta_post, co, t, tn, out, site)
+        return out
+
+    def meta_post(self, co, t, tn, out, site):
         self.stats["conversions"] += 1
         self.refresh_all(t)
         call = "%s.meta(%s)" % (co.name, tn)
@@ -653,8 +709,7 @@ class Recorder:
         else:
             o = Obj("meta", id(out))
             self.emit("%s = %s" % (self.bind(o, "r", site, out), call), site)
-        self.expects(only=id(mc))
-        return out
+        self.expects(only=co.oid)
 
     def on_dispatch(self, orig, mode, func, types, args, kwargs):
         self.disp_depth += 1
@@ -663,7 +718,7 @@ class Recorder:
         finally:
             self.disp_depth -= 1
         if self.disp_depth == 0 and self.conv_depth == 0 and not self.stopped:
-            self.outputs(out)
+            self.safe(self.outputs, out)
         return out
 
     def outputs(self, out):
@@ -748,7 +803,7 @@ class Recorder:
             finally:
                 rec.init_depth -= 1
             if rec.init_depth == 0:
-                rec.on_mode(self)
+                rec.safe(rec.on_mode, self)
 
         def conv_init(self, *a, **k):
             rec.init_depth += 1
@@ -757,7 +812,7 @@ class Recorder:
             finally:
                 rec.init_depth -= 1
             if rec.init_depth == 0 and not rec.stopped:
-                rec.on_fc(self)
+                rec.safe(rec.on_fc, self)
 
         def conv_call(self, fake_mode, t, device=None, *a, **k):
             return rec.on_convert(c_call, self, fake_mode, t, device, a, k)
@@ -765,7 +820,7 @@ class Recorder:
         def meta_init(self, *a, **k):
             mc_init(self, *a, **k)
             if rec.init_depth == 0:
-                rec.on_mc(self)
+                rec.safe(rec.on_mc, self)
 
         def meta_call(self, t, *a, **k):
             return rec.on_meta(mc_call, self, t, a, k)
@@ -794,8 +849,9 @@ class Recorder:
                     "%d %s" % (v, k) for k, v in sorted(self.stats.items())))]
         head += ["# " + h for h in header_extra]
         if self.stopped and self.stop_site:
-            head.append("# STOPPED after %d events (--max-events) at %s: the program ran on "
-                        "unrecorded" % (self.events, self.stop_site))
+            head.append("# STOPPED after %d events (%s) at %s: the program ran on "
+                        "unrecorded" % (self.events, "a recorder error" if self.internal
+                                        else "--max-events", self.stop_site))
         if self.notes:
             head.append("# Not expressible (never silently dropped):")
             head += ["#   - " + n for n in self.notes]
@@ -1051,10 +1107,16 @@ def main(argv):
     with open(tmp, "w") as f:
         f.write(text)
     os.replace(tmp, out)
-    print("record.py: %s: %d events, %d lines, program %.3f s%s"
-          % (out, rec.events, text.count("\n"), elapsed,
-             " (STOPPED at --max-events)" if rec.stopped and rec.stop_site else ""),
-          file=sys.stderr)
+    print("record.py: %s: %d events, %d lines, program %.3f s"
+          % (out, rec.events, text.count("\n"), elapsed), file=sys.stderr)
+    if rec.internal:
+        print("record.py: internal error: the recorder failed at %s and stopped recording "
+              "there (see the scenario's header)" % rec.stop_site, file=sys.stderr)
+        status = 3
+    elif rec.stop_site:
+        print("record.py: stopped recording after %d events (--max-events %d) at %s; the "
+              "scenario covers the program up to there" % (rec.events, o.max_events,
+                                                          rec.stop_site), file=sys.stderr)
     del g
     if o.compare:
         fakegc = o.fakegc or os.path.join(os.path.dirname(os.path.dirname(

@@ -19,7 +19,7 @@ HEAD = ("import torch\n"
         "from torch._subclasses.meta_utils import MetaConverter\n")
 
 
-class Rec(unittest.TestCase):
+class Base(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         self.d = self.tmp.name
@@ -48,6 +48,10 @@ class Rec(unittest.TestCase):
         rc, rep = self.replay(path)
         self.assertEqual(rc, 0, rep["failures"][:3])
         return rep
+
+
+class Rec(Base):
+    """ctest record_unit."""
 
     def test_each_hook_and_death_order(self):
         path, text = self.record("""
@@ -116,33 +120,34 @@ class Rec(unittest.TestCase):
         rep = self.assertReplays(path)
         self.assertIn('expect live("finalizer") == 600', text)
         path, text = self.record(body, "--max-events", "25")
-        self.assertIn("STOPPED at --max-events", self.stderr)
+        self.assertIn("stopped recording after 25 events (--max-events 25) at prog.py:8", self.stderr)
         self.assertIn("# STOPPED after 25 events (--max-events) at prog.py:8", text)
         self.assertReplays(path)
 
-    def test_100k_statements(self):
-        path, text = self.record("""
+    def test_recorder_failure_is_reported(self):
+        """A failure inside the recorder (injected at each event in turn)
+        stops recording, exits 3, and the partial scenario still replays."""
+        body = """
             m = FakeTensorMode()
-            for i in range(17000):
-                t = torch.empty(2, 2)
-                f = m.from_tensor(t)
-                del t, f
-        """, "--no-batch")
-        rep = self.assertReplays(path)
-        self.assertGreater(rep["stats"]["statements"], 100000)
-
-    def test_compare_table(self):
-        path, text = self.record("""
-            m = FakeTensorMode()
-            for i in range(100):
-                t = torch.empty(4)
-                f = m.from_tensor(t)
-                del t, f
-        """, "--compare", "--fakegc", FAKEGC)
-        rows = {ln.split()[0]: ln.split()[-4:] for ln in self.stdout.splitlines()
-                if ln.startswith(("periodic", "eager"))}
-        self.assertEqual(rows["eager"], ["0", "0", "3", "0"])
-        self.assertEqual(rows["periodic"], ["100", "100", "102", "100"])
+            t = torch.randn(4, 4)
+            f = m.from_tensor(t)
+            with m:
+                y = torch.empty(2)
+            mc = MetaConverter()
+            r = mc(t[1:])
+            del f, y, r
+        """
+        for n in range(1, 6):
+            os.environ["FAKEGC_RECORD_FAULT"] = str(n)
+            try:
+                path, text = self.record(body, expect_rc=3)
+            finally:
+                del os.environ["FAKEGC_RECORD_FAULT"]
+            self.assertIn("INTERNAL: the recorder failed (RuntimeError: fault injected at "
+                          "event %d" % n, text)
+            self.assertIn("STOPPED after %d events (a recorder error)" % n, text)
+            self.assertIn("internal error: the recorder failed", self.stderr)
+            self.assertReplays(path)
 
     def test_program_in_pytorch_test_style(self):
         """tests/record/programs: written in the style of PyTorch's own
@@ -198,6 +203,34 @@ class Rec(unittest.TestCase):
         self.assertIn("dtype torch.int16 has no scenario name", text)
         self.assertIn("set_() or .data = moved it", text)
         self.assertIn("the program raised ValueError: late", text)
+
+
+class Scale(Base):
+    """The slower ones (ctest record_scale)."""
+
+    def test_100k_statements(self):
+        path, text = self.record("""
+            m = FakeTensorMode()
+            for i in range(17000):
+                t = torch.empty(2, 2)
+                f = m.from_tensor(t)
+                del t, f
+        """, "--no-batch")
+        rep = self.assertReplays(path)
+        self.assertGreater(rep["stats"]["statements"], 100000)
+
+    def test_compare_table(self):
+        path, text = self.record("""
+            m = FakeTensorMode()
+            for i in range(100):
+                t = torch.empty(4)
+                f = m.from_tensor(t)
+                del t, f
+        """, "--compare", "--fakegc", FAKEGC)
+        rows = {ln.split()[0]: ln.split()[-4:] for ln in self.stdout.splitlines()
+                if ln.startswith(("periodic", "eager"))}
+        self.assertEqual(rows["eager"], ["0", "0", "3", "0"])
+        self.assertEqual(rows["periodic"], ["100", "100", "102", "100"])
 
 
 if __name__ == "__main__":
