@@ -768,14 +768,17 @@ class Recorder:
         from torch._subclasses.fake_tensor import FakeTensorMode, FakeTensorConverter
         from torch._subclasses.meta_utils import MetaConverter
         from torch._subclasses.fake_tensor import FakeTensor
+        import warnings
         modes = convs = fakes = 0
-        for x in gc.get_objects():
-            if isinstance(x, FakeTensor):
-                fakes += 1
-            elif isinstance(x, FakeTensorMode):
-                modes += 1
-            elif isinstance(x, (FakeTensorConverter, MetaConverter)):
-                convs += 1
+        with warnings.catch_warnings():    # isinstance() on torch.distributed.reduce_op warns
+            warnings.simplefilter("ignore")
+            for x in gc.get_objects():
+                if isinstance(x, FakeTensor):
+                    fakes += 1
+                elif isinstance(x, FakeTensorMode):
+                    modes += 1
+                elif isinstance(x, (FakeTensorConverter, MetaConverter)):
+                    convs += 1
         fins = 0
         for f, info in list(weakref.finalize._registry.items()):
             fn = getattr(info.func, "__qualname__", "")
