@@ -3,7 +3,7 @@
 a fakegc scenario (cli.md "Additions, version 2 / Recording real programs").
 
     scripts/record.py [-o OUT.scn] [--max-events N] [--no-batch] [--compare]
-                      [--fakegc PATH] [--no-hooks] PROGRAM.py [ARGS...]
+                      [--fakegc PATH] [--no-hooks] [--lang 1|2] PROGRAM.py [ARGS...]
 
 It runs PROGRAM under Debian's torch 1.13.1 (/usr/bin/python3) and writes,
 in order: every FakeTensorMode made (`m1 = fake_mode()`), every stand-alone
@@ -17,8 +17,8 @@ operations produce (as a constructor of the same shape under `with m1`:
 op outputs are not memoized, so that is a faithful stand-in for the mode's
 lifetime), and every death, in order (`del t1, f1`). After each conversion
 and each death it writes `expect` lines for the memo counters PyTorch shows
-that changed; at the end, `live()` expectations for modes, converters and
-finalizers. `fakegc run --compat pytorch-1.13 OUT.scn` must pass on it.
+that changed; at the end, `live()` expectations for modes, converters,
+fakes and finalizers. `fakegc run --compat pytorch-1.13 OUT.scn` must pass on it.
 
 How it observes PyTorch (torch is patched at these entry points only, for
 the program's run; each wrapper calls the original and only reads state):
@@ -35,7 +35,8 @@ disabled inside the conversion wrapper (so no death lands inside a
 conversion); it runs as usual elsewhere. tests/record/ checks each hook.
 
 Exit: the program's exit status (0 when it ends normally); 2 usage;
-77 torch not importable; with --compare, 1 if a replay fails.
+3 the recorder itself failed (the scenario is written up to there, its
+header says where); 77 torch not importable.
 """
 
 import argparse
@@ -86,15 +87,19 @@ class Line:
 
 
 class Recorder:
-    def __init__(self, torch, program, max_events=0):
+    def __init__(self, torch, program, max_events=0, lang=1):
         self.torch = torch
         self.program = os.path.abspath(program)
         self.pdir = os.path.dirname(self.program)
         self.tdir = os.path.dirname(torch.__file__) + os.sep
         self.me = os.path.abspath(__file__)
         self.max_events = max_events
+        self.lang = lang          # 2: also write the language's version 2 forms
         self.events = 0
         self.stopped = False
+        self.internal = False     # the recorder itself failed (exit 3)
+        # tests: make the recorder fail at event N, to prove the failure path
+        self.fault = int(os.environ.get("FAKEGC_RECORD_FAULT", "0") or 0)
         self.stop_site = None
         self.lines = []
         self.notes = []           # header lines: what could not be expressed
@@ -106,6 +111,7 @@ class Recorder:
         self.count = {}           # prefix -> last number
         self.modes = {}           # id(mode) -> (Obj, weakref)  FakeTensorModes
         self.mcs = {}             # id(mc) -> (Obj, weakref)    stand-alone MetaConverters
+        self.fcs = {}             # id(fc) -> (Obj, weakref)    stand-alone converters (--lang 2)
         self.last = {}            # name -> {counter: value}
         self.holders = {}         # storage cdata -> [Obj] live real tensors/keepers
         self.keepers = []         # Obj keepers (storage alive, no recorded holder)
@@ -175,8 +181,8 @@ class Recorder:
     # ------------------------------------------------------------ counters
 
     def read(self, kind, x):
-        if kind == "mode":
-            fc = x.fake_tensor_converter
+        if kind in ("mode", "fconv"):
+            fc = x.fake_tensor_converter if kind == "mode" else x
             mc = fc.meta_converter
             v = {"memo_fake": len(fc.tensor_memo)}
         else:
@@ -188,7 +194,7 @@ class Recorder:
         return v
 
     def expects(self, only=None):
-        for table, kind in ((self.modes, "mode"), (self.mcs, "mc")):
+        for table, kind in ((self.modes, "mode"), (self.mcs, "mc"), (self.fcs, "fconv")):
             for oid, (o, ref) in list(table.items()):
                 if only is not None and oid != only:
                     continue
@@ -205,6 +211,9 @@ class Recorder:
     # -------------------------------------------------------------- deaths
 
     def died(self, oid):
+        self.safe(self.death, oid)
+
+    def death(self, oid):
         """weakref.finalize callback. It runs after PyTorch's own finalizers
         of the same tensor (newest first; ours was registered before any
         conversion), so the counters are read at the next death or event,
@@ -231,6 +240,7 @@ class Recorder:
         self.free.setdefault(o.key, []).append(o.name)
         self.modes.pop(o.oid, None)
         self.mcs.pop(o.oid, None)
+        self.fcs.pop(o.oid, None)
         self.need = True
 
     def refresh(self, x):
@@ -245,8 +255,7 @@ class Recorder:
         o.pre = weakref.finalize(x, self.settle_cb)
 
     def settle_cb(self):
-        if not self.stopped:
-            self.settle()
+        self.safe(self.settle)
 
     def settle(self):
         if self.need:
@@ -260,6 +269,8 @@ class Recorder:
         expired die; set_() on recorded tensors is noticed."""
         if self.stopped:
             return
+        if self.fault and self.events == self.fault:
+            raise RuntimeError("fault injected at event %d (FAKEGC_RECORD_FAULT)" % self.fault)
         self.settle()
         checks, self.keep_checks = self.keep_checks, []
         for o, ln in checks:
@@ -307,6 +318,17 @@ class Recorder:
             try:
                 c = t.storage()._cdata
             except Exception:
+                continue
+            if c != o.stor and self.lang >= 2:
+                self.unhold(o)
+                self.emit("%s.set_(%s)" % (o.name, self.storage_expr(t)),
+                          self.site() + "  set_() (seen at the next event)")
+                self.note("set_() on a recorded tensor is written at the next event after it; "
+                          "a death in between would see the old storage")
+                from torch.multiprocessing.reductions import StorageWeakRef
+                o.stor, o.sref = c, StorageWeakRef(t.storage())
+                o.geom = (tuple(t.shape), tuple(t.stride()), t.storage_offset(), t.dtype)
+                self.hold(o)
                 continue
             if c != o.stor:
                 self.note("%s (%s): set_() or .data = moved it to another storage after it "
@@ -414,10 +436,14 @@ class Recorder:
             same = [h for h in hs if h.geom == geom]
             if same:
                 return "%s.detach()" % same[0].name
+            if self.lang >= 2:
+                return self.set_expr(t)
             self.note("%s: shares storage with %s but with other sizes/strides/offset and "
                       "is no view; version 1 of the language cannot say set_(), so it is "
                       "written with a storage of its own (memo_storage may differ)"
                       % (site, hs[0].name))
+        if t.storage_offset() != 0 and self.lang >= 2:
+            return self.set_expr(t)
         kw = self.kw(t)
         if t.storage_offset() != 0:
             self.note("%s: storage offset %d of a tensor that is no view is written as 0"
@@ -427,6 +453,25 @@ class Recorder:
         if t.is_contiguous():
             return "empty(%s)" % ", ".join([str(s) for s in t.shape] + kw)
         return "empty_strided(%s)" % ", ".join([tup(t.shape), tup(t.stride())] + kw)
+
+    def storage_expr(self, t):
+        """Version 2: `STORAGE, offset, sizes, strides` for t's storage: a
+        recorded holder's `.storage()`, or a fresh tensor's of its size."""
+        st = t.storage()
+        hs = self.holders.get(st._cdata)
+        if hs:
+            src = "%s.storage()" % hs[0].name
+        else:
+            kw = ["dtype=" + self.dtype(t)] if t.dtype != self.torch.float32 else []
+            src = "empty(%s).storage()" % ", ".join([str(max(st.size(), 1))] + kw)
+        return "%s, %d, %s, %s" % (src, t.storage_offset(), tup(t.shape), tup(t.stride()))
+
+    def set_expr(self, t):
+        kw = ["dtype=" + self.dtype(t)] if t.dtype != self.torch.float32 else []
+        e = "empty(%s).set_(%s)" % (", ".join(["0"] + kw), self.storage_expr(t))
+        if t.requires_grad and t.is_leaf:
+            e += ".requires_grad_(true)"
+        return e
 
     def grad(self, t, o, site):
         torch = self.torch
@@ -488,6 +533,23 @@ class Recorder:
         self.last[name] = {}
         self.emit("%s = meta_converter()" % name, site)
 
+    def on_fc(self, fc):
+        if self.lang < 2:
+            self.note("%s: a FakeTensorConverter outside a FakeTensorMode (version 2's "
+                      "fake_converter(), --lang 2); its conversions are written as op outputs"
+                      % self.site())
+            return
+        if not self.tick():
+            return
+        self.flush()
+        self.close_with()
+        site = self.site()
+        o = Obj("fconv", id(fc))
+        name = self.bind(o, "fc", site, fc)
+        self.fcs[id(fc)] = (o, weakref.ref(fc))
+        self.last[name] = {}
+        self.emit("%s = fake_converter()" % name, site)
+
     def mode_of(self, conv):
         for oid, (o, ref) in self.modes.items():
             m = ref()
@@ -507,30 +569,71 @@ class Recorder:
             return orig(conv, mode, t, device, *a, **k)
         if not self.tick():
             return orig(conv, mode, t, device, *a, **k)
+        try:
+            pre = self.convert_pre(conv, mode, t, device)
+        except Exception as e:
+            self.broken(e)
+            return orig(conv, mode, t, device, *a, **k)
+        if pre is None:
+            return self.call(orig, conv, mode, t, device, a, k)
+        call, cid, site = pre
+        try:
+            out = self.call(orig, conv, mode, t, device, a, k, capture=False)
+        except UnsupportedFakeTensorException:
+            self.emit("expect raises(UnsupportedFakeTensor, %s)" % call, site)
+            self.expects(only=cid)
+            raise
+        except Exception as e:
+            self.note("%s: %s raised %s in PyTorch; not written" % (site, call, type(e).__name__))
+            raise
+        try:
+            self.convert_post(t, out, call, cid, site)
+        except Exception as e:
+            self.broken(e)
+        return out
+
+    def broken(self, e):
+        """The recorder itself failed: stop recording, say so, exit 3."""
+        import traceback
+        where = traceback.extract_tb(e.__traceback__)[-1]
+        self.note("INTERNAL: the recorder failed (%s: %s at record.py:%d); recording "
+                  "stopped here" % (type(e).__name__, str(e)[:100], where.lineno))
+        self.internal = True
+        self.stop_site = self.stop_site or self.site()
+        self.stopped = True
+
+    def convert_pre(self, conv, mode, t, device):
+        """Write what a conversion needs; None when it is not expressible
+        (noted; its fake is then recorded as an op output)."""
+        torch = self.torch
+        from torch._subclasses.fake_tensor import FakeTensor
         self.flush()
         self.close_with()
         site = self.site()
         mo = self.modes.get(id(mode), (None, None))[0]
         own = mo is not None and mode.fake_tensor_converter is conv
+        fco = self.fcs.get(id(conv), (None, None))[0]
+        if fco is not None and mo is not None:
+            own = True
         if not own or isinstance(t, FakeTensor) or not isinstance(t, torch.Tensor):
             why = ("a FakeTensorConverter that is not its mode's (the language's "
                    "version 2 has fake_converter())" if not own else
                    "the converted value is not a real tensor")
             self.note("%s: conversion through %s: its fake is written as an op output"
                       % (site, why))
-            return self.call(orig, conv, mode, t, device, a, k)
+            return None
         tn = self.real(t, site)
-        call = "%s.fake(%s%s)" % (mo.name, tn, ', device="%s"' % device if device else "")
+        if fco is not None:
+            call = "%s.fake(%s, %s%s)" % (fco.name, mo.name, tn,
+                                          ', device="%s"' % device if device else "")
+        else:
+            call = "%s.fake(%s%s)" % (mo.name, tn, ', device="%s"' % device if device else "")
+        cid = id(conv) if fco is not None else id(mode)
         self.stats["conversions"] += 1
-        try:
-            out = self.call(orig, conv, mode, t, device, a, k, capture=False)
-        except UnsupportedFakeTensorException:
-            self.emit("expect raises(UnsupportedFakeTensor, %s)" % call, site)
-            self.expects(only=id(mode))
-            raise
-        except Exception as e:
-            self.note("%s: %s raised %s in PyTorch; not written" % (site, call, type(e).__name__))
-            raise
+        return call, cid, site
+
+    def convert_post(self, t, out, call, cid, site):
+        from torch._subclasses.fake_tensor import FakeTensor
         self.refresh_all(t)
         known = self.objs.get(id(out))
         if known is not None and known.kind == "fake":
@@ -542,8 +645,7 @@ class Recorder:
             self.emit("%s = %s" % (name, call), site)
         else:
             self.emit(call, site)
-        self.expects(only=id(mode))
-        return out
+        self.expects(only=cid)
 
     def call(self, orig, conv, mode, t, device, a, k, capture=True):
         enabled = gc.isenabled()
@@ -559,6 +661,14 @@ class Recorder:
             self.outputs(out)
         return out
 
+    def safe(self, f, *a):
+        if self.stopped:
+            return
+        try:
+            f(*a)
+        except Exception as e:
+            self.broken(e)
+
     def refresh_all(self, t):
         self.refresh(t)
         self.refresh(t._base)
@@ -571,16 +681,24 @@ class Recorder:
         torch = self.torch
         if not isinstance(t, torch.Tensor):
             return orig(mc, t, *a, **k)
-        self.flush()
-        self.close_with()
-        site = self.site()
-        co = self.mcs[id(mc)][0]
-        tn = self.real(t, site)
+        try:
+            self.flush()
+            self.close_with()
+            site = self.site()
+            co = self.mcs[id(mc)][0]
+            tn = self.real(t, site)
+        except Exception as e:
+            self.broken(e)
+            return orig(mc, t, *a, **k)
         self.conv_depth += 1
         try:
             out = orig(mc, t, *a, **k)
         finally:
             self.conv_depth -= 1
+        self.safe(self.meta_post, co, t, tn, out, site)
+        return out
+
+    def meta_post(self, co, t, tn, out, site):
         self.stats["conversions"] += 1
         self.refresh_all(t)
         call = "%s.meta(%s)" % (co.name, tn)
@@ -591,8 +709,7 @@ class Recorder:
         else:
             o = Obj("meta", id(out))
             self.emit("%s = %s" % (self.bind(o, "r", site, out), call), site)
-        self.expects(only=id(mc))
-        return out
+        self.expects(only=co.oid)
 
     def on_dispatch(self, orig, mode, func, types, args, kwargs):
         self.disp_depth += 1
@@ -601,7 +718,7 @@ class Recorder:
         finally:
             self.disp_depth -= 1
         if self.disp_depth == 0 and self.conv_depth == 0 and not self.stopped:
-            self.outputs(out)
+            self.safe(self.outputs, out)
         return out
 
     def outputs(self, out):
@@ -650,12 +767,18 @@ class Recorder:
             return
         from torch._subclasses.fake_tensor import FakeTensorMode, FakeTensorConverter
         from torch._subclasses.meta_utils import MetaConverter
-        modes = convs = 0
-        for x in gc.get_objects():
-            if isinstance(x, FakeTensorMode):
-                modes += 1
-            elif isinstance(x, (FakeTensorConverter, MetaConverter)):
-                convs += 1
+        from torch._subclasses.fake_tensor import FakeTensor
+        import warnings
+        modes = convs = fakes = 0
+        with warnings.catch_warnings():    # isinstance() on torch.distributed.reduce_op warns
+            warnings.simplefilter("ignore")
+            for x in gc.get_objects():
+                if isinstance(x, FakeTensor):
+                    fakes += 1
+                elif isinstance(x, FakeTensorMode):
+                    modes += 1
+                elif isinstance(x, (FakeTensorConverter, MetaConverter)):
+                    convs += 1
         fins = 0
         for f, info in list(weakref.finalize._registry.items()):
             fn = getattr(info.func, "__qualname__", "")
@@ -663,6 +786,7 @@ class Recorder:
                 fins += 1
         self.lines.append(Line("expect", 'expect live("mode") == %d' % modes))
         self.lines.append(Line("expect", 'expect live("converter") == %d' % convs))
+        self.lines.append(Line("expect", 'expect live("fake") == %d' % fakes))
         self.lines.append(Line("expect", 'expect live("finalizer") == %d, '
                                '"weakref.finalize objects PyTorch registered and still holds"'
                                % fins))
@@ -682,7 +806,7 @@ class Recorder:
             finally:
                 rec.init_depth -= 1
             if rec.init_depth == 0:
-                rec.on_mode(self)
+                rec.safe(rec.on_mode, self)
 
         def conv_init(self, *a, **k):
             rec.init_depth += 1
@@ -691,9 +815,7 @@ class Recorder:
             finally:
                 rec.init_depth -= 1
             if rec.init_depth == 0 and not rec.stopped:
-                rec.note("%s: a FakeTensorConverter outside a FakeTensorMode (version 2's "
-                         "fake_converter()); its conversions are written as op outputs"
-                         % rec.site())
+                rec.safe(rec.on_fc, self)
 
         def conv_call(self, fake_mode, t, device=None, *a, **k):
             return rec.on_convert(c_call, self, fake_mode, t, device, a, k)
@@ -701,7 +823,7 @@ class Recorder:
         def meta_init(self, *a, **k):
             mc_init(self, *a, **k)
             if rec.init_depth == 0:
-                rec.on_mc(self)
+                rec.safe(rec.on_mc, self)
 
         def meta_call(self, t, *a, **k):
             return rec.on_meta(mc_call, self, t, a, k)
@@ -730,8 +852,9 @@ class Recorder:
                     "%d %s" % (v, k) for k, v in sorted(self.stats.items())))]
         head += ["# " + h for h in header_extra]
         if self.stopped and self.stop_site:
-            head.append("# STOPPED after %d events (--max-events) at %s: the program ran on "
-                        "unrecorded" % (self.events, self.stop_site))
+            head.append("# STOPPED after %d events (%s) at %s: the program ran on "
+                        "unrecorded" % (self.events, "a recorder error" if self.internal
+                                        else "--max-events", self.stop_site))
         if self.notes:
             head.append("# Not expressible (never silently dropped):")
             head += ["#   - " + n for n in self.notes]
@@ -926,6 +1049,9 @@ def main(argv):
     ap.add_argument("-o", "--output", help="scenario to write (default: PROGRAM.scn beside it)")
     ap.add_argument("--max-events", type=int, default=0,
                     help="stop recording after N events (0: no limit)")
+    ap.add_argument("--lang", type=int, choices=(1, 2), default=1,
+                    help="2: also write the language's version 2 forms (set_(), "
+                    "fake_converter()) where version 1 cannot say it (default 1)")
     ap.add_argument("--no-batch", action="store_true",
                     help="no repeat blocks: one statement per event")
     ap.add_argument("--compare", action="store_true",
@@ -953,7 +1079,7 @@ def main(argv):
         return 77
     DTYPES.update(_dtypes(torch))
     out = o.output or os.path.splitext(o.program)[0] + ".scn"
-    rec = Recorder(torch, o.program, o.max_events)
+    rec = Recorder(torch, o.program, o.max_events, o.lang)
     if not o.no_hooks:
         rec.install()
     sys.argv = [o.program] + o.args
@@ -984,10 +1110,16 @@ def main(argv):
     with open(tmp, "w") as f:
         f.write(text)
     os.replace(tmp, out)
-    print("record.py: %s: %d events, %d lines, program %.3f s%s"
-          % (out, rec.events, text.count("\n"), elapsed,
-             " (STOPPED at --max-events)" if rec.stopped and rec.stop_site else ""),
-          file=sys.stderr)
+    print("record.py: %s: %d events, %d lines, program %.3f s"
+          % (out, rec.events, text.count("\n"), elapsed), file=sys.stderr)
+    if rec.internal:
+        print("record.py: internal error: the recorder failed at %s and stopped recording "
+              "there (see the scenario's header)" % rec.stop_site, file=sys.stderr)
+        status = 3
+    elif rec.stop_site:
+        print("record.py: stopped recording after %d events (--max-events %d) at %s; the "
+              "scenario covers the program up to there" % (rec.events, o.max_events,
+                                                          rec.stop_site), file=sys.stderr)
     del g
     if o.compare:
         fakegc = o.fakegc or os.path.join(os.path.dirname(os.path.dirname(

@@ -19,7 +19,7 @@ HEAD = ("import torch\n"
         "from torch._subclasses.meta_utils import MetaConverter\n")
 
 
-class Rec(unittest.TestCase):
+class Base(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         self.d = self.tmp.name
@@ -48,6 +48,10 @@ class Rec(unittest.TestCase):
         rc, rep = self.replay(path)
         self.assertEqual(rc, 0, rep["failures"][:3])
         return rep
+
+
+class Rec(Base):
+    """ctest record_unit."""
 
     def test_each_hook_and_death_order(self):
         path, text = self.record("""
@@ -116,14 +120,99 @@ class Rec(unittest.TestCase):
         rep = self.assertReplays(path)
         self.assertIn('expect live("finalizer") == 600', text)
         path, text = self.record(body, "--max-events", "25")
-        self.assertIn("STOPPED at --max-events", self.stderr)
+        self.assertIn("stopped recording after 25 events (--max-events 25) at prog.py:8", self.stderr)
         self.assertIn("# STOPPED after 25 events (--max-events) at prog.py:8", text)
         self.assertReplays(path)
+
+    def test_recorder_failure_is_reported(self):
+        """A failure inside the recorder (injected at three kinds of event)
+        stops recording, exits 3, and the partial scenario still replays.
+        Events: 1 mode, 2 conversion, 3 op output, 4 MetaConverter(), 5 mc(t)."""
+        body = """
+            m = FakeTensorMode()
+            t = torch.randn(4, 4)
+            f = m.from_tensor(t)
+            with m:
+                y = torch.empty(2)
+            mc = MetaConverter()
+            r = mc(t[1:])
+            del f, y, r
+        """
+        for n in (2, 3, 5):    # a conversion, an op output, a meta conversion
+            os.environ["FAKEGC_RECORD_FAULT"] = str(n)
+            try:
+                path, text = self.record(body, expect_rc=3)
+            finally:
+                del os.environ["FAKEGC_RECORD_FAULT"]
+            self.assertIn("INTERNAL: the recorder failed (RuntimeError: fault injected at "
+                          "event %d" % n, text)
+            self.assertIn("STOPPED after %d events (a recorder error)" % n, text)
+            self.assertIn("internal error: the recorder failed", self.stderr)
+            self.assertReplays(path)
+
+    def test_program_in_pytorch_test_style(self):
+        """tests/record/programs: written in the style of PyTorch's own
+        test_fake_tensor.py / test_meta.py, not for the recorder."""
+        prog = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs",
+                            "pytorch_test_style.py")
+        out = os.path.join(self.d, "ts.scn")
+        r = subprocess.run(["/usr/bin/python3", RECORD, "-o", out, prog],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        text = open(out).read()
+        self.assertIn("memo hit: PyTorch 1.13.1's _fix_weakref keeps it alive", text)
+        self.assertIn("non-leaf in PyTorch", text)
+        self.assertReplays(out)
+
+    def test_lang_2_forms(self):
+        """--lang 2 writes set_(), fake_converter() and c.fake(m, t). The
+        replay needs an interpreter with the language's version 2 (issue 10);
+        FAKEGC_V2 may name one, else FAKEGC is tried; skipped where neither
+        parses version 2."""
+        prog = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs",
+                            "set_and_converters.py")
+        out = os.path.join(self.d, "set2.scn")
+        r = subprocess.run(["/usr/bin/python3", RECORD, "--lang", "2", "-o", out, prog],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        text = open(out).read()
+        for want in ("t2 = empty(0).set_(t1.storage(), 4, (2, 3), (3, 1))",
+                     "t3.set_(empty(10).storage(), 0, (10,), (1,))",
+                     "fc1 = fake_converter()", "f5 = fc1.fake(m1, t5)"):
+            self.assertIn(want, text)
+        self.assertNotIn("version 1 of the language cannot say", text)
+        fakegc = os.environ.get("FAKEGC_V2", FAKEGC)
+        probe = os.path.join(self.d, "v2.scn")
+        with open(probe, "w") as f:
+            f.write("c = fake_converter()\n")
+        if subprocess.run([fakegc, "run", "-q", probe]).returncode == 2:
+            self.skipTest("%s has no version 2 of the language yet" % fakegc)
+        r = subprocess.run([fakegc, "run", "-q", "--compat", "pytorch-1.13", out])
+        self.assertEqual(r.returncode, 0)
+
+    def test_what_cannot_be_said_is_listed(self):
+        path, text = self.record("""
+            m = FakeTensorMode()
+            a = torch.zeros(4, dtype=torch.int16)
+            fa = m.from_tensor(a)
+            b = torch.randn(4, 4)
+            fb = m.from_tensor(b)
+            b.set_(torch.randn(2))
+            fb2 = m.from_tensor(torch.randn(1))
+            raise ValueError("late")
+        """, expect_rc=1)
+        self.assertIn("dtype torch.int16 has no scenario name", text)
+        self.assertIn("set_() or .data = moved it", text)
+        self.assertIn("the program raised ValueError: late", text)
+
+
+class Scale(Base):
+    """The slower ones (ctest record_scale)."""
 
     def test_100k_statements(self):
         path, text = self.record("""
             m = FakeTensorMode()
-            for i in range(17000):
+            for i in range(10000):     # about 11 statements each
                 t = torch.empty(2, 2)
                 f = m.from_tensor(t)
                 del t, f
@@ -143,35 +232,6 @@ class Rec(unittest.TestCase):
                 if ln.startswith(("periodic", "eager"))}
         self.assertEqual(rows["eager"], ["0", "0", "3", "0"])
         self.assertEqual(rows["periodic"], ["100", "100", "102", "100"])
-
-    def test_program_in_pytorch_test_style(self):
-        """tests/record/programs: written in the style of PyTorch's own
-        test_fake_tensor.py / test_meta.py, not for the recorder."""
-        prog = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs",
-                            "pytorch_test_style.py")
-        out = os.path.join(self.d, "ts.scn")
-        r = subprocess.run(["/usr/bin/python3", RECORD, "-o", out, prog],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        text = open(out).read()
-        self.assertIn("memo hit: PyTorch 1.13.1's _fix_weakref keeps it alive", text)
-        self.assertIn("non-leaf in PyTorch", text)
-        self.assertReplays(out)
-
-    def test_what_cannot_be_said_is_listed(self):
-        path, text = self.record("""
-            m = FakeTensorMode()
-            a = torch.zeros(4, dtype=torch.int16)
-            fa = m.from_tensor(a)
-            b = torch.randn(4, 4)
-            fb = m.from_tensor(b)
-            b.set_(torch.randn(2))
-            fb2 = m.from_tensor(torch.randn(1))
-            raise ValueError("late")
-        """, expect_rc=1)
-        self.assertIn("dtype torch.int16 has no scenario name", text)
-        self.assertIn("set_() or .data = moved it", text)
-        self.assertIn("the program raised ValueError: late", text)
 
 
 if __name__ == "__main__":
