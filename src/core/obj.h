@@ -66,6 +66,11 @@ struct obj_type {
     /* Short description for reports ("f32[4, 4] cpu"); may be NULL. Writes
      * at most n bytes including the NUL. */
     void (*describe)(const obj *self, char *buf, size_t n);
+    /* Where objects of this type get their memory: NULL for al_malloc, or
+     * a pool of blocks of exactly the size passed to obj_new (records made
+     * and dropped by the thousand, e.g. finalizers). Same counters and
+     * same checker view either way (alloc/al.h). */
+    struct al_pool *pool;
 };
 
 /* Where an object was made: scenario FILE:LINE, or a C function name with
