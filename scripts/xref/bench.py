@@ -57,14 +57,18 @@ def bench_pytorch(n, verbose):
     meta = conv.meta_converter
     reals = [torch.empty(4, 4) for _ in range(n)]
     gc.disable()
+    c0 = time.process_time()
     t0 = time.perf_counter()
     fakes = [mode.from_tensor(t) for t in reals]
     t1 = time.perf_counter()
+    c1 = time.process_time()
     counts_before = (len(conv.tensor_memo), len(meta.tensor_memo), len(meta.storage_memo),
                      len(meta.maybe_storages_to_delete))
+    c2 = time.process_time()
     t2 = time.perf_counter()
     del reals
     t3 = time.perf_counter()
+    c3 = time.process_time()
     counts_after = (len(conv.tensor_memo), len(meta.tensor_memo), len(meta.storage_memo),
                     len(meta.maybe_storages_to_delete))
     del fakes
@@ -73,7 +77,8 @@ def bench_pytorch(n, verbose):
         print("pytorch: %d tensors: memos (fake, meta, storage, pending) after converting %s, "
               "after deleting the real tensors %s" % (n, counts_before, counts_after),
               file=sys.stderr)
-    return (t1 - t0) / n * 1e6, (t3 - t2) / n * 1e6, counts_after
+    return ((t1 - t0) / n * 1e6, (t3 - t2) / n * 1e6, counts_after,
+            (c1 - c0) / n * 1e6, (c3 - c2) / n * 1e6)
 
 
 def bench_gc(nobj, verbose):
@@ -84,14 +89,16 @@ def bench_gc(nobj, verbose):
         b = [a]
         a.append(b)
     del a, b
+    c0 = time.process_time()
     t0 = time.perf_counter()
     freed = gc.collect()
     t1 = time.perf_counter()
+    c1 = time.process_time()
     gc.enable()
     if verbose:
         print("cpython: gc.collect() freed %d objects in %.3f s" % (freed, t1 - t0),
               file=sys.stderr)
-    return (t1 - t0) / nobj * 1e9
+    return (t1 - t0) / nobj * 1e9, (c1 - c0) / nobj * 1e9
 
 
 ROWS = [("convert a fresh 4x4 tensor (memo miss)", "pytorch_convert_us", 1000.0,
@@ -152,12 +159,15 @@ def main(argv=None):
     allocs = [a for a in args.allocators.split(",") if a]
     refs = {k: [] for _, k, _, _ in ROWS}
     ratios = {(name, a): [] for _, _, _, name in ROWS for a in allocs}
+    cratios = {(name, a): [] for _, _, _, name in ROWS for a in allocs}
     mine = {(name, a): [] for _, _, _, name in ROWS for a in allocs}
     why = None
     for r in range(args.reps):
-        c, d, _ = bench_pytorch(args.tensors, args.verbose)
-        g = bench_gc(args.objects, args.verbose)
+        c, d, _, cc, cd = bench_pytorch(args.tensors, args.verbose)
+        g, cg = bench_gc(args.objects, args.verbose)
         ref = {"pytorch_convert_us": c, "pytorch_delete_us": d, "cpython_gc_ns_per_object": g}
+        cref = {"pytorch_convert_us": cc, "pytorch_delete_us": cd,
+                "cpython_gc_ns_per_object": cg}
         for k, v in ref.items():
             refs[k].append(v)
         for a in allocs:
@@ -169,6 +179,8 @@ def main(argv=None):
                     ns = found[name][0]
                     mine[(name, a)].append(ns)
                     ratios[(name, a)].append(ref[k] * scale / ns if ns else 0)
+                    cpu = found[name][1]
+                    cratios[(name, a)].append(cref[k] * scale / cpu if cpu else 0)
         if why:
             break
         if args.verbose:
@@ -182,17 +194,20 @@ def main(argv=None):
         return 0
     print()
     print("%d interleaved rounds; ratio = reference / fakegc in the same round, "
-          "median (lowest-highest)" % args.reps)
+          "median (lowest-highest); wall clock, and CPU time of each side (process "
+          "time for Python, the thread's CPU time for fakegc: less moved by the "
+          "machine's load)" % args.reps)
     print()
     print("| operation | PyTorch / CPython (ns) | fakegc bench | allocator | fakegc (ns) "
-          "| ratio |")
-    print("| --- | ---: | --- | --- | ---: | ---: |")
+          "| ratio | CPU ratio |")
+    print("| --- | ---: | --- | --- | ---: | ---: | ---: |")
     for label, k, scale, name in ROWS:
         for a in allocs:
             v = mine[(name, a)]
-            print("| %s | %.0f | %s | %s | %s | %s |" % (
+            print("| %s | %.0f | %s | %s | %s | %s | %s |" % (
                 label, statistics.median(refs[k]) * scale, name, a,
-                "%.1f" % statistics.median(v) if v else "-", spread(ratios[(name, a)])))
+                "%.1f" % statistics.median(v) if v else "-", spread(ratios[(name, a)]),
+                spread(cratios[(name, a)])))
     if args.suite:
         found, why = fakegc_bench(args.fakegc, [], "libc", 3)
         if found is None:
