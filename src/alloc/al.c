@@ -7,6 +7,7 @@
  * (--jobs uses processes), so the counters are plain globals.
  */
 #include "alloc/al_wrap.h"
+#include "vg/vg.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -32,8 +33,39 @@ static al_allocator *current(void)
     return cur ? cur : al_libc_default();
 }
 
+/* ---- pools ---------------------------------------------------------------- */
+
+static al_pool *pools;          /* pools that have cached a block */
+static int pool_on = -1;        /* -1: not decided for the current allocator */
+
+static int pools_enabled(void)
+{
+    if (pool_on < 0) {
+        al_allocator *a = current();
+        pool_on = a->inner == NULL && !vg_running() && !VG_ASAN_ENABLED;
+    }
+    return pool_on;
+}
+
+void al_pool_flush_all(void)
+{
+    al_allocator *a = current();
+    for (al_pool *p = pools; p; p = p->next) {
+        while (p->head) {
+            void *b = p->head;
+            memcpy(&p->head, b, sizeof p->head);
+            a->xfree(a->ctx, b, p->size ? p->size : 1, p->kind);
+        }
+        p->n = 0;
+        p->listed = 0;
+    }
+    pools = NULL;
+}
+
 void al_install(al_allocator *a)
 {
+    al_pool_flush_all();        /* cached blocks go back to their allocator */
+    pool_on = -1;
     cur = a;
     memset(&st, 0, sizeof st);
     attempts = 0;
@@ -109,6 +141,41 @@ void *al_malloc(size_t n, al_kind kind, const char *site)
     }
     count_alloc(n, kind);
     return p;
+}
+
+void *al_pool_get(al_pool *pool, const char *site)
+{
+    if (!pool->head || !pools_enabled())
+        return al_malloc(pool->size, pool->kind, site);
+    al_kind kind = clamp_kind(pool->kind);
+    if (attempt_fails()) {
+        st.failed_allocs++;
+        return NULL;
+    }
+    void *b = pool->head;
+    memcpy(&pool->head, b, sizeof pool->head);
+    pool->n--;
+    count_alloc(pool->size, kind);
+    return b;
+}
+
+void al_pool_put(al_pool *pool, void *p)
+{
+    if (!p)
+        return;
+    if (pool->n >= AL_POOL_MAX || !pools_enabled()) {
+        al_free(p, pool->size, pool->kind);
+        return;
+    }
+    memcpy(p, &pool->head, sizeof pool->head);
+    pool->head = p;
+    pool->n++;
+    if (!pool->listed) {
+        pool->listed = 1;
+        pool->next = pools;
+        pools = pool;
+    }
+    count_free(pool->size, clamp_kind(pool->kind));
 }
 
 void *al_calloc(size_t count, size_t n, al_kind kind, const char *site)

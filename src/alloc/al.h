@@ -94,6 +94,37 @@ void al_free(void *p, size_t n, al_kind kind);          /* p may be NULL */
 void *al_realloc(void *p, size_t old_n, size_t n, al_kind kind, const char *site);
 char *al_strdup(const char *s, al_kind kind, const char *site); /* free with strlen+1 */
 
+/* Pools: a free list of same-sized blocks in front of the allocator, for
+ * records made and dropped by the thousand (finalizers, memo entries).
+ *
+ *   static al_pool fin_pool = AL_POOL_INIT(sizeof(fin), AL_K_OBJECT);
+ *   fin *f = al_pool_get(&fin_pool, "fin_attach");   // NULL on failure
+ *   al_pool_put(&fin_pool, f);
+ *
+ * Every observable is that of al_malloc/al_free of pool->size bytes: the
+ * front counters, the fault-injection attempt (a get is one), the kind.
+ * Only the allocator below sees fewer calls. A pool caches at most
+ * AL_POOL_MAX blocks; al_install (and so al_destroy of the installed
+ * allocator) first gives every cached block back to the allocator that
+ * made it. Pools are bypassed (get is al_malloc, put is al_free) when the
+ * installed allocator is a wrapper (tracking, guard, fail: they see every
+ * block) and under Valgrind or ASan (each block stays a block of its own
+ * to the checker). The contents of a block from get are undefined. */
+typedef struct al_pool {
+    size_t size;
+    al_kind kind;
+    void *head;                 /* cached blocks, linked through their first word */
+    uint32_t n;
+    int listed;                 /* on the front's list of pools to flush */
+    struct al_pool *next;
+} al_pool;
+#define AL_POOL_INIT(sz, k) { (sz), (k), NULL, 0, 0, NULL }
+enum { AL_POOL_MAX = 4096 };
+void *al_pool_get(al_pool *pool, const char *site);
+void al_pool_put(al_pool *pool, void *p);     /* p may be NULL */
+/* Give every cached block back (al_install does it). */
+void al_pool_flush_all(void);
+
 /* Front counters since the last al_install. */
 void al_stats_get(al_stats *out);
 /* The installed allocator's own footprint, so that allocators can be

@@ -36,6 +36,7 @@ typedef struct ctx {
     uint64_t ops, ns, cpu_ns;   /* this repeat so far */
     size_t small;      /* the "1k" size */
     size_t big;        /* the "1m" size (10k with --quick) */
+    size_t huge;       /* the "10m" size (20k with --quick) */
     char msg[200];     /* BN_UNAVAILABLE reason */
     char note[200];    /* a remark for the result */
 } ctx;
@@ -350,6 +351,9 @@ static int b_wt_remove_1k(ctx *c) { return wt_bench(c, c->small, WT_REMOVE); }
 static int b_wt_insert_1m(ctx *c) { return wt_bench(c, c->big, WT_INSERT); }
 static int b_wt_lookup_1m(ctx *c) { return wt_bench(c, c->big, WT_LOOKUP); }
 static int b_wt_remove_1m(ctx *c) { return wt_bench(c, c->big, WT_REMOVE); }
+static int b_wt_insert_10m(ctx *c) { return wt_bench(c, c->huge, WT_INSERT); }
+static int b_wt_lookup_10m(ctx *c) { return wt_bench(c, c->huge, WT_LOOKUP); }
+static int b_wt_remove_10m(ctx *c) { return wt_bench(c, c->huge, WT_REMOVE); }
 
 /* ---- conversion ------------------------------------------------------------ */
 
@@ -392,6 +396,77 @@ static int b_convert_miss(ctx *c)
 {
     return convert_batches(c, real4x4);
 }
+
+/* n real 4x4 tensors converted in mode m and kept (real and fake alive):
+ * the memos hold n entries each while the next benchmark runs. Made and
+ * dropped untimed. */
+typedef struct background {
+    ts_tensor **real, **fake;
+    size_t n;
+} background;
+
+static void background_drop(background *b)
+{
+    tensors_free(b->fake, b->n);
+    tensors_free(b->real, b->n);
+    memset(b, 0, sizeof *b);
+}
+
+static int background_make(background *b, obj *m, size_t n)
+{
+    memset(b, 0, sizeof *b);
+    b->real = tensors_alloc(n);
+    b->fake = tensors_alloc(n);
+    b->n = n;
+    if (!b->real || !b->fake)
+        goto fail;
+    for (size_t i = 0; i < n; i++)
+        if (!(b->real[i] = real4x4()) || !(b->fake[i] = fk_fake(m, b->real[i], NULL)))
+            goto fail;
+    return 0;
+fail:
+    background_drop(b);
+    return -1;
+}
+
+/* convert/miss while the memos already hold n live conversions. */
+static int convert_at(ctx *c, size_t n)
+{
+    int rc = -1;
+    obj *m = mode_new(c);
+    background bg = {0};
+    ts_tensor **real = tensors_alloc(CONV_BATCH), **fake = tensors_alloc(CONV_BATCH);
+    if (!m || !real || !fake || background_make(&bg, m, n) != 0)
+        goto out;
+    while (more(c)) {
+        for (size_t i = 0; i < CONV_BATCH; i++)
+            if (!(real[i] = real4x4()))
+                goto out;
+        stamp t0 = stamp_now();
+        for (size_t i = 0; i < CONV_BATCH; i++)
+            if (!(fake[i] = fk_fake(m, real[i], NULL)))
+                goto out;
+        add_time(c, t0, stamp_end());
+        c->ops += CONV_BATCH;
+        for (size_t i = 0; i < CONV_BATCH; i++) {
+            obj_decref(&fake[i]->hdr);
+            obj_decref(&real[i]->hdr);
+            fake[i] = real[i] = NULL;
+        }
+    }
+    rc = 0;
+out:
+    tensors_free(fake, CONV_BATCH);
+    tensors_free(real, CONV_BATCH);
+    background_drop(&bg);
+    obj_decref(m);
+    return rc;
+}
+
+static int b_convert_miss_1k(ctx *c) { return convert_at(c, c->small); }
+/* --quick: a 2k background (the smoke test runs every row under memcheck) */
+static size_t background_big(const ctx *c) { return c->cfg->quick ? 2000 : c->big; }
+static int b_convert_miss_1m(ctx *c) { return convert_at(c, background_big(c)); }
 
 static ts_tensor *sparse4x4(void)
 {
@@ -454,25 +529,32 @@ static int lifecycle(obj *m)
     return 0;
 }
 
-static int b_lifecycle(ctx *c)
+/* Lifecycles in a mode whose memos hold n live conversions (0: none). */
+static int lifecycle_at(ctx *c, size_t n)
 {
     enum { BATCH = 10000 };
     obj *m = mode_new(c);
-    if (!m)
+    background bg = {0};
+    if (!m || (n && background_make(&bg, m, n) != 0)) {
+        obj_decref(m);
         return -1;
-    while (more(c)) {
+    }
+    int rc = 0;
+    while (rc == 0 && more(c)) {
         stamp t0 = stamp_now();
-        for (int i = 0; i < BATCH; i++)
-            if (lifecycle(m) != 0) {
-                obj_decref(m);
-                return -1;
-            }
+        for (int i = 0; i < BATCH && rc == 0; i++)
+            rc = lifecycle(m);
         add_time(c, t0, stamp_end());
         c->ops += BATCH;
     }
+    background_drop(&bg);
     obj_decref(m);
-    return 0;
+    return rc;
 }
+
+static int b_lifecycle(ctx *c) { return lifecycle_at(c, 0); }
+static int b_lifecycle_1k(ctx *c) { return lifecycle_at(c, c->small); }
+static int b_lifecycle_1m(ctx *c) { return lifecycle_at(c, background_big(c)); }
 
 enum { FANOUT = 64 };
 
@@ -543,9 +625,9 @@ static int make_cycles(size_t n)
     return 0;
 }
 
-static int b_gc_cycles(ctx *c)
+static int gc_cycles(ctx *c, size_t n)
 {
-    size_t n = c->big & ~(size_t)1;
+    n &= ~(size_t)1;
     while (more(c)) {
         if (make_cycles(n) != 0) {
             gc_collect();
@@ -563,6 +645,10 @@ static int b_gc_cycles(ctx *c)
 }
 
 enum { INTERP_ITER = 20000, INTERP_ITER_QUICK = 500 };
+
+static int b_gc_cycles(ctx *c) { return gc_cycles(c, c->big); }
+static int b_gc_cycles_1k(ctx *c) { return gc_cycles(c, c->small); }
+static int b_gc_cycles_10m(ctx *c) { return gc_cycles(c, c->huge); }
 
 static int b_interp(ctx *c)
 {
@@ -780,18 +866,34 @@ static const bench suite[] = {
     {"weaktable/insert-1m", b_wt_insert_1m, 0, "as insert-1k with 1M keys (10k with --quick)"},
     {"weaktable/lookup-1m", b_wt_lookup_1m, 0, "as lookup-1k with 1M keys, random order"},
     {"weaktable/remove-1m", b_wt_remove_1m, 0, "as remove-1k with 1M keys, random order"},
+    {"weaktable/insert-10m", b_wt_insert_10m, 0,
+     "as insert-1k with 10M keys (20k with --quick; about 2 GB)"},
+    {"weaktable/lookup-10m", b_wt_lookup_10m, 0, "as lookup-1k with 10M keys, random order"},
+    {"weaktable/remove-10m", b_wt_remove_10m, 0, "as remove-1k with 10M keys, random order"},
     {"convert/miss", b_convert_miss, 300,
      "fk_fake on a fresh strided 4x4 real tensor (tensor made untimed): a memo miss"},
+    {"convert/miss-1k", b_convert_miss_1k, 0,
+     "convert/miss while the memos hold 1k live conversions (made untimed)"},
+    {"convert/miss-1m", b_convert_miss_1m, 0,
+     "convert/miss while the memos hold 1M live conversions (2k with --quick; "
+     "about 2.5 GB; 10M would need 25 GB)"},
     {"convert/hit", b_convert_hit, 25,
      "fk_fake on an already converted tensor (memo hit) + dropping the result"},
     {"lifecycle/churn", b_lifecycle, 1000,
      "make a real 4x4 tensor, fake it, drop both (entries reclaimed per --sweep)"},
+    {"lifecycle/churn-1k", b_lifecycle_1k, 0,
+     "lifecycle/churn while the memos hold 1k live conversions (made untimed)"},
+    {"lifecycle/churn-1m", b_lifecycle_1m, 0,
+     "lifecycle/churn while the memos hold 1M live conversions (2k with --quick)"},
     {"view/fanout-64", b_view_fanout, 0,
      "fk_fake of 64 select() views of one base (base and views made untimed); per view"},
     {"sparse/convert", b_sparse_convert, 0,
      "fk_fake on a fresh sparse COO 4x4 tensor, nnz 2 (made untimed)"},
     {"gc/cycles-1m", b_gc_cycles, 50,
      "gc_collect of 1M objects in 2-cycles (built untimed); per object"},
+    {"gc/cycles-1k", b_gc_cycles_1k, 0, "as gc/cycles-1m with 1k objects"},
+    {"gc/cycles-10m", b_gc_cycles_10m, 0,
+     "as gc/cycles-1m with 10M objects (20k with --quick; about 1.2 GB)"},
     {"interp/statements", b_interp, 0,
      "sc_run_source of `repeat` { make, fake, del }; per statement executed"},
     {"stress/steps", b_stress, 0, "fakegc stress steps (generator + model check); per step"},
@@ -887,6 +989,7 @@ int bn_run(size_t i, const bn_config *cfg, bn_result *out)
     c.min_ns = cfg->min_ns;
     c.small = 1000;
     c.big = cfg->quick ? 10000 : 1000000;
+    c.huge = cfg->quick ? 20000 : 10000000;
     uint32_t reps = cfg->repeats < 1 ? 1 : cfg->repeats > MAX_REPEATS ? MAX_REPEATS : cfg->repeats;
 
     obj_set_site(SITE, 0);

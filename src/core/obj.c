@@ -312,7 +312,8 @@ obj *obj_new(const obj_type *type, size_t size)
         return NULL;
     }
     const char *name = type->name ? type->name : "obj_new";
-    obj *o = al_malloc(size, AL_K_OBJECT, name);
+    obj *o = type->pool && type->pool->size == size ? al_pool_get(type->pool, name)
+                                                     : al_malloc(size, AL_K_OBJECT, name);
     if (!o) {
         er_set(ER_OOM, "out of memory allocating a %s (%zu bytes)", name, size);
         return NULL;
@@ -332,7 +333,11 @@ obj *obj_new(const obj_type *type, size_t size)
 
 static void free_obj(obj *o)
 {
-    al_free(o, o->size, AL_K_OBJECT);
+    al_pool *pool = o->type->pool;
+    if (pool && pool->size == o->size)
+        al_pool_put(pool, o);
+    else
+        al_free(o, o->size, AL_K_OBJECT);
 }
 
 void obj_int_release(obj *o)

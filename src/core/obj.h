@@ -79,6 +79,11 @@ struct obj_type {
     /* The role of this object's edges labelled `label` (as its traverse or
      * traverse_weak passes them); may be NULL (every edge OBJ_ROLE_PLAIN). */
     obj_role (*edge_role)(const obj *self, const char *label);
+    /* Where objects of this type get their memory: NULL for al_malloc, or
+     * a pool of blocks of exactly the size passed to obj_new (records made
+     * and dropped by the thousand, e.g. finalizers). Same counters and
+     * same checker view either way (alloc/al.h). */
+    struct al_pool *pool;
 };
 
 

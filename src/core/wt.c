@@ -47,6 +47,16 @@ struct wt_table {
 
 enum { MIN_BUCKETS = 8 };
 
+/* Entries come from two pools (with and without the callback pair): a miss
+ * makes three, a lifecycle drops them; same counters, checker view and
+ * fault points as al_malloc (alloc/al.h). */
+static al_pool entry_pool[2] = {
+    AL_POOL_INIT(offsetof(wt_entry, key_cb), AL_K_MEMO),
+    AL_POOL_INIT(sizeof(wt_entry), AL_K_MEMO),
+};
+
+static al_pool *pool_of(const wt_table *t) { return &entry_pool[t->flags != 0]; }
+
 static const char *label_of(const wt_table *t) { return t->label ? t->label : "table"; }
 
 /* --- hashing ------------------------------------------------------------ */
@@ -178,7 +188,7 @@ static void entry_drop(wt_table *t, wt_entry *e)
         obj_cb_unregister(&e->val_cb);
     }
     obj *k = e->key, *v = e->value;
-    al_free(e, t->entry_size, AL_K_MEMO);
+    al_pool_put(pool_of(t), e);
     drop_value(vm, v);
     drop_key(km, k);
 }
@@ -357,15 +367,20 @@ int wt_put(wt_table *t, obj *key, obj *value)
         replace_value(t, e, value);
         return 0;
     }
-    e = al_malloc(t->entry_size, AL_K_MEMO, label_of(t));
+    e = al_pool_get(pool_of(t), label_of(t));
     if (!e)
         return er_set(ER_OOM, "out of memory inserting into %s", label_of(t));
     if (t->count + 1 > t->nbuckets &&
         resize(t, t->nbuckets ? t->nbuckets * 2 : MIN_BUCKETS) != 0 && !t->nbuckets) {
-        al_free(e, t->entry_size, AL_K_MEMO);
+        al_pool_put(pool_of(t), e);
         return er_set(ER_OOM, "out of memory inserting into %s", label_of(t));
     }
-    memset(e, 0, t->entry_size);
+    /* every field of a plain entry is written below; only the callback
+     * pair needs zeroing */
+    if (t->flags) {
+        memset(&e->key_cb, 0, sizeof e->key_cb);
+        memset(&e->val_cb, 0, sizeof e->val_cb);
+    }
     e->key = key;
     e->key_id = key->id;
     e->value = value;

@@ -100,10 +100,15 @@ static void fin_describe(const obj *self, char *buf, size_t n)
              f->is_meta ? "MetaConverter" : "FakeTensorConverter");
 }
 
+/* Two finalizers per conversion, dropped with their tensors: a pool in
+ * front of the allocator (same counters, checker view and fault points as
+ * al_malloc; see alloc/al.h). */
+static al_pool fin_pool = AL_POOL_INIT(sizeof(fk_fin), AL_K_OBJECT);
+
 static const obj_type fin_type = {
     .name = "finalize", .kind = OBJ_FINALIZER, .traverse = fin_traverse,
     .traverse_weak = fin_traverse_weak, .release = fin_release,
-    .describe = fin_describe,
+    .describe = fin_describe, .pool = &fin_pool,
 };
 
 /* The converter a finalizer refers to, or NULL when it has died. */

@@ -41,6 +41,11 @@ static void storage_describe(const obj *self, char *buf, size_t n)
     snprintf(buf, n, "storage %llu bytes %s", (unsigned long long)s->nbytes, dev);
 }
 
+/* A storage per conversion (the meta one) and per real tensor: a
+ * pool in front of the allocator (same counters, checker view and fault
+ * points as al_malloc; alloc/al.h). */
+static al_pool storage_pool = AL_POOL_INIT(sizeof(ts_storage), AL_K_OBJECT);
+
 const obj_type ts_storage_type = {
     .name = "storage",
     .kind = OBJ_STORAGE,
@@ -49,6 +54,7 @@ const obj_type ts_storage_type = {
     .release = storage_release,
     .owned_bytes = storage_owned_bytes,
     .describe = storage_describe,
+    .pool = &storage_pool,
 };
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;

@@ -4,6 +4,7 @@
 
 #include "alloc/al.h"
 #include "allocspec/as.h"
+#include "vg/vg.h"
 
 /* Every base and wrapper, so each round trip runs through all of them. */
 static const char *const specs[] = {
@@ -303,4 +304,46 @@ Test(front, kind_names)
     cr_assert_str_eq(al_kind_name(AL_K_STORAGE), "storage");
     cr_assert_str_eq(al_kind_name(AL_K_OTHER), "other");
     cr_assert_str_eq(al_kind_name(AL_K_COUNT), "?");
+}
+
+/* A pool is invisible to every observable: counters and fault points are
+ * those of al_malloc/al_free; it caches only in front of a base allocator
+ * without a checker, and al_install gives its blocks back. */
+Test(front, pool_counts_like_malloc_and_flushes_on_install)
+{
+    static al_pool pool = AL_POOL_INIT(48, AL_K_MEMO);
+    for (size_t s = 0; s < NSPECS; s++) {
+        al_allocator *a = make(specs[s]);
+        al_install(a);
+        int caches = a->inner == NULL && !vg_running() && !VG_ASAN_ENABLED;
+        void *b[3];
+        for (int round = 0; round < 2; round++) {
+            for (int i = 0; i < 3; i++) {
+                b[i] = al_pool_get(&pool, "t_pool");
+                cr_assert_not_null(b[i], "[%s] pool get %d", specs[s], i);
+                memset(b[i], 0x5a, 48);
+            }
+            cr_assert_eq(al_live_blocks(), 3, "[%s] live blocks" " (%llu, want %llu)", specs[s], (unsigned long long)(al_live_blocks()), (unsigned long long)(3));
+            cr_assert_eq(al_live_bytes_kind(AL_K_MEMO), 3 * 48, "[%s] bytes" " (%llu, want %llu)", specs[s], (unsigned long long)(al_live_bytes_kind(AL_K_MEMO)), (unsigned long long)(3 * 48));
+            for (int i = 0; i < 3; i++)
+                al_pool_put(&pool, b[i]);
+            cr_assert_eq(al_live_blocks(), 0, "[%s] live after put" " (%llu, want %llu)", specs[s], (unsigned long long)(al_live_blocks()), (unsigned long long)(0));
+            cr_assert_eq(pool.n, caches ? 3u : 0u, "[%s] cached" " (%llu, want %llu)", specs[s], (unsigned long long)(pool.n), (unsigned long long)(caches ? 3u : 0u));
+        }
+        al_stats st;
+        al_stats_get(&st);
+        cr_assert_eq(st.total_allocs, 6, "[%s] allocs" " (%llu, want %llu)", specs[s], (unsigned long long)(st.total_allocs), (unsigned long long)(6));
+        cr_assert_eq(st.total_frees, 6, "[%s] frees" " (%llu, want %llu)", specs[s], (unsigned long long)(st.total_frees), (unsigned long long)(6));
+        /* a get is a fault point, cached block or not */
+        al_fail_at(2, 0);
+        void *x = al_pool_get(&pool, "t_pool");
+        cr_assert_not_null(x, "[%s] first get after fail_at", specs[s]);
+        cr_assert_null(al_pool_get(&pool, "t_pool"), "[%s] the 2nd get must fail", specs[s]);
+        al_pool_put(&pool, x);
+        al_stats_get(&st);
+        cr_assert_eq(st.failed_allocs, 1, "[%s] failed" " (%llu, want %llu)", specs[s], (unsigned long long)(st.failed_allocs), (unsigned long long)(1));
+        done(a);
+        cr_assert_null(pool.head, "[%s] install gave the cached blocks back", specs[s]);
+        cr_assert_eq(pool.n, 0, "[%s] nothing cached after install" " (%llu, want %llu)", specs[s], (unsigned long long)(pool.n), (unsigned long long)(0));
+    }
 }
