@@ -24,7 +24,7 @@ void cli_common_init(cli_common *c)
     c->sweep = -1;
     c->format = RP_TEXT;
     c->jobs = 1;
-    c->timeout = 600;
+    c->timeout = 120;   /* per scenario: a hung one costs 2 minutes, not the run */
     c->repeat = 1;
     c->max_bytes = SC_DEFAULT_MAX_BYTES;
     c->max_statements = SC_DEFAULT_MAX_STATEMENTS;
@@ -455,8 +455,8 @@ void cli_common_help(FILE *f, unsigned mask)
     if (mask & CLI_O_JOBS)
         fprintf(f, "  --jobs N, -j N       N worker processes (0: one per CPU); a crash in\n"
                    "                       one is that scenario's error, the others go on\n"
-                   "  --timeout S          with --jobs: a worker running longer than S seconds\n"
-                   "                       is that scenario's error (default 600, 0: none)\n");
+                   "  --timeout S          with --jobs: a scenario running longer than S seconds\n"
+                   "                       is that scenario's error (default 120, 0: none)\n");
     if (mask & CLI_O_REPEAT)
         fprintf(f, "  --repeat N           N rounds in one process; fail only on retention\n"
                    "                       that grows with the number of rounds\n");

@@ -2,6 +2,7 @@
  * parse error: exit 2, nothing runs), then run them in sorted order, in this
  * process or in --jobs worker processes, and write one report. */
 #include "cli/cli.h"
+#include "cli/cli_pool.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -41,7 +42,7 @@ static void help(FILE *f)
 
 /* ---- running ---- */
 
-static void fill_options(const cli_common *c, sc_options *o, FILE *dot)
+void cli_run_options(const cli_common *c, sc_options *o, FILE *dot)
 {
     sc_options_default(o);
     o->gc = c->gc;
@@ -56,91 +57,6 @@ static void fill_options(const cli_common *c, sc_options *o, FILE *dot)
     o->verify = c->verify;
     o->repeat = c->repeat;
     o->dot = dot;
-}
-
-static void set_error(rp_scenario *s, const char *file, const char *msg)
-{
-    size_t n = strlen(msg) + 1;
-    s->status = RP_ERROR;
-    if (!s->file)
-        s->file = al_strdup(file, AL_K_REPORT, "cli error file");
-    s->error = al_malloc(n, AL_K_REPORT, "cli error");
-    if (s->error)
-        memcpy(s->error, msg, n);
-    er_clear();
-}
-
-typedef struct worker {
-    pid_t pid;
-    size_t index;
-    char json[64], dot[64];
-} worker;
-
-/* The worker's stderr goes to JSON.err, so that what a crashing worker
- * said (a guard finding, an assertion) ends up in its scenario's error. */
-static void err_path(const worker *w, char *buf, size_t n)
-{
-    snprintf(buf, n, "%s.err", w->json);
-}
-
-/* Last line of the worker's stderr, or "" (msg has room for n bytes). */
-static void worker_said(const worker *w, char *msg, size_t n)
-{
-    char path[80], buf[256];
-    msg[0] = '\0';
-    err_path(w, path, sizeof path);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return;
-    while (fgets(buf, sizeof buf, f))
-        if (buf[0] != '\n')
-            snprintf(msg, n, "%.255s", buf);
-    fclose(f);
-    size_t len = strlen(msg);
-    while (len && (msg[len - 1] == '\n' || msg[len - 1] == '\r'))
-        msg[--len] = '\0';
-}
-
-static void write_one(const cli_common *c, rp_scenario *s, FILE *f)
-{
-    rp_run one;
-    memset(&one, 0, sizeof one);
-    one.tool = "fakegc";
-    one.version = FAKEGC_VERSION;
-    one.allocator = c->allocator;
-    one.compat = c->compat;
-    one.scenarios = s;
-    one.n = 1;
-    rp_run_count(&one);
-    rp_options ro = {0, 0, 0};
-    rp_write(&one, RP_JSON, f, &ro);
-}
-
-static void child_run(const cli_common *c, const sc_program *p, const worker *w)
-{
-    /* A scenario that never ends (a hang caused by an injected
-     * use-after-free, say) is ended by SIGALRM and reported as an error. */
-    alarm(c->timeout);
-    char ep[80];
-    err_path(w, ep, sizeof ep);
-    if (!freopen(ep, "w", stderr))
-        _exit(CLI_EXIT_INTERNAL);
-    FILE *jf = fopen(w->json, "w");
-    FILE *df = w->dot[0] ? fopen(w->dot, "w") : NULL;
-    if (!jf)
-        _exit(CLI_EXIT_INTERNAL);
-    sc_options o;
-    fill_options(c, &o, df);
-    rp_scenario s;
-    memset(&s, 0, sizeof s);
-    sc_run(p, &o, &s);
-    write_one(c, &s, jf);
-    int bad = ferror(jf) != 0;
-    bad |= fclose(jf) != 0;
-    if (df)
-        fclose(df);
-    rp_scenario_clear(&s);
-    _exit(bad ? CLI_EXIT_INTERNAL : CLI_EXIT_OK);
 }
 
 /* "[3/58] scenarios/memo/churn.scn" on stderr, rewritten in place: only on
@@ -175,158 +91,6 @@ static int write_timeline(const char *path, FILE *f, const rp_timeline *tl, size
         cli_error("run", "--timeline: cannot write %s: %s", path, strerror(errno ? errno : EIO));
         return -1;
     }
-    return 0;
-}
-
-static void collect_worker(const cli_common *c, worker *w, int status, sc_program *const *progs,
-                           rp_scenario *res)
-{
-    rp_scenario *s = &res[w->index];
-    const char *file = sc_program_file(progs[w->index]);
-    char msg[512], said[300];
-    worker_said(w, said, sizeof said);
-    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
-        snprintf(msg, sizeof msg, "worker timed out after %u s (--timeout)", c->timeout);
-        set_error(s, file, msg);
-    } else if (WIFSIGNALED(status)) {
-        snprintf(msg, sizeof msg, "worker crashed: signal %d (%s)%s%s", WTERMSIG(status),
-                 strsignal(WTERMSIG(status)), said[0] ? ": " : "", said);
-        set_error(s, file, msg);
-    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        snprintf(msg, sizeof msg, "worker exited with status %d%s%s",
-                 WIFEXITED(status) ? WEXITSTATUS(status) : -1, said[0] ? ": " : "", said);
-        set_error(s, file, msg);
-    } else {
-        rp_run rr;
-        memset(&rr, 0, sizeof rr);
-        char err[256] = "";
-        if (rp_read_json(w->json, &rr, err, sizeof err) != 0 || rr.n != 1) {
-            snprintf(msg, sizeof msg, "cannot read the worker's report: %s",
-                     err[0] ? err : "no scenario in it");
-            if (rr.scenarios)
-                rp_run_free_read(&rr);
-            set_error(s, file, msg);
-        } else {
-            *s = rr.scenarios[0];
-            memset(&rr.scenarios[0], 0, sizeof rr.scenarios[0]);
-            rp_run_free_read(&rr);
-        }
-    }
-    unlink(w->json);
-    char ep[80];
-    err_path(w, ep, sizeof ep);
-    unlink(ep);
-}
-
-static int tmp_name(char *buf, size_t n, const char *what)
-{
-    const char *dir = getenv("TMPDIR");
-    if (!dir || !*dir)
-        dir = "/tmp";
-    snprintf(buf, n, "%s/fakegc-%s-XXXXXX", dir, what);
-    int fd = mkstemp(buf);
-    if (fd < 0)
-        return -1;
-    close(fd);
-    return 0;
-}
-
-static void append_file(FILE *to, const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return;
-    char buf[8192];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        fwrite(buf, 1, n, to);
-    fclose(f);
-}
-
-static int run_parallel(const cli_common *c, sc_program *const *progs, size_t n,
-                        rp_scenario *res, FILE *dot)
-{
-    size_t nw = (size_t)c->jobs;
-    worker *ws = al_malloc(nw * sizeof *ws, AL_K_SCENARIO, "cli workers");
-    char (*dots)[64] = NULL;
-    if (dot) {
-        dots = al_malloc(n * sizeof *dots, AL_K_SCENARIO, "cli dots");
-        if (dots)
-            memset(dots, 0, n * sizeof *dots);
-    }
-    if (!ws || (dot && !dots)) {
-        al_free(ws, nw * sizeof *ws, AL_K_SCENARIO);
-        al_free(dots, n * sizeof *dots, AL_K_SCENARIO);
-        cli_error("run", "out of memory");
-        return -1;
-    }
-    for (size_t i = 0; i < nw; i++)
-        ws[i].pid = 0;
-    size_t next = 0, active = 0, finished = 0;
-    while ((next < n && !cli_interrupted()) || active > 0) {
-        while (active < nw && next < n && !cli_interrupted()) {
-            worker *w = NULL;
-            for (size_t i = 0; i < nw; i++)
-                if (ws[i].pid == 0) {
-                    w = &ws[i];
-                    break;
-                }
-            w->index = next;
-            w->dot[0] = '\0';
-            if (tmp_name(w->json, sizeof w->json, "json") < 0 ||
-                (dots && tmp_name(w->dot, sizeof w->dot, "dot") < 0)) {
-                set_error(&res[next], sc_program_file(progs[next]),
-                          "cannot create a temporary file for the worker");
-                next++;
-                continue;
-            }
-            if (dots)
-                memcpy(dots[next], w->dot, sizeof w->dot);
-            fflush(NULL);
-            pid_t pid = fork();
-            if (pid < 0) {
-                char msg[128];
-                snprintf(msg, sizeof msg, "cannot start a worker: %s", strerror(errno));
-                set_error(&res[next], sc_program_file(progs[next]), msg);
-                unlink(w->json);
-                next++;
-                continue;
-            }
-            if (pid == 0)
-                child_run(c, progs[next], w);
-            w->pid = pid;
-            next++;
-            active++;
-        }
-        if (active == 0)
-            continue;
-        int status = 0;
-        pid_t pid = waitpid(-1, &status, 0);
-        if (pid < 0) {
-            if (errno == EINTR)
-                continue;
-            break;
-        }
-        for (size_t i = 0; i < nw; i++)
-            if (ws[i].pid == pid) {
-                collect_worker(c, &ws[i], status, progs, res);
-                ws[i].pid = 0;
-                active--;
-                finished++;
-                progress(c, finished, n, finished < n ? sc_program_file(progs[ws[i].index])
-                                                      : "");
-                break;
-            }
-    }
-    if (dots) {
-        for (size_t i = 0; i < n; i++)
-            if (dots[i][0]) {
-                append_file(dot, dots[i]);
-                unlink(dots[i]);
-            }
-        al_free(dots, n * sizeof *dots, AL_K_SCENARIO);
-    }
-    al_free(ws, nw * sizeof *ws, AL_K_SCENARIO);
     return 0;
 }
 
@@ -450,7 +214,7 @@ int cli_run(int argc, char **argv)
     cli_interrupt_install();
     size_t ran = nprogs;   /* scenarios with a complete record */
     if (c.jobs > 1) {   /* workers isolate crashes, even for one file */
-        if (run_parallel(&c, progs, nprogs, res, dot) < 0) {
+        if (cli_pool_run(&c, progs, nprogs, res, dot) < 0) {
             exit_code = CLI_EXIT_INTERNAL;
             goto out;
         }
@@ -458,7 +222,7 @@ int cli_run(int argc, char **argv)
             ran = keep_finished(res, nprogs);
     } else {
         sc_options o;
-        fill_options(&c, &o, dot);
+        cli_run_options(&c, &o, dot);
         rp_timeline *tl = NULL;
         if (c.timeline) {
             tl = al_malloc((nprogs ? nprogs : 1) * sizeof *tl, AL_K_REPORT, "cli timeline");
