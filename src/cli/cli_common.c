@@ -263,6 +263,23 @@ int cli_color_wanted(int no_color, FILE *f)
     return f && isatty(fileno(f));
 }
 
+#ifdef FAKEGC_CANARY
+/* A block lost on purpose: the pointer is stored, then overwritten. */
+static char *volatile canary_sink;
+
+__attribute__((noinline)) void cli_canary_leak(const char *where)
+{
+    const char *want = getenv("FAKEGC_CANARY_LEAK");
+    if (!want || strcmp(want, where) != 0)
+        return;
+    char *p = malloc(64);
+    if (p)
+        snprintf(p, 64, "canary leak in %s", where);
+    canary_sink = p;
+    canary_sink = NULL;
+}
+#endif
+
 /* ---- interruption ---- */
 
 static volatile sig_atomic_t interrupted_by;

@@ -71,6 +71,7 @@ int cli_diff(int argc, char **argv)
         nread++;
     }
     if (nread == 2) {
+        cli_canary_leak("diff");
         rp_options ro = {cli_color_wanted(c.no_color, c.out), c.verbose, c.quiet};
         int r = rp_diff(&runs[0], &runs[1], c.out, &ro);
         exit_code = r < 0 ? CLI_EXIT_INTERNAL : r > 0 ? CLI_EXIT_FAIL : CLI_EXIT_OK;

@@ -104,6 +104,7 @@ static int worker_one(const pool *p, size_t k, size_t idx)
     alarm(p->c->timeout);
     sc_run(p->progs[idx], &o, &s);
     alarm(0);
+    cli_canary_leak("worker");
     write_one(p->c, &s, jf);
     int bad = ferror(jf) != 0;
     bad |= fclose(jf) != 0;
