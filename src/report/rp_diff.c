@@ -419,6 +419,16 @@ int rp_diff(const rp_run *base, const rp_run *cur, FILE *f, const rp_options *o)
         d.c = idx[i];
         d.header = 1;
         fprintf(f, "%s: gone (was %s)\n", fname(idx[i]), rp_status_name(idx[i]->status));
+        d.regressions++;   /* a partial run is not a clean one */
+    }
+    if (cur->n == 0) {
+        fprintf(f, "regression: the new report ran no scenarios\n");
+        d.regressions++;
+    }
+    if (cur->interrupted) {
+        fprintf(f, "regression: the new report is partial: interrupted by %s after %zu of %zu "
+                "scenarios\n", cur->interrupted, cur->n, cur->planned);
+        d.regressions++;
     }
     fprintf(f, "diff: %zu regression%s, %zu improvement%s\n", d.regressions,
             d.regressions == 1 ? "" : "s", d.improvements, d.improvements == 1 ? "" : "s");
