@@ -482,7 +482,8 @@ void cli_common_help(FILE *f, unsigned mask)
     if (mask & CLI_O_LIMITS)
         fprintf(f, "  --max-bytes N        real tensor data bytes (default 1G; K/M/G suffixes)\n"
                    "  --max-statements N   statements executed per scenario (default 100000000)\n"
-                   "  --max-objects N      live objects (default 10000000)\n");
+                   "  --max-objects N      live objects (default 10000000)\n"
+                   "                       (--max-* 0: no limit)\n");
     if (mask & CLI_O_OUTPUT_STYLE)
         fprintf(f, "  -q, -v, --no-color   quieter, more detail, no ANSI colour (colour only\n"
                    "                       on a terminal and never with NO_COLOR set)\n");
