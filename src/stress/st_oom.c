@@ -333,13 +333,19 @@ int st_oom_program(const sc_program *p, const st_oom_opts *o, st_oom_result *r)
                 r->capped[mode] = 1;
                 break;
             }
-            if (o->progress)
-                show_progress(o, mode, i, pts ? npts : r->attempts);
+            if (o->progress) {
+                uint64_t n = pts ? npts : r->attempts;
+                show_progress(o, mode, i, o->max_fail && o->max_fail < n ? o->max_fail : n);
+            }
             uint64_t k = pts ? pts[i] : i + 1;
             if (fail_run(p, o, r, mode, k, passed, before))
                 break;       /* the k-th allocation never came: nothing failed */
             r->points[mode]++;
         }
+    }
+    if (o->progress) {   /* the line ends with the loop, capped or not */
+        fprintf(stderr, "\r\033[K");
+        fflush(stderr);
     }
     free(pts);
     return 0;
