@@ -9,10 +9,13 @@ typedef struct fail_ctx {
     al_allocator *inner;
     uint64_t n, attempts;
     int persistent;
+    int all;        /* count fakegc's own kinds too, not only the model's */
 } fail_ctx;
 
-static int fails(fail_ctx *c)
+static int fails(fail_ctx *c, al_kind kind)
 {
+    if (!c->all && !al_kind_is_model(kind))
+        return 0;   /* the parser's, the report's: not what a user injects into */
     c->attempts++;
     return c->attempts == c->n || (c->persistent && c->attempts > c->n);
 }
@@ -20,7 +23,7 @@ static int fails(fail_ctx *c)
 static void *fail_malloc(void *ctx, size_t n, al_kind kind, const char *site)
 {
     fail_ctx *c = ctx;
-    if (fails(c))
+    if (fails(c, kind))
         return NULL;
     return c->inner->xmalloc(c->inner->ctx, n, kind, site);
 }
@@ -35,7 +38,7 @@ static void *fail_realloc(void *ctx, void *p, size_t old_n, size_t n,
                           al_kind kind, const char *site)
 {
     fail_ctx *c = ctx;
-    if ((!p || n > old_n) && fails(c))
+    if ((!p || n > old_n) && fails(c, kind))
         return NULL;
     return c->inner->xrealloc(c->inner->ctx, p, old_n, n, kind, site);
 }
@@ -49,9 +52,10 @@ static size_t fail_size(void *ctx, const void *p)
 static void fail_report(void *ctx, void *file)
 {
     fail_ctx *c = ctx;
-    fprintf(file, "fail: %llu attempts, failing #%llu%s\n",
-            (unsigned long long)c->attempts, (unsigned long long)c->n,
-            c->persistent ? " and later" : "");
+    fprintf(file, "fail: %llu attempts (%s), failing #%llu%s\n",
+            (unsigned long long)c->attempts,
+            c->all ? "every allocation" : "model allocations: storage, object, memo, attr",
+            (unsigned long long)c->n, c->persistent ? " and later" : "");
 }
 
 static void fail_destroy(al_allocator *self)
@@ -60,7 +64,7 @@ static void fail_destroy(al_allocator *self)
     al_obj_free(self);
 }
 
-al_allocator *in_fail_new(al_allocator *inner, uint64_t n, int persistent)
+al_allocator *in_fail_new(al_allocator *inner, uint64_t n, int persistent, int all)
 {
     fail_ctx *c = al_sys_calloc(1, sizeof *c);
     if (!c)
@@ -68,9 +72,10 @@ al_allocator *in_fail_new(al_allocator *inner, uint64_t n, int persistent)
     c->inner = inner;
     c->n = n;
     c->persistent = persistent != 0;
-    char name[32];
-    snprintf(name, sizeof name, "fail:%llu%s", (unsigned long long)n,
-             persistent ? "+" : "");
+    c->all = all != 0;
+    char name[40];
+    snprintf(name, sizeof name, "fail:%llu%s%s", (unsigned long long)n,
+             persistent ? "+" : "", all ? ":all" : "");
     al_allocator *a = al_wrap_new(name, inner, c);
     if (!a) {
         al_sys_free(c);

@@ -13,6 +13,8 @@
 # Exit: 0 clean; 1 errors or leaks (the offending logs are printed), or the
 # binary itself failed, or valgrind is missing or a log is unreadable.
 # Environment: VALGRIND_KEEP=1 keeps the log folder; VALGRIND_OPTS as usual;
+# VALGRIND_EXPECT_RC=N: the binary's expected exit status (default 0; `fakegc
+# diff` finding a regression exits 1, say);
 # VALGRIND_GEN_SUPP=1 adds --gen-suppressions=all (to write scripts/valgrind.supp).
 set -u
 
@@ -78,8 +80,8 @@ if [ "$nlogs" -eq 0 ]; then
     echo "valgrind-test: FAIL: no memcheck log was written (did valgrind start?)"
     exit 1
 fi
-if [ "$rc" -ne 0 ]; then
-    echo "valgrind-test: FAIL: $* exited with status $rc under valgrind"
+if [ "$rc" -ne "${VALGRIND_EXPECT_RC:-0}" ]; then
+    echo "valgrind-test: FAIL: $* exited with status $rc under valgrind (want ${VALGRIND_EXPECT_RC:-0})"
     exit 1
 fi
 if [ "$bad" -ne 0 ]; then

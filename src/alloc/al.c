@@ -18,10 +18,17 @@ static uint64_t attempts;       /* allocation attempts since install */
 static uint64_t fail_n;         /* 0: no injection */
 static uint64_t fail_base;      /* attempts when al_fail_at was called */
 static int fail_persistent;
+static al_trace_fn trace_fn;    /* al_trace: one call per counted attempt */
+static void *trace_arg;
 
 static const char *const kind_names[AL_K_COUNT] = {
     "storage", "object", "memo", "attr", "scenario", "heap", "report", "other",
 };
+
+int al_kind_is_model(al_kind k)
+{
+    return k == AL_K_STORAGE || k == AL_K_OBJECT || k == AL_K_MEMO || k == AL_K_ATTR;
+}
 
 const char *al_kind_name(al_kind k)
 {
@@ -91,10 +98,18 @@ uint64_t al_alloc_count(void)
     return attempts;
 }
 
+void al_trace(al_trace_fn fn, void *arg)
+{
+    trace_fn = fn;
+    trace_arg = arg;
+}
+
 /* Count one allocation attempt; 1 if fault injection says it must fail. */
-static int attempt_fails(void)
+static int attempt_fails(al_kind kind, const char *site)
 {
     attempts++;
+    if (trace_fn)
+        trace_fn(trace_arg, kind, site);
     if (!fail_n)
         return 0;
     uint64_t i = attempts - fail_base;
@@ -129,7 +144,7 @@ static void count_free(size_t n, al_kind kind)
 void *al_malloc(size_t n, al_kind kind, const char *site)
 {
     kind = clamp_kind(kind);
-    if (attempt_fails()) {
+    if (attempt_fails(kind, site)) {
         st.failed_allocs++;
         return NULL;
     }
@@ -148,7 +163,7 @@ void *al_pool_get(al_pool *pool, const char *site)
     if (!pool->head || !pools_enabled())
         return al_malloc(pool->size, pool->kind, site);
     al_kind kind = clamp_kind(pool->kind);
-    if (attempt_fails()) {
+    if (attempt_fails(kind, site)) {
         st.failed_allocs++;
         return NULL;
     }
@@ -182,7 +197,7 @@ void *al_calloc(size_t count, size_t n, al_kind kind, const char *site)
 {
     size_t total;
     if (__builtin_mul_overflow(count, n, &total)) {
-        attempts++;
+        (void)attempt_fails(clamp_kind(kind), site);
         st.failed_allocs++;
         return NULL;
     }
@@ -211,7 +226,7 @@ void *al_realloc(void *p, size_t old_n, size_t n, al_kind kind, const char *site
         return NULL;
     }
     kind = clamp_kind(kind);
-    if (n > old_n && attempt_fails()) {
+    if (n > old_n && attempt_fails(kind, site)) {
         st.failed_allocs++;
         return NULL;
     }

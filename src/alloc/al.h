@@ -157,6 +157,17 @@ size_t al_usable_size(const void *p);
 void al_fail_at(uint64_t n, int persistent);
 uint64_t al_alloc_count(void);     /* allocations attempted since install */
 
+/* Call fn(arg, kind, site) for every attempt al_alloc_count counts, in
+ * order, before fault injection decides it (the OOM loop's context map,
+ * st_oom.c). fn must not allocate through al_. NULL stops it. */
+typedef void (*al_trace_fn)(void *arg, al_kind kind, const char *site);
+void al_trace(al_trace_fn fn, void *arg);
+
+/* The model's allocation kinds (the core, tensor and fake layers: storage,
+ * object, memo, attr), which `fail:N` counts by default, as opposed to
+ * fakegc's own (scenario, heap, report, other). */
+int al_kind_is_model(al_kind k);
+
 /* jemalloc's stats.allocated (bytes the whole process holds from jemalloc,
  * all arenas), read after an epoch bump; 0 if stats are unavailable. */
 uint64_t al_jemalloc_allocated(void);

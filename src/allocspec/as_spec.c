@@ -15,7 +15,8 @@
 #include "instrument/in_tracking.h"
 
 static const char names[] =
-    "libc, jemalloc, arena, tracking, guard, guard:q=N, fail:N, fail:N+";
+    "libc, jemalloc, arena, tracking, guard, guard:q=N, fail:N, fail:N+, fail:N:all "
+    "(fail counts model allocations; :all every one)";
 
 const char *as_names(void)
 {
@@ -90,14 +91,18 @@ static al_allocator *make_wrapper(const char *t, size_t len, al_allocator *inner
         }
         w = in_guard_new(inner, (size_t)n);
     } else if (len > 5 && memcmp(t, "fail:", 5) == 0) {
-        int persistent = t[len - 1] == '+';
-        size_t digits = len - 5 - (size_t)persistent;
+        size_t l = len;
+        int all = l > 9 && memcmp(t + l - 4, ":all", 4) == 0;
+        if (all)
+            l -= 4;
+        int persistent = t[l - 1] == '+';
+        size_t digits = l - 5 - (size_t)persistent;
         if (parse_count(t + 5, digits, &n) != 0 || n == 0) {
-            fail_msg(err, errlen, "bad count in '%.*s' (want fail:N or fail:N+, N >= 1)",
-                     (int)len, t);
+            fail_msg(err, errlen, "bad count in '%.*s' (want fail:N, fail:N+, fail:N:all or "
+                     "fail:N+:all, N >= 1)", (int)len, t);
             return NULL;
         }
-        w = in_fail_new(inner, n, persistent);
+        w = in_fail_new(inner, n, persistent, all);
     } else {
         fail_msg(err, errlen, "unknown allocator '%.*s' (valid: %s)", (int)len, t, names);
         return NULL;

@@ -159,6 +159,16 @@ int cli_interrupted(void);           /* the signal number, or 0 */
 const char *cli_interrupt_name(void); /* "SIGINT", "SIGTERM" or NULL */
 int cli_interrupt_exit(void);        /* 128 + the signal number */
 
+/* Valgrind canaries (tests/CMakeLists.txt, fakegc_canary): in a build with
+ * FAKEGC_CANARY defined, cli_canary_leak("diff") loses a 64-byte block when
+ * the environment has FAKEGC_CANARY_LEAK=diff, so that the `valgrind` label
+ * can prove it sees a leak in that code path. Nothing in a normal build. */
+#ifdef FAKEGC_CANARY
+void cli_canary_leak(const char *where);
+#else
+#define cli_canary_leak(where) ((void)0)
+#endif
+
 /* "fakegc CMD: MESSAGE" on stderr. */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

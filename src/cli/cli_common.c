@@ -24,7 +24,7 @@ void cli_common_init(cli_common *c)
     c->sweep = -1;
     c->format = RP_TEXT;
     c->jobs = 1;
-    c->timeout = 600;
+    c->timeout = 120;   /* per scenario: a hung one costs 2 minutes, not the run */
     c->repeat = 1;
     c->max_bytes = SC_DEFAULT_MAX_BYTES;
     c->max_statements = SC_DEFAULT_MAX_STATEMENTS;
@@ -287,6 +287,23 @@ int cli_color_wanted(int no_color, FILE *f)
         return 0;
     return f && isatty(fileno(f));
 }
+
+#ifdef FAKEGC_CANARY
+/* A block lost on purpose: the pointer is stored, then overwritten. */
+static char *volatile canary_sink;
+
+__attribute__((noinline)) void cli_canary_leak(const char *where)
+{
+    const char *want = getenv("FAKEGC_CANARY_LEAK");
+    if (!want || strcmp(want, where) != 0)
+        return;
+    char *p = malloc(64);
+    if (p)
+        snprintf(p, 64, "canary leak in %s", where);
+    canary_sink = p;
+    canary_sink = NULL;
+}
+#endif
 
 /* ---- interruption ---- */
 
@@ -588,8 +605,8 @@ void cli_common_help(FILE *f, unsigned mask)
     if (mask & CLI_O_JOBS)
         fprintf(f, "  --jobs N, -j N       N worker processes (0: one per CPU); a crash in\n"
                    "                       one is that scenario's error, the others go on\n"
-                   "  --timeout S          with --jobs: a worker running longer than S seconds\n"
-                   "                       is that scenario's error (default 600, 0: none)\n");
+                   "  --timeout S          with --jobs: a scenario running longer than S seconds\n"
+                   "                       is that scenario's error (default 120, 0: none)\n");
     if (mask & CLI_O_REPEAT)
         fprintf(f, "  --repeat N           N rounds in one process; fail only on retention\n"
                    "                       that grows with the number of rounds\n");
@@ -598,7 +615,8 @@ void cli_common_help(FILE *f, unsigned mask)
     if (mask & CLI_O_LIMITS)
         fprintf(f, "  --max-bytes N        real tensor data bytes (default 1G; K/M/G suffixes)\n"
                    "  --max-statements N   statements executed per scenario (default 100000000)\n"
-                   "  --max-objects N      live objects (default 10000000)\n");
+                   "  --max-objects N      live objects (default 10000000)\n"
+                   "                       (--max-* 0: no limit)\n");
     if (mask & CLI_O_OUTPUT_STYLE)
         fprintf(f, "  -q, -v, --no-color   quieter, more detail, no ANSI colour (colour only\n"
                    "                       on a terminal and never with NO_COLOR set)\n");

@@ -1,6 +1,7 @@
 /* cli_diff.c - `fakegc diff BASE.json NEW.json`: what got worse between two
  * JSON reports (rp_read_json + rp_diff of src/report). */
 #include "cli/cli.h"
+#include <sys/stat.h>
 
 #include <string.h>
 
@@ -98,13 +99,24 @@ int cli_diff(int argc, char **argv)
     for (int k = 0; k < 2; k++) {
         char err[512] = "";
         if (rp_read_json(files[k], &runs[k], err, sizeof err) != 0) {
-            cli_error("diff", "%s", err[0] ? err : "cannot read the report");
-            exit_code = er_kind_get() == ER_OOM ? CLI_EXIT_INTERNAL : CLI_EXIT_USAGE;
+            struct stat st;
+            if (k == 1 && er_kind_get() != ER_OOM && stat(files[k], &st) == 0 &&
+                S_ISREG(st.st_mode)) {
+                /* an empty or cut-off new report: the run it came from did
+                 * not finish, which is a regression, not a usage error */
+                fprintf(c.out, "regression: the new report is empty or incomplete: %s\n",
+                        err[0] ? err : "unreadable");
+                exit_code = cli_outputs_commit(&c, "diff") < 0 ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
+            } else {
+                cli_error("diff", "%s", err[0] ? err : "cannot read the report");
+                exit_code = er_kind_get() == ER_OOM ? CLI_EXIT_INTERNAL : CLI_EXIT_USAGE;
+            }
             break;
         }
         nread++;
     }
     if (nread == 2) {
+        cli_canary_leak("diff");
         rp_diff_options ro;
         memset(&ro, 0, sizeof ro);
         ro.color = fmt == RP_DIFF_TEXT && cli_color_wanted(c.no_color, c.out);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/er.h"
 #include "fake/fk.h"
@@ -22,15 +23,19 @@ static void help(FILE *f)
     fprintf(f,
             "usage: fakegc oom [OPTIONS] [PATH...]\n\n"
             "For each scenario (files, or every *.scn under folders; default scenarios/,\n"
-            "errors/ folders skipped): fail its 1st, 2nd, 3rd ... allocation until a run\n"
-            "has no failure, once transiently (that allocation only) and once\n"
+            "errors/ folders skipped): fail the first allocation of each allocation\n"
+            "context (C site, kind, statement; a statement's executions past the 3rd\n"
+            "folded into one), once transiently (that allocation only) and once\n"
             "persistently (it and every later one). Every run must pass or stop with a\n"
             "clean OutOfMemory at a statement, retain nothing, and leave no byte and no\n"
             "object behind; each scenario's loop runs in a child process, so a crash is\n"
             "reported with its failure point.\n\noptions:\n"
             "  --transient-only     only transient failures\n"
             "  --persistent-only    only persistent failures\n"
-            "  --max-fail N         at most N failure points per mode and scenario\n"
+            "  --max-points N       at most N failure points per mode and scenario\n"
+            "                       (--max-fail N: the same)\n"
+            "  --every-point        fail the 1st, 2nd, 3rd ... allocation until a run has\n"
+            "                       no failure (the quadratic loop, for comparison)\n"
             "  --shard K/N          only the files i (of the sorted list) with i mod N == K\n");
     cli_common_help(f, OOM_MASK & ~(unsigned)CLI_O_FORMAT);
     fprintf(f, "  --format FMT         text (default) or json (schema fakegc-oom/2)\n"
@@ -109,7 +114,7 @@ int cli_oom(int argc, char **argv)
 {
     cli_common c;
     cli_common_init(&c);
-    int modes = 3;
+    int modes = 3, every = 0;
     uint64_t max_fail = 0;
     char **paths = argv + 1;
     int npaths = 0, only_paths = 0;
@@ -144,9 +149,12 @@ int cli_oom(int argc, char **argv)
             modes = 1;
         } else if (strcmp(a, "--persistent-only") == 0) {
             modes = 2;
-        } else if ((r = cli_opt_value("oom", "--max-fail", argc, argv, &i, &v)) != 0) {
-            if (r < 0 || cli_parse_u64(v, 0, &max_fail) < 0) {
-                cli_error("oom", "--max-fail: expected a number, got '%s'", v ? v : "");
+        } else if (strcmp(a, "--every-point") == 0) {
+            every = 1;
+        } else if ((r = cli_opt_value("oom", "--max-points", argc, argv, &i, &v)) != 0 ||
+                   (r = cli_opt_value("oom", "--max-fail", argc, argv, &i, &v)) != 0) {
+            if (r < 0 || cli_parse_u64(v, 0, &max_fail) < 0 || max_fail == 0) {
+                cli_error("oom", "%s: expected a number >= 1, got '%s'", a, v ? v : "");
                 return CLI_EXIT_USAGE;
             }
         } else {
@@ -228,9 +236,13 @@ int cli_oom(int argc, char **argv)
     o.sc.max_objects = c.max_objects;
     o.modes = modes;
     o.max_fail = max_fail;
+    o.every = every;
+    o.progress = !c.quiet && isatty(2);
+    uint64_t total_contexts = 0, total_skipped = 0;
     FILE *out = json ? NULL : c.out;
     for (size_t i = 0; exit_code == CLI_EXIT_OK && i < nprogs; i++) {
         const char *file = sc_program_file(progs[i]);
+        o.name = file;
         st_oom_result r;
         int rc = st_oom_forked(progs[i], &o, &r);
         if (json) {
@@ -240,6 +252,8 @@ int cli_oom(int argc, char **argv)
             else {
                 total_points += r.points[0] + r.points[1];
                 total_findings += r.nfindings;
+                total_contexts += r.contexts;
+                total_skipped += r.skipped;
             }
             continue;
         }
@@ -257,9 +271,14 @@ int cli_oom(int argc, char **argv)
         }
         total_points += r.points[0] + r.points[1];
         total_findings += r.nfindings;
+        total_contexts += r.contexts;
+        total_skipped += r.skipped;
         const char *verdict = r.nfindings ? "LEAK" : "ok";
         if (!c.quiet || r.nfindings) {
             fprintf(out, "%-4s %s: %" PRIu64 " allocations; ", verdict, file, r.allocations);
+            if (!every)
+                fprintf(out, "%" PRIu64 " contexts covered, %" PRIu64
+                        " attempts skipped as duplicates; ", r.contexts, r.skipped);
             if (modes & 1)
                 fprintf(out, "transient %" PRIu64 "%s", r.points[0],
                         r.capped[0] ? " (capped)" : "");
@@ -286,18 +305,22 @@ int cli_oom(int argc, char **argv)
                 cli_hostname());
     if (json && exit_code == CLI_EXIT_OK) {
         fprintf(c.out, "\n  ],\n  \"status\": \"%s\", \"stopped\": null,\n  \"summary\": {\"scenarios\": %zu, "
-                "\"failure_points\": %" PRIu64 ", \"findings\": %" PRIu64 ", \"crashes\": %"
-                PRIu64 "}\n}\n", total_findings || crashes ? "fail" : "pass", nprogs,
-                total_points, total_findings, crashes);
+                "\"failure_points\": %" PRIu64 ", \"contexts\": %" PRIu64 ", \"duplicates_skipped\": %"
+                PRIu64 ", \"findings\": %" PRIu64 ", \"crashes\": %" PRIu64 "}\n}\n",
+                total_findings || crashes ? "fail" : "pass", nprogs, total_points,
+                total_contexts, total_skipped, total_findings, crashes);
         if (total_findings || crashes)
             exit_code = CLI_EXIT_FAIL;
         if (cli_outputs_commit(&c, "oom") < 0)
             exit_code = CLI_EXIT_USAGE;
     } else if (exit_code == CLI_EXIT_OK) {
-        fprintf(out, "oom: %zu scenario%s, %" PRIu64 " failure points, %" PRIu64
-                " finding%s, %" PRIu64 " crash%s\n", nprogs, nprogs == 1 ? "" : "s",
-                total_points, total_findings, total_findings == 1 ? "" : "s", crashes,
-                crashes == 1 ? "" : "es");
+        fprintf(out, "oom: %zu scenario%s, %" PRIu64 " failure points tried", nprogs,
+                nprogs == 1 ? "" : "s", total_points);
+        if (!every)
+            fprintf(out, ", %" PRIu64 " contexts covered, %" PRIu64 " duplicates skipped",
+                    total_contexts, total_skipped);
+        fprintf(out, ", %" PRIu64 " finding%s, %" PRIu64 " crash%s\n", total_findings,
+                total_findings == 1 ? "" : "s", crashes, crashes == 1 ? "" : "es");
         if (total_findings || crashes)
             exit_code = CLI_EXIT_FAIL;
         if (cli_outputs_commit(&c, "oom") < 0)

@@ -3,6 +3,7 @@
  * process or in --jobs worker processes, and write one report. */
 #include "cli/cli.h"
 #include "cli/cli_shard.h"
+#include "cli/cli_pool.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -52,7 +53,7 @@ static void help(FILE *f)
 
 /* ---- running ---- */
 
-static void fill_options(const cli_common *c, sc_options *o, FILE *dot)
+void cli_run_options(const cli_common *c, sc_options *o, FILE *dot)
 {
     sc_options_default(o);
     o->gc = c->gc;
@@ -68,179 +69,6 @@ static void fill_options(const cli_common *c, sc_options *o, FILE *dot)
     o->verify = c->verify;
     o->repeat = c->repeat;
     o->dot = dot;
-}
-
-static void set_error(rp_scenario *s, const char *file, const char *msg)
-{
-    size_t n = strlen(msg) + 1;
-    s->status = RP_ERROR;
-    if (!s->file)
-        s->file = al_strdup(file, AL_K_REPORT, "cli error file");
-    s->error = al_malloc(n, AL_K_REPORT, "cli error");
-    if (s->error)
-        memcpy(s->error, msg, n);
-    er_clear();
-}
-
-typedef struct worker {
-    pid_t pid;
-    size_t index;
-    char json[64], dot[64];
-} worker;
-
-/* The worker's stderr goes to JSON.err, so that what a crashing worker
- * said (a guard finding, an assertion) ends up in its scenario's error. */
-static void err_path(const worker *w, char *buf, size_t n)
-{
-    snprintf(buf, n, "%s.err", w->json);
-}
-
-/* Last line of the worker's stderr, or "" (msg has room for n bytes). */
-static void worker_said(const worker *w, char *msg, size_t n)
-{
-    char path[80], buf[256];
-    msg[0] = '\0';
-    err_path(w, path, sizeof path);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return;
-    while (fgets(buf, sizeof buf, f))
-        if (buf[0] != '\n')
-            snprintf(msg, n, "%.255s", buf);
-    fclose(f);
-    size_t len = strlen(msg);
-    while (len && (msg[len - 1] == '\n' || msg[len - 1] == '\r'))
-        msg[--len] = '\0';
-}
-
-static void write_one(const cli_common *c, rp_scenario *s, FILE *f)
-{
-    rp_run one;
-    memset(&one, 0, sizeof one);
-    one.tool = "fakegc";
-    one.version = FAKEGC_VERSION;
-    one.allocator = c->allocator;
-    one.compat = c->compat;
-    one.scenarios = s;
-    one.n = 1;
-    rp_run_count(&one);
-    rp_options ro = {0, 0, 0};
-    rp_write(&one, RP_JSON, f, &ro);
-}
-
-/* A worker that the guard allocator stopped: a finding about the scenario
- * (exit 1 for the run), not a crash of fakegc. */
-enum { CHILD_FINDING = 4 };
-static const char FINDING_TAG[] = "fakegc: finding: ";
-
-/* The guard's hook in a worker: "fakegc: finding: LINE\tWHAT" on stderr
- * (the worker's .err file), then exit CHILD_FINDING. Async-signal-safe. */
-static void child_finding(const char *what)
-{
-    char buf[600];
-    size_t n = 0;
-    for (const char *t = FINDING_TAG; *t; t++)
-        buf[n++] = *t;
-    char digits[16];
-    size_t nd = 0;
-    uint32_t line = obj_current_site().line;
-    do {
-        digits[nd++] = (char)('0' + line % 10);
-        line /= 10;
-    } while (line && nd < sizeof digits);
-    while (nd)
-        buf[n++] = digits[--nd];
-    buf[n++] = '\t';
-    for (; *what && *what != '\n' && n < sizeof buf - 2; what++)
-        buf[n++] = *what;
-    buf[n++] = '\n';
-    ssize_t rc = write(2, buf, n);
-    (void)rc;
-    _exit(CHILD_FINDING);
-}
-
-/* The finding a worker recorded: its line and what the guard said. */
-static int worker_finding(const worker *w, uint32_t *line, char *what, size_t n)
-{
-    char path[80], buf[700];
-    int found = 0;
-    err_path(w, path, sizeof path);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    while (!found && fgets(buf, sizeof buf, f)) {
-        if (strncmp(buf, FINDING_TAG, sizeof FINDING_TAG - 1) != 0)
-            continue;
-        char *p = buf + sizeof FINDING_TAG - 1, *end;
-        *line = (uint32_t)strtoul(p, &end, 10);
-        if (*end == '\t')
-            end++;
-        size_t l = strlen(end);
-        while (l && (end[l - 1] == '\n' || end[l - 1] == '\r'))
-            end[--l] = '\0';
-        snprintf(what, n, "%s", end);
-        found = 1;
-    }
-    fclose(f);
-    return found;
-}
-
-/* "use-after-free read", "double free", "buffer overflow": the kind is
- * what comes before " on ", " of " or ':'. */
-static void finding_kind(const char *what, char *kind, size_t n)
-{
-    size_t l = strcspn(what, ":");
-    const char *on = strstr(what, " on "), *of = strstr(what, " of ");
-    if (on && (size_t)(on - what) < l)
-        l = (size_t)(on - what);
-    if (of && (size_t)(of - what) < l)
-        l = (size_t)(of - what);
-    snprintf(kind, n, "%.*s", (int)l, what);
-}
-
-static void record_finding(rp_scenario *s, const char *file, uint32_t line, const char *what)
-{
-    char kind[96], text[160];
-    finding_kind(what, kind, sizeof kind);
-    snprintf(text, sizeof text, "finding: %s", kind);
-    rp_scenario_clear(s);
-    rp_scenario_set_file(s, file);
-    s->status = RP_FAIL;
-    s->failed = 1;
-    rp_scenario_add_failure(s, line, 0, text, what,
-                            "a bad access caught at this statement (by the guard allocator, "
-                            "or a decref of a dead object); the scenario stopped here");
-    er_clear();
-}
-
-static void child_run(const cli_common *c, const sc_program *p, const worker *w)
-{
-    in_guard_set_finding_hook(child_finding);
-    obj_set_dead_decref_hook(child_finding);
-    /* A scenario that never ends (a hang caused by an injected
-     * use-after-free, say) is ended by SIGALRM and reported as an error. */
-    alarm(c->timeout);
-    signal(SIGINT, SIG_DFL);
-    char ep[80];
-    err_path(w, ep, sizeof ep);
-    if (!freopen(ep, "w", stderr))
-        _exit(CLI_EXIT_INTERNAL);
-    FILE *jf = fopen(w->json, "w");
-    FILE *df = w->dot[0] ? fopen(w->dot, "w") : NULL;
-    if (!jf)
-        _exit(CLI_EXIT_INTERNAL);
-    sc_options o;
-    fill_options(c, &o, df);
-    rp_scenario s;
-    memset(&s, 0, sizeof s);
-    sc_run(p, &o, &s);
-    write_one(c, &s, jf);
-    int bad = ferror(jf) != 0;
-    bad |= fclose(jf) != 0;
-    if (df)
-        fclose(df);
-    rp_scenario_clear(&s);
-    _exit(bad ? CLI_EXIT_INTERNAL : CLI_EXIT_OK);
 }
 
 /* "[3/58] scenarios/memo/churn.scn" on stderr, rewritten in place: only on
@@ -296,6 +124,11 @@ static void stream_done(streamer *st, const rp_scenario *s)
     }
 }
 
+static void stream_done_cb(void *arg, const rp_scenario *s)
+{
+    stream_done(arg, s);
+}
+
 static int streamed_to_stdout(const cli_common *c)
 {
     return c->format == RP_TEXT && c->out == stdout;
@@ -342,165 +175,6 @@ static int write_timeline(const char *path, FILE *f, const rp_timeline *tl, size
         cli_error("run", "--timeline: cannot write %s: %s", path, strerror(errno ? errno : EIO));
         return -1;
     }
-    return 0;
-}
-
-static void collect_worker(const cli_common *c, worker *w, int status, sc_program *const *progs,
-                           rp_scenario *res)
-{
-    rp_scenario *s = &res[w->index];
-    const char *file = sc_program_file(progs[w->index]);
-    char msg[512], said[300], fwhat[600];
-    uint32_t fline = 0;
-    worker_said(w, said, sizeof said);
-    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
-        snprintf(msg, sizeof msg, "worker timed out after %u s (--timeout)", c->timeout);
-        set_error(s, file, msg);
-    } else if (WIFSIGNALED(status)) {
-        snprintf(msg, sizeof msg, "worker crashed: signal %d (%s)%s%s", WTERMSIG(status),
-                 strsignal(WTERMSIG(status)), said[0] ? ": " : "", said);
-        set_error(s, file, msg);
-    } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0 &&
-               worker_finding(w, &fline, fwhat, sizeof fwhat)) {
-        /* CHILD_FINDING, or memcheck's --error-exitcode after it reported
-         * the bad access itself */
-        record_finding(s, file, fline, fwhat);
-    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        snprintf(msg, sizeof msg, "worker exited with status %d%s%s",
-                 WIFEXITED(status) ? WEXITSTATUS(status) : -1, said[0] ? ": " : "", said);
-        set_error(s, file, msg);
-    } else {
-        rp_run rr;
-        memset(&rr, 0, sizeof rr);
-        char err[256] = "";
-        if (rp_read_json(w->json, &rr, err, sizeof err) != 0 || rr.n != 1) {
-            snprintf(msg, sizeof msg, "cannot read the worker's report: %s",
-                     err[0] ? err : "no scenario in it");
-            if (rr.scenarios)
-                rp_run_free_read(&rr);
-            set_error(s, file, msg);
-        } else {
-            *s = rr.scenarios[0];
-            memset(&rr.scenarios[0], 0, sizeof rr.scenarios[0]);
-            rp_run_free_read(&rr);
-        }
-    }
-    unlink(w->json);
-    char ep[80];
-    err_path(w, ep, sizeof ep);
-    unlink(ep);
-}
-
-static int tmp_name(char *buf, size_t n, const char *what)
-{
-    const char *dir = getenv("TMPDIR");
-    if (!dir || !*dir)
-        dir = "/tmp";
-    snprintf(buf, n, "%s/fakegc-%s-XXXXXX", dir, what);
-    int fd = mkstemp(buf);
-    if (fd < 0)
-        return -1;
-    close(fd);
-    return 0;
-}
-
-static void append_file(FILE *to, const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return;
-    char buf[8192];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        fwrite(buf, 1, n, to);
-    fclose(f);
-}
-
-static int run_parallel(const cli_common *c, sc_program *const *progs, size_t n,
-                        rp_scenario *res, FILE *dot, streamer *st)
-{
-    size_t nw = (size_t)c->jobs;
-    worker *ws = al_malloc(nw * sizeof *ws, AL_K_SCENARIO, "cli workers");
-    char (*dots)[64] = NULL;
-    if (dot) {
-        dots = al_malloc(n * sizeof *dots, AL_K_SCENARIO, "cli dots");
-        if (dots)
-            memset(dots, 0, n * sizeof *dots);
-    }
-    if (!ws || (dot && !dots)) {
-        al_free(ws, nw * sizeof *ws, AL_K_SCENARIO);
-        al_free(dots, n * sizeof *dots, AL_K_SCENARIO);
-        cli_error("run", "out of memory");
-        return -1;
-    }
-    for (size_t i = 0; i < nw; i++)
-        ws[i].pid = 0;
-    size_t next = 0, active = 0, finished = 0;
-    while ((next < n && !cli_interrupted()) || active > 0) {
-        while (active < nw && next < n && !cli_interrupted()) {
-            worker *w = NULL;
-            for (size_t i = 0; i < nw; i++)
-                if (ws[i].pid == 0) {
-                    w = &ws[i];
-                    break;
-                }
-            w->index = next;
-            w->dot[0] = '\0';
-            if (tmp_name(w->json, sizeof w->json, "json") < 0 ||
-                (dots && tmp_name(w->dot, sizeof w->dot, "dot") < 0)) {
-                set_error(&res[next], sc_program_file(progs[next]),
-                          "cannot create a temporary file for the worker");
-                next++;
-                continue;
-            }
-            if (dots)
-                memcpy(dots[next], w->dot, sizeof w->dot);
-            fflush(NULL);
-            pid_t pid = fork();
-            if (pid < 0) {
-                char msg[128];
-                snprintf(msg, sizeof msg, "cannot start a worker: %s", strerror(errno));
-                set_error(&res[next], sc_program_file(progs[next]), msg);
-                unlink(w->json);
-                next++;
-                continue;
-            }
-            if (pid == 0)
-                child_run(c, progs[next], w);
-            w->pid = pid;
-            next++;
-            active++;
-        }
-        if (active == 0)
-            continue;
-        int status = 0;
-        pid_t pid = waitpid(-1, &status, 0);
-        if (pid < 0) {
-            if (errno == EINTR)
-                continue;
-            break;
-        }
-        for (size_t i = 0; i < nw; i++)
-            if (ws[i].pid == pid) {
-                collect_worker(c, &ws[i], status, progs, res);
-                stream_done(st, &res[ws[i].index]);
-                ws[i].pid = 0;
-                active--;
-                finished++;
-                progress(c, finished, n, finished < n ? sc_program_file(progs[ws[i].index])
-                                                      : "");
-                break;
-            }
-    }
-    if (dots) {
-        for (size_t i = 0; i < n; i++)
-            if (dots[i][0]) {
-                append_file(dot, dots[i]);
-                unlink(dots[i]);
-            }
-        al_free(dots, n * sizeof *dots, AL_K_SCENARIO);
-    }
-    al_free(ws, nw * sizeof *ws, AL_K_SCENARIO);
     return 0;
 }
 
@@ -736,7 +410,7 @@ int cli_run(int argc, char **argv)
     int guarded = (strstr(c.allocator, "guard") != NULL ||
                    (c.inject && strstr(c.inject, "early-free"))) && !c.timeline;
     if (c.jobs > 1 || guarded) {
-        if (run_parallel(&c, progs, nprogs, res, dot, &st) < 0) {
+        if (cli_pool_run(&c, progs, nprogs, res, dot, stream_done_cb, &st) < 0) {
             exit_code = CLI_EXIT_INTERNAL;
             goto out;
         }
@@ -744,7 +418,7 @@ int cli_run(int argc, char **argv)
             ran = keep_finished(res, nprogs);
     } else {
         sc_options o;
-        fill_options(&c, &o, dot);
+        cli_run_options(&c, &o, dot);
         rp_timeline *tl = NULL;
         if (c.timeline) {
             tl = al_malloc((nprogs ? nprogs : 1) * sizeof *tl, AL_K_REPORT, "cli timeline");

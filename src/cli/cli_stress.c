@@ -2,6 +2,9 @@
  * the independent model of src/stress; a failure is written, shrunk and
  * printed, and the command exits 1. */
 #include "cli/cli.h"
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <errno.h>
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -99,6 +102,38 @@ static void json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* The reproducers go to DIR: make it (like mkdir -p) and prove a file can
+ * be created in it before any work (stress printed reproducer paths it had
+ * never written). -1 with the reason printed. */
+static int out_dir_unwritable(const char *dir)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", dir);
+    for (char *q = buf + 1;; q++) {
+        if (*q == '/' || *q == '\0') {
+            char c = *q;
+            *q = '\0';
+            if (mkdir(buf, 0777) < 0 && errno != EEXIST) {
+                cli_error("stress", "--out-dir %s: cannot create %s: %s", dir, buf,
+                          strerror(errno));
+                return -1;
+            }
+            *q = c;
+            if (!c)
+                break;
+        }
+    }
+    snprintf(buf, sizeof buf, "%s/.fakegc-probe-%ld", dir, (long)getpid());
+    int fd = open(buf, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    if (fd < 0) {
+        cli_error("stress", "--out-dir %s: cannot write in it: %s", dir, strerror(errno));
+        return -1;
+    }
+    close(fd);
+    unlink(buf);
+    return 0;
+}
+
 int cli_stress(int argc, char **argv)
 {
     cli_common c;
@@ -133,8 +168,9 @@ int cli_stress(int argc, char **argv)
                 return CLI_EXIT_USAGE;
             }
         } else if ((r = cli_opt_value("stress", "--steps", argc, argv, &i, &v)) != 0) {
-            if (r < 0 || cli_parse_u64(v, 0, &steps) < 0) {
-                cli_error("stress", "--steps: expected a number, got '%s'", v ? v : "");
+            if (r < 0 || cli_parse_u64(v, 0, &steps) < 0 || steps == 0) {
+                /* 0 silently ran the default 100k steps */
+                cli_error("stress", "--steps: expected a number >= 1, got '%s'", v ? v : "");
                 return CLI_EXIT_USAGE;
             }
         } else if ((r = cli_opt_value("stress", "--seconds", argc, argv, &i, &v)) != 0) {
@@ -199,6 +235,8 @@ int cli_stress(int argc, char **argv)
         cli_error("stress", "--format: text or json");
         return CLI_EXIT_USAGE;
     }
+    if (!dump && o.out_dir && out_dir_unwritable(o.out_dir) < 0)
+        return CLI_EXIT_USAGE;
     if (!steps && seconds <= 0)
         steps = 100000;
     o.max_steps = steps;

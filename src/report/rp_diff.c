@@ -408,7 +408,7 @@ static int diff_pair(dctx *d, const rp_scenario *b, const rp_scenario *c)
 
 typedef struct dsum {
     size_t reg_scn, imp_scn, regressions, improvements, missing;
-    char notes[4][256];
+    char notes[6][256];
     size_t nnotes;
 } dsum;
 
@@ -437,6 +437,18 @@ static void run_notes(const rp_run *b, const rp_run *c, dsum *s)
     inject_str(c, ci, sizeof ci);
     if (strcmp(bi, ci) != 0)
         snprintf(s->notes[s->nnotes++], sizeof s->notes[0], "inject changed: %s -> %s", bi, ci);
+    /* a run that ran nothing, or stopped early, is not a clean one */
+    if (c->n == 0) {
+        snprintf(s->notes[s->nnotes++], sizeof s->notes[0],
+                 "regression: the new report ran no scenarios");
+        s->regressions++;
+    }
+    if (c->interrupted) {
+        snprintf(s->notes[s->nnotes++], sizeof s->notes[0],
+                 "regression: the new report is partial: interrupted by %s after %zu of %zu "
+                 "scenarios", c->interrupted, c->n, c->planned);
+        s->regressions++;
+    }
 }
 
 static void colored(FILE *f, int color, char sign)

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "alloc/al.h"
 #include "core/er.h"
@@ -470,9 +471,15 @@ int rp_jr_read_file(const char *path, size_t limit, int kind, char **bufp, size_
     char *buf = NULL;
     size_t len = 0, cap = 0;
     const char *why = NULL;
+    /* a regular file is read into one allocation of its size (+1 to see
+     * the end): doubling a 1.4 GB report's buffer peaked at twice that */
+    struct stat st;
+    size_t first = 65536;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+        first = (uint64_t)st.st_size >= limit ? limit + 1 : (size_t)st.st_size + 1;
     for (;;) {
         if (len == cap) {
-            size_t ncap = cap ? cap * 2 : 65536;
+            size_t ncap = cap ? cap * 2 : first;
             if (ncap > limit + 1)
                 ncap = limit + 1;
             if (ncap == cap) {
@@ -499,7 +506,8 @@ int rp_jr_read_file(const char *path, size_t limit, int kind, char **bufp, size_
     if (why) {
         if (err && errlen) {
             if (strcmp(why, "too large") == 0)
-                snprintf(err, errlen, "%s: larger than %zu MiB", path, limit >> 20);
+                snprintf(err, errlen, "%s: larger than %zu MiB, the reader's limit", path,
+                         limit >> 20);
             else
                 snprintf(err, errlen, "%s: %s", path, why);
         }

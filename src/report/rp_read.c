@@ -18,7 +18,11 @@
 #include "report/rp_jsonr.h"
 
 enum { MAX_DEPTH = 64 };
-#define MAX_FILE ((size_t)1 << 30)
+/* What rp_read_json accepts: far above any report `run` writes (a
+ * 5M-object leak report is 1.4 GB and was refused at the old 1 GiB); a
+ * larger file is refused with "PATH: larger than 16384 MiB, the reader's
+ * limit" (exit 2 from diff) instead of exhausting memory. */
+#define MAX_FILE (SIZE_MAX > 0xffffffffu ? (size_t)16 << 30 : (size_t)1 << 30)
 
 /* --- the string pool ---------------------------------------------------------- */
 
@@ -113,6 +117,48 @@ typedef struct rd {
     const char **pptr; size_t pptr_cap;
     pool *pool;
 } rd;
+
+static int grow(rp_jr *j, void **buf, size_t *cap, size_t need, size_t elem);
+
+/* An array being read: grows geometrically (it grew by one element per
+ * push, quadratic copying on a 5M-object report), then handed over at its
+ * exact size, which is what the free functions expect. */
+typedef struct vec {
+    void *v;
+    size_t n, cap, elem;
+} vec;
+
+static int vec_push(rp_jr *j, vec *x, const void *item)
+{
+    if (grow(j, &x->v, &x->cap, x->n + 1, x->elem) != 0)
+        return -1;
+    memcpy((char *)x->v + x->n * x->elem, item, x->elem);
+    x->n++;
+    return 0;
+}
+
+static void vec_free(vec *x)
+{
+    al_free(x->v, x->cap * x->elem, AL_K_REPORT);
+    memset(x, 0, sizeof *x);
+}
+
+/* *out = an exact-size copy (NULL when empty), *n its length; x emptied.
+ * -1 when out of memory (the elements stay in x for the caller to free). */
+static int vec_take(rp_jr *j, vec *x, void **out, size_t *n)
+{
+    void *e = NULL;
+    if (x->n) {
+        e = al_malloc(x->n * x->elem, AL_K_REPORT, "rp_read");
+        if (!e)
+            return rp_jr_oom(j);
+        memcpy(e, x->v, x->n * x->elem);
+    }
+    *out = e;
+    *n = x->n;
+    vec_free(x);
+    return 0;
+}
 
 static int grow(rp_jr *j, void **buf, size_t *cap, size_t need, size_t elem)
 {
@@ -402,24 +448,32 @@ static int read_failures(rd *d, rp_scenario *s)
     int first = 1, k;
     if (rp_jr_arr_open(j) != 0)
         return -1;
+    vec x = {NULL, 0, 0, sizeof(rp_failure)};
     while ((k = rp_jr_arr_next(j, &first)) == 1) {
         rp_failure f;
         memset(&f, 0, sizeof f);
-        if (read_failure(d, &f) != 0) {
+        if (read_failure(d, &f) != 0 || vec_push(j, &x, &f) != 0) {
             failure_free(&f);
-            return -1;
+            k = -1;
+            break;
         }
-        rp_failure *nf = al_realloc(s->failures, s->nfailures * sizeof *nf,
-                                    (s->nfailures + 1) * sizeof *nf, AL_K_REPORT, "rp_read");
-        if (!nf) {
-            failure_free(&f);
-            return rp_jr_oom(j);
-        }
-        nf[s->nfailures] = f;
-        s->failures = nf;
-        s->nfailures++;
     }
-    return k < 0 ? -1 : 0;
+    if (k == 0) {
+        for (size_t i = 0; i < s->nfailures; i++)   /* a repeated key: the last wins */
+            failure_free(&s->failures[i]);
+        al_free(s->failures, s->nfailures * sizeof *s->failures, AL_K_REPORT);
+        s->failures = NULL;
+        s->nfailures = 0;
+        void *v;
+        if (vec_take(j, &x, &v, &s->nfailures) == 0) {
+            s->failures = v;
+            return 0;
+        }
+    }
+    for (size_t i = 0; i < x.n; i++)
+        failure_free(&((rp_failure *)x.v)[i]);
+    vec_free(&x);
+    return -1;
 }
 
 static int read_checkpoints(rp_jr *j, rp_scenario *s)
@@ -581,44 +635,53 @@ static int read_run(rd *d, rp_run *run)
             rc = get_pooled(d, &run->stopped);
         } else if (strcmp(key, "inject") == 0 && !run->inject) {
             int f2 = 1, k2;
+            vec x = {NULL, 0, 0, sizeof(const char *)};
             if ((rc = rp_jr_arr_open(j)) == 0) {
                 while ((k2 = rp_jr_arr_next(j, &f2)) == 1) {
                     const char *s;
-                    if (get_pooled(d, &s) != 0)
-                        return -1;
-                    const char **ni = al_realloc((void *)run->inject, run->ninject * sizeof *ni,
-                                                 (run->ninject + 1) * sizeof *ni, AL_K_REPORT,
-                                                 "rp_read");
-                    if (!ni)
-                        return rp_jr_oom(j);
-                    ni[run->ninject++] = s ? s : "";
-                    run->inject = ni;
+                    if (get_pooled(d, &s) != 0) {
+                        k2 = -1;
+                        break;
+                    }
+                    if (!s)
+                        s = "";
+                    if (vec_push(j, &x, &s) != 0) {
+                        k2 = -1;
+                        break;
+                    }
                 }
-                rc = k2 < 0 ? -1 : 0;
+                void *v = NULL;
+                rc = k2 < 0 || vec_take(j, &x, &v, &run->ninject) != 0 ? -1 : 0;
+                run->inject = v;
             }
+            vec_free(&x);
         } else if (strcmp(key, "scenarios") == 0 && !have_scenarios) {
             int f2 = 1, k2;
             have_scenarios = 1;
+            vec x = {NULL, 0, 0, sizeof(rp_scenario)};
             if ((rc = rp_jr_arr_open(j)) == 0) {
                 while ((k2 = rp_jr_arr_next(j, &f2)) == 1) {
                     rp_scenario s;
                     memset(&s, 0, sizeof s);
-                    if (read_scenario(d, &s) != 0) {
+                    if (read_scenario(d, &s) != 0 || vec_push(j, &x, &s) != 0) {
                         rp_scenario_clear(&s);
-                        return -1;
+                        k2 = -1;
+                        break;
                     }
-                    rp_scenario *ns = al_realloc(run->scenarios, run->n * sizeof *ns,
-                                                 (run->n + 1) * sizeof *ns, AL_K_REPORT,
-                                                 "rp_read");
-                    if (!ns) {
-                        rp_scenario_clear(&s);
-                        return rp_jr_oom(j);
-                    }
-                    ns[run->n++] = s;
-                    run->scenarios = ns;
                 }
-                rc = k2 < 0 ? -1 : 0;
+                void *v = NULL;
+                rc = k2 < 0 || vec_take(j, &x, &v, &run->n) != 0 ? -1 : 0;
+                run->scenarios = v;
             }
+            for (size_t i = 0; i < x.n; i++)
+                rp_scenario_clear(&((rp_scenario *)x.v)[i]);
+            vec_free(&x);
+        } else if (strcmp(key, "interrupted") == 0) {
+            rc = get_pooled(d, &run->interrupted);
+        } else if (strcmp(key, "planned") == 0) {
+            uint64_t v = 0;
+            rc = rp_jr_get_u64(j, &v, key);
+            run->planned = (size_t)v;
         } else if (strcmp(key, "summary") == 0) {
             char k3[32];
             int f3 = 1, r3;

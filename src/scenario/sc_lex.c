@@ -169,6 +169,11 @@ static const char *check_line(const sc_lexer *lx, uint32_t *bad_col)
             *bad_col = col;
             return "NUL byte in source (not a text file?)";
         }
+        if (*p == '\r' && !(nl && p + 1 == stop)) {
+            *bad_col = col;
+            return "carriage return not followed by a newline (classic Mac line endings?): "
+                   "use LF or CRLF line endings";
+        }
         size_t n = sc_utf8_len(p, stop);
         if (n == 0) {
             *bad_col = col;

@@ -1619,6 +1619,11 @@ sc_program *sc_parse(const char *file, const char *src, size_t len, FILE *diag_o
 {
     if (nerrors)
         *nerrors = 0;
+    /* a UTF-8 byte order mark (editors on Windows write one) is not text */
+    if (src && len >= 3 && memcmp(src, "\xEF\xBB\xBF", 3) == 0) {
+        src += 3;
+        len -= 3;
+    }
     sc_program *prog = program_new(file ? file : "<input>", src ? src : "", src ? len : 0);
     if (!prog) {
         if (diag_out)
@@ -1729,11 +1734,12 @@ sc_program *sc_parse_file(const char *path, FILE *diag_out, int color, int *nerr
     for (;;) {
         if (len == cap) {
             size_t nc = cap ? cap * 2 : 65536;
-            if (nc > ((size_t)1 << 31)) {   /* 2 GiB: not a scenario */
+            if (nc > SC_MAX_FILE + 1) {
                 al_free(buf, cap, AL_K_SCENARIO);
                 fclose(f);
                 if (diag_out)
-                    fprintf(diag_out, "%s: error: file too large\n", path);
+                    fprintf(diag_out, "%s: error: larger than %d MiB, the scenario size limit\n",
+                            path, (int)(SC_MAX_FILE >> 20));
                 if (nerrors)
                     *nerrors = 1;
                 return NULL;

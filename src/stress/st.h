@@ -225,7 +225,18 @@ typedef struct st_oom_opts {
     sc_options sc;
     int modes;                   /* bit 0 transient, bit 1 persistent */
     uint64_t max_fail;           /* failure points per mode (0: until none fails) */
+    int every;                   /* 1: every allocation index (the quadratic loop);
+                                    0: one point per allocation context */
+    int progress;                /* a progress line on stderr (a terminal) */
+    const char *name;            /* for the progress line */
 } st_oom_opts;
+
+/* An allocation context: the C site and kind of an allocation and the
+ * scenario statement (line) it happened in, with that statement's
+ * executions past the ST_OOM_FOLD-th folded into one (a loop's 5000th
+ * iteration fails the same way as its 4th). Statement 0: before the first
+ * or after the last statement (setup, teardown, the end check). */
+#define ST_OOM_FOLD 3
 
 typedef struct st_oom_finding {
     int persistent;
@@ -240,6 +251,8 @@ typedef struct st_oom_result {
     uint64_t allocations;        /* of that run (successful) */
     uint64_t attempts;           /* allocation attempts of that run */
     uint64_t points[2];          /* runs that had an allocation failed, per mode */
+    uint64_t contexts;           /* distinct allocation contexts of the baseline */
+    uint64_t skipped;            /* baseline attempts not tried: a context seen before */
     int capped[2];               /* stopped at max_fail */
     uint32_t nfindings;          /* all findings; the first few in f */
     st_oom_finding f[ST_OOM_MAX_FINDINGS];
@@ -249,8 +262,10 @@ typedef struct st_oom_result {
     char crash[64];
 } st_oom_result;
 
-/* Fail the 1st, 2nd, ... allocation of p's run (transient: that one only;
- * persistent: it and every later one) until a run has no failure. Every
+/* Fail the first allocation of every allocation context of p's run (see
+ * ST_OOM_FOLD; with o->every: the 1st, 2nd, ... allocation until a run has
+ * no failure), transiently (that one only) and persistently (it and every
+ * later one). Every
  * run must pass or stop at a statement with OutOfMemory, retain nothing at
  * the end check, and leave the allocator and the object registry as they
  * were. In this process. 0, or -1 when the baseline run failed hard. */

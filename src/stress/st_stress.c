@@ -176,8 +176,10 @@ static void handle_failure(const st_stress_opts *o, st_stress_result *r)
         r->write_error = 1;
     } else {
         snprintf(r->file, sizeof r->file, "%s/stress-seed-%" PRIu64 ".scn", dir, r->fail_seed);
-        if (write_file(r->file, t.p ? t.p : "") < 0)
+        if (write_file(r->file, t.p ? t.p : "") < 0) {
             r->write_error = 1;
+            r->file[0] = '\0';   /* never name a file that was not written */
+        }
     }
     r->file_statements = st_count_statements(t.p);
     if (o->shrink) {
@@ -194,8 +196,10 @@ static void handle_failure(const st_stress_opts *o, st_stress_result *r)
                                r->cls, r->file, r->file_statements);
                 st_text_add(&hdr, r->min_text.p ? r->min_text.p : "",
                             r->min_text.p ? strlen(r->min_text.p) : 0);
-                if (write_file(r->min_file, hdr.p ? hdr.p : "") < 0)
+                if (write_file(r->min_file, hdr.p ? hdr.p : "") < 0) {
                     r->write_error = 1;
+                    r->min_file[0] = '\0';
+                }
                 st_text_free(&hdr);
             }
         }

@@ -189,7 +189,7 @@ Test(tracking, found_in_chain_only)
 
 Test(fail, fails_exactly_the_nth)
 {
-    al_allocator *a = make("fail:3/arena");
+    al_allocator *a = make("fail:3:all/arena");
     al_install(a);
     void *p[6];
     for (int i = 0; i < 6; i++)
@@ -211,7 +211,7 @@ Test(fail, fails_exactly_the_nth)
 
 Test(fail, plus_fails_nth_and_every_later)
 {
-    al_allocator *a = make("fail:2+/jemalloc");
+    al_allocator *a = make("fail:2+:all/jemalloc");
     al_install(a);
     void *p1 = al_malloc(8, AL_K_OTHER, "t");
     cr_assert_not_null(p1);
@@ -230,12 +230,46 @@ Test(fail, plus_fails_nth_and_every_later)
 
 Test(fail, counts_from_creation_not_install)
 {
-    al_allocator *a = make("fail:2");
+    al_allocator *a = make("fail:2:all");
     al_install(a);
     void *p = al_malloc(8, AL_K_OTHER, "t");
     al_free(p, 8, AL_K_OTHER);
     al_install(NULL);
     al_install(a);                /* zeroes the front, not the wrapper */
     cr_assert_null(al_malloc(8, AL_K_OTHER, "t"), "#2 of the wrapper's life");
+    done(a);
+}
+
+/* issue 15: fail:N counts and fails the model's allocations only; the
+ * parser's and the report's pass through, and :all counts them too. */
+Test(fail, counts_model_kinds_unless_all)
+{
+    al_allocator *a = make("fail:2/libc");
+    al_install(a);
+    void *own[3], *m[3];
+    for (int i = 0; i < 3; i++)
+        own[i] = al_malloc(8, i == 0 ? AL_K_SCENARIO : i == 1 ? AL_K_REPORT : AL_K_HEAP, "own");
+    for (int i = 0; i < 3; i++)
+        cr_assert_not_null(own[i], "fakegc's own allocation #%d failed", i + 1);
+    m[0] = al_malloc(8, AL_K_OBJECT, "model");
+    m[1] = al_malloc(8, AL_K_STORAGE, "model");
+    m[2] = al_malloc(8, AL_K_MEMO, "model");
+    cr_assert_not_null(m[0]);
+    cr_assert_null(m[1], "the 2nd model allocation must fail");
+    cr_assert_not_null(m[2]);
+    cr_assert_eq(in_fail_attempts(a), 3, "%llu attempts counted",
+                 (unsigned long long)in_fail_attempts(a));
+    al_free(own[0], 8, AL_K_SCENARIO);
+    al_free(own[1], 8, AL_K_REPORT);
+    al_free(own[2], 8, AL_K_HEAP);
+    al_free(m[0], 8, AL_K_OBJECT);
+    al_free(m[2], 8, AL_K_MEMO);
+    done(a);
+    a = make("fail:2:all/libc");
+    al_install(a);
+    void *p = al_malloc(8, AL_K_SCENARIO, "own");
+    cr_assert_not_null(p);
+    cr_assert_null(al_malloc(8, AL_K_REPORT, "own"), ":all fails fakegc's own #2");
+    al_free(p, 8, AL_K_SCENARIO);
     done(a);
 }

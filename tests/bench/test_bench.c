@@ -164,7 +164,7 @@ Test(bench, allocation_failures_leak_nothing)
         uint64_t step = total / 40 + 1;
         for (uint64_t k = 1; k <= total + 1; k += (k < 20 ? 1 : step)) {
             char spec[64];
-            snprintf(spec, sizeof spec, "fail:%llu/libc", (unsigned long long)k);
+            snprintf(spec, sizeof spec, "fail:%llu:all/libc", (unsigned long long)k);
             cr_assert_eq(as_create(spec, &alloc, err, sizeof err), 0, "%s", err);
             al_install(alloc);
             int rc = bn_run(i, &cfg, &r);

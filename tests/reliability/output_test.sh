@@ -15,7 +15,7 @@ printf 't = empty(1)\n' > ok.scn
 printf 't = empty(1\n' > broken.scn
 mkdir slow
 cp ok.scn slow/a.scn
-printf 'repeat 10000000\n  t = empty(4)\n  u = t.t()\nend\n' > slow/b.scn
+printf 'repeat 3000000\n  t = empty(4)\n  u = t.t()\nend\n' > slow/b.scn
 cp slow/b.scn slow/c.scn
 
 # a parse error replaces the previous report (it was truncated to 0) with a
@@ -49,7 +49,7 @@ rc=$?
 [ ! -s out ] && [ $(( $(date +%s) - start )) -lt 2 ] || bad "--timeline: ran before refusing"
 # SIGINT: the finished scenarios, marked interrupted, exit 130
 "$fakegc" run slow --format json --output r.json & pid=$!
-sleep 1
+sleep 0.3
 kill -INT $pid
 wait $pid
 rc=$?
@@ -63,7 +63,7 @@ assert [s["file"] for s in r["scenarios"]] == ["slow/a.scn", "slow/b.scn"]
 ' || bad "SIGINT report"
 # SIGTERM with --jobs: exit 143, a complete report
 "$fakegc" run slow --jobs 2 --format json --output r.json & pid=$!
-sleep 1
+sleep 0.3
 kill -TERM $pid
 wait $pid
 rc=$?
@@ -72,7 +72,7 @@ python3 -c 'import json; assert json.load(open("r.json"))["interrupted"] == "SIG
 # SIGKILL mid-run: the previous report stays whole
 echo PREVIOUS > r.json
 "$fakegc" run slow --format json --output r.json & pid=$!
-sleep 1
+sleep 0.3
 kill -KILL $pid
 wait $pid
 [ "$(cat r.json)" = PREVIOUS ] || bad "SIGKILL left $(wc -c < r.json) bytes of something else"

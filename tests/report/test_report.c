@@ -630,3 +630,32 @@ Test(report, diff_through_json_files)
     free_run(base);
     free_run(cur);
 }
+
+/* issue 15: the reader's arrays grow geometrically (one realloc per element
+ * made reading a 5M-object report quadratic), and a large file is refused
+ * with the limit named. 20,000 scenarios with 3 failures each must take a
+ * few dozen reallocs, not 80,000. */
+Test(report, reader_arrays_grow_geometrically)
+{
+    size_t n = 20000, cap = n * 200 + 256, len = 0;
+    char *t = malloc(cap);
+    len += (size_t)snprintf(t + len, cap - len, "{\"tool\": \"fakegc\", \"scenarios\": [");
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(t + len, cap - len,
+                                "%s{\"file\": \"s%zu.scn\", \"status\": \"fail\", \"failures\": "
+                                "[{\"line\": 1}, {\"line\": 2}, {\"line\": 3}]}",
+                                i ? ", " : "", i);
+    len += (size_t)snprintf(t + len, cap - len, "]}");
+    al_stats a, b;
+    al_stats_get(&a);
+    rp_run back;
+    char err[256] = "";
+    cr_assert_eq(rp_read_json_text(t, len, "big", &back, err, sizeof err), 0, "%s", err);
+    al_stats_get(&b);
+    cr_expect_eq(back.n, n, "%zu scenarios read", back.n);
+    cr_expect_eq(back.scenarios[n - 1].nfailures, 3, "%zu failures", back.scenarios[n - 1].nfailures);
+    uint64_t reallocs = b.total_reallocs - a.total_reallocs;
+    cr_expect_lt(reallocs, 200, "%llu reallocs for %zu scenarios", (unsigned long long)reallocs, n);
+    rp_run_free_read(&back);
+    free(t);
+}

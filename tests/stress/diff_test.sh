@@ -26,8 +26,11 @@ grep -q "weak_keys" "$tmp/d.txt" && fail "an unchanged scenario is listed"
 "$fakegc" diff "$tmp/base.json" "$tmp/base.json" > /dev/null 2>&1
 [ $? -eq 0 ] || fail "identical reports differ"
 printf '{"tool": "fakegc", "scenarios": [' > "$tmp/cut.json"
+"$fakegc" diff "$tmp/cut.json" "$tmp/base.json" > /dev/null 2>&1
+[ $? -eq 2 ] || fail "a truncated base report must exit 2"
+# a cut-off new report is the run's failure to finish: a regression (issue 15)
 "$fakegc" diff "$tmp/base.json" "$tmp/cut.json" > /dev/null 2>&1
-[ $? -eq 2 ] || fail "a truncated report must exit 2"
+[ $? -eq 1 ] || fail "a truncated new report must be a regression (exit 1)"
 "$fakegc" diff "$tmp/base.json" "$tmp/missing.json" > /dev/null 2>&1
 [ $? -eq 2 ] || fail "a missing report must exit 2"
 echo "diff_test: ok"

@@ -91,6 +91,7 @@ Test(oom, a_tiny_scenario_fails_cleanly_at_every_point)
     memset(&o, 0, sizeof o);
     sc_options_default(&o.sc);
     o.modes = 3;
+    o.every = 1;
     st_oom_result r;
     cr_assert_eq(st_oom_program(p, &o, &r), 0);
     cr_assert_eq(r.baseline_status, RP_PASS);
@@ -101,6 +102,35 @@ Test(oom, a_tiny_scenario_fails_cleanly_at_every_point)
     cr_assert_eq(r.nfindings, 0, "first finding: %s", r.nfindings ? r.f[0].what : "");
     cr_assert_eq(obj_live_count() + obj_zombie_count(), 0);
     sc_program_free(p);
+}
+
+/* issue 15: one point per allocation context; a loop's iterations past the
+ * ST_OOM_FOLD-th add no context, so 1000 iterations cost what 10 do. */
+Test(oom, one_point_per_allocation_context)
+{
+    const char *src[2] = {"m = fake_mode()\nrepeat 10\n  t = empty(2)\n  f = m.fake(t)\nend\n",
+                          "m = fake_mode()\nrepeat 1000\n  t = empty(2)\n  f = m.fake(t)\nend\n"};
+    uint64_t ctx[2];
+    for (int i = 0; i < 2; i++) {
+        sc_program *p = parse(src[i]);
+        st_oom_opts o;
+        memset(&o, 0, sizeof o);
+        sc_options_default(&o.sc);
+        o.modes = 3;
+        st_oom_result r;
+        cr_assert_eq(st_oom_program(p, &o, &r), 0);
+        cr_assert_eq(r.points[0], r.contexts, "%llu points, %llu contexts",
+                     (unsigned long long)r.points[0], (unsigned long long)r.contexts);
+        cr_assert_eq(r.points[1], r.contexts);
+        cr_assert_eq(r.contexts + r.skipped, r.attempts, "%llu + %llu != %llu",
+                     (unsigned long long)r.contexts, (unsigned long long)r.skipped,
+                     (unsigned long long)r.attempts);
+        cr_assert_eq(r.nfindings, 0, "first finding: %s", r.nfindings ? r.f[0].what : "");
+        ctx[i] = r.contexts;
+        sc_program_free(p);
+    }
+    cr_assert_eq(ctx[0], ctx[1], "10 iterations: %llu contexts, 1000: %llu",
+                 (unsigned long long)ctx[0], (unsigned long long)ctx[1]);
 }
 
 Test(oom, a_leak_is_a_finding_with_its_failure_point)

@@ -1,0 +1,39 @@
+/* cli_pool.h - `run --jobs N`: scenarios in N reused worker processes.
+ *
+ * Each worker is forked once and runs scenario after scenario: the parent
+ * sends it an index on a pipe, the worker runs that program (which it has
+ * since the fork), writes the one-scenario JSON record to its own file in a
+ * private temporary folder and answers with the index. A worker that dies
+ * (a crash, its --timeout alarm) makes the scenario in hand an `error` with
+ * what it said on stderr, and a new worker takes its place; the others go
+ * on. Workers die with the parent (PR_SET_PDEATHSIG) and remove their own
+ * files when they do; the parent removes the folder.
+ *
+ *   if (cli_pool_run(&c, progs, n, res, dot, done, arg) < 0) ...   // printed; exit 3
+ *   // res[i] is scenario i's record; with cli_interrupted() some are empty
+ *
+ * done (may be NULL) is called with each record as it is complete, in the
+ * order they finish (for streamed PASS/FAIL lines). A worker stopped by the
+ * guard allocator or a decref of a dead object makes its scenario a
+ * failure with the finding's kind and statement line (a finding, exit 1),
+ * not an error.
+ *
+ * The parent stops handing out scenarios when cli_interrupted() is set and
+ * waits for those in hand. Returns 0, or -1 (message printed) when the pool
+ * cannot start at all.
+ */
+#ifndef FAKEGC_CLI_POOL_H
+#define FAKEGC_CLI_POOL_H
+
+#include <stdio.h>
+
+#include "cli/cli.h"
+#include "scenario/sc.h"
+
+int cli_pool_run(const cli_common *c, sc_program *const *progs, size_t n, rp_scenario *res,
+                 FILE *dot, void (*done)(void *arg, const rp_scenario *s), void *done_arg);
+
+/* The sc_options of the command line (cli_run.c); dot: the graph's file. */
+void cli_run_options(const cli_common *c, sc_options *o, FILE *dot);
+
+#endif

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# vg_cli.sh MODE FAKEGC SOURCE_DIR - one CLI mode of FAKEGC under memcheck
+# through scripts/valgrind-test.sh (--trace-children=yes, every process's
+# log parsed: forked --jobs workers, oom and shrink children included).
+# Inputs are prepared natively first. Exit: valgrind-test.sh's (0 clean, 1
+# a memory error, a leak, or an unexpected exit status), 77 when the mode is
+# not built (merge before issue 12).
+#   diff    two run reports, the second with a regression (exit 1 expected)
+#   merge   two shard reports merged
+#   oom     the OOM loop over two small scenarios
+#   shrink  a failing scenario minimized (forks a run per candidate)
+#   stress  a short clean stress campaign (lifecycles forked: their logs too)
+#   bench   bench --quick over one benchmark of each layer
+#   jobs    run --jobs 2: the workers' logs, not only the parent's
+set -u
+mode=$1 fakegc=$2 src=$3
+vg=$src/scripts/valgrind-test.sh
+d=$(mktemp -d "${TMPDIR:-/tmp}/fakegc-vgcli.XXXXXX") || exit 1
+trap 'rm -rf "$d"' EXIT
+small=("$src/scenarios/memo/weak_keys.scn" "$src/scenarios/views/fake_views.scn")
+case $mode in
+diff)
+    "$fakegc" run "${small[@]}" -q --format json --output "$d/a.json" >/dev/null
+    "$fakegc" run "${small[@]}" -q --inject strong-memo --format json --output "$d/b.json" \
+        >/dev/null
+    VALGRIND_EXPECT_RC=1 exec "$vg" "$fakegc" diff "$d/a.json" "$d/b.json"
+    ;;
+merge)
+    "$fakegc" merge --help >/dev/null 2>&1 || { echo "vg_cli: no merge in this build"; exit 77; }
+    "$fakegc" run "${small[@]}" -q --shard 0/2 --format json --output "$d/0.json" >/dev/null
+    "$fakegc" run "${small[@]}" -q --shard 1/2 --format json --output "$d/1.json" >/dev/null
+    exec "$vg" "$fakegc" merge "$d/0.json" "$d/1.json" --format json --output "$d/m.json"
+    ;;
+oom)
+    exec "$vg" "$fakegc" oom -q "$src/scenarios/memo/weak_keys.scn"
+    ;;
+shrink)
+    cp "$src/scenarios/memo/weak_keys.scn" "$d/s.scn"
+    exec "$vg" "$fakegc" shrink -q --inject strong-memo "$d/s.scn" --output "$d/min.scn"
+    ;;
+stress)
+    exec "$vg" "$fakegc" stress -q --steps 1500 --out-dir "$d/st"
+    ;;
+bench)
+    exec "$vg" "$fakegc" bench --quick alloc/pair weaktable/insert-1k convert/hit \
+        lifecycle/churn view/fanout-64 sparse/convert interp/statements report/leak-1m \
+        --format json --output "$d/b.json"
+    ;;
+jobs)
+    exec "$vg" "$fakegc" run -q --jobs 2 "${small[@]}" "$src/scenarios/cycles"
+    ;;
+*)
+    echo "vg_cli: unknown mode $mode" >&2
+    exit 2
+    ;;
+esac
