@@ -24,6 +24,7 @@
 #define FAKEGC_CLI_H
 
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 
 #include "alloc/al.h"
@@ -156,6 +157,9 @@ void cli_unknown_option(const char *cmd, const char *opt, void (*help)(FILE *));
  * SIGINT, 143 for SIGTERM). Workers forked after the install inherit it. */
 void cli_interrupt_install(void);
 int cli_interrupted(void);           /* the signal number, or 0 */
+/* The flag itself, for sc_options.stop: a scenario in hand stops at its
+ * next statement (its record is then dropped, not reported). */
+const volatile sig_atomic_t *cli_interrupt_flag(void);
 const char *cli_interrupt_name(void); /* "SIGINT", "SIGTERM" or NULL */
 int cli_interrupt_exit(void);        /* 128 + the signal number */
 

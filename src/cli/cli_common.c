@@ -325,6 +325,11 @@ void cli_interrupt_install(void)
     sigaction(SIGTERM, &sa, NULL);
 }
 
+const volatile sig_atomic_t *cli_interrupt_flag(void)
+{
+    return &interrupted_by;
+}
+
 int cli_interrupted(void)
 {
     return (int)interrupted_by;

@@ -144,6 +144,8 @@ static int worker_one(const pool *p, size_t k, size_t idx)
     alarm(p->c->timeout);
     sc_run(p->progs[idx], &o, &s);
     alarm(0);
+    if (cli_interrupted())   /* stopped in hand: no record; the parent drops it */
+        _exit(CLI_EXIT_INTERNAL);
     cli_canary_leak("worker");
     write_one(p->c, &s, jf);
     int bad = ferror(jf) != 0;
@@ -350,6 +352,10 @@ static void collect_death(pool *p, size_t k)
     if (!w->busy)
         return;
     w->busy = 0;
+    if (cli_interrupted()) {   /* stopped in hand by the interruption: no record */
+        rp_scenario_clear(&p->res[w->index]);
+        return;
+    }
     const cli_common *c = p->c;
     rp_scenario *s = &p->res[w->index];
     const char *file = sc_program_file(p->progs[w->index]);
@@ -546,10 +552,17 @@ int cli_pool_run(const cli_common *c, sc_program *const *progs, size_t n, rp_sce
     sigaction(SIGPIPE, &ign, &old);
     size_t next = 0, finished = 0;
     int rc = 0;
+    int told = 0;
     for (;;) {
         dispatch(&p, &next);
         if (busy_count(&p) == 0)
             break;
+        if (cli_interrupted() && !told) {   /* the scenarios in hand stop too */
+            for (size_t k = 0; k < p.nw; k++)
+                if (p.ws[k].pid && p.ws[k].busy)
+                    kill(p.ws[k].pid, cli_interrupted());
+            told = 1;
+        }
         if (await(&p, &finished) < 0) {
             cli_error("run", "--jobs: waiting for the workers: %s", strerror(errno));
             rc = -1;

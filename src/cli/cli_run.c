@@ -69,6 +69,7 @@ void cli_run_options(const cli_common *c, sc_options *o, FILE *dot)
     o->verify = c->verify;
     o->repeat = c->repeat;
     o->dot = dot;
+    o->stop = cli_interrupt_flag();
 }
 
 /* "[3/58] scenarios/memo/churn.scn" on stderr, rewritten in place: only on
@@ -437,6 +438,11 @@ int cli_run(int argc, char **argv)
             else
                 o.on_statement_arg = NULL;
             sc_run(progs[i], &o, &res[i]);
+            if (cli_interrupted()) {   /* stopped in hand: not a finished record */
+                rp_scenario_clear(&res[i]);
+                ran = i;
+                break;
+            }
             if (tl && o.on_statement_arg)
                 timeline_end(&tl[i], &res[i], sc_program_file(progs[i]));
             stream_done(&st, &res[i]);
@@ -484,8 +490,9 @@ int cli_run(int argc, char **argv)
         if (exit_code == CLI_EXIT_OK)
             exit_code = any_error ? CLI_EXIT_INTERNAL : any_fail ? CLI_EXIT_FAIL : CLI_EXIT_OK;
         if (run.interrupted) {
-            fprintf(stderr, "fakegc run: interrupted by %s: the report holds the %zu of %zu "
-                    "scenarios that finished\n", run.interrupted, ran, nprogs);
+            fprintf(stderr, "fakegc run: interrupted by %s: the report holds the scenarios "
+                    "that finished\n%zu of %zu finished: %u passed, %u failed\n",
+                    run.interrupted, ran, nprogs, run.passed, run.failed);
             if (exit_code != CLI_EXIT_USAGE)
                 exit_code = cli_interrupt_exit();
         }

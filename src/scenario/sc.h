@@ -31,6 +31,7 @@
 #ifndef FAKEGC_SC_H
 #define FAKEGC_SC_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -85,6 +86,10 @@ typedef struct sc_options {
     int64_t sweep_every;     /* default sweep_every of modes/converters (128) */
     int end_check;           /* -1, 0 off, 1 strict */
     uint64_t max_statements; /* statements executed; 0: no limit */
+    /* Non-NULL: once *stop is non-zero (a signal handler sets it), the
+     * scenario stops before its next statement with LimitExceeded
+     * "interrupted"; the caller drops that record. */
+    const volatile sig_atomic_t *stop;
     uint64_t max_objects;    /* live objects; 0: no limit */
     uint64_t max_bytes;      /* real tensor data bytes (ts_set_max_bytes); 0: none */
     int verify;              /* hp_verify + fk_verify after every statement */

@@ -1686,6 +1686,8 @@ static int exec_block(sc_vm *vm, sc_stmt *const *b, uint32_t n);
 static int pre(sc_vm *vm, const sc_stmt *s)
 {
     vm->cur = s;
+    if (vm->o->stop && *vm->o->stop)
+        return er_set(ER_LIMIT, "interrupted before this statement");
     if (vm->o->max_statements && vm->executed >= vm->o->max_statements)
         return er_set(ER_LIMIT, "more than %" PRIu64 " statements executed (--max-statements)",
                       vm->o->max_statements);

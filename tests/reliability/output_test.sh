@@ -58,8 +58,12 @@ python3 -c '
 import json, sys
 r = json.load(open("r.json"))
 assert r["interrupted"] == "SIGINT", r.get("interrupted")
-assert r["planned"] == 3 and len(r["scenarios"]) == 2, (r["planned"], len(r["scenarios"]))
-assert [s["file"] for s in r["scenarios"]] == ["slow/a.scn", "slow/b.scn"]
+# the scenario in hand stops at its next statement and is left out: what
+# the report holds is a prefix of the sorted list, every record finished
+files = [s["file"] for s in r["scenarios"]]
+assert r["planned"] == 3 and len(files) < 3, (r["planned"], files)
+assert files == ["slow/a.scn", "slow/b.scn", "slow/c.scn"][:len(files)], files
+assert all(s["status"] == "pass" for s in r["scenarios"]), r["scenarios"]
 ' || bad "SIGINT report"
 # SIGTERM with --jobs: exit 143, a complete report
 "$fakegc" run slow --jobs 2 --format json --output r.json & pid=$!

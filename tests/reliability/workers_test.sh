@@ -61,7 +61,7 @@ done
 python3 - <<'PY' || bad "--jobs 2 differs from the in-process run"
 import json
 a, b = (json.load(open(f)) for f in ("one.json", "two.json"))
-assert a["summary"] == b["summary"] == {"passed": 300, "failed": 0, "skipped": 0}, (a["summary"], b["summary"])
+assert a["summary"] == b["summary"] == {"passed": 300, "failed": 0, "skipped": 0, "errors": 0}, (a["summary"], b["summary"])
 assert [s["file"] for s in a["scenarios"]] == [s["file"] for s in b["scenarios"]]
 PY
 [ "$fail" -eq 0 ] && echo "ok: workers die with the parent, time out per scenario"
