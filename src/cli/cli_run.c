@@ -353,6 +353,7 @@ int cli_run(int argc, char **argv)
     if (cli_env_setup(&c, "run") < 0) {
         return CLI_EXIT_USAGE;
     }
+    obj_set_memcheck_findings(1);
     int exit_code = CLI_EXIT_OK;
     cli_files files = {0};
     sc_program **progs = NULL;

@@ -415,13 +415,18 @@ static void (*dead_decref_hook)(const char *what);
 
 void obj_set_dead_decref_hook(void (*hook)(const char *what)) { dead_decref_hook = hook; }
 
+static int memcheck_findings;
+
+void obj_set_memcheck_findings(int on) { memcheck_findings = on; }
+
 void obj_report_dead_use(const obj *o, const char *how)
 {
     const char *name = o->type && o->type->name ? o->type->name : "object";
     char what[160];
     snprintf(what, sizeof what, "use-after-free: %s of dead %s #%llu", how, name,
              (unsigned long long)o->id);
-    vg_report_bad_access(what);   /* memcheck sees it first */
+    if (memcheck_findings)
+        vg_report_bad_access(what);   /* memcheck sees it first */
     if (dead_decref_hook)
         dead_decref_hook(what);
     er_set(ER_USE_AFTER_FREE, "%s of dead %s #%llu", how, name, (unsigned long long)o->id);

@@ -159,6 +159,10 @@ void obj_set_dead_decref_hook(void (*hook)(const char *what));
 /* A dead object was used (`how`: "decref", "reached by the collector"):
  * the hook above, then ER_USE_AFTER_FREE. */
 void obj_report_dead_use(const obj *o, const char *how);
+/* on: obj_report_dead_use also hands the finding to memcheck (when running
+ * under it) as an error with a backtrace - `fakegc run` turns it on; unit
+ * tests that provoke a dead use on purpose leave it off. */
+void obj_set_memcheck_findings(int on);
 
 /* Inline: the counts are the hottest path of every module. */
 static inline void obj_incref(obj *o)    /* o may be NULL */
