@@ -1045,7 +1045,9 @@ def summarize(series):
 # --------------------------------------------------------------------- main
 
 def main(argv):
-    ap = argparse.ArgumentParser(prog="record.py", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="record.py", description="Record a real PyTorch 1.13 "
+                                 "program's fake-tensor lifecycle as a fakegc scenario "
+                                 "(options go before PROGRAM).")
     ap.add_argument("-o", "--output", help="scenario to write (default: PROGRAM.scn beside it)")
     ap.add_argument("--max-events", type=int, default=0,
                     help="stop recording after N events (0: no limit)")
