@@ -117,7 +117,7 @@ class Rec(Base):
         path, text = self.record(body)
         self.assertRegex(text, r"repeat 29[89] ")
         self.assertLess(text.count("\n"), 60)
-        rep = self.assertReplays(path)
+        self.assertReplays(path)
         self.assertIn('expect live("finalizer") == 600', text)
         path, text = self.record(body, "--max-events", "25")
         self.assertIn("stopped recording after 25 events (--max-events 25) at prog.py:8", self.stderr)
