@@ -410,7 +410,6 @@ class Recorder:
         return name
 
     def strided(self, t, o, site):
-        torch = self.torch
         geom = (tuple(t.shape), tuple(t.stride()), t.storage_offset(), t.dtype)
         o.geom = geom
         base = t._base
@@ -478,7 +477,6 @@ class Recorder:
         if t.layout != torch.strided:
             return
         g = t.grad if t.is_leaf else None
-        cur = getattr(o, "_g", None) if False else None
         known = self.objs.get(id(g)) if g is not None else None
         if g is None:
             return
@@ -559,8 +557,7 @@ class Recorder:
 
     def on_convert(self, orig, conv, mode, t, device, a, k):
         """FakeTensorConverter.__call__(mode, t, device=None, ...)."""
-        torch = self.torch
-        from torch._subclasses.fake_tensor import FakeTensor, UnsupportedFakeTensorException
+        from torch._subclasses.fake_tensor import UnsupportedFakeTensorException
         if self.conv_depth or (self.disp_depth and device is not None):
             # inside an op, FakeTensorMode wraps each meta output with
             # converter(mode, meta, device): a memo entry keyed by a meta
@@ -1045,7 +1042,9 @@ def summarize(series):
 # --------------------------------------------------------------------- main
 
 def main(argv):
-    ap = argparse.ArgumentParser(prog="record.py", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="record.py", description="Record a real PyTorch 1.13 "
+                                 "program's fake-tensor lifecycle as a fakegc scenario "
+                                 "(options go before PROGRAM).")
     ap.add_argument("-o", "--output", help="scenario to write (default: PROGRAM.scn beside it)")
     ap.add_argument("--max-events", type=int, default=0,
                     help="stop recording after N events (0: no limit)")

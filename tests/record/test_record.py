@@ -117,38 +117,47 @@ class Rec(Base):
         path, text = self.record(body)
         self.assertRegex(text, r"repeat 29[89] ")
         self.assertLess(text.count("\n"), 60)
-        rep = self.assertReplays(path)
+        self.assertReplays(path)
         self.assertIn('expect live("finalizer") == 600', text)
         path, text = self.record(body, "--max-events", "25")
         self.assertIn("stopped recording after 25 events (--max-events 25) at prog.py:8", self.stderr)
         self.assertIn("# STOPPED after 25 events (--max-events) at prog.py:8", text)
         self.assertReplays(path)
 
-    def test_recorder_failure_is_reported(self):
-        """A failure inside the recorder (injected at three kinds of event)
-        stops recording, exits 3, and the partial scenario still replays.
-        Events: 1 mode, 2 conversion, 3 op output, 4 MetaConverter(), 5 mc(t)."""
-        body = """
-            m = FakeTensorMode()
-            t = torch.randn(4, 4)
-            f = m.from_tensor(t)
-            with m:
-                y = torch.empty(2)
-            mc = MetaConverter()
-            r = mc(t[1:])
-            del f, y, r
-        """
-        for n in (2, 3, 5):    # a conversion, an op output, a meta conversion
-            os.environ["FAKEGC_RECORD_FAULT"] = str(n)
-            try:
-                path, text = self.record(body, expect_rc=3)
-            finally:
-                del os.environ["FAKEGC_RECORD_FAULT"]
-            self.assertIn("INTERNAL: the recorder failed (RuntimeError: fault injected at "
-                          "event %d" % n, text)
-            self.assertIn("STOPPED after %d events (a recorder error)" % n, text)
-            self.assertIn("internal error: the recorder failed", self.stderr)
-            self.assertReplays(path)
+    FAULT_BODY = """
+        m = FakeTensorMode()
+        t = torch.randn(4, 4)
+        f = m.from_tensor(t)
+        with m:
+            y = torch.empty(2)
+        mc = MetaConverter()
+        r = mc(t[1:])
+        del f, y, r
+    """
+
+    def fault(self, n):
+        """A failure inside the recorder (injected at event n: 1 mode,
+        2 conversion, 3 op output, 4 MetaConverter(), 5 mc(t)) stops
+        recording, exits 3, and the partial scenario still replays."""
+        os.environ["FAKEGC_RECORD_FAULT"] = str(n)
+        try:
+            path, text = self.record(self.FAULT_BODY, expect_rc=3)
+        finally:
+            del os.environ["FAKEGC_RECORD_FAULT"]
+        self.assertIn("INTERNAL: the recorder failed (RuntimeError: fault injected at "
+                      "event %d" % n, text)
+        self.assertIn("STOPPED after %d events (a recorder error)" % n, text)
+        self.assertIn("internal error: the recorder failed", self.stderr)
+        self.assertReplays(path)
+
+    def test_recorder_failure_at_conversion(self):
+        self.fault(2)
+
+    def test_recorder_failure_at_op_output(self):
+        self.fault(3)
+
+    def test_recorder_failure_at_meta_conversion(self):
+        self.fault(5)
 
     def test_program_in_pytorch_test_style(self):
         """tests/record/programs: written in the style of PyTorch's own
