@@ -98,8 +98,8 @@ int cli_shrink(int argc, char **argv)
         cli_error("shrink", "cannot open %s: %s", file, strerror(errno));
         return CLI_EXIT_USAGE;
     }
-    if (!S_ISREG(fst.st_mode)) {   /* a folder gave "read error" (issue 15) */
-        cli_error("shrink", "%s is not a file: shrink takes one scenario file", file);
+    if (S_ISDIR(fst.st_mode)) {   /* a folder gave "read error" (issue 15) */
+        cli_error("shrink", "%s is a folder: shrink takes one scenario file", file);
         return CLI_EXIT_USAGE;
     }
     if (cli_env_setup(&c, "shrink") < 0)

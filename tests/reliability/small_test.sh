@@ -23,7 +23,7 @@ printf 't = empty(1)\r\nu = t.t()\r\n' > crlf.scn
 "$fakegc" run crlf.scn >out 2>&1 || bad "CRLF: exit $?: $(cat out)"
 mkdir dir
 "$fakegc" shrink dir >out 2>&1
-[ $? -eq 2 ] && grep -q "dir is not a file: shrink takes one scenario file" out ||
+[ $? -eq 2 ] && grep -q "dir is a folder: shrink takes one scenario file" out ||
     bad "shrink DIR: $(cat out)"
 "$fakegc" stress --steps 0 >out 2>&1
 [ $? -eq 2 ] && grep -q "steps: expected a number >= 1" out || bad "--steps 0: $(cat out)"
