@@ -59,6 +59,36 @@ static void fill_options(const cli_common *c, sc_options *o, FILE *dot)
     o->dot = dot;
 }
 
+/* The string pools of workers' reports read back: the scenarios moved out
+ * of them point into them (types, sites) until the report is written. */
+static void **kept_pools;
+static size_t nkept, kept_cap;
+
+static int keep_pool(void *p)
+{
+    if (nkept == kept_cap) {
+        size_t nc = kept_cap ? kept_cap * 2 : 16;
+        void **np = al_realloc(kept_pools, kept_cap * sizeof *np, nc * sizeof *np,
+                               AL_K_REPORT, "cli pools");
+        if (!np)
+            return -1;
+        kept_pools = np;
+        kept_cap = nc;
+    }
+    kept_pools[nkept++] = p;
+    return 0;
+}
+
+static void free_kept_pools(void)
+{
+    for (size_t i = 0; i < nkept; i++)
+        rp_read_pool_free(kept_pools[i]);
+    if (kept_pools)
+        al_free(kept_pools, kept_cap * sizeof *kept_pools, AL_K_REPORT);
+    kept_pools = NULL;
+    nkept = kept_cap = 0;
+}
+
 static void set_error(rp_scenario *s, const char *file, const char *msg)
 {
     size_t n = strlen(msg) + 1;
@@ -215,7 +245,15 @@ static void collect_worker(const cli_common *c, worker *w, int status, sc_progra
         } else {
             *s = rr.scenarios[0];
             memset(&rr.scenarios[0], 0, sizeof rr.scenarios[0]);
-            rp_run_free_read(&rr);
+            if (keep_pool(rr.owned) == 0) {
+                rr.owned = NULL;   /* s's records point into it */
+                rp_run_free_read(&rr);
+            } else {
+                rp_run_free_read(&rr);
+                er_clear();
+                rp_scenario_clear(s);
+                set_error(s, file, "out of memory keeping the worker's report");
+            }
         }
     }
     unlink(w->json);
@@ -513,6 +551,7 @@ out:
             rp_scenario_clear(&res[i]);
         al_free(res, (nprogs ? nprogs : 1) * sizeof *res, AL_K_REPORT);
     }
+    free_kept_pools();
     for (size_t i = 0; i < nprogs; i++)
         sc_program_free(progs[i]);
     al_free(progs, (files.n ? files.n : 1) * sizeof *progs, AL_K_SCENARIO);
