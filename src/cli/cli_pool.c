@@ -313,6 +313,34 @@ static void worker_said(const pool *p, size_t k, char *msg, size_t n)
         msg[--len] = '\0';
 }
 
+static void **kept_pools;   /* see cli_pool_release */
+static size_t nkept, kept_cap;
+
+static int keep_pool(void *owned)
+{
+    if (nkept == kept_cap) {
+        size_t nc = kept_cap ? kept_cap * 2 : 16;
+        void **np = al_realloc(kept_pools, kept_cap * sizeof *np, nc * sizeof *np, AL_K_REPORT,
+                               "cli pools");
+        if (!np)
+            return -1;
+        kept_pools = np;
+        kept_cap = nc;
+    }
+    kept_pools[nkept++] = owned;
+    return 0;
+}
+
+void cli_pool_release(void)
+{
+    for (size_t i = 0; i < nkept; i++)
+        rp_read_pool_free(kept_pools[i]);
+    if (kept_pools)
+        al_free(kept_pools, kept_cap * sizeof *kept_pools, AL_K_REPORT);
+    kept_pools = NULL;
+    nkept = kept_cap = 0;
+}
+
 /* Worker k answered: its record is in its .json file. */
 static void collect_ok(pool *p, size_t k)
 {
@@ -333,7 +361,15 @@ static void collect_ok(pool *p, size_t k)
     } else {
         *s = rr.scenarios[0];
         memset(&rr.scenarios[0], 0, sizeof rr.scenarios[0]);
-        rp_run_free_read(&rr);
+        if (keep_pool(rr.owned) == 0) {
+            rr.owned = NULL;   /* s's records point into it */
+            rp_run_free_read(&rr);
+        } else {
+            rp_run_free_read(&rr);
+            er_clear();
+            rp_scenario_clear(s);
+            set_error(s, file, "out of memory keeping the worker's report");
+        }
     }
     w->busy = 0;
 }

@@ -33,6 +33,11 @@
 int cli_pool_run(const cli_common *c, sc_program *const *progs, size_t n, rp_scenario *res,
                  FILE *dot, void (*done)(void *arg, const rp_scenario *s), void *done_arg);
 
+/* The string pools of the workers' reports read back: the records moved
+ * into res[] point into them (types, sites), so they live until this call,
+ * after the report is written and res[] cleared. Safe to call always. */
+void cli_pool_release(void);
+
 /* The sc_options of the command line (cli_run.c); dot: the graph's file. */
 void cli_run_options(const cli_common *c, sc_options *o, FILE *dot);
 

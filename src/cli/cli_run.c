@@ -510,6 +510,7 @@ out:
             rp_scenario_clear(&res[i]);
         al_free(res, (nprogs ? nprogs : 1) * sizeof *res, AL_K_REPORT);
     }
+    cli_pool_release();   /* after the records that point into them */
     for (size_t i = 0; i < nprogs; i++)
         sc_program_free(progs[i]);
     al_free(progs, (files.n ? files.n : 1) * sizeof *progs, AL_K_SCENARIO);

@@ -172,6 +172,10 @@ int rp_read_json(const char *path, rp_run *out, char *err, size_t errlen);
 int rp_read_json_text(const char *text, size_t len, const char *name, rp_run *out,
                       char *err, size_t errlen);
 void rp_run_free_read(rp_run *run);       /* frees what rp_read_json made */
+/* The strings a read run's records point into (types, sites, paths' text
+ * pool) are run->owned: a caller that moves scenarios out sets it NULL
+ * before rp_run_free_read and frees it with this once they are gone. */
+void rp_read_pool_free(void *owned);
 
 /* Compare two runs (as read back from JSON) and print what changed to f:
  *   - a scenario that passed (or was absent) and now fails or errors, and

@@ -720,6 +720,8 @@ static int read_run(rd *d, rp_run *run)
     return 0;
 }
 
+void rp_read_pool_free(void *owned) { pool_free(owned); }
+
 void rp_run_free_read(rp_run *run)
 {
     if (!run)
