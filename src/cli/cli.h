@@ -173,6 +173,11 @@ void cli_canary_leak(const char *where);
 #define cli_canary_leak(where) ((void)0)
 #endif
 
+/* --order KNOB[,KNOB] (stress, run): reverse, defer, reuse, weakrefs-late,
+ * weakrefs-first, all, none, each setting its flag. 0, or -1 printed. */
+int cli_parse_order(const char *cmd, const char *v, int *reverse, int *defer, int *reuse,
+                    int *late);
+
 /* "fakegc CMD: MESSAGE" on stderr. */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

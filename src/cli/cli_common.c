@@ -305,6 +305,34 @@ __attribute__((noinline)) void cli_canary_leak(const char *where)
 }
 #endif
 
+int cli_parse_order(const char *cmd, const char *v, int *reverse, int *defer, int *reuse, int *late)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", v);
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        if (strcmp(tok, "reverse") == 0)
+            *reverse = 1;
+        else if (strcmp(tok, "defer") == 0)
+            *defer = 1;
+        else if (strcmp(tok, "reuse") == 0)
+            *reuse = 1;
+        else if (strcmp(tok, "weakrefs-late") == 0)
+            *late = 1;
+        else if (strcmp(tok, "weakrefs-first") == 0)
+            *late = 0;
+        else if (strcmp(tok, "all") == 0)
+            *reverse = *defer = *reuse = *late = 1;
+        else if (strcmp(tok, "none") == 0)
+            continue;
+        else {
+            cli_error(cmd, "--order: unknown knob '%s' (reverse, defer, reuse, "
+                      "weakrefs-first, weakrefs-late, all)", tok);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* ---- interruption ---- */
 
 static volatile sig_atomic_t interrupted_by;

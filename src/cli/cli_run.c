@@ -41,6 +41,11 @@ static void help(FILE *f)
             "skipped: its scripts are meant to be rejected by the parser. Name such a\n"
             "file (or the folder itself) to run it.\n\noptions:\n");
     cli_common_help(f, RUN_MASK);
+    fprintf(f, "  --order KNOB[,KNOB]  the orderings `fakegc stress --order` explores:\n"
+               "                       reverse (weak callbacks newest first), defer\n"
+               "                       (callbacks at the next statement), reuse (addresses\n"
+               "                       reused at once: guard:q=0), weakrefs-late,\n"
+               "                       weakrefs-first, all, none\n");
     fprintf(f, "  --shard K/N          only the files i (of the sorted list) with i mod N\n"
                "                       == K; the report says which shard it is, and\n"
                "                       `fakegc merge` joins the N reports\n");
@@ -311,6 +316,7 @@ int cli_run(int argc, char **argv)
     static char default_path[] = "scenarios";
     char *default_paths[] = {default_path};
     cli_shard shard = CLI_SHARD_NONE;
+    int reverse = 0, defer = 0, reuse = 0, late = 0;
     char repro[1024];   /* before the operands are gathered over argv */
     cli_repro_command(repro, sizeof repro, "run", argc, argv, NULL, 1, NULL);
     for (int i = 1; i < argc; i++) {
@@ -325,6 +331,13 @@ int cli_run(int argc, char **argv)
                 only_paths = 1;
                 continue;
             }
+            const char *v = NULL;
+            int orr = cli_opt_value("run", "--order", argc, argv, &i, &v);
+            if (orr < 0 || (orr > 0 &&
+                            cli_parse_order("run", v, &reverse, &defer, &reuse, &late) < 0))
+                return CLI_EXIT_USAGE;
+            if (orr > 0)
+                continue;
             if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
                 help(stdout);
                 return CLI_EXIT_OK;
@@ -350,9 +363,19 @@ int cli_run(int argc, char **argv)
         npaths = 1;
     }
 
+    char spec[160];
+    if (reuse && !strstr(c.allocator, "guard")) {   /* as stress --order reuse */
+        snprintf(spec, sizeof spec, "guard:q=0/%s", c.allocator);
+        c.allocator = spec;
+    }
     if (cli_env_setup(&c, "run") < 0) {
         return CLI_EXIT_USAGE;
     }
+    obj_config saved_order = obj_get_config(), order = saved_order;
+    order.callbacks_reverse = reverse;
+    order.defer_callbacks = defer;
+    order.weak_clear_late = late;
+    obj_configure(&order);   /* workers fork after this and inherit it */
     obj_set_memcheck_findings(1);
     int exit_code = CLI_EXIT_OK;
     cli_files files = {0};
@@ -515,6 +538,7 @@ out:
         sc_program_free(progs[i]);
     al_free(progs, (files.n ? files.n : 1) * sizeof *progs, AL_K_SCENARIO);
     cli_files_free(&files);
+    obj_configure(&saved_order);
     cli_env_teardown(&c);
     return exit_code;
 }

@@ -57,34 +57,6 @@ static void help(FILE *f)
                "2 usage error; 3 internal error.\n");
 }
 
-static int parse_order(const char *v, int *reverse, int *defer, int *reuse, int *late)
-{
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", v);
-    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        if (strcmp(tok, "reverse") == 0)
-            *reverse = 1;
-        else if (strcmp(tok, "defer") == 0)
-            *defer = 1;
-        else if (strcmp(tok, "reuse") == 0)
-            *reuse = 1;
-        else if (strcmp(tok, "weakrefs-late") == 0)
-            *late = 1;
-        else if (strcmp(tok, "weakrefs-first") == 0)
-            *late = 0;
-        else if (strcmp(tok, "all") == 0)
-            *reverse = *defer = *reuse = *late = 1;
-        else if (strcmp(tok, "none") == 0)
-            continue;
-        else {
-            cli_error("stress", "--order: unknown knob '%s' (reverse, defer, reuse, "
-                      "weakrefs-first, weakrefs-late, all)", tok);
-            return -1;
-        }
-    }
-    return 0;
-}
-
 static void json_str(FILE *f, const char *s)
 {
     fputc('"', f);
@@ -200,7 +172,7 @@ int cli_stress(int argc, char **argv)
                 return CLI_EXIT_USAGE;
             }
         } else if ((r = cli_opt_value("stress", "--order", argc, argv, &i, &v)) != 0) {
-            if (r < 0 || parse_order(v, &reverse, &defer, &reuse, &late) < 0)
+            if (r < 0 || cli_parse_order("stress", v, &reverse, &defer, &reuse, &late) < 0)
                 return CLI_EXIT_USAGE;
         } else if ((r = cli_opt_value("stress", "--weights", argc, argv, &i, &v)) != 0) {
             if (r < 0)
