@@ -69,6 +69,15 @@ run-suite)
     $campaign --engine slurm --shards 4 --out "$d/c" -- run --inject strong-memo "$src/scenarios"
     [ $? = 1 ] || die "the campaign did not exit 1"
     $check run "$d/one.json" "$d/c/merged.json" || exit 1 ;;
+oom)
+    # an OOM campaign (issue 12 with issue 11's oom JSON): 3 shards on GNU
+    # parallel equal one process, scenario by scenario and in the summary
+    d=$(fresh oom)
+    "$fakegc" oom --max-fail 20 --format json --output "$d/one.json" "$src/scenarios/memo" ||
+        die "oom in one process: exit $?"
+    $campaign --engine parallel --shards 3 --out "$d/c" -- oom --max-fail 20 "$src/scenarios/memo" ||
+        die "the oom campaign: exit $?"
+    $check run "$d/one.json" "$d/c/merged.json" || exit 1 ;;
 resume)
     need_slurm
     d=$(fresh resume)
