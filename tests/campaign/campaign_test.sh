@@ -47,6 +47,8 @@ stress-clean)
         die "one process failed"
     $campaign --engine slurm --shards 4 --out "$d/c" -- "${STRESS[@]}" || die "campaign exit $?"
     $check stress "$d/one.json" "$d/c/merged.json" || exit 1
+    /usr/bin/python3 "$src/tests/report/validate.py" "$src/src/report/schema/fakegc-stress-2.schema.json" \
+        "$d/c/merged.json" "$d"/c/shard-*.json || die "stress campaign reports break the schema"
     [ "$(ls "$d"/c/logs/*_[0-3].out | wc -l)" = 4 ] || die "no %A_%a logs in $d/c/logs" ;;
 stress-inject)
     need_slurm
@@ -77,7 +79,10 @@ oom)
         die "oom in one process: exit $?"
     $campaign --engine parallel --shards 3 --out "$d/c" -- oom --max-fail 20 "$src/scenarios/memo" ||
         die "the oom campaign: exit $?"
-    $check run "$d/one.json" "$d/c/merged.json" || exit 1 ;;
+    $check run "$d/one.json" "$d/c/merged.json" || exit 1
+    # shard and merged reports are valid fakegc-oom/2 reports
+    /usr/bin/python3 "$src/tests/report/validate.py" "$src/src/report/schema/fakegc-oom-2.schema.json" \
+        "$d/c/merged.json" "$d"/c/shard-*.json || die "oom campaign reports break the schema" ;;
 resume)
     need_slurm
     d=$(fresh resume)
