@@ -678,7 +678,8 @@ int rp_diff_write(const rp_run *base, const rp_run *cur, FILE *f, const rp_diff_
             goto out;
     }
     for (size_t k = 0; k < n; k++) {
-        qsort(bl[k].v, bl[k].n, sizeof *bl[k].v, cmp_item);
+        if (bl[k].n)   /* qsort(NULL, 0) is undefined */
+            qsort(bl[k].v, bl[k].n, sizeof *bl[k].v, cmp_item);
         s.regressions += bl[k].regressions;
         s.improvements += bl[k].improvements;
         s.reg_scn += bl[k].regressions > 0;
