@@ -178,6 +178,10 @@ void cli_canary_leak(const char *where);
 int cli_parse_order(const char *cmd, const char *v, int *reverse, int *defer, int *reuse,
                     int *late);
 
+/* "[3/58] scenarios/memo/churn.scn" on stderr, rewritten in place: only on
+ * a terminal and not with -q (cli.md). done == total clears the line. */
+void cli_progress(const cli_common *c, size_t done, size_t total, const char *file);
+
 /* "fakegc CMD: MESSAGE" on stderr. */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -333,6 +333,20 @@ int cli_parse_order(const char *cmd, const char *v, int *reverse, int *defer, in
     return 0;
 }
 
+void cli_progress(const cli_common *c, size_t done, size_t total, const char *file)
+{
+    static int tty = -1;
+    if (tty < 0)
+        tty = isatty(2);
+    if (!tty || c->quiet)
+        return;
+    if (done >= total)
+        fprintf(stderr, "\r\033[K");
+    else
+        fprintf(stderr, "\r\033[K[%zu/%zu] %.200s", done + 1, total, file);
+    fflush(stderr);
+}
+
 /* ---- interruption ---- */
 
 static volatile sig_atomic_t interrupted_by;

@@ -417,20 +417,6 @@ static void collect_death(pool *p, size_t k)
     set_error(s, file, msg);
 }
 
-static void progress(const cli_common *c, size_t done, size_t total, const char *file)
-{
-    static int tty = -1;
-    if (tty < 0)
-        tty = isatty(2);
-    if (!tty || c->quiet)
-        return;
-    if (done >= total)
-        fprintf(stderr, "\r\033[K");
-    else
-        fprintf(stderr, "\r\033[K[%zu/%zu] %.200s", done + 1, total, file);
-    fflush(stderr);
-}
-
 static void append_file(FILE *to, const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -507,7 +493,7 @@ static int await(pool *p, size_t *finished)
         if (p->done)
             p->done(p->done_arg, &p->res[index]);
         (*finished)++;
-        progress(p->c, *finished, p->n,
+        cli_progress(p->c, *finished, p->n,
                  *finished < p->n ? sc_program_file(p->progs[index]) : "");
     }
     return 0;

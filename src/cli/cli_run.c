@@ -77,22 +77,6 @@ void cli_run_options(const cli_common *c, sc_options *o, FILE *dot)
     o->stop = cli_interrupt_flag();
 }
 
-/* "[3/58] scenarios/memo/churn.scn" on stderr, rewritten in place: only on
- * a terminal and not with -q (cli.md). done == total clears the line. */
-static void progress(const cli_common *c, size_t done, size_t total, const char *file)
-{
-    static int tty = -1;
-    if (tty < 0)
-        tty = isatty(2);
-    if (!tty || c->quiet)
-        return;
-    if (done >= total)
-        fprintf(stderr, "\r\033[K");
-    else
-        fprintf(stderr, "\r\033[K[%zu/%zu] %.200s", done + 1, total, file);
-    fflush(stderr);
-}
-
 /* ---- streamed results and Ctrl-C ---- */
 
 typedef struct streamer {
@@ -456,7 +440,7 @@ int cli_run(int argc, char **argv)
                 ran = i;
                 break;
             }
-            progress(&c, i, nprogs, sc_program_file(progs[i]));
+            cli_progress(&c, i, nprogs, sc_program_file(progs[i]));
             if (tl && rp_timeline_begin(&tl[i], sc_program_file(progs[i])) == 0)
                 o.on_statement_arg = &tl[i];
             else
@@ -471,7 +455,7 @@ int cli_run(int argc, char **argv)
                 timeline_end(&tl[i], &res[i], sc_program_file(progs[i]));
             stream_done(&st, &res[i]);
         }
-        progress(&c, nprogs, nprogs, "");
+        cli_progress(&c, nprogs, nprogs, "");
         if (c.timeline && write_timeline(c.timeline, c.timeline_f, tl, tl ? ran : 0) < 0 &&
             exit_code == CLI_EXIT_OK)
             exit_code = CLI_EXIT_USAGE;
