@@ -69,9 +69,11 @@ def main():
         # A baseline 10x faster than this machine: every benchmark regresses.
         fast = os.path.join(tmp, "fast.json")
         doctored = json.loads(json.dumps(doc))
+        # (every time field: the gate compares CPU time, issue 11)
         for b in doctored["benchmarks"]:
-            if isinstance(b.get("ns_per_op"), (int, float)):
-                b["ns_per_op"] = b["ns_per_op"] / 10
+            for key in ("ns_per_op", "min_ns", "max_ns", "cpu_ns_per_op"):
+                if isinstance(b.get(key), (int, float)):
+                    b[key] = b[key] / 10
         with open(fast, "w") as f:
             json.dump(doctored, f)
         rc, out, err = run("bench", "--quick", "--repeats", "1", "--format", "json",
