@@ -432,6 +432,15 @@ void bn_baseline_free(bn_baseline *b)
     b->n = 0;
 }
 
+/* The baseline's entry for benchmark `name`, or NULL. */
+static const bn_base_entry *base_entry(const bn_baseline *b, const char *name)
+{
+    for (size_t k = 0; k < b->n; k++)
+        if (strcmp(b->e[k].name, name) == 0)
+            return &b->e[k];
+    return NULL;
+}
+
 size_t bn_compare(const bn_result *r, size_t n, const bn_baseline *b, double tolerance_pct,
                   FILE *f)
 {
@@ -439,12 +448,7 @@ size_t bn_compare(const bn_result *r, size_t n, const bn_baseline *b, double tol
     for (size_t i = 0; i < n; i++) {
         if (r[i].status != BN_OK)
             continue;
-        const bn_base_entry *e = NULL;
-        for (size_t k = 0; k < b->n; k++)
-            if (strcmp(b->e[k].name, r[i].name) == 0) {
-                e = &b->e[k];
-                break;
-            }
+        const bn_base_entry *e = base_entry(b, r[i].name);
         if (!e || e->ns_per_op <= 0) {
             if (f)
                 fprintf(f, "  %-22s %10.1f ns/op  (not in the baseline)\n", r[i].name,
@@ -525,12 +529,7 @@ size_t bn_compare_gate(const bn_result *r, size_t n, const bn_baseline *b,
     for (size_t i = 0; i < n; i++) {
         if (r[i].status != BN_OK)
             continue;
-        const bn_base_entry *e = NULL;
-        for (size_t k = 0; k < b->n; k++)
-            if (strcmp(b->e[k].name, r[i].name) == 0) {
-                e = &b->e[k];
-                break;
-            }
+        const bn_base_entry *e = base_entry(b, r[i].name);
         if (!e || e->ns_per_op <= 0) {
             if (f)
                 fprintf(f, "  %-22s %10.1f ns/op  (not in the baseline)\n", r[i].name,

@@ -359,14 +359,13 @@ static int b_wt_remove_10m(ctx *c) { return wt_bench(c, c->huge, WT_REMOVE); }
 
 enum { CONV_BATCH = 1000 };
 
-/* fk_fake over a batch of pre-made tensors (made by `make`), fakes kept
- * until the batch is timed, then everything dropped untimed. */
-static int convert_batches(ctx *c, ts_tensor *(*make)(void))
+/* fk_fake over batches of pre-made tensors (made by `make`) in mode m,
+ * fakes kept until the batch is timed, then everything dropped untimed. */
+static int convert_loop(ctx *c, obj *m, ts_tensor *(*make)(void))
 {
     int rc = -1;
-    obj *m = mode_new(c);
     ts_tensor **real = tensors_alloc(CONV_BATCH), **fake = tensors_alloc(CONV_BATCH);
-    if (!m || !real || !fake)
+    if (!real || !fake)
         goto out;
     while (more(c)) {
         for (size_t i = 0; i < CONV_BATCH; i++)
@@ -388,6 +387,13 @@ static int convert_batches(ctx *c, ts_tensor *(*make)(void))
 out:
     tensors_free(fake, CONV_BATCH);
     tensors_free(real, CONV_BATCH);
+    return rc;
+}
+
+static int convert_batches(ctx *c, ts_tensor *(*make)(void))
+{
+    obj *m = mode_new(c);
+    int rc = m ? convert_loop(c, m, make) : -1;
     obj_decref(m);
     return rc;
 }
@@ -435,29 +441,8 @@ static int convert_at(ctx *c, size_t n)
     int rc = -1;
     obj *m = mode_new(c);
     background bg = {0};
-    ts_tensor **real = tensors_alloc(CONV_BATCH), **fake = tensors_alloc(CONV_BATCH);
-    if (!m || !real || !fake || background_make(&bg, m, n) != 0)
-        goto out;
-    while (more(c)) {
-        for (size_t i = 0; i < CONV_BATCH; i++)
-            if (!(real[i] = real4x4()))
-                goto out;
-        stamp t0 = stamp_now();
-        for (size_t i = 0; i < CONV_BATCH; i++)
-            if (!(fake[i] = fk_fake(m, real[i], NULL)))
-                goto out;
-        add_time(c, t0, stamp_end());
-        c->ops += CONV_BATCH;
-        for (size_t i = 0; i < CONV_BATCH; i++) {
-            obj_decref(&fake[i]->hdr);
-            obj_decref(&real[i]->hdr);
-            fake[i] = real[i] = NULL;
-        }
-    }
-    rc = 0;
-out:
-    tensors_free(fake, CONV_BATCH);
-    tensors_free(real, CONV_BATCH);
+    if (m && background_make(&bg, m, n) == 0)
+        rc = convert_loop(c, m, real4x4);
     background_drop(&bg);
     obj_decref(m);
     return rc;
