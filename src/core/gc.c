@@ -22,11 +22,11 @@
 #include "gc.h"
 
 #include <stddef.h>
-#include <sys/mman.h>
 
 #include "er.h"
 #include "obj.h"
 #include "obj_int.h"
+#include "scr.h"
 
 static gc_stats stats;
 static int debug_on;
@@ -73,31 +73,12 @@ uint64_t gc_maybe_collect(void)
  * cannot be had the collector runs the list passes (the debug path). */
 enum { PREFETCH = 12 };
 
-static obj **arr;
-static size_t arr_cap;            /* entries mapped */
-
-static size_t page_round(size_t bytes)
-{
-    return (bytes + 4095) & ~(size_t)4095;
-}
+static scr arr_scr;
 
 /* Room for n pointers, or NULL. */
 static obj **arr_reserve(size_t n)
 {
-    if (n <= arr_cap)
-        return arr;
-    size_t cap = arr_cap ? arr_cap : 4096;
-    while (cap < n)
-        cap *= 2;
-    void *p = mmap(NULL, page_round(cap * sizeof *arr), PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED)
-        return NULL;
-    if (arr)
-        munmap(arr, page_round(arr_cap * sizeof *arr));
-    arr = p;
-    arr_cap = cap;
-    return arr;
+    return scr_reserve(&arr_scr, n * sizeof(obj *));
 }
 
 /* --- phases ------------------------------------------------------------- */

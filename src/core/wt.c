@@ -20,6 +20,7 @@
 #include "alloc/al.h"
 #include "er.h"
 #include "obj_int.h"
+#include "scr.h"
 
 typedef struct wt_entry {
     struct wt_entry *next;
@@ -290,11 +291,81 @@ wt_table *wt_new(wt_key_mode km, wt_val_mode vm, unsigned flags, const char *lab
     return t;
 }
 
-void wt_clear(wt_table *t)
+/* wt_clear drops the entries in key-id order. Ids follow allocation
+ * order, so the objects the entries hold then die, and are freed, about in
+ * the order they were made: glibc frees each next to the chunk it freed
+ * last. In bucket (hash) order every free consolidated with cold
+ * neighbours: glibc's unlink_chunk was 21% of a 1M-entry teardown. The
+ * sort is an LSD radix sort of (id, entry) pairs in scratch memory (scr.h:
+ * no allocation), 11 bits a pass; without scratch, bucket order. */
+typedef struct id_entry {
+    uint64_t id;
+    wt_entry *e;
+} id_entry;
+
+enum { RADIX_BITS = 11, RADIX = 1 << RADIX_BITS, AHEAD = 8 };
+static scr order_scr;
+
+/* The entries as pairs, ids made relative to the lowest; *bits: the bits
+ * the relative ids need. */
+static size_t gather(const wt_table *t, id_entry *v, unsigned *bits)
 {
-    if (!t)
-        return;
-    int prev = obj_int_drain_enter();
+    size_t n = 0;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (size_t b = 0; b < t->nbuckets; b++) {
+        if (b + AHEAD < t->nbuckets && t->buckets[b + AHEAD])
+            __builtin_prefetch(t->buckets[b + AHEAD]);
+        for (wt_entry *e = t->buckets[b]; e; e = e->next) {
+            v[n].id = e->key_id;
+            v[n++].e = e;
+            lo = e->key_id < lo ? e->key_id : lo;
+            hi = e->key_id > hi ? e->key_id : hi;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        v[i].id -= lo;
+    *bits = 0;
+    while (*bits < 64 && (hi - lo) >> *bits)
+        (*bits)++;
+    return n;
+}
+
+/* Sort v (n pairs) by id with tmp as the second buffer; returns the buffer
+ * that holds the result. */
+static id_entry *radix_sort(id_entry *v, id_entry *tmp, size_t n, unsigned bits)
+{
+    static size_t count[RADIX];
+    for (unsigned shift = 0; shift < bits; shift += RADIX_BITS) {
+        memset(count, 0, sizeof count);
+        for (size_t i = 0; i < n; i++)
+            count[(v[i].id >> shift) & (RADIX - 1)]++;
+        size_t sum = 0;
+        for (size_t d = 0; d < RADIX; d++) {
+            size_t c = count[d];
+            count[d] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            tmp[count[(v[i].id >> shift) & (RADIX - 1)]++] = v[i];
+        id_entry *x = v;
+        v = tmp;
+        tmp = x;
+    }
+    return v;
+}
+
+static void forget_buckets(wt_table *t)
+{
+    al_free(t->buckets, t->cap * sizeof *t->buckets, AL_K_MEMO);
+    t->buckets = NULL;
+    t->nbuckets = 0;
+    t->cap = 0;
+    t->count = 0;
+}
+
+/* Without scratch: bucket order, through the entries' own links. */
+static void clear_unsorted(wt_table *t)
+{
     wt_entry *all = NULL;
     for (size_t b = 0; b < t->nbuckets; b++) {
         wt_entry *e = t->buckets[b];
@@ -305,15 +376,33 @@ void wt_clear(wt_table *t)
             e = next;
         }
     }
-    al_free(t->buckets, t->cap * sizeof *t->buckets, AL_K_MEMO);
-    t->buckets = NULL;
-    t->nbuckets = 0;
-    t->cap = 0;
-    t->count = 0;
+    forget_buckets(t);
     while (all) {
         wt_entry *next = all->next;
         entry_drop(t, all);
         all = next;
+    }
+}
+
+void wt_clear(wt_table *t)
+{
+    if (!t)
+        return;
+    int prev = obj_int_drain_enter();
+    size_t n = t->count;
+    id_entry *v = n > 1 ? scr_reserve(&order_scr, 2 * n * sizeof *v) : NULL;
+    if (!v) {
+        clear_unsorted(t);
+    } else {
+        unsigned bits;
+        n = gather(t, v, &bits);
+        forget_buckets(t);
+        v = radix_sort(v, v + n, n, bits);
+        for (size_t i = 0; i < n; i++) {
+            if (i + AHEAD < n)
+                __builtin_prefetch(v[i + AHEAD].e);
+            entry_drop(t, v[i].e);
+        }
     }
     obj_int_drain_exit(prev);
 }

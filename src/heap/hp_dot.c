@@ -65,11 +65,9 @@ static void include_chain(const hp_graph *g, uint8_t *inc, uint8_t *sccmark, uin
 {
     while (x != HP_NONE && !(inc[x] & INC_PATH)) {
         inc[x] |= INC_PATH;
-        if (HP_REGION(g, x) == HP_R_UNREACH) {
-            uint32_t c = g->scc[x];
-            if ((g->scc_flags[c] & HP_SCC_CYCLIC) && g->scc_size[c] <= HP_SMALL_SCC)
-                sccmark[c] = 1;
-        }
+        if (HP_REGION(g, x) == HP_R_UNREACH && hp_scc_cyclic(g, x) &&
+            hp_scc_size(g, x) <= HP_SMALL_SCC)
+            sccmark[g->scc[x]] = 1;
         x = HP_PNODE(g, x);
     }
 }
@@ -106,12 +104,12 @@ int hp_write_dot(hp_graph *g, const hp_retained *r, size_t n, FILE *f, uint32_t 
         return -1;
     idmap m = {NULL, 0};
     uint8_t *inc = hp_xalloc(g->n, 1);
-    uint8_t *sccmark = hp_xalloc(g->nunreach, 1);
+    uint8_t *sccmark = hp_xalloc(g->nscc, 1);
     int rc = -1;
     if (!inc || !sccmark || idmap_build(&m, g) != 0)
         goto out;
     memset(inc, 0, g->n ? g->n : 1);
-    memset(sccmark, 0, g->nunreach ? g->nunreach : 1);
+    memset(sccmark, 0, g->nscc ? g->nscc : 1);
     for (size_t i = 0; i < n; i++) {
         uint32_t v = idmap_get(&m, g, r[i].id);
         if (v == HP_NONE)
@@ -127,7 +125,7 @@ int hp_write_dot(hp_graph *g, const hp_retained *r, size_t n, FILE *f, uint32_t 
         }
     }
     for (uint32_t v = 0; v < g->nlive; v++)
-        if (HP_REGION(g, v) == HP_R_UNREACH && sccmark[g->scc[v]])
+        if (HP_REGION(g, v) == HP_R_UNREACH && hp_scc_cyclic(g, v) && sccmark[g->scc[v]])
             inc[v] |= INC_PATH;
 
     fprintf(f, "  subgraph cluster_%u {\n    label=", cl);
@@ -182,15 +180,15 @@ int hp_write_dot(hp_graph *g, const hp_retained *r, size_t n, FILE *f, uint32_t 
             edge_label(g, e, f);
             fputs("];\n", f);
         }
-        for (uint32_t k = g->weak.off[v]; k < g->weak.off[v + 1]; k++) {
-            const hp_edge *e = &g->weak.e[k];
-            if (!inc[e->dst] || e->dst < g->nlive)
-                continue;
-            fprintf(f, "    s%u_o%llu -> s%u_o%llu", cl, (unsigned long long)g->objs[v]->id, cl,
-                    (unsigned long long)g->objs[e->dst]->id);
-            edge_label(g, e, f);
-            fputs(", style=dashed];\n", f);
-        }
+    }
+    for (uint32_t k = 0; k < g->weak.n; k++) {   /* weak edges: a list by source */
+        const hp_edge *e = &g->weak.e[k];
+        if (!inc[e->src] || !inc[e->dst] || e->dst < g->nlive)
+            continue;
+        fprintf(f, "    s%u_o%llu -> s%u_o%llu", cl, (unsigned long long)g->objs[e->src]->id, cl,
+                (unsigned long long)g->objs[e->dst]->id);
+        edge_label(g, e, f);
+        fputs(", style=dashed];\n", f);
     }
     fputs("  }\n", f);
     if (ferror(f)) {
@@ -200,7 +198,7 @@ int hp_write_dot(hp_graph *g, const hp_retained *r, size_t n, FILE *f, uint32_t 
     rc = 0;
 out:
     hp_xfree(inc, g->n, 1);
-    hp_xfree(sccmark, g->nunreach, 1);
+    hp_xfree(sccmark, g->nscc, 1);
     hp_xfree(m.t, m.cap, sizeof *m.t);
     return rc;
 }

@@ -232,14 +232,33 @@ static void visit(obj *child, const char *label, long index, void *arg)
     e->index = index > INT32_MAX ? INT32_MAX : index < 0 ? -1 : (int32_t)index;
 }
 
+/* Give back what doubling left unused: the edges are the snapshot's
+ * largest array. A failed shrink keeps the bigger one. */
+static void shrink_edges(hp_edges *E)
+{
+    if (E->cap == E->n || E->n == 0)
+        return;
+    hp_edge *ne = al_realloc(E->e, E->cap * sizeof *ne, E->n * sizeof *ne, AL_K_HEAP,
+                             "hp_edges");
+    if (ne) {
+        E->e = ne;
+        E->cap = E->n;
+    }
+}
+
+/* Strong edges get CSR offsets; weak ones (few: only those to zombies)
+ * are a list sorted by source, without offsets (off stays NULL). */
 static int collect_edges(hp_graph *g, hp_edges *E, int weak)
 {
-    E->off = hp_xalloc(g->n + 1, sizeof *E->off);
-    if (!E->off)
-        return -1;
+    if (!weak) {
+        E->off = hp_xalloc(g->n + 1, sizeof *E->off);
+        if (!E->off)
+            return -1;
+    }
     vctx c = {g, E, 0};
     for (size_t i = 0; i < g->n; i++) {
-        E->off[i] = (uint32_t)E->n;
+        if (E->off)
+            E->off[i] = (uint32_t)E->n;
         if (i >= g->nlive)
             continue;
         obj *o = g->objs[i];
@@ -251,7 +270,9 @@ static int collect_edges(hp_graph *g, hp_edges *E, int weak)
         if (g->oom)
             return -1;
     }
-    E->off[g->n] = (uint32_t)E->n;
+    if (E->off)
+        E->off[g->n] = (uint32_t)E->n;
+    shrink_edges(E);
     return 0;
 }
 
@@ -287,14 +308,17 @@ int hp_build(hp_graph *g, const hp_root *roots, size_t nroots, int with_weak)
     }
     if (collect_edges(g, &g->strong, 0) != 0)
         return -1;
-    if (with_weak && collect_edges(g, &g->weak, 1) != 0)
+    /* weak edges are kept only to zombies: none, nothing to walk (a 1M-entry
+     * weak memo is 3M visits for nothing) */
+    if (with_weak && nz && collect_edges(g, &g->weak, 1) != 0)
         return -1;
     return 0;
 }
 
 static void free_edges(hp_edges *E, size_t n)
 {
-    hp_xfree(E->off, n + 1, sizeof *E->off);
+    if (E->off)
+        hp_xfree(E->off, n + 1, sizeof *E->off);
     if (E->e)
         al_free(E->e, E->cap * sizeof *E->e, AL_K_HEAP);
     memset(E, 0, sizeof *E);
@@ -317,15 +341,15 @@ void hp_release(hp_graph *g)
     hp_xfree(g->depth, n, sizeof(uint32_t));
     hp_xfree(g->anc, n, sizeof(uint32_t));
     hp_xfree(g->scc, n, sizeof(uint32_t));
-    hp_xfree(g->scc_rep, g->nunreach, sizeof(uint32_t));
-    hp_xfree(g->scc_size, g->nunreach, sizeof(uint32_t));
-    hp_xfree(g->scc_flags, g->nunreach, 1);
+    hp_xfree(g->scc_rep, g->nscc, sizeof(uint32_t));
+    hp_xfree(g->scc_size, g->nscc, sizeof(uint32_t));
+    hp_xfree(g->scc_flags, g->nscc, 1);
     hp_xfree(g->zedge, g->nzombie, sizeof(uint32_t));
     hp_xfree(g->zpend, g->nzombie, 1);
     hp_xfree(g->ret, n + 3, sizeof(uint64_t));
     hp_xfree(g->idom, n + 3, sizeof(uint32_t));
     hp_xfree(g->dcount, n + 3, sizeof(uint32_t));
-    hp_xfree(g->found, g->nlive, sizeof(uint32_t));
+    hp_xfree(g->found, g->nfound, sizeof *g->found);
     hp_xfree(g->tmark, n, sizeof(uint32_t));
     hp_xfree(g->tq, n, sizeof(uint32_t));
     hp_xfree(g->tpar, n, sizeof(uint32_t));
@@ -436,6 +460,46 @@ uint64_t hp_zombie_count(const hp_graph *g) { return g ? g->nzombie : 0; }
 
 /* --- analysis: SCCs of the unreachable part (Tarjan, iterative) ------------ */
 
+/* Keep numbers and per-part arrays for the cyclic parts only (hp_int.h):
+ * acyclic nodes get scc HP_NONE and their source flag in region. map has
+ * room for every part number. 0, or -1 (ER_OOM: g's arrays unchanged). */
+static int compact_sccs(hp_graph *g, uint32_t *map)
+{
+    size_t m = 0, nu = g->nunreach;
+    for (size_t s = 0; s < g->nscc; s++)
+        map[s] = (g->scc_flags[s] & HP_SCC_CYCLIC) ? (uint32_t)m++ : HP_NONE;
+    uint32_t *rep = hp_xalloc(m, sizeof *rep), *size = hp_xalloc(m, sizeof *size);
+    uint8_t *fl = hp_xalloc(m, 1);
+    if (!rep || !size || !fl) {
+        hp_xfree(rep, m, sizeof *rep);
+        hp_xfree(size, m, sizeof *size);
+        hp_xfree(fl, m, 1);
+        return -1;
+    }
+    for (size_t s = 0; s < g->nscc; s++)
+        if (map[s] != HP_NONE) {
+            rep[map[s]] = g->scc_rep[s];
+            size[map[s]] = g->scc_size[s];
+            fl[map[s]] = g->scc_flags[s];
+        }
+    for (uint32_t v = 0; v < g->nlive; v++) {
+        if (HP_REGION(g, v) != HP_R_UNREACH)
+            continue;
+        uint32_t s = g->scc[v];
+        if (map[s] == HP_NONE && (g->scc_flags[s] & HP_SCC_SOURCE))
+            g->region[v] |= HP_F_SRC;
+        g->scc[v] = map[s];
+    }
+    hp_xfree(g->scc_rep, nu, sizeof *g->scc_rep);
+    hp_xfree(g->scc_size, nu, sizeof *g->scc_size);
+    hp_xfree(g->scc_flags, nu, 1);
+    g->scc_rep = rep;
+    g->scc_size = size;
+    g->scc_flags = fl;
+    g->nscc = m;
+    return 0;
+}
+
 static int tarjan(hp_graph *g)
 {
     size_t n = g->n, nu = g->nunreach;
@@ -519,8 +583,16 @@ static int tarjan(hp_graph *g)
                 g->scc_flags[g->scc[w]] &= (uint8_t)~HP_SCC_SOURCE;
         }
     }
-    rc = 0;
+    rc = compact_sccs(g, low);   /* low is free now: the renumbering */
 out:
+    if (rc != 0) {   /* the per-part arrays still have room for every part */
+        hp_xfree(g->scc_rep, nu, sizeof *g->scc_rep);
+        hp_xfree(g->scc_size, nu, sizeof *g->scc_size);
+        hp_xfree(g->scc_flags, nu, 1);
+        g->scc_rep = g->scc_size = NULL;
+        g->scc_flags = NULL;
+        g->nscc = 0;
+    }
     hp_xfree(idx, n, sizeof *idx);
     hp_xfree(low, n, sizeof *low);
     hp_xfree(stk, nu, sizeof *stk);
@@ -541,8 +613,7 @@ static int unreach_forest(hp_graph *g)
     for (uint32_t v = 0; v < g->nlive; v++) {
         if (HP_REGION(g, v) != HP_R_UNREACH)
             continue;
-        uint32_t s = g->scc[v];
-        if (g->scc_rep[s] == v && (g->scc_flags[s] & HP_SCC_SOURCE))
+        if (hp_scc_rep(g, v) == v && hp_scc_source(g, v))
             tree_root(g, v, HP_NONE, q, &qt);
     }
     bfs(g, q, 0, qt, HP_R_UNREACH, HP_R_UNREACH);
@@ -653,7 +724,6 @@ static int dominators(hp_graph *g)
     const hp_edges *E = &g->strong;
     dom d = {g, (uint32_t)n, (uint32_t)n + 1, (uint32_t)n + 2, NULL, NULL, 0, 0};
     uint32_t *po = u32_array(N, HP_NONE), *idom = u32_array(N, HP_NONE);
-    g->dcount = hp_xalloc(N, sizeof *g->dcount);
     uint32_t *rpo = hp_xalloc(N, sizeof *rpo);
     uint32_t *st_node = hp_xalloc(N, sizeof *st_node), *st_pos = hp_xalloc(N, sizeof *st_pos);
     uint32_t *roff = NULL, *rsrc = NULL;   /* after the search: its stack is gone */
@@ -664,9 +734,8 @@ static int dominators(hp_graph *g)
     }
     d.vr = hp_xalloc(nvr_cap, sizeof *d.vr);
     d.vu = hp_xalloc(nvu_cap, sizeof *d.vu);
-    g->ret = hp_xalloc(N, sizeof *g->ret);
     int rc = -1;
-    if (!po || !idom || !rpo || !st_node || !st_pos || !d.vr || !d.vu || !g->ret || !g->dcount)
+    if (!po || !idom || !rpo || !st_node || !st_pos || !d.vr || !d.vu)
         goto out;
     /* VR's successors in root order (named roots, then finalizers), VU's the
      * unreachable forest's roots. */
@@ -753,6 +822,16 @@ static int dominators(hp_graph *g)
             }
         }
     }
+    /* The search's arrays go before the results come: the peak is the
+     * larger of the two, not their sum. */
+    hp_xfree(po, N, sizeof *po);
+    hp_xfree(roff, n + 1, sizeof *roff);
+    hp_xfree(rsrc, E->n, sizeof *rsrc);
+    po = roff = rsrc = NULL;
+    g->ret = hp_xalloc(N, sizeof *g->ret);
+    g->dcount = hp_xalloc(N, sizeof *g->dcount);
+    if (!g->ret || !g->dcount)
+        goto out;
     for (size_t v = 0; v < N; v++) {
         g->ret[v] = v < n ? hp_self(g, (uint32_t)v) : 0;
         g->dcount[v] = v < n;
@@ -782,30 +861,57 @@ out:
 
 /* Reference-count leaks: an unreachable object outside any cycle whose
  * strong count is more than the holders the snapshot can see (strong edges,
- * roots, the finalizer registry). */
+ * roots, the finalizer registry). The counts are kept for the leaks only
+ * (records print them), as pairs sorted by node. */
 static int refcount_leaks(hp_graph *g)
 {
-    g->found = u32_array(g->nlive, 0);
-    if (!g->found)
+    uint32_t *found = u32_array(g->nlive, 0);
+    if (!found)
         return -1;
     const hp_edges *E = &g->strong;
     for (uint32_t k = 0; k < E->n; k++)
         if (E->e[k].dst < g->nlive)
-            g->found[E->e[k].dst]++;
+            found[E->e[k].dst]++;
     for (size_t r = 0; r < g->nroots; r++) {
         uint32_t v = hp_lookup(g, g->roots[r].o);
         if (v != HP_NONE && v < g->nlive)
-            g->found[v]++;
+            found[v]++;
     }
+    size_t nleak = 0;
     for (uint32_t v = 0; v < g->nlive; v++) {
         const obj *o = g->objs[v];
-        g->found[v] += o->type->kind == OBJ_FINALIZER;
-        if (HP_REGION(g, v) != HP_R_UNREACH || (g->scc_flags[g->scc[v]] & HP_SCC_CYCLIC))
+        found[v] += o->type->kind == OBJ_FINALIZER;
+        if (HP_REGION(g, v) != HP_R_UNREACH || hp_scc_cyclic(g, v))
             continue;
-        if (o->strong > g->found[v])
+        if (o->strong > found[v]) {
             g->region[v] |= HP_F_LEAK;
+            nleak++;
+        }
     }
+    g->found = hp_xalloc(nleak, sizeof *g->found);
+    if (!g->found) {
+        hp_xfree(found, g->nlive, sizeof *found);
+        return -1;
+    }
+    g->nfound = 0;
+    for (uint32_t v = 0; v < g->nlive; v++)
+        if (g->region[v] & HP_F_LEAK)
+            g->found[g->nfound++] = (struct hp_found){v, found[v]};
+    hp_xfree(found, g->nlive, sizeof *found);
     return 0;
+}
+
+uint32_t hp_found(const hp_graph *g, uint32_t v)
+{
+    size_t lo = 0, hi = g->found ? g->nfound : 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (g->found[mid].v < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < g->nfound && g->found && g->found[lo].v == v ? g->found[lo].found : 0;
 }
 
 int hp_analyze(hp_graph *g)
@@ -821,23 +927,25 @@ int hp_analyze(hp_graph *g)
 fail:
     /* Drop partial results so a later call starts over. */
     hp_xfree(g->scc, g->n, sizeof(uint32_t));
-    hp_xfree(g->scc_rep, g->nunreach, sizeof(uint32_t));
-    hp_xfree(g->scc_size, g->nunreach, sizeof(uint32_t));
-    hp_xfree(g->scc_flags, g->nunreach, 1);
+    hp_xfree(g->scc_rep, g->nscc, sizeof(uint32_t));
+    hp_xfree(g->scc_size, g->nscc, sizeof(uint32_t));
+    hp_xfree(g->scc_flags, g->nscc, 1);
     hp_xfree(g->zedge, g->nzombie, sizeof(uint32_t));
     hp_xfree(g->zpend, g->nzombie, 1);
     hp_xfree(g->ret, g->n + 3, sizeof(uint64_t));
     hp_xfree(g->idom, g->n + 3, sizeof(uint32_t));
     hp_xfree(g->dcount, g->n + 3, sizeof(uint32_t));
-    hp_xfree(g->found, g->nlive, sizeof(uint32_t));
+    hp_xfree(g->found, g->nfound, sizeof *g->found);
     g->scc = g->scc_rep = g->scc_size = g->zedge = NULL;
-    g->idom = g->dcount = g->found = NULL;
+    g->idom = g->dcount = NULL;
+    g->found = NULL;
+    g->nfound = g->nscc = 0;
     g->scc_flags = g->zpend = NULL;
     g->ret = NULL;
     /* The unreachable forest may be half-built: reset it. */
     for (size_t v = 0; v < g->nlive; v++)
         if (HP_REGION(g, v) == HP_R_UNREACH) {
-            g->region[v] &= (uint8_t)~HP_F_LEAK;
+            g->region[v] &= (uint8_t)~(HP_F_LEAK | HP_F_SRC);
             g->region[v] &= (uint8_t)~HP_F_TROOT;
             g->depth[v] = g->pedge[v] = g->anc[v] = HP_NONE;
         }

@@ -1,9 +1,10 @@
 /* hp_int.h - the heap module's private graph, shared by its .c files.
  *
  * Nodes are numbered 0..n-1: the live registry in order (0..nlive-1), then
- * the zombies. Edges live in two CSR arrays (strong, weak) indexed by
- * source node; the weak array keeps only edges to zombies (a weak edge to a
- * live object explains nothing a report prints). Every per-node array has exactly n entries; every array is
+ * the zombies. Strong edges live in a CSR array indexed by source node;
+ * weak edges in a list sorted by source (off is NULL), keeping only edges
+ * to zombies (a weak edge to a live object explains nothing a report
+ * prints). Every per-node array has exactly n entries; every array is
  * freed with the size it was allocated with (al_free needs it).
  */
 #ifndef FAKEGC_HP_INT_H
@@ -26,7 +27,7 @@ typedef struct hp_edge {
 } hp_edge;
 
 typedef struct hp_edges {
-    uint32_t *off;           /* n + 1 */
+    uint32_t *off;           /* n + 1; NULL for the weak list */
     hp_edge *e;
     size_t n, cap;
 } hp_edges;
@@ -43,6 +44,8 @@ enum { HP_F_ROOT = 4,     /* held directly by a root */
     (((g)->region[v] & HP_F_TROOT) || (g)->pedge[v] == HP_NONE \
          ? HP_NONE : (g)->strong.e[(g)->pedge[v]].src)
 enum { HP_SCC_CYCLIC = 1, HP_SCC_SOURCE = 2 };
+/* region[] bit of an acyclic unreachable node that no other part reaches */
+enum { HP_F_SRC = 64 };
 
 struct hp_graph {
     size_t n, nlive;
@@ -73,26 +76,52 @@ struct hp_graph {
 
     /* analysis (lazy) */
     int analyzed;
-    uint32_t *scc;                        /* unreachable nodes: SCC number */
+    /* Strongly connected parts of the unreachable region. Only cyclic
+     * ones (two or more objects, or a self-loop) are numbered: scc[v] is
+     * HP_NONE for every other node, whose part is itself (hp_scc_* below);
+     * a million acyclic garbage objects cost no per-part arrays. */
+    uint32_t *scc;                        /* n: cyclic part number or HP_NONE */
     uint32_t *scc_rep, *scc_size; uint8_t *scc_flags; size_t nscc;
     uint32_t *zedge;                      /* zombies: chosen weak edge */
     uint8_t *zpend;                       /* zombies: held by a pending list */
     uint64_t *ret;                        /* retained bytes, n + 3 */
     uint32_t *idom;                       /* dominator, n + 3 (n..n+2 virtual) */
     uint32_t *dcount;                     /* objects in the dominator subtree */
-    uint32_t *found;                      /* live: holders found (edges + roots
-                                             + finalizer registry), when
-                                             anything is unreachable */
+    /* holders found (edges + roots + finalizer registry) of the
+     * reference-count leaks (HP_F_LEAK), by node: sorted pairs */
+    struct hp_found { uint32_t v, found; } *found; size_t nfound;
     size_t nsel;                          /* objects marked HP_F_SEL */
     /* scratch for big cycles (lazy) */
     uint32_t *tmark, *tq, *tpar; uint32_t tgen;
     char *buf; size_t buf_cap;            /* path formatting */
 };
 
+/* v's strongly connected part (v unreachable): cyclic or not, its size,
+ * its representative (lowest node), whether no other part reaches it. */
+static inline int hp_scc_cyclic(const hp_graph *g, uint32_t v)
+{
+    return g->scc[v] != HP_NONE;
+}
+static inline uint32_t hp_scc_size(const hp_graph *g, uint32_t v)
+{
+    return hp_scc_cyclic(g, v) ? g->scc_size[g->scc[v]] : 1;
+}
+static inline uint32_t hp_scc_rep(const hp_graph *g, uint32_t v)
+{
+    return hp_scc_cyclic(g, v) ? g->scc_rep[g->scc[v]] : v;
+}
+static inline int hp_scc_source(const hp_graph *g, uint32_t v)
+{
+    return hp_scc_cyclic(g, v) ? (g->scc_flags[g->scc[v]] & HP_SCC_SOURCE) != 0
+                               : (g->region[v] & HP_F_SRC) != 0;
+}
+
 void *hp_xalloc(size_t count, size_t size);           /* ER_OOM on NULL */
 void hp_xfree(void *p, size_t count, size_t size);
 uint32_t hp_lookup(const hp_graph *g, const obj *o);  /* HP_NONE if absent */
 uint64_t hp_self(const hp_graph *g, uint32_t v);      /* bytes of node v */
+uint32_t hp_found(const hp_graph *g, uint32_t v);     /* holders found of a
+                                                         HP_F_LEAK node */
 /* Path elements of node v as strings (hp_path.c). */
 int hp_fill_record(hp_graph *g, uint32_t v, hp_retained *r);
 /* Build nodes and edges (weak ones too when with_weak). 0 or -1. */

@@ -381,13 +381,11 @@ static int build_path(hp_graph *g, uint32_t v, hp_retained *out)
         s.nchain = g->depth[holder];
     } else {
         el[k++].s = "unreachable";
-        uint32_t c = g->scc[holder];
-        uint8_t fl = g->scc_flags[c];
-        int cyc = (fl & HP_SCC_CYCLIC) && (fl & HP_SCC_SOURCE);
-        if (cyc && g->scc_size[c] <= HP_SMALL_SCC) {
+        int cyc = hp_scc_cyclic(g, holder) && hp_scc_source(g, holder);
+        if (cyc && hp_scc_size(g, holder) <= HP_SMALL_SCC) {
             s.list = small;
             s.nlist = small_cycle(g, holder, small);
-        } else if (cyc && g->scc_rep[c] == holder) {
+        } else if (cyc && hp_scc_rep(g, holder) == holder) {
             if (big_cycle(g, holder, &big, &nbig, &bigcap) != 0)
                 return -1;
             s.list = big;
@@ -413,7 +411,7 @@ int hp_fill_record(hp_graph *g, uint32_t v, hp_retained *r)
     r->bytes = hp_self(g, v);
     r->retained_bytes = g->ret[v];
     r->strong = o->strong;
-    r->found = g->found && v < g->nlive ? g->found[v] : 0;
+    r->found = (g->region[v] & HP_F_LEAK) ? hp_found(g, v) : 0;
     switch (HP_REGION(g, v)) {
     case HP_R_REACH: r->reason = HP_REACHABLE; break;
     case HP_R_UNREACH:

@@ -192,7 +192,7 @@ static uint32_t own_shape(trie *t, hp_graph *g, uint32_t *tsh, uint32_t v)
         if (w == HP_NONE)
             return sh_child(t, HP_NONE, SH_WEAKROOT, NULL, 0);
         uint32_t h = g->weak.e[w].src;
-        if (HP_REGION(g, h) == HP_R_UNREACH && (g->scc_flags[g->scc[h]] & HP_SCC_CYCLIC))
+        if (HP_REGION(g, h) == HP_R_UNREACH && hp_scc_cyclic(g, h))
             return HP_NONE - 1;   /* rare: ask for the full path */
         uint32_t base = tree_shape(t, g, tsh, h);
         if (base != HP_NONE && g->depth[h] + 1 > HP_PATH_EDGES)
@@ -200,10 +200,8 @@ static uint32_t own_shape(trie *t, hp_graph *g, uint32_t *tsh, uint32_t v)
         return base == HP_NONE ? HP_NONE : sh_edge(t, g, base, &g->weak, w, SH_WEDGE);
     }
     if (HP_REGION(g, v) == HP_R_UNREACH) {
-        uint32_t c = g->scc[v];
-        uint8_t fl = g->scc_flags[c];
-        if ((fl & HP_SCC_CYCLIC) && (fl & HP_SCC_SOURCE) &&
-            (g->scc_size[c] <= HP_SMALL_SCC || g->scc_rep[c] == v))
+        if (hp_scc_cyclic(g, v) && hp_scc_source(g, v) &&
+            (hp_scc_size(g, v) <= HP_SMALL_SCC || hp_scc_rep(g, v) == v))
             return HP_NONE - 1;   /* its own cycle: from its path */
     }
     return tree_shape(t, g, tsh, v);

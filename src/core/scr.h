@@ -1,0 +1,27 @@
+/* scr.h - scratch memory outside the heap.
+ *
+ * A scratch area is mmap'ed, page-rounded and kept between uses (it only
+ * grows, by doubling). It is not a heap block: no allocator counter,
+ * fault-injection attempt or memory checker sees it, so using it changes
+ * no observable of the model ("no allocation" stays true of the heap).
+ *
+ *   static scr s;
+ *   obj **v = scr_reserve(&s, n * sizeof *v);   // NULL: take a path
+ *                                               // that needs none
+ * Contents are unspecified after a reserve that grows (not copied), zero
+ * the first time a page is touched. Single-threaded, like the core.
+ */
+#ifndef FAKEGC_SCR_H
+#define FAKEGC_SCR_H
+
+#include <stddef.h>
+
+typedef struct scr {
+    void *p;
+    size_t bytes;     /* mapped */
+} scr;
+
+/* At least `bytes` of scratch, or NULL when the mapping fails. */
+void *scr_reserve(scr *s, size_t bytes);
+
+#endif
