@@ -754,6 +754,7 @@ static int report_run(ctx *c, int iters)
              iters);
     sc_options o;
     sc_options_default(&o);
+    o.max_objects = 0;   /* 10M steps hold 60M objects: `run --max-objects 0` */
     while (more(c)) {
         if (fk_inject("strong-memo", err, sizeof err) != 0)
             return er_set(ER_INTERNAL, "report bench: %s", err);
@@ -796,6 +797,32 @@ static int report_run(ctx *c, int iters)
 static int b_report_run_10k(ctx *c) { return report_run(c, 10000); }
 static int b_report_run_100k(ctx *c) { return report_run(c, 100000); }
 static int b_report_run_1m(ctx *c) { return report_run(c, 1000000); }
+/* MemAvailable in bytes (0 if unknown). */
+static uint64_t mem_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    unsigned long long kb = 0;
+    char line[128];
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return (uint64_t)kb * 1024;
+}
+
+/* 10M lifecycles hold 18 GB of model and 0.6 GB of analysis: run only
+ * where that fits (--quick: 10k, always). */
+static int b_report_run_10m(ctx *c)
+{
+    uint64_t need = 21ull << 30, have = mem_available();
+    if (!c->cfg->quick && have < need) {
+        snprintf(c->msg, sizeof c->msg, "not available: needs about 21 GiB, %.1f GiB available",
+                 (double)have / (double)(1ull << 30));
+        return 1;
+    }
+    return report_run(c, 10000000);
+}
 
 static int b_report_leak(ctx *c)
 {
@@ -893,6 +920,8 @@ static const bench suite[] = {
      "object behind the first"},
     {"report/run-100k", b_report_run_100k, 0, "as report/run-10k with 100k steps"},
     {"report/run-1m", b_report_run_1m, 0, "as report/run-10k with 1M steps (10k with --quick)"},
+    {"report/run-10m", b_report_run_10m, 0,
+     "as report/run-10k with 10M steps (10k with --quick); needs about 21 GiB free"},
 };
 #define NSUITE (sizeof suite / sizeof suite[0])
 

@@ -373,13 +373,15 @@ static void tree_root(hp_graph *g, uint32_t v, uint32_t root_idx, uint32_t *q, s
     g->depth[v] = 0;
     g->region[v] |= HP_F_TROOT;
     g->pedge[v] = root_idx;
-    g->anc[v] = v;
     q[(*qt)++] = v;
 }
 
 /* Breadth-first from the queued tree roots over strong edges into nodes of
- * region `from`, which become region `to`. */
-static void bfs(hp_graph *g, uint32_t *q, size_t qh, size_t qt, uint8_t from, uint8_t to)
+ * region `from`, which become region `to`; then the head ancestors of the
+ * deep nodes. 0, or -1 (ER_OOM). */
+static int fill_anc(hp_graph *g, const uint32_t *q, size_t qt);
+
+static int bfs(hp_graph *g, uint32_t *q, size_t qh, size_t qt, uint8_t from, uint8_t to)
 {
     const hp_edges *E = &g->strong;
     while (qh < qt) {
@@ -391,10 +393,39 @@ static void bfs(hp_graph *g, uint32_t *q, size_t qh, size_t qt, uint8_t from, ui
             g->region[w] = (uint8_t)((g->region[w] & ~3u) | to);
             g->depth[w] = g->depth[u] + 1;
             g->pedge[w] = k;
-            g->anc[w] = g->depth[w] <= HP_PATH_HEAD ? w : g->anc[u];
             q[qt++] = w;
         }
     }
+    return fill_anc(g, q, qt);
+}
+
+/* anc (hp_int.h) exists only when some node is deeper than HP_PATH_EDGES:
+ * the paths and shapes of shallow nodes never ask for it (hp_anc walks
+ * up the few steps), and at a million objects it is 4 B each. q is in BFS
+ * order, parents before children. */
+static int fill_anc(hp_graph *g, const uint32_t *q, size_t qt)
+{
+    size_t i = 0;
+    while (i < qt && g->depth[q[i]] <= HP_PATH_EDGES)
+        i++;
+    if (i == qt)
+        return 0;
+    if (!g->anc && !(g->anc = u32_array(g->n, HP_NONE)))
+        return -1;
+    for (i = 0; i < qt; i++) {
+        uint32_t w = q[i];
+        g->anc[w] = g->depth[w] <= HP_PATH_HEAD ? w : g->anc[HP_PNODE(g, w)];
+    }
+    return 0;
+}
+
+uint32_t hp_anc(const hp_graph *g, uint32_t v)
+{
+    if (g->anc && g->anc[v] != HP_NONE)
+        return g->anc[v];
+    while (g->depth[v] != HP_NONE && g->depth[v] > HP_PATH_HEAD)
+        v = HP_PNODE(g, v);
+    return v;
 }
 
 static int reach(hp_graph *g)
@@ -403,9 +434,8 @@ static int reach(hp_graph *g)
     g->region = u8_array(n, HP_R_ZOMBIE);
     g->pedge = u32_array(n, HP_NONE);
     g->depth = u32_array(n, HP_NONE);
-    g->anc = u32_array(n, HP_NONE);
     uint32_t *q = hp_xalloc(n, sizeof *q);
-    if (!g->region || !g->pedge || !g->depth || !g->anc || !q) {
+    if (!g->region || !g->pedge || !g->depth || !q) {
         hp_xfree(q, n, sizeof *q);
         return -1;
     }
@@ -431,8 +461,10 @@ static int reach(hp_graph *g)
             tree_root(g, v, (uint32_t)g->nroots, q, &qt);
         }
     }
-    bfs(g, q, 0, qt, HP_R_UNREACH, HP_R_REACH);
+    int rc = bfs(g, q, 0, qt, HP_R_UNREACH, HP_R_REACH);
     hp_xfree(q, n, sizeof *q);
+    if (rc != 0)
+        return -1;
     g->nunreach = 0;
     for (size_t v = 0; v < g->nlive; v++)
         g->nunreach += HP_REGION(g, v) == HP_R_UNREACH;
@@ -616,9 +648,9 @@ static int unreach_forest(hp_graph *g)
         if (hp_scc_rep(g, v) == v && hp_scc_source(g, v))
             tree_root(g, v, HP_NONE, q, &qt);
     }
-    bfs(g, q, 0, qt, HP_R_UNREACH, HP_R_UNREACH);
+    int rc = bfs(g, q, 0, qt, HP_R_UNREACH, HP_R_UNREACH);
     hp_xfree(q, g->nunreach, sizeof *q);
-    return 0;
+    return rc;
 }
 
 /* --- analysis: the weak holder of each zombie ------------------------------ */
@@ -947,7 +979,9 @@ fail:
         if (HP_REGION(g, v) == HP_R_UNREACH) {
             g->region[v] &= (uint8_t)~(HP_F_LEAK | HP_F_SRC);
             g->region[v] &= (uint8_t)~HP_F_TROOT;
-            g->depth[v] = g->pedge[v] = g->anc[v] = HP_NONE;
+            g->depth[v] = g->pedge[v] = HP_NONE;
+            if (g->anc)
+                g->anc[v] = HP_NONE;
         }
     return -1;
 }

@@ -71,7 +71,10 @@ struct hp_graph {
     uint8_t *region;                      /* HP_R_* | HP_F_* bits */
     /* BFS tree: pedge is the edge from the parent (its src is the parent),
      * or for a tree root (HP_F_TROOT) the root index / HP_NONE */
-    uint32_t *pedge, *depth, *anc;
+    uint32_t *pedge, *depth;
+    /* the ancestor at depth HP_PATH_HEAD of a deep node (hp_anc): NULL
+     * while no node is deeper than HP_PATH_EDGES */
+    uint32_t *anc;
     uint64_t nunreach, nzombie;
 
     /* analysis (lazy) */
@@ -120,6 +123,7 @@ void *hp_xalloc(size_t count, size_t size);           /* ER_OOM on NULL */
 void hp_xfree(void *p, size_t count, size_t size);
 uint32_t hp_lookup(const hp_graph *g, const obj *o);  /* HP_NONE if absent */
 uint64_t hp_self(const hp_graph *g, uint32_t v);      /* bytes of node v */
+uint32_t hp_anc(const hp_graph *g, uint32_t v);       /* head ancestor */
 uint32_t hp_found(const hp_graph *g, uint32_t v);     /* holders found of a
                                                          HP_F_LEAK node */
 /* Path elements of node v as strings (hp_path.c). */

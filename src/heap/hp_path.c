@@ -140,7 +140,7 @@ static void emit_seq(const hp_graph *g, const seq *s, pel *el, size_t *k)
             for (size_t i = 0; i < HP_PATH_HEAD; i++)
                 put(el, k, PE_SEDGE, s->list[i]);
         } else {
-            chain_up(g, g->anc[s->chain_end], HP_PATH_HEAD, el, k);
+            chain_up(g, hp_anc(g, s->chain_end), HP_PATH_HEAD, el, k);
         }
         el[*k].kind = PE_ELIDE;
         el[*k].count = total - HP_PATH_HEAD - HP_PATH_TAIL;
@@ -350,7 +350,7 @@ static int format_path(hp_graph *g, const pel *el, size_t k, hp_retained *out)
 
 static const char *tree_root_name(const hp_graph *g, uint32_t v)
 {
-    uint32_t x = g->anc[v];
+    uint32_t x = hp_anc(g, v);
     while (HP_PNODE(g, x) != HP_NONE)
         x = HP_PNODE(g, x);
     return hp_root_name(g, g->pedge[x]);

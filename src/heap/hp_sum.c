@@ -143,7 +143,7 @@ static uint32_t sh_tree_root(trie *t, const hp_graph *g, uint32_t v)
 static uint32_t sh_elided(trie *t, const hp_graph *g, const uint32_t *tsh, uint32_t x,
                           size_t tail)
 {
-    uint32_t s = sh_child(t, tsh[g->anc[x]], SH_ELIDE, NULL, 0);
+    uint32_t s = sh_child(t, tsh[hp_anc(g, x)], SH_ELIDE, NULL, 0);
     uint32_t ks[HP_PATH_TAIL];
     for (size_t i = 0; i < tail; i++, x = HP_PNODE(g, x))
         ks[tail - 1 - i] = g->pedge[x];
@@ -169,7 +169,7 @@ static uint32_t tree_shape(trie *t, const hp_graph *g, uint32_t *tsh, uint32_t v
             break;
         }
         stack[sp++] = x;
-        x = g->depth[x] > HP_PATH_EDGES ? g->anc[x] : HP_PNODE(g, x);
+        x = g->depth[x] > HP_PATH_EDGES ? hp_anc(g, x) : HP_PNODE(g, x);
     }
     while (sp--) {
         uint32_t y = stack[sp];
