@@ -44,7 +44,7 @@ static const char *const expected[] = {
     "lifecycle/churn",     "lifecycle/churn-1k",   "lifecycle/churn-1m",   "view/fanout-64",
     "sparse/convert",      "gc/cycles-1m",         "gc/cycles-1k",         "gc/cycles-10m",
     "interp/statements",   "stress/steps",         "report/leak-1m",
-    "report/run-10k",      "report/run-100k",      "report/run-1m",
+    "report/run-10k",      "report/run-100k",      "report/run-1m",        "report/run-10m",
 };
 #define NEXPECTED (sizeof expected / sizeof expected[0])
 
