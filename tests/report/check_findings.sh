@@ -1,6 +1,6 @@
 #!/bin/sh
-# check_findings.sh guard|memcheck FAKEGC SOURCE_DIR - findings are exit 1,
-# never 3, over the whole suite (issue 11, "Findings vs bugs").
+# check_findings.sh guard|memcheck|stress|oom FAKEGC SOURCE_DIR - findings
+# are exit 1, never 3 (issue 11, "Findings vs bugs").
 #
 # guard: `run --inject early-free --allocator guard scenarios/` with one
 #   process and with --jobs 2 exits 1; no scenario is an error (a hang in
@@ -13,6 +13,11 @@
 #   1 with no error scenario, and memcheck reported a bad access for every
 #   finding (the real invalid read of a freed storage, or fakegc's client
 #   check request made before it gives up), at least one a real read.
+# stress: early-free lifecycles (seeds 300..330) that end on guard poison or
+#   a dead decref are findings with kind and line (none a "crash"), and
+#   the shrunk reproducer, run as printed, is the finding again.
+# oom: a bad access in the run without failures is the scenario's finding
+#   (status finding, kind, line), not a crash.
 set -u
 mode=$1
 f=$2
@@ -87,8 +92,66 @@ memcheck)
     [ "$reads" -ge 1 ] || fail "memcheck saw no invalid read of a freed storage"
     echo "ok   memcheck: exit 1, $nfind findings, each reported to memcheck ($reads invalid reads seen first)"
     ;;
+stress)
+    # seeds whose lifecycles end on guard poison (a fault) or a dead decref:
+    # each is a finding with its kind and line, none a crash or exit 3
+    faults=0
+    for seed in $(seq 300 330); do
+        timeout 60 "$f" stress --seed $seed --inject early-free --allocator guard \
+            --steps 3000 --no-shrink -q --out-dir "$tmp/st" --format json \
+            --output "$tmp/st.json" > /dev/null 2>&1
+        rc=$?
+        [ $rc -eq 1 ] || fail "stress seed $seed: exit $rc, want 1"
+        /usr/bin/python3 tests/report/validate.py src/report/schema/fakegc-stress-2.schema.json \
+            "$tmp/st.json" > /dev/null || fail "stress seed $seed: the report does not validate"
+        k=$(/usr/bin/python3 -c '
+import json, sys
+x = json.load(open(sys.argv[1]))["failure"]
+if x["class"].startswith("crash: "):
+    sys.exit("a crash: " + x["first"])
+if x["class"].startswith("finding: "):
+    print(x["finding"]["kind"], x["finding"]["line"])' "$tmp/st.json") ||
+            fail "stress seed $seed: $k"
+        case $k in "use-after-free read "*) faults=$((faults + 1)) ;; esac
+    done
+    [ $faults -ge 1 ] || fail "no stress seed in 300..330 ended on guard poison"
+    # shrunk, the reproducer still is the finding when run
+    timeout 60 "$f" stress --seed 309 --inject early-free --allocator guard --steps 3000 \
+        --out-dir "$tmp/st309" > "$tmp/st309.txt" 2>&1
+    cmd=$(sed -n 's/^reproduce: fakegc //p' "$tmp/st309.txt")
+    [ -n "$cmd" ] || fail "no reproduce line: $(cat "$tmp/st309.txt")"
+    # shellcheck disable=SC2086
+    "$f" $cmd > "$tmp/rep.txt" 2>&1
+    rc=$?
+    [ $rc -eq 1 ] && grep -q ': finding: ' "$tmp/rep.txt" ||
+        fail "reproducer ($cmd): exit $rc, $(tail -3 "$tmp/rep.txt")"
+    echo "ok   stress: 31 seeds exit 1 with findings ($faults on guard poison), none a crash"
+    ;;
+oom)
+    timeout 60 "$f" oom --inject early-free --allocator guard --format json \
+        --output "$tmp/oom.json" scenarios/storage/shared_storage_outlives.scn \
+        scenarios/cycles/attr_cycle.scn scenarios/memo/weak_keys.scn > /dev/null 2>&1
+    rc=$?
+    [ $rc -eq 1 ] || fail "oom: exit $rc, want 1"
+    /usr/bin/python3 tests/report/validate.py src/report/schema/fakegc-oom-2.schema.json \
+        "$tmp/oom.json" > /dev/null || fail "oom: the report does not validate"
+    /usr/bin/python3 - "$tmp/oom.json" <<'PY' || fail "oom: a scenario is not its finding"
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = {"shared_storage_outlives.scn": ("use-after-free read", 8),
+        "attr_cycle.scn": ("use-after-free", 10), "weak_keys.scn": ("use-after-free", 10)}
+for s in d["scenarios"]:
+    k = want[s["file"].rsplit("/", 1)[1]]
+    got = s.get("finding") or {}
+    if s["status"] != "finding" or (got.get("kind"), got.get("line")) != k:
+        sys.exit("%s: %s %r, want finding %r" % (s["file"], s["status"], got, k))
+if d["summary"]["crashes"] or d["summary"]["findings"] != 3:
+    sys.exit("summary %r" % d["summary"])
+PY
+    echo "ok   oom: 3 findings with kind and line, 0 crashes"
+    ;;
 *)
-    echo "usage: check_findings.sh guard|memcheck FAKEGC SOURCE_DIR" >&2
+    echo "usage: check_findings.sh guard|memcheck|stress|oom FAKEGC SOURCE_DIR" >&2
     exit 2
     ;;
 esac
