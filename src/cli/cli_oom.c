@@ -47,6 +47,8 @@ static void help(FILE *f)
                "2 usage or parse error; 3 internal error.\n");
 }
 
+void cli_oom_help(FILE *f) { help(f); }
+
 /* ---- the JSON report (schema fakegc-oom/2) ---- */
 
 static void json_head(const cli_common *c, const cli_shard *shard, FILE *f)

@@ -56,6 +56,8 @@ static void help(FILE *f)
                "or parse error (nothing ran); 3 internal error; 130 interrupted.\n");
 }
 
+void cli_run_help(FILE *f) { help(f); }
+
 /* ---- running ---- */
 
 void cli_run_options(const cli_common *c, sc_options *o, FILE *dot)

@@ -57,6 +57,8 @@ static void help(FILE *f)
                "2 usage error; 3 internal error.\n");
 }
 
+void cli_stress_help(FILE *f) { help(f); }
+
 static void json_str(FILE *f, const char *s)
 {
     fputc('"', f);
