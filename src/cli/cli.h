@@ -70,7 +70,7 @@ enum {
     CLI_O_SWEEP = 1u << 4,       /* --sweep eager|periodic */
     CLI_O_FORMAT = 1u << 5,      /* --format text|json|junit|tap */
     CLI_O_OUTPUT = 1u << 6,      /* --output FILE */
-    CLI_O_DOT = 1u << 7,         /* --dot FILE */
+    CLI_O_DOT = 1u << 7,         /* --dot FILE, --objects FILE */
     CLI_O_TIMELINE = 1u << 8,    /* --timeline FILE.svg */
     CLI_O_JOBS = 1u << 9,        /* --jobs N */
     CLI_O_REPEAT = 1u << 10,     /* --repeat N */
@@ -87,7 +87,7 @@ typedef struct cli_common {
     int gc;                      /* -1 or SC_GC_* */
     int sweep;                   /* -1 or fk_policy */
     rp_format format;
-    const char *output, *dot, *timeline;
+    const char *output, *dot, *timeline, *objects;
     int jobs;                    /* >= 1 */
     uint32_t repeat;             /* >= 1 */
     int verify;
@@ -99,8 +99,9 @@ typedef struct cli_common {
     /* set by cli_env_setup */
     al_allocator *alloc;
     FILE *out;                   /* report destination (stdout or --output) */
-    FILE *dot_f, *timeline_f;    /* --dot, --timeline destinations, or NULL */
-    rp_out out_o, dot_o, timeline_o;  /* the files behind them (rp_out.h) */
+    FILE *dot_f, *timeline_f, *objects_f;  /* --dot, --timeline, --objects
+                                              destinations, or NULL */
+    rp_out out_o, dot_o, timeline_o, objects_o;  /* the files behind them (rp_out.h) */
     int color;                   /* colour in the text report */
 } cli_common;
 

@@ -2,6 +2,8 @@
  * subcommands. */
 #include "cli/cli.h"
 
+#include "heap/hp.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
@@ -187,6 +189,11 @@ int cli_common_option(cli_common *c, unsigned mask, const char *cmd, int argc, c
     if (VALUE(CLI_O_DOT, "--dot")) {
         if (r < 0) return -1;
         c->dot = v;
+        return 1;
+    }
+    if (VALUE(CLI_O_DOT, "--objects")) {
+        if (r < 0) return -1;
+        c->objects = v;
         return 1;
     }
     if (VALUE(CLI_O_TIMELINE, "--timeline")) {
@@ -391,13 +398,17 @@ int cli_interrupt_exit(void)
 static const struct out_row {
     const char *opt;
     size_t path, file, out;   /* offsets in cli_common */
+    int (*begin)(FILE *f);    /* written when opened, may be NULL */
+    int (*end)(FILE *f);      /* written before the commit, may be NULL */
 } out_rows[] = {
     {"--output", offsetof(cli_common, output), offsetof(cli_common, out),
-     offsetof(cli_common, out_o)},
+     offsetof(cli_common, out_o), NULL, NULL},
     {"--dot", offsetof(cli_common, dot), offsetof(cli_common, dot_f),
-     offsetof(cli_common, dot_o)},
+     offsetof(cli_common, dot_o), hp_dot_begin, hp_dot_end},
     {"--timeline", offsetof(cli_common, timeline), offsetof(cli_common, timeline_f),
-     offsetof(cli_common, timeline_o)},
+     offsetof(cli_common, timeline_o), NULL, NULL},
+    {"--objects", offsetof(cli_common, objects), offsetof(cli_common, objects_f),
+     offsetof(cli_common, objects_o), NULL, NULL},
 };
 #define NOUT (sizeof out_rows / sizeof out_rows[0])
 #define OUT_PATH(c, r) (*(const char **)((char *)(c) + (r)->path))
@@ -434,6 +445,11 @@ static int open_outputs(cli_common *c, const char *cmd)
             return -1;
         }
         OUT_FILE(c, r) = OUT_O(c, r)->f;
+        if (r->begin && r->begin(OUT_FILE(c, r)) != 0) {
+            cli_error(cmd, "%s: cannot write %s", r->opt, path);
+            discard_outputs(c);
+            return -1;
+        }
     }
     return 0;
 }
@@ -460,6 +476,8 @@ int cli_outputs_commit(cli_common *c, const char *cmd)
         const struct out_row *r = &out_rows[i];
         if (!OUT_O(c, r)->f)
             continue;
+        if (r->end)
+            r->end(OUT_O(c, r)->f);   /* a write error fails the commit */
         if (rp_out_commit(OUT_O(c, r), err, sizeof err) < 0) {
             cli_error(cmd, "%s: cannot write %s", r->opt, err);
             rc = -1;
@@ -747,7 +765,11 @@ void cli_common_help(FILE *f, unsigned mask)
                    "                       also write the report in that format to FILE, in\n"
                    "                       the same run (e.g. --format json --junit ci.xml)\n");
     if (mask & CLI_O_DOT)
-        fprintf(f, "  --dot FILE           Graphviz retention graph of what was retained\n");
+        fprintf(f, "  --dot FILE           Graphviz retention graph of what was retained: one\n"
+                   "                       graph, a titled cluster per failing scenario\n"
+                   "  --objects FILE       every object behind a failure or retained at\n"
+                   "                       teardown, one JSON line each (fakegc-objects/1),\n"
+                   "                       streamed: the report keeps groups and examples\n");
     if (mask & CLI_O_TIMELINE)
         fprintf(f, "  --timeline FILE.svg  live objects and bytes after each statement\n");
     if (mask & CLI_O_JOBS)

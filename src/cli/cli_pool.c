@@ -87,7 +87,8 @@ static void child_finding(const char *what)
 /* ---- the worker side ---- */
 
 /* Its own files, for the death handler (async-signal-safe unlink only). */
-static char w_json[PATH_N], w_err[PATH_N], w_dot[PATH_N], w_tl[PATH_N], w_dir[PATH_N];
+static char w_json[PATH_N], w_err[PATH_N], w_dot[PATH_N], w_obj[PATH_N], w_tl[PATH_N],
+    w_dir[PATH_N];
 static rp_timeline *w_timeline;   /* the series of the scenario in hand, or NULL */
 
 /* The scenario's --timeline series to w_tl, for the parent; after a
@@ -116,6 +117,8 @@ static void on_parent_death(int sig)
     unlink(w_err);
     if (w_dot[0])
         unlink(w_dot);
+    if (w_obj[0])
+        unlink(w_obj);
     if (w_tl[0])
         unlink(w_tl);
     rmdir(w_dir);    /* succeeds for the last one out */
@@ -149,22 +152,30 @@ static int worker_one(const pool *p, size_t k, size_t idx)
     if (!freopen(w_err, "w", stderr))
         return -1;
     FILE *jf = fopen(w_json, "w");
-    FILE *df = NULL;
-    w_dot[0] = '\0';
+    FILE *df = NULL, *of = NULL;
+    w_dot[0] = w_obj[0] = '\0';
     if (p->want_dot) {
         file_of(p, w_dot, "dot", idx);
         df = fopen(w_dot, "w");
     }
-    if (!jf || (p->want_dot && !df)) {
+    if (p->c->objects_f) {
+        file_of(p, w_obj, "objects", idx);
+        of = fopen(w_obj, "w");
+    }
+    if (!jf || (p->want_dot && !df) || (p->c->objects_f && !of)) {
         if (jf)
             fclose(jf);
         if (df)
             fclose(df);
+        if (of)
+            fclose(of);
         return -1;
     }
     (void)k;
     sc_options o;
     cli_run_options(p->c, &o, df);
+    o.dot_cluster = (uint32_t)idx;
+    o.objects = of;
     rp_scenario s;
     memset(&s, 0, sizeof s);
     rp_timeline t;
@@ -189,7 +200,9 @@ static int worker_one(const pool *p, size_t k, size_t idx)
     bad |= fclose(jf) != 0;
     if (df)
         bad |= fclose(df) != 0;
-    w_dot[0] = '\0';   /* the parent's now */
+    if (of)
+        bad |= fclose(of) != 0;
+    w_dot[0] = w_obj[0] = '\0';   /* the parent's now */
     if (t.stmt) {
         cli_timeline_end(&t, &s, file);
         int fd = open(w_tl, O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -679,12 +692,15 @@ int cli_pool_run(const cli_common *c, sc_program *const *progs, size_t n, rp_sce
     }
     shutdown_pool(&p);
     sigaction(SIGPIPE, &old, NULL);
-    if (dot) {
+    /* the workers' side files, in scenario order */
+    const struct { const char *what; FILE *to; } side[] = {{"dot", dot},
+                                                             {"objects", c->objects_f}};
+    for (size_t s = 0; s < sizeof side / sizeof side[0]; s++) {
         char path[PATH_N];
-        for (size_t i = 0; i < n; i++) {
-            file_of(&p, path, "dot", i);
+        for (size_t i = 0; side[s].to && i < n; i++) {
+            file_of(&p, path, side[s].what, i);
             if (res[i].file)
-                append_file(dot, path);
+                append_file(side[s].to, path);
             unlink(path);
         }
     }

@@ -76,6 +76,7 @@ void cli_run_options(const cli_common *c, sc_options *o, FILE *dot)
     o->verify = c->verify;
     o->repeat = c->repeat;
     o->dot = dot;
+    o->objects = c->objects_f;
     o->stop = cli_interrupt_flag();
 }
 
@@ -458,6 +459,7 @@ int cli_run(int argc, char **argv)
                 o.on_statement_arg = &tl[i];
             else
                 o.on_statement_arg = NULL;
+            o.dot_cluster = (uint32_t)i;
             sc_run(progs[i], &o, &res[i]);
             if (cli_interrupted()) {   /* stopped in hand: not a finished record */
                 rp_scenario_clear(&res[i]);

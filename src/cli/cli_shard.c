@@ -66,7 +66,7 @@ const char *cli_hostname(void)
  * dropped one goes with it, and an operand is told from a value). */
 static const char *const VALUED[] = {
     "--allocator", "--inject", "--compat", "--gc", "--sweep", "--format", "--output",
-    "--dot", "--timeline", "--jobs", "--repeat", "--max-bytes", "--max-statements",
+    "--dot", "--objects", "--timeline", "--jobs", "--repeat", "--max-bytes", "--max-statements",
     "--max-objects", "--timeout", "--shard", "--seed", "--steps", "--seconds",
     "--lifecycle", "--check-every", "--order", "--weights", "--out-dir", "--max-fail",
     "--max-points", NULL};

@@ -215,13 +215,22 @@ uint64_t hp_unreachable_count(const hp_graph *g);
 uint64_t hp_live_count(const hp_graph *g);
 uint64_t hp_zombie_count(const hp_graph *g);
 
-/* Graphviz retention graph of the given records (made from g): each record's
- * object, the chain that holds it up to its root (or its cycle), the roots
- * as ellipses, every strong edge among those objects labelled
- * "label[index]", weak edges to zombies dashed; nodes say "kind#id", type,
- * bytes and retained bytes. Records not in g are skipped. 0, or -1
- * (ER_OOM, or a write error). */
-int hp_write_dot(hp_graph *g, const hp_retained *r, size_t n, FILE *f);
+/* Graphviz retention graphs. A DOT file is one digraph, however many
+ * scenarios it shows: hp_dot_begin writes its header (title and the colour
+ * legend), each hp_write_dot one titled cluster (`subgraph cluster_K`, node
+ * names prefixed with sK_ so that clusters never share a node), hp_dot_end
+ * the closing brace. `dot -Tsvg` renders all of it.
+ *
+ * A cluster holds the given records (made from g): each record's object,
+ * the chain that holds it up to its root (or its cycle), the roots as
+ * ellipses, every strong edge among those objects labelled "label[index]",
+ * weak edges to zombies dashed; nodes say "kind#id", type, bytes and
+ * retained bytes. Records not in g are skipped. 0, or -1 (ER_OOM, or a
+ * write error). */
+int hp_dot_begin(FILE *f);
+int hp_write_dot(hp_graph *g, const hp_retained *r, size_t n, FILE *f, uint32_t k,
+                 const char *title);
+int hp_dot_end(FILE *f);
 
 /* Heap invariants (stress mode, `run --verify`): every live object's strong
  * count equals its incoming strong edges plus root references (+1 for live

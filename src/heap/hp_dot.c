@@ -99,7 +99,8 @@ static void edge_label(const hp_graph *g, const hp_edge *e, FILE *f)
     fputc('"', f);
 }
 
-int hp_write_dot(hp_graph *g, const hp_retained *r, size_t n, FILE *f)
+int hp_write_dot(hp_graph *g, const hp_retained *r, size_t n, FILE *f, uint32_t cl,
+                 const char *title)
 {
     if (hp_analyze(g) != 0)
         return -1;
@@ -129,21 +130,9 @@ int hp_write_dot(hp_graph *g, const hp_retained *r, size_t n, FILE *f)
         if (HP_REGION(g, v) == HP_R_UNREACH && sccmark[g->scc[v]])
             inc[v] |= INC_PATH;
 
-    fputs("digraph fakegc {\n  rankdir=LR;\n"
-          "  node [shape=box, style=filled, fillcolor=white, fontname=\"monospace\"];\n"
-          "  edge [fontname=\"monospace\", fontsize=10];\n", f);
-    /* title and legend: which scenario, what the colours mean */
-    {
-        char title[512];
-        snprintf(title, sizeof title,
-                 "fakegc retention graph%s%s\nfill: lightblue reachable, salmon unreachable "
-                 "or refcount leak, khaki pending-storage, lightgrey stale-memo; thick "
-                 "border: a reported object; dashed: weak edge",
-                 n && r[0].site.file ? ": " : "", n && r[0].site.file ? r[0].site.file : "");
-        fputs("  labelloc=t;\n  label=", f);
-        dot_str(f, title);
-        fputs(";\n", f);
-    }
+    fprintf(f, "  subgraph cluster_%u {\n    label=", cl);
+    dot_str(f, title ? title : "");
+    fputs(";\n", f);
     for (uint32_t v = 0; v < g->n; v++) {
         if (!inc[v])
             continue;
@@ -153,7 +142,7 @@ int hp_write_dot(hp_graph *g, const hp_retained *r, size_t n, FILE *f)
                  obj_kind_name(o->type->kind), (unsigned long long)o->id,
                  o->type->name ? o->type->name : "?", (unsigned long long)hp_self(g, v),
                  (unsigned long long)g->ret[v]);
-        fprintf(f, "  o%llu [label=", (unsigned long long)o->id);
+        fprintf(f, "    s%u_o%llu [label=", cl, (unsigned long long)o->id);
         dot_str(f, label);
         fprintf(f, ", fillcolor=%s%s];\n", (inc[v] & INC_RECORD) ? fill_of(g, v) : "white",
                 (inc[v] & INC_RECORD) ? ", penwidth=2" : "");
@@ -163,20 +152,22 @@ int hp_write_dot(hp_graph *g, const hp_retained *r, size_t n, FILE *f)
         uint32_t v = hp_lookup(g, g->roots[i].o);
         if (v == HP_NONE || v >= g->nlive || !(inc[v] & INC_PATH))
             continue;
-        fprintf(f, "  root%zu [shape=ellipse, fillcolor=palegreen, label=", i);
+        fprintf(f, "    s%u_root%zu [shape=ellipse, fillcolor=palegreen, label=", cl, i);
         dot_str(f, hp_root_name(g, (uint32_t)i));
-        fprintf(f, "];\n  root%zu -> o%llu;\n", i, (unsigned long long)g->objs[v]->id);
+        fprintf(f, "];\n    s%u_root%zu -> s%u_o%llu;\n", cl, i, cl,
+                (unsigned long long)g->objs[v]->id);
     }
     int fin_root = 0;
     for (uint32_t v = 0; v < g->nlive; v++) {
         if (!(inc[v] & INC_PATH) || g->objs[v]->type->kind != OBJ_FINALIZER)
             continue;
         if (!fin_root) {
-            fprintf(f, "  root%zu [shape=ellipse, fillcolor=palegreen, label=\"finalizers\"];\n",
-                    g->nroots);
+            fprintf(f, "    s%u_root%zu [shape=ellipse, fillcolor=palegreen, "
+                       "label=\"finalizers\"];\n", cl, g->nroots);
             fin_root = 1;
         }
-        fprintf(f, "  root%zu -> o%llu;\n", g->nroots, (unsigned long long)g->objs[v]->id);
+        fprintf(f, "    s%u_root%zu -> s%u_o%llu;\n", cl, g->nroots, cl,
+                (unsigned long long)g->objs[v]->id);
     }
     /* strong edges among included objects, weak edges to included zombies */
     for (uint32_t v = 0; v < g->nlive; v++) {
@@ -186,7 +177,7 @@ int hp_write_dot(hp_graph *g, const hp_retained *r, size_t n, FILE *f)
             const hp_edge *e = &g->strong.e[k];
             if (!inc[e->dst])
                 continue;
-            fprintf(f, "  o%llu -> o%llu", (unsigned long long)g->objs[v]->id,
+            fprintf(f, "    s%u_o%llu -> s%u_o%llu", cl, (unsigned long long)g->objs[v]->id, cl,
                     (unsigned long long)g->objs[e->dst]->id);
             edge_label(g, e, f);
             fputs("];\n", f);
@@ -195,13 +186,13 @@ int hp_write_dot(hp_graph *g, const hp_retained *r, size_t n, FILE *f)
             const hp_edge *e = &g->weak.e[k];
             if (!inc[e->dst] || e->dst < g->nlive)
                 continue;
-            fprintf(f, "  o%llu -> o%llu", (unsigned long long)g->objs[v]->id,
+            fprintf(f, "    s%u_o%llu -> s%u_o%llu", cl, (unsigned long long)g->objs[v]->id, cl,
                     (unsigned long long)g->objs[e->dst]->id);
             edge_label(g, e, f);
             fputs(", style=dashed];\n", f);
         }
     }
-    fputs("}\n", f);
+    fputs("  }\n", f);
     if (ferror(f)) {
         er_set(ER_INTERNAL, "write error on the DOT output");
         goto out;
@@ -212,4 +203,21 @@ out:
     hp_xfree(sccmark, g->nunreach, 1);
     hp_xfree(m.t, m.cap, sizeof *m.t);
     return rc;
+}
+
+int hp_dot_begin(FILE *f)
+{
+    fputs("digraph fakegc {\n  rankdir=LR;\n  labelloc=t;\n"
+          "  label=\"fakegc retention graph\\nfill: lightblue reachable, salmon unreachable or "
+          "refcount leak, khaki pending-storage, lightgrey stale-memo; thick border: a "
+          "reported object; dashed: weak edge\";\n"
+          "  node [shape=box, style=filled, fillcolor=white, fontname=\"monospace\"];\n"
+          "  edge [fontname=\"monospace\", fontsize=10];\n", f);
+    return ferror(f) ? -1 : 0;
+}
+
+int hp_dot_end(FILE *f)
+{
+    fputs("}\n", f);
+    return ferror(f) ? -1 : 0;
 }

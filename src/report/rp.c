@@ -433,6 +433,10 @@ static void group_lines(sk *s, const rp_objs *x, const rp_options *o, const char
     snprintf(ind2, sizeof ind2, "%s  ", indent);
     for (size_t i = 0; i < gshown; i++) {
         const hp_group *g = &x->groups[i];
+        if (g->count == 1 && g->nexamples && g->example < x->nrecs) {
+            object_line(s, &x->recs[g->example], indent);   /* says all the group would */
+            continue;
+        }
         char site[300], each[32], tot[32], ret[32];
         rp_site(g->site, site, sizeof site);
         rp_bytes(g->bytes_each, each, sizeof each);

@@ -96,10 +96,16 @@ typedef struct rp_run {
 #define RP_SCHEMA_STRESS "fakegc-stress/2"
 #define RP_SCHEMA_OOM "fakegc-oom/2"
 #define RP_SCHEMA_DIFF "fakegc-diff/2"
+#define RP_SCHEMA_OBJECTS "fakegc-objects/1"
 
 /* A JSON string literal (escaped, invalid UTF-8 as U+FFFD), null for NULL:
  * for the commands that write their own JSON (oom, stress). */
 void rp_json_string(FILE *f, const char *s);
+/* `--objects FILE`: one JSON line per reported object, written as it is
+ * found (schema fakegc-objects/1): {"schema", "scenario", "line" (the
+ * failing statement; 0: the teardown check), "object": a record as the
+ * report writes one}. 0, or -1 (ER_OOM, or a write error). */
+int rp_write_object_line(FILE *f, const char *scenario, uint32_t line, const hp_retained *r);
 
 /* "pass", "fail" (a scenario failed) or "error" (one errored, or stopped). */
 const char *rp_run_status(const rp_run *run);

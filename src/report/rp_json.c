@@ -359,3 +359,27 @@ int rp_write_json(const rp_run *run, FILE *f)
         er_set(ER_OOM, "out of memory grouping retained objects");
     return rc;
 }
+
+int rp_write_object_line(FILE *f, const char *scenario, uint32_t line, const hp_retained *r)
+{
+    jw *w = al_malloc(sizeof *w, AL_K_REPORT, "rp_object_line");
+    if (!w) {
+        er_set(ER_OOM, "out of memory writing an object line");
+        return -1;
+    }
+    w->f = f;
+    w->n = 0;
+    key(w, "{", "schema"); str(w, RP_SCHEMA_OBJECTS);
+    key(w, ", ", "scenario"); str(w, scenario);
+    key(w, ", ", "line"); num_u(w, line);
+    key(w, ", ", "object");
+    record(w, r);
+    puts_(w, "}\n");
+    flush(w);
+    al_free(w, sizeof *w, AL_K_REPORT);
+    if (ferror(f)) {
+        er_set(ER_INTERNAL, "write error on the --objects output");
+        return -1;
+    }
+    return 0;
+}

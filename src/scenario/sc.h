@@ -106,7 +106,11 @@ typedef struct sc_options {
                                 leaks to it (valgrind_* fields); costs a heap
                                 scan per scenario */
     FILE *dot;               /* hp_write_dot of the retained graph of a
-                                failing scenario, or NULL */
+                                failing scenario, or NULL; the caller
+                                writes hp_dot_begin/hp_dot_end around */
+    uint32_t dot_cluster;    /* its cluster number (the scenario's ordinal) */
+    FILE *objects;           /* rp_write_object_line of every object behind a
+                                failure or retained at teardown, or NULL */
     uint32_t examples;       /* examples kept per group of retained objects
                                 and of a failure's objects (0: 3) */
     /* Called after every statement (timeline), may be NULL. */

@@ -1528,10 +1528,7 @@ static void attach_objects(sc_vm *vm, rp_failure *f, obj *const *objs, size_t n,
         return;
     if (hp_summarize(g, HP_SEL_MARKED, sc_examples(vm), &sm) == 0) {
         sc_summary_to_failure(&sm, f);
-        /* --dot: the first failure's objects, unless teardown retains */
-        if (vm->o->dot && !vm->dot_written && f->nobjects &&
-            hp_write_dot(g, f->objects, f->nobjects, vm->o->dot) == 0)
-            vm->dot_written = 1;
+        sc_vm_emit(vm, g, HP_SEL_MARKED, f->objects, f->nobjects, f->line);
     }
     er_clear();
 }

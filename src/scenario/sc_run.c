@@ -157,8 +157,7 @@ static void end_check(sc_vm *vm, uint64_t base)
         hp_summary sm;
         if (hp_summarize(g, HP_SEL_ALL, sc_examples(vm), &sm) == 0) {
             sc_summary_to_scenario(&sm, out);
-            if (vm->o->dot && !vm->dot_written)
-                hp_write_dot(g, out->retained, out->nretained, vm->o->dot);
+            sc_vm_emit(vm, g, HP_SEL_ALL, out->retained, out->nretained, 0);
         }
         er_clear();
         hp_free(g);
@@ -309,8 +308,7 @@ static void growth_check(sc_vm *vm, const census *first, const census *last, uin
                     vm->out->groups = gr;
                     vm->out->ngroups = ng;
                 }
-                if (vm->o->dot)
-                    hp_write_dot(g, sh, keep, vm->o->dot);
+                sc_vm_emit(vm, g, -1, sh, keep, 0);
             }
         }
     }

@@ -64,6 +64,12 @@ void sc_vm_drop_snapshot(sc_vm *vm);
 void sc_summary_to_scenario(hp_summary *sm, rp_scenario *out);
 void sc_summary_to_failure(hp_summary *sm, rp_failure *f);
 size_t sc_examples(const sc_vm *vm);
+/* --dot and --objects for one reported state of g (sc_emit.c): the DOT
+ * cluster of the records r (once per scenario: the first state reported),
+ * the objects stream of every object `which` covers (hp_which), or of r
+ * when which is -1. line: the failing statement's, 0 for the teardown. */
+void sc_vm_emit(sc_vm *vm, hp_graph *g, int which, const hp_retained *r, size_t n,
+                uint32_t line);
 
 /* Bytes live through the allocator that belong to the model (not the
  * interpreter, heap analysis or report records). */

@@ -536,20 +536,32 @@ Test(heap, dot_has_labelled_edges_and_roots)
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    cr_assert_eq(hp_write_dot(g, r, n, f), 0);
+    cr_assert_eq(hp_dot_begin(f), 0);
+    cr_assert_eq(hp_write_dot(g, r, n, f, 3, "a.scn: retained at teardown"), 0);
+    cr_assert_eq(hp_write_dot(g, r, n, f, 4, "b.scn: retained at teardown"), 0);
+    cr_assert_eq(hp_dot_end(f), 0);
     fclose(f);
     char want[128];
-    cr_expect(strstr(text, "digraph fakegc {") != NULL);
-    snprintf(want, sizeof want, "o%llu -> o%llu [label=\"converter\"]",
+    cr_expect(strncmp(text, "digraph fakegc {", 16) == 0, "%s", text);
+    cr_expect(strstr(text, "subgraph cluster_3 {\n    label=\"a.scn: retained at teardown\"") != NULL,
+              "%s", text);
+    cr_expect(strstr(text, "subgraph cluster_4 {") != NULL, "%s", text);
+    /* one graph: exactly one "digraph", and the file ends with its brace */
+    cr_expect_eq(strstr(strstr(text, "digraph") + 1, "digraph"), NULL, "%s", text);
+    cr_expect(len >= 6 && strcmp(text + len - 6, "  }\n}\n") == 0, "%s", text);
+    snprintf(want, sizeof want, "s4_o%llu -> s4_o%llu [label=\"converter\"]",
              (unsigned long long)m->id, (unsigned long long)mc->id);
     cr_expect(strstr(text, want) != NULL, "missing %s in\n%s", want, text);
-    snprintf(want, sizeof want, "o%llu -> o%llu [label=\"storage_memo[0]\"]",
+    snprintf(want, sizeof want, "s3_o%llu -> s3_o%llu [label=\"converter\"]",
+             (unsigned long long)m->id, (unsigned long long)mc->id);
+    cr_expect(strstr(text, want) != NULL, "missing %s in\n%s", want, text);
+    snprintf(want, sizeof want, "s3_o%llu -> s3_o%llu [label=\"storage_memo[0]\"]",
              (unsigned long long)mc->id, (unsigned long long)st->id);
     cr_expect(strstr(text, want) != NULL, "missing %s in\n%s", want, text);
-    snprintf(want, sizeof want, "o%llu -> o%llu [label=\"pending[1]\", style=dashed]",
+    snprintf(want, sizeof want, "s3_o%llu -> s3_o%llu [label=\"pending[1]\", style=dashed]",
              (unsigned long long)mc->id, (unsigned long long)z->id);
     cr_expect(strstr(text, want) != NULL, "missing %s in\n%s", want, text);
-    snprintf(want, sizeof want, "root0 -> o%llu", (unsigned long long)m->id);
+    snprintf(want, sizeof want, "s3_root0 -> s3_o%llu", (unsigned long long)m->id);
     cr_expect(strstr(text, want) != NULL, "missing %s", want);
     snprintf(want, sizeof want, "storage#%llu\\nstorage\\n%llu B",
              (unsigned long long)st->id, (unsigned long long)(H + 64));
@@ -637,7 +649,7 @@ Test(heap, allocation_failures_leak_nothing)
         int ok = g && hp_retained_all(g, &r, &n) == 0 && hp_group_records(r, n, &gr, &ng) == 0;
         if (ok) {
             FILE *f = fopen("/dev/null", "w");
-            ok = hp_write_dot(g, r, n, f) == 0;
+            ok = hp_write_dot(g, r, n, f, 0, "t") == 0;
             fclose(f);
         }
         char why[64];
