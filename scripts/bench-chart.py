@@ -1,8 +1,10 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """bench-chart.py DIR - combine the runs scripts/bench.sh left in DIR/raw/
 into DIR/results.csv and DIR/results.json, draw DIR/ns-per-op.svg and
 DIR/memo-trace.svg, and print the summary (libc/eager table, the matrix,
-the ratios and the issue's targets). Python 3 standard library only.
+the ratios and the issue's targets). The charts need Debian's
+python3-matplotlib (run it with /usr/bin/python3); without it the tables,
+CSV and JSON are still written.
 
 DIR/raw/ holds: bench_<allocator>_<sweep>.json (`fakegc bench --format
 json`, '/' in the allocator written as '+'), trace_<sweep>.csv (`fakegc
@@ -12,7 +14,6 @@ bench --trace-memo N`), and optionally cpython_gc.json
 import csv
 import glob
 import json
-import math
 import os
 import sys
 
@@ -26,11 +27,6 @@ PYTORCH_CONVERT_NS = 154000.0
 CPYTHON_GC_NS = 257.0
 TARGETS = {"convert/miss": 300, "convert/hit": 25, "lifecycle/churn": 1000,
            "gc/cycles-1m": 50}
-
-
-def esc(s):
-    return (str(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace('"', "&quot;"))
 
 
 def load(d):
@@ -159,103 +155,82 @@ def fmt(v):
 
 
 # ---- charts -------------------------------------------------------------------
+#
+# Drawn with Debian's python3-matplotlib (README, "bench charts"): log axis
+# with minor ticks, the spread of the repeats as whiskers, legends and
+# label layout come from the library instead of ~110 hand-written lines.
+# Output is deterministic (fixed svg.hashsalt, no date), text stays text.
 
-def chart_bars(path, runs, sweep):
+def pyplot():
+    try:
+        import matplotlib
+    except ImportError:
+        return None
+    matplotlib.use("svg")
+    matplotlib.rcParams.update({"svg.hashsalt": "fakegc-bench", "svg.fonttype": "none",
+                                "font.size": 9, "axes.prop_cycle":
+                                matplotlib.cycler(color=COLORS)})
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def chart_bars(plt, path, runs, sweep):
     names = []
     for doc in runs.values():
         for b in doc["benchmarks"]:
             if b["name"] not in names:
                 names.append(b["name"])
     allocs = [a for a in ALLOCATORS if (a, sweep) in runs]
-    vals = [[ns_of(runs, a, sweep, n) for a in allocs] for n in names]
-    present = [v for row in vals for v in row if v]
-    if not present:
+    if not any(ns_of(runs, a, sweep, n) for a in allocs for n in names):
         return
-    lo = 10 ** math.floor(math.log10(min(present)))
-    hi = 10 ** math.ceil(math.log10(max(present)))
-    W, H, L, R, T, B = 1200, 520, 70, 20, 50, 150
-    pw, ph = W - L - R, H - T - B
-    gw = pw / len(names)
-    bw = gw * 0.8 / max(1, len(allocs))
-
-    def y(v):
-        return T + ph - ph * (math.log10(v) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
-
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" '
-           f'font-family="sans-serif" font-size="11">',
-           f'<rect width="{W}" height="{H}" fill="white"/>',
-           f'<text x="{W/2}" y="20" text-anchor="middle" font-size="15">fakegc bench: ns per '
-           f'operation by allocator (sweep {esc(sweep)}, log scale, release build)</text>']
-    e = math.log10(lo)
-    while e <= math.log10(hi) + 1e-9:
-        v = 10 ** e
-        yy = y(v)
-        out.append(f'<line x1="{L}" x2="{W-R}" y1="{yy:.1f}" y2="{yy:.1f}" stroke="#ddd"/>')
-        label = f"{v:g}" if v < 1e4 else f"1e{int(round(e))}"
-        out.append(f'<text x="{L-6}" y="{yy+4:.1f}" text-anchor="end">{label}</text>')
-        e += 1
-    out.append(f'<text x="16" y="{T+ph/2}" transform="rotate(-90 16 {T+ph/2})" '
-               f'text-anchor="middle">ns/op</text>')
-    for i, n in enumerate(names):
-        x0 = L + i * gw + gw * 0.1
-        for j, v in enumerate(vals[i]):
-            if not v:
-                continue
-            yy = y(max(v, lo))
-            out.append(f'<rect x="{x0 + j*bw:.1f}" y="{yy:.1f}" width="{bw*0.92:.1f}" '
-                       f'height="{T+ph-yy:.1f}" fill="{COLORS[j % len(COLORS)]}">'
-                       f'<title>{esc(n)} {esc(allocs[j])}: {v:.1f} ns/op</title></rect>')
-        cx = L + i * gw + gw / 2
-        out.append(f'<text x="{cx:.1f}" y="{T+ph+12}" text-anchor="end" '
-                   f'transform="rotate(-40 {cx:.1f} {T+ph+12})">{esc(n)}</text>')
-    out.append(f'<line x1="{L}" x2="{W-R}" y1="{T+ph}" y2="{T+ph}" stroke="black"/>')
+    base = runs.get(("libc", sweep)) or runs[(allocs[0], sweep)]
+    fig, ax = plt.subplots(figsize=(12, 5.4), dpi=100)
+    w = 0.8 / len(allocs)
     for j, a in enumerate(allocs):
-        lx = L + 10 + j * 150
-        out.append(f'<rect x="{lx}" y="32" width="12" height="12" '
-                   f'fill="{COLORS[j % len(COLORS)]}"/>')
-        out.append(f'<text x="{lx+16}" y="42">{esc(a)}</text>')
-    out.append("</svg>")
-    with open(path, "w") as f:
-        f.write("\n".join(out) + "\n")
+        xs, v, lo, hi = [], [], [], []
+        for i, n in enumerate(names):
+            m = ns_of(runs, a, sweep, n)
+            if not m:
+                continue
+            xs.append(i + (j - (len(allocs) - 1) / 2) * w)
+            v.append(m)
+            lo.append(max(0.0, m - (ns_of(runs, a, sweep, n, "min_ns") or m)))
+            hi.append(max(0.0, (ns_of(runs, a, sweep, n, "max_ns") or m) - m))
+        ax.bar(xs, v, w * 0.92, label=a, yerr=[lo, hi], capsize=1.5,
+               error_kw={"elinewidth": 0.7, "ecolor": "#333"})
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(names)))
+    ax.set_xticklabels(names, rotation=40, ha="right", fontsize=8)
+    ax.set_xlim(-0.6, len(names) - 0.4)
+    ax.set_ylabel("ns per operation (median; whiskers: min-max of the repeats)")
+    ax.set_title(f"fakegc bench: ns per operation by allocator (sweep {sweep}, "
+                 f"{base.get('build', '?')} build, {base.get('repeats', '?')} repeats"
+                 f"{', --quick sizes' if base.get('quick') else ''}; log scale)")
+    ax.grid(axis="y", which="both", color="#e4e4e4", lw=0.5)
+    ax.set_axisbelow(True)
+    ax.legend(ncol=len(allocs), loc="upper left", frameon=False)
+    fig.tight_layout()
+    fig.savefig(path, metadata={"Date": None})
+    plt.close(fig)
 
 
-def chart_trace(path, traces):
+def chart_trace(plt, path, traces):
     if not traces:
         return
-    n = max(len(t) for t in traces.values())
     top = max(max(r[1] for r in t) for t in traces.values()) or 1
-    W, H, L, R, T, B = 1000, 420, 60, 20, 50, 50
-    pw, ph = W - L - R, H - T - B
-
-    def xy(i, v):
-        return L + pw * (i - 1) / max(1, n - 1), T + ph - ph * v / (top * 1.1)
-
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" '
-           f'font-family="sans-serif" font-size="11">',
-           f'<rect width="{W}" height="{H}" fill="white"/>',
-           f'<text x="{W/2}" y="20" text-anchor="middle" font-size="15">Storage-memo entries '
-           f'alive after each lifecycle (make 4x4, fake, drop both)</text>']
-    step = 32 if top > 64 else 8
-    for v in range(0, int(top * 1.1) + 1, step):
-        _, yy = xy(1, v)
-        out.append(f'<line x1="{L}" x2="{W-R}" y1="{yy:.1f}" y2="{yy:.1f}" stroke="#ddd"/>')
-        out.append(f'<text x="{L-6}" y="{yy+4:.1f}" text-anchor="end">{v}</text>')
-    for i in range(0, n + 1, max(1, n // 10)):
-        xx, _ = xy(max(i, 1), 0)
-        out.append(f'<text x="{xx:.1f}" y="{T+ph+16}" text-anchor="middle">{i}</text>')
-    out.append(f'<text x="{L+pw/2}" y="{H-10}" text-anchor="middle">lifecycle</text>')
-    for k, (sweep, rows) in enumerate(sorted(traces.items())):
-        pts = " ".join(f"{xy(i, v)[0]:.1f},{xy(i, v)[1]:.1f}" for i, v, _ in rows)
-        col = COLORS[k]
-        out.append(f'<polyline points="{pts}" fill="none" stroke="{col}" stroke-width="1.5"/>')
-        peak = max(r[1] for r in rows)
-        out.append(f'<rect x="{L+10+k*330}" y="32" width="12" height="12" fill="{col}"/>')
-        out.append(f'<text x="{L+26+k*330}" y="42">sweep {esc(sweep)}: max {peak} entries '
-                   f'alive</text>')
-    out.append(f'<line x1="{L}" x2="{W-R}" y1="{T+ph}" y2="{T+ph}" stroke="black"/>')
-    out.append("</svg>")
-    with open(path, "w") as f:
-        f.write("\n".join(out) + "\n")
+    fig, ax = plt.subplots(figsize=(10, 4.2), dpi=100)
+    for sweep, rows in sorted(traces.items()):
+        ax.plot([r[0] for r in rows], [r[1] for r in rows], lw=1.3, zorder=3,
+                label=f"sweep {sweep}: max {max(r[1] for r in rows)} entries alive")
+    ax.set_ylim(-0.03 * top, top * 1.25)       # room for the legend above the peaks
+    ax.set_xlabel("lifecycle")
+    ax.set_ylabel("storage-memo entries alive")
+    ax.set_title("Storage-memo entries alive after each lifecycle (make 4x4, fake, drop both)")
+    ax.grid(color="#e4e4e4", lw=0.5)
+    ax.legend(loc="upper center", ncol=len(traces), frameon=False)
+    fig.tight_layout()
+    fig.savefig(path, metadata={"Date": None})
+    plt.close(fig)
 
 
 # ---- summary ---------------------------------------------------------------
@@ -284,8 +259,13 @@ def main():
         print(f"bench-chart: no libc/eager run in {d}/raw", file=sys.stderr)
         return 1
     write_csv(d, runs)
-    chart_bars(os.path.join(d, "ns-per-op.svg"), runs, "eager")
-    chart_trace(os.path.join(d, "memo-trace.svg"), traces)
+    plt = pyplot()
+    if plt:
+        chart_bars(plt, os.path.join(d, "ns-per-op.svg"), runs, "eager")
+        chart_trace(plt, os.path.join(d, "memo-trace.svg"), traces)
+    else:
+        print("bench-chart: no matplotlib in this python (apt-get install python3-matplotlib; "
+              "run /usr/bin/python3): no charts", file=sys.stderr)
 
     base = runs[("libc", "eager")]
     names = [b["name"] for b in base["benchmarks"]]
@@ -317,7 +297,7 @@ def main():
                   if b.get("available", True) and b.get("cpu_ns_per_op"))
     busy_median = busy[len(busy) // 2] if busy else 1.0
     results["wall_over_cpu_median"] = busy_median
-    print(f"\nratios (one run on this machine; wall = ns_per_op, cpu = cpu_ns_per_op):")
+    print("\nratios (one run on this machine; wall = ns_per_op, cpu = cpu_ns_per_op):")
     if busy_median > 1.15:
         print(f"  WARNING: the machine was busy (libc/eager wall/cpu median {busy_median:.2f}): "
               f"wall-clock ratios are noise, trust the cpu ones")
@@ -400,7 +380,8 @@ def main():
               f"lifecycles end with 0")
     with open(os.path.join(d, "results.json"), "w") as f:
         json.dump(results, f, indent=1)
-    print(f"\nwritten: {d}/results.csv, results.json, ns-per-op.svg, memo-trace.svg")
+    print(f"\nwritten: {d}/results.csv, results.json"
+          f"{', ns-per-op.svg, memo-trace.svg' if plt else ''}")
     return 0
 
 

@@ -112,5 +112,5 @@ for r in $(seq 1 "$rounds"); do
     fi
 done
 
-python3 scripts/bench-chart.py "$out" || status=1
+/usr/bin/python3 scripts/bench-chart.py "$out" || status=1   # Debian python3-matplotlib
 exit "$status"

@@ -50,6 +50,16 @@ int cli_oom(int argc, char **argv);
 int cli_diff(int argc, char **argv);
 int cli_bench(int argc, char **argv);
 int cli_merge(int argc, char **argv);
+/* Their --help texts (what `fakegc NAME --help` prints), for main.c's
+ * abbreviation rule. */
+void cli_run_help(FILE *f);
+void cli_list_help(FILE *f);
+void cli_stress_help(FILE *f);
+void cli_shrink_help(FILE *f);
+void cli_oom_help(FILE *f);
+void cli_diff_help(FILE *f);
+void cli_bench_help(FILE *f);
+void cli_merge_help(FILE *f);
 
 /* Common options; a command passes the mask of those it accepts. */
 enum {
@@ -150,6 +160,14 @@ const char *cli_suggest(const char *word, const void *names, size_t n, size_t st
 /* "unknown option '--formt'; did you mean '--format'? (fakegc run --help)",
  * choosing among the options in the help text `help`. */
 void cli_unknown_option(const char *cmd, const char *opt, void (*help)(FILE *));
+/* getopt_long's abbreviations for every command (main.c calls it before
+ * the command): each "--pre[=V]" in argv[1..argc) (up to a "--") that is a
+ * prefix of exactly one long option in `help`'s text is rewritten to that
+ * option ("--form json" -> "--format json"); a word that is the exact name
+ * stays, an unknown one is left for the command's did-you-mean. A prefix
+ * of several: "ambiguous option '--ma' could be --max-bytes, ..." printed,
+ * -1 (exit 2). 0 otherwise. */
+int cli_expand_abbreviations(const char *cmd, int argc, char **argv, void (*help)(FILE *));
 
 /* SIGINT and SIGTERM ask a command to stop after the scenario in hand: the
  * first one sets a flag (cli_interrupted), the second one kills as usual.

@@ -40,11 +40,14 @@ static void help(FILE *f)
             "                       each one as CSV\n"
             "  --sweep POLICY       storage-memo policy of the modes benchmarks make:\n"
             "                       eager (default) or periodic (PyTorch 1.13)\n"
-            "  --format FMT         text (default) or json (stable, for scripts)\n");
+            "  --format FMT         text (default) or json (stable, for scripts)\n"
+            "  --help               this text\n");
     cli_common_help(f, CLI_O_ALLOCATOR | CLI_O_OUTPUT);
     fprintf(f, "\nexit status: 0 done; 1 slower than the baseline; 2 usage; 3 a benchmark\n"
                "failed (the model returned an error or leaked blocks).\n");
 }
+
+void cli_bench_help(FILE *f) { help(f); }
 
 /* Mark the benchmarks NAME selects; 0 or -1 (message printed). */
 static int select_names(const char *name, int *sel)

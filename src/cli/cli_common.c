@@ -592,49 +592,150 @@ const char *cli_suggest(const char *word, const void *names, size_t n, size_t st
 }
 
 /* The option names a help text documents: every "--word" or "-x" that
- * starts a token. */
-void cli_unknown_option(const char *cmd, const char *opt, void (*help)(FILE *))
+ * starts a token (for did-you-mean); `def` when it is in the option column
+ * of an option line ("  -q, --quiet   text": what a command accepts, for
+ * abbreviations), `value` when that line gives it a value ("  --name VALUE
+ * text"). */
+enum { HELP_MAX = 256, HELP_NAME = 48 };
+typedef struct help_opts {
+    size_t n;
+    char name[HELP_MAX][HELP_NAME];
+    unsigned char value[HELP_MAX], def[HELP_MAX];
+} help_opts;
+
+/* Is p in the option column of its line: the line starts "  -" and no
+ * two-space gap (the start of the description) comes before p? */
+static int in_option_column(const char *text, const char *p)
 {
+    const char *l = p;
+    while (l > text && l[-1] != '\n')
+        l--;
+    if (strncmp(l, "  -", 3) != 0)
+        return 0;
+    for (const char *q = l + 2; q + 1 < p; q++)
+        if (q[0] == ' ' && q[1] == ' ')
+            return 0;
+    return 1;
+}
+
+static size_t opt_len(const char *p)
+{
+    size_t k = 0;
+    while (p[k] && (p[k] == '-' || (p[k] >= 'a' && p[k] <= 'z') || (p[k] >= 'A' && p[k] <= 'Z') ||
+                    (p[k] >= '0' && p[k] <= '9')) && k < HELP_NAME - 1)
+        k++;
+    return k;
+}
+
+static void help_add(help_opts *h, const char *p, size_t k, int def, int value)
+{
+    size_t i = 0;
+    while (i < h->n && !(strncmp(h->name[i], p, k) == 0 && h->name[i][k] == '\0'))
+        i++;
+    if (i == HELP_MAX)
+        return;
+    if (i == h->n) {
+        memcpy(h->name[i], p, k);
+        h->name[i][k] = '\0';
+        h->value[i] = h->def[i] = 0;
+        h->n++;
+    }
+    h->def[i] |= (unsigned char)def;
+    h->value[i] |= (unsigned char)(def && value);
+}
+
+static int help_options(void (*help)(FILE *), help_opts *h)
+{
+    h->n = 0;
     char *text = NULL;
     size_t len = 0;
     FILE *m = help ? open_memstream(&text, &len) : NULL;
+    if (!m)
+        return -1;
+    help(m);
+    fclose(m);
+    for (const char *p = text; p && *p; p++) {
+        if (*p != '-' || (p > text && !strchr(" ,[(\n", p[-1])))
+            continue;
+        size_t k = opt_len(p);
+        if (k >= 2 && p[1] != ' ' && p[k - 1] != '-')    /* not "--max-*" in prose */
+            help_add(h, p, k, in_option_column(text, p),
+                     p[k] == ' ' && p[k + 1] && p[k + 1] != ' ' && p[k + 1] != '-');
+        p += k ? k - 1 : 0;
+    }
+    free(text);
+    return 0;
+}
+
+void cli_unknown_option(const char *cmd, const char *opt, void (*help)(FILE *))
+{
+    static help_opts h;
     const char *best = NULL;
-    char bestbuf[64] = "";
-    if (m) {
-        help(m);
-        fclose(m);
-        const char *names[256];
-        char store[256][48];
-        size_t n = 0;
-        for (const char *p = text; p && *p && n < 256; p++) {
-            if (*p != '-' || (p > text && p[-1] != ' ' && p[-1] != ',' && p[-1] != '['))
-                continue;
-            size_t k = 0;
-            while (p[k] && (p[k] == '-' || (p[k] >= 'a' && p[k] <= 'z') ||
-                            (p[k] >= 'A' && p[k] <= 'Z') || (p[k] >= '0' && p[k] <= '9')) &&
-                   k < 47)
-                k++;
-            if (k >= 2 && p[1] != ' ') {
-                memcpy(store[n], p, k);
-                store[n][k] = '\0';
-                names[n] = store[n];
-                n++;
-            }
-            p += k ? k - 1 : 0;
-        }
+    if (help_options(help, &h) == 0) {
+        const char *names[HELP_MAX];
+        for (size_t i = 0; i < h.n; i++)
+            names[i] = h.name[i];
         const char *eq = strchr(opt, '=');
         char bare[64];
         snprintf(bare, sizeof bare, "%.*s", eq ? (int)(eq - opt) : (int)strlen(opt), opt);
-        best = cli_suggest(bare, names, n, sizeof names[0]);
-        if (best)
-            snprintf(bestbuf, sizeof bestbuf, "%s", best);
-        free(text);
+        best = cli_suggest(bare, names, h.n, sizeof names[0]);
     }
     if (best)
         cli_error(cmd, "unknown option '%s'; did you mean '%s'? (fakegc %s --help)", opt,
-                  bestbuf, cmd);
+                  best, cmd);
     else
         cli_error(cmd, "unknown option '%s' (fakegc %s --help)", opt, cmd);
+}
+
+/* getopt_long's rule: a long option may be abbreviated to any prefix that
+ * names one option only. argv words are rewritten in place (to static
+ * storage) before the command parses them, so every command takes the
+ * same abbreviations. */
+int cli_expand_abbreviations(const char *cmd, int argc, char **argv, void (*help)(FILE *))
+{
+    static help_opts h;
+    static char full[64][HELP_NAME + 256];
+    size_t nfull = 0;
+    if (help_options(help, &h) < 0)
+        return 0;   /* no help text: nothing to expand against */
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0)
+            break;                      /* operands from here */
+        if (a[0] != '-' || a[1] != '-' || !a[2])
+            continue;
+        const char *eq = strchr(a, '=');
+        size_t k = eq ? (size_t)(eq - a) : strlen(a);
+        size_t hit = SIZE_MAX, nhit = 0, exact = SIZE_MAX;
+        char list[512] = "";
+        for (size_t j = 0; j < h.n; j++) {
+            if (!h.def[j] || h.name[j][1] != '-' || strncmp(h.name[j], a, k) != 0)
+                continue;
+            if (h.name[j][k] == '\0') {
+                exact = j;
+                break;
+            }
+            size_t l = strlen(list);
+            snprintf(list + l, sizeof list - l, "%s%s", nhit ? ", " : "", h.name[j]);
+            hit = j;
+            nhit++;
+        }
+        if (exact == SIZE_MAX && nhit > 1) {
+            cli_error(cmd, "ambiguous option '%.*s' could be %s (fakegc %s --help)", (int)k, a,
+                      list, cmd);
+            return -1;
+        }
+        size_t j = exact != SIZE_MAX ? exact : hit;
+        if (j == SIZE_MAX)
+            continue;                   /* unknown: the command suggests */
+        if (exact == SIZE_MAX && nfull < sizeof full / sizeof full[0]) {
+            snprintf(full[nfull], sizeof full[nfull], "%s%s", h.name[j], eq ? eq : "");
+            argv[i] = full[nfull++];
+        }
+        if (h.value[j] && !eq)
+            i++;                        /* its value, whatever it looks like */
+    }
+    return 0;
 }
 
 void cli_common_help(FILE *f, unsigned mask)
@@ -687,8 +788,10 @@ void cli_common_help(FILE *f, unsigned mask)
                    "  --max-objects N      live objects (default 10000000)\n"
                    "                       (--max-* 0: no limit)\n");
     if (mask & CLI_O_OUTPUT_STYLE)
-        fprintf(f, "  -q, -v, --no-color   quieter, more detail, no ANSI colour (colour only\n"
-                   "                       on a terminal and never with NO_COLOR set)\n");
+        fprintf(f, "  -q, --quiet          quieter\n"
+                   "  -v, --verbose        more detail\n"
+                   "  --no-color           no ANSI colour (colour only on a terminal, never\n"
+                   "                       with NO_COLOR set or TERM=dumb)\n");
 }
 
 /* ---- scenario files ---- */

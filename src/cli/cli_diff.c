@@ -28,6 +28,8 @@ static void help(FILE *f)
                "unreadable report; 3 internal error.\n");
 }
 
+void cli_diff_help(FILE *f) { help(f); }
+
 int cli_diff(int argc, char **argv)
 {
     cli_common c;

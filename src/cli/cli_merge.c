@@ -25,6 +25,8 @@ static void help(FILE *f)
                "2 usage error, or the inputs are not one campaign; 3 internal error.\n");
 }
 
+void cli_merge_help(FILE *f) { help(f); }
+
 int cli_merge(int argc, char **argv)
 {
     cli_common c;

@@ -29,7 +29,9 @@ static void help(FILE *f)
             "persistently (it and every later one). Every run must pass or stop with a\n"
             "clean OutOfMemory at a statement, retain nothing, and leave no byte and no\n"
             "object behind; each scenario's loop runs in a child process, so a crash is\n"
-            "reported with its failure point.\n\noptions:\n"
+            "reported with its failure point. A bad access (caught by the guard\n"
+            "allocator, or a decref of a dead object) is a finding at its statement and\n"
+            "ends that scenario's loop.\n\noptions:\n"
             "  --transient-only     only transient failures\n"
             "  --persistent-only    only persistent failures\n"
             "  --max-points N       at most N failure points per mode and scenario\n"
@@ -40,9 +42,12 @@ static void help(FILE *f)
     cli_common_help(f, OOM_MASK & ~(unsigned)CLI_O_FORMAT);
     fprintf(f, "  --format FMT         text (default) or json (schema fakegc-oom/2)\n"
                "  --help               this text\n\n"
-               "exit status: 0 every run ended cleanly; 1 a leak, an unclean end or a crash;\n"
+               "exit status: 0 every run ended cleanly; 1 a leak, an unclean end, a finding\n"
+               "or a crash;\n"
                "2 usage or parse error; 3 internal error.\n");
 }
+
+void cli_oom_help(FILE *f) { help(f); }
 
 /* ---- the JSON report (schema fakegc-oom/2) ---- */
 
@@ -73,7 +78,8 @@ static void json_head(const cli_common *c, const cli_shard *shard, FILE *f)
 static void json_scenario(FILE *f, size_t i, const char *file, int rc, const st_oom_result *r,
                           int modes)
 {
-    const char *status = rc < 0 ? "error" : r->crashed ? "crash" : r->nfindings ? "leak" : "ok";
+    const char *status = rc < 0 ? "error" : r->finding ? "finding" : r->crashed ? "crash"
+                       : r->nfindings ? "leak" : "ok";
     fprintf(f, "%s\n    {\"file\": ", i ? "," : "");
     rp_json_string(f, file);
     fprintf(f, ", \"status\": \"%s\"", status);
@@ -97,6 +103,20 @@ static void json_scenario(FILE *f, size_t i, const char *file, int rc, const st_
         rp_json_string(f, r->crash);
         fprintf(f, ", \"point\": %" PRIu64 ", \"mode\": \"%s\"}", r->crash_point,
                 r->crash_persistent ? "persistent" : "transient");
+    } else {
+        fputs("null", f);
+    }
+    fputs(", \"finding\": ", f);
+    if (r->finding) {   /* a bad access: kind, statement, and the point it came at */
+        char kind[64];
+        st_finding_kind(r->finding_what, kind, sizeof kind);
+        fputs("{\"kind\": ", f);
+        rp_json_string(f, kind);
+        fprintf(f, ", \"line\": %u, \"what\": ", r->finding_line);
+        rp_json_string(f, r->finding_what);
+        fprintf(f, ", \"point\": %" PRIu64 ", \"mode\": ", r->crash_point);
+        fputs(!r->crash_point ? "null}" : r->crash_persistent ? "\"persistent\"}"
+                                                              : "\"transient\"}", f);
     } else {
         fputs("null", f);
     }
@@ -247,8 +267,8 @@ int cli_oom(int argc, char **argv)
         int rc = st_oom_forked(progs[i], &o, &r);
         if (json) {
             json_scenario(c.out, i, file, rc, &r, modes);
-            if (rc < 0 || r.crashed)
-                rc < 0 ? total_findings++ : crashes++;
+            if (rc < 0 || r.crashed || r.finding)
+                r.crashed ? crashes++ : total_findings++;
             else {
                 total_points += r.points[0] + r.points[1];
                 total_findings += r.nfindings;
@@ -261,6 +281,19 @@ int cli_oom(int argc, char **argv)
             fprintf(out, "ERROR %s: the run without failures ended in an internal error\n",
                     file);
             total_findings++;
+            continue;
+        }
+        if (r.finding) {   /* a bad access: a finding about the scenario, with its site */
+            char kind[64];
+            st_finding_kind(r.finding_what, kind, sizeof kind);
+            total_findings++;
+            fprintf(out, "FINDING %s:%u: %s ", file, r.finding_line, kind);
+            if (r.crash_point)
+                fprintf(out, "with allocation #%" PRIu64 " failing (%s)", r.crash_point,
+                        r.crash_persistent ? "persistent" : "transient");
+            else
+                fputs("in the run without failures", out);
+            fprintf(out, "; the loop stopped there\n  %s\n", r.finding_what);
             continue;
         }
         if (r.crashed) {

@@ -2,6 +2,7 @@
 #include "cli/cli_pool.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -34,6 +35,7 @@ typedef struct pool {
     sc_program *const *progs;
     size_t n;
     rp_scenario *res;
+    rp_timeline *tl;         /* --timeline: one series per scenario, or NULL */
     int want_dot;
     char dir[PATH_N];        /* private temporary folder */
     worker *ws;
@@ -52,10 +54,14 @@ typedef struct pool {
 enum { CHILD_FINDING = 4 };
 static const char FINDING_TAG[] = "fakegc: finding: ";
 
+static void save_timeline(int finding);
+
 /* The guard's hook in a worker: "fakegc: finding: LINE\tWHAT" on stderr
- * (the worker's .err file), then exit CHILD_FINDING. Async-signal-safe. */
+ * (the worker's .err file), the --timeline series so far, then exit
+ * CHILD_FINDING. Async-signal-safe. */
 static void child_finding(const char *what)
 {
+    save_timeline(1);
     char buf[600];
     size_t n = 0;
     for (const char *t = FINDING_TAG; *t; t++)
@@ -81,7 +87,28 @@ static void child_finding(const char *what)
 /* ---- the worker side ---- */
 
 /* Its own files, for the death handler (async-signal-safe unlink only). */
-static char w_json[PATH_N], w_err[PATH_N], w_dot[PATH_N], w_obj[PATH_N], w_dir[PATH_N];
+static char w_json[PATH_N], w_err[PATH_N], w_dot[PATH_N], w_obj[PATH_N], w_tl[PATH_N],
+    w_dir[PATH_N];
+static rp_timeline *w_timeline;   /* the series of the scenario in hand, or NULL */
+
+/* The scenario's --timeline series to w_tl, for the parent; after a
+ * finding, with a last point at the statement in hand (the values of the
+ * one before: the statement did not finish). write(2) only. */
+static void save_timeline(int finding)
+{
+    rp_timeline *t = w_timeline;
+    if (!t || !w_tl[0])
+        return;
+    w_timeline = NULL;
+    if (finding)
+        rp_timeline_add(t, obj_current_site().line, t->n ? t->objects[t->n - 1] : 0,
+                        t->n ? t->bytes[t->n - 1] : 0);
+    int fd = open(w_tl, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0)
+        return;
+    (void)rp_timeline_save(fd, t);
+    close(fd);
+}
 
 static void on_parent_death(int sig)
 {
@@ -92,6 +119,8 @@ static void on_parent_death(int sig)
         unlink(w_dot);
     if (w_obj[0])
         unlink(w_obj);
+    if (w_tl[0])
+        unlink(w_tl);
     rmdir(w_dir);    /* succeeds for the last one out */
     _exit(CLI_EXIT_INTERNAL);
 }
@@ -149,6 +178,15 @@ static int worker_one(const pool *p, size_t k, size_t idx)
     o.objects = of;
     rp_scenario s;
     memset(&s, 0, sizeof s);
+    rp_timeline t;
+    memset(&t, 0, sizeof t);
+    const char *file = sc_program_file(p->progs[idx]);
+    if (p->tl && rp_timeline_begin(&t, file) == 0) {
+        o.on_statement = cli_timeline_hook;
+        o.on_statement_arg = &t;
+        file_of(p, w_tl, "tl", idx);
+        w_timeline = &t;
+    }
     /* a scenario that never ends (a hang caused by an injected
      * use-after-free, say) is ended by SIGALRM and reported as an error */
     alarm(p->c->timeout);
@@ -165,6 +203,16 @@ static int worker_one(const pool *p, size_t k, size_t idx)
     if (of)
         bad |= fclose(of) != 0;
     w_dot[0] = w_obj[0] = '\0';   /* the parent's now */
+    if (t.stmt) {
+        cli_timeline_end(&t, &s, file);
+        int fd = open(w_tl, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        bad |= fd < 0 || rp_timeline_save(fd, &t) != 0;
+        if (fd >= 0)
+            bad |= close(fd) != 0;
+        w_timeline = NULL;
+        w_tl[0] = '\0';   /* the parent's now */
+        rp_timeline_clear(&t);
+    }
     rp_scenario_clear(&s);
     return bad ? -1 : 0;
 }
@@ -383,7 +431,42 @@ static void collect_ok(pool *p, size_t k)
             set_error(s, file, "out of memory keeping the worker's report");
         }
     }
+    if (p->tl) {   /* the worker's series, beside its record */
+        rp_timeline *t = &p->tl[w->index];
+        file_of(p, path, "tl", w->index);
+        FILE *tf = fopen(path, "r");
+        if (!tf || rp_timeline_load(tf, t) < 0) {
+            rp_timeline_clear(t);
+            if (rp_timeline_begin(t, file) == 0)   /* no points: the title still says */
+                cli_timeline_end(t, s, file);
+        }
+        if (tf)
+            fclose(tf);
+        unlink(path);
+    }
     w->busy = 0;
+}
+
+/* A scenario whose worker died: a series without points, its status and
+ * failed lines marked (a finding's line is red). */
+static void timeline_of_dead(pool *p, size_t index)
+{
+    char path[PATH_N];
+    const char *file = sc_program_file(p->progs[index]);
+    file_of(p, path, "tl", index);
+    if (!p->tl) {
+        unlink(path);
+        return;
+    }
+    rp_timeline *t = &p->tl[index];
+    rp_timeline_clear(t);
+    FILE *tf = fopen(path, "r");   /* what the worker saved before it stopped */
+    int got = tf && rp_timeline_load(tf, t) == 0;
+    if (tf)
+        fclose(tf);
+    unlink(path);
+    if (got || rp_timeline_begin(t, file) == 0)
+        cli_timeline_end(t, &p->res[index], file);
 }
 
 /* Worker k is gone (EOF on its pipe): reap it; the scenario in hand, if
@@ -415,6 +498,7 @@ static void collect_death(pool *p, size_t k)
         /* CHILD_FINDING, or memcheck's --error-exitcode after it reported
          * the bad access itself */
         record_finding(s, file, fline, fwhat);
+        timeline_of_dead(p, w->index);
         return;
     }
     worker_said(p, k, said, sizeof said);
@@ -427,6 +511,7 @@ static void collect_death(pool *p, size_t k)
         snprintf(msg, sizeof msg, "worker exited with status %d%s%s",
                  WIFEXITED(status) ? WEXITSTATUS(status) : -1, said[0] ? ": " : "", said);
     set_error(s, file, msg);
+    timeline_of_dead(p, w->index);
 }
 
 static void append_file(FILE *to, const char *path)
@@ -547,11 +632,13 @@ static void free_pool(pool *p)
 }
 
 int cli_pool_run(const cli_common *c, sc_program *const *progs, size_t n, rp_scenario *res,
-                 FILE *dot, void (*done)(void *arg, const rp_scenario *s), void *done_arg)
+                 FILE *dot, rp_timeline *tl, void (*done)(void *arg, const rp_scenario *s),
+                 void *done_arg)
 {
     pool p;
     memset(&p, 0, sizeof p);
     p.c = c;
+    p.tl = tl;
     p.done = done;
     p.done_arg = done_arg;
     p.progs = progs;
@@ -614,6 +701,13 @@ int cli_pool_run(const cli_common *c, sc_program *const *progs, size_t n, rp_sce
             file_of(&p, path, side[s].what, i);
             if (res[i].file)
                 append_file(side[s].to, path);
+            unlink(path);
+        }
+    }
+    if (tl) {   /* series of scenarios stopped in hand */
+        char path[PATH_N];
+        for (size_t i = 0; i < n; i++) {
+            file_of(&p, path, "tl", i);
             unlink(path);
         }
     }

@@ -56,6 +56,8 @@ static void help(FILE *f)
                "or parse error (nothing ran); 3 internal error; 130 interrupted.\n");
 }
 
+void cli_run_help(FILE *f) { help(f); }
+
 /* ---- running ---- */
 
 void cli_run_options(const cli_common *c, sc_options *o, FILE *dot)
@@ -125,14 +127,14 @@ static int streamed_to_stdout(const cli_common *c)
     return c->format == RP_TEXT && c->out == stdout;
 }
 
-static void timeline_hook(void *arg, uint32_t line, uint64_t objects, uint64_t bytes)
+void cli_timeline_hook(void *arg, uint32_t line, uint64_t objects, uint64_t bytes)
 {
     if (arg)
         rp_timeline_add(arg, line, objects, bytes);
 }
 
 /* The chart's title and marks: status, failed lines, del/gc() lines. */
-static void timeline_end(rp_timeline *t, const rp_scenario *s, const char *file)
+void cli_timeline_end(rp_timeline *t, const rp_scenario *s, const char *file)
 {
     uint32_t lines[256];
     size_t n = 0;
@@ -156,6 +158,13 @@ static void timeline_end(rp_timeline *t, const rp_scenario *s, const char *file)
     rp_timeline_end(t, (int)s->status, lines, n, NULL);
 }
 
+static void timeline_free(rp_timeline *tl, size_t n)
+{
+    for (size_t i = 0; tl && i < n; i++)
+        rp_timeline_clear(&tl[i]);
+    al_free(tl, tl ? (n ? n : 1) * sizeof *tl : 0, AL_K_REPORT);
+}
+
 static int write_timeline(const char *path, FILE *f, const rp_timeline *tl, size_t n)
 {
     if (!tl) {
@@ -170,9 +179,9 @@ static int write_timeline(const char *path, FILE *f, const rp_timeline *tl, size
 }
 
 /* After an interruption under --jobs: the records that finished (a worker's
- * record always names its file), moved to the front in their order; the
- * count. The rest are empty. */
-static size_t keep_finished(rp_scenario *res, size_t n)
+ * record always names its file), moved to the front in their order, with
+ * their timelines (tl may be NULL); the count. The rest are empty. */
+static size_t keep_finished(rp_scenario *res, rp_timeline *tl, size_t n)
 {
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
@@ -180,6 +189,11 @@ static size_t keep_finished(rp_scenario *res, size_t n)
             if (k != i) {
                 res[k] = res[i];
                 memset(&res[i], 0, sizeof res[i]);
+                if (tl) {
+                    rp_timeline_clear(&tl[k]);
+                    tl[k] = tl[i];
+                    memset(&tl[i], 0, sizeof tl[i]);
+                }
             }
             k++;
         }
@@ -406,10 +420,13 @@ int cli_run(int argc, char **argv)
         goto out;
     }
     memset(res, 0, (nprogs ? nprogs : 1) * sizeof *res);
-    if (c.timeline && c.jobs > 1) {
-        fprintf(stderr, "fakegc run: --timeline samples this process; --jobs %d ignored\n",
-                c.jobs);
-        c.jobs = 1;
+    /* one series per scenario, sampled where it runs (a worker hands its
+     * scenario's series back with the record) */
+    rp_timeline *tl = NULL;
+    if (c.timeline) {
+        tl = al_malloc((nprogs ? nprogs : 1) * sizeof *tl, AL_K_REPORT, "cli timeline");
+        if (tl)
+            memset(tl, 0, (nprogs ? nprogs : 1) * sizeof *tl);
     }
     cli_interrupt_install();
     size_t ran = nprogs;   /* scenarios with a complete record */
@@ -417,25 +434,21 @@ int cli_run(int argc, char **argv)
     stream_init(&st, &c, nprogs);
     /* workers isolate crashes, even for one file; with the guard allocator
      * always, so that what it catches is that scenario's finding */
-    int guarded = (strstr(c.allocator, "guard") != NULL ||
-                   (c.inject && strstr(c.inject, "early-free"))) && !c.timeline;
+    int guarded = strstr(c.allocator, "guard") != NULL ||
+                  (c.inject && strstr(c.inject, "early-free"));
     if (c.jobs > 1 || guarded) {
-        if (cli_pool_run(&c, progs, nprogs, res, dot, stream_done_cb, &st) < 0) {
+        if (cli_pool_run(&c, progs, nprogs, res, dot, tl, stream_done_cb, &st) < 0) {
             exit_code = CLI_EXIT_INTERNAL;
+            timeline_free(tl, nprogs);
             goto out;
         }
         if (cli_interrupted())
-            ran = keep_finished(res, nprogs);
+            ran = keep_finished(res, tl, nprogs);
     } else {
         sc_options o;
         cli_run_options(&c, &o, dot);
-        rp_timeline *tl = NULL;
-        if (c.timeline) {
-            tl = al_malloc((nprogs ? nprogs : 1) * sizeof *tl, AL_K_REPORT, "cli timeline");
-            if (tl)
-                memset(tl, 0, (nprogs ? nprogs : 1) * sizeof *tl);
-            o.on_statement = timeline_hook;
-        }
+        if (tl)
+            o.on_statement = cli_timeline_hook;
         for (size_t i = 0; i < nprogs; i++) {
             if (cli_interrupted()) {
                 ran = i;
@@ -454,17 +467,15 @@ int cli_run(int argc, char **argv)
                 break;
             }
             if (tl && o.on_statement_arg)
-                timeline_end(&tl[i], &res[i], sc_program_file(progs[i]));
+                cli_timeline_end(&tl[i], &res[i], sc_program_file(progs[i]));
             stream_done(&st, &res[i]);
         }
         cli_progress(&c, nprogs, nprogs, "");
-        if (c.timeline && write_timeline(c.timeline, c.timeline_f, tl, tl ? ran : 0) < 0 &&
-            exit_code == CLI_EXIT_OK)
-            exit_code = CLI_EXIT_USAGE;
-        for (size_t i = 0; tl && i < nprogs; i++)
-            rp_timeline_clear(&tl[i]);
-        al_free(tl, tl ? (nprogs ? nprogs : 1) * sizeof *tl : 0, AL_K_REPORT);
     }
+    if (c.timeline && write_timeline(c.timeline, c.timeline_f, tl, tl ? ran : 0) < 0 &&
+        exit_code == CLI_EXIT_OK)
+        exit_code = CLI_EXIT_USAGE;
+    timeline_free(tl, nprogs);
 
     {
         rp_run run;

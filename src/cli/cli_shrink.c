@@ -32,6 +32,8 @@ static void help(FILE *f)
                "parse error; 3 internal error.\n");
 }
 
+void cli_shrink_help(FILE *f) { help(f); }
+
 static char *read_all(const char *path, size_t *n)
 {
     FILE *f = fopen(path, "rb");

@@ -57,6 +57,8 @@ static void help(FILE *f)
                "2 usage error; 3 internal error.\n");
 }
 
+void cli_stress_help(FILE *f) { help(f); }
+
 static void json_str(FILE *f, const char *s)
 {
     fputc('"', f);
@@ -332,6 +334,13 @@ int cli_stress(int argc, char **argv)
             json_str(out, r.cls);
             fprintf(out, ", \"first\": ");
             json_str(out, r.first);
+            if (strncmp(r.cls, "finding: ", 9) == 0) {   /* a bad access: its site and kind */
+                char kind[64];
+                st_finding_kind(r.cls + 9, kind, sizeof kind);
+                fprintf(out, ", \"finding\": {\"kind\": ");
+                json_str(out, kind);
+                fprintf(out, ", \"line\": %lu}", strtoul(r.first, NULL, 10));
+            }
             fprintf(out, ", \"file\": ");
             json_str(out, r.file);
             fprintf(out, ", \"statements\": %zu, \"min_file\": ", r.file_statements);
@@ -359,8 +368,15 @@ int cli_stress(int argc, char **argv)
             if (r.write_error)
                 fprintf(out, "  (could not write to %s)\n",
                         o.out_dir ? o.out_dir : "build/stress");
+            /* the allocator too: a guard finding needs the guard; no
+             * --verify for a finding, whose broken heap --verify would
+             * report one statement earlier as an invariant instead */
+            int guarded = strncmp(r.cls, "finding: ", 9) == 0;
             if (o.env.inject && *o.env.inject)
-                fprintf(out, "\nreproduce: fakegc run --verify --inject %s%s%s %s\n", o.env.inject,
+                fprintf(out, "\nreproduce: fakegc run%s --inject %s%s%s%s%s %s\n",
+                        guarded ? "" : " --verify", o.env.inject,
+                        strcmp(c.allocator, "libc") ? " --allocator " : "",
+                        strcmp(c.allocator, "libc") ? c.allocator : "",
                         c.compat ? " --compat " : "", c.compat ? c.compat : "",
                         r.min_file[0] ? r.min_file : r.file);
         }

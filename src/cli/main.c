@@ -21,22 +21,31 @@
 #pragma weak cli_diff
 #pragma weak cli_bench
 #pragma weak cli_merge
+#pragma weak cli_run_help
+#pragma weak cli_list_help
+#pragma weak cli_stress_help
+#pragma weak cli_shrink_help
+#pragma weak cli_oom_help
+#pragma weak cli_diff_help
+#pragma weak cli_bench_help
+#pragma weak cli_merge_help
 
 typedef struct command {
     const char *name;
     int (*fn)(int argc, char **argv);
+    void (*help)(FILE *f);       /* its --help text: the options it documents */
     const char *summary;
 } command;
 
 static const command commands[] = {
-    {"run", cli_run, "run scenario files (or every *.scn under folders)"},
-    {"stress", cli_stress, "random tensor lifecycles checked against a model"},
-    {"shrink", cli_shrink, "minimize a failing scenario"},
-    {"oom", cli_oom, "fail each allocation in turn; every run must end cleanly"},
-    {"diff", cli_diff, "compare two JSON reports"},
-    {"merge", cli_merge, "merge the shard reports of one campaign"},
-    {"bench", cli_bench, "the benchmark suite"},
-    {"list", cli_list, "list bugs, allocators or benches"},
+    {"run", cli_run, cli_run_help, "run scenario files (or every *.scn under folders)"},
+    {"stress", cli_stress, cli_stress_help, "random tensor lifecycles checked against a model"},
+    {"shrink", cli_shrink, cli_shrink_help, "minimize a failing scenario"},
+    {"oom", cli_oom, cli_oom_help, "fail each allocation in turn; every run must end cleanly"},
+    {"diff", cli_diff, cli_diff_help, "compare two JSON reports"},
+    {"merge", cli_merge, cli_merge_help, "merge the shard reports of one campaign"},
+    {"bench", cli_bench, cli_bench_help, "the benchmark suite"},
+    {"list", cli_list, cli_list_help, "list bugs, allocators or benches"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -89,6 +98,14 @@ int main(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     const char *cmd = argv[1];
+    /* a global long option abbreviated as getopt_long allows (--vers) */
+    static const char *const longs[] = {"--help", "--version", "--libexec-dir", "--data-dir"};
+    size_t nlong = 0, hit = 0;
+    for (size_t i = 0; cmd[0] == '-' && cmd[1] == '-' && cmd[2] && i < 4; i++)
+        if (strncmp(longs[i], cmd, strlen(cmd)) == 0)
+            hit = i, nlong++;
+    if (nlong == 1)
+        cmd = longs[hit];
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         if (argc > 2 && strcmp(cmd, "help") == 0) {
             for (size_t i = 0; i < NCOMMANDS; i++)
@@ -120,6 +137,10 @@ int main(int argc, char **argv)
             cli_error(NULL, "command '%s' is not built in this version", cmd);
             return CLI_EXIT_USAGE;
         }
+        /* getopt_long's abbreviations, the same for every command */
+        if (commands[i].help &&
+            cli_expand_abbreviations(cmd, argc - 1, argv + 1, commands[i].help) < 0)
+            return CLI_EXIT_USAGE;
         return commands[i].fn(argc - 1, argv + 1);
     }
     static const char *const global[] = {"--help", "--version", "--libexec-dir", "--data-dir",

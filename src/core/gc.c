@@ -331,6 +331,7 @@ static void clear_garbage(obj_list *live, obj_list *unreachable, int weakrefs_do
                           obj **v, size_t first, size_t n)
 {
     int prev = obj_int_drain_enter();
+    obj_int_set_collector_release(1);
     if (v) {
         for (size_t i = first; i < n; i++) {
             if (i + PREFETCH < n)
@@ -342,6 +343,7 @@ static void clear_garbage(obj_list *live, obj_list *unreachable, int weakrefs_do
                 handle_weakrefs_of(o);
             obj_int_release(o);
         }
+        obj_int_set_collector_release(0);
         for (size_t i = first; i < n; i++) {
             if (i + PREFETCH < n)
                 __builtin_prefetch(v[i + PREFETCH], 1);
@@ -355,6 +357,7 @@ static void clear_garbage(obj_list *live, obj_list *unreachable, int weakrefs_do
                 handle_weakrefs_of(o);
             obj_int_release(o);
         }
+        obj_int_set_collector_release(0);
         obj *o;
         while ((o = unreachable->tail) != NULL)
             drop_one(live, unreachable, o);

@@ -44,6 +44,7 @@ static obj_list live, queue, zombies;
 static uint64_t live_total;          /* live list + collector-held objects */
 static uint64_t live_kind[OBJ_KIND_COUNT];
 static uint64_t offlist;             /* collector-held, counted in live_total */
+static int collector_release;        /* see obj_int_set_collector_release */
 static uint64_t deaths;
 static int draining;
 static obj_config config;
@@ -87,6 +88,7 @@ void obj_int_list_insert_sorted(obj_list *l, obj *o)
 
 obj_list *obj_int_live(void) { return &live; }
 void obj_int_set_offlist(uint64_t n) { offlist = n; }
+void obj_int_set_collector_release(int on) { collector_release = on; }
 int obj_int_draining(void) { return draining; }
 
 /* --- attributes ----------------------------------------------------------- */
@@ -380,6 +382,11 @@ void obj_int_drain_exit(int prev)
 
 static void die(obj *o)
 {
+    if ((o->flags & OBJ_F_GC_MARK) && collector_release) {
+        o->strong = 1;                /* the collector's hold stays */
+        obj_report_dead_use(o, "decref past its last reference (the collector held it)");
+        return;
+    }
     if (o->flags & OBJ_F_GC_MARK)     /* held off-list by the collector */
         o->flags &= ~(uint32_t)OBJ_F_GC_MARK;
     else

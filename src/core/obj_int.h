@@ -70,4 +70,14 @@ void obj_int_kill_released(obj *o);
 /* The collector's off-list objects (for obj_verify); 0 outside gc. */
 void obj_int_set_offlist(uint64_t n);
 
+/* On while the collector releases its garbage (phase 5, before the drop):
+ * every garbage object is then held (strong >= 1, the phase-3 hold) and
+ * still linked on the collector's unreachable list, so a decref that takes
+ * one to 0 drops a reference nobody had (an early free, a double decref).
+ * Such a decref is refused - the hold stays, the object is not queued
+ * (queueing it would relink it while the unreachable list still points at
+ * it, and the drain would then walk a corrupted list) - and reported like a
+ * decref of a dead object (obj_report_dead_use: the hook, UseAfterFree). */
+void obj_int_set_collector_release(int on);
+
 #endif

@@ -1,8 +1,10 @@
 /* rp_timeline.c - per-statement census series and their SVG chart. */
 #include "report/rp_timeline.h"
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "alloc/al.h"
 
@@ -102,6 +104,80 @@ void rp_timeline_clear(rp_timeline *t)
     al_free(t->line, t->line ? LARR : 0, AL_K_REPORT);
     al_free(t->marks, t->marks ? RP_TIMELINE_LINES : 0, AL_K_REPORT);
     memset(t, 0, sizeof *t);
+}
+
+/* ---- the worker's hand-off ---- */
+
+static const char TL_MAGIC[8] = "fgtl\0\0\0\1";
+
+typedef struct tl_head {
+    char magic[8];
+    uint64_t n, seen, stride, max_objects, max_bytes, name_len;
+    int32_t status;
+    uint32_t nfailed;
+} tl_head;
+
+static int put_all(int fd, const void *buf, size_t n)
+{
+    const char *p = buf;
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+int rp_timeline_save(int fd, const rp_timeline *t)
+{
+    tl_head h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, TL_MAGIC, sizeof h.magic);
+    h.n = t->n, h.seen = t->seen, h.stride = t->stride;
+    h.max_objects = t->max_objects, h.max_bytes = t->max_bytes;
+    h.name_len = t->name ? strlen(t->name) : 0;
+    h.status = t->status, h.nfailed = t->nfailed;
+    size_t n = t->n;
+    if (!t->stmt || !t->marks)
+        return -1;
+    int bad = put_all(fd, &h, sizeof h) < 0 ||
+              put_all(fd, t->name ? t->name : "", h.name_len) < 0 ||
+              put_all(fd, t->stmt, n * sizeof *t->stmt) < 0 ||
+              put_all(fd, t->objects, n * sizeof *t->objects) < 0 ||
+              put_all(fd, t->bytes, n * sizeof *t->bytes) < 0 ||
+              put_all(fd, t->line, n * sizeof *t->line) < 0 ||
+              put_all(fd, t->marks, RP_TIMELINE_LINES) < 0;
+    return bad ? -1 : 0;
+}
+
+int rp_timeline_load(FILE *f, rp_timeline *t)
+{
+    tl_head h;
+    char name[4096];
+    if (fread(&h, sizeof h, 1, f) != 1 || memcmp(h.magic, TL_MAGIC, sizeof h.magic) != 0 ||
+        h.n > RP_TIMELINE_MAX || h.name_len >= sizeof name ||
+        fread(name, 1, h.name_len, f) != h.name_len)
+        return -1;
+    name[h.name_len] = '\0';
+    if (rp_timeline_begin(t, name) < 0)
+        return -1;
+    size_t n = h.n;
+    if (fread(t->stmt, sizeof *t->stmt, n, f) != n ||
+        fread(t->objects, sizeof *t->objects, n, f) != n ||
+        fread(t->bytes, sizeof *t->bytes, n, f) != n ||
+        fread(t->line, sizeof *t->line, n, f) != n ||
+        fread(t->marks, 1, RP_TIMELINE_LINES, f) != RP_TIMELINE_LINES) {
+        rp_timeline_clear(t);
+        return -1;
+    }
+    t->n = n, t->seen = h.seen, t->stride = h.stride;
+    t->max_objects = h.max_objects, t->max_bytes = h.max_bytes;
+    t->status = h.status, t->nfailed = h.nfailed;
+    return 0;
 }
 
 static void xml_text(FILE *f, const char *s)

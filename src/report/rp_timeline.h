@@ -44,6 +44,14 @@ void rp_timeline_add(rp_timeline *t, uint32_t line, uint64_t objects, uint64_t b
 void rp_timeline_end(rp_timeline *t, int status, const uint32_t *fail_lines, size_t nfail,
                      const char *source);
 void rp_timeline_clear(rp_timeline *t);
+/* The whole series in a private binary form, for a --jobs worker to hand
+ * its scenario's timeline to the parent (same build, same machine). save:
+ * to a file descriptor with write(2) only, so a worker can save what it
+ * has from a finding hook (async-signal-safe); 0 or -1 (write error).
+ * load: into an empty t (rp_timeline_begin's memory); 0, or -1 (short or
+ * foreign file, or out of memory: t cleared). */
+int rp_timeline_save(int fd, const rp_timeline *t);
+int rp_timeline_load(FILE *f, rp_timeline *t);
 /* One panel per series, stacked: x axis in statements executed, ticks
  * labelled with the statement number and its source line; live objects on
  * the left axis (blue), live bytes on the right axis (orange), each with

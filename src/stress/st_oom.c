@@ -27,6 +27,7 @@
 #include "core/er.h"
 #include "core/obj.h"
 #include "fake/fk.h"
+#include "instrument/in_guard.h"
 
 static int starts(const char *s, const char *p)
 {
@@ -104,9 +105,29 @@ static void leftover(const uint64_t *before, char *why, size_t n)
 typedef struct progress_page {
     volatile int persistent;
     volatile uint64_t point;
+    volatile int found;            /* a bad access stopped the child */
+    volatile uint32_t line;
+    char what[200];
 } progress_page;
 
 static progress_page *page;   /* set in the forked child */
+
+enum { CHILD_FINDING = 5 };
+
+/* The child's guard and dead-object hook: a bad access is a finding about
+ * the scenario, and the heap it leaves cannot be trusted for more runs, so
+ * the child records it on the shared page and stops. Async-signal-safe (the
+ * guard calls it from its SIGSEGV handler too). */
+static void child_finding(const char *what)
+{
+    size_t k = 0;
+    for (; what[k] && what[k] != '\n' && k + 1 < sizeof page->what; k++)
+        page->what[k] = what[k];
+    page->what[k] = '\0';
+    page->line = obj_current_site().line;
+    page->found = 1;
+    _exit(CHILD_FINDING);
+}
 
 /* ---- the context map (plain malloc: it must not move al_'s counts) ---- */
 
@@ -368,6 +389,8 @@ int st_oom_forked(const sc_program *p, const st_oom_opts *o, st_oom_result *r)
     if (pid == 0) {
         close(fd[0]);
         page = pg;
+        in_guard_set_finding_hook(child_finding);
+        obj_set_dead_decref_hook(child_finding);
         st_oom_result cr;
         int rc = st_oom_program(p, o, &cr);
         const char *b = (const char *)&cr;
@@ -402,7 +425,15 @@ int st_oom_forked(const sc_program *p, const st_oom_opts *o, st_oom_result *r)
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
     int rc = 0;
-    if (got != sizeof *r || !WIFEXITED(status) || (WEXITSTATUS(status) != 0 &&
+    if (WIFEXITED(status) && WEXITSTATUS(status) == CHILD_FINDING && pg->found) {
+        memset(r, 0, sizeof *r);
+        r->finding = 1;
+        r->finding_line = pg->line;
+        memcpy(r->finding_what, pg->what, sizeof r->finding_what);
+        r->finding_what[sizeof r->finding_what - 1] = '\0';
+        r->crash_persistent = pg->persistent;
+        r->crash_point = pg->point;
+    } else if (got != sizeof *r || !WIFEXITED(status) || (WEXITSTATUS(status) != 0 &&
                                                    WEXITSTATUS(status) != 4)) {
         memset(r, 0, sizeof *r);
         r->crashed = 1;

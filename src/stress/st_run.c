@@ -83,6 +83,83 @@ void st_env_prepare(st_env *e)
     e->sc.verify_hook_arg = e;
 }
 
+typedef struct live_note {
+    uint64_t live;
+    uint64_t statements;     /* finished so far (for a finding's outcome) */
+} live_note;
+
+static live_note *cur_note;  /* of the run in hand, or NULL */
+
+static void on_statement(void *arg, uint32_t line, uint64_t live, uint64_t bytes)
+{
+    (void)line, (void)bytes;
+    ((live_note *)arg)->live = live;
+    ((live_note *)arg)->statements++;
+}
+
+/* ---- findings: a bad access ends the child as a finding ---- */
+
+static st_outcome *trap_o;
+static void (*trap_then)(const st_outcome *o);
+
+/* d[k..n) += s, NUL-terminated; returns the new length. */
+static size_t put(char *d, size_t k, size_t n, const char *s)
+{
+    for (; *s && k + 1 < n; s++)
+        if (*s != '\n')    /* the guard's fault texts end with one */
+            d[k++] = *s;
+    if (k < n)
+        d[k] = '\0';
+    return k;
+}
+
+void st_finding_kind(const char *what, char *kind, size_t n)
+{
+    size_t k = 0;
+    while (what[k] && what[k] != ':' && k + 1 < n) {
+        kind[k] = what[k];
+        k++;
+    }
+    kind[k] = '\0';
+}
+
+static void trap_finding(const char *what)
+{
+    st_outcome *o = trap_o;
+    memset(o, 0, sizeof *o);
+    o->status = ST_FAIL;
+    o->first_line = obj_current_site().line;
+    char digits[12], kind[64];
+    size_t nd = sizeof digits - 1;
+    digits[nd] = '\0';
+    uint32_t line = o->first_line;
+    do {
+        digits[--nd] = (char)('0' + line % 10);
+        line /= 10;
+    } while (line && nd > 0);
+    st_finding_kind(what, kind, sizeof kind);
+    size_t k = put(o->first, 0, sizeof o->first, digits + nd);
+    k = put(o->first, k, sizeof o->first, ": finding: ");
+    k = put(o->first, k, sizeof o->first, kind);
+    k = put(o->first, k, sizeof o->first, "  actual: ");
+    put(o->first, k, sizeof o->first, what);
+    k = put(o->cls[0], 0, ST_CLASS_LEN, "finding: ");
+    st_normalize(what, o->cls[0] + k, ST_CLASS_LEN - k);
+    o->ncls = 1;
+    if (cur_note)   /* the statement in hand counts: it ran up to the finding */
+        o->statements = cur_note->statements + 1;
+    trap_then(o);
+    _exit(1);
+}
+
+void st_trap_findings(st_outcome *o, void (*then)(const st_outcome *o))
+{
+    trap_o = o;
+    trap_then = then;
+    in_guard_set_finding_hook(trap_finding);
+    obj_set_dead_decref_hook(trap_finding);
+}
+
 /* ---- classes ---- */
 
 void st_normalize(const char *in, char *out, size_t n)
@@ -192,15 +269,6 @@ static void classify(const rp_scenario *r, st_outcome *o)
         add_class(o, "fail: ", "unclassified");
 }
 
-typedef struct live_note {
-    uint64_t live;
-} live_note;
-
-static void on_statement(void *arg, uint32_t line, uint64_t live, uint64_t bytes)
-{
-    (void)line, (void)bytes;
-    ((live_note *)arg)->live = live;
-}
 
 int st_run_text(const st_env *e, const char *name, const char *text, st_outcome *o)
 {
@@ -223,7 +291,9 @@ int st_run_text(const st_env *e, const char *name, const char *text, st_outcome 
     }
     rp_scenario r;
     memset(&r, 0, sizeof r);
+    cur_note = &note;
     sc_run(p, &so, &r);
+    cur_note = NULL;
     classify(&r, o);
     o->live_objects = note.live;
     char why[200];
@@ -255,6 +325,28 @@ static const char *sig_name(int s)
     }
 }
 
+/* st_run_forked's child: the outcome a finding ended the run with. */
+static int trap_fd = -1;
+static st_outcome trapped;
+
+static void write_all(int fd, const void *buf, size_t left)
+{
+    const char *p = buf;
+    while (left > 0) {
+        ssize_t w = write(fd, p, left);
+        if (w <= 0)
+            break;
+        p += w;
+        left -= (size_t)w;
+    }
+}
+
+static void send_trapped(const st_outcome *o)
+{
+    write_all(trap_fd, o, sizeof *o);
+    _exit(0);
+}
+
 int st_run_forked(const st_env *e, const char *name, const char *text, int no_inject,
                   st_outcome *o)
 {
@@ -276,6 +368,8 @@ int st_run_forked(const st_env *e, const char *name, const char *text, int no_in
     }
     if (pid == 0) {
         close(fd[0]);
+        trap_fd = fd[1];
+        st_trap_findings(&trapped, send_trapped);
         alarm(120);
         if (no_inject) {
             char err[64];
@@ -283,15 +377,7 @@ int st_run_forked(const st_env *e, const char *name, const char *text, int no_in
         }
         st_outcome co;
         st_run_text(e, name, text, &co);
-        const char *p = (const char *)&co;
-        size_t left = sizeof co;
-        while (left > 0) {
-            ssize_t w = write(fd[1], p, left);
-            if (w <= 0)
-                break;
-            p += w;
-            left -= (size_t)w;
-        }
+        write_all(fd[1], &co, sizeof co);
         _exit(0);
     }
     close(fd[1]);

@@ -596,7 +596,7 @@ int st_shrink_script(const st_config *c, const st_env *e, const st_script *sc,
     /* every check after every action, except for failures the end check or
      * a crash shows by itself */
     cc.expect_all = !(strncmp(cls, "retained: ", 10) == 0 || strncmp(cls, "leak: ", 6) == 0 ||
-                      strncmp(cls, "crash: ", 7) == 0);
+                      strncmp(cls, "crash: ", 7) == 0 || strncmp(cls, "finding: ", 9) == 0);
     if (cc.expect_all && (strstr(cls, ".numel()") || strstr(cls, ".dim()") ||
                           strstr(cls, ".is_view()") || strstr(cls, ".storage_offset()") ||
                           strstr(cls, ".size(")))

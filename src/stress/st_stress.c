@@ -61,9 +61,44 @@ static uint64_t steps_into(const uint32_t *lines, size_t nlines, uint32_t line, 
     return nacts;
 }
 
+/* The failing lifecycle, for the parent: seed, steps up to the failing
+ * line, class and first failure. Async-signal-safe (it also reports a
+ * finding from the guard's fault handler). */
+static void copy(char *d, size_t n, const char *s)
+{
+    size_t k = 0;
+    while (s[k] && k + 1 < n) {
+        d[k] = s[k];
+        k++;
+    }
+    d[k] = '\0';
+}
+
+static shared *w_sh;                 /* the worker's view of its lifecycle */
+static const uint32_t *w_lines;
+static size_t w_nlines, w_nacts;
+
+static void note_failure(const st_outcome *out)
+{
+    shared *sh = w_sh;
+    sh->fail_seed = sh->current_seed;
+    sh->fail_index = sh->current_index;
+    sh->fail_steps = sh->steps + steps_into(w_lines, w_nlines, out->first_line, w_nacts);
+    copy(sh->cls, sizeof sh->cls, out->ncls ? out->cls[0] : "?");
+    copy(sh->first, sizeof sh->first, out->first);
+    /* the failing lifecycle counts: it ran up to its failure */
+    sh->statements += out->statements;
+    sh->lifecycles++;
+    sh->failed = 1;
+    _exit(1);
+}
+
 static void worker(const st_stress_opts *o, shared *sh, double t0)
 {
     st_env env = o->env;
+    static st_outcome trapped;
+    w_sh = sh;
+    st_trap_findings(&trapped, note_failure);
     uint64_t total = st_stress_lifecycles(o);
     for (uint64_t j = 0;; j++) {
         uint64_t index = index_at(o, j);
@@ -100,20 +135,13 @@ static void worker(const st_stress_opts *o, shared *sh, double t0)
         }
         char name[64];
         snprintf(name, sizeof name, "stress-seed-%" PRIu64 ".scn", seed);
+        w_lines = lines;
+        w_nlines = nlines;
+        w_nacts = s.n;
         st_outcome out;
         st_run_text(&env, name, t.p ? t.p : "", &out);
-        if (out.status != ST_PASS) {
-            sh->fail_seed = seed;
-            sh->fail_index = index;
-            sh->fail_steps = sh->steps + steps_into(lines, nlines, out.first_line, s.n);
-            snprintf(sh->cls, sizeof sh->cls, "%s", out.ncls ? out.cls[0] : "?");
-            snprintf(sh->first, sizeof sh->first, "%s", out.first);
-            /* the failing lifecycle counts: it ran up to its failure */
-            sh->statements += out.statements;
-            sh->lifecycles++;
-            sh->failed = 1;
-            _exit(1);
-        }
+        if (out.status != ST_PASS)
+            note_failure(&out);
         sh->steps += s.n;
         sh->statements += out.statements;
         sh->lifecycles++;

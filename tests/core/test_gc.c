@@ -1,5 +1,6 @@
 /* test_gc.c - the cycle collector. */
 #include <criterion/criterion.h>
+#include <string.h>
 
 #include "core/er.h"
 #include "core/gc.h"
@@ -459,4 +460,48 @@ Test(gc, cycle_through_an_owned_table_fused)
 {
     gc_set_debug(0);    /* the fused passes */
     cycle_through_an_owned_table();
+}
+
+/* An early free inside the garbage: a's release drops its reference to c
+ * twice (what --inject early-free does to a tensor's storage). c is garbage
+ * too, held by the collector, so the second decref takes it to 0 while it
+ * is still linked on the unreachable list: queueing it there corrupted
+ * both lists (the drain then looped or faulted). The decref is refused and
+ * reported as a use after free, and the collection ends on a sound heap. */
+static void over_release(obj *self)
+{
+    if (tn_tag(self) == 1)
+        obj_decref(tn_get(self, 1));    /* one more than a holds */
+}
+
+static void early_free_in_garbage(void)
+{
+    obj *a = tn_new_tag(1), *b = tn_new_tag(2), *c = tn_new_tag(3);
+    tn_set(a, 0, b);
+    tn_set(b, 0, a);
+    tn_set(a, 1, c);
+    obj_decref(c);
+    obj_decref(b);
+    obj_decref(a);
+    tn_release_hook = over_release;
+    er_clear();
+    uint64_t died = gc_collect();
+    tn_release_hook = NULL;
+    cr_assert_eq(er_kind_get(), ER_USE_AFTER_FREE, "kind %d, want UseAfterFree %d",
+                 (int)er_kind_get(), (int)ER_USE_AFTER_FREE);
+    cr_assert(strstr(er_message(), "tnode #3") != NULL, "names c: %s", er_message());
+    er_clear();
+    cr_assert_eq(died, 3, "a, b and c die once each: %llu", (unsigned long long)died);
+    tc_end();
+}
+
+Test(gc, early_free_of_garbage_is_a_finding)
+{
+    early_free_in_garbage();
+}
+
+Test(gc, early_free_of_garbage_is_a_finding_fused)
+{
+    gc_set_debug(0);    /* the array passes */
+    early_free_in_garbage();
 }

@@ -2,8 +2,8 @@
 # check_timeline.sh FAKEGC OUT_DIR - the --timeline chart tells the story: an
 # x axis in statements with source lines, two labelled y axes, PASS/FAIL in
 # the title, failed expectations marked red (one per failed line), del and
-# gc() marked, a band where statements outnumber pixels; rsvg-convert must
-# render it.
+# gc() marked, a band where statements outnumber pixels; with --jobs the
+# same chart, sampled in the workers; rsvg-convert must render it.
 set -u
 f=$1
 o=$2
@@ -24,6 +24,20 @@ grep -q '#d62728" stroke-width' "$o/tl-pass.svg" && fail "a red mark on a passin
 [ $? -eq 1 ] || fail "the strong-memo run should fail"
 grep -q '>FAIL</tspan>' "$o/tl-fail.svg" || fail "FAIL in the title"
 [ "$(grep -c '<circle[^>]*#d62728' "$o/tl-fail.svg")" -eq 3 ] || fail "want 3 red failure marks"
+# --jobs: each worker samples its own scenario; the chart is the one a
+# single process draws, panel for panel (no fallback to one process)
+"$f" run -q --timeline "$o/tl-j1.svg" scenarios/memo scenarios/cycles > /dev/null ||
+    fail "clean run of memo/ and cycles/"
+"$f" run -q -j2 --timeline "$o/tl-j2.svg" scenarios/memo scenarios/cycles \
+    > /dev/null 2> "$o/tl-j2.err" || fail "clean -j2 run"
+grep -q 'ignored' "$o/tl-j2.err" && fail "-j2 fell back to one process: $(cat "$o/tl-j2.err")"
+cmp -s "$o/tl-j1.svg" "$o/tl-j2.svg" || fail "-j2 draws another chart than -j1"
+# a worker stopped by a finding still has its panel, FAIL, its line red
+"$f" run -q -j2 --inject early-free --allocator guard --timeline "$o/tl-find.svg" \
+    scenarios/memo/weak_keys.scn scenarios/memo/churn.scn > /dev/null
+[ $? -eq 1 ] || fail "the early-free run should be findings"
+[ "$(grep -c '>FAIL</tspan>' "$o/tl-find.svg")" -eq 2 ] || fail "want 2 FAIL panels"
+grep -q '<circle[^>]*#d62728' "$o/tl-find.svg" || fail "no red mark at the finding"
 if command -v rsvg-convert > /dev/null; then
     rsvg-convert "$o/tl-fail.svg" -o "$o/tl-fail.png" || fail "rsvg-convert cannot render it"
 fi

@@ -1,0 +1,81 @@
+#!/bin/sh
+# cli_conventions_test.sh FAKEGC SOURCE_DIR - the command line by
+# getopt_long's rules, for every command (issue 11 point 5): a unique
+# prefix of a long option is that option (--form json, --form=json), a
+# prefix of several is "ambiguous option '--x' could be --a, --b" with exit
+# 2, an unknown one gets a did-you-mean, -j2 / --jobs=2 / -- work, --help
+# goes to stdout with exit 0, and TERM=dumb gets no colour.
+set -u
+f=$1
+cd "$2" || exit 2
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/fakegc-cli.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "cli_conventions: FAIL: $*"; exit 1; }
+scn=scenarios/memo/weak_keys.scn
+
+# expect RC STDERR-NEEDLE ARGS...: the exit status and a line of stderr
+expect() {
+    want=$1 needle=$2
+    shift 2
+    "$f" "$@" > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    [ $rc -eq "$want" ] || fail "fakegc $*: exit $rc, want $want: $(head -3 "$tmp/err")"
+    [ -z "$needle" ] || grep -qF -- "$needle" "$tmp/err" ||
+        fail "fakegc $*: stderr lacks \"$needle\": $(head -3 "$tmp/err")"
+}
+
+# abbreviations = the full option, in every command that parses options
+expect 0 "" run --form json --out "$tmp/a.json" $scn
+expect 0 "" run --format json --output "$tmp/b.json" $scn
+cmp -s "$tmp/a.json" "$tmp/b.json" || /usr/bin/python3 - "$tmp/a.json" "$tmp/b.json" <<'PY' ||
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+for d in (a, b):
+    for s in d["scenarios"]:
+        s["stats"]["wall_ms"] = 0
+sys.exit(a != b)
+PY
+    fail "run --form json --out differs from --format json --output"
+expect 0 "" run --form=json --out="$tmp/c.json" $scn
+head -c 200 "$tmp/c.json" | grep -q '"schema": "fakegc-report/2"' || fail "--form=json: no JSON report"
+expect 0 "" run --jo=2 -q $scn
+expect 0 "" oom --transient --max-p 1 -q $scn
+expect 0 "" stress --st 200 --out-d "$tmp/st" -q
+expect 0 "" stress --steps 200 --form json --output "$tmp/st.json" --out-dir "$tmp/st"
+grep -q '"schema": "fakegc-stress/2"' "$tmp/st.json" || fail "stress --form json: no JSON"
+expect 0 "" diff --form json "$tmp/a.json" "$tmp/b.json"
+grep -q '"schema": "fakegc-diff/2"' "$tmp/out" || fail "diff --form json: no JSON"
+expect 0 "" run --verb $scn
+expect 0 "" --vers
+grep -q '^fakegc ' "$tmp/out" || fail "--vers: no version"
+
+# ambiguous prefixes: exit 2 naming the candidates
+expect 2 "ambiguous option '--ma' could be --max-bytes, --max-statements, --max-objects" \
+    run --ma 10 $scn
+expect 2 "ambiguous option '--time' could be --timeline, --timeout" run --time=5 $scn
+expect 2 "ambiguous option '--max' could be --max-points, --max-bytes" oom --max 2 $scn
+expect 2 "ambiguous option '--s' could be" stress --s 5
+
+# unknown options and commands: did-you-mean
+expect 2 "unknown option '--formt'; did you mean '--format'?" run --formt json $scn
+expect 2 "unknown option '--hlep'; did you mean '--help'?" --hlep
+expect 2 "unknown command 'rnu'; did you mean 'run'?" rnu
+
+# short forms and the end of options
+expect 0 "" run -j2 -q scenarios/memo
+expect 0 "" run --jobs=2 -q scenarios/memo
+cp $scn "$tmp/--form"
+expect 0 "" run -q -- "$tmp/--form"
+
+# --help: stdout, exit 0, for every command
+for c in run stress shrink oom diff merge bench list; do
+    expect 0 "" $c --help
+    [ -s "$tmp/out" ] && [ ! -s "$tmp/err" ] || fail "$c --help: not on stdout alone"
+    expect 0 "" $c --he
+    [ -s "$tmp/out" ] || fail "$c --he: no help"
+done
+
+# TERM=dumb: no colour even when asked by a terminal-looking setup
+TERM=dumb "$f" run $scn > "$tmp/out" 2>&1
+! grep -q "$(printf '\033')" "$tmp/out" || fail "TERM=dumb got colour"
+echo "cli_conventions: ok"
