@@ -267,50 +267,24 @@ static void growth_check(sc_vm *vm, const census *first, const census *last, uin
     }
     if (!any)
         return;
-    /* Attach the growing objects (all of the last round's retained ones of
-     * the growing keys) as the scenario's retained list. */
+    /* The growing objects (all of the last round's retained ones of the
+     * growing keys) as the scenario's retained groups, with examples: the
+     * same bounded summary as the end check, whatever their number. */
     hp_graph *g = hp_snapshot(NULL, 0);
     if (!g) {
         er_clear();
         return;
     }
-    hp_retained *r = NULL;
-    size_t n = 0;
-    if (hp_retained_all(g, &r, &n) == 0) {
-        size_t keep = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (key_grows(first, last, r[i].kind, r[i].site.file, r[i].site.line)) {
-                hp_retained tmp = r[keep];
-                r[keep] = r[i];
-                r[i] = tmp;
-                keep++;
-            }
-        }
-        for (size_t i = keep; i < n; i++)
-            hp_retained_clear(&r[i]);
-        /* the array keeps its allocated size n; records past keep are
-         * empty, so report only keep of them and free the tail here by
-         * shrinking */
-        if (keep == 0) {
-            hp_retained_free(r, n);
-        } else {
-            hp_retained *sh = keep == n ? r : al_realloc(r, n * sizeof *r, keep * sizeof *r,
-                                                         AL_K_HEAP, "sc growth");
-            if (!sh) {
-                er_clear();
-                hp_retained_free(r, n);
-            } else {
-                vm->out->retained = sh;
-                vm->out->nretained = keep;
-                hp_group *gr = NULL;
-                size_t ng = 0;
-                if (hp_group_records(sh, keep, &gr, &ng) == 0) {
-                    vm->out->groups = gr;
-                    vm->out->ngroups = ng;
-                }
-                sc_vm_emit(vm, g, -1, sh, keep, 0);
-            }
-        }
+    hp_select_clear(g);
+    obj *lists[2] = {obj_live_first(), obj_zombie_first()};
+    for (int l = 0; l < 2; l++)
+        for (obj *o = lists[l]; o; o = obj_iter_next(o))
+            if (key_grows(first, last, o->type->kind, o->site.file, o->site.line))
+                hp_select(g, o);
+    hp_summary sm;
+    if (hp_selected(g) && hp_summarize(g, HP_SEL_MARKED, sc_examples(vm), &sm) == 0) {
+        sc_summary_to_scenario(&sm, vm->out);
+        sc_vm_emit(vm, g, HP_SEL_MARKED, vm->out->retained, vm->out->nretained, 0);
     }
     er_clear();
     hp_free(g);

@@ -349,7 +349,12 @@ Test(interp, repeat_rounds_flag_only_growth)
     cr_expect_eq(r.failures[0].line, 1, "the growing objects were made at line 1");
     cr_expect(strstr(r.failures[0].actual, "retained after 4 rounds") != NULL, "%s",
               r.failures[0].actual);
-    cr_expect_gt(r.nretained, 0);
+    /* the growing objects as groups with bounded examples: 4 bases and
+     * their storages, 3 examples a group */
+    cr_expect_eq(r.retained_total, 8, "retained_total %llu, want 8",
+                 (unsigned long long)r.retained_total);
+    cr_expect_eq(r.ngroups, 2, "%zu groups, want 2", r.ngroups);
+    cr_expect_eq(r.nretained, 6, "%zu examples, want 6", r.nretained);
     done(&r);
 }
 
