@@ -7,8 +7,10 @@
  * failure records of a failing statement aside).
  */
 #include "scenario/sc_vm.h"
+#include "scenario/sc_eval.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "alloc/al.h"
@@ -303,125 +305,201 @@ static int eval_mfmt_kw(sc_vm *vm, const sc_expr *e, int *given, ts_memfmt *f)
     return 0;
 }
 
-static obj *call_ctor(sc_vm *vm, const sc_expr *e)
+/* ---- built-in functions: the evaluators the vocabulary rows name ---- */
+
+/* The constructors' positional sizes: `f(2, 3)` or `f((2, 3))`. */
+int sc_ar_sizes(sc_vm *vm, const sc_expr *e, ts_args *a, sc_val *held)
 {
-    int64_t sizes[TS_MAX_DIM], strides[TS_MAX_DIM];
-    int nd = 0, ns = 0;
-    const char *fname = sc_builtin_name(e->id);
-    ts_dtype dt = TS_F32;
-    ts_device dev = ts_cpu();
-    int64_t rg = 0;
-    if (e->id == B_EMPTY_STRIDED) {
-        if (eval_int_list(vm, e->args[0], sizes, &nd, "empty_strided() sizes") < 0 ||
-            eval_int_list(vm, e->args[1], strides, &ns, "empty_strided() strides") < 0)
-            return NULL;
-        if (nd != ns) {
-            er_set(ER_SHAPE, "empty_strided(): %d sizes but %d strides", nd, ns);
-            return NULL;
-        }
-    } else if (e->id == B_SPARSE_CSR) {
-        if (eval_int(vm, e->args[0], &sizes[0], "sparse_csr() rows") < 0 ||
-            eval_int(vm, e->args[1], &sizes[1], "sparse_csr() cols") < 0)
-            return NULL;
-        nd = 2;
-    } else if (eval_dims(vm, e, 0, sizes, &nd, fname) < 0) {
-        return NULL;
-    }
-    if (eval_dtype_kw(vm, e, &dt) < 0 || eval_device_kw(vm, e, &dev, NULL) < 0 ||
-        eval_int_kw(vm, e, "requires_grad", &rg) < 0)
-        return NULL;
-    obj *mode = current_mode(vm);
-    ts_device where = mode ? ts_meta() : dev;
-    ts_tensor *t = NULL;
-    switch (e->id) {
-    case B_EMPTY: case B_ZEROS: case B_ONES: case B_RAND: {
-        int given = 0;
-        ts_memfmt f;
-        if (eval_mfmt_kw(vm, e, &given, &f) < 0)
-            return NULL;
-        if (given && f == TS_CHANNELS_LAST) {   /* empty() only (the parser says) */
-            if (ts_memfmt_strides(f, nd, sizes, strides) < 0)
-                return NULL;
-            t = ts_empty_strided(nd, sizes, strides, dt, where, rg != 0);
-            break;
-        }
-        ts_init init = e->id == B_EMPTY ? TS_INIT_NONE : e->id == B_ZEROS ? TS_INIT_ZEROS
-                     : e->id == B_ONES ? TS_INIT_ONES : TS_INIT_RAND;
-        t = ts_empty(nd, sizes, dt, where, mode ? TS_INIT_NONE : init, rg != 0);
-        break;
-    }
-    case B_EMPTY_STRIDED:
-        t = ts_empty_strided(nd, sizes, strides, dt, where, rg != 0);
-        break;
-    case B_SPARSE_COO: {
-        int64_t nnz = 1, sd = nd, co = 0;
-        if (eval_int_kw(vm, e, "nnz", &nnz) < 0 || eval_int_kw(vm, e, "sparse_dim", &sd) < 0 ||
-            eval_int_kw(vm, e, "coalesced", &co) < 0)
-            return NULL;
-        if (sd < 0 || sd > nd) {
-            er_set(ER_SHAPE, "sparse_coo(): sparse_dim %" PRId64 " out of range for %d dims",
-                   sd, nd);
-            return NULL;
-        }
-        t = ts_sparse_coo(nd, sizes, nnz, (int)sd, dt, where, co != 0);
-        break;
-    }
-    case B_SPARSE_CSR: {
-        int64_t nnz = 1;
-        if (eval_int_kw(vm, e, "nnz", &nnz) < 0)
-            return NULL;
-        t = ts_sparse_csr(sizes[0], sizes[1], nnz, dt, where);
-        break;
-    }
-    case B_QUANTIZED:
-        if (mode) {
-            er_set(ER_UNSUPPORTED, "quantized nyi in meta tensors");
-            return NULL;
-        }
-        t = ts_quantized(nd, sizes);
-        break;
-    default:
-        er_set(ER_INTERNAL, "call_ctor: not a constructor");
-        return NULL;
-    }
-    if (!t)
-        return NULL;
-    if (mode)
-        return wrap_in_mode(mode, t, dev);
-    return &t->hdr;
+    (void)held;
+    return eval_dims(vm, e, 0, a->v, &a->n, sc_builtin_name(e->id));
 }
 
-static obj *call_mode_ctor(sc_vm *vm, const sc_expr *e)
+/* empty_strided(sizes, strides) into v[0..n) and v2[0..n2). */
+int sc_ar_strided(sc_vm *vm, const sc_expr *e, ts_args *a, sc_val *held)
 {
-    fk_policy pol = vm->sweep;
-    int64_t every = vm->sweep_every;
+    (void)held;
+    if (eval_int_list(vm, e->args[0], a->v, &a->n, "empty_strided() sizes") < 0 ||
+        eval_int_list(vm, e->args[1], a->v2, &a->n2, "empty_strided() strides") < 0)
+        return -1;
+    if (a->n != a->n2)
+        return er_set(ER_SHAPE, "empty_strided(): %d sizes but %d strides", a->n, a->n2);
+    return 0;
+}
+
+/* sparse_csr(rows, cols) into v[0], v[1]. */
+int sc_ar_csr(sc_vm *vm, const sc_expr *e, ts_args *a, sc_val *held)
+{
+    (void)held;
+    if (eval_int(vm, e->args[0], &a->v[0], "sparse_csr() rows") < 0 ||
+        eval_int(vm, e->args[1], &a->v[1], "sparse_csr() cols") < 0)
+        return -1;
+    a->n = 2;
+    return 0;
+}
+
+/* A constructor's dtype=, device= and requires_grad=; `where` is the device
+ * it builds on: meta inside `with` (the result is wrapped as a fake). */
+typedef struct ctor_kw {
+    ts_dtype dt;
+    ts_device dev, where;
+    int64_t rg;
+} ctor_kw;
+
+static int eval_ctor_kw(sc_vm *vm, const sc_expr *e, ctor_kw *k)
+{
+    k->dt = TS_F32;
+    k->dev = ts_cpu();
+    k->rg = 0;
+    if (eval_dtype_kw(vm, e, &k->dt) < 0 || eval_device_kw(vm, e, &k->dev, NULL) < 0 ||
+        eval_int_kw(vm, e, "requires_grad", &k->rg) < 0)
+        return -1;
+    k->where = current_mode(vm) ? ts_meta() : k->dev;
+    return 0;
+}
+
+static int ctor_done(sc_vm *vm, ts_tensor *t, const ctor_kw *k, sc_val *out)
+{
+    obj *mode = current_mode(vm);
+    if (!t)
+        return -1;
+    return set_obj(out, mode ? wrap_in_mode(mode, t, k->dev) : &t->hdr);
+}
+
+/* What empty/zeros/ones/rand fill with (nothing inside `with`: meta). */
+static const ts_init dense_init[] = {
+    [B_EMPTY] = TS_INIT_NONE, [B_ZEROS] = TS_INIT_ZEROS, [B_ONES] = TS_INIT_ONES,
+    [B_RAND] = TS_INIT_RAND,
+};
+
+int sc_ev_dense(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                sc_val *out)
+{
+    ctor_kw k;
+    int given = 0;
+    ts_memfmt f;
+    int64_t st[TS_MAX_DIM];
+    ts_tensor *t;
+    (void)recv;
+    if (eval_ctor_kw(vm, e, &k) < 0 || eval_mfmt_kw(vm, e, &given, &f) < 0)
+        return -1;
+    if (given && f == TS_CHANNELS_LAST) {   /* empty() only (the parser says) */
+        if (ts_memfmt_strides(f, a->n, a->v, st) < 0)
+            return -1;
+        t = ts_empty_strided(a->n, a->v, st, k.dt, k.where, k.rg != 0);
+    } else {
+        ts_init init = current_mode(vm) ? TS_INIT_NONE : dense_init[e->id];
+        t = ts_empty(a->n, a->v, k.dt, k.where, init, k.rg != 0);
+    }
+    return ctor_done(vm, t, &k, out);
+}
+
+int sc_ev_empty_strided(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                        sc_val *out)
+{
+    ctor_kw k;
+    (void)recv;
+    if (eval_ctor_kw(vm, e, &k) < 0)
+        return -1;
+    return ctor_done(vm, ts_empty_strided(a->n, a->v, a->v2, k.dt, k.where, k.rg != 0), &k,
+                     out);
+}
+
+int sc_ev_sparse_coo(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                     sc_val *out)
+{
+    ctor_kw k;
+    int64_t nnz = 1, sd = a->n, co = 0;
+    (void)recv;
+    if (eval_ctor_kw(vm, e, &k) < 0 || eval_int_kw(vm, e, "nnz", &nnz) < 0 ||
+        eval_int_kw(vm, e, "sparse_dim", &sd) < 0 || eval_int_kw(vm, e, "coalesced", &co) < 0)
+        return -1;
+    if (sd < 0 || sd > a->n)
+        return er_set(ER_SHAPE, "sparse_coo(): sparse_dim %" PRId64 " out of range for %d dims",
+                      sd, a->n);
+    return ctor_done(vm, ts_sparse_coo(a->n, a->v, nnz, (int)sd, k.dt, k.where, co != 0), &k,
+                     out);
+}
+
+int sc_ev_sparse_csr(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                     sc_val *out)
+{
+    ctor_kw k;
+    int64_t nnz = 1;
+    (void)recv;
+    if (eval_ctor_kw(vm, e, &k) < 0 || eval_int_kw(vm, e, "nnz", &nnz) < 0)
+        return -1;
+    return ctor_done(vm, ts_sparse_csr(a->v[0], a->v[1], nnz, k.dt, k.where), &k, out);
+}
+
+int sc_ev_quantized(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                    sc_val *out)
+{
+    ctor_kw k;
+    (void)recv;
+    if (eval_ctor_kw(vm, e, &k) < 0)
+        return -1;
+    if (current_mode(vm))
+        return er_set(ER_UNSUPPORTED, "quantized nyi in meta tensors");
+    return ctor_done(vm, ts_quantized(a->n, a->v), &k, out);
+}
+
+/* sweep= and sweep_every= of fake_mode(), meta_converter(), fake_converter(). */
+static int eval_policy_kw(sc_vm *vm, const sc_expr *e, fk_policy *pol, int64_t *every)
+{
+    *pol = vm->sweep;
+    *every = vm->sweep_every;
     const sc_expr *k = kwarg(e, "sweep");
     if (k) {
         sc_val v = {0};
         if (eval(vm, k, &v) < 0)
-            return NULL;
+            return -1;
         char buf[16] = "";
         if (v.k == V_STR && v.i < (int64_t)sizeof buf) {
             memcpy(buf, v.s, (size_t)v.i);
             buf[v.i] = '\0';
         }
-        int bad = v.k != V_STR || fk_policy_from_name(buf, &pol) != 0;
-        if (bad) {
+        if (v.k != V_STR || fk_policy_from_name(buf, pol) != 0) {
             er_set(ER_TYPE, "sweep= must be \"eager\" or \"periodic\", got %s", val_type(&v));
             val_drop(&v);
-            return NULL;
+            return -1;
         }
     }
-    if (eval_int_kw(vm, e, "sweep_every", &every) < 0)
-        return NULL;
-    if (every < 1) {
-        er_set(ER_TYPE, "sweep_every= must be >= 1, got %" PRId64, every);
-        return NULL;
-    }
-    if (e->id == B_FAKE_CONVERTER)
-        return fk_fake_converter_new(pol, every);
-    return e->id == B_FAKE_MODE ? fk_mode_new(pol, every) : fk_meta_converter_new(pol, every);
+    if (eval_int_kw(vm, e, "sweep_every", every) < 0)
+        return -1;
+    if (*every < 1)
+        return er_set(ER_TYPE, "sweep_every= must be >= 1, got %" PRId64, *every);
+    return 0;
 }
+
+int sc_ev_fake_mode(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                    sc_val *out)
+{
+    fk_policy pol;
+    int64_t every;
+    (void)recv, (void)a;
+    return eval_policy_kw(vm, e, &pol, &every) < 0 ? -1 : set_obj(out, fk_mode_new(pol, every));
+}
+
+int sc_ev_meta_converter(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                         sc_val *out)
+{
+    fk_policy pol;
+    int64_t every;
+    (void)recv, (void)a;
+    return eval_policy_kw(vm, e, &pol, &every) < 0
+               ? -1 : set_obj(out, fk_meta_converter_new(pol, every));
+}
+
+int sc_ev_fake_converter(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                         sc_val *out)
+{
+    fk_policy pol;
+    int64_t every;
+    (void)recv, (void)a;
+    return eval_policy_kw(vm, e, &pol, &every) < 0
+               ? -1 : set_obj(out, fk_fake_converter_new(pol, every));
+}
+
 
 /* The kinds live() knows, as a predicate over objects. */
 typedef enum live_kind {
@@ -522,317 +600,172 @@ static obj *liveness_subject(const sc_val *v, int *alive)
     return v->o;
 }
 
+int sc_ev_weakref(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                  sc_val *out)
+{
+    sc_val x = {0};
+    (void)recv, (void)a;
+    if (eval(vm, e->args[0], &x) < 0)
+        return -1;
+    if (x.k != V_OBJ) {
+        er_set(ER_TYPE, "weakref() needs an object, got %s", val_type(&x));
+        val_drop(&x);
+        return -1;
+    }
+    obj *w = wr_new(x.o, NULL, NULL);
+    val_drop(&x);
+    return set_obj(out, w);
+}
+
+int sc_ev_gc(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a, sc_val *out)
+{
+    (void)vm, (void)e, (void)recv, (void)a;
+    uint64_t before = obj_live_count();
+    obj_safepoint();
+    gc_collect();
+    fk_sweep_all();
+    obj_safepoint();
+    uint64_t after = obj_live_count();
+    set_int(out, before > after ? (int64_t)(before - after) : 0);
+    return 0;
+}
+
+int sc_ev_live(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a, sc_val *out)
+{
+    const char *k = "any";
+    size_t len = 3;
+    sc_val v = {0};
+    const sc_expr *arg = e->nargs ? e->args[0] : kwarg(e, "kind");
+    (void)recv, (void)a;
+    if (arg) {
+        if (eval(vm, arg, &v) < 0)
+            return -1;
+        if (v.k != V_STR) {
+            er_set(ER_TYPE, "live() needs a kind string, got %s", val_type(&v));
+            val_drop(&v);
+            return -1;
+        }
+        k = v.s;
+        len = (size_t)v.i;
+    }
+    uint64_t n = count_live(k, len);
+    if (n == UINT64_MAX)
+        return er_set(ER_TYPE, "live(): unknown kind \"%.*s\"", len > 40 ? 40 : (int)len, k);
+    set_int(out, (int64_t)n);
+    return 0;
+}
+
+int sc_ev_bytes(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a, sc_val *out)
+{
+    (void)vm, (void)e, (void)recv, (void)a;
+    set_int(out, (int64_t)ts_data_bytes());
+    return 0;
+}
+
+int sc_ev_heap_bytes(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                     sc_val *out)
+{
+    (void)vm, (void)e, (void)recv, (void)a;
+    set_int(out, (int64_t)sc_model_bytes());
+    return 0;
+}
+
+int sc_ev_unreachable(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                      sc_val *out)
+{
+    (void)e, (void)recv, (void)a;
+    size_t n = sc_vm_roots(vm);
+    hp_graph *g = hp_snapshot(vm->roots, n);
+    if (!g)
+        return -1;
+    set_int(out, (int64_t)hp_unreachable_count(g));
+    hp_free(g);
+    return 0;
+}
+
+int sc_ev_stale(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a, sc_val *out)
+{
+    (void)vm, (void)e, (void)recv, (void)a;
+    set_int(out, (int64_t)fk_stale_all());
+    return 0;
+}
+
+int sc_ev_growth(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                 sc_val *out)
+{
+    sc_val v = {0};
+    (void)recv, (void)a;
+    if (eval(vm, e->args[0], &v) < 0)
+        return -1;
+    int i = checkpoint_index(vm, &v);
+    val_drop(&v);
+    if (i < 0)
+        return -1;
+    set_int(out, (int64_t)obj_live_count() - (int64_t)vm->cps[i].total);
+    return 0;
+}
+
+static int eval_alive(sc_vm *vm, const sc_expr *e, int *alive)
+{
+    sc_val v = {0};
+    if (eval(vm, e->args[0], &v) < 0)
+        return -1;
+    liveness_subject(&v, alive);
+    val_drop(&v);
+    return 0;
+}
+
+int sc_ev_alive(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                sc_val *out)
+{
+    int alive;
+    (void)recv, (void)a;
+    if (eval_alive(vm, e, &alive) < 0)
+        return -1;
+    set_bool(out, alive);
+    return 0;
+}
+
+int sc_ev_dead(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a, sc_val *out)
+{
+    int alive;
+    (void)recv, (void)a;
+    if (eval_alive(vm, e, &alive) < 0)
+        return -1;
+    set_bool(out, !alive);
+    return 0;
+}
+
+/* The one dispatch of a word: its row's argument parser, then its
+ * evaluator (recv: the evaluated receiver of a method, borrowed; NULL for a
+ * function). A call that fails inside raises() is probed for what it
+ * leaked (the arguments' own failures are probed by their own calls). */
+static int call_word(sc_vm *vm, const sc_word *w, const sc_expr *e, const sc_val *recv,
+                     sc_val *out)
+{
+    ts_args a;
+    sc_val held = {0};
+    leak_probe lp = {0};
+    memset(&a, 0, sizeof a);
+    if (!w->eval)
+        return er_set(ER_INTERNAL, "word '%s' has no evaluator", w->name);
+    int rc = w->args ? w->args(vm, e, &a, &held) : 0;
+    if (rc == 0) {
+        probe_start(vm, &lp);
+        rc = w->eval(vm, e, recv, &a, out);
+        if (rc < 0)
+            probe_fail(vm, &lp);
+    }
+    val_drop(&held);
+    return rc < 0 ? -1 : 0;
+}
+
 static int call_builtin(sc_vm *vm, const sc_expr *e, sc_val *out)
 {
-    leak_probe lp = {0};
-    switch (e->id) {
-    case B_EMPTY: case B_ZEROS: case B_ONES: case B_RAND: case B_EMPTY_STRIDED:
-    case B_SPARSE_COO: case B_SPARSE_CSR: case B_QUANTIZED: {
-        probe_start(vm, &lp);
-        obj *o = call_ctor(vm, e);
-        if (!o) {
-            probe_fail(vm, &lp);
-            return -1;
-        }
-        return set_obj(out, o);
-    }
-    case B_FAKE_MODE: case B_META_CONVERTER: case B_FAKE_CONVERTER: {
-        probe_start(vm, &lp);
-        obj *o = call_mode_ctor(vm, e);
-        if (!o) {
-            probe_fail(vm, &lp);
-            return -1;
-        }
-        return set_obj(out, o);
-    }
-    case B_WEAKREF: {
-        sc_val x = {0};
-        if (eval(vm, e->args[0], &x) < 0)
-            return -1;
-        if (x.k != V_OBJ) {
-            er_set(ER_TYPE, "weakref() needs an object, got %s", val_type(&x));
-            val_drop(&x);
-            return -1;
-        }
-        probe_start(vm, &lp);
-        obj *w = wr_new(x.o, NULL, NULL);
-        if (!w)
-            probe_fail(vm, &lp);
-        val_drop(&x);
-        return set_obj(out, w);
-    }
-    case B_GC: {
-        uint64_t before = obj_live_count();
-        obj_safepoint();
-        gc_collect();
-        fk_sweep_all();
-        obj_safepoint();
-        uint64_t after = obj_live_count();
-        set_int(out, before > after ? (int64_t)(before - after) : 0);
-        return 0;
-    }
-    case B_LIVE: {
-        const char *k = "any";
-        size_t len = 3;
-        sc_val v = {0};
-        const sc_expr *arg = e->nargs ? e->args[0] : kwarg(e, "kind");
-        if (arg) {
-            if (eval(vm, arg, &v) < 0)
-                return -1;
-            if (v.k != V_STR) {
-                er_set(ER_TYPE, "live() needs a kind string, got %s", val_type(&v));
-                val_drop(&v);
-                return -1;
-            }
-            k = v.s;
-            len = (size_t)v.i;
-        }
-        uint64_t n = count_live(k, len);
-        if (n == UINT64_MAX)
-            return er_set(ER_TYPE, "live(): unknown kind \"%.*s\"", len > 40 ? 40 : (int)len, k);
-        set_int(out, (int64_t)n);
-        return 0;
-    }
-    case B_BYTES:
-        set_int(out, (int64_t)ts_data_bytes());
-        return 0;
-    case B_HEAP_BYTES:
-        set_int(out, (int64_t)sc_model_bytes());
-        return 0;
-    case B_UNREACHABLE: {
-        size_t n = sc_vm_roots(vm);
-        hp_graph *g = hp_snapshot(vm->roots, n);
-        if (!g)
-            return -1;
-        set_int(out, (int64_t)hp_unreachable_count(g));
-        hp_free(g);
-        return 0;
-    }
-    case B_STALE:
-        set_int(out, (int64_t)fk_stale_all());
-        return 0;
-    case B_GROWTH: {
-        sc_val v = {0};
-        if (eval(vm, e->args[0], &v) < 0)
-            return -1;
-        int i = checkpoint_index(vm, &v);
-        val_drop(&v);
-        if (i < 0)
-            return -1;
-        set_int(out, (int64_t)obj_live_count() - (int64_t)vm->cps[i].total);
-        return 0;
-    }
-    case B_ALIVE: case B_DEAD: {
-        sc_val v = {0};
-        if (eval(vm, e->args[0], &v) < 0)
-            return -1;
-        int alive;
-        liveness_subject(&v, &alive);
-        val_drop(&v);
-        set_bool(out, e->id == B_ALIVE ? alive : !alive);
-        return 0;
-    }
-    default:
+    const sc_word *w = sc_builtin_row(e->id);
+    if (!w)
         return er_set(ER_INTERNAL, "unknown built-in %d", e->id);
-    }
-}
-
-/* ---- methods ---- */
-
-
-static ts_storage *as_storage(const sc_val *v)
-{
-    return v->k == V_OBJ && ts_is_storage(v->o) ? (ts_storage *)v->o : NULL;
-}
-
-/* set_(tensor) | set_(storage) | set_(storage, offset, sizes, strides) */
-static int build_set_args(sc_vm *vm, const sc_expr *e, ts_args *a, sc_val *other)
-{
-    if (e->nargs != 1 && e->nargs != 4)
-        return er_set(ER_TYPE, "set_() takes (tensor), (storage) or (storage, offset, sizes, "
-                      "strides), got %d arguments", e->nargs);
-    if (eval(vm, e->args[0], other) < 0)
-        return -1;
-    if (as_tensor(other) && e->nargs == 1) {
-        a->other = as_tensor(other);
-        return 0;
-    }
-    if (!as_storage(other))
-        return er_set(ER_TYPE, "set_() needs a %s, got %s",
-                      e->nargs == 1 ? "tensor or a storage" : "storage", val_type(other));
-    a->storage = as_storage(other);
-    if (e->nargs == 1)
-        return 0;
-    a->set_geom = 1;
-    if (eval_int(vm, e->args[1], &a->offset, "set_() offset") < 0 ||
-        eval_int_list(vm, e->args[2], a->v, &a->n, "set_() sizes") < 0 ||
-        eval_int_list(vm, e->args[3], a->v2, &a->n2, "set_() strides") < 0)
-        return -1;
-    if (a->n != a->n2)
-        return er_set(ER_SHAPE, "set_(): %d sizes but %d strides", a->n, a->n2);
-    return 0;
-}
-
-/* Positional arguments of a tensor op into a (other: a held operand). */
-static int build_op_args(sc_vm *vm, const sc_expr *e, ts_op op, ts_args *a, sc_val *other)
-{
-    const char *name = e->name;
-    switch (op) {
-    case TS_OP_AS_STRIDED: {
-        if (e->nargs < 2 || e->nargs > 3)
-            return er_set(ER_TYPE, "as_strided() takes (sizes, strides[, offset]), got %d "
-                          "arguments", e->nargs);
-        if (eval_int_list(vm, e->args[0], a->v, &a->n, "as_strided() sizes") < 0 ||
-            eval_int_list(vm, e->args[1], a->v2, &a->n2, "as_strided() strides") < 0)
-            return -1;
-        if (e->nargs == 3 && eval_int(vm, e->args[2], &a->offset, "as_strided() offset") < 0)
-            return -1;
-        if (e->nargs == 3 && kwarg(e, "offset"))
-            return er_set(ER_TYPE, "as_strided(): offset given twice");
-        if (eval_int_kw(vm, e, "offset", &a->offset) < 0)
-            return -1;
-        if (a->n != a->n2)
-            return er_set(ER_SHAPE, "as_strided(): %d sizes but %d strides", a->n, a->n2);
-        return 0;
-    }
-    case TS_OP_ADD: case TS_OP_MUL: case TS_OP_MATMUL: case TS_OP_ADD_: case TS_OP_MUL_:
-    case TS_OP_SUB: {
-        if (e->nargs != 1)
-            return er_set(ER_TYPE, "%s() takes 1 argument, got %d", name, e->nargs);
-        if (eval(vm, e->args[0], other) < 0)
-            return -1;
-        if (as_tensor(other)) {
-            a->other = as_tensor(other);
-        } else if ((other->k == V_INT || other->k == V_BOOL) && op != TS_OP_MATMUL) {
-            a->has_scalar = 1;
-            a->scalar = (double)other->i;
-            a->scalar_bool = other->k == V_BOOL;
-        } else {
-            return er_set(ER_TYPE, "%s() needs a tensor%s, got %s", name,
-                          op == TS_OP_MATMUL ? "" : " or a number", val_type(other));
-        }
-        return 0;
-    }
-    case TS_OP_TO: {
-        for (int i = 0; i < e->nargs; i++) {
-            sc_val v = {0};
-            if (eval(vm, e->args[i], &v) < 0)
-                return -1;
-            if (v.k == V_DTYPE && !a->has_dtype) {
-                a->has_dtype = 1;
-                a->dtype = (ts_dtype)v.i;
-            } else if (v.k == V_STR && !a->has_device) {
-                if (device_of(&v, &a->device, "to()") < 0)
-                    return -1;
-                a->has_device = 1;
-            } else {
-                er_set(ER_TYPE, "to() takes a device string and/or a dtype, got %s",
-                       val_type(&v));
-                val_drop(&v);
-                return -1;
-            }
-        }
-        const sc_expr *k = kwarg(e, "dtype");
-        if (k) {
-            if (a->has_dtype)
-                return er_set(ER_TYPE, "to(): dtype given twice");
-            ts_dtype dt;
-            a->dtype = TS_F32;
-            if (eval_dtype_kw(vm, e, &dt) < 0)
-                return -1;
-            a->has_dtype = 1;
-            a->dtype = dt;
-        }
-        if (kwarg(e, "device")) {
-            if (a->has_device)
-                return er_set(ER_TYPE, "to(): device given twice");
-            int given = 0;
-            if (eval_device_kw(vm, e, &a->device, &given) < 0)
-                return -1;
-            a->has_device = given;
-        }
-        return 0;
-    }
-    case TS_OP_SUM: {
-        const sc_expr *d = e->nargs ? e->args[0] : kwarg(e, "dim");
-        if (e->nargs > 1 || (e->nargs && kwarg(e, "dim")))
-            return er_set(ER_TYPE, "sum() takes at most one dim");
-        if (d) {
-            sc_val v = {0};
-            if (eval(vm, d, &v) < 0)
-                return -1;
-            if (v.k == V_NONE)
-                return 0;
-            if (as_int(&v, &a->dim) < 0) {
-                er_set(ER_TYPE, "sum(dim=) must be an integer or none, got %s", val_type(&v));
-                val_drop(&v);
-                return -1;
-            }
-            a->has_dim = 1;
-        }
-        return 0;
-    }
-    case TS_OP_SET_:
-        return build_set_args(vm, e, a, other);
-    case TS_OP_CONTIGUOUS:
-        if (e->nargs)
-            return er_set(ER_TYPE, "contiguous() takes no positional arguments");
-        return eval_mfmt_kw(vm, e, &a->has_mfmt, &a->mfmt);
-    case TS_OP_VIEW:
-        if (e->nargs == 1 && (e->args[0]->kind == E_DTYPE ||
-                              (e->args[0]->kind == E_VAR &&
-                               vm->vars[e->args[0]->slot].k == V_DTYPE))) {
-            sc_val v = {0};
-            if (eval(vm, e->args[0], &v) < 0)
-                return -1;
-            a->has_dtype = 1;
-            a->dtype = (ts_dtype)v.i;
-            return 0;
-        }
-        break;
-    case TS_OP_TO_SPARSE: {
-        const sc_expr *d = e->nargs ? e->args[0] : kwarg(e, "sparse_dim");
-        if (e->nargs > 1 || (e->nargs && kwarg(e, "sparse_dim")))
-            return er_set(ER_TYPE, "to_sparse() takes at most one sparse_dim");
-        if (d) {
-            if (eval_int(vm, d, &a->sparse_dim, "to_sparse() sparse_dim") < 0)
-                return -1;
-            a->has_sparse_dim = 1;
-        }
-        return 0;
-    }
-    default:
-        break;
-    }
-    /* integer arguments; a single tuple is expanded (view((2, 3))) */
-    if (eval_dims(vm, e, 0, a->v, &a->n, name) < 0)
-        return -1;
-    if (op == TS_OP_SLICE && kwarg(e, "step")) {
-        if (a->n != 3)
-            return er_set(ER_TYPE, "slice(): step= needs dim, start and stop first");
-        if (eval_int_kw(vm, e, "step", &a->v[3]) < 0)
-            return -1;
-        a->n = 4;
-    }
-    if (op == TS_OP_DIAGONAL && kwarg(e, "offset")) {
-        if (a->n != 0)
-            return er_set(ER_TYPE, "diagonal(): offset given twice");
-        if (eval_int_kw(vm, e, "offset", &a->v[0]) < 0)
-            return -1;
-        a->n = 1;
-    }
-    int mn = 0, mx = 0;
-    ts_op_arity(op, &mn, &mx);
-    if (mx < 0)
-        mx = TS_MAX_DIM;
-    if (a->n < mn || a->n > mx) {
-        if (mn == mx)
-            return er_set(ER_TYPE, "%s() takes %d integer argument%s, got %d", name, mn,
-                          mn == 1 ? "" : "s", a->n);
-        return er_set(ER_TYPE, "%s() takes %d to %d integer arguments, got %d", name, mn, mx,
-                      a->n);
-    }
-    return 0;
+    return call_word(vm, w, e, NULL, out);
 }
 
 static int need_args(const sc_expr *e, int n, const char *what)
@@ -896,61 +829,11 @@ static int set_obj_ref(sc_val *out, obj *o)
     return set_obj(out, o);
 }
 
-/* t.dtype() t.device() t.layout() t.base() t.storage() f.fake_mode() */
-static int value_query(ts_tensor *t, sc_vq q, sc_val *out)
-{
-    switch (q) {
-    case VQ_DTYPE:
-        out->k = V_DTYPE;
-        out->i = t->dtype;
-        return 0;
-    case VQ_DEVICE:
-        set_static_str(out, device_text(t->device));
-        return 0;
-    case VQ_LAYOUT:
-        set_static_str(out, ts_layout_name(t->layout));
-        return 0;
-    case VQ_BASE:
-        return set_obj_ref(out, t->base ? &t->base->hdr : NULL);
-    case VQ_STORAGE: {
-        const ts_tensor *s = ts_is_fake(t) ? t->meta : t;
-        if (!s || s->layout != TS_STRIDED || !s->storage)
-            return er_set(ER_TYPE, "Cannot access storage of %s",
-                          t->layout == TS_STRIDED ? "this tensor" : "SparseTensorImpl");
-        return set_obj_ref(out, &s->storage->hdr);
-    }
-    case VQ_FAKE_MODE:
-        if (!ts_is_fake(t) || !t->mode)
-            return er_set(ER_TYPE, "'Tensor' object has no attribute 'fake_mode' (not a fake "
-                          "tensor)");
-        return set_obj_ref(out, t->mode);
-    }
-    return er_set(ER_INTERNAL, "unknown value query %d", (int)q);
-}
-
-/* s.nbytes(), s.device() on a storage value. */
-static int storage_method(const sc_expr *e, const ts_storage *st, sc_val *out)
-{
-    if (need_args(e, 0, "no arguments") < 0)
-        return -1;
-    if (e->sub == TS_Q_NBYTES && sc_method_kind(e->id) == MK_QUERY) {
-        set_int(out, (int64_t)st->nbytes);
-        return 0;
-    }
-    if (sc_method_kind(e->id) == MK_VALUE && e->sub == VQ_DEVICE) {
-        set_static_str(out, device_text(st->device));
-        return 0;
-    }
-    return er_set(ER_TYPE, "storage has no method '%s' (only nbytes() and device())",
-                  e->name);
-}
-
 /* c.fake(m, t): a stand-alone FakeTensorConverter called with a mode. */
 static int converter_fake(sc_vm *vm, const sc_expr *e, obj *conv, sc_val *out)
 {
     sc_val m = {0}, x = {0};
     int rc = -1;
-    leak_probe lp = {0};
     if (need_args(e, 2, "2 arguments (a fake mode and a tensor)") < 0)
         return -1;
     if (e->nkw)
@@ -964,12 +847,9 @@ static int converter_fake(sc_vm *vm, const sc_expr *e, obj *conv, sc_val *out)
                val_type(&m), val_type(&x));
         goto done;
     }
-    probe_start(vm, &lp);
     ts_tensor *res = fk_convert(conv, m.o, as_tensor(&x));
-    if (!res) {
-        probe_fail(vm, &lp);
+    if (!res)
         goto done;
-    }
     rc = set_obj(out, &res->hdr);
 done:
     val_drop(&x);
@@ -977,214 +857,566 @@ done:
     return rc;
 }
 
-/* Apply method e to the receiver *recv (already evaluated; consumed). */
+
+/* ---- methods: argument parsers and evaluators the rows name ---- */
+
+static ts_storage *as_storage(const sc_val *v)
+{
+    return v->k == V_OBJ && ts_is_storage(v->o) ? (ts_storage *)v->o : NULL;
+}
+
+/* Integer arguments within ts_op_arity's bounds (a single tuple is
+ * expanded: view((2, 3))), after n integers already in a. */
+static int op_arity(const sc_expr *e, const ts_args *a)
+{
+    int mn = 0, mx = 0;
+    ts_op_arity((ts_op)e->sub, &mn, &mx);
+    if (mx < 0)
+        mx = TS_MAX_DIM;
+    if (a->n >= mn && a->n <= mx)
+        return 0;
+    if (mn == mx)
+        return er_set(ER_TYPE, "%s() takes %d integer argument%s, got %d", e->name, mn,
+                      mn == 1 ? "" : "s", a->n);
+    return er_set(ER_TYPE, "%s() takes %d to %d integer arguments, got %d", e->name, mn, mx,
+                  a->n);
+}
+
+int sc_ar_dims(sc_vm *vm, const sc_expr *e, ts_args *a, sc_val *held)
+{
+    (void)held;
+    if (eval_dims(vm, e, 0, a->v, &a->n, e->name) < 0)
+        return -1;
+    return op_arity(e, a);
+}
+
+/* view(dtype) | view(sizes) */
+int sc_ar_view(sc_vm *vm, const sc_expr *e, ts_args *a, sc_val *held)
+{
+    const sc_expr *x = e->nargs == 1 ? e->args[0] : NULL;
+    if (x && (x->kind == E_DTYPE || (x->kind == E_VAR && vm->vars[x->slot].k == V_DTYPE))) {
+        if (eval(vm, x, held) < 0)
+            return -1;
+        a->has_dtype = 1;
+        a->dtype = (ts_dtype)held->i;
+        return 0;
+    }
+    return sc_ar_dims(vm, e, a, held);
+}
+
+/* slice(dim, start, stop[, step]) with step= as the fourth integer */
+int sc_ar_slice(sc_vm *vm, const sc_expr *e, ts_args *a, sc_val *held)
+{
+    (void)held;
+    if (eval_dims(vm, e, 0, a->v, &a->n, e->name) < 0)
+        return -1;
+    if (kwarg(e, "step")) {
+        if (a->n != 3)
+            return er_set(ER_TYPE, "slice(): step= needs dim, start and stop first");
+        if (eval_int_kw(vm, e, "step", &a->v[3]) < 0)
+            return -1;
+        a->n = 4;
+    }
+    return op_arity(e, a);
+}
+
+/* diagonal([offset[, dim1, dim2]]) with offset= as the first integer */
+int sc_ar_diagonal(sc_vm *vm, const sc_expr *e, ts_args *a, sc_val *held)
+{
+    (void)held;
+    if (eval_dims(vm, e, 0, a->v, &a->n, e->name) < 0)
+        return -1;
+    if (kwarg(e, "offset")) {
+        if (a->n != 0)
+            return er_set(ER_TYPE, "diagonal(): offset given twice");
+        if (eval_int_kw(vm, e, "offset", &a->v[0]) < 0)
+            return -1;
+        a->n = 1;
+    }
+    return op_arity(e, a);
+}
+
+/* as_strided(sizes, strides[, offset]) */
+int sc_ar_as_strided(sc_vm *vm, const sc_expr *e, ts_args *a, sc_val *held)
+{
+    (void)held;
+    if (e->nargs < 2 || e->nargs > 3)
+        return er_set(ER_TYPE, "as_strided() takes (sizes, strides[, offset]), got %d "
+                      "arguments", e->nargs);
+    if (eval_int_list(vm, e->args[0], a->v, &a->n, "as_strided() sizes") < 0 ||
+        eval_int_list(vm, e->args[1], a->v2, &a->n2, "as_strided() strides") < 0)
+        return -1;
+    if (e->nargs == 3 && eval_int(vm, e->args[2], &a->offset, "as_strided() offset") < 0)
+        return -1;
+    if (e->nargs == 3 && kwarg(e, "offset"))
+        return er_set(ER_TYPE, "as_strided(): offset given twice");
+    if (eval_int_kw(vm, e, "offset", &a->offset) < 0)
+        return -1;
+    if (a->n != a->n2)
+        return er_set(ER_SHAPE, "as_strided(): %d sizes but %d strides", a->n, a->n2);
+    return 0;
+}
+
+/* One operand (held), a tensor or, when numbers_ok, an integer or a bool. */
+static int operand(sc_vm *vm, const sc_expr *e, ts_args *a, sc_val *held, int numbers_ok)
+{
+    if (e->nargs != 1)
+        return er_set(ER_TYPE, "%s() takes 1 argument, got %d", e->name, e->nargs);
+    if (eval(vm, e->args[0], held) < 0)
+        return -1;
+    if (as_tensor(held)) {
+        a->other = as_tensor(held);
+    } else if ((held->k == V_INT || held->k == V_BOOL) && numbers_ok) {
+        a->has_scalar = 1;
+        a->scalar = (double)held->i;
+        a->scalar_bool = held->k == V_BOOL;
+    } else {
+        return er_set(ER_TYPE, "%s() needs a tensor%s, got %s", e->name,
+                      numbers_ok ? " or a number" : "", val_type(held));
+    }
+    return 0;
+}
+
+/* add(x) mul(x) sub(x) add_(x) mul_(x): a tensor or a number */
+int sc_ar_operand(sc_vm *vm, const sc_expr *e, ts_args *a, sc_val *held)
+{
+    return operand(vm, e, a, held, 1);
+}
+
+/* matmul(x): a tensor */
+int sc_ar_tensor(sc_vm *vm, const sc_expr *e, ts_args *a, sc_val *held)
+{
+    return operand(vm, e, a, held, 0);
+}
+
+/* to(device and/or dtype, positional or keyword, each once) */
+int sc_ar_to(sc_vm *vm, const sc_expr *e, ts_args *a, sc_val *held)
+{
+    (void)held;
+    for (int i = 0; i < e->nargs; i++) {
+        sc_val v = {0};
+        if (eval(vm, e->args[i], &v) < 0)
+            return -1;
+        if (v.k == V_DTYPE && !a->has_dtype) {
+            a->has_dtype = 1;
+            a->dtype = (ts_dtype)v.i;
+        } else if (v.k == V_STR && !a->has_device) {
+            if (device_of(&v, &a->device, "to()") < 0)
+                return -1;
+            a->has_device = 1;
+        } else {
+            er_set(ER_TYPE, "to() takes a device string and/or a dtype, got %s", val_type(&v));
+            val_drop(&v);
+            return -1;
+        }
+    }
+    if (kwarg(e, "dtype")) {
+        if (a->has_dtype)
+            return er_set(ER_TYPE, "to(): dtype given twice");
+        if (eval_dtype_kw(vm, e, &a->dtype) < 0)
+            return -1;
+        a->has_dtype = 1;
+    }
+    if (kwarg(e, "device")) {
+        if (a->has_device)
+            return er_set(ER_TYPE, "to(): device given twice");
+        if (eval_device_kw(vm, e, &a->device, &a->has_device) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* sum([dim]) with dim= instead; dim none is sum() */
+int sc_ar_sum(sc_vm *vm, const sc_expr *e, ts_args *a, sc_val *held)
+{
+    const sc_expr *d = e->nargs ? e->args[0] : kwarg(e, "dim");
+    if (e->nargs > 1 || (e->nargs && kwarg(e, "dim")))
+        return er_set(ER_TYPE, "sum() takes at most one dim");
+    if (!d)
+        return 0;
+    if (eval(vm, d, held) < 0)
+        return -1;
+    if (held->k == V_NONE)
+        return 0;
+    if (as_int(held, &a->dim) < 0)
+        return er_set(ER_TYPE, "sum(dim=) must be an integer or none, got %s", val_type(held));
+    a->has_dim = 1;
+    return 0;
+}
+
+/* to_sparse([sparse_dim]) with sparse_dim= instead */
+int sc_ar_to_sparse(sc_vm *vm, const sc_expr *e, ts_args *a, sc_val *held)
+{
+    (void)held;
+    const sc_expr *d = e->nargs ? e->args[0] : kwarg(e, "sparse_dim");
+    if (e->nargs > 1 || (e->nargs && kwarg(e, "sparse_dim")))
+        return er_set(ER_TYPE, "to_sparse() takes at most one sparse_dim");
+    if (!d)
+        return 0;
+    if (eval_int(vm, d, &a->sparse_dim, "to_sparse() sparse_dim") < 0)
+        return -1;
+    a->has_sparse_dim = 1;
+    return 0;
+}
+
+/* contiguous(memory_format=) */
+int sc_ar_contiguous(sc_vm *vm, const sc_expr *e, ts_args *a, sc_val *held)
+{
+    (void)held;
+    if (e->nargs)
+        return er_set(ER_TYPE, "contiguous() takes no positional arguments");
+    return eval_mfmt_kw(vm, e, &a->has_mfmt, &a->mfmt);
+}
+
+/* set_(tensor) | set_(storage) | set_(storage, offset, sizes, strides) */
+int sc_ar_set(sc_vm *vm, const sc_expr *e, ts_args *a, sc_val *held)
+{
+    if (e->nargs != 1 && e->nargs != 4)
+        return er_set(ER_TYPE, "set_() takes (tensor), (storage) or (storage, offset, sizes, "
+                      "strides), got %d arguments", e->nargs);
+    if (eval(vm, e->args[0], held) < 0)
+        return -1;
+    if (as_tensor(held) && e->nargs == 1) {
+        a->other = as_tensor(held);
+        return 0;
+    }
+    if (!as_storage(held))
+        return er_set(ER_TYPE, "set_() needs a %s, got %s",
+                      e->nargs == 1 ? "tensor or a storage" : "storage", val_type(held));
+    a->storage = as_storage(held);
+    if (e->nargs == 1)
+        return 0;
+    a->set_geom = 1;
+    if (eval_int(vm, e->args[1], &a->offset, "set_() offset") < 0 ||
+        eval_int_list(vm, e->args[2], a->v, &a->n, "set_() sizes") < 0 ||
+        eval_int_list(vm, e->args[3], a->v2, &a->n2, "set_() strides") < 0)
+        return -1;
+    if (a->n != a->n2)
+        return er_set(ER_SHAPE, "set_(): %d sizes but %d strides", a->n, a->n2);
+    return 0;
+}
+
+/* Every tensor op: through the fake layer (the innermost mode's rules
+ * when inside `with`, where only fakes may enter unless the row says). */
+int sc_ev_op(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a, sc_val *out)
+{
+    ts_tensor *t = as_tensor(recv);
+    obj *mode = current_mode(vm);
+    if (mode && !(sc_method_row(e->id)->flags & SWF_REAL_OK) &&
+        (!ts_is_fake(t) || (a->other && !ts_is_fake(a->other))))
+        return er_set(ER_TYPE, "%s(): Invoking operators with non-Fake Tensor inputs in "
+                      "FakeTensorMode is not yet supported", e->name);
+    ts_tensor *res = fk_apply_in((ts_op)e->sub, t, a, mode);
+    return res ? set_obj(out, &res->hdr) : -1;
+}
+
+/* Query and value words on a storage receiver: only nbytes() and device(). */
+static int storage_recv(const sc_expr *e, const sc_val *recv)
+{
+    if (!as_storage(recv))
+        return 0;
+    if (need_args(e, 0, "no arguments") < 0)
+        return -1;
+    return er_set(ER_TYPE, "storage has no method '%s' (only nbytes() and device())", e->name);
+}
+
+/* t.numel() t.size([d]) t.is_view() ...: ts_query_run's answer. */
+int sc_ev_query(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                sc_val *out)
+{
+    ts_query q = (ts_query)e->sub;
+    int64_t arg = 0, v = 0;
+    ts_tensor *t = as_tensor(recv);
+    (void)a;
+    if (storage_recv(e, recv) < 0)
+        return -1;
+    if (ts_query_takes_arg(q) && e->nargs == 0)
+        return shape_tuple(t, q, out);     /* t.size(), t.stride() */
+    if (ts_query_takes_arg(q)) {
+        if (need_args(e, 1, "1 argument (a dim)") < 0 ||
+            eval_int(vm, e->args[0], &arg, "the dim") < 0)
+            return -1;
+    } else if (need_args(e, 0, "no arguments") < 0) {
+        return -1;
+    }
+    if (q == TS_Q_IS_CONTIGUOUS) {
+        int given;
+        ts_memfmt f;
+        if (eval_mfmt_kw(vm, e, &given, &f) < 0)
+            return -1;
+        arg = f;
+    }
+    if (ts_query_run(t, q, arg, &v) < 0)
+        return -1;
+    if (ts_query_is_bool(q))
+        set_bool(out, v != 0);
+    else
+        set_int(out, v);
+    return 0;
+}
+
+/* t.nbytes(), and a storage's s.nbytes() */
+int sc_ev_nbytes(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                 sc_val *out)
+{
+    if (!as_storage(recv))
+        return sc_ev_query(vm, e, recv, a, out);
+    if (need_args(e, 0, "no arguments") < 0)
+        return -1;
+    set_int(out, (int64_t)as_storage(recv)->nbytes);
+    return 0;
+}
+
+/* The tensor receiver of a value word of no arguments, or NULL (er set). */
+static ts_tensor *value_recv(const sc_expr *e, const sc_val *recv)
+{
+    if (storage_recv(e, recv) < 0 || need_args(e, 0, "no arguments") < 0)
+        return NULL;
+    return as_tensor(recv);
+}
+
+int sc_ev_dtype(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                sc_val *out)
+{
+    ts_tensor *t = value_recv(e, recv);
+    (void)vm, (void)a;
+    if (!t)
+        return -1;
+    out->k = V_DTYPE;
+    out->i = t->dtype;
+    return 0;
+}
+
+/* t.device(), and a storage's s.device() */
+int sc_ev_device(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                 sc_val *out)
+{
+    (void)vm, (void)a;
+    if (need_args(e, 0, "no arguments") < 0)
+        return -1;
+    ts_storage *st = as_storage(recv);
+    set_static_str(out, device_text(st ? st->device : as_tensor(recv)->device));
+    return 0;
+}
+
+int sc_ev_layout(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                 sc_val *out)
+{
+    ts_tensor *t = value_recv(e, recv);
+    (void)vm, (void)a;
+    if (!t)
+        return -1;
+    set_static_str(out, ts_layout_name(t->layout));
+    return 0;
+}
+
+int sc_ev_base(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a, sc_val *out)
+{
+    ts_tensor *t = value_recv(e, recv);
+    (void)vm, (void)a;
+    if (!t)
+        return -1;
+    return set_obj_ref(out, t->base ? &t->base->hdr : NULL);
+}
+
+/* t.storage(): a fake's is its meta tensor's (FakeTensor shares it) */
+int sc_ev_storage(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                  sc_val *out)
+{
+    ts_tensor *t = value_recv(e, recv);
+    (void)vm, (void)a;
+    if (!t)
+        return -1;
+    const ts_tensor *s = ts_is_fake(t) ? t->meta : t;
+    if (!s || s->layout != TS_STRIDED || !s->storage)
+        return er_set(ER_TYPE, "Cannot access storage of %s",
+                      t->layout == TS_STRIDED ? "this tensor" : "SparseTensorImpl");
+    return set_obj_ref(out, &s->storage->hdr);
+}
+
+int sc_ev_fake_mode_of(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                       sc_val *out)
+{
+    ts_tensor *t = value_recv(e, recv);
+    (void)vm, (void)a;
+    if (!t)
+        return -1;
+    if (!ts_is_fake(t) || !t->mode)
+        return er_set(ER_TYPE, "'Tensor' object has no attribute 'fake_mode' (not a fake "
+                      "tensor)");
+    return set_obj_ref(out, t->mode);
+}
+
+/* The one tensor argument of m.fake(t) / m.meta(t), or NULL (er set). */
+static ts_tensor *conv_arg(sc_vm *vm, const sc_expr *e, sc_val *x)
+{
+    if (need_args(e, 1, "1 argument (a tensor)") < 0 || eval(vm, e->args[0], x) < 0)
+        return NULL;
+    if (!as_tensor(x))
+        er_set(ER_TYPE, "%s() needs a tensor, got %s", e->name, val_type(x));
+    return as_tensor(x);
+}
+
+/* m.fake(t[, device=]) of a mode; c.fake(m, t) of a stand-alone converter */
+int sc_ev_fake(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a, sc_val *out)
+{
+    sc_val x = {0};
+    ts_device dev;
+    int given = 0, rc = -1;
+    (void)a;
+    if (recv->k == V_OBJ && fk_is_fake_converter(recv->o))
+        return converter_fake(vm, e, recv->o, out);
+    if (recv->k != V_OBJ || !fk_is_mode(recv->o))
+        return er_set(ER_TYPE, "%s has no method '%s'", val_type(recv), e->name);
+    ts_tensor *src = conv_arg(vm, e, &x);
+    if (src && eval_device_kw(vm, e, &dev, &given) == 0) {
+        ts_tensor *res = fk_fake(recv->o, src, given ? &dev : NULL);
+        rc = res ? set_obj(out, &res->hdr) : -1;
+    }
+    val_drop(&x);
+    return rc;
+}
+
+/* m.meta(t) of a mode or a MetaConverter (not inside `with`) */
+int sc_ev_meta(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a, sc_val *out)
+{
+    sc_val x = {0};
+    int rc = -1;
+    (void)a;
+    int is_mode = recv->k == V_OBJ && fk_is_mode(recv->o);
+    if (!is_mode && !(recv->k == V_OBJ && fk_is_meta_converter(recv->o)))
+        return er_set(ER_TYPE, "%s has no method '%s'", val_type(recv), e->name);
+    if (current_mode(vm))
+        return er_set(ER_TYPE, "meta() inside 'with': PyTorch 1.13.1's MetaConverter builds "
+                      "its meta tensor through the active mode and asserts");
+    ts_tensor *src = conv_arg(vm, e, &x);
+    if (src) {
+        ts_tensor *res = is_mode ? fk_mode_meta(recv->o, src) : fk_meta_convert(recv->o, src);
+        rc = res ? set_obj(out, &res->hdr) : -1;
+    }
+    val_drop(&x);
+    return rc;
+}
+
+int sc_ev_sweep(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                sc_val *out)
+{
+    const sc_val *r = recv;
+    (void)vm, (void)a;
+    if (r->k != V_OBJ || !(fk_is_mode(r->o) || fk_is_meta_converter(r->o) ||
+                           fk_is_fake_converter(r->o)))
+        return er_set(ER_TYPE, "%s has no method 'sweep'", val_type(r));
+    if (need_args(e, 0, "no arguments") < 0)
+        return -1;
+    set_int(out, (int64_t)fk_sweep(r->o));
+    return 0;
+}
+
+int sc_ev_get(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a, sc_val *out)
+{
+    (void)vm, (void)a;
+    if (recv->k != V_OBJ || recv->o->type->kind != OBJ_WEAKREF)
+        return er_set(ER_TYPE, "%s has no method 'get'", val_type(recv));
+    if (need_args(e, 0, "no arguments") < 0)
+        return -1;
+    obj *target = wr_get(recv->o);
+    if (!target)
+        return er_set(ER_DEAD_REF, "weak reference to %s#%" PRIu64 " is dead",
+                      wr_target_raw(recv->o) ? wr_target_raw(recv->o)->type->name : "object",
+                      wr_target_id(recv->o));
+    obj_incref(target);
+    return set_obj(out, target);
+}
+
+/* Apply method e to the receiver *recv (already evaluated; consumed).
+ * Tensor ops, queries and values need a tensor (queries and values a
+ * storage too); the rest check their receiver themselves. */
 static int call_method(sc_vm *vm, const sc_expr *e, sc_val *recv, sc_val *out)
 {
-    sc_val r = *recv, x = {0};
-    int rc = -1;
-    leak_probe lp = {0};
-    sc_mkind mk = sc_method_kind(e->id);
-    ts_tensor *t = as_tensor(&r);
-    if (as_storage(&r) && (mk == MK_QUERY || mk == MK_VALUE)) {
-        rc = storage_method(e, as_storage(&r), out);
-        goto done;
-    }
-    if ((mk == MK_OP || mk == MK_QUERY || mk == MK_VALUE) && !t) {
-        er_set(ER_TYPE, "%s has no method '%s'", val_type(&r), e->name);
-        goto done;
-    }
-    switch (mk) {
-    case MK_OP: {
-        ts_args a;
-        memset(&a, 0, sizeof a);
-        if (build_op_args(vm, e, (ts_op)e->sub, &a, &x) < 0)
-            goto done;
-        obj *mode = current_mode(vm);
-        if (mode && e->sub != TS_OP_REQUIRES_GRAD_ &&
-            (!ts_is_fake(t) || (a.other && !ts_is_fake(a.other)))) {
-            er_set(ER_TYPE, "%s(): Invoking operators with non-Fake Tensor inputs in "
-                   "FakeTensorMode is not yet supported", e->name);
-            goto done;
-        }
-        probe_start(vm, &lp);
-        ts_tensor *res = fk_apply_in((ts_op)e->sub, t, &a, mode);
-        if (!res) {
-            probe_fail(vm, &lp);
-            goto done;
-        }
-        rc = set_obj(out, &res->hdr);
-        break;
-    }
-    case MK_QUERY: {
-        ts_query q = (ts_query)e->sub;
-        int64_t arg = 0, v = 0;
-        if (ts_query_takes_arg(q) && e->nargs == 0) {
-            rc = shape_tuple(t, q, out);     /* t.size(), t.stride() */
-            goto done;
-        }
-        if (ts_query_takes_arg(q)) {
-            if (need_args(e, 1, "1 argument (a dim)") < 0 ||
-                eval_int(vm, e->args[0], &arg, "the dim") < 0)
-                goto done;
-        } else if (need_args(e, 0, "no arguments") < 0) {
-            goto done;
-        }
-        if (q == TS_Q_IS_CONTIGUOUS) {
-            int given;
-            ts_memfmt f;
-            if (eval_mfmt_kw(vm, e, &given, &f) < 0)
-                goto done;
-            arg = f;
-        }
-        if (ts_query_run(t, q, arg, &v) < 0)
-            goto done;
-        if (ts_query_is_bool(q))
-            set_bool(out, v != 0);
-        else
-            set_int(out, v);
-        rc = 0;
-        break;
-    }
-    case MK_VALUE:
-        if (need_args(e, 0, "no arguments") < 0)
-            goto done;
-        rc = value_query(t, (sc_vq)e->sub, out);
-        break;
-    case MK_FAKE: case MK_META: {
-        int is_mode = r.k == V_OBJ && fk_is_mode(r.o);
-        int is_mc = r.k == V_OBJ && fk_is_meta_converter(r.o);
-        if (mk == MK_FAKE && r.k == V_OBJ && fk_is_fake_converter(r.o)) {
-            rc = converter_fake(vm, e, r.o, out);
-            goto done;
-        }
-        if (mk == MK_META && (is_mode || is_mc) && current_mode(vm)) {
-            er_set(ER_TYPE, "meta() inside 'with': PyTorch 1.13.1's MetaConverter builds its "
-                   "meta tensor through the active mode and asserts");
-            goto done;
-        }
-        if (!is_mode && !(mk == MK_META && is_mc)) {
-            er_set(ER_TYPE, "%s has no method '%s'", val_type(&r), e->name);
-            goto done;
-        }
-        if (need_args(e, 1, "1 argument (a tensor)") < 0 || eval(vm, e->args[0], &x) < 0)
-            goto done;
-        ts_tensor *src = as_tensor(&x);
-        if (!src) {
-            er_set(ER_TYPE, "%s() needs a tensor, got %s", e->name, val_type(&x));
-            goto done;
-        }
-        ts_device dev;
-        int given = 0;
-        if (eval_device_kw(vm, e, &dev, &given) < 0)
-            goto done;
-        probe_start(vm, &lp);
-        ts_tensor *res = mk == MK_FAKE ? fk_fake(r.o, src, given ? &dev : NULL)
-                       : is_mode      ? fk_mode_meta(r.o, src)
-                                      : fk_meta_convert(r.o, src);
-        if (!res) {
-            probe_fail(vm, &lp);
-            goto done;
-        }
-        rc = set_obj(out, &res->hdr);
-        break;
-    }
-    case MK_SWEEP:
-        if (r.k != V_OBJ || !(fk_is_mode(r.o) || fk_is_meta_converter(r.o) ||
-                              fk_is_fake_converter(r.o))) {
-            er_set(ER_TYPE, "%s has no method 'sweep'", val_type(&r));
-            goto done;
-        }
-        if (need_args(e, 0, "no arguments") < 0)
-            goto done;
-        set_int(out, (int64_t)fk_sweep(r.o));
-        rc = 0;
-        break;
-    case MK_GET: {
-        if (r.k != V_OBJ || r.o->type->kind != OBJ_WEAKREF) {
-            er_set(ER_TYPE, "%s has no method 'get'", val_type(&r));
-            goto done;
-        }
-        if (need_args(e, 0, "no arguments") < 0)
-            goto done;
-        obj *target = wr_get(r.o);
-        if (!target) {
-            er_set(ER_DEAD_REF, "weak reference to %s#%" PRIu64 " is dead",
-                   wr_target_raw(r.o) ? wr_target_raw(r.o)->type->name : "object",
-                   wr_target_id(r.o));
-            goto done;
-        }
-        obj_incref(target);
-        rc = set_obj(out, target);
-        break;
-    }
-    }
-done:
-    val_drop(&x);
-    val_drop(&r);
-    return rc;
+    const sc_word *w = sc_method_row(e->id);
+    int tensor_word = w->mk == MK_OP || w->mk == MK_QUERY || w->mk == MK_VALUE;
+    int rc;
+    if (tensor_word && !as_tensor(recv) && !(w->mk != MK_OP && as_storage(recv)))
+        rc = er_set(ER_TYPE, "%s has no method '%s'", val_type(recv), e->name);
+    else
+        rc = call_word(vm, w, e, recv, out);
+    val_drop(recv);
+    return rc < 0 ? -1 : 0;
 }
 
 /* ---- attributes ---- */
 
-/* Read attribute e of the receiver *recv (already evaluated; consumed). */
-static int read_attr(const sc_expr *e, sc_val *recv, sc_val *out)
+/* Where each counter attribute is in fk_counters. */
+static const size_t counter_at[] = {
+    [A_MEMO_FAKE] = offsetof(fk_counters, memo_fake),
+    [A_MEMO_META] = offsetof(fk_counters, memo_meta),
+    [A_MEMO_STORAGE] = offsetof(fk_counters, memo_storage),
+    [A_PENDING] = offsetof(fk_counters, pending),
+    [A_HITS] = offsetof(fk_counters, hits),
+    [A_MISSES] = offsetof(fk_counters, misses),
+    [A_SWEEP_EVERY] = offsetof(fk_counters, sweep_every),
+    [A_CHECK_COUNT] = offsetof(fk_counters, check_count),
+};
+
+/* Counter attribute e of a mode or converter r (a stand-alone
+ * MetaConverter has no memo_fake). */
+static int read_counter(const sc_val *r, const sc_expr *e, int64_t *v)
 {
-    sc_val r = *recv;
-    int rc = -1;
-    if (r.k != V_OBJ) {
-        er_set(ER_TYPE, "%s has no attribute '%s'", val_type(&r), e->name);
-        goto done;
+    fk_counters c;
+    if (r->k != V_OBJ || fk_counters_get(r->o, &c) < 0) {
+        er_clear();
+        return er_set(ER_TYPE, "%s has no attribute '%s'", val_type(r), e->name);
     }
-    if (e->id == A_GRAD && ts_is_tensor(r.o)) {
-        ts_tensor *g = ts_of(r.o)->grad;
-        if (g) {
-            obj_incref(&g->hdr);
-            rc = set_obj(out, &g->hdr);
-        } else {
-            out->k = V_NONE;
-            rc = 0;
-        }
-        goto done;
-    }
-    if (e->id != A_USER && e->id != A_GRAD) {
-        fk_counters c;
-        if (fk_counters_get(r.o, &c) < 0) {
-            er_clear();
-            er_set(ER_TYPE, "%s has no attribute '%s'", val_type(&r), e->name);
-            goto done;
-        }
-        int64_t v = 0;
-        switch ((sc_attr)e->id) {
-        case A_MEMO_FAKE: v = c.memo_fake; break;
-        case A_MEMO_META: v = c.memo_meta; break;
-        case A_MEMO_STORAGE: v = c.memo_storage; break;
-        case A_PENDING: v = c.pending; break;
-        case A_HITS: v = c.hits; break;
-        case A_MISSES: v = c.misses; break;
-        case A_SWEEP_EVERY: v = c.sweep_every; break;
-        case A_CHECK_COUNT: v = c.check_count; break;
-        default: break;
-        }
-        if (e->id == A_MEMO_FAKE && v < 0) {
-            er_set(ER_TYPE, "%s has no attribute 'memo_fake'", val_type(&r));
-            goto done;
-        }
-        set_int(out, v);
-        rc = 0;
-        goto done;
-    }
-    /* a user attribute; one never set (or cleared) reads as none */
-    obj *v = obj_attr_get(r.o, e->name);
-    if (v) {
-        obj_incref(v);
-        rc = set_obj(out, v);
-    } else {
+    memcpy(v, (const char *)&c + counter_at[e->id], sizeof *v);
+    if (e->id == A_MEMO_FAKE && *v < 0)
+        return er_set(ER_TYPE, "%s has no attribute 'memo_fake'", val_type(r));
+    return 0;
+}
+
+int sc_ev_counter(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                  sc_val *out)
+{
+    int64_t v;
+    (void)vm, (void)a;
+    if (read_counter(recv, e, &v) < 0)
+        return -1;
+    set_int(out, v);
+    return 0;
+}
+
+/* A user attribute; one never set (or cleared) reads as none. */
+static int user_attr(const sc_expr *e, const sc_val *recv, sc_val *out)
+{
+    obj *v = obj_attr_get(recv->o, e->name);
+    if (!v) {
         out->k = V_NONE;
-        rc = 0;
+        return 0;
     }
-done:
-    val_drop(&r);
-    return rc;
+    obj_incref(v);
+    return set_obj(out, v);
+}
+
+/* t.grad; on an object that is not a tensor, grad is a user attribute */
+int sc_ev_grad(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a, sc_val *out)
+{
+    (void)vm, (void)a;
+    if (!ts_is_tensor(recv->o))
+        return user_attr(e, recv, out);
+    return set_obj_ref(out, ts_of(recv->o)->grad ? &ts_of(recv->o)->grad->hdr : NULL);
+}
+
+/* Read attribute e of the receiver *recv (already evaluated; consumed). */
+static int read_attr(sc_vm *vm, const sc_expr *e, sc_val *recv, sc_val *out)
+{
+    int rc;
+    if (recv->k != V_OBJ)
+        rc = er_set(ER_TYPE, "%s has no attribute '%s'", val_type(recv), e->name);
+    else if (e->id == A_USER)
+        rc = user_attr(e, recv, out);
+    else
+        rc = call_word(vm, sc_attr_word(e->id), e, recv, out);
+    val_drop(recv);
+    return rc < 0 ? -1 : 0;
 }
 
 /* ---- postfix chains ---- */
@@ -1215,7 +1447,7 @@ static int eval_chain(sc_vm *vm, const sc_expr *e, sc_val *out)
     while (n-- > 0) {
         sc_val next = {.k = V_NONE};
         int rc = link[n]->kind == E_METHOD ? call_method(vm, link[n], &cur, &next)
-                                           : read_attr(link[n], &cur, &next);
+                                           : read_attr(vm, link[n], &cur, &next);
         if (rc < 0)
             return -1;      /* the link dropped cur */
         cur = next;
@@ -1320,6 +1552,19 @@ static int eval_raises(sc_vm *vm, const sc_expr *e, int *held, char *why, size_t
     return 0;
 }
 
+/* raises(ERROR, EXPR) outside expect: true when it holds */
+int sc_ev_raises(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                 sc_val *out)
+{
+    char why[256];
+    int held = 0;
+    (void)recv, (void)a;
+    if (eval_raises(vm, e, &held, why, sizeof why) < 0)
+        return -1;
+    set_bool(out, held);
+    return 0;
+}
+
 /* ---- expressions ---- */
 
 /* (2, 3) as a value: integers only (a shape), to compare with t.size(). */
@@ -1387,14 +1632,7 @@ static int eval(sc_vm *vm, const sc_expr *e, sc_val *out)
         set_bool(out, res);
         return 0;
     }
-    case E_RAISES: {
-        char why[256];
-        int held = 0;
-        if (eval_raises(vm, e, &held, why, sizeof why) < 0)
-            return -1;
-        set_bool(out, held);
-        return 0;
-    }
+    case E_RAISES: return call_word(vm, sc_builtin_row(B_RAISES), e, NULL, out);
     }
     return er_set(ER_INTERNAL, "bad expression kind %d", e->kind);
 }
@@ -1587,19 +1825,8 @@ static int exec_expect(sc_vm *vm, const sc_stmt *s)
                     val_drop(&v[0]);
                     goto out;
                 }
-                fk_counters cn;
-                if (held[i].k != V_OBJ || fk_counters_get(held[i].o, &cn) < 0) {
-                    er_clear();
-                    er_set(ER_TYPE, "%s has no attribute '%s'", val_type(&held[i]),
-                           side->name);
-                    val_drop(&v[0]);
-                    goto out;
-                }
-                int64_t x = side->id == A_MEMO_FAKE ? cn.memo_fake
-                          : side->id == A_MEMO_META ? cn.memo_meta
-                          : side->id == A_MEMO_STORAGE ? cn.memo_storage : cn.pending;
-                if (side->id == A_MEMO_FAKE && x < 0) {
-                    er_set(ER_TYPE, "%s has no attribute 'memo_fake'", val_type(&held[i]));
+                int64_t x;
+                if (read_counter(&held[i], side, &x) < 0) {
                     val_drop(&v[0]);
                     goto out;
                 }

@@ -31,7 +31,6 @@ const char *sc_method_name(int m)
 {
     return (unsigned)m < sc_nmethods() ? sc_method_row(m)->name : "?";
 }
-sc_mkind sc_method_kind(int m) { return (sc_mkind)sc_method_row(m)->mk; }
 
 static const char *const error_names[] = {
     "UnsupportedFakeTensor", "ShapeError", "TypeError", "DeadReference",
@@ -887,8 +886,6 @@ static sc_expr *parse_chain(parser *p, sc_expr *e)
                     return NULL;
                 }
                 c->sub = (int)op;
-            } else if (sc_method_row(m)->mk == MK_VALUE) {
-                c->sub = sc_method_row(m)->id;
             } else if (sc_method_row(m)->mk == MK_QUERY) {
                 ts_query q;
                 if (ts_query_from_name(nm, &q) != 0) {
