@@ -618,7 +618,7 @@ static int act_inplace(gen *g, const st_action *a)
     int32_t ti = vtensor(g, a->a);
     if (ti < 0)
         return 0;
-    int err = m_inplace_rule(&g->m, op_node(g, ti), a);
+    int err = m_inplace_rule(&g->m, ti, a);
     if (err == MERR_SKIP)
         return 0;
     char nm[8], expr[64];

@@ -227,8 +227,9 @@ const char *m_new_rule_source(int no);
 /* Operands ti and b of a binary op (slot nodes): fakes of one mode, or no
  * fake at all; *bi the node the op reads. MERR_NONE or MERR_TYPE. */
 int m_operands(const model *m, int32_t ti, int32_t b, int32_t *bi);
-/* An in-place op (A_INPLACE) on node ti: MERR_NONE, the error, or MERR_SKIP. */
-int m_inplace_rule(const model *m, int32_t ti, const st_action *a);
+/* An in-place op (A_INPLACE) on slot node si (a fake: the grad check on
+ * the fake, the rest on its meta tensor): MERR_NONE, the error, MERR_SKIP. */
+int m_inplace_rule(const model *m, int32_t si, const st_action *a);
 /* Make plan p's result from slot node ti (a fake: on its meta tensor, then
  * wrapped as a fake; view_op: a view's fake is a view of the fake). New
  * reference, or -1 on OOM. */

@@ -760,27 +760,36 @@ int m_operands(const model *m, int32_t ti, int32_t b, int32_t *bi)
     return MERR_NONE;
 }
 
-/* add_(n) mul_(n) zero_() on node t (a fake's meta tensor: the model keeps
- * a fake's grad flags there, and nothing the generator does sets them
- * apart). Autograd's check_inplace: a leaf requiring grad, or a view of
- * one, may not be written; ATen's assert_no_internal_overlap: no written
- * element twice (a broadcast stride 0); quantized: not implemented. */
-int m_inplace_rule(const model *m, int32_t ti, const st_action *a)
+/* add_(n) mul_(n) zero_() on slot node si. Autograd's check_inplace runs
+ * on the tensor the user holds (a fake's own grad flags, not its meta
+ * tensor's: a converted fake is a leaf even when its source is not): a
+ * leaf requiring grad, or a view of one, may not be written. Then the
+ * kernel, on the meta tensor of a fake: ATen's assert_no_internal_overlap
+ * (no element written twice: a broadcast stride 0); quantized: not
+ * implemented. */
+static int grad_blocks(const model *m, const mnode *s)
 {
-    const mnode *t = &m->n[ti];
+    if (!(s->flags & NF_RG))
+        return 0;
+    if (s->base >= 0) {
+        const mnode *b = &m->n[s->base];
+        if ((b->flags & NF_LEAF) && (b->flags & NF_RG))
+            return 1;
+    }
+    return (s->flags & NF_LEAF) != 0;
+}
+
+int m_inplace_rule(const model *m, int32_t si, const st_action *a)
+{
+    const mnode *s = &m->n[si];
+    const mnode *t = s->fake ? &m->n[s->meta] : s;
     if (t->layout != LY_STRIDED)
         return MERR_SKIP;
     if (t->flags & NF_QUANT)
         return MERR_TYPE;
     if (a->sub != IP_ZERO && t->dtype == D_BOOL)
         return MERR_SKIP;
-    int rg = rg_of(t);
-    if (rg && t->base >= 0) {
-        const mnode *b = &m->n[t->base];
-        if ((b->flags & NF_LEAF) && (b->flags & NF_RG))
-            return MERR_TYPE;
-    }
-    if (rg && (t->flags & NF_LEAF))
+    if (grad_blocks(m, s))
         return MERR_TYPE;
     if (a->sub == IP_ZERO)
         return MERR_NONE;
