@@ -423,6 +423,43 @@ static void expr_newop(const st_action *a, char *buf, size_t n)
     }
 }
 
+/* The constructor call as written. */
+static void expr_ctor(const st_action *a, uint8_t dt, uint8_t dev, char *expr, size_t n)
+{
+    char dims[96], d2[64], kw[160] = "";
+    size_t k = 0;
+    int nd = a->n;
+    if (a->flags & F_DTYPE)
+        k += (size_t)snprintf(kw + k, sizeof kw - k, ", dtype=%s", m_dtype_name[dt]);
+    if (a->flags & F_DEVICE)
+        k += (size_t)snprintf(kw + k, sizeof kw - k, ", device=\"%s\"", m_dev_name[dev]);
+    fmt_dims(dims, sizeof dims, nd, a->v, a->sub == C_STRIDED);
+    switch (a->sub) {
+    case C_STRIDED:
+        fmt_dims(d2, sizeof d2, nd, a->v2, 1);
+        snprintf(expr, n, "empty_strided(%s, %s%s)", dims, d2, kw);
+        return;
+    case C_COO:
+        k += (size_t)snprintf(kw + k, sizeof kw - k, ", nnz=%d", a->v2[0]);
+        if (a->flags & F_SD)
+            k += (size_t)snprintf(kw + k, sizeof kw - k, ", sparse_dim=%d", a->v2[1]);
+        if (a->flags & F_COAL)
+            snprintf(kw + k, sizeof kw - k, ", coalesced=true");
+        break;
+    case C_CSR:
+        snprintf(expr, n, "sparse_csr(%d, %d, nnz=%d%s)", a->v[0], a->v[1], a->v2[0], kw);
+        return;
+    case C_QUANT:
+        snprintf(expr, n, "quantized(%s)", dims);
+        return;
+    default:
+        if (a->flags & F_RG)
+            snprintf(kw + k, sizeof kw - k, ", requires_grad=true");
+        break;
+    }
+    snprintf(expr, n, "%s(%s%s)", ctor_name[a->sub], dims, nd || !kw[0] ? kw : kw + 2);
+}
+
 static int act_ctor(gen *g, const st_action *a)
 {
     model *m = &g->m;
@@ -431,126 +468,25 @@ static int act_ctor(gen *g, const st_action *a)
         return 0;
     uint8_t dt = (a->flags & F_DTYPE) ? a->dtype : D_F32;
     uint8_t dev = (a->flags & F_DEVICE) ? a->dev : DV_CPU;
-    uint8_t where = in_mode ? DV_META : dev;
-    int err = MERR_NONE, nd = a->n;
     int64_t sz[M_MAXD];
-    if (nd < 0 || nd > M_MAXD)
+    if (a->n < 0 || a->n > M_MAXD || a->sub > C_QUANT)
         return 0;
-    for (int i = 0; i < nd; i++) {
+    for (int i = 0; i < a->n; i++) {
         if (a->v[i] < 0)
             return 0;
         sz[i] = a->v[i];
     }
-    char expr[300], dims[96], kw[160] = "";
-    size_t k = 0;
-    if (a->flags & F_DTYPE)
-        k += (size_t)snprintf(kw + k, sizeof kw - k, ", dtype=%s", m_dtype_name[dt]);
-    if (a->flags & F_DEVICE)
-        k += (size_t)snprintf(kw + k, sizeof kw - k, ", device=\"%s\"", m_dev_name[dev]);
-    switch (a->sub) {
-    case C_EMPTY: case C_ZEROS: case C_ONES: case C_RAND:
-        if ((a->flags & F_RG) && !m_can_rg(dt))
-            err = MERR_TYPE;
-        if (a->flags & F_RG)
-            k += (size_t)snprintf(kw + k, sizeof kw - k, ", requires_grad=true");
-        fmt_dims(dims, sizeof dims, nd, a->v, 0);
-        snprintf(expr, sizeof expr, "%s(%s%s)", ctor_name[a->sub], dims,
-                 nd || !kw[0] ? kw : kw + 2);
-        break;
-    case C_STRIDED: {
-        if (a->n2 != nd)
-            return 0;
-        char d2[64];
-        fmt_dims(dims, sizeof dims, nd, a->v, 1);
-        fmt_dims(d2, sizeof d2, nd, a->v2, 1);
-        for (int i = 0; i < nd; i++)
-            if (a->v2[i] < 0)
-                return 0;
-        snprintf(expr, sizeof expr, "empty_strided(%s, %s%s)", dims, d2, kw);
-        break;
-    }
-    case C_COO: {
-        int sd = (a->flags & F_SD) ? a->v2[1] : nd;
-        int64_t nnz = a->v2[0];
-        if (sd < 0 || sd > nd || nnz < 0)
-            return 0;
-        int64_t P = m_prod(sz, sd);
-        if (where != DV_META && nnz > 0 && P == 0)
-            err = MERR_SHAPE;
-        else if (where != DV_META && (a->flags & F_COAL) && nnz > P)
-            err = MERR_SHAPE;
-        fmt_dims(dims, sizeof dims, nd, a->v, 0);
-        k += (size_t)snprintf(kw + k, sizeof kw - k, ", nnz=%d", a->v2[0]);
-        if (a->flags & F_SD)
-            k += (size_t)snprintf(kw + k, sizeof kw - k, ", sparse_dim=%d", sd);
-        if (a->flags & F_COAL)
-            snprintf(kw + k, sizeof kw - k, ", coalesced=true");
-        snprintf(expr, sizeof expr, "sparse_coo(%s%s)", dims, nd || !kw[0] ? kw : kw + 2);
-        break;
-    }
-    case C_CSR:
-        if (nd != 2 || a->v2[0] < 0)
-            return 0;
-        if (where == DV_META || where == DV_LAZY)
-            err = MERR_TYPE;
-        else if (a->v2[0] > sz[0] * sz[1])
-            err = MERR_SHAPE;
-        snprintf(expr, sizeof expr, "sparse_csr(%d, %d, nnz=%d%s)", a->v[0], a->v[1],
-                 a->v2[0], kw);
-        break;
-    case C_QUANT:
-        if (a->flags & (F_DTYPE | F_DEVICE))
-            return 0;
-        if (in_mode)
-            err = MERR_UNSUP;
-        if (nd == 0)
-            return 0;
-        fmt_dims(dims, sizeof dims, nd, a->v, 0);
-        snprintf(expr, sizeof expr, "quantized(%s)", dims);
-        break;
-    default:
+    int err = m_ctor_rule(m, a, sz, dt, in_mode ? DV_META : dev);
+    if (err == MERR_SKIP)
         return 0;
-    }
+    char expr[300];
+    expr_ctor(a, dt, dev, expr, sizeof expr);
     emit_stmt(g, err, a->dst, expr);
     if (err)
         return 1;
-    int32_t t;
-    switch (a->sub) {
-    case C_STRIDED: {
-        int64_t st[M_MAXD];
-        for (int i = 0; i < nd; i++)
-            st[i] = a->v2[i];
-        t = m_strided(m, nd, sz, st, dt, where);
-        break;
-    }
-    case C_COO:
-        /* PyTorch 1.13: fewer than 2 entries is coalesced whatever was asked
-         * (not on meta, where the flag is kept) */
-        t = m_coo(m, nd, sz, (a->flags & F_SD) ? a->v2[1] : nd, a->v2[0], dt, where,
-                  (a->flags & F_COAL) || (a->v2[0] < 2 && where != DV_META));
-        break;
-    case C_CSR:
-        t = m_csr(m, sz[0], sz[1], a->v2[0], dt, where);
-        break;
-    case C_QUANT:
-        t = m_strided(m, nd, sz, NULL, D_I8, DV_CPU);
-        if (t >= 0)
-            m->n[t].flags |= NF_QUANT;
-        break;
-    default:
-        t = m_strided(m, nd, sz, NULL, dt, where);
-        if (t >= 0 && (a->flags & F_RG))
-            m->n[t].flags |= NF_RG;
-        break;
-    }
+    int32_t t = m_ctor(m, a, sz, dt, dev);
     if (t < 0)
         return -1;
-    if (in_mode) {
-        int32_t mode = m->with[m->nwith - 1];
-        t = m_fake_new(m, t, mode, dev);
-        if (t < 0)
-            return -1;
-    }
     bind(g, a->dst, t);
     return 1;
 }

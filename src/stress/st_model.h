@@ -234,6 +234,13 @@ int m_inplace_rule(const model *m, int32_t si, const st_action *a);
  * wrapped as a fake; view_op: a view's fake is a view of the fake). New
  * reference, or -1 on OOM. */
 int32_t m_run_plan(model *m, int32_t ti, const mplan *p, int view_op);
+/* Constructor action a (sizes sz, dtype dt) on device `where` (meta inside
+ * `with`): MERR_NONE, the error, or MERR_SKIP. */
+int m_ctor_rule(const model *m, const st_action *a, const int64_t *sz, uint8_t dt,
+                uint8_t where);
+/* Build it (inside `with`: on meta, a fake of the innermost mode on dev).
+ * New reference, or -1 on OOM. */
+int32_t m_ctor(model *m, const st_action *a, const int64_t *sz, uint8_t dt, uint8_t dev);
 int m_can_rg(uint8_t dtype);              /* floating or complex */
 int64_t m_prod(const int64_t *v, int n);
 

@@ -977,3 +977,127 @@ int32_t m_run_plan(model *m, int32_t ti, const mplan *p, int view_op)
     return f;
 }
 
+
+/* ---- constructors ---- */
+
+/* a: the action (sizes sz[0..a->n), a->v2 the extra integers), dt its
+ * dtype, where the device it is built on (meta inside `with`) */
+typedef int ctor_check(const st_action *a, const int64_t *sz, uint8_t dt, uint8_t where);
+
+static int c_dense(const st_action *a, const int64_t *sz, uint8_t dt, uint8_t where)
+{
+    (void)sz, (void)where;
+    return (a->flags & F_RG) && !m_can_rg(dt) ? MERR_TYPE : MERR_NONE;
+}
+
+static int c_strided(const st_action *a, const int64_t *sz, uint8_t dt, uint8_t where)
+{
+    (void)sz, (void)dt, (void)where;
+    if (a->n2 != a->n)
+        return MERR_SKIP;
+    for (int i = 0; i < a->n; i++)
+        if (a->v2[i] < 0)
+            return MERR_SKIP;
+    return MERR_NONE;
+}
+
+/* indices in range need a non-empty sparse shape; coalesced: at most one
+ * value per index (checked on real devices only, not on meta) */
+static int c_coo(const st_action *a, const int64_t *sz, uint8_t dt, uint8_t where)
+{
+    int sd = (a->flags & F_SD) ? a->v2[1] : a->n;
+    int64_t nnz = a->v2[0];
+    (void)dt;
+    if (sd < 0 || sd > a->n || nnz < 0)
+        return MERR_SKIP;
+    int64_t most = m_prod(sz, sd);
+    if (where != DV_META && nnz > 0 && most == 0)
+        return MERR_SHAPE;
+    if (where != DV_META && (a->flags & F_COAL) && nnz > most)
+        return MERR_SHAPE;
+    return MERR_NONE;
+}
+
+static int c_csr(const st_action *a, const int64_t *sz, uint8_t dt, uint8_t where)
+{
+    (void)dt;
+    if (a->n != 2 || a->v2[0] < 0)
+        return MERR_SKIP;
+    if (where == DV_META || where == DV_LAZY)
+        return MERR_TYPE;
+    return a->v2[0] > sz[0] * sz[1] ? MERR_SHAPE : MERR_NONE;
+}
+
+static int c_quant(const st_action *a, const int64_t *sz, uint8_t dt, uint8_t where)
+{
+    (void)sz, (void)dt;
+    if ((a->flags & (F_DTYPE | F_DEVICE)) || a->n == 0)
+        return MERR_SKIP;
+    return where == DV_META ? MERR_UNSUP : MERR_NONE;
+}
+
+static const struct {
+    ctor_check *check;
+    const char *models;
+} ctor_rules[] = {
+    [C_EMPTY] = {c_dense, "requires_grad=True: only floating point and complex dtypes"},
+    [C_ZEROS] = {c_dense, "requires_grad=True: only floating point and complex dtypes"},
+    [C_ONES] = {c_dense, "requires_grad=True: only floating point and complex dtypes"},
+    [C_RAND] = {c_dense, "requires_grad=True: only floating point and complex dtypes"},
+    [C_STRIDED] = {c_strided, "empty_strided: one stride per size"},
+    [C_COO] = {c_coo, "sparse_coo_tensor: indices within sizes; coalesce: nnz <= prod"},
+    [C_CSR] = {c_csr, "sparse_csr_tensor: no meta or lazy kernel in 1.13.1; nnz <= rows*cols"},
+    [C_QUANT] = {c_quant, "meta_utils.py: quantized tensors are not convertible to meta "
+                          "(UnsupportedFakeTensorException)"},
+};
+
+int m_ctor_rule(const model *m, const st_action *a, const int64_t *sz, uint8_t dt,
+                uint8_t where)
+{
+    (void)m;
+    if (a->sub >= sizeof ctor_rules / sizeof ctor_rules[0])
+        return MERR_SKIP;
+    return ctor_rules[a->sub].check(a, sz, dt, where);
+}
+
+/* The tensor node constructor a makes on `where`, or -1 on OOM. */
+static int32_t ctor_node(model *m, const st_action *a, const int64_t *sz, uint8_t dt,
+                         uint8_t where)
+{
+    int32_t t;
+    int64_t st[M_MAXD];
+    switch (a->sub) {
+    case C_STRIDED:
+        for (int i = 0; i < a->n; i++)
+            st[i] = a->v2[i];
+        return m_strided(m, a->n, sz, st, dt, where);
+    case C_COO:
+        /* PyTorch 1.13: fewer than 2 entries is coalesced whatever was asked
+         * (not on meta, where the flag is kept) */
+        return m_coo(m, a->n, sz, (a->flags & F_SD) ? a->v2[1] : a->n, a->v2[0], dt, where,
+                     (a->flags & F_COAL) || (a->v2[0] < 2 && where != DV_META));
+    case C_CSR:
+        return m_csr(m, sz[0], sz[1], a->v2[0], dt, where);
+    case C_QUANT:
+        t = m_strided(m, a->n, sz, NULL, D_I8, DV_CPU);
+        if (t >= 0)
+            m->n[t].flags |= NF_QUANT;
+        return t;
+    default:
+        t = m_strided(m, a->n, sz, NULL, dt, where);
+        if (t >= 0 && (a->flags & F_RG))
+            m->n[t].flags |= NF_RG;
+        return t;
+    }
+}
+
+/* Inside `with`: built on meta, wrapped as a fake of the innermost mode
+ * that says it is on dev (FakeTensorMode's constructor handling). */
+int32_t m_ctor(model *m, const st_action *a, const int64_t *sz, uint8_t dt, uint8_t dev)
+{
+    int in_mode = m->nwith > 0;
+    int32_t t = ctor_node(m, a, sz, dt, in_mode ? DV_META : dev);
+    if (t < 0 || !in_mode)
+        return t;
+    return m_fake_new(m, t, m->with[m->nwith - 1], dev);
+}
