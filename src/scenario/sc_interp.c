@@ -743,16 +743,22 @@ int sc_ev_dead(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a
 static int call_word(sc_vm *vm, const sc_word *w, const sc_expr *e, const sc_val *recv,
                      sc_val *out)
 {
+    static const ts_args no_args;   /* rows without an argument parser */
     ts_args a;
-    sc_val held = {0};
+    sc_val held;                    /* only k and o matter to val_drop */
     leak_probe lp = {0};
-    memset(&a, 0, sizeof a);
+    held.k = V_NONE;
+    held.o = NULL;
     if (!w->eval)
         return er_set(ER_INTERNAL, "word '%s' has no evaluator", w->name);
-    int rc = w->args ? w->args(vm, e, &a, &held) : 0;
+    int rc = 0;
+    if (w->args) {
+        memset(&a, 0, sizeof a);
+        rc = w->args(vm, e, &a, &held);
+    }
     if (rc == 0) {
         probe_start(vm, &lp);
-        rc = w->eval(vm, e, recv, &a, out);
+        rc = w->eval(vm, e, recv, w->args ? &a : &no_args, out);
         if (rc < 0)
             probe_fail(vm, &lp);
     }
