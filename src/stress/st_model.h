@@ -1,7 +1,7 @@
 /* st_model.h - the stress model: its own objects, strong edges, reference
  * counts and memo tables, re-stating semantics.md without reading the
- * core. Internal to src/stress (st_model.c is the model, st_gen.c the
- * actions that drive it).
+ * core. Internal to src/stress (st_model.c is the model's objects and
+ * memos, st_rules.c its op rules, st_gen.c the actions that drive it).
  *
  * Deliberately simple: every object the scenario can observe is a node with
  * a count of strong references (variables, the `with` stack, edges from
