@@ -1,4 +1,4 @@
-/* sc_eval.h - the words' argument parsers and evaluators (sc_interp.c),
+/* sc_eval.h - the words' argument parsers and evaluators (sc_call.c),
  * named by the vocabulary's rows (sc_words.c) in the manner of Lua's
  * luaL_Reg. Internal to src/scenario.
  *
