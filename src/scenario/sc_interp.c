@@ -506,116 +506,142 @@ static void stmt_text_impl(const sc_vm *vm, const sc_stmt *s, char *buf, size_t 
     buf[len] = '\0';
 }
 
+/* What an expectation found; held: values kept to find the objects behind
+ * a failure (the receivers of memo counters, the subject of alive()). */
+typedef struct expect_out {
+    int ok;
+    char actual[512];
+    obj *subjects[1];
+    size_t nsub;
+    const sc_expr *cmp_failed;   /* a failed comparison's objects */
+    sc_val held[2];
+} expect_out;
+
+/* expect alive(X) / dead(X) */
+static int expect_alive(sc_vm *vm, const sc_expr *c, expect_out *x)
+{
+    int alive;
+    if (sc_eval(vm, c->args[0], &x->held[0]) < 0)
+        return -1;
+    obj *subj = sc_liveness_subject(&x->held[0], &alive);
+    x->ok = c->id == B_ALIVE ? alive : !alive;
+    if (x->ok)
+        return 0;
+    if (subj)
+        snprintf(x->actual, sizeof x->actual, "%s#%" PRIu64 " is %s", subj->type->name,
+                 subj->id, alive ? "alive" : "dead");
+    else
+        snprintf(x->actual, sizeof x->actual, "%s", alive ? "alive" : "dead");
+    if (subj && (!obj_expired(subj) || subj->weak > 0))
+        x->subjects[x->nsub++] = subj;
+    return 0;
+}
+
+/* One side of a comparison into v; a memo counter keeps its receiver in
+ * held and reads the counter from it. */
+static int cmp_side(sc_vm *vm, const sc_expr *side, sc_val *held, sc_val *v)
+{
+    int64_t n;
+    if (!counter_attr(side))
+        return sc_eval(vm, side, v);
+    if (sc_eval(vm, side->recv, held) < 0 || sc_read_counter(held, side, &n) < 0)
+        return -1;
+    sc_set_int(v, n);
+    return 0;
+}
+
+/* A failed comparison's actual: the side that is not a literal, or both. */
+static void cmp_actual(const sc_expr *c, const sc_val *v, char *buf, size_t n)
+{
+    char a[200], b[200];
+    sc_format_val(&v[0], a, sizeof a);
+    sc_format_val(&v[1], b, sizeof b);
+    if (literal(c->args[0]) && !literal(c->args[1]))
+        snprintf(buf, n, "%s", b);
+    else if (!literal(c->args[0]) && !literal(c->args[1]))
+        snprintf(buf, n, "%s vs %s", a, b);
+    else
+        snprintf(buf, n, "%s", a);
+}
+
+static int expect_cmp(sc_vm *vm, const sc_expr *c, expect_out *x)
+{
+    sc_val v[2] = {{0}, {0}};
+    int res = 0, rc = -1;
+    if (cmp_side(vm, c->args[0], &x->held[0], &v[0]) == 0 &&
+        cmp_side(vm, c->args[1], &x->held[1], &v[1]) == 0 &&
+        compare(&v[0], &v[1], c->id, &res) == 0) {
+        rc = 0;
+        x->ok = res;
+        if (!x->ok) {
+            cmp_actual(c, v, x->actual, sizeof x->actual);
+            x->cmp_failed = c;
+        }
+    }
+    sc_val_drop(&v[0]);
+    sc_val_drop(&v[1]);
+    return rc;
+}
+
+/* expect COND: an integer or a bool */
+static int expect_cond(sc_vm *vm, const sc_expr *c, expect_out *x)
+{
+    sc_val v = {0};
+    int64_t n;
+    if (sc_eval(vm, c, &v) < 0)
+        return -1;
+    int rc = sc_as_int(&v, &n);
+    if (rc < 0)
+        er_set(ER_TYPE, "expect needs a condition, got %s", sc_val_type(&v));
+    x->ok = rc == 0 && n != 0;
+    if (rc == 0 && !x->ok)
+        sc_format_val(&v, x->actual, sizeof x->actual);
+    sc_val_drop(&v);
+    return rc;
+}
+
+static void expect_record(sc_vm *vm, const sc_stmt *s, expect_out *x)
+{
+    if (vm->count_expectations || !x->ok) {
+        if (x->ok)
+            vm->out->passed++;
+        else
+            vm->out->failed++;
+    }
+    if (x->ok)
+        return;
+    if (vm->out->status == RP_PASS)
+        vm->out->status = RP_FAIL;
+    rp_failure *f = sc_add_failure(vm, s, x->actual, s->msg);
+    attach_objects(vm, f, x->subjects, x->nsub, x->cmp_failed, x->held);
+}
+
 /* Evaluate an expectation. Returns 0 (pass or fail recorded) or -1 when
  * evaluating raised an error (the statement fails). */
 static int exec_expect(sc_vm *vm, const sc_stmt *s)
 {
     const sc_expr *c = s->e;
-    char actual[512] = "";
-    int ok = 0;
-    obj *subjects[1];
-    size_t nsub = 0;
-    const sc_expr *cmp_failed = NULL;   /* a failed comparison's objects */
-    sc_val held[2] = {{0}, {0}};   /* kept to find the objects behind a failure */
-    int rc = -1;
-
-    if (c->kind == E_RAISES) {
-        if (eval_raises(vm, c, &ok, actual, sizeof actual) < 0)
-            return -1;
-    } else if (c->kind == E_CALL && (c->id == B_ALIVE || c->id == B_DEAD)) {
-        if (sc_eval(vm, c->args[0], &held[0]) < 0)
-            return -1;
-        int alive;
-        obj *subj = sc_liveness_subject(&held[0], &alive);
-        ok = c->id == B_ALIVE ? alive : !alive;
-        if (!ok) {
-            if (subj)
-                snprintf(actual, sizeof actual, "%s#%" PRIu64 " is %s", subj->type->name,
-                         subj->id, alive ? "alive" : "dead");
-            else
-                snprintf(actual, sizeof actual, "%s", alive ? "alive" : "dead");
-            if (subj && (!obj_expired(subj) || subj->weak > 0))
-                subjects[nsub++] = subj;
-        }
-    } else if (c->kind == E_CMP) {
-        sc_val v[2] = {{0}, {0}};
-        for (int i = 0; i < 2; i++) {
-            const sc_expr *side = c->args[i];
-            int r;
-            if (counter_attr(side)) {
-                /* keep the receiver, read the counter from it */
-                if (sc_eval(vm, side->recv, &held[i]) < 0) {
-                    sc_val_drop(&v[0]);
-                    goto out;
-                }
-                int64_t x;
-                if (sc_read_counter(&held[i], side, &x) < 0) {
-                    sc_val_drop(&v[0]);
-                    goto out;
-                }
-                sc_set_int(&v[i], x);
-                r = 0;
-            } else {
-                r = sc_eval(vm, side, &v[i]);
-            }
-            if (r < 0) {
-                sc_val_drop(&v[0]);
-                goto out;
-            }
-        }
-        int res = 0;
-        if (compare(&v[0], &v[1], c->id, &res) < 0) {
-            sc_val_drop(&v[0]);
-            sc_val_drop(&v[1]);
-            goto out;
-        }
-        ok = res;
-        if (!ok) {
-            char a[200], b[200];
-            sc_format_val(&v[0], a, sizeof a);
-            sc_format_val(&v[1], b, sizeof b);
-            if (literal(c->args[0]) && !literal(c->args[1]))
-                snprintf(actual, sizeof actual, "%s", b);
-            else if (!literal(c->args[0]) && !literal(c->args[1]))
-                snprintf(actual, sizeof actual, "%s vs %s", a, b);
-            else
-                snprintf(actual, sizeof actual, "%s", a);
-            cmp_failed = c;
-        }
-        sc_val_drop(&v[0]);
-        sc_val_drop(&v[1]);
-    } else {
-        sc_val v = {0};
-        if (sc_eval(vm, c, &v) < 0)
-            return -1;
-        int64_t x;
-        if (sc_as_int(&v, &x) < 0) {
-            er_set(ER_TYPE, "expect needs a condition, got %s", sc_val_type(&v));
-            sc_val_drop(&v);
-            return -1;
-        }
-        ok = x != 0;
-        if (!ok)
-            sc_format_val(&v, actual, sizeof actual);
-        sc_val_drop(&v);
-    }
-    if (vm->count_expectations || !ok) {
-        if (ok)
-            vm->out->passed++;
-        else
-            vm->out->failed++;
-    }
-    if (!ok) {
-        if (vm->out->status == RP_PASS)
-            vm->out->status = RP_FAIL;
-        rp_failure *f = sc_add_failure(vm, s, actual, s->msg);
-        attach_objects(vm, f, subjects, nsub, cmp_failed, held);
-    }
-    rc = 0;
-out:
-    sc_val_drop(&held[0]);
-    sc_val_drop(&held[1]);
-    return rc;
+    expect_out x;
+    int rc;
+    x.ok = 0;
+    x.actual[0] = '\0';
+    x.nsub = 0;
+    x.cmp_failed = NULL;
+    x.held[0].k = x.held[1].k = V_NONE;
+    x.held[0].o = x.held[1].o = NULL;
+    if (c->kind == E_RAISES)
+        rc = eval_raises(vm, c, &x.ok, x.actual, sizeof x.actual);
+    else if (c->kind == E_CALL && (c->id == B_ALIVE || c->id == B_DEAD))
+        rc = expect_alive(vm, c, &x);
+    else if (c->kind == E_CMP)
+        rc = expect_cmp(vm, c, &x);
+    else
+        rc = expect_cond(vm, c, &x);
+    if (rc == 0)
+        expect_record(vm, s, &x);
+    sc_val_drop(&x.held[0]);
+    sc_val_drop(&x.held[1]);
+    return rc < 0 ? -1 : 0;
 }
 
 /* ---- statements ---- */
@@ -723,131 +749,142 @@ static int post(sc_vm *vm, const sc_stmt *s)
     return 0;
 }
 
-static int exec_stmt(sc_vm *vm, const sc_stmt *s)
+/* Each statement kind: 0 (post() follows), 1 (done, post() included),
+ * -1 (the error is set: the statement fails) or -2 (the failure is
+ * recorded already). */
+typedef int stmt_fn(sc_vm *vm, const sc_stmt *s);
+
+static int st_assign(sc_vm *vm, const sc_stmt *s)
 {
-    if (pre(vm, s) < 0)
-        goto error;
-    switch ((sc_skind)s->kind) {
-    case S_ASSIGN: {
-        sc_val v = {0};
-        if (sc_eval(vm, s->e, &v) < 0)
-            goto error;
-        sc_val old = vm->vars[s->slot];
-        vm->vars[s->slot] = v;
-        vm->stamp[s->slot] = ++vm->stamp_next;
-        if (old.k == V_OBJ)
-            obj_decref(old.o);
-        break;
-    }
-    case S_STORE: {
-        sc_val t = {0}, v = {0};
-        if (sc_eval(vm, s->target, &t) < 0)
-            goto error;
-        if (sc_eval(vm, s->e, &v) < 0) {
-            sc_val_drop(&t);
-            goto error;
-        }
-        int rc = 0;
-        if (t.k != V_OBJ)
-            rc = er_set(ER_TYPE, "cannot set attribute '%s' on %s", s->attr, sc_val_type(&t));
-        else if (v.k != V_OBJ && v.k != V_NONE)
-            rc = er_set(ER_TYPE, "an attribute holds an object or none, not %s",
-                        sc_val_type(&v));
-        else if (s->attr_id == A_GRAD && ts_is_tensor(t.o))
-            rc = ts_set_grad(ts_of(t.o), v.k == V_OBJ ? sc_as_tensor(&v) : NULL) < 0 ? -1 : 0;
-        else
-            rc = obj_attr_set(t.o, s->attr, v.k == V_OBJ ? v.o : NULL) < 0 ? -1 : 0;
-        if (rc == 0 && s->attr_id == A_GRAD && ts_is_tensor(t.o) && v.k == V_OBJ &&
-            !sc_as_tensor(&v))
-            rc = er_set(ER_TYPE, "grad must be a tensor or none");
-        sc_val_drop(&v);
-        sc_val_drop(&t);
-        if (rc < 0)
-            goto error;
-        break;
-    }
-    case S_DEL:
-        for (uint32_t i = 0; i < s->nslots; i++) {
-            if (vm->vars[s->slots[i]].k == V_UNBOUND) {
-                er_set(ER_TYPE, "del: variable '%s' is not bound (deleted already?)",
-                       vm->p->var_names[s->slots[i]]);
-                goto error;
-            }
-            unbind(vm, s->slots[i]);
-        }
-        break;
-    case S_EXPR: {
-        sc_val v = {0};
-        if (sc_eval(vm, s->e, &v) < 0)
-            goto error;
-        sc_val_drop(&v);
-        break;
-    }
-    case S_EXPECT:
-        if (exec_expect(vm, s) < 0)
-            goto error;
-        break;
-    case S_CHECKPOINT: {
-        sc_census *c = &vm->cps[s->slot];
-        c->reached = 1;
-        c->total = obj_live_count();
-        for (int k = 0; k < OBJ_KIND_COUNT; k++)
-            c->kinds[k] = obj_live_count_kind((obj_kind)k);
-        break;
-    }
-    case S_REPEAT: {
-        int64_t n;
-        if (sc_eval_int(vm, s->e, &n, "repeat count") < 0)
-            goto error;
-        if (n < 0) {
-            er_set(ER_TYPE, "repeat count must be >= 0, got %" PRId64, n);
-            goto error;
-        }
-        int pr = post(vm, s);
-        if (pr == -2)
-            return -1;
-        if (pr < 0)
-            goto error;
-        for (int64_t i = 0; i < n; i++)
-            if (exec_block(vm, s->body, s->nbody) < 0)
-                return -1;
-        return 0;
-    }
-    case S_WITH: {
-        sc_val m = {0};
-        if (sc_eval(vm, s->e, &m) < 0)
-            goto error;
-        if (m.k != V_OBJ || !fk_is_mode(m.o)) {
-            er_set(ER_TYPE, "with needs a fake mode, got %s", sc_val_type(&m));
-            sc_val_drop(&m);
-            goto error;
-        }
-        vm->with_stack[vm->nwith++] = m.o;   /* the reference moves to the stack */
-        int pr = post(vm, s);
-        if (pr == -2)
-            return -1;
-        if (pr < 0)
-            goto error;
-        if (exec_block(vm, s->body, s->nbody) < 0)
-            return -1;   /* teardown drops the stack */
-        obj *top = vm->with_stack[--vm->nwith];
-        vm->with_stack[vm->nwith] = NULL;
-        obj_decref(top);
-        obj_safepoint();
-        return 0;
-    }
-    }
-    {
-        int pr = post(vm, s);
-        if (pr == -2)
-            return -1;
-        if (pr < 0)
-            goto error;
+    sc_val v = {0};
+    if (sc_eval(vm, s->e, &v) < 0)
+        return -1;
+    sc_val old = vm->vars[s->slot];
+    vm->vars[s->slot] = v;
+    vm->stamp[s->slot] = ++vm->stamp_next;
+    if (old.k == V_OBJ)
+        obj_decref(old.o);
+    return 0;
+}
+
+/* X.attr = V: t.grad is the tensor's; any other name a user attribute */
+static int store_attr(const sc_stmt *s, const sc_val *t, const sc_val *v)
+{
+    if (t->k != V_OBJ)
+        return er_set(ER_TYPE, "cannot set attribute '%s' on %s", s->attr, sc_val_type(t));
+    if (v->k != V_OBJ && v->k != V_NONE)
+        return er_set(ER_TYPE, "an attribute holds an object or none, not %s",
+                      sc_val_type(v));
+    obj *o = v->k == V_OBJ ? v->o : NULL;
+    if (s->attr_id != A_GRAD || !ts_is_tensor(t->o))
+        return obj_attr_set(t->o, s->attr, o) < 0 ? -1 : 0;
+    if (ts_set_grad(ts_of(t->o), o ? sc_as_tensor(v) : NULL) < 0)
+        return -1;
+    if (o && !sc_as_tensor(v))
+        return er_set(ER_TYPE, "grad must be a tensor or none");
+    return 0;
+}
+
+static int st_store(sc_vm *vm, const sc_stmt *s)
+{
+    sc_val t = {0}, v = {0};
+    if (sc_eval(vm, s->target, &t) < 0)
+        return -1;
+    int rc = sc_eval(vm, s->e, &v);
+    if (rc == 0)
+        rc = store_attr(s, &t, &v);
+    sc_val_drop(&v);
+    sc_val_drop(&t);
+    return rc < 0 ? -1 : 0;
+}
+
+static int st_del(sc_vm *vm, const sc_stmt *s)
+{
+    for (uint32_t i = 0; i < s->nslots; i++) {
+        if (vm->vars[s->slots[i]].k == V_UNBOUND)
+            return er_set(ER_TYPE, "del: variable '%s' is not bound (deleted already?)",
+                          vm->p->var_names[s->slots[i]]);
+        unbind(vm, s->slots[i]);
     }
     return 0;
-error:
-    fail_error(vm, s);
-    return -1;
+}
+
+static int st_expr(sc_vm *vm, const sc_stmt *s)
+{
+    sc_val v = {0};
+    if (sc_eval(vm, s->e, &v) < 0)
+        return -1;
+    sc_val_drop(&v);
+    return 0;
+}
+
+static int st_expect(sc_vm *vm, const sc_stmt *s) { return exec_expect(vm, s); }
+
+static int st_checkpoint(sc_vm *vm, const sc_stmt *s)
+{
+    sc_census *c = &vm->cps[s->slot];
+    c->reached = 1;
+    c->total = obj_live_count();
+    for (int k = 0; k < OBJ_KIND_COUNT; k++)
+        c->kinds[k] = obj_live_count_kind((obj_kind)k);
+    return 0;
+}
+
+static int st_repeat(sc_vm *vm, const sc_stmt *s)
+{
+    int64_t n;
+    if (sc_eval_int(vm, s->e, &n, "repeat count") < 0)
+        return -1;
+    if (n < 0)
+        return er_set(ER_TYPE, "repeat count must be >= 0, got %" PRId64, n);
+    int pr = post(vm, s);
+    if (pr < 0)
+        return pr;
+    for (int64_t i = 0; i < n; i++)
+        if (exec_block(vm, s->body, s->nbody) < 0)
+            return -2;
+    return 1;
+}
+
+static int st_with(sc_vm *vm, const sc_stmt *s)
+{
+    sc_val m = {0};
+    if (sc_eval(vm, s->e, &m) < 0)
+        return -1;
+    if (m.k != V_OBJ || !fk_is_mode(m.o)) {
+        er_set(ER_TYPE, "with needs a fake mode, got %s", sc_val_type(&m));
+        sc_val_drop(&m);
+        return -1;
+    }
+    vm->with_stack[vm->nwith++] = m.o;   /* the reference moves to the stack */
+    int pr = post(vm, s);
+    if (pr < 0)
+        return pr;
+    if (exec_block(vm, s->body, s->nbody) < 0)
+        return -2;   /* teardown drops the stack */
+    obj *top = vm->with_stack[--vm->nwith];
+    vm->with_stack[vm->nwith] = NULL;
+    obj_decref(top);
+    obj_safepoint();
+    return 1;
+}
+
+static stmt_fn *const stmt_fns[] = {
+    [S_ASSIGN] = st_assign, [S_STORE] = st_store, [S_DEL] = st_del, [S_EXPR] = st_expr,
+    [S_EXPECT] = st_expect, [S_CHECKPOINT] = st_checkpoint, [S_REPEAT] = st_repeat,
+    [S_WITH] = st_with,
+};
+
+static int exec_stmt(sc_vm *vm, const sc_stmt *s)
+{
+    int rc = pre(vm, s);
+    if (rc == 0)
+        rc = stmt_fns[s->kind](vm, s);
+    if (rc == 0)
+        rc = post(vm, s);
+    if (rc == -1)
+        fail_error(vm, s);
+    return rc < 0 ? -1 : 0;
 }
 
 static int exec_block(sc_vm *vm, sc_stmt *const *b, uint32_t n)
