@@ -1,12 +1,13 @@
 /* sc_words.c - the vocabulary of the scenario language: one row per word
  * (in the manner of Lua's luaL_Reg rows), read by the parser (names,
  * kinds, arity of built-ins, keyword arguments), the interpreter's dispatch
- * (kind, query id) and `fakegc list words`. Each row also says whether
- * `fakegc stress` generates the word and whether scripts/xref translates
- * it, and why not when it does not: tests/scenario/check_vocab.py fails
- * when the generator, the translator or the fuzz dictionary lacks a word
- * without a reason here. The table is syntax only: the stress model keeps
- * its own semantics. */
+ * (each row's argument parser and evaluator, sc_eval.h: the interpreter
+ * calls a word through nothing else) and `fakegc list words`. Each row also
+ * says whether `fakegc stress` generates the word and whether scripts/xref
+ * translates it, and why not when it does not: tests/scenario/check_vocab.py
+ * fails when the generator, the translator or the fuzz dictionary lacks a
+ * word without a reason here. The table is syntax and dispatch only: the
+ * stress model keeps its own semantics and does not read it. */
 #include "scenario/sc_eval.h"
 
 #include <stdio.h>
