@@ -114,7 +114,7 @@ static void probe_fail(sc_vm *vm, const leak_probe *lp)
     vm->leak_noted = 1;
 }
 
-/* ---- built-in functions ---- */
+/* ---- the innermost mode, memory formats ---- */
 
 static obj *current_mode(sc_vm *vm)
 {
