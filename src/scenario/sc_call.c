@@ -616,7 +616,7 @@ int sc_call_word(sc_vm *vm, const sc_word *w, const sc_expr *e, const sc_val *re
 
 int sc_call_builtin(sc_vm *vm, const sc_expr *e, sc_val *out)
 {
-    const sc_word *w = sc_builtin_row(e->id);
+    const sc_word *w = e->word ? e->word : sc_builtin_row(e->id);
     if (!w)
         return er_set(ER_INTERNAL, "unknown built-in %d", e->id);
     return sc_call_word(vm, w, e, NULL, out);
@@ -956,7 +956,7 @@ int sc_ev_op(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a, 
 {
     ts_tensor *t = sc_as_tensor(recv);
     obj *mode = current_mode(vm);
-    if (mode && !(sc_method_row(e->id)->flags & SWF_REAL_OK) &&
+    if (mode && !(e->word && (e->word->flags & SWF_REAL_OK)) &&
         (!ts_is_fake(t) || (a->other && !ts_is_fake(a->other))))
         return er_set(ER_TYPE, "%s(): Invoking operators with non-Fake Tensor inputs in "
                       "FakeTensorMode is not yet supported", e->name);
@@ -1187,7 +1187,7 @@ int sc_ev_get(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
  * storage too); the rest check their receiver themselves. */
 int sc_call_method(sc_vm *vm, const sc_expr *e, sc_val *recv, sc_val *out)
 {
-    const sc_word *w = sc_method_row(e->id);
+    const sc_word *w = e->word ? e->word : sc_method_row(e->id);
     int tensor_word = w->mk == MK_OP || w->mk == MK_QUERY || w->mk == MK_VALUE;
     int rc;
     if (tensor_word && !sc_as_tensor(recv) && !(w->mk != MK_OP && as_storage(recv)))
@@ -1268,7 +1268,7 @@ int sc_read_attr(sc_vm *vm, const sc_expr *e, sc_val *recv, sc_val *out)
     else if (e->id == A_USER)
         rc = user_attr(e, recv, out);
     else
-        rc = sc_call_word(vm, sc_attr_word(e->id), e, recv, out);
+        rc = sc_call_word(vm, e->word ? e->word : sc_attr_word(e->id), e, recv, out);
     sc_val_drop(recv);
     return rc < 0 ? -1 : 0;
 }

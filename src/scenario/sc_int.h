@@ -108,6 +108,7 @@ typedef enum sc_attr {
 typedef struct sc_pos { uint32_t line, col; } sc_pos;
 
 typedef struct sc_expr sc_expr;
+struct sc_word;
 struct sc_expr {
     uint8_t kind;            /* sc_ekind */
     uint32_t line, col;
@@ -123,6 +124,9 @@ struct sc_expr {
     const char **kwnames;
     sc_expr **kwvals;
     sc_pos *kwpos;           /* where each keyword is written */
+    /* E_CALL, E_RAISES, E_METHOD, E_ATTR (not a user attribute): the word's
+     * vocabulary row, found once by the parser for the dispatch */
+    const struct sc_word *word;
 };
 
 /* ---- statements ---- */

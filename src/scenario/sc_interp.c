@@ -380,7 +380,8 @@ int sc_eval(sc_vm *vm, const sc_expr *e, sc_val *out)
         sc_set_bool(out, res);
         return 0;
     }
-    case E_RAISES: return sc_call_word(vm, sc_builtin_row(B_RAISES), e, NULL, out);
+    case E_RAISES:
+        return sc_call_word(vm, e->word ? e->word : sc_builtin_row(B_RAISES), e, NULL, out);
     }
     return er_set(ER_INTERNAL, "bad expression kind %d", e->kind);
 }
