@@ -711,6 +711,9 @@ static ts_tensor *from_meta_and_device(fk_mode *mode, ts_tensor *t,
     ts_tensor *out = ts_fake_new(t, &mode->hdr, device, t->hdr.id);
     if (!out)
         return NULL;
+    /* FakeTensor(fake_mode, t, device) is _make_subclass(cls, t,
+     * t.requires_grad): a leaf, even over a meta tensor that is not */
+    out->is_leaf = 1;
     if (fconv_memo_set(fc, t, out) != 0) {
         obj_decref(&out->hdr);
         return NULL;

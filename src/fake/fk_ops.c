@@ -73,6 +73,14 @@ ts_tensor *fk_apply_in(ts_op op, ts_tensor *self, const ts_args *a, obj *active)
     ts_tensor *m_self = self->meta;
     if (other_fake)
         inner.other = other->meta;
+    if (ts_op_is_inplace(op)) {
+        /* autograd checks the fakes the user holds (their grad flags are
+         * their own: requires_grad_() sets the fake's, not its meta
+         * tensor's), before FakeTensorMode runs the op on meta */
+        if (ts_inplace_grad_check(self, other) < 0)
+            return NULL;
+        inner.grad_checked = 1;
+    }
     if (op == TS_OP_TO && inner.has_device) {
         /* The fake moves; its meta tensor stays on meta. */
         dev = inner.device;

@@ -93,14 +93,12 @@ typedef enum sc_builtin {
     B_ALIVE, B_DEAD, B_RAISES, B_FAKE_CONVERTER, B_COUNT
 } sc_builtin;
 
+/* What a method's receiver must be: MK_OP a tensor; MK_QUERY and MK_VALUE
+ * a tensor or a storage; the others check it themselves. */
 typedef enum sc_mkind {
     MK_OP, MK_QUERY, MK_FAKE, MK_META, MK_SWEEP, MK_GET,
-    MK_VALUE      /* version 2: a query whose answer is not an integer; sub = sc_vq */
+    MK_VALUE      /* version 2: a query whose answer is not an integer */
 } sc_mkind;
-
-/* MK_VALUE queries: t.dtype() t.device() t.layout() t.base() t.storage()
- * f.fake_mode() */
-typedef enum sc_vq { VQ_DTYPE, VQ_DEVICE, VQ_LAYOUT, VQ_BASE, VQ_STORAGE, VQ_FAKE_MODE } sc_vq;
 
 typedef enum sc_attr {
     A_USER, A_GRAD, A_MEMO_FAKE, A_MEMO_META, A_MEMO_STORAGE, A_PENDING,
@@ -110,6 +108,7 @@ typedef enum sc_attr {
 typedef struct sc_pos { uint32_t line, col; } sc_pos;
 
 typedef struct sc_expr sc_expr;
+struct sc_word;
 struct sc_expr {
     uint8_t kind;            /* sc_ekind */
     uint32_t line, col;
@@ -125,6 +124,9 @@ struct sc_expr {
     const char **kwnames;
     sc_expr **kwvals;
     sc_pos *kwpos;           /* where each keyword is written */
+    /* E_CALL, E_RAISES, E_METHOD, E_ATTR (not a user attribute): the word's
+     * vocabulary row, found once by the parser for the dispatch */
+    const struct sc_word *word;
 };
 
 /* ---- statements ---- */
@@ -163,16 +165,27 @@ struct sc_program {
 
 /* ---- the vocabulary (sc_words.c): one row per word ---- */
 typedef enum sc_wkind { SW_BUILTIN, SW_METHOD, SW_ATTR } sc_wkind;
+typedef struct sc_vm sc_vm;
+typedef struct sc_val sc_val;            /* sc_vm.h */
+struct ts_args;
+/* A word's argument parser and evaluator (sc_eval.h says how they run). */
+typedef int sc_args_fn(sc_vm *vm, const sc_expr *e, struct ts_args *a, sc_val *held);
+typedef int sc_eval_fn(sc_vm *vm, const sc_expr *e, const sc_val *recv,
+                       const struct ts_args *a, sc_val *out);
+enum { SWF_REAL_OK = 1 };  /* a tensor op real tensors may enter inside `with` */
 typedef struct sc_word {
     const char *name;
     uint8_t kind;                 /* sc_wkind */
     uint8_t mk;                   /* SW_METHOD: sc_mkind */
-    int id;                       /* builtin: sc_builtin; attr: sc_attr; MK_VALUE: sc_vq */
+    int id;                       /* builtin: sc_builtin; attr: sc_attr */
     int min, max;                 /* positional arguments; max -1: any */
     const char *const *kw;        /* keyword arguments, NULL-terminated */
     int version;                  /* 1 or 2 */
     const char *no_stress;        /* NULL: `fakegc stress` generates it; else why not */
     const char *no_xref;          /* NULL: scripts/xref translates it; else why not */
+    sc_args_fn *args;             /* NULL: the evaluator reads its arguments */
+    sc_eval_fn *eval;
+    uint8_t flags;                /* SWF_* */
 } sc_word;
 #define SC_MAX_WORDS 256
 const sc_word *sc_vocab(size_t *n);
@@ -181,15 +194,12 @@ size_t sc_nmethods(void);
 const sc_word *sc_method_row(int m);      /* 0 <= m < sc_nmethods() */
 size_t sc_nattrs(void);
 const sc_word *sc_attr_row(int a);
+const sc_word *sc_attr_word(int id);      /* by sc_attr (not A_USER) */
 const char *sc_wkind_name(int k);         /* "function", "method", "attribute" */
 
 /* Builtin and method names (sc_parse.c), for the interpreter's messages. */
 const char *sc_builtin_name(int b);
 const char *sc_method_name(int m);
-sc_mkind sc_method_kind(int m);
 
-/* Interpreter entry (sc_interp.c): run once (one round), without teardown.
- * Internal to sc_run. */
-typedef struct sc_vm sc_vm;
 
 #endif

@@ -1,14 +1,16 @@
 /* sc_interp.c - statements and expressions of a parsed scenario.
  *
  * Values own what they hold: an evaluated object is a new strong reference
- * that the caller drops (val_drop). Every error path drops what it took, so
+ * that the caller drops (sc_val_drop). Every error path drops what it took, so
  * a failing statement leaves nothing half-built behind. Nothing here
  * allocates per statement except what the called operations make (the
  * failure records of a failing statement aside).
  */
 #include "scenario/sc_vm.h"
+#include "scenario/sc_eval.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "alloc/al.h"
@@ -17,9 +19,8 @@
 #include "core/wr.h"
 #include "tensor/ts.h"
 
-static int eval(sc_vm *vm, const sc_expr *e, sc_val *out);
 
-static void val_drop(sc_val *v)
+void sc_val_drop(sc_val *v)
 {
     if (v->k == V_OBJ && v->o)
         obj_decref(v->o);
@@ -27,14 +28,14 @@ static void val_drop(sc_val *v)
     v->o = NULL;
 }
 
-static void set_int(sc_val *v, int64_t i)
+void sc_set_int(sc_val *v, int64_t i)
 {
     v->k = V_INT;
     v->i = i;
     v->o = NULL;
 }
 
-static void set_bool(sc_val *v, int b)
+void sc_set_bool(sc_val *v, int b)
 {
     v->k = V_BOOL;
     v->i = b != 0;
@@ -42,7 +43,7 @@ static void set_bool(sc_val *v, int b)
 }
 
 /* Takes ownership of a new reference (NULL: error already set). */
-static int set_obj(sc_val *v, obj *o)
+int sc_set_obj(sc_val *v, obj *o)
 {
     if (!o)
         return -1;
@@ -51,7 +52,7 @@ static int set_obj(sc_val *v, obj *o)
     return 0;
 }
 
-static const char *val_type(const sc_val *v)
+const char *sc_val_type(const sc_val *v)
 {
     switch (v->k) {
     case V_NONE: return "none";
@@ -109,7 +110,7 @@ void sc_format_val(const sc_val *v, char *buf, size_t n)
     }
 }
 
-static int as_int(const sc_val *v, int64_t *out)
+int sc_as_int(const sc_val *v, int64_t *out)
 {
     if (v->k == V_INT || v->k == V_BOOL) {
         *out = v->i;
@@ -118,12 +119,12 @@ static int as_int(const sc_val *v, int64_t *out)
     return -1;
 }
 
-static ts_tensor *as_tensor(const sc_val *v)
+ts_tensor *sc_as_tensor(const sc_val *v)
 {
     return v->k == V_OBJ && ts_is_tensor(v->o) ? ts_of(v->o) : NULL;
 }
 
-static const sc_expr *kwarg(const sc_expr *e, const char *name)
+const sc_expr *sc_kwarg(const sc_expr *e, const char *name)
 {
     for (int i = 0; i < e->nkw; i++)
         if (strcmp(e->kwnames[i], name) == 0)
@@ -132,21 +133,21 @@ static const sc_expr *kwarg(const sc_expr *e, const char *name)
 }
 
 /* Evaluate to an integer (bools count as 1/0). */
-static int eval_int(sc_vm *vm, const sc_expr *e, int64_t *out, const char *what)
+int sc_eval_int(sc_vm *vm, const sc_expr *e, int64_t *out, const char *what)
 {
     sc_val v = {0};
-    if (eval(vm, e, &v) < 0)
+    if (sc_eval(vm, e, &v) < 0)
         return -1;
-    if (as_int(&v, out) < 0) {
-        er_set(ER_TYPE, "%s must be an integer, got %s", what, val_type(&v));
-        val_drop(&v);
+    if (sc_as_int(&v, out) < 0) {
+        er_set(ER_TYPE, "%s must be an integer, got %s", what, sc_val_type(&v));
+        sc_val_drop(&v);
         return -1;
     }
     return 0;
 }
 
 /* A tuple or a single integer into v[0..*n). */
-static int eval_int_list(sc_vm *vm, const sc_expr *e, int64_t *v, int *n,
+int sc_eval_int_list(sc_vm *vm, const sc_expr *e, int64_t *v, int *n,
                          const char *what)
 {
     if (e->kind == E_TUPLE) {
@@ -154,1039 +155,18 @@ static int eval_int_list(sc_vm *vm, const sc_expr *e, int64_t *v, int *n,
             return er_set(ER_TYPE, "%s: at most %d dimensions, got %d", what, TS_MAX_DIM,
                           e->nargs);
         for (int i = 0; i < e->nargs; i++)
-            if (eval_int(vm, e->args[i], &v[i], what) < 0)
+            if (sc_eval_int(vm, e->args[i], &v[i], what) < 0)
                 return -1;
         *n = e->nargs;
         return 0;
     }
-    if (eval_int(vm, e, &v[0], what) < 0)
+    if (sc_eval_int(vm, e, &v[0], what) < 0)
         return -1;
     *n = 1;
     return 0;
 }
 
 /* Positional sizes: `f(2, 3)` or `f((2, 3))`. */
-static int eval_dims(sc_vm *vm, const sc_expr *e, int first, int64_t *v, int *n,
-                     const char *what)
-{
-    int np = e->nargs - first;
-    if (np == 1 && e->args[first]->kind == E_TUPLE)
-        return eval_int_list(vm, e->args[first], v, n, what);
-    if (np > TS_MAX_DIM)
-        return er_set(ER_TYPE, "%s: at most %d dimensions, got %d", what, TS_MAX_DIM, np);
-    for (int i = 0; i < np; i++)
-        if (eval_int(vm, e->args[first + i], &v[i], what) < 0)
-            return -1;
-    *n = np;
-    return 0;
-}
-
-static int eval_dtype_kw(sc_vm *vm, const sc_expr *e, ts_dtype *dt)
-{
-    const sc_expr *k = kwarg(e, "dtype");
-    if (!k)
-        return 0;
-    sc_val v = {0};
-    if (eval(vm, k, &v) < 0)
-        return -1;
-    if (v.k != V_DTYPE) {
-        er_set(ER_TYPE, "dtype= must be a dtype (f32, i64, ...), got %s", val_type(&v));
-        val_drop(&v);
-        return -1;
-    }
-    *dt = (ts_dtype)v.i;
-    return 0;
-}
-
-static int device_of(const sc_val *v, ts_device *dev, const char *what)
-{
-    if (v->k != V_STR)
-        return er_set(ER_TYPE, "%s must be a device string (\"cpu\", \"cuda:0\", ...), got %s",
-                      what, val_type(v));
-    char buf[32];
-    if (v->i >= (int64_t)sizeof buf)
-        return er_set(ER_TYPE, "unknown device \"%.*s...\"", 20, v->s);
-    memcpy(buf, v->s, (size_t)v->i);
-    buf[v->i] = '\0';
-    return ts_device_parse(buf, dev);
-}
-
-static int eval_device_kw(sc_vm *vm, const sc_expr *e, ts_device *dev, int *given)
-{
-    const sc_expr *k = kwarg(e, "device");
-    if (given)
-        *given = 0;
-    if (!k)
-        return 0;
-    sc_val v = {0};
-    if (eval(vm, k, &v) < 0)
-        return -1;
-    int rc = device_of(&v, dev, "device=");
-    val_drop(&v);
-    if (rc == 0 && given)
-        *given = 1;
-    return rc;
-}
-
-static int eval_int_kw(sc_vm *vm, const sc_expr *e, const char *name, int64_t *out)
-{
-    const sc_expr *k = kwarg(e, name);
-    if (!k)
-        return 0;
-    char what[40];
-    snprintf(what, sizeof what, "%s=", name);
-    return eval_int(vm, k, out, what);
-}
-
-/* ---- raises() bookkeeping: what a failing call leaked ---- */
-
-typedef struct leak_probe {
-    uint64_t objects, bytes;
-} leak_probe;
-
-static void probe_start(sc_vm *vm, leak_probe *lp)
-{
-    if (!vm->in_raises)
-        return;
-    lp->objects = obj_live_count() + obj_zombie_count();
-    lp->bytes = sc_model_bytes();
-}
-
-static void probe_fail(sc_vm *vm, const leak_probe *lp)
-{
-    if (!vm->in_raises || vm->leak_noted)
-        return;
-    obj_safepoint();
-    uint64_t o = obj_live_count() + obj_zombie_count();
-    uint64_t b = sc_model_bytes();
-    vm->leak_objects = o > lp->objects ? o - lp->objects : 0;
-    vm->leak_bytes = b > lp->bytes ? b - lp->bytes : 0;
-    vm->leak_noted = 1;
-}
-
-/* ---- built-in functions ---- */
-
-static obj *current_mode(sc_vm *vm)
-{
-    return vm->nwith ? vm->with_stack[vm->nwith - 1] : NULL;
-}
-
-/* Wrap a tensor built on meta as a fake of the innermost mode. */
-static obj *wrap_in_mode(obj *mode, ts_tensor *meta, ts_device dev)
-{
-    if (!meta)
-        return NULL;
-    ts_tensor *f = fk_wrap_new(mode, meta, dev);
-    obj_decref(&meta->hdr);
-    return f ? &f->hdr : NULL;
-}
-
-/* memory_format= (default contiguous_format). */
-static int eval_mfmt_kw(sc_vm *vm, const sc_expr *e, int *given, ts_memfmt *f)
-{
-    const sc_expr *k = kwarg(e, "memory_format");
-    *given = 0;
-    *f = TS_CONTIGUOUS_FORMAT;
-    if (!k)
-        return 0;
-    sc_val v = {0};
-    if (eval(vm, k, &v) < 0)
-        return -1;
-    if (v.k != V_MFMT) {
-        er_set(ER_TYPE, "memory_format= must be contiguous_format or channels_last, got %s",
-               val_type(&v));
-        val_drop(&v);
-        return -1;
-    }
-    *given = 1;
-    *f = (ts_memfmt)v.i;
-    return 0;
-}
-
-static obj *call_ctor(sc_vm *vm, const sc_expr *e)
-{
-    int64_t sizes[TS_MAX_DIM], strides[TS_MAX_DIM];
-    int nd = 0, ns = 0;
-    const char *fname = sc_builtin_name(e->id);
-    ts_dtype dt = TS_F32;
-    ts_device dev = ts_cpu();
-    int64_t rg = 0;
-    if (e->id == B_EMPTY_STRIDED) {
-        if (eval_int_list(vm, e->args[0], sizes, &nd, "empty_strided() sizes") < 0 ||
-            eval_int_list(vm, e->args[1], strides, &ns, "empty_strided() strides") < 0)
-            return NULL;
-        if (nd != ns) {
-            er_set(ER_SHAPE, "empty_strided(): %d sizes but %d strides", nd, ns);
-            return NULL;
-        }
-    } else if (e->id == B_SPARSE_CSR) {
-        if (eval_int(vm, e->args[0], &sizes[0], "sparse_csr() rows") < 0 ||
-            eval_int(vm, e->args[1], &sizes[1], "sparse_csr() cols") < 0)
-            return NULL;
-        nd = 2;
-    } else if (eval_dims(vm, e, 0, sizes, &nd, fname) < 0) {
-        return NULL;
-    }
-    if (eval_dtype_kw(vm, e, &dt) < 0 || eval_device_kw(vm, e, &dev, NULL) < 0 ||
-        eval_int_kw(vm, e, "requires_grad", &rg) < 0)
-        return NULL;
-    obj *mode = current_mode(vm);
-    ts_device where = mode ? ts_meta() : dev;
-    ts_tensor *t = NULL;
-    switch (e->id) {
-    case B_EMPTY: case B_ZEROS: case B_ONES: case B_RAND: {
-        int given = 0;
-        ts_memfmt f;
-        if (eval_mfmt_kw(vm, e, &given, &f) < 0)
-            return NULL;
-        if (given && f == TS_CHANNELS_LAST) {   /* empty() only (the parser says) */
-            if (ts_memfmt_strides(f, nd, sizes, strides) < 0)
-                return NULL;
-            t = ts_empty_strided(nd, sizes, strides, dt, where, rg != 0);
-            break;
-        }
-        ts_init init = e->id == B_EMPTY ? TS_INIT_NONE : e->id == B_ZEROS ? TS_INIT_ZEROS
-                     : e->id == B_ONES ? TS_INIT_ONES : TS_INIT_RAND;
-        t = ts_empty(nd, sizes, dt, where, mode ? TS_INIT_NONE : init, rg != 0);
-        break;
-    }
-    case B_EMPTY_STRIDED:
-        t = ts_empty_strided(nd, sizes, strides, dt, where, rg != 0);
-        break;
-    case B_SPARSE_COO: {
-        int64_t nnz = 1, sd = nd, co = 0;
-        if (eval_int_kw(vm, e, "nnz", &nnz) < 0 || eval_int_kw(vm, e, "sparse_dim", &sd) < 0 ||
-            eval_int_kw(vm, e, "coalesced", &co) < 0)
-            return NULL;
-        if (sd < 0 || sd > nd) {
-            er_set(ER_SHAPE, "sparse_coo(): sparse_dim %" PRId64 " out of range for %d dims",
-                   sd, nd);
-            return NULL;
-        }
-        t = ts_sparse_coo(nd, sizes, nnz, (int)sd, dt, where, co != 0);
-        break;
-    }
-    case B_SPARSE_CSR: {
-        int64_t nnz = 1;
-        if (eval_int_kw(vm, e, "nnz", &nnz) < 0)
-            return NULL;
-        t = ts_sparse_csr(sizes[0], sizes[1], nnz, dt, where);
-        break;
-    }
-    case B_QUANTIZED:
-        if (mode) {
-            er_set(ER_UNSUPPORTED, "quantized nyi in meta tensors");
-            return NULL;
-        }
-        t = ts_quantized(nd, sizes);
-        break;
-    default:
-        er_set(ER_INTERNAL, "call_ctor: not a constructor");
-        return NULL;
-    }
-    if (!t)
-        return NULL;
-    if (mode)
-        return wrap_in_mode(mode, t, dev);
-    return &t->hdr;
-}
-
-static obj *call_mode_ctor(sc_vm *vm, const sc_expr *e)
-{
-    fk_policy pol = vm->sweep;
-    int64_t every = vm->sweep_every;
-    const sc_expr *k = kwarg(e, "sweep");
-    if (k) {
-        sc_val v = {0};
-        if (eval(vm, k, &v) < 0)
-            return NULL;
-        char buf[16] = "";
-        if (v.k == V_STR && v.i < (int64_t)sizeof buf) {
-            memcpy(buf, v.s, (size_t)v.i);
-            buf[v.i] = '\0';
-        }
-        int bad = v.k != V_STR || fk_policy_from_name(buf, &pol) != 0;
-        if (bad) {
-            er_set(ER_TYPE, "sweep= must be \"eager\" or \"periodic\", got %s", val_type(&v));
-            val_drop(&v);
-            return NULL;
-        }
-    }
-    if (eval_int_kw(vm, e, "sweep_every", &every) < 0)
-        return NULL;
-    if (every < 1) {
-        er_set(ER_TYPE, "sweep_every= must be >= 1, got %" PRId64, every);
-        return NULL;
-    }
-    if (e->id == B_FAKE_CONVERTER)
-        return fk_fake_converter_new(pol, every);
-    return e->id == B_FAKE_MODE ? fk_mode_new(pol, every) : fk_meta_converter_new(pol, every);
-}
-
-/* The kinds live() knows, as a predicate over objects. */
-typedef enum live_kind {
-    LK_ANY, LK_TENSOR, LK_STORAGE, LK_MODE, LK_CONVERTER, LK_FINALIZER,
-    LK_WEAKREF, LK_FAKE, LK_META, LK_SPARSE, LK_DATA, LK_UNKNOWN
-} live_kind;
-
-static live_kind live_kind_of(const char *kind, size_t len)
-{
-#define IS(s) (len == sizeof(s) - 1 && memcmp(kind, s, len) == 0)
-    if (IS("any")) return LK_ANY;
-    if (IS("tensor")) return LK_TENSOR;
-    if (IS("storage")) return LK_STORAGE;
-    if (IS("mode")) return LK_MODE;
-    if (IS("converter")) return LK_CONVERTER;
-    if (IS("finalizer")) return LK_FINALIZER;
-    if (IS("weakref")) return LK_WEAKREF;
-    if (IS("fake")) return LK_FAKE;
-    if (IS("meta")) return LK_META;
-    if (IS("sparse")) return LK_SPARSE;
-#undef IS
-    return LK_UNKNOWN;
-}
-
-/* Does live object o count for kind k? LK_DATA: a storage with real bytes
- * (what bytes() counts). */
-static int live_match(const obj *o, live_kind k)
-{
-    obj_kind ok = o->type->kind;
-    switch (k) {
-    case LK_ANY: return 1;
-    case LK_TENSOR: return ok == OBJ_TENSOR;
-    case LK_STORAGE: return ok == OBJ_STORAGE;
-    case LK_MODE: return ok == OBJ_FAKE_MODE;
-    case LK_CONVERTER: return ok == OBJ_FAKE_CONVERTER || ok == OBJ_META_CONVERTER;
-    case LK_FINALIZER: return ok == OBJ_FINALIZER;
-    case LK_WEAKREF: return ok == OBJ_WEAKREF;
-    case LK_DATA:
-        return ok == OBJ_STORAGE && ((const ts_storage *)o)->device.type != TS_DEV_META;
-    default: break;
-    }
-    if (ok != OBJ_TENSOR)
-        return 0;
-    const ts_tensor *t = (const ts_tensor *)o;
-    return (k == LK_FAKE && ts_is_fake(t)) || (k == LK_META && ts_is_meta(t)) ||
-           (k == LK_SPARSE && t->layout != TS_STRIDED);
-}
-
-static uint64_t count_live(const char *kind, size_t len)
-{
-    live_kind k = live_kind_of(kind, len);
-    switch (k) {
-    case LK_UNKNOWN: return UINT64_MAX;
-    case LK_ANY: return obj_live_count();
-    case LK_TENSOR: return obj_live_count_kind(OBJ_TENSOR);
-    case LK_STORAGE: return obj_live_count_kind(OBJ_STORAGE);
-    case LK_MODE: return obj_live_count_kind(OBJ_FAKE_MODE);
-    case LK_CONVERTER:
-        return obj_live_count_kind(OBJ_FAKE_CONVERTER) + obj_live_count_kind(OBJ_META_CONVERTER);
-    case LK_FINALIZER: return obj_live_count_kind(OBJ_FINALIZER);
-    case LK_WEAKREF: return obj_live_count_kind(OBJ_WEAKREF);
-    default: break;
-    }
-    uint64_t n = 0;
-    for (obj *o = obj_live_first(); o; o = obj_iter_next(o))
-        n += (uint64_t)live_match(o, k);
-    return n;
-}
-
-static int checkpoint_index(sc_vm *vm, const sc_val *v)
-{
-    if (v->k != V_STR)
-        return er_set(ER_TYPE, "growth() needs a checkpoint name string, got %s", val_type(v));
-    for (uint32_t i = 0; i < vm->p->ncheckpoints; i++) {
-        const char *n = vm->p->checkpoint_names[i];
-        if (strlen(n) == (size_t)v->i && memcmp(n, v->s, (size_t)v->i) == 0) {
-            if (!vm->cps[i].reached)
-                return er_set(ER_TYPE, "checkpoint \"%s\" has not been reached yet", n);
-            return (int)i;
-        }
-    }
-    return er_set(ER_TYPE, "unknown checkpoint \"%.*s\"", v->i > 60 ? 60 : (int)v->i, v->s);
-}
-
-/* alive(X): a weak handle's target, or an object held (alive). */
-static obj *liveness_subject(const sc_val *v, int *alive)
-{
-    if (v->k != V_OBJ) {
-        *alive = 0;
-        return NULL;
-    }
-    if (v->o->type->kind == OBJ_WEAKREF) {
-        obj *t = wr_target_raw(v->o);
-        *alive = wr_get(v->o) != NULL;
-        return t;
-    }
-    *alive = !obj_expired(v->o);
-    return v->o;
-}
-
-static int call_builtin(sc_vm *vm, const sc_expr *e, sc_val *out)
-{
-    leak_probe lp = {0};
-    switch (e->id) {
-    case B_EMPTY: case B_ZEROS: case B_ONES: case B_RAND: case B_EMPTY_STRIDED:
-    case B_SPARSE_COO: case B_SPARSE_CSR: case B_QUANTIZED: {
-        probe_start(vm, &lp);
-        obj *o = call_ctor(vm, e);
-        if (!o) {
-            probe_fail(vm, &lp);
-            return -1;
-        }
-        return set_obj(out, o);
-    }
-    case B_FAKE_MODE: case B_META_CONVERTER: case B_FAKE_CONVERTER: {
-        probe_start(vm, &lp);
-        obj *o = call_mode_ctor(vm, e);
-        if (!o) {
-            probe_fail(vm, &lp);
-            return -1;
-        }
-        return set_obj(out, o);
-    }
-    case B_WEAKREF: {
-        sc_val x = {0};
-        if (eval(vm, e->args[0], &x) < 0)
-            return -1;
-        if (x.k != V_OBJ) {
-            er_set(ER_TYPE, "weakref() needs an object, got %s", val_type(&x));
-            val_drop(&x);
-            return -1;
-        }
-        probe_start(vm, &lp);
-        obj *w = wr_new(x.o, NULL, NULL);
-        if (!w)
-            probe_fail(vm, &lp);
-        val_drop(&x);
-        return set_obj(out, w);
-    }
-    case B_GC: {
-        uint64_t before = obj_live_count();
-        obj_safepoint();
-        gc_collect();
-        fk_sweep_all();
-        obj_safepoint();
-        uint64_t after = obj_live_count();
-        set_int(out, before > after ? (int64_t)(before - after) : 0);
-        return 0;
-    }
-    case B_LIVE: {
-        const char *k = "any";
-        size_t len = 3;
-        sc_val v = {0};
-        const sc_expr *arg = e->nargs ? e->args[0] : kwarg(e, "kind");
-        if (arg) {
-            if (eval(vm, arg, &v) < 0)
-                return -1;
-            if (v.k != V_STR) {
-                er_set(ER_TYPE, "live() needs a kind string, got %s", val_type(&v));
-                val_drop(&v);
-                return -1;
-            }
-            k = v.s;
-            len = (size_t)v.i;
-        }
-        uint64_t n = count_live(k, len);
-        if (n == UINT64_MAX)
-            return er_set(ER_TYPE, "live(): unknown kind \"%.*s\"", len > 40 ? 40 : (int)len, k);
-        set_int(out, (int64_t)n);
-        return 0;
-    }
-    case B_BYTES:
-        set_int(out, (int64_t)ts_data_bytes());
-        return 0;
-    case B_HEAP_BYTES:
-        set_int(out, (int64_t)sc_model_bytes());
-        return 0;
-    case B_UNREACHABLE: {
-        size_t n = sc_vm_roots(vm);
-        hp_graph *g = hp_snapshot(vm->roots, n);
-        if (!g)
-            return -1;
-        set_int(out, (int64_t)hp_unreachable_count(g));
-        hp_free(g);
-        return 0;
-    }
-    case B_STALE:
-        set_int(out, (int64_t)fk_stale_all());
-        return 0;
-    case B_GROWTH: {
-        sc_val v = {0};
-        if (eval(vm, e->args[0], &v) < 0)
-            return -1;
-        int i = checkpoint_index(vm, &v);
-        val_drop(&v);
-        if (i < 0)
-            return -1;
-        set_int(out, (int64_t)obj_live_count() - (int64_t)vm->cps[i].total);
-        return 0;
-    }
-    case B_ALIVE: case B_DEAD: {
-        sc_val v = {0};
-        if (eval(vm, e->args[0], &v) < 0)
-            return -1;
-        int alive;
-        liveness_subject(&v, &alive);
-        val_drop(&v);
-        set_bool(out, e->id == B_ALIVE ? alive : !alive);
-        return 0;
-    }
-    default:
-        return er_set(ER_INTERNAL, "unknown built-in %d", e->id);
-    }
-}
-
-/* ---- methods ---- */
-
-
-static ts_storage *as_storage(const sc_val *v)
-{
-    return v->k == V_OBJ && ts_is_storage(v->o) ? (ts_storage *)v->o : NULL;
-}
-
-/* set_(tensor) | set_(storage) | set_(storage, offset, sizes, strides) */
-static int build_set_args(sc_vm *vm, const sc_expr *e, ts_args *a, sc_val *other)
-{
-    if (e->nargs != 1 && e->nargs != 4)
-        return er_set(ER_TYPE, "set_() takes (tensor), (storage) or (storage, offset, sizes, "
-                      "strides), got %d arguments", e->nargs);
-    if (eval(vm, e->args[0], other) < 0)
-        return -1;
-    if (as_tensor(other) && e->nargs == 1) {
-        a->other = as_tensor(other);
-        return 0;
-    }
-    if (!as_storage(other))
-        return er_set(ER_TYPE, "set_() needs a %s, got %s",
-                      e->nargs == 1 ? "tensor or a storage" : "storage", val_type(other));
-    a->storage = as_storage(other);
-    if (e->nargs == 1)
-        return 0;
-    a->set_geom = 1;
-    if (eval_int(vm, e->args[1], &a->offset, "set_() offset") < 0 ||
-        eval_int_list(vm, e->args[2], a->v, &a->n, "set_() sizes") < 0 ||
-        eval_int_list(vm, e->args[3], a->v2, &a->n2, "set_() strides") < 0)
-        return -1;
-    if (a->n != a->n2)
-        return er_set(ER_SHAPE, "set_(): %d sizes but %d strides", a->n, a->n2);
-    return 0;
-}
-
-/* Positional arguments of a tensor op into a (other: a held operand). */
-static int build_op_args(sc_vm *vm, const sc_expr *e, ts_op op, ts_args *a, sc_val *other)
-{
-    const char *name = e->name;
-    switch (op) {
-    case TS_OP_AS_STRIDED: {
-        if (e->nargs < 2 || e->nargs > 3)
-            return er_set(ER_TYPE, "as_strided() takes (sizes, strides[, offset]), got %d "
-                          "arguments", e->nargs);
-        if (eval_int_list(vm, e->args[0], a->v, &a->n, "as_strided() sizes") < 0 ||
-            eval_int_list(vm, e->args[1], a->v2, &a->n2, "as_strided() strides") < 0)
-            return -1;
-        if (e->nargs == 3 && eval_int(vm, e->args[2], &a->offset, "as_strided() offset") < 0)
-            return -1;
-        if (e->nargs == 3 && kwarg(e, "offset"))
-            return er_set(ER_TYPE, "as_strided(): offset given twice");
-        if (eval_int_kw(vm, e, "offset", &a->offset) < 0)
-            return -1;
-        if (a->n != a->n2)
-            return er_set(ER_SHAPE, "as_strided(): %d sizes but %d strides", a->n, a->n2);
-        return 0;
-    }
-    case TS_OP_ADD: case TS_OP_MUL: case TS_OP_MATMUL: case TS_OP_ADD_: case TS_OP_MUL_:
-    case TS_OP_SUB: {
-        if (e->nargs != 1)
-            return er_set(ER_TYPE, "%s() takes 1 argument, got %d", name, e->nargs);
-        if (eval(vm, e->args[0], other) < 0)
-            return -1;
-        if (as_tensor(other)) {
-            a->other = as_tensor(other);
-        } else if ((other->k == V_INT || other->k == V_BOOL) && op != TS_OP_MATMUL) {
-            a->has_scalar = 1;
-            a->scalar = (double)other->i;
-            a->scalar_bool = other->k == V_BOOL;
-        } else {
-            return er_set(ER_TYPE, "%s() needs a tensor%s, got %s", name,
-                          op == TS_OP_MATMUL ? "" : " or a number", val_type(other));
-        }
-        return 0;
-    }
-    case TS_OP_TO: {
-        for (int i = 0; i < e->nargs; i++) {
-            sc_val v = {0};
-            if (eval(vm, e->args[i], &v) < 0)
-                return -1;
-            if (v.k == V_DTYPE && !a->has_dtype) {
-                a->has_dtype = 1;
-                a->dtype = (ts_dtype)v.i;
-            } else if (v.k == V_STR && !a->has_device) {
-                if (device_of(&v, &a->device, "to()") < 0)
-                    return -1;
-                a->has_device = 1;
-            } else {
-                er_set(ER_TYPE, "to() takes a device string and/or a dtype, got %s",
-                       val_type(&v));
-                val_drop(&v);
-                return -1;
-            }
-        }
-        const sc_expr *k = kwarg(e, "dtype");
-        if (k) {
-            if (a->has_dtype)
-                return er_set(ER_TYPE, "to(): dtype given twice");
-            ts_dtype dt;
-            a->dtype = TS_F32;
-            if (eval_dtype_kw(vm, e, &dt) < 0)
-                return -1;
-            a->has_dtype = 1;
-            a->dtype = dt;
-        }
-        if (kwarg(e, "device")) {
-            if (a->has_device)
-                return er_set(ER_TYPE, "to(): device given twice");
-            int given = 0;
-            if (eval_device_kw(vm, e, &a->device, &given) < 0)
-                return -1;
-            a->has_device = given;
-        }
-        return 0;
-    }
-    case TS_OP_SUM: {
-        const sc_expr *d = e->nargs ? e->args[0] : kwarg(e, "dim");
-        if (e->nargs > 1 || (e->nargs && kwarg(e, "dim")))
-            return er_set(ER_TYPE, "sum() takes at most one dim");
-        if (d) {
-            sc_val v = {0};
-            if (eval(vm, d, &v) < 0)
-                return -1;
-            if (v.k == V_NONE)
-                return 0;
-            if (as_int(&v, &a->dim) < 0) {
-                er_set(ER_TYPE, "sum(dim=) must be an integer or none, got %s", val_type(&v));
-                val_drop(&v);
-                return -1;
-            }
-            a->has_dim = 1;
-        }
-        return 0;
-    }
-    case TS_OP_SET_:
-        return build_set_args(vm, e, a, other);
-    case TS_OP_CONTIGUOUS:
-        if (e->nargs)
-            return er_set(ER_TYPE, "contiguous() takes no positional arguments");
-        return eval_mfmt_kw(vm, e, &a->has_mfmt, &a->mfmt);
-    case TS_OP_VIEW:
-        if (e->nargs == 1 && (e->args[0]->kind == E_DTYPE ||
-                              (e->args[0]->kind == E_VAR &&
-                               vm->vars[e->args[0]->slot].k == V_DTYPE))) {
-            sc_val v = {0};
-            if (eval(vm, e->args[0], &v) < 0)
-                return -1;
-            a->has_dtype = 1;
-            a->dtype = (ts_dtype)v.i;
-            return 0;
-        }
-        break;
-    case TS_OP_TO_SPARSE: {
-        const sc_expr *d = e->nargs ? e->args[0] : kwarg(e, "sparse_dim");
-        if (e->nargs > 1 || (e->nargs && kwarg(e, "sparse_dim")))
-            return er_set(ER_TYPE, "to_sparse() takes at most one sparse_dim");
-        if (d) {
-            if (eval_int(vm, d, &a->sparse_dim, "to_sparse() sparse_dim") < 0)
-                return -1;
-            a->has_sparse_dim = 1;
-        }
-        return 0;
-    }
-    default:
-        break;
-    }
-    /* integer arguments; a single tuple is expanded (view((2, 3))) */
-    if (eval_dims(vm, e, 0, a->v, &a->n, name) < 0)
-        return -1;
-    if (op == TS_OP_SLICE && kwarg(e, "step")) {
-        if (a->n != 3)
-            return er_set(ER_TYPE, "slice(): step= needs dim, start and stop first");
-        if (eval_int_kw(vm, e, "step", &a->v[3]) < 0)
-            return -1;
-        a->n = 4;
-    }
-    if (op == TS_OP_DIAGONAL && kwarg(e, "offset")) {
-        if (a->n != 0)
-            return er_set(ER_TYPE, "diagonal(): offset given twice");
-        if (eval_int_kw(vm, e, "offset", &a->v[0]) < 0)
-            return -1;
-        a->n = 1;
-    }
-    int mn = 0, mx = 0;
-    ts_op_arity(op, &mn, &mx);
-    if (mx < 0)
-        mx = TS_MAX_DIM;
-    if (a->n < mn || a->n > mx) {
-        if (mn == mx)
-            return er_set(ER_TYPE, "%s() takes %d integer argument%s, got %d", name, mn,
-                          mn == 1 ? "" : "s", a->n);
-        return er_set(ER_TYPE, "%s() takes %d to %d integer arguments, got %d", name, mn, mx,
-                      a->n);
-    }
-    return 0;
-}
-
-static int need_args(const sc_expr *e, int n, const char *what)
-{
-    if (e->nargs != n)
-        return er_set(ER_TYPE, "%s() takes %s, got %d argument%s", e->name, what, e->nargs,
-                      e->nargs == 1 ? "" : "s");
-    return 0;
-}
-
-/* t.size(), t.stride(): the tuple. */
-static int shape_tuple(const ts_tensor *t, ts_query q, sc_val *out)
-{
-    if (q == TS_Q_STRIDE && t->layout == TS_SPARSE_CSR)
-        return er_set(ER_TYPE, "Sparse CSR tensors do not have strides");
-    out->k = V_TUPLE;
-    out->o = NULL;
-    out->i = t->ndim;
-    for (int d = 0; d < t->ndim; d++)
-        out->tup[d] = q == TS_Q_SIZE ? t->sizes[d]
-                    : t->layout == TS_STRIDED ? t->strides[d] : d == 0 ? 1 : 0;
-    return 0;
-}
-
-static void set_static_str(sc_val *v, const char *s)
-{
-    v->k = V_STR;
-    v->o = NULL;
-    v->s = s;
-    v->i = (int64_t)strlen(s);
-}
-
-/* A device's name as text that outlives the value: "cpu", "meta", "lazy",
- * "cuda:N" (interned for N < 64; larger indexes answer "cuda:?"). */
-static const char *device_text(ts_device d)
-{
-    static char cuda[64][12];
-    switch (d.type) {
-    case TS_DEV_CPU: return "cpu";
-    case TS_DEV_META: return "meta";
-    case TS_DEV_LAZY: return "lazy";
-    default: break;
-    }
-    if (d.index < 0)
-        return "cuda";
-    if (d.index >= 64)
-        return "cuda:?";
-    if (!cuda[d.index][0])
-        snprintf(cuda[d.index], sizeof cuda[d.index], "cuda:%d", d.index);
-    return cuda[d.index];
-}
-
-static int set_obj_ref(sc_val *out, obj *o)
-{
-    if (!o) {
-        out->k = V_NONE;
-        out->o = NULL;
-        return 0;
-    }
-    obj_incref(o);
-    return set_obj(out, o);
-}
-
-/* t.dtype() t.device() t.layout() t.base() t.storage() f.fake_mode() */
-static int value_query(ts_tensor *t, sc_vq q, sc_val *out)
-{
-    switch (q) {
-    case VQ_DTYPE:
-        out->k = V_DTYPE;
-        out->i = t->dtype;
-        return 0;
-    case VQ_DEVICE:
-        set_static_str(out, device_text(t->device));
-        return 0;
-    case VQ_LAYOUT:
-        set_static_str(out, ts_layout_name(t->layout));
-        return 0;
-    case VQ_BASE:
-        return set_obj_ref(out, t->base ? &t->base->hdr : NULL);
-    case VQ_STORAGE: {
-        const ts_tensor *s = ts_is_fake(t) ? t->meta : t;
-        if (!s || s->layout != TS_STRIDED || !s->storage)
-            return er_set(ER_TYPE, "Cannot access storage of %s",
-                          t->layout == TS_STRIDED ? "this tensor" : "SparseTensorImpl");
-        return set_obj_ref(out, &s->storage->hdr);
-    }
-    case VQ_FAKE_MODE:
-        if (!ts_is_fake(t) || !t->mode)
-            return er_set(ER_TYPE, "'Tensor' object has no attribute 'fake_mode' (not a fake "
-                          "tensor)");
-        return set_obj_ref(out, t->mode);
-    }
-    return er_set(ER_INTERNAL, "unknown value query %d", (int)q);
-}
-
-/* s.nbytes(), s.device() on a storage value. */
-static int storage_method(const sc_expr *e, const ts_storage *st, sc_val *out)
-{
-    if (need_args(e, 0, "no arguments") < 0)
-        return -1;
-    if (e->sub == TS_Q_NBYTES && sc_method_kind(e->id) == MK_QUERY) {
-        set_int(out, (int64_t)st->nbytes);
-        return 0;
-    }
-    if (sc_method_kind(e->id) == MK_VALUE && e->sub == VQ_DEVICE) {
-        set_static_str(out, device_text(st->device));
-        return 0;
-    }
-    return er_set(ER_TYPE, "storage has no method '%s' (only nbytes() and device())",
-                  e->name);
-}
-
-/* c.fake(m, t): a stand-alone FakeTensorConverter called with a mode. */
-static int converter_fake(sc_vm *vm, const sc_expr *e, obj *conv, sc_val *out)
-{
-    sc_val m = {0}, x = {0};
-    int rc = -1;
-    leak_probe lp = {0};
-    if (need_args(e, 2, "2 arguments (a fake mode and a tensor)") < 0)
-        return -1;
-    if (e->nkw)
-        return er_set(ER_TYPE, "a converter's fake(m, t) takes no keyword arguments");
-    if (eval(vm, e->args[0], &m) < 0)
-        return -1;
-    if (eval(vm, e->args[1], &x) < 0)
-        goto done;
-    if (m.k != V_OBJ || !fk_is_mode(m.o) || !as_tensor(&x)) {
-        er_set(ER_TYPE, "fake(m, t) needs a fake mode and a tensor, got %s and %s",
-               val_type(&m), val_type(&x));
-        goto done;
-    }
-    probe_start(vm, &lp);
-    ts_tensor *res = fk_convert(conv, m.o, as_tensor(&x));
-    if (!res) {
-        probe_fail(vm, &lp);
-        goto done;
-    }
-    rc = set_obj(out, &res->hdr);
-done:
-    val_drop(&x);
-    val_drop(&m);
-    return rc;
-}
-
-/* Apply method e to the receiver *recv (already evaluated; consumed). */
-static int call_method(sc_vm *vm, const sc_expr *e, sc_val *recv, sc_val *out)
-{
-    sc_val r = *recv, x = {0};
-    int rc = -1;
-    leak_probe lp = {0};
-    sc_mkind mk = sc_method_kind(e->id);
-    ts_tensor *t = as_tensor(&r);
-    if (as_storage(&r) && (mk == MK_QUERY || mk == MK_VALUE)) {
-        rc = storage_method(e, as_storage(&r), out);
-        goto done;
-    }
-    if ((mk == MK_OP || mk == MK_QUERY || mk == MK_VALUE) && !t) {
-        er_set(ER_TYPE, "%s has no method '%s'", val_type(&r), e->name);
-        goto done;
-    }
-    switch (mk) {
-    case MK_OP: {
-        ts_args a;
-        memset(&a, 0, sizeof a);
-        if (build_op_args(vm, e, (ts_op)e->sub, &a, &x) < 0)
-            goto done;
-        obj *mode = current_mode(vm);
-        if (mode && e->sub != TS_OP_REQUIRES_GRAD_ &&
-            (!ts_is_fake(t) || (a.other && !ts_is_fake(a.other)))) {
-            er_set(ER_TYPE, "%s(): Invoking operators with non-Fake Tensor inputs in "
-                   "FakeTensorMode is not yet supported", e->name);
-            goto done;
-        }
-        probe_start(vm, &lp);
-        ts_tensor *res = fk_apply_in((ts_op)e->sub, t, &a, mode);
-        if (!res) {
-            probe_fail(vm, &lp);
-            goto done;
-        }
-        rc = set_obj(out, &res->hdr);
-        break;
-    }
-    case MK_QUERY: {
-        ts_query q = (ts_query)e->sub;
-        int64_t arg = 0, v = 0;
-        if (ts_query_takes_arg(q) && e->nargs == 0) {
-            rc = shape_tuple(t, q, out);     /* t.size(), t.stride() */
-            goto done;
-        }
-        if (ts_query_takes_arg(q)) {
-            if (need_args(e, 1, "1 argument (a dim)") < 0 ||
-                eval_int(vm, e->args[0], &arg, "the dim") < 0)
-                goto done;
-        } else if (need_args(e, 0, "no arguments") < 0) {
-            goto done;
-        }
-        if (q == TS_Q_IS_CONTIGUOUS) {
-            int given;
-            ts_memfmt f;
-            if (eval_mfmt_kw(vm, e, &given, &f) < 0)
-                goto done;
-            arg = f;
-        }
-        if (ts_query_run(t, q, arg, &v) < 0)
-            goto done;
-        if (ts_query_is_bool(q))
-            set_bool(out, v != 0);
-        else
-            set_int(out, v);
-        rc = 0;
-        break;
-    }
-    case MK_VALUE:
-        if (need_args(e, 0, "no arguments") < 0)
-            goto done;
-        rc = value_query(t, (sc_vq)e->sub, out);
-        break;
-    case MK_FAKE: case MK_META: {
-        int is_mode = r.k == V_OBJ && fk_is_mode(r.o);
-        int is_mc = r.k == V_OBJ && fk_is_meta_converter(r.o);
-        if (mk == MK_FAKE && r.k == V_OBJ && fk_is_fake_converter(r.o)) {
-            rc = converter_fake(vm, e, r.o, out);
-            goto done;
-        }
-        if (mk == MK_META && (is_mode || is_mc) && current_mode(vm)) {
-            er_set(ER_TYPE, "meta() inside 'with': PyTorch 1.13.1's MetaConverter builds its "
-                   "meta tensor through the active mode and asserts");
-            goto done;
-        }
-        if (!is_mode && !(mk == MK_META && is_mc)) {
-            er_set(ER_TYPE, "%s has no method '%s'", val_type(&r), e->name);
-            goto done;
-        }
-        if (need_args(e, 1, "1 argument (a tensor)") < 0 || eval(vm, e->args[0], &x) < 0)
-            goto done;
-        ts_tensor *src = as_tensor(&x);
-        if (!src) {
-            er_set(ER_TYPE, "%s() needs a tensor, got %s", e->name, val_type(&x));
-            goto done;
-        }
-        ts_device dev;
-        int given = 0;
-        if (eval_device_kw(vm, e, &dev, &given) < 0)
-            goto done;
-        probe_start(vm, &lp);
-        ts_tensor *res = mk == MK_FAKE ? fk_fake(r.o, src, given ? &dev : NULL)
-                       : is_mode      ? fk_mode_meta(r.o, src)
-                                      : fk_meta_convert(r.o, src);
-        if (!res) {
-            probe_fail(vm, &lp);
-            goto done;
-        }
-        rc = set_obj(out, &res->hdr);
-        break;
-    }
-    case MK_SWEEP:
-        if (r.k != V_OBJ || !(fk_is_mode(r.o) || fk_is_meta_converter(r.o) ||
-                              fk_is_fake_converter(r.o))) {
-            er_set(ER_TYPE, "%s has no method 'sweep'", val_type(&r));
-            goto done;
-        }
-        if (need_args(e, 0, "no arguments") < 0)
-            goto done;
-        set_int(out, (int64_t)fk_sweep(r.o));
-        rc = 0;
-        break;
-    case MK_GET: {
-        if (r.k != V_OBJ || r.o->type->kind != OBJ_WEAKREF) {
-            er_set(ER_TYPE, "%s has no method 'get'", val_type(&r));
-            goto done;
-        }
-        if (need_args(e, 0, "no arguments") < 0)
-            goto done;
-        obj *target = wr_get(r.o);
-        if (!target) {
-            er_set(ER_DEAD_REF, "weak reference to %s#%" PRIu64 " is dead",
-                   wr_target_raw(r.o) ? wr_target_raw(r.o)->type->name : "object",
-                   wr_target_id(r.o));
-            goto done;
-        }
-        obj_incref(target);
-        rc = set_obj(out, target);
-        break;
-    }
-    }
-done:
-    val_drop(&x);
-    val_drop(&r);
-    return rc;
-}
-
-/* ---- attributes ---- */
-
-/* Read attribute e of the receiver *recv (already evaluated; consumed). */
-static int read_attr(const sc_expr *e, sc_val *recv, sc_val *out)
-{
-    sc_val r = *recv;
-    int rc = -1;
-    if (r.k != V_OBJ) {
-        er_set(ER_TYPE, "%s has no attribute '%s'", val_type(&r), e->name);
-        goto done;
-    }
-    if (e->id == A_GRAD && ts_is_tensor(r.o)) {
-        ts_tensor *g = ts_of(r.o)->grad;
-        if (g) {
-            obj_incref(&g->hdr);
-            rc = set_obj(out, &g->hdr);
-        } else {
-            out->k = V_NONE;
-            rc = 0;
-        }
-        goto done;
-    }
-    if (e->id != A_USER && e->id != A_GRAD) {
-        fk_counters c;
-        if (fk_counters_get(r.o, &c) < 0) {
-            er_clear();
-            er_set(ER_TYPE, "%s has no attribute '%s'", val_type(&r), e->name);
-            goto done;
-        }
-        int64_t v = 0;
-        switch ((sc_attr)e->id) {
-        case A_MEMO_FAKE: v = c.memo_fake; break;
-        case A_MEMO_META: v = c.memo_meta; break;
-        case A_MEMO_STORAGE: v = c.memo_storage; break;
-        case A_PENDING: v = c.pending; break;
-        case A_HITS: v = c.hits; break;
-        case A_MISSES: v = c.misses; break;
-        case A_SWEEP_EVERY: v = c.sweep_every; break;
-        case A_CHECK_COUNT: v = c.check_count; break;
-        default: break;
-        }
-        if (e->id == A_MEMO_FAKE && v < 0) {
-            er_set(ER_TYPE, "%s has no attribute 'memo_fake'", val_type(&r));
-            goto done;
-        }
-        set_int(out, v);
-        rc = 0;
-        goto done;
-    }
-    /* a user attribute; one never set (or cleared) reads as none */
-    obj *v = obj_attr_get(r.o, e->name);
-    if (v) {
-        obj_incref(v);
-        rc = set_obj(out, v);
-    } else {
-        out->k = V_NONE;
-        rc = 0;
-    }
-done:
-    val_drop(&r);
-    return rc;
-}
-
 /* ---- postfix chains ---- */
 
 static int is_link(const sc_expr *e)
@@ -1210,12 +190,12 @@ static int eval_chain(sc_vm *vm, const sc_expr *e, sc_val *out)
         link[n++] = base;
     }
     sc_val cur = {0};
-    if (eval(vm, base, &cur) < 0)
+    if (sc_eval(vm, base, &cur) < 0)
         return -1;
     while (n-- > 0) {
         sc_val next = {.k = V_NONE};
-        int rc = link[n]->kind == E_METHOD ? call_method(vm, link[n], &cur, &next)
-                                           : read_attr(link[n], &cur, &next);
+        int rc = link[n]->kind == E_METHOD ? sc_call_method(vm, link[n], &cur, &next)
+                                           : sc_read_attr(vm, link[n], &cur, &next);
         if (rc < 0)
             return -1;      /* the link dropped cur */
         cur = next;
@@ -1232,7 +212,7 @@ static int eval_chain(sc_vm *vm, const sc_expr *e, sc_val *out)
 static int values_equal(const sc_val *a, const sc_val *b)
 {
     int64_t x, y;
-    if (as_int(a, &x) == 0 && as_int(b, &y) == 0)
+    if (sc_as_int(a, &x) == 0 && sc_as_int(b, &y) == 0)
         return x == y;
     if (a->k != b->k)
         return 0;
@@ -1260,9 +240,9 @@ static int compare(const sc_val *a, const sc_val *b, int op, int *res)
         *res = op == C_EQ ? eq : !eq;
         return 0;
     }
-    if (as_int(a, &x) < 0 || as_int(b, &y) < 0)
+    if (sc_as_int(a, &x) < 0 || sc_as_int(b, &y) < 0)
         return er_set(ER_TYPE, "cannot order %s and %s (only integers and booleans)",
-                      val_type(a), val_type(b));
+                      sc_val_type(a), sc_val_type(b));
     switch (op) {
     case C_LT: *res = x < y; break;
     case C_LE: *res = x <= y; break;
@@ -1284,7 +264,7 @@ static int eval_raises(sc_vm *vm, const sc_expr *e, int *held, char *why, size_t
     vm->in_raises = 1;
     vm->leak_noted = 0;
     vm->leak_objects = vm->leak_bytes = 0;
-    int rc = eval(vm, e->args[0], &v);
+    int rc = sc_eval(vm, e->args[0], &v);
     vm->in_raises = saved_in;
     int noted = vm->leak_noted;
     vm->leak_noted = saved_noted;
@@ -1292,7 +272,7 @@ static int eval_raises(sc_vm *vm, const sc_expr *e, int *held, char *why, size_t
     if (rc == 0) {
         char buf[128];
         sc_format_val(&v, buf, sizeof buf);
-        val_drop(&v);
+        sc_val_drop(&v);
         *held = 0;
         snprintf(why, n, "no error (the expression gave %s)", buf);
         return 0;
@@ -1320,6 +300,19 @@ static int eval_raises(sc_vm *vm, const sc_expr *e, int *held, char *why, size_t
     return 0;
 }
 
+/* raises(ERROR, EXPR) outside expect: true when it holds */
+int sc_ev_raises(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                 sc_val *out)
+{
+    char why[256];
+    int held = 0;
+    (void)recv, (void)a;
+    if (eval_raises(vm, e, &held, why, sizeof why) < 0)
+        return -1;
+    sc_set_bool(out, held);
+    return 0;
+}
+
 /* ---- expressions ---- */
 
 /* (2, 3) as a value: integers only (a shape), to compare with t.size(). */
@@ -1327,7 +320,7 @@ static int eval_tuple(sc_vm *vm, const sc_expr *e, sc_val *out)
 {
     int64_t v[TS_MAX_DIM];
     int n = 0;
-    if (eval_int_list(vm, e, v, &n, "a tuple element") < 0)
+    if (sc_eval_int_list(vm, e, v, &n, "a tuple element") < 0)
         return -1;
     out->k = V_TUPLE;
     out->o = NULL;
@@ -1336,13 +329,13 @@ static int eval_tuple(sc_vm *vm, const sc_expr *e, sc_val *out)
     return 0;
 }
 
-static int eval(sc_vm *vm, const sc_expr *e, sc_val *out)
+int sc_eval(sc_vm *vm, const sc_expr *e, sc_val *out)
 {
     out->k = V_NONE;
     out->o = NULL;
     switch ((sc_ekind)e->kind) {
-    case E_INT: set_int(out, e->ival); return 0;
-    case E_BOOL: set_bool(out, (int)e->ival); return 0;
+    case E_INT: sc_set_int(out, e->ival); return 0;
+    case E_BOOL: sc_set_bool(out, (int)e->ival); return 0;
     case E_NONE: return 0;
     case E_STR:
         out->k = V_STR;
@@ -1368,33 +361,27 @@ static int eval(sc_vm *vm, const sc_expr *e, sc_val *out)
         out->k = V_MFMT;
         out->i = e->sub;
         return 0;
-    case E_CALL: return call_builtin(vm, e, out);
+    case E_CALL: return sc_call_builtin(vm, e, out);
     case E_METHOD: case E_ATTR: return eval_chain(vm, e, out);
     case E_CMP: {
         sc_val a = {0}, b = {0};
-        if (eval(vm, e->args[0], &a) < 0)
+        if (sc_eval(vm, e->args[0], &a) < 0)
             return -1;
-        if (eval(vm, e->args[1], &b) < 0) {
-            val_drop(&a);
+        if (sc_eval(vm, e->args[1], &b) < 0) {
+            sc_val_drop(&a);
             return -1;
         }
         int res = 0;
         int rc = compare(&a, &b, e->id, &res);
-        val_drop(&a);
-        val_drop(&b);
+        sc_val_drop(&a);
+        sc_val_drop(&b);
         if (rc < 0)
             return -1;
-        set_bool(out, res);
+        sc_set_bool(out, res);
         return 0;
     }
-    case E_RAISES: {
-        char why[256];
-        int held = 0;
-        if (eval_raises(vm, e, &held, why, sizeof why) < 0)
-            return -1;
-        set_bool(out, held);
-        return 0;
-    }
+    case E_RAISES:
+        return sc_call_word(vm, e->word ? e->word : sc_builtin_row(B_RAISES), e, NULL, out);
     }
     return er_set(ER_INTERNAL, "bad expression kind %d", e->kind);
 }
@@ -1474,31 +461,6 @@ static void memo_objects(obj *o, int attr, collect *c)
     }
 }
 
-/* The objects behind a census call that an expectation compared:
- * live("KIND") -> live objects of that kind, bytes() -> storages with real
- * bytes, all of them selected in g. */
-static void census_objects(const sc_expr *e, hp_graph *g)
-{
-    if (e->kind != E_CALL)
-        return;
-    live_kind k;
-    if (e->id == B_BYTES) {
-        k = LK_DATA;
-    } else if (e->id == B_LIVE) {
-        if (e->nargs == 0)
-            k = LK_ANY;
-        else if (e->args[0]->kind == E_STR)
-            k = live_kind_of(e->args[0]->name, e->args[0]->slen);
-        else
-            return;
-    } else {
-        return;
-    }
-    for (obj *o = obj_live_first(); o && k != LK_UNKNOWN; o = obj_iter_next(o))
-        if (live_match(o, k))
-            hp_select(g, o);
-}
-
 /* Attach the objects behind a failing expectation to f (best effort): the
  * liveness subjects, and for a comparison the memo entries / census
  * objects of its sides, as totals, groups and a few examples each. */
@@ -1516,7 +478,7 @@ static void attach_objects(sc_vm *vm, rp_failure *f, obj *const *objs, size_t n,
     for (size_t i = 0; i < n; i++)
         hp_select(g, objs[i]);
     for (int i = 0; cmp && i < 2; i++) {
-        census_objects(cmp->args[i], g);
+        sc_census_objects(cmp->args[i], g);
         if (held[i].k != V_OBJ)
             continue;
         collect col;
@@ -1542,127 +504,142 @@ static void stmt_text_impl(const sc_vm *vm, const sc_stmt *s, char *buf, size_t 
     buf[len] = '\0';
 }
 
+/* What an expectation found; held: values kept to find the objects behind
+ * a failure (the receivers of memo counters, the subject of alive()). */
+typedef struct expect_out {
+    int ok;
+    char actual[512];
+    obj *subjects[1];
+    size_t nsub;
+    const sc_expr *cmp_failed;   /* a failed comparison's objects */
+    sc_val held[2];
+} expect_out;
+
+/* expect alive(X) / dead(X) */
+static int expect_alive(sc_vm *vm, const sc_expr *c, expect_out *x)
+{
+    int alive;
+    if (sc_eval(vm, c->args[0], &x->held[0]) < 0)
+        return -1;
+    obj *subj = sc_liveness_subject(&x->held[0], &alive);
+    x->ok = c->id == B_ALIVE ? alive : !alive;
+    if (x->ok)
+        return 0;
+    if (subj)
+        snprintf(x->actual, sizeof x->actual, "%s#%" PRIu64 " is %s", subj->type->name,
+                 subj->id, alive ? "alive" : "dead");
+    else
+        snprintf(x->actual, sizeof x->actual, "%s", alive ? "alive" : "dead");
+    if (subj && (!obj_expired(subj) || subj->weak > 0))
+        x->subjects[x->nsub++] = subj;
+    return 0;
+}
+
+/* One side of a comparison into v; a memo counter keeps its receiver in
+ * held and reads the counter from it. */
+static int cmp_side(sc_vm *vm, const sc_expr *side, sc_val *held, sc_val *v)
+{
+    int64_t n;
+    if (!counter_attr(side))
+        return sc_eval(vm, side, v);
+    if (sc_eval(vm, side->recv, held) < 0 || sc_read_counter(held, side, &n) < 0)
+        return -1;
+    sc_set_int(v, n);
+    return 0;
+}
+
+/* A failed comparison's actual: the side that is not a literal, or both. */
+static void cmp_actual(const sc_expr *c, const sc_val *v, char *buf, size_t n)
+{
+    char a[200], b[200];
+    sc_format_val(&v[0], a, sizeof a);
+    sc_format_val(&v[1], b, sizeof b);
+    if (literal(c->args[0]) && !literal(c->args[1]))
+        snprintf(buf, n, "%s", b);
+    else if (!literal(c->args[0]) && !literal(c->args[1]))
+        snprintf(buf, n, "%s vs %s", a, b);
+    else
+        snprintf(buf, n, "%s", a);
+}
+
+static int expect_cmp(sc_vm *vm, const sc_expr *c, expect_out *x)
+{
+    sc_val v[2] = {{0}, {0}};
+    int res = 0, rc = -1;
+    if (cmp_side(vm, c->args[0], &x->held[0], &v[0]) == 0 &&
+        cmp_side(vm, c->args[1], &x->held[1], &v[1]) == 0 &&
+        compare(&v[0], &v[1], c->id, &res) == 0) {
+        rc = 0;
+        x->ok = res;
+        if (!x->ok) {
+            cmp_actual(c, v, x->actual, sizeof x->actual);
+            x->cmp_failed = c;
+        }
+    }
+    sc_val_drop(&v[0]);
+    sc_val_drop(&v[1]);
+    return rc;
+}
+
+/* expect COND: an integer or a bool */
+static int expect_cond(sc_vm *vm, const sc_expr *c, expect_out *x)
+{
+    sc_val v = {0};
+    int64_t n;
+    if (sc_eval(vm, c, &v) < 0)
+        return -1;
+    int rc = sc_as_int(&v, &n);
+    if (rc < 0)
+        er_set(ER_TYPE, "expect needs a condition, got %s", sc_val_type(&v));
+    x->ok = rc == 0 && n != 0;
+    if (rc == 0 && !x->ok)
+        sc_format_val(&v, x->actual, sizeof x->actual);
+    sc_val_drop(&v);
+    return rc;
+}
+
+static void expect_record(sc_vm *vm, const sc_stmt *s, expect_out *x)
+{
+    if (vm->count_expectations || !x->ok) {
+        if (x->ok)
+            vm->out->passed++;
+        else
+            vm->out->failed++;
+    }
+    if (x->ok)
+        return;
+    if (vm->out->status == RP_PASS)
+        vm->out->status = RP_FAIL;
+    rp_failure *f = sc_add_failure(vm, s, x->actual, s->msg);
+    attach_objects(vm, f, x->subjects, x->nsub, x->cmp_failed, x->held);
+}
+
 /* Evaluate an expectation. Returns 0 (pass or fail recorded) or -1 when
  * evaluating raised an error (the statement fails). */
 static int exec_expect(sc_vm *vm, const sc_stmt *s)
 {
     const sc_expr *c = s->e;
-    char actual[512] = "";
-    int ok = 0;
-    obj *subjects[1];
-    size_t nsub = 0;
-    const sc_expr *cmp_failed = NULL;   /* a failed comparison's objects */
-    sc_val held[2] = {{0}, {0}};   /* kept to find the objects behind a failure */
-    int rc = -1;
-
-    if (c->kind == E_RAISES) {
-        if (eval_raises(vm, c, &ok, actual, sizeof actual) < 0)
-            return -1;
-    } else if (c->kind == E_CALL && (c->id == B_ALIVE || c->id == B_DEAD)) {
-        if (eval(vm, c->args[0], &held[0]) < 0)
-            return -1;
-        int alive;
-        obj *subj = liveness_subject(&held[0], &alive);
-        ok = c->id == B_ALIVE ? alive : !alive;
-        if (!ok) {
-            if (subj)
-                snprintf(actual, sizeof actual, "%s#%" PRIu64 " is %s", subj->type->name,
-                         subj->id, alive ? "alive" : "dead");
-            else
-                snprintf(actual, sizeof actual, "%s", alive ? "alive" : "dead");
-            if (subj && (!obj_expired(subj) || subj->weak > 0))
-                subjects[nsub++] = subj;
-        }
-    } else if (c->kind == E_CMP) {
-        sc_val v[2] = {{0}, {0}};
-        for (int i = 0; i < 2; i++) {
-            const sc_expr *side = c->args[i];
-            int r;
-            if (counter_attr(side)) {
-                /* keep the receiver, read the counter from it */
-                if (eval(vm, side->recv, &held[i]) < 0) {
-                    val_drop(&v[0]);
-                    goto out;
-                }
-                fk_counters cn;
-                if (held[i].k != V_OBJ || fk_counters_get(held[i].o, &cn) < 0) {
-                    er_clear();
-                    er_set(ER_TYPE, "%s has no attribute '%s'", val_type(&held[i]),
-                           side->name);
-                    val_drop(&v[0]);
-                    goto out;
-                }
-                int64_t x = side->id == A_MEMO_FAKE ? cn.memo_fake
-                          : side->id == A_MEMO_META ? cn.memo_meta
-                          : side->id == A_MEMO_STORAGE ? cn.memo_storage : cn.pending;
-                if (side->id == A_MEMO_FAKE && x < 0) {
-                    er_set(ER_TYPE, "%s has no attribute 'memo_fake'", val_type(&held[i]));
-                    val_drop(&v[0]);
-                    goto out;
-                }
-                set_int(&v[i], x);
-                r = 0;
-            } else {
-                r = eval(vm, side, &v[i]);
-            }
-            if (r < 0) {
-                val_drop(&v[0]);
-                goto out;
-            }
-        }
-        int res = 0;
-        if (compare(&v[0], &v[1], c->id, &res) < 0) {
-            val_drop(&v[0]);
-            val_drop(&v[1]);
-            goto out;
-        }
-        ok = res;
-        if (!ok) {
-            char a[200], b[200];
-            sc_format_val(&v[0], a, sizeof a);
-            sc_format_val(&v[1], b, sizeof b);
-            if (literal(c->args[0]) && !literal(c->args[1]))
-                snprintf(actual, sizeof actual, "%s", b);
-            else if (!literal(c->args[0]) && !literal(c->args[1]))
-                snprintf(actual, sizeof actual, "%s vs %s", a, b);
-            else
-                snprintf(actual, sizeof actual, "%s", a);
-            cmp_failed = c;
-        }
-        val_drop(&v[0]);
-        val_drop(&v[1]);
-    } else {
-        sc_val v = {0};
-        if (eval(vm, c, &v) < 0)
-            return -1;
-        int64_t x;
-        if (as_int(&v, &x) < 0) {
-            er_set(ER_TYPE, "expect needs a condition, got %s", val_type(&v));
-            val_drop(&v);
-            return -1;
-        }
-        ok = x != 0;
-        if (!ok)
-            sc_format_val(&v, actual, sizeof actual);
-        val_drop(&v);
-    }
-    if (vm->count_expectations || !ok) {
-        if (ok)
-            vm->out->passed++;
-        else
-            vm->out->failed++;
-    }
-    if (!ok) {
-        if (vm->out->status == RP_PASS)
-            vm->out->status = RP_FAIL;
-        rp_failure *f = sc_add_failure(vm, s, actual, s->msg);
-        attach_objects(vm, f, subjects, nsub, cmp_failed, held);
-    }
-    rc = 0;
-out:
-    val_drop(&held[0]);
-    val_drop(&held[1]);
-    return rc;
+    expect_out x;
+    int rc;
+    x.ok = 0;
+    x.actual[0] = '\0';
+    x.nsub = 0;
+    x.cmp_failed = NULL;
+    x.held[0].k = x.held[1].k = V_NONE;
+    x.held[0].o = x.held[1].o = NULL;
+    if (c->kind == E_RAISES)
+        rc = eval_raises(vm, c, &x.ok, x.actual, sizeof x.actual);
+    else if (c->kind == E_CALL && (c->id == B_ALIVE || c->id == B_DEAD))
+        rc = expect_alive(vm, c, &x);
+    else if (c->kind == E_CMP)
+        rc = expect_cmp(vm, c, &x);
+    else
+        rc = expect_cond(vm, c, &x);
+    if (rc == 0)
+        expect_record(vm, s, &x);
+    sc_val_drop(&x.held[0]);
+    sc_val_drop(&x.held[1]);
+    return rc < 0 ? -1 : 0;
 }
 
 /* ---- statements ---- */
@@ -1770,131 +747,142 @@ static int post(sc_vm *vm, const sc_stmt *s)
     return 0;
 }
 
-static int exec_stmt(sc_vm *vm, const sc_stmt *s)
+/* Each statement kind: 0 (post() follows), 1 (done, post() included),
+ * -1 (the error is set: the statement fails) or -2 (the failure is
+ * recorded already). */
+typedef int stmt_fn(sc_vm *vm, const sc_stmt *s);
+
+static int st_assign(sc_vm *vm, const sc_stmt *s)
 {
-    if (pre(vm, s) < 0)
-        goto error;
-    switch ((sc_skind)s->kind) {
-    case S_ASSIGN: {
-        sc_val v = {0};
-        if (eval(vm, s->e, &v) < 0)
-            goto error;
-        sc_val old = vm->vars[s->slot];
-        vm->vars[s->slot] = v;
-        vm->stamp[s->slot] = ++vm->stamp_next;
-        if (old.k == V_OBJ)
-            obj_decref(old.o);
-        break;
-    }
-    case S_STORE: {
-        sc_val t = {0}, v = {0};
-        if (eval(vm, s->target, &t) < 0)
-            goto error;
-        if (eval(vm, s->e, &v) < 0) {
-            val_drop(&t);
-            goto error;
-        }
-        int rc = 0;
-        if (t.k != V_OBJ)
-            rc = er_set(ER_TYPE, "cannot set attribute '%s' on %s", s->attr, val_type(&t));
-        else if (v.k != V_OBJ && v.k != V_NONE)
-            rc = er_set(ER_TYPE, "an attribute holds an object or none, not %s",
-                        val_type(&v));
-        else if (s->attr_id == A_GRAD && ts_is_tensor(t.o))
-            rc = ts_set_grad(ts_of(t.o), v.k == V_OBJ ? as_tensor(&v) : NULL) < 0 ? -1 : 0;
-        else
-            rc = obj_attr_set(t.o, s->attr, v.k == V_OBJ ? v.o : NULL) < 0 ? -1 : 0;
-        if (rc == 0 && s->attr_id == A_GRAD && ts_is_tensor(t.o) && v.k == V_OBJ &&
-            !as_tensor(&v))
-            rc = er_set(ER_TYPE, "grad must be a tensor or none");
-        val_drop(&v);
-        val_drop(&t);
-        if (rc < 0)
-            goto error;
-        break;
-    }
-    case S_DEL:
-        for (uint32_t i = 0; i < s->nslots; i++) {
-            if (vm->vars[s->slots[i]].k == V_UNBOUND) {
-                er_set(ER_TYPE, "del: variable '%s' is not bound (deleted already?)",
-                       vm->p->var_names[s->slots[i]]);
-                goto error;
-            }
-            unbind(vm, s->slots[i]);
-        }
-        break;
-    case S_EXPR: {
-        sc_val v = {0};
-        if (eval(vm, s->e, &v) < 0)
-            goto error;
-        val_drop(&v);
-        break;
-    }
-    case S_EXPECT:
-        if (exec_expect(vm, s) < 0)
-            goto error;
-        break;
-    case S_CHECKPOINT: {
-        sc_census *c = &vm->cps[s->slot];
-        c->reached = 1;
-        c->total = obj_live_count();
-        for (int k = 0; k < OBJ_KIND_COUNT; k++)
-            c->kinds[k] = obj_live_count_kind((obj_kind)k);
-        break;
-    }
-    case S_REPEAT: {
-        int64_t n;
-        if (eval_int(vm, s->e, &n, "repeat count") < 0)
-            goto error;
-        if (n < 0) {
-            er_set(ER_TYPE, "repeat count must be >= 0, got %" PRId64, n);
-            goto error;
-        }
-        int pr = post(vm, s);
-        if (pr == -2)
-            return -1;
-        if (pr < 0)
-            goto error;
-        for (int64_t i = 0; i < n; i++)
-            if (exec_block(vm, s->body, s->nbody) < 0)
-                return -1;
-        return 0;
-    }
-    case S_WITH: {
-        sc_val m = {0};
-        if (eval(vm, s->e, &m) < 0)
-            goto error;
-        if (m.k != V_OBJ || !fk_is_mode(m.o)) {
-            er_set(ER_TYPE, "with needs a fake mode, got %s", val_type(&m));
-            val_drop(&m);
-            goto error;
-        }
-        vm->with_stack[vm->nwith++] = m.o;   /* the reference moves to the stack */
-        int pr = post(vm, s);
-        if (pr == -2)
-            return -1;
-        if (pr < 0)
-            goto error;
-        if (exec_block(vm, s->body, s->nbody) < 0)
-            return -1;   /* teardown drops the stack */
-        obj *top = vm->with_stack[--vm->nwith];
-        vm->with_stack[vm->nwith] = NULL;
-        obj_decref(top);
-        obj_safepoint();
-        return 0;
-    }
-    }
-    {
-        int pr = post(vm, s);
-        if (pr == -2)
-            return -1;
-        if (pr < 0)
-            goto error;
+    sc_val v = {0};
+    if (sc_eval(vm, s->e, &v) < 0)
+        return -1;
+    sc_val old = vm->vars[s->slot];
+    vm->vars[s->slot] = v;
+    vm->stamp[s->slot] = ++vm->stamp_next;
+    if (old.k == V_OBJ)
+        obj_decref(old.o);
+    return 0;
+}
+
+/* X.attr = V: t.grad is the tensor's; any other name a user attribute */
+static int store_attr(const sc_stmt *s, const sc_val *t, const sc_val *v)
+{
+    if (t->k != V_OBJ)
+        return er_set(ER_TYPE, "cannot set attribute '%s' on %s", s->attr, sc_val_type(t));
+    if (v->k != V_OBJ && v->k != V_NONE)
+        return er_set(ER_TYPE, "an attribute holds an object or none, not %s",
+                      sc_val_type(v));
+    obj *o = v->k == V_OBJ ? v->o : NULL;
+    if (s->attr_id != A_GRAD || !ts_is_tensor(t->o))
+        return obj_attr_set(t->o, s->attr, o) < 0 ? -1 : 0;
+    if (ts_set_grad(ts_of(t->o), o ? sc_as_tensor(v) : NULL) < 0)
+        return -1;
+    if (o && !sc_as_tensor(v))
+        return er_set(ER_TYPE, "grad must be a tensor or none");
+    return 0;
+}
+
+static int st_store(sc_vm *vm, const sc_stmt *s)
+{
+    sc_val t = {0}, v = {0};
+    if (sc_eval(vm, s->target, &t) < 0)
+        return -1;
+    int rc = sc_eval(vm, s->e, &v);
+    if (rc == 0)
+        rc = store_attr(s, &t, &v);
+    sc_val_drop(&v);
+    sc_val_drop(&t);
+    return rc < 0 ? -1 : 0;
+}
+
+static int st_del(sc_vm *vm, const sc_stmt *s)
+{
+    for (uint32_t i = 0; i < s->nslots; i++) {
+        if (vm->vars[s->slots[i]].k == V_UNBOUND)
+            return er_set(ER_TYPE, "del: variable '%s' is not bound (deleted already?)",
+                          vm->p->var_names[s->slots[i]]);
+        unbind(vm, s->slots[i]);
     }
     return 0;
-error:
-    fail_error(vm, s);
-    return -1;
+}
+
+static int st_expr(sc_vm *vm, const sc_stmt *s)
+{
+    sc_val v = {0};
+    if (sc_eval(vm, s->e, &v) < 0)
+        return -1;
+    sc_val_drop(&v);
+    return 0;
+}
+
+static int st_expect(sc_vm *vm, const sc_stmt *s) { return exec_expect(vm, s); }
+
+static int st_checkpoint(sc_vm *vm, const sc_stmt *s)
+{
+    sc_census *c = &vm->cps[s->slot];
+    c->reached = 1;
+    c->total = obj_live_count();
+    for (int k = 0; k < OBJ_KIND_COUNT; k++)
+        c->kinds[k] = obj_live_count_kind((obj_kind)k);
+    return 0;
+}
+
+static int st_repeat(sc_vm *vm, const sc_stmt *s)
+{
+    int64_t n;
+    if (sc_eval_int(vm, s->e, &n, "repeat count") < 0)
+        return -1;
+    if (n < 0)
+        return er_set(ER_TYPE, "repeat count must be >= 0, got %" PRId64, n);
+    int pr = post(vm, s);
+    if (pr < 0)
+        return pr;
+    for (int64_t i = 0; i < n; i++)
+        if (exec_block(vm, s->body, s->nbody) < 0)
+            return -2;
+    return 1;
+}
+
+static int st_with(sc_vm *vm, const sc_stmt *s)
+{
+    sc_val m = {0};
+    if (sc_eval(vm, s->e, &m) < 0)
+        return -1;
+    if (m.k != V_OBJ || !fk_is_mode(m.o)) {
+        er_set(ER_TYPE, "with needs a fake mode, got %s", sc_val_type(&m));
+        sc_val_drop(&m);
+        return -1;
+    }
+    vm->with_stack[vm->nwith++] = m.o;   /* the reference moves to the stack */
+    int pr = post(vm, s);
+    if (pr < 0)
+        return pr;
+    if (exec_block(vm, s->body, s->nbody) < 0)
+        return -2;   /* teardown drops the stack */
+    obj *top = vm->with_stack[--vm->nwith];
+    vm->with_stack[vm->nwith] = NULL;
+    obj_decref(top);
+    obj_safepoint();
+    return 1;
+}
+
+static stmt_fn *const stmt_fns[] = {
+    [S_ASSIGN] = st_assign, [S_STORE] = st_store, [S_DEL] = st_del, [S_EXPR] = st_expr,
+    [S_EXPECT] = st_expect, [S_CHECKPOINT] = st_checkpoint, [S_REPEAT] = st_repeat,
+    [S_WITH] = st_with,
+};
+
+static int exec_stmt(sc_vm *vm, const sc_stmt *s)
+{
+    int rc = pre(vm, s);
+    if (rc == 0)
+        rc = stmt_fns[s->kind](vm, s);
+    if (rc == 0)
+        rc = post(vm, s);
+    if (rc == -1)
+        fail_error(vm, s);
+    return rc < 0 ? -1 : 0;
 }
 
 static int exec_block(sc_vm *vm, sc_stmt *const *b, uint32_t n)

@@ -31,7 +31,6 @@ const char *sc_method_name(int m)
 {
     return (unsigned)m < sc_nmethods() ? sc_method_row(m)->name : "?";
 }
-sc_mkind sc_method_kind(int m) { return (sc_mkind)sc_method_row(m)->mk; }
 
 static const char *const error_names[] = {
     "UnsupportedFakeTensor", "ShapeError", "TypeError", "DeadReference",
@@ -621,6 +620,7 @@ static sc_expr *parse_call(parser *p, const sc_token *nt)
     if (!e)
         return NULL;
     e->id = b;
+    e->word = sc_builtin_row(b);
     if (parse_args(p, e, b == B_RAISES) < 0)
         return NULL;
     const sc_word *bi = sc_builtin_row(b);
@@ -878,7 +878,8 @@ static sc_expr *parse_chain(parser *p, sc_expr *e)
             if (!c)
                 return NULL;
             c->id = m;
-            c->name = sc_method_row(m)->name;
+            c->word = sc_method_row(m);
+            c->name = c->word->name;
             c->recv = e;
             if (sc_method_row(m)->mk == MK_OP) {
                 ts_op op;
@@ -887,8 +888,6 @@ static sc_expr *parse_chain(parser *p, sc_expr *e)
                     return NULL;
                 }
                 c->sub = (int)op;
-            } else if (sc_method_row(m)->mk == MK_VALUE) {
-                c->sub = sc_method_row(m)->id;
             } else if (sc_method_row(m)->mk == MK_QUERY) {
                 ts_query q;
                 if (ts_query_from_name(nm, &q) != 0) {
@@ -912,8 +911,10 @@ static sc_expr *parse_chain(parser *p, sc_expr *e)
             a->recv = e;
             a->id = A_USER;
             for (size_t i = 0; i < sc_nattrs(); i++)
-                if (strcmp(sc_attr_row((int)i)->name, nm) == 0)
-                    a->id = (int)sc_attr_row((int)i)->id;
+                if (strcmp(sc_attr_row((int)i)->name, nm) == 0) {
+                    a->word = sc_attr_row((int)i);
+                    a->id = a->word->id;
+                }
             if (a->id == A_USER && near_attr(nm) && vec_push(p, &p->attr_reads, a) < 0)
                 return NULL;
             e = a;

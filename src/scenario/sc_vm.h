@@ -83,6 +83,35 @@ int sc_exec_program(sc_vm *vm);
  * Returns the count; fills vm->roots. */
 size_t sc_vm_roots(sc_vm *vm);
 
+/* Values and expressions (sc_interp.c), for the words' evaluators. An
+ * evaluated object is a new strong reference the caller drops. */
+int sc_eval(sc_vm *vm, const sc_expr *e, sc_val *out);
+void sc_val_drop(sc_val *v);
+void sc_set_int(sc_val *v, int64_t i);
+void sc_set_bool(sc_val *v, int b);
+int sc_set_obj(sc_val *v, obj *o);          /* takes the reference; NULL: -1 */
+const char *sc_val_type(const sc_val *v);   /* "fake tensor", "int", ... */
+int sc_as_int(const sc_val *v, int64_t *out);
+ts_tensor *sc_as_tensor(const sc_val *v);
+const sc_expr *sc_kwarg(const sc_expr *e, const char *name);
+/* An integer (bools count), or a tuple / single integer into v[0..*n). */
+int sc_eval_int(sc_vm *vm, const sc_expr *e, int64_t *out, const char *what);
+int sc_eval_int_list(sc_vm *vm, const sc_expr *e, int64_t *v, int *n, const char *what);
+
+/* The words (sc_call.c): the one dispatch through a vocabulary row (recv
+ * borrowed, NULL for a function), and the calls the expressions make
+ * (sc_call_method and sc_read_attr consume *recv). */
+int sc_call_word(sc_vm *vm, const sc_word *w, const sc_expr *e, const sc_val *recv,
+                 sc_val *out);
+int sc_call_builtin(sc_vm *vm, const sc_expr *e, sc_val *out);
+int sc_call_method(sc_vm *vm, const sc_expr *e, sc_val *recv, sc_val *out);
+int sc_read_attr(sc_vm *vm, const sc_expr *e, sc_val *recv, sc_val *out);
+/* For expectations: a counter attribute of a mode or converter; what
+ * alive(X) looks at; the objects behind live(...)/bytes(), selected in g. */
+int sc_read_counter(const sc_val *r, const sc_expr *e, int64_t *v);
+obj *sc_liveness_subject(const sc_val *v, int *alive);
+void sc_census_objects(const sc_expr *e, hp_graph *g);
+
 /* Recording into the report (sc_record.c). All tolerate OOM (a field stays
  * NULL). */
 char *sc_rp_strdup(const char *s);

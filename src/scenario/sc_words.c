@@ -1,13 +1,14 @@
 /* sc_words.c - the vocabulary of the scenario language: one row per word
  * (in the manner of Lua's luaL_Reg rows), read by the parser (names,
  * kinds, arity of built-ins, keyword arguments), the interpreter's dispatch
- * (kind, query id) and `fakegc list words`. Each row also says whether
- * `fakegc stress` generates the word and whether scripts/xref translates
- * it, and why not when it does not: tests/scenario/check_vocab.py fails
- * when the generator, the translator or the fuzz dictionary lacks a word
- * without a reason here. The table is syntax only: the stress model keeps
- * its own semantics. */
-#include "scenario/sc_int.h"
+ * (each row's argument parser and evaluator, sc_eval.h: the interpreter
+ * calls a word through nothing else) and `fakegc list words`. Each row also
+ * says whether `fakegc stress` generates the word and whether scripts/xref
+ * translates it, and why not when it does not: tests/scenario/check_vocab.py
+ * fails when the generator, the translator or the fuzz dictionary lacks a
+ * word without a reason here. The table is syntax and dispatch only: the
+ * stress model keeps its own semantics and does not read it. */
+#include "scenario/sc_eval.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -33,127 +34,148 @@ static const char *const kw_mfmt[] = {"memory_format", NULL};
 #define NO_XREF_WEAK "weak handles are not translated"
 #define V2_STRESS "version 2: not generated yet (scenarios/v2 and xref cover it)"
 
-/* name, kind, method kind, id, min, max, keywords, version, no_stress, no_xref */
-#define B(n, id, lo, hi, kw, ns, nx) {n, SW_BUILTIN, 0, id, lo, hi, kw, 1, ns, nx}
-#define B2(n, id, lo, hi, kw, ns, nx) {n, SW_BUILTIN, 0, id, lo, hi, kw, 2, ns, nx}
-#define M(n, mk, lo, hi, kw, ns, nx) {n, SW_METHOD, mk, 0, lo, hi, kw, 1, ns, nx}
-#define M2(n, mk, id, lo, hi, kw, ns, nx) {n, SW_METHOD, mk, id, lo, hi, kw, 2, ns, nx}
-#define A(n, id, ns, nx) {n, SW_ATTR, 0, id, 0, 0, kw_none, 1, ns, nx}
+/* Each row: name, kind, method kind, id, positional arguments min..max
+ * (-1: any), keywords, version, why `fakegc stress` does not generate it
+ * (NULL: it does), why scripts/xref does not translate it (NULL: it does),
+ * argument parser, evaluator, flags. */
+#define ROW(n, k, mk, id, lo, hi, kw, v, ns, nx, ar, ev, fl) \
+    {n, k, mk, id, lo, hi, kw, v, ns, nx, ar, ev, fl}
+#define B(n, id, lo, hi, kw, ar, ev, ns, nx) \
+    ROW(n, SW_BUILTIN, 0, id, lo, hi, kw, 1, ns, nx, ar, ev, 0)
+#define B2(n, id, lo, hi, kw, ar, ev, ns, nx) \
+    ROW(n, SW_BUILTIN, 0, id, lo, hi, kw, 2, ns, nx, ar, ev, 0)
+/* tensor ops: arity is ts_op_arity's, checked by the argument parser */
+#define OP(n, lo, hi, kw, ar, ns, nx) \
+    ROW(n, SW_METHOD, MK_OP, 0, lo, hi, kw, 1, ns, nx, ar, sc_ev_op, 0)
+#define OP2(n, lo, hi, kw, ar, ns, nx, fl) \
+    ROW(n, SW_METHOD, MK_OP, 0, lo, hi, kw, 2, ns, nx, ar, sc_ev_op, fl)
+#define M(n, mk, lo, hi, kw, ev, ns, nx) ROW(n, SW_METHOD, mk, 0, lo, hi, kw, 1, ns, nx, NULL, ev, 0)
+#define M2(n, mk, lo, hi, kw, ev, ns, nx) \
+    ROW(n, SW_METHOD, mk, 0, lo, hi, kw, 2, ns, nx, NULL, ev, 0)
+#define Q(n, lo, hi, kw, ns, nx) M(n, MK_QUERY, lo, hi, kw, sc_ev_query, ns, nx)
+#define Q2(n, kw, ns, nx) M2(n, MK_QUERY, 0, 0, kw, sc_ev_query, ns, nx)
+#define A(n, id, ev, ns, nx) ROW(n, SW_ATTR, 0, id, 0, 0, kw_none, 1, ns, nx, NULL, ev, 0)
 
 static const sc_word vocab[] = {
     /* built-in functions, in sc_builtin order */
-    B("empty", B_EMPTY, 0, -1, kw_empty, NULL, NULL),
-    B("zeros", B_ZEROS, 0, -1, kw_tensor_ctor, NULL, NULL),
-    B("ones", B_ONES, 0, -1, kw_tensor_ctor, NULL, NULL),
-    B("rand", B_RAND, 0, -1, kw_tensor_ctor, NULL, NULL),
-    B("empty_strided", B_EMPTY_STRIDED, 2, 2, kw_tensor_ctor, NULL, NULL),
-    B("sparse_coo", B_SPARSE_COO, 0, -1, kw_coo, NULL, NULL),
-    B("sparse_csr", B_SPARSE_CSR, 2, 2, kw_csr, NULL, NULL),
-    B("quantized", B_QUANTIZED, 0, -1, kw_none, NULL, NULL),
-    B("fake_mode", B_FAKE_MODE, 0, 0, kw_mode, NULL, NULL),
-    B("meta_converter", B_META_CONVERTER, 0, 0, kw_mode, NULL, NULL),
-    B("weakref", B_WEAKREF, 1, 1, kw_none, NULL, NO_XREF_WEAK),
-    B("gc", B_GC, 0, 0, kw_none, NULL, NULL),
-    B("live", B_LIVE, 0, 1, kw_live, NULL, NO_XREF_CENSUS),
-    B("bytes", B_BYTES, 0, 0, kw_none, NULL, NO_XREF_CENSUS),
-    B("heap_bytes", B_HEAP_BYTES, 0, 0, kw_none,
-      "allocator totals depend on the allocator; bytes() is checked instead", NO_XREF_CENSUS),
-    B("unreachable", B_UNREACHABLE, 0, 0, kw_none, NULL, NO_XREF_CENSUS),
-    B("stale", B_STALE, 0, 0, kw_none, "the invariant checks see stale entries directly",
-      NO_XREF_CENSUS),
-    B("growth", B_GROWTH, 1, 1, kw_none, "lifecycles have no checkpoints", NO_XREF_CENSUS),
-    B("alive", B_ALIVE, 1, 1, kw_none, NULL, NO_XREF_WEAK),
-    B("dead", B_DEAD, 1, 1, kw_none, NULL, NO_XREF_WEAK),
-    B("raises", B_RAISES, 2, 2, kw_none, NULL, NULL),
-    B2("fake_converter", B_FAKE_CONVERTER, 0, 0, kw_mode, NULL, NULL),
-
-    /* methods; arity of tensor ops is ts_op_arity's, checked when run */
-    M("view", MK_OP, 0, -1, kw_none, NULL, NULL),
-    M("reshape", MK_OP, 0, -1, kw_none, NULL, NULL),
-    M("t", MK_OP, 0, 0, kw_none, NULL, NULL),
-    M("transpose", MK_OP, 2, 2, kw_none, NULL, NULL),
-    M("slice", MK_OP, 3, 4, kw_slice, NULL, NULL),
-    M("select", MK_OP, 2, 2, kw_none, NULL, NULL),
-    M("narrow", MK_OP, 3, 3, kw_none, NULL, NULL),
-    M("unsqueeze", MK_OP, 1, 1, kw_none, NULL, NULL),
-    M("squeeze", MK_OP, 0, 1, kw_none, NULL, NULL),
-    M("expand", MK_OP, 0, -1, kw_none, NULL, NULL),
-    M("as_strided", MK_OP, 2, 3, kw_as_strided, NULL, NULL),
-    M("diagonal", MK_OP, 0, 3, kw_diagonal, NULL, NULL),
-    M("detach", MK_OP, 0, 0, kw_none, NULL, NULL),
-    M("view_as_real", MK_OP, 0, 0, kw_none, NULL, NULL),
-    M("view_as_complex", MK_OP, 0, 0, kw_none,
-      "the generator's view model has no real-to-complex rule yet (found by this table)",
+    B("empty", B_EMPTY, 0, -1, kw_empty, sc_ar_sizes, sc_ev_dense, NULL, NULL),
+    B("zeros", B_ZEROS, 0, -1, kw_tensor_ctor, sc_ar_sizes, sc_ev_dense, NULL, NULL),
+    B("ones", B_ONES, 0, -1, kw_tensor_ctor, sc_ar_sizes, sc_ev_dense, NULL, NULL),
+    B("rand", B_RAND, 0, -1, kw_tensor_ctor, sc_ar_sizes, sc_ev_dense, NULL, NULL),
+    B("empty_strided", B_EMPTY_STRIDED, 2, 2, kw_tensor_ctor, sc_ar_strided,
+      sc_ev_empty_strided, NULL, NULL),
+    B("sparse_coo", B_SPARSE_COO, 0, -1, kw_coo, sc_ar_sizes, sc_ev_sparse_coo, NULL, NULL),
+    B("sparse_csr", B_SPARSE_CSR, 2, 2, kw_csr, sc_ar_csr, sc_ev_sparse_csr, NULL, NULL),
+    B("quantized", B_QUANTIZED, 0, -1, kw_none, sc_ar_sizes, sc_ev_quantized, NULL, NULL),
+    B("fake_mode", B_FAKE_MODE, 0, 0, kw_mode, NULL, sc_ev_fake_mode, NULL, NULL),
+    B("meta_converter", B_META_CONVERTER, 0, 0, kw_mode, NULL, sc_ev_meta_converter, NULL,
       NULL),
-    M("neg_view", MK_OP, 0, 0, kw_none, NULL, NULL),
-    M("conj", MK_OP, 0, 0, kw_none, NULL, NULL),
-    M("clone", MK_OP, 0, 0, kw_none, NULL, NULL),
-    M("contiguous", MK_OP, 0, 0, kw_mfmt, NULL, NULL),
-    M("to", MK_OP, 0, 1, kw_to, NULL, NULL),
-    M("add", MK_OP, 1, 1, kw_none, NULL, NULL),
-    M("mul", MK_OP, 1, 1, kw_none, NULL, NULL),
-    M("matmul", MK_OP, 1, 1, kw_none, NULL, NULL),
-    M("sum", MK_OP, 0, 1, kw_sum, NULL, NULL),
-    M("add_", MK_OP, 1, 1, kw_none, NULL, NULL),
-    M("mul_", MK_OP, 1, 1, kw_none, NULL, NULL),
-    M("zero_", MK_OP, 0, 0, kw_none, NULL, NULL),
-    M("coalesce", MK_OP, 0, 0, kw_none, NULL, NULL),
-    M("to_dense", MK_OP, 0, 0, kw_none, NULL, NULL),
-    M("to_sparse", MK_OP, 0, 1, kw_to_sparse, NULL, NULL),
-    M("indices", MK_OP, 0, 0, kw_none, NULL, NULL),
-    M("values", MK_OP, 0, 0, kw_none, NULL, NULL),
-    M("numel", MK_QUERY, 0, 0, kw_none, NULL, NULL),
-    M("dim", MK_QUERY, 0, 0, kw_none, NULL, NULL),
-    M("storage_offset", MK_QUERY, 0, 0, kw_none, NULL, NULL),
-    M("nbytes", MK_QUERY, 0, 0, kw_none,
+    B("weakref", B_WEAKREF, 1, 1, kw_none, NULL, sc_ev_weakref, NULL, NO_XREF_WEAK),
+    B("gc", B_GC, 0, 0, kw_none, NULL, sc_ev_gc, NULL, NULL),
+    B("live", B_LIVE, 0, 1, kw_live, NULL, sc_ev_live, NULL, NO_XREF_CENSUS),
+    B("bytes", B_BYTES, 0, 0, kw_none, NULL, sc_ev_bytes, NULL, NO_XREF_CENSUS),
+    B("heap_bytes", B_HEAP_BYTES, 0, 0, kw_none, NULL, sc_ev_heap_bytes,
+      "allocator totals depend on the allocator; bytes() is checked instead", NO_XREF_CENSUS),
+    B("unreachable", B_UNREACHABLE, 0, 0, kw_none, NULL, sc_ev_unreachable, NULL,
+      NO_XREF_CENSUS),
+    B("stale", B_STALE, 0, 0, kw_none, NULL, sc_ev_stale,
+      "the invariant checks see stale entries directly", NO_XREF_CENSUS),
+    B("growth", B_GROWTH, 1, 1, kw_none, NULL, sc_ev_growth, "lifecycles have no checkpoints",
+      NO_XREF_CENSUS),
+    B("alive", B_ALIVE, 1, 1, kw_none, NULL, sc_ev_alive, NULL, NO_XREF_WEAK),
+    B("dead", B_DEAD, 1, 1, kw_none, NULL, sc_ev_dead, NULL, NO_XREF_WEAK),
+    B("raises", B_RAISES, 2, 2, kw_none, NULL, sc_ev_raises, NULL, NULL),
+    B2("fake_converter", B_FAKE_CONVERTER, 0, 0, kw_mode, NULL, sc_ev_fake_converter, NULL,
+       NULL),
+
+    /* methods: tensor ops */
+    OP("view", 0, -1, kw_none, sc_ar_view, NULL, NULL),
+    OP("reshape", 0, -1, kw_none, sc_ar_dims, NULL, NULL),
+    OP("t", 0, 0, kw_none, sc_ar_dims, NULL, NULL),
+    OP("transpose", 2, 2, kw_none, sc_ar_dims, NULL, NULL),
+    OP("slice", 3, 4, kw_slice, sc_ar_slice, NULL, NULL),
+    OP("select", 2, 2, kw_none, sc_ar_dims, NULL, NULL),
+    OP("narrow", 3, 3, kw_none, sc_ar_dims, NULL, NULL),
+    OP("unsqueeze", 1, 1, kw_none, sc_ar_dims, NULL, NULL),
+    OP("squeeze", 0, 1, kw_none, sc_ar_dims, NULL, NULL),
+    OP("expand", 0, -1, kw_none, sc_ar_dims, NULL, NULL),
+    OP("as_strided", 2, 3, kw_as_strided, sc_ar_as_strided, NULL, NULL),
+    OP("diagonal", 0, 3, kw_diagonal, sc_ar_diagonal, NULL, NULL),
+    OP("detach", 0, 0, kw_none, sc_ar_dims, NULL, NULL),
+    OP("view_as_real", 0, 0, kw_none, sc_ar_dims, NULL, NULL),
+    OP("view_as_complex", 0, 0, kw_none, sc_ar_dims,
+       "the generator's view model has no real-to-complex rule yet (found by this table)",
+       NULL),
+    OP("neg_view", 0, 0, kw_none, sc_ar_dims, NULL, NULL),
+    OP("conj", 0, 0, kw_none, sc_ar_dims, NULL, NULL),
+    OP("clone", 0, 0, kw_none, sc_ar_dims, NULL, NULL),
+    OP("contiguous", 0, 0, kw_mfmt, sc_ar_contiguous, NULL, NULL),
+    OP("to", 0, 1, kw_to, sc_ar_to, NULL, NULL),
+    OP("add", 1, 1, kw_none, sc_ar_operand, NULL, NULL),
+    OP("mul", 1, 1, kw_none, sc_ar_operand, NULL, NULL),
+    OP("matmul", 1, 1, kw_none, sc_ar_tensor, NULL, NULL),
+    OP("sum", 0, 1, kw_sum, sc_ar_sum, NULL, NULL),
+    OP("add_", 1, 1, kw_none, sc_ar_operand, NULL, NULL),
+    OP("mul_", 1, 1, kw_none, sc_ar_operand, NULL, NULL),
+    OP("zero_", 0, 0, kw_none, sc_ar_dims, NULL, NULL),
+    OP("coalesce", 0, 0, kw_none, sc_ar_dims, NULL, NULL),
+    OP("to_dense", 0, 0, kw_none, sc_ar_dims, NULL, NULL),
+    OP("to_sparse", 0, 1, kw_to_sparse, sc_ar_to_sparse, NULL, NULL),
+    OP("indices", 0, 0, kw_none, sc_ar_dims, NULL, NULL),
+    OP("values", 0, 0, kw_none, sc_ar_dims, NULL, NULL),
+    /* methods: queries and the rest */
+    Q("numel", 0, 0, kw_none, NULL, NULL),
+    Q("dim", 0, 0, kw_none, NULL, NULL),
+    Q("storage_offset", 0, 0, kw_none, NULL, NULL),
+    M("nbytes", MK_QUERY, 0, 0, kw_none, sc_ev_nbytes,
       "predicted as numel * itemsize, which numel() already checks (found by this table)",
       NULL),
-    M("is_view", MK_QUERY, 0, 0, kw_none, NULL, NULL),
-    M("is_sparse", MK_QUERY, 0, 0, kw_none, "follows from layout, checked by the invariants",
-      NULL),
-    M("is_coalesced", MK_QUERY, 0, 0, kw_none,
+    Q("is_view", 0, 0, kw_none, NULL, NULL),
+    Q("is_sparse", 0, 0, kw_none, "follows from layout, checked by the invariants", NULL),
+    Q("is_coalesced", 0, 0, kw_none,
       "the model does not predict coalescing of uncoalesced inputs", NULL),
-    M("requires_grad", MK_QUERY, 0, 0, kw_none,
+    Q("requires_grad", 0, 0, kw_none,
       "grad flags are predicted through raises() of in-place ops only", NULL),
-    M("size", MK_QUERY, 0, 1, kw_none, NULL, NULL),
-    M("stride", MK_QUERY, 0, 1, kw_none,
+    Q("size", 0, 1, kw_none, NULL, NULL),
+    Q("stride", 0, 1, kw_none,
       "strides are predicted internally (views) but not stated (found by this table)", NULL),
-    M("fake", MK_FAKE, 1, 2, kw_fake, NULL, NULL),
-    M("meta", MK_META, 1, 1, kw_none, NULL, NULL),
-    M("sweep", MK_SWEEP, 0, 0, kw_none, NULL, NULL),
-    M("get", MK_GET, 0, 0, kw_none, "weak handles are checked with alive()/dead()",
+    M("fake", MK_FAKE, 1, 2, kw_fake, sc_ev_fake, NULL, NULL),
+    M("meta", MK_META, 1, 1, kw_none, sc_ev_meta, NULL, NULL),
+    M("sweep", MK_SWEEP, 0, 0, kw_none, sc_ev_sweep, NULL, NULL),
+    M("get", MK_GET, 0, 0, kw_none, sc_ev_get, "weak handles are checked with alive()/dead()",
       NO_XREF_WEAK),
     /* version 2 */
-    M2("neg", MK_OP, 0, 0, 0, kw_none, V2_STRESS, NULL),
-    M2("sub", MK_OP, 0, 1, 1, kw_none, V2_STRESS, NULL),
-    M2("real", MK_OP, 0, 0, 0, kw_none, V2_STRESS, NULL),
-    M2("imag", MK_OP, 0, 0, 0, kw_none, V2_STRESS, NULL),
-    M2("requires_grad_", MK_OP, 0, 0, 1, kw_none, V2_STRESS, NULL),
-    M2("set_", MK_OP, 0, 1, 4, kw_none, NULL, NULL),
-    M2("is_leaf", MK_QUERY, 0, 0, 0, kw_none, V2_STRESS, NULL),
-    M2("is_fake", MK_QUERY, 0, 0, 0, kw_none, V2_STRESS, NULL),
-    M2("is_meta", MK_QUERY, 0, 0, 0, kw_none, V2_STRESS, NULL),
-    M2("is_neg", MK_QUERY, 0, 0, 0, kw_none, V2_STRESS, NULL),
-    M2("is_conj", MK_QUERY, 0, 0, 0, kw_none, V2_STRESS, NULL),
-    M2("is_inference", MK_QUERY, 0, 0, 0, kw_none, "always false: nothing to predict", NULL),
-    M2("is_contiguous", MK_QUERY, 0, 0, 0, kw_mfmt, V2_STRESS, NULL),
-    M2("dtype", MK_VALUE, VQ_DTYPE, 0, 0, kw_none, V2_STRESS, NULL),
-    M2("device", MK_VALUE, VQ_DEVICE, 0, 0, kw_none, V2_STRESS, NULL),
-    M2("layout", MK_VALUE, VQ_LAYOUT, 0, 0, kw_none, V2_STRESS, NULL),
-    M2("base", MK_VALUE, VQ_BASE, 0, 0, kw_none, V2_STRESS, NULL),
-    M2("storage", MK_VALUE, VQ_STORAGE, 0, 0, kw_none, NULL, NULL),
-    M2("fake_mode", MK_VALUE, VQ_FAKE_MODE, 0, 0, kw_none, V2_STRESS, NULL),
+    OP2("neg", 0, 0, kw_none, sc_ar_dims, V2_STRESS, NULL, 0),
+    OP2("sub", 1, 1, kw_none, sc_ar_operand, V2_STRESS, NULL, 0),
+    OP2("real", 0, 0, kw_none, sc_ar_dims, V2_STRESS, NULL, 0),
+    OP2("imag", 0, 0, kw_none, sc_ar_dims, V2_STRESS, NULL, 0),
+    /* not dispatched through the mode in PyTorch: real tensors may enter */
+    OP2("requires_grad_", 0, 1, kw_none, sc_ar_dims, V2_STRESS, NULL, SWF_REAL_OK),
+    OP2("set_", 1, 4, kw_none, sc_ar_set, NULL, NULL, 0),
+    Q2("is_leaf", kw_none, V2_STRESS, NULL),
+    Q2("is_fake", kw_none, V2_STRESS, NULL),
+    Q2("is_meta", kw_none, V2_STRESS, NULL),
+    Q2("is_neg", kw_none, V2_STRESS, NULL),
+    Q2("is_conj", kw_none, V2_STRESS, NULL),
+    Q2("is_inference", kw_none, "always false: nothing to predict", NULL),
+    Q2("is_contiguous", kw_mfmt, V2_STRESS, NULL),
+    M2("dtype", MK_VALUE, 0, 0, kw_none, sc_ev_dtype, V2_STRESS, NULL),
+    M2("device", MK_VALUE, 0, 0, kw_none, sc_ev_device, V2_STRESS, NULL),
+    M2("layout", MK_VALUE, 0, 0, kw_none, sc_ev_layout, V2_STRESS, NULL),
+    M2("base", MK_VALUE, 0, 0, kw_none, sc_ev_base, V2_STRESS, NULL),
+    M2("storage", MK_VALUE, 0, 0, kw_none, sc_ev_storage, NULL, NULL),
+    M2("fake_mode", MK_VALUE, 0, 0, kw_none, sc_ev_fake_mode_of, V2_STRESS, NULL),
 
-    /* attributes */
-    A("grad", A_GRAD, NULL, NULL),
-    A("memo_fake", A_MEMO_FAKE, NULL, NULL),
-    A("memo_meta", A_MEMO_META, NULL, NULL),
-    A("memo_storage", A_MEMO_STORAGE, NULL, NULL),
-    A("pending", A_PENDING, NULL, NULL),
-    A("hits", A_HITS, NULL, NULL),
-    A("misses", A_MISSES, NULL, NULL),
-    A("sweep_every", A_SWEEP_EVERY, NULL, NULL),
-    A("check_count", A_CHECK_COUNT, NULL,
+    /* attributes (A_USER, any other name, is not a row) */
+    A("grad", A_GRAD, sc_ev_grad, NULL, NULL),
+    A("memo_fake", A_MEMO_FAKE, sc_ev_counter, NULL, NULL),
+    A("memo_meta", A_MEMO_META, sc_ev_counter, NULL, NULL),
+    A("memo_storage", A_MEMO_STORAGE, sc_ev_counter, NULL, NULL),
+    A("pending", A_PENDING, sc_ev_counter, NULL, NULL),
+    A("hits", A_HITS, sc_ev_counter, NULL, NULL),
+    A("misses", A_MISSES, sc_ev_counter, NULL, NULL),
+    A("sweep_every", A_SWEEP_EVERY, sc_ev_counter, NULL, NULL),
+    A("check_count", A_CHECK_COUNT, sc_ev_counter, NULL,
       "PyTorch's check_expired_count is not compared (xref's counters stop at sweep_every)"),
 };
 
@@ -191,6 +213,14 @@ size_t sc_nmethods(void) { return count(SW_METHOD); }
 const sc_word *sc_method_row(int m) { return &vocab[section(SW_METHOD) + (size_t)m]; }
 size_t sc_nattrs(void) { return count(SW_ATTR); }
 const sc_word *sc_attr_row(int a) { return &vocab[section(SW_ATTR) + (size_t)a]; }
+
+const sc_word *sc_attr_word(int id)
+{
+    for (size_t i = section(SW_ATTR); i < NVOCAB; i++)
+        if (vocab[i].id == id)
+            return &vocab[i];
+    return NULL;
+}
 
 const char *sc_wkind_name(int k)
 {

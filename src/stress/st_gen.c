@@ -368,669 +368,6 @@ static void fmt_dims(char *buf, size_t n, int nd, const int16_t *v, int tuple)
         snprintf(buf + k, n - k, nd == 1 ? ",)" : ")");
 }
 
-/* ---- result plans: what an op makes, computed on a real or meta node ---- */
-
-enum { P_SELF = 1, P_VIEW, P_DETACH, P_NEW, P_COO, P_CSR_CLONE, P_SDETACH, P_INDICES,
-       P_VALUES };
-
-typedef struct plan {
-    int kind;
-    int nd;
-    int64_t sz[M_MAXD], st[M_MAXD], off;
-    uint8_t dtype, dev;
-    int ustr, contig, quant, rg, toggle;   /* toggle: NF_NEG / NF_CONJ bits to flip */
-    int sd, coal;
-    int64_t nnz;
-} plan;
-
-static int can_rg(uint8_t dt) { return m_dtype_cat[dt] == DC_FLOAT || m_dtype_cat[dt] == DC_COMPLEX; }
-
-static int wrap_dim(int64_t d, int nd, int *out)
-{
-    int n = nd ? nd : 1;
-    if (d < -n || d >= n)
-        return -1;
-    *out = (int)(d < 0 ? d + n : d);
-    return 0;
-}
-
-static int64_t prod(const int64_t *v, int n)
-{
-    int64_t p = 1;
-    for (int i = 0; i < n; i++)
-        p *= v[i];
-    return p;
-}
-
-static int is_canonical(const mnode *t)
-{
-    int64_t st[M_MAXD];
-    m_contig(t->ndim, t->sizes, st);
-    return !(t->flags & NF_USTR) && memcmp(st, t->strides, (size_t)t->ndim * sizeof *st) == 0;
-}
-
-static int view_plan(gen *g, int32_t ti, const st_action *a, plan *p)
-{
-    const mnode *t = &g->m.n[ti];
-    memset(p, 0, sizeof *p);
-    p->dtype = t->dtype;
-    p->dev = t->dev;
-    p->ustr = (t->flags & NF_USTR) != 0;
-    p->kind = P_VIEW;
-    p->nd = t->ndim;
-    memcpy(p->sz, t->sizes, sizeof p->sz);
-    memcpy(p->st, t->strides, sizeof p->st);
-    p->off = t->offset;
-    int nd = t->ndim, d, d1;
-    if (t->layout != LY_STRIDED) {
-        if (a->sub == VW_DETACH) {
-            p->kind = P_SDETACH;
-            return MERR_NONE;
-        }
-        if (a->sub == VW_CONJ && t->layout == LY_COO && m_dtype_cat[t->dtype] != DC_COMPLEX) {
-            p->kind = P_SELF;
-            return MERR_NONE;
-        }
-        if (a->sub == VW_CONJ || a->sub == VW_REAL)
-            return MERR_SKIP;
-        return MERR_TYPE;     /* "not supported for sparse" */
-    }
-    if ((t->flags & NF_QUANT) && a->sub == VW_REAL)
-        return MERR_TYPE;
-    switch (a->sub) {
-    case VW_VIEW: case VW_RESHAPE: {
-        if (p->ustr || a->n < 1 || a->n > M_MAXD)
-            return MERR_SKIP;
-        int64_t ns[M_MAXD];
-        for (int i = 0; i < a->n; i++) {
-            if (a->v[i] < 0)
-                return MERR_SKIP;
-            ns[i] = a->v[i];
-        }
-        if (prod(ns, a->n) != m_numel(t))
-            return MERR_SHAPE;
-        int64_t st[M_MAXD];
-        if (m_view_strides(nd, t->sizes, t->strides, a->n, ns, st)) {
-            p->nd = a->n;
-            memcpy(p->sz, ns, sizeof ns);
-            memcpy(p->st, st, sizeof st);
-            return MERR_NONE;
-        }
-        if (a->sub == VW_VIEW)
-            return MERR_SHAPE;
-        p->kind = P_NEW;
-        p->nd = a->n;
-        memcpy(p->sz, ns, sizeof ns);
-        p->contig = 1;
-        p->ustr = 0;
-        p->quant = (t->flags & NF_QUANT) != 0;
-        p->rg = (t->flags & NF_RG) && can_rg(t->dtype);
-        return MERR_NONE;
-    }
-    case VW_T:
-        if (nd > 2)
-            return MERR_SHAPE;
-        if (nd == 2) {
-            p->sz[0] = t->sizes[1], p->sz[1] = t->sizes[0];
-            p->st[0] = t->strides[1], p->st[1] = t->strides[0];
-        }
-        return MERR_NONE;
-    case VW_TRANSPOSE: {
-        int d0;
-        if (a->n != 2 || wrap_dim(a->v[0], nd, &d0) || wrap_dim(a->v[1], nd, &d1))
-            return MERR_SHAPE;
-        if (nd > 0) {
-            p->sz[d0] = t->sizes[d1], p->sz[d1] = t->sizes[d0];
-            p->st[d0] = t->strides[d1], p->st[d1] = t->strides[d0];
-        }
-        return MERR_NONE;
-    }
-    case VW_SLICE: case VW_NARROW: {
-        if (nd == 0 || a->n != 3)
-            return MERR_SHAPE;
-        if (wrap_dim(a->v[0], nd, &d))
-            return MERR_SHAPE;
-        int64_t size = t->sizes[d], start = a->v[1], stop, step = 1;
-        if (a->sub == VW_NARROW) {
-            int64_t len = a->v[2];
-            if (start != size) {
-                int64_t n = size > 0 ? size : 1;
-                if (start < -n || start >= n)
-                    return MERR_SHAPE;
-                if (start < 0)
-                    start += n;
-            }
-            if (len < 0 || start > size - len)
-                return MERR_SHAPE;
-            stop = start + len;
-        } else {
-            stop = a->v[2];
-            if (a->flags & F_STEP)
-                step = a->v[3];
-            if (step <= 0)
-                return MERR_SHAPE;
-            if (start < 0)
-                start += size;
-            if (stop < 0)
-                stop += size;
-            if (start < 0)
-                start = 0;
-            else if (start >= size)
-                start = size;
-            if (stop < start)
-                stop = start;
-            else if (stop >= size)
-                stop = size;
-        }
-        int64_t len = stop - start;
-        p->sz[d] = len == 0 ? 0 : (len - 1) / step + 1;
-        p->off = t->offset + start * t->strides[d];
-        p->st[d] = t->strides[d] * step;
-        return MERR_NONE;
-    }
-    case VW_SELECT: {
-        if (nd == 0 || a->n != 2 || wrap_dim(a->v[0], nd, &d))
-            return MERR_SHAPE;
-        int64_t size = t->sizes[d], i = a->v[1];
-        if (i < -size || i >= size)
-            return MERR_SHAPE;
-        if (i < 0)
-            i += size;
-        int k = 0;
-        for (int j = 0; j < nd; j++)
-            if (j != d) {
-                p->sz[k] = t->sizes[j];
-                p->st[k++] = t->strides[j];
-            }
-        p->nd = k;
-        p->off = t->offset + i * t->strides[d];
-        return MERR_NONE;
-    }
-    case VW_UNSQUEEZE: {
-        if (a->n != 1 || wrap_dim(a->v[0], nd + 1, &d))
-            return MERR_SHAPE;
-        if (nd + 1 > M_MAXD)
-            return MERR_SKIP;
-        int k = 0;
-        for (int j = 0; j <= nd; j++) {
-            if (j == d) {
-                p->sz[k] = 1;
-                p->st[k++] = d >= nd ? 1 : t->sizes[d] * t->strides[d];
-            }
-            if (j < nd) {
-                p->sz[k] = t->sizes[j];
-                p->st[k++] = t->strides[j];
-            }
-        }
-        p->nd = nd + 1;
-        return MERR_NONE;
-    }
-    case VW_SQUEEZE: {
-        int k = 0;
-        for (int j = 0; j < nd; j++)
-            if (t->sizes[j] != 1) {
-                p->sz[k] = t->sizes[j];
-                p->st[k++] = t->strides[j];
-            }
-        p->nd = k;
-        return MERR_NONE;
-    }
-    case VW_EXPAND:
-        if (a->n != nd)
-            return MERR_SKIP;
-        for (int j = 0; j < nd; j++) {
-            if (a->v[j] == t->sizes[j])
-                continue;
-            if (a->v[j] < 0)
-                return MERR_SKIP;
-            if (t->sizes[j] != 1)
-                return MERR_SHAPE;
-            p->sz[j] = a->v[j];
-            p->st[j] = 0;
-        }
-        return MERR_NONE;
-    case VW_DIAGONAL: {
-        if (nd < 2)
-            return MERR_SHAPE;
-        int64_t diag = t->sizes[0] < t->sizes[1] ? t->sizes[0] : t->sizes[1];
-        int k = 0;
-        for (int j = 2; j < nd; j++) {
-            p->sz[k] = t->sizes[j];
-            p->st[k++] = t->strides[j];
-        }
-        p->sz[k] = diag;
-        p->st[k++] = t->strides[0] + t->strides[1];
-        p->nd = k;
-        return MERR_NONE;
-    }
-    case VW_DETACH:
-        p->kind = P_DETACH;
-        return MERR_NONE;
-    case VW_NEG:
-        p->toggle = NF_NEG;
-        return MERR_NONE;
-    case VW_CONJ:
-        if (m_dtype_cat[t->dtype] != DC_COMPLEX) {
-            p->kind = P_SELF;
-            return MERR_NONE;
-        }
-        p->toggle = NF_CONJ;
-        return MERR_NONE;
-    case VW_REAL:
-        if (m_dtype_cat[t->dtype] != DC_COMPLEX || (t->flags & NF_CONJ))
-            return MERR_TYPE;
-        if (nd + 1 > M_MAXD)
-            return MERR_SKIP;
-        for (int j = 0; j < nd; j++)
-            p->st[j] = t->strides[j] * 2;
-        p->sz[nd] = 2;
-        p->st[nd] = 1;
-        p->nd = nd + 1;
-        p->off = t->offset * 2;
-        p->dtype = t->dtype == D_C64 ? D_F32 : D_F64;
-        return MERR_NONE;
-    case VW_AS_STRIDED: {
-        if (a->n != a->n2 || a->n < 1 || a->n > 3)
-            return MERR_SKIP;
-        int64_t sz[M_MAXD], st[M_MAXD], off = a->v[5];
-        for (int j = 0; j < a->n; j++) {
-            sz[j] = a->v[j];
-            st[j] = a->v2[j];
-            if (sz[j] < 0 || st[j] < 0)
-                return MERR_SKIP;
-        }
-        if (off < 0)
-            return MERR_SKIP;
-        if (m_storage_bytes(a->n, sz, st, off, t->dtype) > g->m.n[t->storage].nbytes)
-            return MERR_SHAPE;
-        p->nd = a->n;
-        memcpy(p->sz, sz, sizeof sz);
-        memcpy(p->st, st, sizeof st);
-        p->off = off;
-        p->ustr = 0;
-        return MERR_NONE;
-    }
-    default:
-        return MERR_SKIP;
-    }
-}
-
-/* Ops that make new tensors. b: the other operand's node (same flavour as
- * the one the op runs on), or -1. */
-static int newop_plan(gen *g, int32_t ti, int32_t bi, const st_action *a, plan *p)
-{
-    const mnode *t = &g->m.n[ti];
-    memset(p, 0, sizeof *p);
-    p->kind = P_NEW;
-    p->dtype = t->dtype;
-    p->dev = t->dev;
-    p->nd = t->ndim;
-    memcpy(p->sz, t->sizes, sizeof p->sz);
-    int quant = (t->flags & NF_QUANT) != 0, rg = (t->flags & NF_RG) != 0;
-    int dense = !(t->flags & NF_USTR) && m_is_dense(t->ndim, t->sizes, t->strides);
-    if (t->layout == LY_COO) {
-        switch (a->sub) {
-        case NO_CLONE:
-            p->kind = P_COO;
-            p->sd = t->sd;
-            p->nnz = t->nnz;
-            p->coal = (t->flags & NF_COAL) != 0;
-            p->rg = rg;
-            return MERR_NONE;
-        case NO_CONTIG:
-            p->kind = P_SELF;
-            return MERR_NONE;
-        case NO_TO_DENSE:
-            p->contig = 1;
-            p->rg = rg;
-            return MERR_NONE;
-        case NO_TO_DTYPE:
-            if (a->dtype == t->dtype) {
-                p->kind = P_SELF;
-                return MERR_NONE;
-            }
-            p->kind = P_COO;
-            p->dtype = a->dtype;
-            p->sd = t->sd;
-            p->nnz = t->nnz;
-            p->coal = (t->flags & NF_COAL) != 0;
-            p->rg = rg && can_rg(a->dtype);
-            return MERR_NONE;
-        case NO_TO_DEVICE: case NO_SUM: case NO_SUM_DIM: case NO_MATMUL: case NO_ADD:
-        case NO_MUL:
-            return MERR_SKIP;
-        default:
-            return MERR_TYPE;
-        }
-    }
-    if (t->layout == LY_CSR) {
-        if (a->sub == NO_CLONE) {
-            p->kind = P_CSR_CLONE;
-            return MERR_NONE;
-        }
-        if (a->sub == NO_CONTIG) {
-            p->kind = P_SELF;
-            return MERR_NONE;
-        }
-        if (a->sub == NO_TO_DENSE) {
-            p->contig = 1;
-            return MERR_NONE;
-        }
-        return MERR_SKIP;
-    }
-    if (quant && a->sub != NO_CLONE && a->sub != NO_CONTIG)
-        return a->sub == NO_TO_DENSE ? MERR_SKIP : MERR_TYPE;
-    switch (a->sub) {
-    case NO_CLONE:
-        if (dense)
-            memcpy(p->st, t->strides, sizeof p->st);
-        else
-            p->contig = 1;
-        p->ustr = (t->flags & NF_USTR) != 0;
-        p->quant = quant;
-        p->rg = rg && can_rg(t->dtype);
-        return MERR_NONE;
-    case NO_CONTIG:
-        if (t->flags & NF_USTR)
-            return MERR_SKIP;
-        if (m_is_contiguous(t->ndim, t->sizes, t->strides)) {
-            p->kind = P_SELF;
-            return MERR_NONE;
-        }
-        p->contig = 1;
-        p->quant = quant;
-        p->rg = rg && can_rg(t->dtype);
-        return MERR_NONE;
-    case NO_TO_DTYPE: case NO_TO_DEVICE: {
-        uint8_t dt = a->sub == NO_TO_DTYPE ? a->dtype : t->dtype;
-        uint8_t dev = a->sub == NO_TO_DEVICE ? a->dev : t->dev;
-        if (dt == t->dtype && dev == t->dev) {
-            p->kind = P_SELF;
-            return MERR_NONE;
-        }
-        if (t->dev == DV_META && dev != DV_META)
-            return MERR_TYPE;
-        p->dtype = dt;
-        p->dev = dev;
-        if (dense)
-            memcpy(p->st, t->strides, sizeof p->st);
-        else
-            p->contig = 1;
-        p->ustr = (t->flags & NF_USTR) != 0;
-        p->rg = rg && can_rg(dt);
-        return MERR_NONE;
-    }
-    case NO_ADD: case NO_MATMUL: {
-        if (bi < 0)
-            return MERR_SKIP;
-        const mnode *b = &g->m.n[bi];
-        if (b->layout != LY_STRIDED)
-            return MERR_TYPE;
-        if (b->flags & NF_QUANT)
-            return MERR_TYPE;
-        if (b->dev != t->dev)
-            return MERR_SKIP;
-        int brg = (b->flags & NF_RG) != 0;
-        if (a->sub == NO_ADD) {
-            if (b->dtype != t->dtype || b->ndim != t->ndim ||
-                memcmp(b->sizes, t->sizes, (size_t)t->ndim * sizeof *t->sizes) != 0)
-                return MERR_SKIP;
-            if (t->dtype == D_BOOL)
-                return MERR_SKIP;
-            /* TensorIterator's layout: contiguous for contiguous inputs,
-             * except with no elements, where the strides are its own */
-            p->contig = is_canonical(t) && is_canonical(b) && m_numel(t) > 0;
-            p->ustr = !p->contig;
-            p->rg = rg || brg;
-            return MERR_NONE;
-        }
-        if (t->ndim != 2 || b->ndim != 2)
-            return MERR_SKIP;
-        if (b->dtype != t->dtype)
-            return MERR_TYPE;
-        if (t->sizes[1] != b->sizes[0])
-            return MERR_SHAPE;
-        p->sz[0] = t->sizes[0];
-        p->sz[1] = b->sizes[1];
-        p->contig = 1;
-        p->rg = rg || brg;
-        return MERR_NONE;
-    }
-    case NO_MUL:
-        if (t->dtype == D_BOOL)
-            return MERR_SKIP;
-        p->contig = is_canonical(t) && m_numel(t) > 0;
-        p->ustr = !p->contig;
-        p->rg = rg;
-        return MERR_NONE;
-    case NO_SUM: case NO_SUM_DIM:
-        if (a->sub == NO_SUM_DIM) {
-            int d;
-            if (wrap_dim(a->v[0], t->ndim, &d))
-                return MERR_SHAPE;
-            int k = 0;
-            for (int j = 0; j < t->ndim; j++)
-                if (j != d)
-                    p->sz[k++] = t->sizes[j];
-            p->nd = k;
-        } else {
-            p->nd = 0;
-        }
-        if (m_dtype_cat[t->dtype] == DC_INT || t->dtype == D_BOOL)
-            p->dtype = D_I64;
-        p->contig = 1;
-        p->rg = rg;
-        return MERR_NONE;
-    case NO_TO_DENSE:
-        p->kind = P_SELF;
-        return MERR_NONE;
-    default:
-        return MERR_SKIP;
-    }
-}
-
-static int sparse_plan(gen *g, int32_t ti, const st_action *a, plan *p)
-{
-    const mnode *t = &g->m.n[ti];
-    memset(p, 0, sizeof *p);
-    p->dtype = t->dtype;
-    p->dev = t->dev;
-    p->nd = t->ndim;
-    memcpy(p->sz, t->sizes, sizeof p->sz);
-    int rg = (t->flags & NF_RG) != 0;
-    switch (a->sub) {
-    case SP_COALESCE:
-        if (t->layout != LY_COO)
-            return MERR_TYPE;
-        if (t->flags & NF_COAL) {
-            p->kind = P_SELF;
-            return MERR_NONE;
-        }
-        p->kind = P_COO;
-        p->sd = t->sd;
-        p->nnz = t->nnz < prod(t->sizes, t->sd) ? t->nnz : prod(t->sizes, t->sd);
-        p->coal = 1;
-        p->rg = rg;
-        return MERR_NONE;
-    case SP_INDICES:
-        if (t->layout != LY_COO || !(t->flags & NF_COAL))
-            return MERR_TYPE;
-        p->kind = P_INDICES;
-        return MERR_NONE;
-    case SP_VALUES:
-        if (t->layout == LY_STRIDED || (t->layout == LY_COO && !(t->flags & NF_COAL)))
-            return MERR_TYPE;
-        p->kind = P_VALUES;
-        p->rg = rg;
-        return MERR_NONE;
-    case SP_TO_SPARSE:
-        if (t->layout != LY_STRIDED || (t->flags & NF_QUANT))
-            return MERR_TYPE;
-        p->kind = P_COO;
-        p->sd = t->ndim;
-        p->nnz = prod(t->sizes, t->ndim);
-        p->coal = 1;
-        p->rg = rg;
-        return MERR_NONE;
-    default:
-        return MERR_SKIP;
-    }
-}
-
-/* Make what plan p says from node ti (new reference), or -1 on OOM. */
-static int32_t materialize(gen *g, int32_t ti, const plan *p)
-{
-    model *m = &g->m;
-    int32_t r = -1;
-    switch (p->kind) {
-    case P_SELF:
-        m_ref(m, ti);
-        return ti;
-    case P_VIEW:
-        r = m_view(m, ti, p->nd, p->sz, p->st, p->off);
-        if (r < 0)
-            return -1;
-        m->n[r].dtype = p->dtype;
-        m->n[r].flags ^= (uint16_t)p->toggle;
-        if (p->ustr)
-            m->n[r].flags |= NF_USTR;
-        else
-            m->n[r].flags &= (uint16_t)~NF_USTR;
-        return r;
-    case P_DETACH: {
-        const mnode *t = &m->n[ti];
-        r = m_new(m, NK_TENSOR);
-        if (r < 0)
-            return -1;
-        mnode *x = &m->n[r];
-        t = &m->n[ti];
-        x->dtype = t->dtype;
-        x->dev = t->dev;
-        x->ndim = t->ndim;
-        memcpy(x->sizes, t->sizes, sizeof x->sizes);
-        memcpy(x->strides, t->strides, sizeof x->strides);
-        x->offset = t->offset;
-        x->flags = (uint16_t)((t->flags & (NF_NEG | NF_CONJ | NF_QUANT | NF_USTR)) | NF_LEAF);
-        x->storage = t->storage;
-        m_ref(m, t->storage);
-        return r;
-    }
-    case P_SDETACH: {
-        r = m_new(m, NK_TENSOR);
-        if (r < 0)
-            return -1;
-        mnode *x = &m->n[r];
-        const mnode *t = &m->n[ti];
-        x->layout = t->layout;
-        x->dtype = t->dtype;
-        x->dev = t->dev;
-        x->ndim = t->ndim;
-        x->sd = t->sd;
-        x->nnz = t->nnz;
-        memcpy(x->sizes, t->sizes, sizeof x->sizes);
-        x->flags = (uint16_t)((t->flags & NF_COAL) | NF_LEAF);
-        x->ind = t->ind, x->val = t->val, x->crow = t->crow, x->col = t->col;
-        m_ref(m, t->ind), m_ref(m, t->val), m_ref(m, t->crow), m_ref(m, t->col);
-        return r;
-    }
-    case P_NEW:
-        /* unknown strides are still dense: the bytes are those of contiguous */
-        r = m_strided(m, p->nd, p->sz, p->contig || p->ustr ? NULL : p->st, p->dtype, p->dev);
-        if (r < 0)
-            return -1;
-        if (p->quant)
-            m->n[r].flags |= NF_QUANT;
-        if (p->ustr)
-            m->n[r].flags |= NF_USTR;
-        break;
-    case P_COO: {
-        int64_t nnz = p->nnz;
-        r = m_coo(m, p->nd, p->sz, p->sd, nnz, p->dtype, p->dev, p->coal);
-        if (r < 0)
-            return -1;
-        break;
-    }
-    case P_CSR_CLONE: {
-        const mnode *t = &m->n[ti];
-        r = m_csr(m, t->sizes[0], t->sizes[1], t->nnz, t->dtype, t->dev);
-        return r;
-    }
-    case P_INDICES: {
-        const mnode *ind = &m->n[m->n[ti].ind];
-        r = m_new(m, NK_TENSOR);
-        if (r < 0)
-            return -1;
-        ind = &m->n[m->n[ti].ind];
-        mnode *x = &m->n[r];
-        x->dtype = D_I64;
-        x->dev = ind->dev;
-        x->ndim = ind->ndim;
-        memcpy(x->sizes, ind->sizes, sizeof x->sizes);
-        memcpy(x->strides, ind->strides, sizeof x->strides);
-        x->offset = ind->offset;
-        x->storage = ind->storage;
-        m_ref(m, ind->storage);
-        return r;
-    }
-    case P_VALUES: {
-        r = m_new(m, NK_TENSOR);
-        if (r < 0)
-            return -1;
-        const mnode *val = &m->n[m->n[ti].val];
-        mnode *x = &m->n[r];
-        x->dtype = val->dtype;
-        x->dev = val->dev;
-        x->ndim = val->ndim;
-        memcpy(x->sizes, val->sizes, sizeof x->sizes);
-        memcpy(x->strides, val->strides, sizeof x->strides);
-        x->offset = val->offset;
-        x->flags = (uint16_t)(p->rg ? NF_RG : NF_LEAF);
-        x->storage = val->storage;
-        m_ref(m, val->storage);
-        x->base = ti;
-        m_ref(m, ti);
-        return r;
-    }
-    default:
-        return -1;
-    }
-    mnode *x = &m->n[r];
-    x->flags = (uint16_t)((x->flags & ~(NF_RG | NF_LEAF)) | (p->rg ? NF_RG : NF_LEAF));
-    return r;
-}
-
-/* Run a plan on a tensor slot's node: real tensors directly, fake ones on
- * their meta tensor, wrapping the result (an op that returns its input
- * returns the fake itself). view_op: PyTorch's view ops (detach aside):
- * when the meta result is a view, the fake result is a view whose base is
- * the fake (or the fake's own base). */
-static int32_t run_plan(gen *g, int32_t ti, const plan *p, int view_op)
-{
-    mnode *t = &g->m.n[ti];
-    if (!t->fake)
-        return materialize(g, ti, p);
-    int32_t mt = t->meta;
-    int32_t r = materialize(g, mt, p);
-    if (r < 0)
-        return -1;
-    if (r == mt) {
-        m_unref(&g->m, r);
-        m_ref(&g->m, ti);
-        return ti;
-    }
-    int meta_is_view = g->m.n[r].base >= 0;
-    t = &g->m.n[ti];
-    int32_t base = t->base >= 0 ? t->base : ti;
-    /* PyTorch 1.13.1: under `with m1`, an op on fakes of m2 gives a fake of m1 */
-    int32_t mode = g->m.nwith ? g->m.with[g->m.nwith - 1] : t->mode;
-    int32_t f = m_fake_new(&g->m, r, mode, t->fdev);
-    if (f >= 0 && view_op && meta_is_view) {
-        g->m.n[f].base = base;
-        m_ref(&g->m, base);
-    }
-    return f;
-}
-
 /* The node an op runs on: a fake's meta tensor, else itself. */
 static int32_t op_node(gen *g, int32_t ti)
 {
@@ -1086,6 +423,43 @@ static void expr_newop(const st_action *a, char *buf, size_t n)
     }
 }
 
+/* The constructor call as written. */
+static void expr_ctor(const st_action *a, uint8_t dt, uint8_t dev, char *expr, size_t n)
+{
+    char dims[96], d2[64], kw[160] = "";
+    size_t k = 0;
+    int nd = a->n;
+    if (a->flags & F_DTYPE)
+        k += (size_t)snprintf(kw + k, sizeof kw - k, ", dtype=%s", m_dtype_name[dt]);
+    if (a->flags & F_DEVICE)
+        k += (size_t)snprintf(kw + k, sizeof kw - k, ", device=\"%s\"", m_dev_name[dev]);
+    fmt_dims(dims, sizeof dims, nd, a->v, a->sub == C_STRIDED);
+    switch (a->sub) {
+    case C_STRIDED:
+        fmt_dims(d2, sizeof d2, nd, a->v2, 1);
+        snprintf(expr, n, "empty_strided(%s, %s%s)", dims, d2, kw);
+        return;
+    case C_COO:
+        k += (size_t)snprintf(kw + k, sizeof kw - k, ", nnz=%d", a->v2[0]);
+        if (a->flags & F_SD)
+            k += (size_t)snprintf(kw + k, sizeof kw - k, ", sparse_dim=%d", a->v2[1]);
+        if (a->flags & F_COAL)
+            snprintf(kw + k, sizeof kw - k, ", coalesced=true");
+        break;
+    case C_CSR:
+        snprintf(expr, n, "sparse_csr(%d, %d, nnz=%d%s)", a->v[0], a->v[1], a->v2[0], kw);
+        return;
+    case C_QUANT:
+        snprintf(expr, n, "quantized(%s)", dims);
+        return;
+    default:
+        if (a->flags & F_RG)
+            snprintf(kw + k, sizeof kw - k, ", requires_grad=true");
+        break;
+    }
+    snprintf(expr, n, "%s(%s%s)", ctor_name[a->sub], dims, nd || !kw[0] ? kw : kw + 2);
+}
+
 static int act_ctor(gen *g, const st_action *a)
 {
     model *m = &g->m;
@@ -1094,126 +468,25 @@ static int act_ctor(gen *g, const st_action *a)
         return 0;
     uint8_t dt = (a->flags & F_DTYPE) ? a->dtype : D_F32;
     uint8_t dev = (a->flags & F_DEVICE) ? a->dev : DV_CPU;
-    uint8_t where = in_mode ? DV_META : dev;
-    int err = MERR_NONE, nd = a->n;
     int64_t sz[M_MAXD];
-    if (nd < 0 || nd > M_MAXD)
+    if (a->n < 0 || a->n > M_MAXD || a->sub > C_QUANT)
         return 0;
-    for (int i = 0; i < nd; i++) {
+    for (int i = 0; i < a->n; i++) {
         if (a->v[i] < 0)
             return 0;
         sz[i] = a->v[i];
     }
-    char expr[300], dims[96], kw[160] = "";
-    size_t k = 0;
-    if (a->flags & F_DTYPE)
-        k += (size_t)snprintf(kw + k, sizeof kw - k, ", dtype=%s", m_dtype_name[dt]);
-    if (a->flags & F_DEVICE)
-        k += (size_t)snprintf(kw + k, sizeof kw - k, ", device=\"%s\"", m_dev_name[dev]);
-    switch (a->sub) {
-    case C_EMPTY: case C_ZEROS: case C_ONES: case C_RAND:
-        if ((a->flags & F_RG) && !can_rg(dt))
-            err = MERR_TYPE;
-        if (a->flags & F_RG)
-            k += (size_t)snprintf(kw + k, sizeof kw - k, ", requires_grad=true");
-        fmt_dims(dims, sizeof dims, nd, a->v, 0);
-        snprintf(expr, sizeof expr, "%s(%s%s)", ctor_name[a->sub], dims,
-                 nd || !kw[0] ? kw : kw + 2);
-        break;
-    case C_STRIDED: {
-        if (a->n2 != nd)
-            return 0;
-        char d2[64];
-        fmt_dims(dims, sizeof dims, nd, a->v, 1);
-        fmt_dims(d2, sizeof d2, nd, a->v2, 1);
-        for (int i = 0; i < nd; i++)
-            if (a->v2[i] < 0)
-                return 0;
-        snprintf(expr, sizeof expr, "empty_strided(%s, %s%s)", dims, d2, kw);
-        break;
-    }
-    case C_COO: {
-        int sd = (a->flags & F_SD) ? a->v2[1] : nd;
-        int64_t nnz = a->v2[0];
-        if (sd < 0 || sd > nd || nnz < 0)
-            return 0;
-        int64_t P = prod(sz, sd);
-        if (where != DV_META && nnz > 0 && P == 0)
-            err = MERR_SHAPE;
-        else if (where != DV_META && (a->flags & F_COAL) && nnz > P)
-            err = MERR_SHAPE;
-        fmt_dims(dims, sizeof dims, nd, a->v, 0);
-        k += (size_t)snprintf(kw + k, sizeof kw - k, ", nnz=%d", a->v2[0]);
-        if (a->flags & F_SD)
-            k += (size_t)snprintf(kw + k, sizeof kw - k, ", sparse_dim=%d", sd);
-        if (a->flags & F_COAL)
-            snprintf(kw + k, sizeof kw - k, ", coalesced=true");
-        snprintf(expr, sizeof expr, "sparse_coo(%s%s)", dims, nd || !kw[0] ? kw : kw + 2);
-        break;
-    }
-    case C_CSR:
-        if (nd != 2 || a->v2[0] < 0)
-            return 0;
-        if (where == DV_META || where == DV_LAZY)
-            err = MERR_TYPE;
-        else if (a->v2[0] > sz[0] * sz[1])
-            err = MERR_SHAPE;
-        snprintf(expr, sizeof expr, "sparse_csr(%d, %d, nnz=%d%s)", a->v[0], a->v[1],
-                 a->v2[0], kw);
-        break;
-    case C_QUANT:
-        if (a->flags & (F_DTYPE | F_DEVICE))
-            return 0;
-        if (in_mode)
-            err = MERR_UNSUP;
-        if (nd == 0)
-            return 0;
-        fmt_dims(dims, sizeof dims, nd, a->v, 0);
-        snprintf(expr, sizeof expr, "quantized(%s)", dims);
-        break;
-    default:
+    int err = m_ctor_rule(m, a, sz, dt, in_mode ? DV_META : dev);
+    if (err == MERR_SKIP)
         return 0;
-    }
+    char expr[300];
+    expr_ctor(a, dt, dev, expr, sizeof expr);
     emit_stmt(g, err, a->dst, expr);
     if (err)
         return 1;
-    int32_t t;
-    switch (a->sub) {
-    case C_STRIDED: {
-        int64_t st[M_MAXD];
-        for (int i = 0; i < nd; i++)
-            st[i] = a->v2[i];
-        t = m_strided(m, nd, sz, st, dt, where);
-        break;
-    }
-    case C_COO:
-        /* PyTorch 1.13: fewer than 2 entries is coalesced whatever was asked
-         * (not on meta, where the flag is kept) */
-        t = m_coo(m, nd, sz, (a->flags & F_SD) ? a->v2[1] : nd, a->v2[0], dt, where,
-                  (a->flags & F_COAL) || (a->v2[0] < 2 && where != DV_META));
-        break;
-    case C_CSR:
-        t = m_csr(m, sz[0], sz[1], a->v2[0], dt, where);
-        break;
-    case C_QUANT:
-        t = m_strided(m, nd, sz, NULL, D_I8, DV_CPU);
-        if (t >= 0)
-            m->n[t].flags |= NF_QUANT;
-        break;
-    default:
-        t = m_strided(m, nd, sz, NULL, dt, where);
-        if (t >= 0 && (a->flags & F_RG))
-            m->n[t].flags |= NF_RG;
-        break;
-    }
+    int32_t t = m_ctor(m, a, sz, dt, dev);
     if (t < 0)
         return -1;
-    if (in_mode) {
-        int32_t mode = m->with[m->nwith - 1];
-        t = m_fake_new(m, t, mode, dev);
-        if (t < 0)
-            return -1;
-    }
     bind(g, a->dst, t);
     return 1;
 }
@@ -1228,8 +501,8 @@ static int act_view(gen *g, const st_action *a)
     int32_t ti = vtensor(g, a->a);
     if (ti < 0 || !dst_family_ok(a->a, a->dst) || a->dst < 0)
         return 0;
-    plan p;
-    int err = view_plan(g, op_node(g, ti), a, &p);
+    mplan p;
+    int err = m_view_plan(&g->m, op_node(g, ti), a, &p);
     if (err == MERR_SKIP)
         return 0;
     char expr[300];
@@ -1237,7 +510,7 @@ static int act_view(gen *g, const st_action *a)
     emit_stmt(g, err, a->dst, expr);
     if (err)
         return 1;
-    int32_t r = run_plan(g, ti, &p, a->sub != VW_DETACH);
+    int32_t r = m_run_plan(&g->m, ti, &p, a->sub != VW_DETACH);
     if (r < 0)
         return -1;
     bind(g, a->dst, r);
@@ -1255,24 +528,13 @@ static int act_newop(gen *g, const st_action *a)
         int32_t b = vnode(g, a->b);
         if (b < 0 || g->m.n[b].kind != NK_TENSOR || !g->m.n[b].alive)
             return 0;
-        const mnode *x = &g->m.n[ti], *y = &g->m.n[b];
-        if (x->fake && y->fake) {
-            if (x->mode != y->mode)
-                err = MERR_TYPE;
-            bi = y->meta;
-        } else if (x->fake != y->fake) {
-            /* a fake with a real tensor, meta ones too: PyTorch 1.13.1's
-             * "Invoking operators with non-Fake Tensor inputs" */
-            err = MERR_TYPE;
-        } else {
-            bi = b;
-        }
+        err = m_operands(&g->m, ti, b, &bi);
     }
     if (g->m.n[ti].fake && a->sub == NO_TO_DEVICE)
         return 0;
-    plan p;
+    mplan p;
     if (!err)
-        err = newop_plan(g, op_node(g, ti), bi, a, &p);
+        err = m_newop_plan(&g->m, op_node(g, ti), bi, a, &p);
     if (err == MERR_SKIP)
         return 0;
     char expr[200];
@@ -1280,7 +542,7 @@ static int act_newop(gen *g, const st_action *a)
     emit_stmt(g, err, a->dst, expr);
     if (err)
         return 1;
-    int32_t r = run_plan(g, ti, &p, 0);
+    int32_t r = m_run_plan(&g->m, ti, &p, 0);
     if (r < 0)
         return -1;
     bind(g, a->dst, r);
@@ -1292,31 +554,9 @@ static int act_inplace(gen *g, const st_action *a)
     int32_t ti = vtensor(g, a->a);
     if (ti < 0)
         return 0;
-    const mnode *t = &g->m.n[op_node(g, ti)];
-    if (t->layout != LY_STRIDED)
+    int err = m_inplace_rule(&g->m, ti, a);
+    if (err == MERR_SKIP)
         return 0;
-    int err = MERR_NONE;
-    if (t->flags & NF_QUANT) {
-        err = MERR_TYPE;
-    } else {
-        if (a->sub != IP_ZERO && t->dtype == D_BOOL)
-            return 0;
-        int rg = (t->flags & NF_RG) != 0;
-        if (rg && t->base >= 0) {
-            const mnode *b = &g->m.n[t->base];
-            if ((b->flags & NF_LEAF) && (b->flags & NF_RG))
-                err = MERR_TYPE;
-        }
-        if (!err && rg && (t->flags & NF_LEAF))
-            err = MERR_TYPE;
-        if (!err && a->sub != IP_ZERO) {
-            if (t->flags & NF_USTR)
-                return 0;
-            for (int i = 0; i < t->ndim; i++)
-                if (t->strides[i] == 0 && t->sizes[i] > 1)
-                    err = MERR_SHAPE;
-        }
-    }
     char nm[8], expr[64];
     vname(a->a, nm);
     if (a->sub == IP_ZERO)
@@ -1333,8 +573,8 @@ static int act_sparse(gen *g, const st_action *a)
     int32_t ti = vtensor(g, a->a);
     if (ti < 0 || a->dst < 0 || !dst_family_ok(a->a, a->dst))
         return 0;
-    plan p;
-    int err = sparse_plan(g, op_node(g, ti), a, &p);
+    mplan p;
+    int err = m_sparse_plan(&g->m, op_node(g, ti), a, &p);
     if (err == MERR_SKIP)
         return 0;
     static const char *const names[] = {"coalesce", "indices", "values", "to_sparse"};
@@ -1343,7 +583,7 @@ static int act_sparse(gen *g, const st_action *a)
     emit_stmt(g, err, a->dst, expr);
     if (err)
         return 1;
-    int32_t r = run_plan(g, ti, &p, a->sub == SP_INDICES || a->sub == SP_VALUES);
+    int32_t r = m_run_plan(&g->m, ti, &p, a->sub == SP_INDICES || a->sub == SP_VALUES);
     if (r < 0)
         return -1;
     bind(g, a->dst, r);
@@ -2025,7 +1265,7 @@ static void draw_ctor(gen *g, st_action *a, int kind)
             a->dev = devs[st_rng_below(r, 4)];
         }
         if (st_rng_below(r, 100) < 15 &&
-            (!(a->flags & F_DTYPE) || can_rg(a->dtype) || st_rng_below(r, 4) == 0))
+            (!(a->flags & F_DTYPE) || m_can_rg(a->dtype) || st_rng_below(r, 4) == 0))
             a->flags |= F_RG;
         break;
     }
@@ -2263,7 +1503,7 @@ static int draw_error(gen *g, st_action *a)
         draw_ctor(g, a, st_rng_below(r, 2) ? ST_W_TENSOR : ST_W_SPARSE);
         if (a->sub == C_COO) {
             a->flags |= F_COAL;
-            a->v2[0] = (int16_t)(prod((int64_t[]){a->v[0], a->v[1], a->v[2]}, a->n) + 1);
+            a->v2[0] = (int16_t)(m_prod((int64_t[]){a->v[0], a->v[1], a->v[2]}, a->n) + 1);
         } else {
             a->flags |= F_DTYPE | F_RG;
             a->dtype = D_I64;

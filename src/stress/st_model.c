@@ -682,7 +682,8 @@ int32_t m_fake_new(model *m, int32_t meta, int32_t mode, uint8_t fdev)
     memcpy(f->sizes, t->sizes, sizeof f->sizes);
     memcpy(f->strides, t->strides, sizeof f->strides);
     f->offset = t->offset;
-    f->flags = (uint16_t)((t->flags & (NF_USTR | NF_COAL)) | NF_LEAF);
+    /* an op's result keeps the grad state autograd gave it */
+    f->flags = (uint16_t)(t->flags & (NF_USTR | NF_COAL | NF_RG | NF_LEAF));
     f->meta = meta;        /* takes the caller's reference */
     f->mode = mode;
     m_ref(m, mode);
@@ -891,6 +892,15 @@ int m_fake_check(model *m, mmode *md, int32_t t, int with_device)
     return fake_check_real(m, md, t, 0);
 }
 
+/* meta_utils.py MetaConverter.meta_tensor / FakeTensor.from_meta_and_device:
+ * a converted fake is a leaf with its source's requires_grad (the
+ * conversion runs under no_grad and calls requires_grad_), whatever the
+ * source was (scenarios/v2/leaf_and_grad.scn) */
+static void converted_leaf(mnode *f, const mnode *src)
+{
+    f->flags = (uint16_t)((f->flags & ~NF_RG) | NF_LEAF | (src->flags & NF_RG));
+}
+
 static int32_t from_real(model *m, mmode *md, int32_t t, int32_t owner)
 {
     int32_t hit = m_lookup(&md->fake, t);
@@ -906,8 +916,7 @@ static int32_t from_real(model *m, mmode *md, int32_t t, int32_t owner)
         return -1;
     m->n[f].mi = (int32_t)(md - m->m);   /* the memo it is a value of */
     mnode *x = &m->n[t];
-    m->n[f].flags = (uint16_t)((m->n[f].flags & ~(NF_RG | NF_LEAF)) |
-                               (x->flags & NF_RG ? NF_RG : NF_LEAF));
+    converted_leaf(&m->n[f], x);
     if (x->grad >= 0) {
         int32_t g = from_real(m, md, m->n[t].grad, owner);
         if (g < 0)
@@ -930,7 +939,10 @@ int32_t m_fake(model *m, mmode *md, int32_t t, int with_device, uint8_t dev)
     }
     m_ref(m, t);
     int32_t f = m_fake_new(m, t, md->node, dev);
-    if (f < 0 || pv_push(m, &md->fake, t, f) < 0)
+    if (f < 0)
+        return -1;
+    converted_leaf(&m->n[f], &m->n[t]);
+    if (pv_push(m, &md->fake, t, f) < 0)
         return -1;
     m->n[f].mi = (int32_t)(md - m->m);
     return f;

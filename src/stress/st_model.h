@@ -1,7 +1,7 @@
 /* st_model.h - the stress model: its own objects, strong edges, reference
  * counts and memo tables, re-stating semantics.md without reading the
- * core. Internal to src/stress (st_model.c is the model, st_gen.c the
- * actions that drive it).
+ * core. Internal to src/stress (st_model.c is the model's objects and
+ * memos, st_rules.c its op rules, st_gen.c the actions that drive it).
  *
  * Deliberately simple: every object the scenario can observe is a node with
  * a count of strong references (variables, the `with` stack, edges from
@@ -196,5 +196,52 @@ void m_run_deferred(model *m);
 /* predictions */
 int64_t m_unreachable(model *m, int *predictable);
 mmode *m_mode_of_var(model *m, int slot);   /* live mode/converter bound at slot */
+
+/* ---- op rules (st_rules.c): what PyTorch 1.13.1 makes of an op, as
+ * tables of rows citing the rule each models ---- */
+
+/* what an op's result is */
+enum { P_SELF = 1, P_VIEW, P_DETACH, P_NEW, P_COO, P_CSR_CLONE, P_SDETACH, P_INDICES,
+       P_VALUES };
+
+typedef struct mplan {
+    int kind;                /* P_* */
+    int nd;
+    int64_t sz[M_MAXD], st[M_MAXD], off;
+    uint8_t dtype, dev;
+    int ustr, contig, quant, rg, toggle;   /* toggle: NF_NEG / NF_CONJ bits to flip */
+    int sd, coal;
+    int64_t nnz;
+} mplan;
+
+/* The plan of action a (A_VIEW, A_NEWOP, A_SPARSE: a->sub) on node ti (a
+ * fake's meta tensor), bi the other operand's node or -1: MERR_NONE with
+ * *p, the error PyTorch raises, or MERR_SKIP (not predicted). No side
+ * effects. */
+int m_view_plan(const model *m, int32_t ti, const st_action *a, mplan *p);
+int m_newop_plan(const model *m, int32_t ti, int32_t bi, const st_action *a, mplan *p);
+int m_sparse_plan(const model *m, int32_t ti, const st_action *a, mplan *p);
+/* The PyTorch rule a view / new-tensor row models (NULL past the table). */
+const char *m_view_rule_source(int vw);
+const char *m_new_rule_source(int no);
+/* Operands ti and b of a binary op (slot nodes): fakes of one mode, or no
+ * fake at all; *bi the node the op reads. MERR_NONE or MERR_TYPE. */
+int m_operands(const model *m, int32_t ti, int32_t b, int32_t *bi);
+/* An in-place op (A_INPLACE) on slot node si (a fake: the grad check on
+ * the fake, the rest on its meta tensor): MERR_NONE, the error, MERR_SKIP. */
+int m_inplace_rule(const model *m, int32_t si, const st_action *a);
+/* Make plan p's result from slot node ti (a fake: on its meta tensor, then
+ * wrapped as a fake; view_op: a view's fake is a view of the fake). New
+ * reference, or -1 on OOM. */
+int32_t m_run_plan(model *m, int32_t ti, const mplan *p, int view_op);
+/* Constructor action a (sizes sz, dtype dt) on device `where` (meta inside
+ * `with`): MERR_NONE, the error, or MERR_SKIP. */
+int m_ctor_rule(const model *m, const st_action *a, const int64_t *sz, uint8_t dt,
+                uint8_t where);
+/* Build it (inside `with`: on meta, a fake of the innermost mode on dev).
+ * New reference, or -1 on OOM. */
+int32_t m_ctor(model *m, const st_action *a, const int64_t *sz, uint8_t dt, uint8_t dev);
+int m_can_rg(uint8_t dtype);              /* floating or complex */
+int64_t m_prod(const int64_t *v, int n);
 
 #endif

@@ -185,6 +185,10 @@ typedef struct ts_args {
     /* set_: the source is `other` (a tensor), or `storage` (borrowed) with,
      * when set_geom, offset, sizes in v[0..n) and strides in v2[0..n2) */
     ts_storage *storage; int set_geom;
+    /* add_ mul_ zero_ set_: autograd's in-place check was made already, on
+     * the tensors the user holds (src/fake: the fakes, whose grad flags are
+     * their own, not their meta tensors'); skip it on self */
+    int grad_checked;
 } ts_args;
 
 const char *ts_op_name(ts_op op);              /* "slice" */
@@ -206,6 +210,10 @@ int ts_op_from_name(const char *name, ts_op *out);   /* 0 or -1 */
  * base is the sparse tensor). */
 int ts_op_is_view(ts_op op);
 int ts_op_is_inplace(ts_op op);                /* returns self */
+/* Autograd's check_inplace for writing self in place (other: the operand
+ * or set_ source, may be NULL): 0, or ER_TYPE when self is a leaf that
+ * requires grad, or a view of one, and the result would require grad. */
+int ts_inplace_grad_check(const ts_tensor *self, const ts_tensor *other);
 /* Minimum and maximum number of positional integers (max -1: up to
  * TS_MAX_DIM), for arity checks before running. */
 void ts_op_arity(ts_op op, int *min_n, int *max_n);

@@ -519,6 +519,11 @@ static int check_inplace_grad(const ts_tensor *self, int any_requires_grad)
     return 0;
 }
 
+int ts_inplace_grad_check(const ts_tensor *self, const ts_tensor *other)
+{
+    return check_inplace_grad(self, self->requires_grad || (other && other->requires_grad));
+}
+
 static void zero_fn(unsigned char **p, void *vctx)
 {
     const size_t *isz = vctx;
@@ -535,7 +540,7 @@ static ts_tensor *inplace_of(ts_op op, ts_tensor *self, const ts_args *a)
     }
     if (o && check_other(op, o))
         return NULL;
-    if (check_inplace_grad(self, self->requires_grad || (o && o->requires_grad)))
+    if (!a->grad_checked && ts_inplace_grad_check(self, o))
         return NULL;
     if (op != TS_OP_ZERO_) {
         for (int i = 0; i < self->ndim; i++) {
@@ -853,7 +858,7 @@ static ts_tensor *set_of(ts_tensor *self, const ts_args *a)
                "storage on different device \"%s\".", d1, d2);
         return NULL;
     }
-    if (check_inplace_grad(self, self->requires_grad || src_rg))
+    if (!a->grad_checked && check_inplace_grad(self, self->requires_grad || src_rg))
         return NULL;
     for (int i = 0; i < n; i++)
         if (st[i] < 0) {

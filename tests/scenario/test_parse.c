@@ -316,3 +316,23 @@ Test(parse, edit_distance)
     cr_expect_eq(sc_edit_distance("abc", "xyz", 2), 3, "capped at cap + 1");
     cr_expect_eq(sc_edit_distance("", "abc", 5), 3);
 }
+
+/* Every row of the vocabulary carries its evaluator (the interpreter has no
+ * other dispatch), and every tensor op and constructor its argument
+ * parser. */
+Test(vocab, every_row_dispatches)
+{
+    size_t n;
+    const sc_word *w = sc_vocab(&n);
+    for (size_t i = 0; i < n; i++) {
+        cr_assert(w[i].eval != NULL, "word '%s' has no evaluator", w[i].name);
+        if (w[i].kind == SW_METHOD && w[i].mk == MK_OP)
+            cr_assert(w[i].args != NULL, "tensor op '%s' has no argument parser", w[i].name);
+        if (w[i].kind == SW_BUILTIN && w[i].id <= B_QUANTIZED)
+            cr_assert(w[i].args != NULL, "constructor '%s' has no argument parser",
+                      w[i].name);
+    }
+    for (int a = A_GRAD; a <= A_CHECK_COUNT; a++)
+        cr_assert(sc_attr_word(a) != NULL && sc_attr_word(a)->id == a,
+                  "attribute %d has no row", a);
+}

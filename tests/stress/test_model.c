@@ -279,3 +279,62 @@ Test(render, unsupported_fakes_are_expected_to_raise)
     a[4] = act(A_FAKE, 0, V_F, V_M, V_T + 1);           /* raises, counts nothing */
     render_and_run(a, 5, "expect raises(UnsupportedFakeTensor, m0.fake(t0))");
 }
+
+/* The op rules (st_rules.c): every view and new-tensor op has a row that
+ * names the PyTorch rule it models, and a few rows give what PyTorch does. */
+Test(model, every_op_rule_row_cites_pytorch, .init = setup, .fini = teardown_model)
+{
+    for (int vw = 0; vw < VW_COUNT; vw++)
+        cr_assert(m_view_rule_source(vw) != NULL, "view op %d has no rule row", vw);
+    for (int no = 0; no < NO_COUNT; no++)
+        cr_assert(m_new_rule_source(no) != NULL, "new-tensor op %d has no rule row", no);
+    cr_assert(m_view_rule_source(VW_COUNT) == NULL);
+}
+
+Test(model, op_rules_predict_pytorch, .init = setup, .fini = teardown_model)
+{
+    model *m = &M0;
+    int32_t t = tensor2(m, 4, 6);
+    mplan p;
+    /* t.slice(1, 1, 5, 2): sizes (4, 2), strides (6, 2), offset 1 */
+    st_action a = {.op = A_VIEW, .sub = VW_SLICE, .n = 3, .v = {1, 1, 5, 2}, .flags = F_STEP};
+    cr_assert_eq(m_view_plan(m, t, &a, &p), MERR_NONE);
+    cr_assert_eq(p.kind, P_VIEW, "slice is a view: kind %d", p.kind);
+    cr_assert(p.sz[1] == 2 && p.st[1] == 2 && p.off == 1, "slice: size %lld stride %lld "
+              "offset %lld, want 2 2 1", (long long)p.sz[1], (long long)p.st[1],
+              (long long)p.off);
+    /* t.narrow(0, 3, 2) runs past the end: RuntimeError (ShapeError) */
+    a = (st_action){.op = A_VIEW, .sub = VW_NARROW, .n = 3, .v = {0, 3, 2}};
+    cr_assert_eq(m_view_plan(m, t, &a, &p), MERR_SHAPE);
+    /* view_as_real of a real tensor: TypeError */
+    a = (st_action){.op = A_VIEW, .sub = VW_REAL};
+    cr_assert_eq(m_view_plan(m, t, &a, &p), MERR_TYPE);
+    /* t.t().view(24) cannot be a view; reshape copies, contiguous */
+    int64_t sz[2] = {6, 4}, st[2] = {1, 6};
+    int32_t tt = m_view(m, t, 2, sz, st, 0);
+    a = (st_action){.op = A_VIEW, .sub = VW_VIEW, .n = 1, .v = {24}};
+    cr_assert_eq(m_view_plan(m, tt, &a, &p), MERR_SHAPE);
+    a.sub = VW_RESHAPE;
+    cr_assert_eq(m_view_plan(m, tt, &a, &p), MERR_NONE);
+    cr_assert(p.kind == P_NEW && p.contig, "reshape copies: kind %d contig %d", p.kind,
+              p.contig);
+    /* sum() of an integer tensor is i64; contiguous() of a contiguous one is itself */
+    int32_t i = m_strided(m, 2, (int64_t[]){2, 3}, NULL, D_I32, DV_CPU);
+    a = (st_action){.op = A_NEWOP, .sub = NO_SUM};
+    cr_assert_eq(m_newop_plan(m, i, -1, &a, &p), MERR_NONE);
+    cr_assert(p.dtype == D_I64 && p.nd == 0, "sum: dtype %d nd %d", p.dtype, p.nd);
+    a.sub = NO_CONTIG;
+    cr_assert_eq(m_newop_plan(m, i, -1, &a, &p), MERR_NONE);
+    cr_assert_eq(p.kind, P_SELF);
+    /* a sparse COO's view: TypeError; its conj (not complex): itself */
+    int32_t s = m_coo(m, 2, (int64_t[]){3, 3}, 2, 2, D_F32, DV_CPU, 0);
+    a = (st_action){.op = A_VIEW, .sub = VW_T};
+    cr_assert_eq(m_view_plan(m, s, &a, &p), MERR_TYPE);
+    a.sub = VW_CONJ;
+    cr_assert_eq(m_view_plan(m, s, &a, &p), MERR_NONE);
+    cr_assert_eq(p.kind, P_SELF);
+    m_unref(m, s);
+    m_unref(m, i);
+    m_unref(m, tt);
+    m_unref(m, t);
+}
