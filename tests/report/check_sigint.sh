@@ -15,6 +15,11 @@ cp scenarios/memo/weak_keys.scn "$tmp/a.scn"
 cp scenarios/memo/churn.scn "$tmp/b.scn"
 for jobs in 1 2; do
     echo old > "$tmp/old.json"
+    # empty the files here: the background job's own redirection happens
+    # in the child, after the loop below may already have read the last
+    # round's lines
+    : > "$tmp/out.txt"
+    : > "$tmp/err.txt"
     "$f" run -j$jobs "$tmp/a.scn" "$tmp/b.scn" "$tmp/zz_slow.scn" \
         > "$tmp/out.txt" 2> "$tmp/err.txt" &
     pid=$!
@@ -29,7 +34,10 @@ for jobs in 1 2; do
     [ $rc -eq 130 ] || fail "-j$jobs: exit $rc after SIGINT, want 130"
     grep -q '^2 of 3 finished: 2 passed, 0 failed' "$tmp/err.txt" ||
         fail "-j$jobs: no summary of what finished: $(cat "$tmp/err.txt")"
-    sleep 0.3
+    n=0   # the workers end at their next statement: give them 5 s
+    while pgrep -f "$tmp/zz_slow.scn" > /dev/null && [ $n -lt 50 ]; do
+        sleep 0.1; n=$((n + 1))
+    done
     pgrep -f "$tmp/zz_slow.scn" > /dev/null && fail "-j$jobs: a worker outlived the run"
 done
 # with --output: a complete report of what finished, marked interrupted; no
@@ -37,7 +45,7 @@ done
 "$f" run --format json --output "$tmp/old.json" "$tmp/a.scn" "$tmp/zz_slow.scn" \
     > /dev/null 2>&1 &
 pid=$!
-sleep 1
+sleep 3   # a.scn takes milliseconds; a loaded runner may take a while to start
 kill -INT $pid
 wait $pid
 /usr/bin/python3 - "$tmp/old.json" <<'PY' || fail "the interrupted run's report: $(head -c 300 "$tmp/old.json")"
