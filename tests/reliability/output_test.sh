@@ -49,7 +49,7 @@ rc=$?
 [ ! -s out ] && [ $(( $(date +%s) - start )) -lt 2 ] || bad "--timeline: ran before refusing"
 # SIGINT: the finished scenarios, marked interrupted, exit 130
 "$fakegc" run slow --format json --output r.json & pid=$!
-sleep 0.3
+sleep 1   # past start-up (the handler), well inside slow/b.scn's seconds
 kill -INT $pid
 wait $pid
 rc=$?
@@ -67,7 +67,7 @@ assert all(s["status"] == "pass" for s in r["scenarios"]), r["scenarios"]
 ' || bad "SIGINT report"
 # SIGTERM with --jobs: exit 143, a complete report
 "$fakegc" run slow --jobs 2 --format json --output r.json & pid=$!
-sleep 0.3
+sleep 1
 kill -TERM $pid
 wait $pid
 rc=$?
