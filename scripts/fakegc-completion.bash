@@ -42,7 +42,7 @@ _fakegc() {
     --gc) COMPREPLY=($(compgen -W "manual auto stress" -- "$cur")); return ;;
     --sweep) COMPREPLY=($(compgen -W "eager periodic" -- "$cur")); return ;;
     --compat) COMPREPLY=($(compgen -W "pytorch-1.13" -- "$cur")); return ;;
-    --output|--dot|--timeline|--junit|--tap|--json|--text|--baseline|--out-dir)
+    --output|--dot|--objects|--timeline|--junit|--tap|--json|--text|--baseline|--out-dir)
         COMPREPLY=($(compgen -f -- "$cur"))
         return ;;
     esac
