@@ -12,6 +12,7 @@
 #   stress  a short clean stress campaign (lifecycles forked: their logs too)
 #   bench   bench --quick over one benchmark of each layer
 #   jobs    run --jobs 2: the workers' logs, not only the parent's
+#   outputs a leaking run with --dot and --objects, in process (exit 1)
 set -u
 mode=$1 fakegc=$2 src=$3
 vg=$src/scripts/valgrind-test.sh
@@ -50,6 +51,10 @@ bench)
     ;;
 jobs)
     exec "$vg" "$fakegc" run -q --jobs 2 "${small[@]}" "$src/scenarios/cycles"
+    ;;
+outputs)
+    VALGRIND_EXPECT_RC=1 exec "$vg" "$fakegc" run -q --inject strong-memo "${small[@]}" \
+        --dot "$d/g.dot" --objects "$d/o.jsonl" --format json --output "$d/r.json"
     ;;
 *)
     echo "vg_cli: unknown mode $mode" >&2
