@@ -335,6 +335,8 @@ obj *obj_new(const obj_type *type, size_t size)
 
 static void free_obj(obj *o)
 {
+    if (o->type->dispose)
+        o->type->dispose(o);
     al_pool *pool = o->type->pool;
     if (pool && pool->size == o->size)
         al_pool_put(pool, o);

@@ -84,6 +84,11 @@ struct obj_type {
      * and dropped by the thousand, e.g. finalizers). Same counters and
      * same checker view either way (alloc/al.h). */
     struct al_pool *pool;
+    /* Just before the object's memory goes (it is dead, released, and no
+     * weak holder is left): free what release had to keep because a
+     * zombie still shows it (a tensor's dims of more than four). May be
+     * NULL. */
+    void (*dispose)(obj *self);
 };
 
 

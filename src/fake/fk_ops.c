@@ -19,17 +19,19 @@ ts_tensor *fk_wrap_new(obj *mode, ts_tensor *meta, ts_device device)
  * only in-place op that changes geometry; a fake wrapping a meta tensor
  * the scenario also holds keeps its own copy otherwise, as PyTorch's
  * _make_subclass does). */
-static void refresh_from_meta(ts_tensor *f)
+static int refresh_from_meta(ts_tensor *f)
 {
     const ts_tensor *m = f->meta;
-    f->ndim = m->ndim;
-    memcpy(f->sizes, m->sizes, sizeof f->sizes);
-    memcpy(f->strides, m->strides, sizeof f->strides);
+    if (ts_set_ndim(f, m->ndim) != 0)
+        return -1;
+    memcpy(f->sizes, m->sizes, (size_t)m->ndim * sizeof *f->sizes);
+    memcpy(f->strides, m->strides, (size_t)m->ndim * sizeof *f->strides);
     f->storage_offset = m->storage_offset;
     if (m->requires_grad && !f->requires_grad) {
         f->requires_grad = 1;
         f->is_leaf = 0;
     }
+    return 0;
 }
 
 static const char non_fake_msg[] =
@@ -92,8 +94,8 @@ ts_tensor *fk_apply_in(ts_op op, ts_tensor *self, const ts_args *a, obj *active)
     if (r == m_self) {
         /* in place (or an op that returned its input): the same fake */
         obj_decref(&r->hdr);
-        if (op == TS_OP_SET_)
-            refresh_from_meta(self);
+        if (op == TS_OP_SET_ && refresh_from_meta(self) != 0)
+            return NULL;   /* the meta tensor moved; its fake could not follow */
         obj_incref(&self->hdr);
         return self;
     }

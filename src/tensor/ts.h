@@ -76,6 +76,13 @@ typedef struct ts_storage {
  * strided tensors on device meta; fake tensors are wrappers. */
 typedef enum ts_flavour { TS_REAL, TS_FAKE } ts_flavour;
 
+/* Dims up to TS_INLINE_DIM live in the tensor (dims[]); a tensor given
+ * more (by its constructor or by set_) gets an array of TS_MAX_DIM of its
+ * own, freed with the object. sizes and strides point at whichever, so
+ * t->sizes[i] reads the same either way; ts_set_ndim is the one way to
+ * change ndim. A 4x4 tensor is 304 bytes, not 480. */
+#define TS_INLINE_DIM 4
+
 typedef struct ts_tensor {
     obj hdr;                 /* kind OBJ_TENSOR */
     ts_flavour flavour;
@@ -83,8 +90,9 @@ typedef struct ts_tensor {
     ts_dtype dtype;
     ts_device device;        /* fake tensors: the device they pretend to be on */
     int ndim;
-    int64_t sizes[TS_MAX_DIM];
-    int64_t strides[TS_MAX_DIM];   /* strided only */
+    int dim_cap;             /* entries sizes and strides have room for */
+    int64_t *sizes;          /* dim_cap entries, the first ndim meaningful */
+    int64_t *strides;        /* strided only */
     int64_t storage_offset;
     ts_storage *storage;     /* strong; NULL for sparse and fake tensors */
     struct ts_tensor *base;  /* strong; the view's base (never itself a view) */
@@ -102,7 +110,13 @@ typedef struct ts_tensor {
     uint64_t source_id;      /* id of the tensor it was converted from, 0 if
                                 none; a memo hit for key K must return a fake
                                 whose source_id is K's id */
+    int64_t dims[2 * TS_INLINE_DIM];   /* inline sizes, then strides */
 } ts_tensor;
+
+/* Make t n-dimensional (0 <= n <= TS_MAX_DIM), keeping its first
+ * min(ndim, n) sizes and strides: 0, or -1 with ER_OOM when the array for
+ * more than TS_INLINE_DIM dims cannot be had (t unchanged). */
+int ts_set_ndim(ts_tensor *t, int n);
 
 static inline ts_tensor *ts_of(obj *o) { return (ts_tensor *)o; }
 int ts_is_tensor(const obj *o);                  /* kind OBJ_TENSOR */

@@ -17,6 +17,10 @@
 #include "tensor/ts.h"
 
 /* Copy n dims; src may be NULL when n is 0 (memcpy may not get NULL). */
+/* Room for n dims without changing ndim (before side effects that must
+ * not be undone): 0, or -1 with ER_OOM. */
+int ts_reserve_dims(ts_tensor *t, int n);
+
 static inline void ts_copy_dims(int64_t *dst, const int64_t *src, int n)
 {
     if (n > 0)
@@ -97,7 +101,9 @@ void ts_move_elems(int ndim, const int64_t *sizes, unsigned char *dst, const int
 /* ---- tensor internals (ts_tensor.c) ---- */
 extern ts_bugs ts_bug_flags;
 /* A zeroed tensor object: strided, real, leaf, cpu. NULL with ER_OOM. */
-ts_tensor *ts_alloc_tensor(void);
+/* A zeroed real strided f32 cpu leaf with ndim dims (sizes and strides to
+ * be written by the caller), or NULL (ER_OOM). */
+ts_tensor *ts_alloc_tensor(int ndim);
 /* A new real/meta strided tensor with its own storage. strides NULL ->
  * contiguous. Checks sizes, overflow, the byte limit. */
 ts_tensor *ts_new_strided(int ndim, const int64_t *sizes, const int64_t *strides,

@@ -471,7 +471,7 @@ static ts_tensor *binary_of(ts_op op, ts_tensor *self, const ts_args *a)
             ts_shape_broadcast(self->ndim, self->sizes, o->ndim, o->sizes, &nd, shape))
             return NULL;
     } else {
-        memcpy(shape, self->sizes, sizeof shape);
+        memcpy(shape, self->sizes, (size_t)self->ndim * sizeof *shape);
     }
     ts_dtype dt = op == TS_OP_NEG ? self->dtype : binary_dtype(self, a);
     broadcast_strides(self, nd, shape, sa);
@@ -871,13 +871,13 @@ static ts_tensor *set_of(ts_tensor *self, const ts_args *a)
     }
     if (ts_shape_check(n, sz) ||
         ts_shape_storage_bytes(n, sz, st, off, ts_dtype_size(self->dtype), &need) ||
-        ts_storage_grow(s, need))
+        ts_reserve_dims(self, n) || ts_storage_grow(s, need))
         return NULL;
     obj_incref(&s->hdr);
     ts_storage *old = self->storage;
     self->storage = s;
     obj_decref(old ? &old->hdr : NULL);
-    self->ndim = n;
+    self->ndim = n;   /* room reserved above */
     ts_copy_dims(self->sizes, sz, n);
     ts_copy_dims(self->strides, st, n);
     self->storage_offset = off;

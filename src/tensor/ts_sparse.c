@@ -71,7 +71,7 @@ static int64_t entry_position(const ts_tensor *ind, int sd, const int64_t *sizes
 static ts_tensor *coo_wrap(int ndim, const int64_t *sizes, int sd, ts_dtype dt, ts_device dev,
                            int64_t nnz, int coalesced, ts_tensor *ind, ts_tensor *val)
 {
-    ts_tensor *t = ts_alloc_tensor();
+    ts_tensor *t = ts_alloc_tensor(ndim);
     if (!t) {
         drop(ind);
         drop(val);
@@ -80,7 +80,6 @@ static ts_tensor *coo_wrap(int ndim, const int64_t *sizes, int sd, ts_dtype dt, 
     t->layout = TS_SPARSE_COO;
     t->dtype = dt;
     t->device = dev;
-    t->ndim = ndim;
     ts_copy_dims(t->sizes, sizes, ndim);
     /* PyTorch 1.13 answers stride() of a COO tensor with its default
      * strides: 1 for dim 0, then 0 (observed). */
@@ -199,7 +198,7 @@ ts_tensor *ts_sparse_csr(int64_t rows, int64_t cols, int64_t nnz, ts_dtype dt, t
         drop(col);
         return NULL;
     }
-    ts_tensor *t = ts_alloc_tensor();
+    ts_tensor *t = ts_alloc_tensor(2);
     if (!t) {
         drop(crow);
         drop(col);
@@ -219,7 +218,6 @@ ts_tensor *ts_sparse_csr(int64_t rows, int64_t cols, int64_t nnz, ts_dtype dt, t
     t->layout = TS_SPARSE_CSR;
     t->dtype = dt;
     t->device = dev;
-    t->ndim = 2;
     t->sizes[0] = rows;
     t->sizes[1] = cols;
     t->sparse_dim = 2;
@@ -362,14 +360,13 @@ ts_tensor *ts_to_sparse(ts_tensor *self, const ts_args *a)
 static ts_tensor *values_view(ts_tensor *self)
 {
     ts_tensor *src = self->values;
-    ts_tensor *v = ts_alloc_tensor();
+    ts_tensor *v = ts_alloc_tensor(src->ndim);
     if (!v)
         return NULL;
     v->dtype = src->dtype;
     v->device = src->device;
-    v->ndim = src->ndim;
-    memcpy(v->sizes, src->sizes, sizeof v->sizes);
-    memcpy(v->strides, src->strides, sizeof v->strides);
+    ts_copy_dims(v->sizes, src->sizes, src->ndim);
+    ts_copy_dims(v->strides, src->strides, src->ndim);
     v->storage_offset = src->storage_offset;
     ts_set_result_grad(v, self->requires_grad);
     obj_incref(&src->storage->hdr);
@@ -402,15 +399,14 @@ static ts_tensor *coo_clone_to(ts_tensor *self, ts_device dev, ts_dtype dt)
 
 static ts_tensor *sparse_detach(ts_tensor *self)
 {
-    ts_tensor *t = ts_alloc_tensor();
+    ts_tensor *t = ts_alloc_tensor(self->ndim);
     if (!t)
         return NULL;
     t->layout = self->layout;
     t->dtype = self->dtype;
     t->device = self->device;
-    t->ndim = self->ndim;
-    memcpy(t->sizes, self->sizes, sizeof t->sizes);
-    memcpy(t->strides, self->strides, sizeof t->strides);
+    ts_copy_dims(t->sizes, self->sizes, self->ndim);
+    ts_copy_dims(t->strides, self->strides, self->ndim);
     t->sparse_dim = self->sparse_dim;
     t->dense_dim = self->dense_dim;
     t->nnz = self->nnz;
@@ -477,7 +473,7 @@ static ts_tensor *csr_clone(ts_tensor *self)
     ts_tensor *crow = ts_clone_to(self->crow, self->device, TS_I64, 0);
     ts_tensor *col = crow ? ts_clone_to(self->col, self->device, TS_I64, 0) : NULL;
     ts_tensor *val = col ? ts_clone_to(self->values, self->device, self->dtype, 0) : NULL;
-    ts_tensor *t = val ? ts_alloc_tensor() : NULL;
+    ts_tensor *t = val ? ts_alloc_tensor(2) : NULL;
     if (!t) {
         drop(crow);
         drop(col);
@@ -487,8 +483,7 @@ static ts_tensor *csr_clone(ts_tensor *self)
     t->layout = TS_SPARSE_CSR;
     t->dtype = self->dtype;
     t->device = self->device;
-    t->ndim = 2;
-    memcpy(t->sizes, self->sizes, sizeof t->sizes);
+    ts_copy_dims(t->sizes, self->sizes, 2);
     t->sparse_dim = self->sparse_dim;
     t->nnz = self->nnz;
     t->crow = crow;

@@ -76,6 +76,48 @@ static void tensor_release(obj *self)
     obj_clear_ref(&t->mode);
 }
 
+/* The dims array of a tensor of more than TS_INLINE_DIM dims goes with
+ * its memory, not at release: a zombie still describes its shape. */
+enum { BIG_DIMS_BYTES = 2 * TS_MAX_DIM * sizeof(int64_t) };
+
+static uint64_t tensor_owned(const obj *self)
+{
+    return ts_of((obj *)self)->dim_cap > TS_INLINE_DIM ? BIG_DIMS_BYTES : 0;
+}
+
+static void tensor_dispose(obj *self)
+{
+    ts_tensor *t = ts_of(self);
+    if (t->dim_cap > TS_INLINE_DIM)
+        al_free(t->sizes, BIG_DIMS_BYTES, AL_K_OBJECT);
+    t->sizes = t->dims;
+    t->strides = t->dims + TS_INLINE_DIM;
+    t->dim_cap = TS_INLINE_DIM;
+}
+
+int ts_reserve_dims(ts_tensor *t, int n)
+{
+    if (n > t->dim_cap) {
+        int64_t *big = al_malloc(BIG_DIMS_BYTES, AL_K_OBJECT, "tensor dims");
+        if (!big)
+            return er_set(ER_OOM, "out of memory for the dims of a %d-dim tensor", n);
+        ts_copy_dims(big, t->sizes, t->ndim);
+        ts_copy_dims(big + TS_MAX_DIM, t->strides, t->ndim);
+        t->sizes = big;
+        t->strides = big + TS_MAX_DIM;
+        t->dim_cap = TS_MAX_DIM;
+    }
+    return 0;
+}
+
+int ts_set_ndim(ts_tensor *t, int n)
+{
+    if (ts_reserve_dims(t, n) != 0)
+        return -1;
+    t->ndim = n;
+    return 0;
+}
+
 static void tensor_describe(const obj *self, char *buf, size_t n)
 {
     const ts_tensor *t = (const ts_tensor *)self;
@@ -104,9 +146,10 @@ const obj_type ts_tensor_type = {
     .traverse = tensor_traverse,
     .traverse_weak = NULL,
     .release = tensor_release,
-    .owned_bytes = NULL,   /* everything it owns is another object */
+    .owned_bytes = tensor_owned,   /* the dims of more than TS_INLINE_DIM */
     .describe = tensor_describe,
     .pool = &tensor_pool,
+    .dispose = tensor_dispose,
 };
 
 /* ---- predicates ---- */
@@ -140,11 +183,18 @@ void ts_set_result_grad(ts_tensor *out, int requires_grad)
 
 /* ---- construction ---- */
 
-ts_tensor *ts_alloc_tensor(void)
+ts_tensor *ts_alloc_tensor(int ndim)
 {
     ts_tensor *t = (ts_tensor *)obj_new(&ts_tensor_type, sizeof(ts_tensor));
     if (!t)
         return NULL;
+    t->sizes = t->dims;
+    t->strides = t->dims + TS_INLINE_DIM;
+    t->dim_cap = TS_INLINE_DIM;
+    if (ts_set_ndim(t, ndim) != 0) {
+        obj_decref(&t->hdr);
+        return NULL;
+    }
     t->flavour = TS_REAL;
     t->layout = TS_STRIDED;
     t->dtype = TS_F32;
@@ -180,7 +230,7 @@ ts_tensor *ts_new_strided(int ndim, const int64_t *sizes, const int64_t *strides
     ts_storage *s = ts_storage_new(nbytes, dev, raw);
     if (!s)
         return NULL;
-    ts_tensor *t = ts_alloc_tensor();
+    ts_tensor *t = ts_alloc_tensor(ndim);
     if (!t) {
         obj_decref(&s->hdr);
         return NULL;
@@ -188,7 +238,6 @@ ts_tensor *ts_new_strided(int ndim, const int64_t *sizes, const int64_t *strides
     t->storage = s;
     t->dtype = dt;
     t->device = dev;
-    t->ndim = ndim;
     ts_copy_dims(t->sizes, sizes, ndim);
     ts_copy_dims(t->strides, st, ndim);
     if (s->data && (init == TS_INIT_ONES || init == TS_INIT_RAND))
@@ -279,14 +328,13 @@ ts_tensor *ts_from_storage(ts_storage *s, int ndim, const int64_t *sizes,
     }
     if (check_in_storage(s, ndim, sizes, strides, offset, dt))
         return NULL;
-    ts_tensor *t = ts_alloc_tensor();
+    ts_tensor *t = ts_alloc_tensor(ndim);
     if (!t)
         return NULL;
     obj_incref(&s->hdr);
     t->storage = s;
     t->dtype = dt;
     t->device = s->device;
-    t->ndim = ndim;
     ts_copy_dims(t->sizes, sizes, ndim);
     ts_copy_dims(t->strides, strides, ndim);
     t->storage_offset = offset;
@@ -301,13 +349,12 @@ ts_tensor *ts_make_view(ts_tensor *self, int ndim, const int64_t *sizes,
                TS_MAX_DIM);
         return NULL;
     }
-    ts_tensor *v = ts_alloc_tensor();
+    ts_tensor *v = ts_alloc_tensor(ndim);
     if (!v)
         return NULL;
     ts_tensor *base = self->base ? self->base : self;
     v->dtype = self->dtype;
     v->device = self->device;
-    v->ndim = ndim;
     ts_copy_dims(v->sizes, sizes, ndim);
     ts_copy_dims(v->strides, strides, ndim);
     v->storage_offset = offset;
@@ -330,16 +377,15 @@ ts_tensor *ts_fake_new(ts_tensor *meta, obj *mode, ts_device device, uint64_t so
         er_set(ER_TYPE, "ts_fake_new: the wrapped tensor must be a meta tensor");
         return NULL;
     }
-    ts_tensor *f = ts_alloc_tensor();
+    ts_tensor *f = ts_alloc_tensor(meta->ndim);
     if (!f)
         return NULL;
     f->flavour = TS_FAKE;
     f->layout = meta->layout;
     f->dtype = meta->dtype;
     f->device = ts_device_norm(device);
-    f->ndim = meta->ndim;
-    memcpy(f->sizes, meta->sizes, sizeof f->sizes);
-    memcpy(f->strides, meta->strides, sizeof f->strides);
+    ts_copy_dims(f->sizes, meta->sizes, meta->ndim);
+    ts_copy_dims(f->strides, meta->strides, meta->ndim);
     f->storage_offset = meta->storage_offset;
     f->requires_grad = meta->requires_grad;
     f->is_leaf = meta->is_leaf;

@@ -36,7 +36,10 @@ static ts_tensor *reshape_of(ts_tensor *self, const ts_args *a)
     ts_tensor *c = ts_clone_to(self, self->device, self->dtype, 1);
     if (!c)
         return NULL;
-    c->ndim = a->n;
+    if (ts_set_ndim(c, a->n) != 0) {
+        obj_decref(&c->hdr);
+        return NULL;
+    }
     memcpy(c->sizes, shape, (size_t)a->n * sizeof *shape);
     ts_shape_contig_strides(a->n, shape, c->strides);
     return c;
@@ -48,8 +51,8 @@ static ts_tensor *transpose_of(ts_tensor *self, int64_t d0, int64_t d1)
     if (ts_wrap_dim(d0, self->ndim, 1, &a0) || ts_wrap_dim(d1, self->ndim, 1, &a1))
         return NULL;
     int64_t sz[TS_MAX_DIM], st[TS_MAX_DIM];
-    memcpy(sz, self->sizes, sizeof sz);
-    memcpy(st, self->strides, sizeof st);
+    ts_copy_dims(sz, self->sizes, self->ndim);
+    ts_copy_dims(st, self->strides, self->ndim);
     if (self->ndim > 0) {
         int64_t t = sz[a0]; sz[a0] = sz[a1]; sz[a1] = t;
         t = st[a0]; st[a0] = st[a1]; st[a1] = t;
@@ -85,8 +88,8 @@ static ts_tensor *slice_of(ts_tensor *self, int64_t dim, int64_t start, int64_t 
     else if (end >= size)
         end = size;
     int64_t sz[TS_MAX_DIM], st[TS_MAX_DIM], off;
-    memcpy(sz, self->sizes, sizeof sz);
-    memcpy(st, self->strides, sizeof st);
+    ts_copy_dims(sz, self->sizes, self->ndim);
+    ts_copy_dims(st, self->strides, self->ndim);
     int64_t len = end - start;
     sz[d] = len == 0 ? 0 : (len - 1) / step + 1;
     if (__builtin_mul_overflow(start, st[d], &off) ||
@@ -289,14 +292,13 @@ static ts_tensor *diagonal_of(ts_tensor *self, const ts_args *a)
 static ts_tensor *detach_of(ts_tensor *self)
 {
     /* Shares the storage but is not a view (no base), as in PyTorch. */
-    ts_tensor *t = ts_alloc_tensor();
+    ts_tensor *t = ts_alloc_tensor(self->ndim);
     if (!t)
         return NULL;
     t->dtype = self->dtype;
     t->device = self->device;
-    t->ndim = self->ndim;
-    memcpy(t->sizes, self->sizes, sizeof t->sizes);
-    memcpy(t->strides, self->strides, sizeof t->strides);
+    ts_copy_dims(t->sizes, self->sizes, self->ndim);
+    ts_copy_dims(t->strides, self->strides, self->ndim);
     t->storage_offset = self->storage_offset;
     t->neg = self->neg;
     t->conj = self->conj;
@@ -444,12 +446,11 @@ static ts_tensor *view_dtype_of(ts_tensor *self, ts_dtype dt)
             off /= r;
         }
     }
-    ts_tensor *t = ts_alloc_tensor();
+    ts_tensor *t = ts_alloc_tensor(n);
     if (!t)
         return NULL;
     t->dtype = dt;
     t->device = self->device;
-    t->ndim = n;
     ts_copy_dims(t->sizes, sz, n);
     ts_copy_dims(t->strides, st, n);
     t->storage_offset = off;

@@ -255,7 +255,9 @@ Test(tensor, traverse_labels)
     cr_assert_eq(a->hdr.strong, 1, "released view dropped its base");
     ts_tensor_type.release(&v->hdr);
     cr_assert_eq(a->hdr.strong, 1);
-    cr_assert_eq(ts_tensor_type.owned_bytes, NULL, "a tensor owns no buffer of its own");
+    uint64_t own = ts_tensor_type.owned_bytes(&a->hdr);
+    cr_assert_eq(own, 0, "a tensor of <= %d dims owns no buffer, got %llu", TS_INLINE_DIM,
+                 (unsigned long long)own);
     tt_drop(f);
     obj_decref(mode);
     tt_drop(m);
@@ -572,4 +574,41 @@ Test(tensor, bug_early_free_off_keeps_storage)
     tt_drop(z);
     tt_drop(a);
     tt_end();
+}
+
+/* Dims past TS_INLINE_DIM: an array of the tensor's own (counted as its
+ * bytes), made by the constructor or by set_ to a higher rank, and kept
+ * while a zombie still describes its shape. */
+Test(tensor, dims_beyond_inline)
+{
+    int64_t s6[6] = {1, 2, 1, 3, 1, 2}, s2[2] = {3, 4};
+    ts_tensor *big = tt_ok(ts_empty(6, s6, TS_F32, ts_cpu(), TS_INIT_ZEROS, 0));
+    uint64_t own = ts_tensor_type.owned_bytes(&big->hdr);
+    cr_assert_eq(own, 2 * TS_MAX_DIM * sizeof(int64_t), "6 dims own %llu bytes",
+                 (unsigned long long)own);
+    cr_assert_eq(big->ndim, 6, "ndim %d", big->ndim);
+    cr_assert_eq(big->sizes[5], 2, "sizes[5] %lld", (long long)big->sizes[5]);
+    cr_assert_eq(big->strides[0], 12, "strides[0] %lld", (long long)big->strides[0]);
+    ts_tensor *small = tt_ok(ts_empty(2, s2, TS_F32, ts_cpu(), TS_INIT_ZEROS, 0));
+    ts_args a = {0};
+    a.other = big;
+    ts_tensor *r = tt_ok(ts_apply(TS_OP_SET_, small, &a));
+    cr_assert_eq(r, small, "set_ is in place");
+    cr_assert_eq(small->ndim, 6, "set_ made it %d-dim", small->ndim);
+    for (int i = 0; i < 6; i++)
+        cr_expect_eq(small->sizes[i], s6[i], "size %d: %lld, want %lld", i,
+                     (long long)small->sizes[i], (long long)s6[i]);
+    own = ts_tensor_type.owned_bytes(&small->hdr);
+    cr_assert_eq(own, 2 * TS_MAX_DIM * sizeof(int64_t), "after set_ %llu bytes",
+                 (unsigned long long)own);
+    /* a zombie still describes its shape */
+    obj_weak_incref(&small->hdr);
+    obj_decref(&r->hdr);
+    tt_drop(small);
+    cr_assert(obj_expired(&small->hdr), "small is a zombie");
+    char d[128];
+    ts_tensor_type.describe(&small->hdr, d, sizeof d);
+    cr_expect(strstr(d, "[1, 2, 1, 3, 1, 2]") != NULL, "zombie describes %s", d);
+    obj_weak_decref(&small->hdr);
+    tt_drop(big);
 }
