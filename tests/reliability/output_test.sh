@@ -15,7 +15,7 @@ printf 't = empty(1)\n' > ok.scn
 printf 't = empty(1\n' > broken.scn
 mkdir slow
 cp ok.scn slow/a.scn
-printf 'repeat 3000000\n  t = empty(4)\n  u = t.t()\nend\n' > slow/b.scn
+printf 'repeat 30000000\n  t = empty(4)\n  u = t.t()\nend\n' > slow/b.scn
 cp slow/b.scn slow/c.scn
 
 # a parse error replaces the previous report (it was truncated to 0) with a
@@ -49,7 +49,7 @@ rc=$?
 [ ! -s out ] && [ $(( $(date +%s) - start )) -lt 2 ] || bad "--timeline: ran before refusing"
 # SIGINT: the finished scenarios, marked interrupted, exit 130
 "$fakegc" run slow --format json --output r.json & pid=$!
-sleep 1   # past start-up (the handler), well inside slow/b.scn's seconds
+sleep 1   # past start-up (the handler), well inside slow/b.scn (tens of seconds)
 kill -INT $pid
 wait $pid
 rc=$?
