@@ -984,7 +984,7 @@ void m_set_(model *m, int32_t t, int32_t src)
 /* view(dtype), same element size: view_dtype in PyTorch 1.13.1 makes an
  * alias with a new TensorImpl over the storage; _base is None and it does
  * not require grad. */
-int32_t m_view_dtype(model *m, int32_t t, uint8_t dtype)
+int32_t m_alias(model *m, int32_t t, uint8_t dtype, uint16_t flags)
 {
     int32_t r = m_new(m, NK_TENSOR);
     if (r < 0)
@@ -997,8 +997,13 @@ int32_t m_view_dtype(model *m, int32_t t, uint8_t dtype)
     memcpy(y->sizes, x->sizes, sizeof y->sizes);
     memcpy(y->strides, x->strides, sizeof y->strides);
     y->offset = x->offset;
-    y->flags = (uint16_t)(NF_LEAF | (x->flags & NF_USTR));
+    y->flags = flags;
     y->storage = x->storage;
     m_ref(m, x->storage);
     return r;
+}
+
+int32_t m_view_dtype(model *m, int32_t t, uint8_t dtype)
+{
+    return m_alias(m, t, dtype, (uint16_t)(NF_LEAF | (m->n[t].flags & NF_USTR)));
 }

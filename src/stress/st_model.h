@@ -144,6 +144,9 @@ void m_free(model *m);
 int32_t m_new(model *m, uint8_t kind);            /* rc 1, alive; -1 on OOM */
 static inline mnode *M(model *m, int32_t i) { return &m->n[i]; }
 void m_ref(model *m, int32_t i);                  /* i may be -1 */
+/* A new tensor node with t's device, geometry and storage (a reference
+ * taken), the given dtype and flags: its index, or -1 on OOM. */
+int32_t m_alias(model *m, int32_t t, uint8_t dtype, uint16_t flags);
 void m_unref(model *m, int32_t i);                /* may kill; drains */
 void m_set_edge(model *m, int32_t *slot, int32_t v);   /* ref v, unref old */
 

@@ -825,32 +825,12 @@ static int32_t mk_view(model *m, int32_t ti, const mplan *p)
     return r;
 }
 
-/* a new tensor node over ti's storage (or part) with src's geometry */
-static int32_t share(model *m, int32_t src, uint8_t dtype, uint16_t flags)
-{
-    int32_t r = m_new(m, NK_TENSOR);
-    if (r < 0)
-        return -1;
-    mnode *x = &m->n[r];
-    const mnode *t = &m->n[src];
-    x->dtype = dtype;
-    x->dev = t->dev;
-    x->ndim = t->ndim;
-    memcpy(x->sizes, t->sizes, sizeof x->sizes);
-    memcpy(x->strides, t->strides, sizeof x->strides);
-    x->offset = t->offset;
-    x->flags = flags;
-    x->storage = t->storage;
-    m_ref(m, t->storage);
-    return r;
-}
-
 static int32_t mk_detach(model *m, int32_t ti, const mplan *p)
 {
     const mnode *t = &m->n[ti];
     (void)p;
-    return share(m, ti, t->dtype,
-                 (uint16_t)((t->flags & (NF_NEG | NF_CONJ | NF_QUANT | NF_USTR)) | NF_LEAF));
+    return m_alias(m, ti, t->dtype,
+                   (uint16_t)((t->flags & (NF_NEG | NF_CONJ | NF_QUANT | NF_USTR)) | NF_LEAF));
 }
 
 /* a sparse detach: a new tensor sharing the input's parts */
@@ -917,14 +897,14 @@ static int32_t mk_csr_clone(model *m, int32_t ti, const mplan *p)
 static int32_t mk_indices(model *m, int32_t ti, const mplan *p)
 {
     (void)p;
-    return share(m, m->n[ti].ind, D_I64, NF_LEAF);
+    return m_alias(m, m->n[ti].ind, D_I64, NF_LEAF);
 }
 
 /* values(): a view of the input over its values' storage */
 static int32_t mk_values(model *m, int32_t ti, const mplan *p)
 {
     int32_t val = m->n[ti].val;
-    int32_t r = share(m, val, m->n[val].dtype, (uint16_t)(p->rg ? NF_RG : NF_LEAF));
+    int32_t r = m_alias(m, val, m->n[val].dtype, (uint16_t)(p->rg ? NF_RG : NF_LEAF));
     if (r < 0)
         return -1;
     m->n[r].base = ti;
