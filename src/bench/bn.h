@@ -153,7 +153,8 @@ double bn_calibrate(double *spread);
  * counted; wall time when either side lacks it), and widens the tolerance
  * to twice the larger spread between repeats of the two runs when that is
  * larger, but never past 4x the tolerance: a regression must stand out of
- * the measured noise. Prints the noise it saw (the spread of the
+ * the measured noise, and be more than one calibration-loop iteration
+ * (calibration_ns) per operation. Prints the noise it saw (the spread of the
  * calibration loop and of the noisiest benchmark). Returns the number of
  * regressions. (Dividing by the calibration loop was tried: on a machine
  * shared by 7 busy processes the loop's median moved 7x between runs, and

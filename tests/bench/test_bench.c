@@ -397,6 +397,18 @@ Test(bench, gate_uses_cpu_time_and_noise)
     /* but never past 4x the tolerance: a 3x slow-down with wild noise fails */
     r[1].cpu_ns_per_op = 300, r[1].max_ns = 3000;
     cr_expect_eq(bn_compare_gate(r, 2, &b, 25, 1.0, 0.1, NULL), 1);
+    /* a few-ns operation 28% slower by less than one calibration iteration
+     * (cache placement between two runs) is not a regression; 2 ns is */
+    bn_base_entry t[1] = {{"t", 2.8, 2.8, 2.9, 2.8}};
+    b.e = t;
+    b.n = 1;
+    bn_result q[1] = {mk("t", 3.6)};
+    q[0].cpu_ns_per_op = 3.6, q[0].min_ns = 3.5, q[0].max_ns = 3.7;
+    size_t reg = bn_compare_gate(q, 1, &b, 25, 1.45, 0.02, NULL);
+    cr_expect_eq(reg, 0, "0.8 ns under a 1.45 ns iteration: %zu regressions", reg);
+    q[0].cpu_ns_per_op = 4.8;
+    reg = bn_compare_gate(q, 1, &b, 25, 1.45, 0.02, NULL);
+    cr_expect_eq(reg, 1, "2 ns over a 1.45 ns iteration: %zu regressions", reg);
 }
 
 /* A stress lifecycle that fails its checks (here because a bug is injected
