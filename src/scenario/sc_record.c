@@ -101,31 +101,37 @@ size_t sc_examples(const sc_vm *vm)
     return vm->o->examples ? vm->o->examples : 3;
 }
 
+/* The fields a summary fills, in a scenario or a failure. */
+typedef struct sum_dst {
+    hp_group **groups; size_t *ngroups;
+    hp_retained **examples; size_t *nexamples;
+    hp_top **top; size_t *ntop;
+    uint64_t *total;
+} sum_dst;
+
+/* Free what d holds, then move sm into it (sm is left empty). */
+static void move_summary(hp_summary *sm, sum_dst d)
+{
+    hp_summary old = {0, 0, *d.groups, *d.ngroups, *d.examples, *d.nexamples, *d.top, *d.ntop};
+    hp_summary_free(&old);
+    *d.examples = sm->examples;
+    *d.nexamples = sm->nexamples;
+    *d.groups = sm->groups;
+    *d.ngroups = sm->ngroups;
+    *d.top = sm->top;
+    *d.ntop = sm->ntop;
+    *d.total = sm->total;
+    memset(sm, 0, sizeof *sm);
+}
+
 void sc_summary_to_scenario(hp_summary *sm, rp_scenario *out)
 {
-    hp_summary old = {0, 0, out->groups, out->ngroups, out->retained, out->nretained,
-                      out->top, out->ntop};
-    hp_summary_free(&old);
-    out->retained = sm->examples;
-    out->nretained = sm->nexamples;
-    out->groups = sm->groups;
-    out->ngroups = sm->ngroups;
-    out->top = sm->top;
-    out->ntop = sm->ntop;
-    out->retained_total = sm->total;
-    memset(sm, 0, sizeof *sm);
+    move_summary(sm, (sum_dst){&out->groups, &out->ngroups, &out->retained, &out->nretained,
+                               &out->top, &out->ntop, &out->retained_total});
 }
 
 void sc_summary_to_failure(hp_summary *sm, rp_failure *f)
 {
-    hp_summary old = {0, 0, f->groups, f->ngroups, f->objects, f->nobjects, f->top, f->ntop};
-    hp_summary_free(&old);
-    f->objects = sm->examples;
-    f->nobjects = sm->nexamples;
-    f->groups = sm->groups;
-    f->ngroups = sm->ngroups;
-    f->top = sm->top;
-    f->ntop = sm->ntop;
-    f->objects_total = sm->total;
-    memset(sm, 0, sizeof *sm);
+    move_summary(sm, (sum_dst){&f->groups, &f->ngroups, &f->objects, &f->nobjects, &f->top,
+                               &f->ntop, &f->objects_total});
 }
