@@ -330,8 +330,14 @@ static int32_t vtensor(gen *g, int s)
     return i;
 }
 
+/* Bind the statement's result to a variable slot, or drop it (slot < 0:
+ * an expression statement). */
 static void bind(gen *g, int slot, int32_t node)
 {
+    if (slot < 0) {
+        m_unref(&g->m, node);
+        return;
+    }
     int32_t old = g->m.var[slot];
     g->m.var[slot] = node;      /* takes the statement's reference */
     m_unref(&g->m, old);
@@ -688,10 +694,7 @@ static int act_fake(gen *g, const st_action *a)
     int32_t f = m_fake(&g->m, md, ti, dev, fdev);
     if (f < 0)
         return -1;
-    if (a->dst >= 0)
-        bind(g, a->dst, f);
-    else
-        m_unref(&g->m, f);
+    bind(g, a->dst, f);
     return 1;
 }
 
@@ -721,10 +724,7 @@ static int act_cfake(gen *g, const st_action *a)
     int32_t f = m_convert(&g->m, md, ti, owner->node);
     if (f < 0)
         return -1;
-    if (a->dst >= 0)
-        bind(g, a->dst, f);
-    else
-        m_unref(&g->m, f);
+    bind(g, a->dst, f);
     return 1;
 }
 
@@ -742,10 +742,7 @@ static int act_meta(gen *g, const st_action *a)
     int32_t r = m_meta_convert(&g->m, md, ti);
     if (r < 0)
         return -1;
-    if (a->dst >= 0)
-        bind(g, a->dst, r);
-    else
-        m_unref(&g->m, r);
+    bind(g, a->dst, r);
     return 1;
 }
 
