@@ -1,10 +1,15 @@
 /* wt.c - weak-keyed tables.
  *
- * Separate chaining: a power-of-two array of bucket heads, entries chained
- * through `next`, the bucket picked by Fibonacci hashing of the key id (or
- * of the key address in WT_KEY_ADDRESS mode). Each entry is one allocation;
- * its two obj_cb registrations (remove on key / value death) are only
- * allocated when the table has one of those flags.
+ * Open addressing: a power-of-two array of 16-byte slots {tag, entry}, the
+ * tag being the key's identity word (its id, or its address in
+ * WT_KEY_ADDRESS mode), so that a probe compares keys without touching the
+ * entry: a miss or a mismatch reads slots only (one cache line, usually).
+ * Linear probing from the home slot, picked by Fibonacci hashing of the tag
+ * (the high bits of tag * 2^64/phi); deletion by backward shift, so there
+ * are no tombstones and a probe ends at the first empty slot. Each entry is
+ * one pool allocation at a stable address (its obj_cb registrations and
+ * e->table are what a key's or value's death finds it by); the callback
+ * pair is only allocated when the table has one of the removal flags.
  *
  * Re-entrancy: dropping an entry's references can kill objects whose
  * callbacks use this very table (or free it). Every operation that drops
@@ -23,7 +28,6 @@
 #include "scr.h"
 
 typedef struct wt_entry {
-    struct wt_entry *next;
     obj *key;              /* header; in address mode possibly freed memory */
     uint64_t key_id;
     obj *value;
@@ -33,11 +37,19 @@ typedef struct wt_entry {
     obj_cb val_cb;
 } wt_entry;
 
+/* An empty slot is {0, NULL}. Ids start at 1 and addresses are not NULL,
+ * so no key has the tag 0. */
+typedef struct wt_slot {
+    uint64_t tag;
+    wt_entry *e;
+} wt_slot;
+
 struct wt_table {
-    wt_entry **buckets;
-    size_t nbuckets;       /* 0 or a power of two >= MIN_BUCKETS */
-    size_t cap;            /* buckets allocated (>= nbuckets; shrinks lag) */
-    unsigned shift;        /* 64 - log2(nbuckets) */
+    wt_slot *slots;
+    size_t nslots;         /* 0 or a power of two >= MIN_SLOTS */
+    size_t cap;            /* slots allocated (>= nslots; shrinks lag) */
+    size_t mask;           /* nslots - 1 (0 without slots) */
+    unsigned shift;        /* 64 - log2(nslots) */
     size_t count;
     wt_key_mode km;
     wt_val_mode vm;
@@ -46,7 +58,12 @@ struct wt_table {
     const char *label;
 };
 
-enum { MIN_BUCKETS = 8 };
+/* The load policy (wt.h states it): grow past GROW_NUM/GROW_DEN, fail a
+ * put whose growth failed past MAX_LOAD_NUM/8, halve below 1/SHRINK_DIV. */
+enum { MIN_SLOTS = 8, GROW_NUM = 3, GROW_DEN = 4, MAX_LOAD_NUM = 7, SHRINK_DIV = 8 };
+
+static size_t grow_at(size_t nslots) { return nslots / GROW_DEN * GROW_NUM; }
+static size_t max_load(size_t nslots) { return nslots / 8 * MAX_LOAD_NUM; }
 
 /* Entries come from two pools (with and without the callback pair): a miss
  * makes three, a lifecycle drops them; same counters, checker view and
@@ -60,53 +77,72 @@ static al_pool *pool_of(const wt_table *t) { return &entry_pool[t->flags != 0]; 
 
 static const char *label_of(const wt_table *t) { return t->label ? t->label : "table"; }
 
-/* --- hashing ------------------------------------------------------------ */
+/* --- hashing and probing ---------------------------------------------------- */
 
-static size_t slot_of(const wt_table *t, uint64_t h)
+static size_t home_of(const wt_table *t, uint64_t tag)
 {
-    return (size_t)((h * 0x9E3779B97F4A7C15ull) >> t->shift);
+    return (size_t)((tag * 0x9E3779B97F4A7C15ull) >> t->shift);
 }
 
-static uint64_t key_hash(const wt_table *t, const obj *key)
+static uint64_t key_tag(const wt_table *t, const obj *key)
 {
     return t->km == WT_KEY_ADDRESS ? (uint64_t)(uintptr_t)key : key->id;
 }
 
-static uint64_t entry_hash(const wt_table *t, const wt_entry *e)
+static uint64_t entry_tag(const wt_table *t, const wt_entry *e)
 {
     return t->km == WT_KEY_ADDRESS ? (uint64_t)(uintptr_t)e->key : e->key_id;
 }
 
-static int matches(const wt_table *t, const wt_entry *e, const obj *key)
+/* The slot holding tag, or the empty slot where the probe for it ends
+ * (there is always one: the load stays below MAX_LOAD). t has slots. */
+static size_t probe(const wt_table *t, uint64_t tag)
 {
-    return t->km == WT_KEY_ADDRESS ? e->key == key : e->key_id == key->id;
-}
-
-static wt_entry *find(const wt_table *t, const obj *key)
-{
-    if (!t->nbuckets || !key)
-        return NULL;
-    wt_entry *e = t->buckets[slot_of(t, key_hash(t, key))];
-    while (e && !matches(t, e, key))
-        e = e->next;
-    return e;
-}
-
-static wt_entry *find_id(const wt_table *t, uint64_t id)
-{
-    if (!t->nbuckets)
-        return NULL;
-    if (t->km != WT_KEY_ADDRESS) {
-        wt_entry *e = t->buckets[slot_of(t, id)];
-        while (e && e->key_id != id)
-            e = e->next;
-        return e;
+    size_t i = home_of(t, tag);
+    for (;;) {
+        const wt_slot *s = &t->slots[i];
+        if (s->tag == tag || !s->e)
+            return i;
+        i = (i + 1) & t->mask;
     }
-    for (size_t b = 0; b < t->nbuckets; b++)
-        for (wt_entry *e = t->buckets[b]; e; e = e->next)
-            if (e->key_id == id)
-                return e;
-    return NULL;
+}
+
+/* The slot of key's entry, or -1 (as size_t) when absent. */
+static size_t find(const wt_table *t, const obj *key)
+{
+    if (!t->nslots || !key)
+        return (size_t)-1;
+    size_t i = probe(t, key_tag(t, key));
+    return t->slots[i].e ? i : (size_t)-1;
+}
+
+static size_t find_id(const wt_table *t, uint64_t id)
+{
+    if (!t->nslots)
+        return (size_t)-1;
+    if (t->km != WT_KEY_ADDRESS) {
+        size_t i = probe(t, id);
+        return t->slots[i].e ? i : (size_t)-1;
+    }
+    for (size_t i = 0; i < t->nslots; i++)
+        if (t->slots[i].e && t->slots[i].e->key_id == id)
+            return i;
+    return (size_t)-1;
+}
+
+static wt_entry *entry_at(const wt_table *t, size_t i)
+{
+    return i == (size_t)-1 ? NULL : t->slots[i].e;
+}
+
+/* The slot of an entry known to be in the table (found from the entry,
+ * as a death callback does). */
+static size_t slot_of_entry(const wt_table *t, const wt_entry *e)
+{
+    size_t i = home_of(t, entry_tag(t, e));
+    while (t->slots[i].e != e)
+        i = (i + 1) & t->mask;
+    return i;
 }
 
 static unsigned log2_of(size_t n)
@@ -117,31 +153,57 @@ static unsigned log2_of(size_t n)
     return k;
 }
 
-/* Rehash into n buckets. -1 (nothing changed) when the array cannot be had. */
-static int resize(wt_table *t, size_t n)
+static void set_size(wt_table *t, size_t n)
 {
-    wt_entry **nb = al_calloc(n, sizeof *nb, AL_K_MEMO, label_of(t));
-    if (!nb)
+    t->nslots = n;
+    t->mask = n ? n - 1 : 0;
+    t->shift = n ? 64 - log2_of(n) : 0;
+}
+
+/* Put a slot's contents at the end of its probe (the tag is absent). */
+static void place(wt_table *t, wt_slot s)
+{
+    size_t i = home_of(t, s.tag);
+    while (t->slots[i].e)
+        i = (i + 1) & t->mask;
+    t->slots[i] = s;
+}
+
+/* Grow into a new array of n slots. The home slot keeps the hash's high
+ * bits, so old slots read in order land in about ascending new slots: the
+ * rehash streams through both arrays and never reads an entry. -1 (nothing
+ * changed) when the array cannot be had. */
+static int grow(wt_table *t, size_t n)
+{
+    wt_slot *ns = al_calloc(n, sizeof *ns, AL_K_MEMO, label_of(t));
+    if (!ns)
         return -1;
-    unsigned shift = 64 - log2_of(n);
-    wt_table tmp = *t;
-    tmp.shift = shift;
-    for (size_t b = 0; b < t->nbuckets; b++) {
-        wt_entry *e = t->buckets[b];
-        while (e) {
-            wt_entry *next = e->next;
-            size_t s = slot_of(&tmp, entry_hash(t, e));
-            e->next = nb[s];
-            nb[s] = e;
-            e = next;
+    wt_slot *old = t->slots;
+    size_t oldn = t->nslots, oldcap = t->cap;
+    t->slots = ns;
+    t->cap = n;
+    set_size(t, n);
+    for (size_t i = 0; i < oldn; i++)
+        if (old[i].e)
+            place(t, old[i]);
+    al_free(old, oldcap * sizeof *old, AL_K_MEMO);
+    return 0;
+}
+
+/* Empty slot i by backward shift: each later slot of the cluster whose
+ * home is not in (i, j] moves back into the hole, so every entry stays
+ * reachable from its home without crossing an empty slot. */
+static void delete_at(wt_table *t, size_t i)
+{
+    size_t mask = t->mask;
+    for (size_t j = (i + 1) & mask; t->slots[j].e; j = (j + 1) & mask) {
+        size_t home = home_of(t, t->slots[j].tag);
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            t->slots[i] = t->slots[j];
+            i = j;
         }
     }
-    al_free(t->buckets, t->cap * sizeof *nb, AL_K_MEMO);
-    t->buckets = nb;
-    t->nbuckets = n;
-    t->cap = n;
-    t->shift = shift;
-    return 0;
+    t->slots[i] = (wt_slot){0, NULL};
 }
 
 /* --- references held by entries -------------------------------------------- */
@@ -194,60 +256,60 @@ static void entry_drop(wt_table *t, wt_entry *e)
     drop_key(km, k);
 }
 
-/* Halve the bucket count in place: with Fibonacci hashing the slot of a key
- * in n/2 buckets is its slot in n buckets shifted right by one, so buckets
- * 2i and 2i+1 become bucket i by concatenating two chains. No entry is
- * rehashed and nothing is allocated, so a burst of removes costs no
- * allocator calls (a calloc per halving used to make glibc consolidate
- * every entry freed since the last one: 20x the 1k cost at 1M entries). */
+/* Halve the slot count in place: the live slots go to scratch (scr.h: no
+ * heap allocation), the array is cleared and they are placed again in its
+ * first half. A burst of removes so costs no allocator calls (a calloc per
+ * halving used to make glibc consolidate every entry freed since the last
+ * one). Without scratch the table stays bigger. */
+static scr shrink_scr;
+
 static void halve_in_place(wt_table *t)
 {
-    size_t n = t->nbuckets / 2;
-    wt_entry **b = t->buckets;
-    for (size_t i = 0; i < n; i++) {
-        wt_entry *a = b[2 * i], *c = b[2 * i + 1];
-        if (a && c) {
-            wt_entry *tail = a;
-            while (tail->next)
-                tail = tail->next;
-            tail->next = c;
-        }
-        b[i] = a ? a : c;
+    wt_slot *v = scr_reserve(&shrink_scr, (t->count + 1) * sizeof *v);
+    if (!v)
+        return;
+    size_t n = 0, old = t->nslots;
+    for (size_t i = 0; i < old; i++) {     /* branch-free: the slots are sparse */
+        v[n] = t->slots[i];
+        n += t->slots[i].e != NULL;
     }
-    t->nbuckets = n;
-    t->shift++;
+    set_size(t, old / 2);
+    memset(t->slots, 0, t->nslots * sizeof *t->slots);   /* the rest is spare */
+    for (size_t i = 0; i < n; i++)
+        place(t, v[i]);
 }
 
-/* Shrink at load 1/8 (in place), and give the array's memory back once it
- * is 8 times what is used: one realloc per factor of 8, not per halving. */
+/* Halve below load 1/SHRINK_DIV (in place), and give the array's memory
+ * back once it is 8 times what is used: one realloc per factor of 8, not
+ * per halving. */
 static void maybe_shrink(wt_table *t)
 {
-    if (t->nbuckets <= MIN_BUCKETS || t->count >= t->nbuckets / 8)
+    if (t->nslots <= MIN_SLOTS || t->count >= t->nslots / SHRINK_DIV)
         return;
     halve_in_place(t);
-    if (t->nbuckets * 8 <= t->cap) {
-        wt_entry **nb = al_realloc(t->buckets, t->cap * sizeof *nb,
-                                   t->nbuckets * sizeof *nb, AL_K_MEMO, label_of(t));
-        if (nb) {                       /* a failed shrink keeps the bigger array */
-            t->buckets = nb;
-            t->cap = t->nbuckets;
+    if (t->nslots * 8 <= t->cap) {
+        wt_slot *ns = al_realloc(t->slots, t->cap * sizeof *ns,
+                                 t->nslots * sizeof *ns, AL_K_MEMO, label_of(t));
+        if (ns) {                       /* a failed shrink keeps the bigger array */
+            t->slots = ns;
+            t->cap = t->nslots;
         }
     }
 }
 
-/* Unlink e, shrink if due, drop it; one drain session. */
-static void entry_remove(wt_table *t, wt_entry *e)
+/* Empty slot i, shrink if due, drop its entry; one drain session. */
+static void remove_at(wt_table *t, size_t i)
 {
     int prev = obj_int_drain_enter();
-    wt_entry **link = &t->buckets[slot_of(t, entry_hash(t, e))];
-    while (*link != e)
-        link = &(*link)->next;
-    *link = e->next;
+    wt_entry *e = t->slots[i].e;
+    delete_at(t, i);
     t->count--;
     maybe_shrink(t);
     entry_drop(t, e);
     obj_int_drain_exit(prev);
 }
+
+static void entry_remove(wt_table *t, wt_entry *e) { remove_at(t, slot_of_entry(t, e)); }
 
 static wt_entry *entry_of_key_cb(obj_cb *cb)
 {
@@ -294,10 +356,10 @@ wt_table *wt_new(wt_key_mode km, wt_val_mode vm, unsigned flags, const char *lab
 /* wt_clear drops the entries in key-id order. Ids follow allocation
  * order, so the objects the entries hold then die, and are freed, about in
  * the order they were made: glibc frees each next to the chunk it freed
- * last. In bucket (hash) order every free consolidated with cold
+ * last. In slot (hash) order every free consolidated with cold
  * neighbours: glibc's unlink_chunk was 21% of a 1M-entry teardown. The
  * sort is an LSD radix sort of (id, entry) pairs in scratch memory (scr.h:
- * no allocation), 11 bits a pass; without scratch, bucket order. */
+ * no allocation), 11 bits a pass; without scratch, slot order. */
 typedef struct id_entry {
     uint64_t id;
     wt_entry *e;
@@ -312,15 +374,18 @@ static size_t gather(const wt_table *t, id_entry *v, unsigned *bits)
 {
     size_t n = 0;
     uint64_t lo = UINT64_MAX, hi = 0;
-    for (size_t b = 0; b < t->nbuckets; b++) {
-        if (b + AHEAD < t->nbuckets && t->buckets[b + AHEAD])
-            __builtin_prefetch(t->buckets[b + AHEAD]);
-        for (wt_entry *e = t->buckets[b]; e; e = e->next) {
-            v[n].id = e->key_id;
-            v[n++].e = e;
-            lo = e->key_id < lo ? e->key_id : lo;
-            hi = e->key_id > hi ? e->key_id : hi;
-        }
+    int addr = t->km == WT_KEY_ADDRESS;     /* else the tag is the id */
+    for (size_t b = 0; b < t->nslots; b++) {
+        wt_entry *e = t->slots[b].e;
+        if (!e)
+            continue;
+        if (addr && b + AHEAD < t->nslots && t->slots[b + AHEAD].e)
+            __builtin_prefetch(t->slots[b + AHEAD].e);
+        uint64_t id = addr ? e->key_id : t->slots[b].tag;
+        v[n].id = id;
+        v[n++].e = e;
+        lo = id < lo ? id : lo;
+        hi = id > hi ? id : hi;
     }
     for (size_t i = 0; i < n; i++)
         v[i].id -= lo;
@@ -354,34 +419,27 @@ static id_entry *radix_sort(id_entry *v, id_entry *tmp, size_t n, unsigned bits)
     return v;
 }
 
-static void forget_buckets(wt_table *t)
+static void forget_slots(wt_table *t)
 {
-    al_free(t->buckets, t->cap * sizeof *t->buckets, AL_K_MEMO);
-    t->buckets = NULL;
-    t->nbuckets = 0;
+    al_free(t->slots, t->cap * sizeof *t->slots, AL_K_MEMO);
+    t->slots = NULL;
     t->cap = 0;
     t->count = 0;
+    set_size(t, 0);
 }
 
-/* Without scratch: bucket order, through the entries' own links. */
+/* Without scratch: slot order. The table is emptied first; the deaths the
+ * drops cause wait for the caller's drain session. */
 static void clear_unsorted(wt_table *t)
 {
-    wt_entry *all = NULL;
-    for (size_t b = 0; b < t->nbuckets; b++) {
-        wt_entry *e = t->buckets[b];
-        while (e) {
-            wt_entry *next = e->next;
-            e->next = all;
-            all = e;
-            e = next;
-        }
-    }
-    forget_buckets(t);
-    while (all) {
-        wt_entry *next = all->next;
-        entry_drop(t, all);
-        all = next;
-    }
+    wt_slot *s = t->slots;
+    size_t n = t->nslots, cap = t->cap;
+    t->slots = NULL;
+    forget_slots(t);
+    for (size_t i = 0; i < n; i++)
+        if (s[i].e)
+            entry_drop(t, s[i].e);
+    al_free(s, cap * sizeof *s, AL_K_MEMO);
 }
 
 void wt_clear(wt_table *t)
@@ -396,7 +454,7 @@ void wt_clear(wt_table *t)
     } else {
         unsigned bits;
         n = gather(t, v, &bits);
-        forget_buckets(t);
+        forget_slots(t);
         v = radix_sort(v, v + n, n, bits);
         for (size_t i = 0; i < n; i++) {
             if (i + AHEAD < n)
@@ -449,7 +507,9 @@ int wt_put(wt_table *t, obj *key, obj *value)
     if (obj_expired(key) || obj_expired(value))
         return er_set(ER_DEAD_REF, "%s: put with a dead %s", label_of(t),
                       obj_expired(key) ? "key" : "value");
-    wt_entry *e = find(t, key);
+    uint64_t tag = key_tag(t, key);
+    size_t i = t->nslots ? probe(t, tag) : 0;
+    wt_entry *e = t->nslots ? t->slots[i].e : NULL;
     if (e) {
         if (e->key_id != key->id)
             take_over_key(t, e, key);
@@ -459,10 +519,13 @@ int wt_put(wt_table *t, obj *key, obj *value)
     e = al_pool_get(pool_of(t), label_of(t));
     if (!e)
         return er_set(ER_OOM, "out of memory inserting into %s", label_of(t));
-    if (t->count + 1 > t->nbuckets &&
-        resize(t, t->nbuckets ? t->nbuckets * 2 : MIN_BUCKETS) != 0 && !t->nbuckets) {
-        al_pool_put(pool_of(t), e);
-        return er_set(ER_OOM, "out of memory inserting into %s", label_of(t));
+    if (t->count + 1 > grow_at(t->nslots)) {
+        if (grow(t, t->nslots ? t->nslots * 2 : MIN_SLOTS) == 0) {
+            i = probe(t, tag);
+        } else if (t->count + 1 > max_load(t->nslots)) {    /* also: no slots */
+            al_pool_put(pool_of(t), e);
+            return er_set(ER_OOM, "out of memory inserting into %s", label_of(t));
+        }
     }
     /* every field of a plain entry is written below; only the callback
      * pair needs zeroing */
@@ -484,9 +547,7 @@ int wt_put(wt_table *t, obj *key, obj *value)
         e->val_cb.fn = value_died;
         obj_cb_register(value, &e->val_cb);
     }
-    size_t s = slot_of(t, key_hash(t, key));
-    e->next = t->buckets[s];
-    t->buckets[s] = e;
+    t->slots[i] = (wt_slot){tag, e};
     t->count++;
     return 0;
 }
@@ -500,38 +561,41 @@ static obj *value_of(const wt_table *t, const wt_entry *e)
     return e->value;
 }
 
-obj *wt_get(wt_table *t, const obj *key) { return value_of(t, find(t, key)); }
+obj *wt_get(wt_table *t, const obj *key) { return value_of(t, entry_at(t, find(t, key))); }
 
 obj *wt_lookup(wt_table *t, const obj *key, uint64_t *stored_id)
 {
-    wt_entry *e = find(t, key);
+    wt_entry *e = entry_at(t, find(t, key));
     if (stored_id)
         *stored_id = e ? e->key_id : 0;
     return value_of(t, e);
 }
 
-obj *wt_get_id(wt_table *t, uint64_t key_id) { return value_of(t, find_id(t, key_id)); }
+obj *wt_get_id(wt_table *t, uint64_t key_id)
+{
+    return value_of(t, entry_at(t, find_id(t, key_id)));
+}
 
 int wt_remove(wt_table *t, const obj *key)
 {
-    wt_entry *e = find(t, key);
-    if (!e)
+    size_t i = find(t, key);
+    if (i == (size_t)-1)
         return 0;
-    entry_remove(t, e);
+    remove_at(t, i);
     return 1;
 }
 
 int wt_remove_id(wt_table *t, uint64_t key_id)
 {
-    wt_entry *e = find_id(t, key_id);
-    if (!e)
+    size_t i = find_id(t, key_id);
+    if (i == (size_t)-1)
         return 0;
-    entry_remove(t, e);
+    remove_at(t, i);
     return 1;
 }
 
 size_t wt_count(const wt_table *t) { return t->count; }
-size_t wt_buckets(const wt_table *t) { return t->nbuckets; }
+size_t wt_buckets(const wt_table *t) { return t->nslots; }
 
 size_t wt_stale(const wt_table *t)
 {
@@ -539,22 +603,21 @@ size_t wt_stale(const wt_table *t)
     if (t->km == WT_KEY_ADDRESS) {
         size_t fresh = 0;
         for (const obj *o = obj_live_first(); o; o = obj_iter_next(o)) {
-            const wt_entry *e = find(t, o);
+            const wt_entry *e = entry_at(t, find(t, o));
             if (e && e->key_id == o->id)
                 fresh++;
         }
         return t->count - fresh;
     }
-    for (size_t b = 0; b < t->nbuckets; b++)
-        for (const wt_entry *e = t->buckets[b]; e; e = e->next)
-            if (obj_expired(e->key))
-                stale++;
+    for (size_t i = 0; i < t->nslots; i++)
+        if (t->slots[i].e && obj_expired(t->slots[i].e->key))
+            stale++;
     return stale;
 }
 
 uint64_t wt_bytes(const wt_table *t)
 {
-    return sizeof *t + t->cap * sizeof *t->buckets + t->count * (uint64_t)t->entry_size;
+    return sizeof *t + t->cap * sizeof *t->slots + t->count * (uint64_t)t->entry_size;
 }
 
 /* --- iteration and traversal ---------------------------------------------- */
@@ -562,20 +625,18 @@ uint64_t wt_bytes(const wt_table *t)
 void wt_iter_init(wt_iter *it, const wt_table *t)
 {
     it->t = t;
-    it->bucket = 0;
-    it->entry = NULL;
+    it->slot = 0;
 }
 
 int wt_iter_next(wt_iter *it, obj **key, uint64_t *key_id, obj **value)
 {
     const wt_table *t = it->t;
-    wt_entry *e = it->entry ? ((wt_entry *)it->entry)->next : NULL;
+    wt_entry *e = NULL;
     while (!e) {
-        if (it->bucket >= t->nbuckets)
+        if (it->slot >= t->nslots)
             return 0;
-        e = t->buckets[it->bucket++];
+        e = t->slots[it->slot++].e;
     }
-    it->entry = e;
     if (key)
         *key = e->key;
     if (key_id)
@@ -590,13 +651,16 @@ void wt_traverse(const wt_table *t, obj_visit_fn visit, void *arg)
     if (t->km != WT_KEY_STRONG && t->vm != WT_VAL_STRONG)
         return;
     long i = 0;
-    for (size_t b = 0; b < t->nbuckets; b++)
-        for (const wt_entry *e = t->buckets[b]; e; e = e->next, i++) {
-            if (t->km == WT_KEY_STRONG)
-                visit(e->key, t->label, i, arg);
-            if (t->vm == WT_VAL_STRONG)
-                visit(e->value, t->label, i, arg);
-        }
+    for (size_t b = 0; b < t->nslots; b++) {
+        const wt_entry *e = t->slots[b].e;
+        if (!e)
+            continue;
+        if (t->km == WT_KEY_STRONG)
+            visit(e->key, t->label, i, arg);
+        if (t->vm == WT_VAL_STRONG)
+            visit(e->value, t->label, i, arg);
+        i++;
+    }
 }
 
 void wt_traverse_weak(const wt_table *t, obj_visit_fn visit, void *arg)
@@ -604,13 +668,16 @@ void wt_traverse_weak(const wt_table *t, obj_visit_fn visit, void *arg)
     if (t->km != WT_KEY_WEAK && t->vm != WT_VAL_WEAK)
         return;
     long i = 0;
-    for (size_t b = 0; b < t->nbuckets; b++)
-        for (const wt_entry *e = t->buckets[b]; e; e = e->next, i++) {
-            if (t->km == WT_KEY_WEAK)
-                visit(e->key, t->label, i, arg);
-            if (t->vm == WT_VAL_WEAK)
-                visit(e->value, t->label, i, arg);
-        }
+    for (size_t b = 0; b < t->nslots; b++) {
+        const wt_entry *e = t->slots[b].e;
+        if (!e)
+            continue;
+        if (t->km == WT_KEY_WEAK)
+            visit(e->key, t->label, i, arg);
+        if (t->vm == WT_VAL_WEAK)
+            visit(e->value, t->label, i, arg);
+        i++;
+    }
 }
 
 /* --- verification ---------------------------------------------------------- */
@@ -664,32 +731,54 @@ static int verify_entry(const wt_table *t, const wt_entry *e, char *why, size_t 
     return 0;
 }
 
+/* Slot j (not empty): its tag is its entry's, and the probe from its home
+ * reaches it across full slots holding other tags. */
+static int verify_slot(const wt_table *t, size_t j, char *why, size_t n)
+{
+    const char *l = label_of(t);
+    const wt_slot *s = &t->slots[j];
+    unsigned long long id = (unsigned long long)s->e->key_id;
+    if (s->tag != entry_tag(t, s->e))
+        return fail(why, n, "%s: slot %zu tag %#llx, entry #%llu says %#llx", l, j,
+                    (unsigned long long)s->tag, id, (unsigned long long)entry_tag(t, s->e));
+    for (size_t i = home_of(t, s->tag); i != j; i = (i + 1) & t->mask) {
+        if (!t->slots[i].e)
+            return fail(why, n, "%s: entry #%llu in slot %zu, past the empty slot %zu "
+                        "from its home %zu", l, id, j, i, home_of(t, s->tag));
+        if (t->slots[i].tag == s->tag)
+            return fail(why, n, "%s: duplicate key #%llu in slots %zu and %zu", l, id, i, j);
+    }
+    return verify_entry(t, s->e, why, n);
+}
+
 int wt_verify(const wt_table *t, char *why, size_t n)
 {
     const char *l = label_of(t);
-    if (t->nbuckets && (t->nbuckets & (t->nbuckets - 1)))
-        return fail(why, n, "%s: %zu buckets is not a power of two", l, t->nbuckets);
-    if (t->nbuckets && t->shift != 64 - log2_of(t->nbuckets))
-        return fail(why, n, "%s: shift %u for %zu buckets", l, t->shift, t->nbuckets);
-    if (!t->nbuckets && (t->count || t->buckets))
-        return fail(why, n, "%s: %zu entries but no buckets", l, t->count);
-    if (t->cap < t->nbuckets)
-        return fail(why, n, "%s: %zu buckets in an array of %zu", l, t->nbuckets, t->cap);
+    if (t->nslots && (t->nslots & (t->nslots - 1)))
+        return fail(why, n, "%s: %zu slots is not a power of two", l, t->nslots);
+    if (t->nslots && (t->nslots < MIN_SLOTS || t->shift != 64 - log2_of(t->nslots) ||
+                      t->mask != t->nslots - 1))
+        return fail(why, n, "%s: shift %u mask %#zx for %zu slots", l, t->shift, t->mask,
+                    t->nslots);
+    if (!t->nslots && (t->count || t->slots))
+        return fail(why, n, "%s: %zu entries but no slots", l, t->count);
+    if (t->cap < t->nslots)
+        return fail(why, n, "%s: %zu slots in an array of %zu", l, t->nslots, t->cap);
+    if (t->nslots && t->count > max_load(t->nslots))
+        return fail(why, n, "%s: %zu entries in %zu slots, over the maximum load", l,
+                    t->count, t->nslots);
     size_t count = 0;
-    for (size_t b = 0; b < t->nbuckets; b++) {
-        for (const wt_entry *e = t->buckets[b]; e; e = e->next) {
-            if (++count > t->count)
-                return fail(why, n, "%s: more entries than the count %zu", l, t->count);
-            if (slot_of(t, entry_hash(t, e)) != b)
-                return fail(why, n, "%s: entry #%llu in bucket %zu, hashes elsewhere", l,
-                            (unsigned long long)e->key_id, b);
-            for (const wt_entry *d = e->next; d; d = d->next)
-                if (entry_hash(t, d) == entry_hash(t, e))
-                    return fail(why, n, "%s: duplicate key #%llu", l,
-                                (unsigned long long)e->key_id);
-            if (verify_entry(t, e, why, n))
-                return -1;
+    for (size_t j = 0; j < t->nslots; j++) {
+        if (!t->slots[j].e) {
+            if (t->slots[j].tag)
+                return fail(why, n, "%s: empty slot %zu has the tag %#llx", l, j,
+                            (unsigned long long)t->slots[j].tag);
+            continue;
         }
+        if (++count > t->count)
+            return fail(why, n, "%s: more entries than the count %zu", l, t->count);
+        if (verify_slot(t, j, why, n))
+            return -1;
     }
     if (count != t->count)
         return fail(why, n, "%s: %zu entries, count says %zu", l, count, t->count);

@@ -22,12 +22,19 @@
  * Without those flags entries leave only by wt_remove (the caller's own
  * finalizer does it, as PyTorch's del_ten).
  *
- * Cost: O(1) average put/get/remove (open hashing on the id, power-of-two
- * buckets that grow at load 1 and shrink at 1/8); one allocation per entry.
- * A shrink halves the buckets in place (no allocation, no rehash); the
- * array's memory is given back (a shrinking realloc, which never fails on
- * purpose) once it is 8 times the buckets in use, and wt_bytes counts the
- * array as allocated.
+ * Cost: O(1) average put/get/remove; one allocation per entry. Open
+ * addressing: a power-of-two array of 16-byte slots holding the key's
+ * identity word (id, or address in WT_KEY_ADDRESS mode) and the entry, so a
+ * miss reads slots only; linear probing, deletion by backward shift (no
+ * tombstones). Load policy, exactly: the first put makes 8 slots; a put
+ * that would take the count past 3/4 of the slots doubles them; a removal
+ * that leaves the count below 1/8 of the slots (and more than 8 slots)
+ * halves them in place, in scratch memory (scr.h; no heap allocation; if
+ * scratch cannot be had the table stays bigger). The array's memory is
+ * given back (a shrinking realloc, which never fails on purpose) once it is
+ * 8 times the slots in use. wt_bytes counts the table header, the array as
+ * allocated (16 bytes a slot) and the entries (32 bytes each, 32 more with
+ * a removal flag for the two death callbacks).
  *
  *   wt_table *m = wt_new(WT_KEY_WEAK, WT_VAL_STRONG, 0, "tensor_memo");
  *   wt_put(m, t, meta);           // 0, or -1 with ER_OOM
@@ -52,15 +59,20 @@ wt_table *wt_new(wt_key_mode km, wt_val_mode vm, unsigned flags,
 /* Drop every entry, then the table (t may be NULL). Deaths this causes run
  * after the table is gone. */
 void wt_free(wt_table *t);
-void wt_clear(wt_table *t);             /* drops every entry, frees buckets */
-size_t wt_buckets(const wt_table *t);   /* current bucket count (0 if none) */
+void wt_clear(wt_table *t);             /* drops every entry, frees the slots */
+size_t wt_buckets(const wt_table *t);   /* current slot count (0 if none) */
 
 /* Insert or replace. key and value must be alive (else -1, ER_DEAD_REF;
- * NULL: ER_TYPE). Returns 0, or -1 (ER_OOM; the table is unchanged). Only
- * the entry allocation can fail a put: a failed bucket-array growth is
- * ignored (the chains get longer) unless the table has no buckets yet. In
- * WT_KEY_ADDRESS mode a put on a stale entry (same address, new object)
- * takes the entry over for the new key. */
+ * NULL: ER_TYPE). Returns 0, or -1 (ER_OOM; the table is unchanged: count,
+ * slots, the counts and registrations of key and value). A put that
+ * inserts allocates the entry first, then the doubled slot array if the
+ * load passes 3/4. A failed entry allocation fails the put. A failed
+ * growth is ignored (the probes get longer) while the new count stays
+ * within 7/8 of the slots; past that - and when the table has no slots
+ * yet - it fails the put (the entry is given back). Each later insert
+ * past 3/4 tries the growth again. A replace allocates nothing and cannot
+ * fail for memory. In WT_KEY_ADDRESS mode a put on a stale entry (same
+ * address, new object) takes the entry over for the new key. */
 int wt_put(wt_table *t, obj *key, obj *value);
 /* Borrowed value for key, or NULL (absent, or weak value dead). */
 obj *wt_get(wt_table *t, const obj *key);
@@ -85,20 +97,25 @@ size_t wt_stale(const wt_table *t);
 uint64_t wt_bytes(const wt_table *t);   /* buckets + entries */
 
 /* Iteration in unspecified order. Do not modify the table while iterating. */
-typedef struct wt_iter { const wt_table *t; size_t bucket; void *entry; } wt_iter;
+typedef struct wt_iter { const wt_table *t; size_t slot; } wt_iter;
 void wt_iter_init(wt_iter *it, const wt_table *t);
 /* Next entry: 1 and the key header (may be dead; for WT_KEY_ADDRESS may be
  * freed memory - use *key_id) and value, or 0 at the end. */
 int wt_iter_next(wt_iter *it, obj **key, uint64_t *key_id, obj **value);
 
 /* Strong edges (strong keys and strong values), labelled "LABEL[i]" style
- * (label = the table's label, index = a stable-ish slot number). */
+ * (label = the table's label, index = the entry's rank in slot order:
+ * deterministic for a given sequence of operations). */
 void wt_traverse(const wt_table *t, obj_visit_fn visit, void *arg);
 /* Weak edges (weak keys/values), for reports. */
 void wt_traverse_weak(const wt_table *t, obj_visit_fn visit, void *arg);
 
-/* Invariants: count matches, every entry in its bucket by hash, no duplicate
- * ids, weak counts held where the modes say. 0, or -1 with why. */
+/* Invariants: size fields agree, count matches and is within 7/8 of the
+ * slots, empty slots are {0, NULL}, each entry's tag is its id (address),
+ * each entry is reachable from its home slot without crossing an empty slot
+ * and with no other slot of the same tag on the way (no duplicates), weak
+ * and strong counts and death callbacks held where the modes say. 0, or -1
+ * with why. */
 int wt_verify(const wt_table *t, char *why, size_t n);
 
 #endif

@@ -89,8 +89,11 @@ Test(wt, grows_and_shrinks_under_deletes)
     }
     verify(m, "growth");
     cr_assert_eq(wt_count(m), N, "count");
-    cr_assert_geq(wt_buckets(m), N, "load <= 1 after growth (%zu buckets)", wt_buckets(m));
-    cr_assert_leq(wt_buckets(m), 2 * N, "grew no more than needed");
+    cr_assert_geq(wt_buckets(m) / 4 * 3, N, "load <= 3/4 after growth (%zu slots)",
+                  wt_buckets(m));
+    cr_assert_leq(wt_buckets(m) / 4 * 3, 2 * N, "grew no more than needed (%zu slots)",
+                  wt_buckets(m));
+    size_t grown = wt_buckets(m);
     uint64_t big = wt_bytes(m);
     shuffle(keys, N, 1);
     for (size_t i = 0; i < N; i++)
@@ -104,7 +107,9 @@ Test(wt, grows_and_shrinks_under_deletes)
     }
     verify(m, "deletes");
     cr_assert_eq(wt_count(m), 100, "100 left");
-    cr_assert_leq(wt_buckets(m), 8 * 100, "shrank (%zu buckets)", wt_buckets(m));
+    cr_assert_leq(wt_buckets(m), 8 * 100, "shrank (%zu slots)", wt_buckets(m));
+    cr_assert_geq(wt_buckets(m), 100 * 4 / 3, "not below the growth load (%zu slots)",
+                  wt_buckets(m));
     cr_assert_lt(wt_bytes(m), big / 10, "memory returned");
     for (size_t i = 0; i < N; i++)
         cr_assert_eq(wt_get(m, keys[i]), i < N - 100 ? NULL : keys[i], "lookup after %zu", i);
@@ -114,6 +119,10 @@ Test(wt, grows_and_shrinks_under_deletes)
         cr_assert_eq(wt_put(m, keys[i], keys[i]), 0, "put again");
     verify(m, "regrowth");
     cr_assert_eq(wt_count(m), N, "full again");
+    cr_assert_eq(wt_buckets(m), grown, "regrew to %zu slots, %zu before", wt_buckets(m),
+                 grown);
+    for (size_t i = 0; i < N; i++)
+        cr_assert_eq(wt_get(m, keys[i]), keys[i], "lookup after regrowth %zu", i);
 
     wt_iter it;
     wt_iter_init(&it, m);
@@ -368,6 +377,49 @@ Test(wt, address_keys_hit_a_stale_entry_after_reuse)
     reuse_done();
 }
 
+/* Take-over after removals have shifted the stale entry in its cluster. */
+Test(wt, address_take_over_after_removals)
+{
+    al_install(&reuse);
+    tc_begin();
+    enum { K = 12 };
+    wt_table *m = wt_new(WT_KEY_ADDRESS, WT_VAL_STRONG, 0, "tensor_memo");
+    obj *k[K], *v = tn_new();
+    for (int i = 0; i < K; i++) {
+        k[i] = tn_new();
+        cr_assert_eq(wt_put(m, k[i], v), 0, "put %d", i);
+    }
+    for (int i = 1; i < K; i += 2)
+        cr_assert_eq(wt_remove(m, k[i]), 1, "remove %d", i);
+    verify(m, "removals");
+    uint64_t old_id = k[K - 2]->id;
+    obj_decref(k[K - 2]);
+    obj *n = tn_new();
+    cr_assert_eq(n, k[K - 2], "the allocator reused the address");
+    uint64_t stored = 0;
+    cr_assert_eq(wt_lookup(m, n, &stored), v, "the stale entry answers");
+    cr_assert_eq(stored, old_id, "under the dead key's id");
+    cr_assert_eq(wt_put(m, n, v), 0, "take over");
+    cr_assert_eq(wt_count(m), K / 2, "no new entry");
+    cr_assert_eq(wt_lookup(m, n, &stored), v, "found");
+    cr_assert_eq(stored, n->id, "under the new id");
+    cr_assert_eq(wt_get_id(m, old_id), NULL, "the old id is gone");
+    verify(m, "take-over");
+    for (int i = 0; i < K - 2; i += 2)
+        cr_assert_eq(wt_remove(m, k[i]), 1, "remove %d after the take-over", i);
+    cr_assert_eq(wt_remove(m, n), 1, "remove the taken-over entry");
+    cr_assert_eq(wt_count(m), 0, "empty");
+    verify(m, "emptied");
+    for (int i = 0; i < K; i++)
+        if (i != K - 2)
+            obj_decref(k[i]);
+    obj_decref(n);
+    obj_decref(v);
+    wt_free(m);
+    tc_end();
+    reuse_done();
+}
+
 Test(wt, identity_keys_never_hit_after_reuse)
 {
     al_install(&reuse);
@@ -427,9 +479,183 @@ Test(wt, put_oom_leaves_table_unchanged)
             break;
         }
     }
-    /* 20 entry allocations and the first bucket array fail the put; the
-     * two growths are absorbed (longer chains) */
+    /* 20 entry allocations and the first slot array fail the put; the
+     * two growths are absorbed (longer probes; 7/8 is never reached) */
     cr_assert_eq(failures, 21, "failing puts: %d", failures);
+    tc_end();
+}
+
+/* An allocator that fails memo blocks of 128 bytes or more (slot arrays;
+ * entries are smaller) from the fail_from-th one on: a growth that keeps
+ * failing while puts go on. */
+typedef struct bigfail_ctx {
+    unsigned seen, fail_from;
+} bigfail_ctx;
+
+static void *bigfail_malloc(void *ctx, size_t n, al_kind kind, const char *site)
+{
+    (void)site;
+    bigfail_ctx *c = ctx;
+    if (kind == AL_K_MEMO && n >= 128 && ++c->seen >= c->fail_from)
+        return NULL;
+    return malloc(n);
+}
+
+static void bigfail_free(void *ctx, void *p, size_t n, al_kind kind)
+{
+    (void)ctx, (void)n, (void)kind;
+    free(p);
+}
+
+static void *bigfail_realloc(void *ctx, void *p, size_t old_n, size_t n, al_kind kind,
+                             const char *site)
+{
+    (void)old_n, (void)kind, (void)site, (void)ctx;
+    return realloc(p, n);    /* shrinks only, here */
+}
+
+static bigfail_ctx bctx;
+static al_allocator bigfail = {
+    .name = "bigfail", .ctx = &bctx,
+    .xmalloc = bigfail_malloc, .xfree = bigfail_free, .xrealloc = bigfail_realloc,
+};
+
+/* The fault loop over the growth that starts failing: a failed growth is
+ * absorbed up to 7/8 of the slots, then puts fail cleanly (8 slots: 7
+ * entries; 16: 14), each retrying the growth. */
+Test(wt, growth_failure_fails_puts_at_the_maximum_load)
+{
+    static const int expect[] = {20, 13, 6, 0};   /* failing puts per loop */
+    for (unsigned from = 1; from <= 4; from++) {
+        bctx = (bigfail_ctx){0, from};
+        al_install(&bigfail);
+        tc_begin();
+        wt_table *m = wt_new(WT_KEY_WEAK, WT_VAL_STRONG, WT_REMOVE_ON_KEY_DEATH, "memo");
+        obj *k[20];
+        for (int i = 0; i < 20; i++)
+            k[i] = tn_new();
+        int failures = 0, in[20] = {0};
+        for (int i = 0; i < 20; i++) {
+            size_t count = wt_count(m), slots = wt_buckets(m);
+            uint64_t weak = k[i]->weak;
+            er_clear();
+            if (wt_put(m, k[i], k[i]) != 0) {
+                failures++;
+                cr_assert_eq(er_kind_get(), ER_OOM, "ER_OOM");
+                cr_assert_eq(wt_count(m), count, "count unchanged");
+                cr_assert_eq(wt_buckets(m), slots, "slots unchanged");
+                cr_assert_null(wt_get(m, k[i]), "not inserted");
+                cr_assert_eq(k[i]->weak, weak, "no weak count taken");
+                cr_assert_null(k[i]->callbacks, "no registration");
+            } else {
+                in[i] = 1;
+            }
+            verify(m, "put with failing growth");
+            for (int j = 0; j < i; j++)
+                cr_assert_eq(wt_get(m, k[j]), in[j] ? k[j] : NULL, "key %d after put %d",
+                             j, i);
+        }
+        cr_assert_eq(failures, expect[from - 1], "growth failing from array %u: %d "
+                     "failing puts, expected %d", from, failures, expect[from - 1]);
+        if (failures && in[0]) {         /* a replace allocates nothing */
+            cr_assert_eq(wt_put(m, k[0], k[1]), 0, "replace at the maximum load");
+            cr_assert_eq(wt_get(m, k[0]), k[1], "replaced");
+        }
+        er_clear();
+        wt_free(m);
+        for (int i = 0; i < 20; i++)
+            obj_decref(k[i]);
+        tc_end();
+        al_install(NULL);
+    }
+}
+
+/* The slot a key's id hashes to in a table of 2^bits slots (wt.c's
+ * Fibonacci hashing): lets a test build a probe cluster on purpose. */
+static size_t home_in(uint64_t id, unsigned bits)
+{
+    return (size_t)((id * 0x9E3779B97F4A7C15ull) >> (64 - bits));
+}
+
+/* Keys (ids) whose homes in 16 slots are 13 13 14 13 15 0 13: one cluster
+ * from slot 13 that wraps round the array end to slot 3. */
+enum { NCLUSTER = 7 };
+static const size_t cluster_homes[NCLUSTER] = {13, 13, 14, 13, 15, 0, 13};
+
+static void cluster_keys(obj **k)
+{
+    obj *spare[512];
+    int nspare = 0;
+    for (int i = 0; i < NCLUSTER; i++) {
+        for (;;) {
+            obj *o = tn_new();
+            if (home_in(o->id, 4) == cluster_homes[i]) {
+                k[i] = o;
+                break;
+            }
+            cr_assert_lt(nspare, 512, "ids hash to every slot");
+            spare[nspare++] = o;
+        }
+    }
+    while (nspare)
+        obj_decref(spare[--nspare]);
+}
+
+/* Removing any member of a wrapping cluster keeps every other key
+ * reachable: the backward shift moves only what may move. */
+Test(wt, removal_inside_a_wrapping_cluster)
+{
+    for (int victim = 0; victim < NCLUSTER; victim++) {
+        obj *k[NCLUSTER];
+        cluster_keys(k);
+        wt_table *m = wt_new(WT_KEY_WEAK, WT_VAL_STRONG, 0, "memo");
+        for (int i = 0; i < NCLUSTER; i++)
+            cr_assert_eq(wt_put(m, k[i], k[i]), 0, "put %d", i);
+        cr_assert_eq(wt_buckets(m), 16, "7 entries take 16 slots (%zu)", wt_buckets(m));
+        verify(m, "cluster");
+        cr_assert_eq(wt_remove(m, k[victim]), 1, "remove key %d", victim);
+        verify(m, "removal in the cluster");
+        for (int i = 0; i < NCLUSTER; i++)
+            cr_assert_eq(wt_get(m, k[i]), i == victim ? NULL : k[i],
+                         "key %d (home %zu) after removing key %d", i, cluster_homes[i],
+                         victim);
+        /* and removing the rest one by one, from the cluster's other end */
+        for (int i = NCLUSTER - 1; i >= 0; i--) {
+            if (i == victim)
+                continue;
+            cr_assert_eq(wt_remove(m, k[i]), 1, "remove %d after %d", i, victim);
+            verify(m, "draining the cluster");
+            for (int j = 0; j < i; j++)
+                cr_assert_eq(wt_get(m, k[j]), j == victim ? NULL : k[j],
+                             "key %d after removing %d and %d", j, victim, i);
+        }
+        cr_assert_eq(wt_count(m), 0, "empty");
+        wt_free(m);
+        for (int i = 0; i < NCLUSTER; i++)
+            obj_decref(k[i]);
+    }
+    tc_end();
+}
+
+/* Death callbacks find their slot by probing from the entry's hash. */
+Test(wt, key_death_inside_a_cluster)
+{
+    obj *k[NCLUSTER];
+    cluster_keys(k);
+    wt_table *m = wt_new(WT_KEY_WEAK, WT_VAL_STRONG, WT_REMOVE_ON_KEY_DEATH, "memo");
+    for (int i = 0; i < NCLUSTER; i++)
+        wt_put(m, k[i], k[0] == k[i] ? k[1] : k[0]);
+    obj_decref(k[2]);
+    obj_decref(k[4]);
+    cr_assert_eq(wt_count(m), NCLUSTER - 2, "two entries left with their keys");
+    verify(m, "deaths in the cluster");
+    for (int i = 0; i < NCLUSTER; i++)
+        if (i != 2 && i != 4)
+            cr_assert_not_null(wt_get(m, k[i]), "key %d still found", i);
+    wt_free(m);
+    for (int i = 0; i < NCLUSTER; i++)
+        if (i != 2 && i != 4)
+            obj_decref(k[i]);
     tc_end();
 }
 
