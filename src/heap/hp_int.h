@@ -46,6 +46,9 @@ enum { HP_F_ROOT = 4,     /* held directly by a root */
 enum { HP_SCC_CYCLIC = 1, HP_SCC_SOURCE = 2 };
 /* region[] bit of an acyclic unreachable node that no other part reaches */
 enum { HP_F_SRC = 64 };
+/* region[] bit of a live finalizer (rooted implicitly), set by hp_build,
+ * which reads each header anyway: later passes need not */
+enum { HP_F_FIN = 128 };
 
 struct hp_graph {
     size_t n, nlive;

@@ -37,6 +37,30 @@ void hp_select(hp_graph *g, const obj *o)
 
 size_t hp_selected(const hp_graph *g) { return g ? g->nsel : 0; }
 
+size_t hp_select_role(hp_graph *g, const obj *from, obj_role role)
+{
+    uint32_t u = hp_lookup(g, from);
+    if (u == HP_NONE || u >= g->nlive)
+        return 0;
+    const hp_edges *E = &g->strong;
+    uint32_t label = HP_NONE;
+    int want = 0;
+    size_t n = 0;
+    for (uint32_t k = E->off[u]; k < E->off[u + 1]; k++) {
+        const hp_edge *e = &E->e[k];
+        if (e->label != label) {   /* a table's edges share their label */
+            label = e->label;
+            want = obj_edge_role(from, g->labels[label]) == role;
+        }
+        if (want && !(g->region[e->dst] & HP_F_SEL)) {
+            g->region[e->dst] |= HP_F_SEL;
+            n++;
+        }
+    }
+    g->nsel += n;
+    return n;
+}
+
 static int covered(const hp_graph *g, hp_which w, uint32_t v)
 {
     return w == HP_SEL_ALL || (g->region[v] & HP_F_SEL);
