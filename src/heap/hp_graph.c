@@ -278,11 +278,8 @@ static int collect_edges(hp_graph *g, hp_edges *E, int weak)
 
 int hp_build(hp_graph *g, const hp_root *roots, size_t nroots, int with_weak)
 {
-    size_t nlive = 0, nz = 0;
-    for (obj *o = obj_live_first(); o; o = obj_iter_next(o))
-        nlive++;
-    for (obj *o = obj_zombie_first(); o; o = obj_iter_next(o))
-        nz++;
+    /* the lists' lengths are kept: counting them is a pointer chase */
+    size_t nlive = (size_t)obj_live_listed(), nz = (size_t)obj_zombie_count();
     if (nlive + nz >= MAX_ELEMS)
         return er_set(ER_LIMIT, "heap analysis: too many objects (%zu)", nlive + nz);
     g->n = nlive + nz;
@@ -299,16 +296,21 @@ int hp_build(hp_graph *g, const hp_root *roots, size_t nroots, int with_weak)
     if (!g->objs || !g->region)
         return -1;
     size_t i = 0;
-    for (obj *o = obj_live_first(); o; o = obj_iter_next(o)) {
+    obj *o = obj_live_first();
+    for (; o && i < nlive; o = obj_iter_next(o)) {
         o->gc_refs = (int64_t)i;
         uint8_t fin = o->type->kind == OBJ_FINALIZER ? HP_F_FIN : 0;
         g->region[i] = (uint8_t)(HP_R_UNREACH | fin);
         g->objs[i++] = o;
     }
-    for (obj *o = obj_zombie_first(); o; o = obj_iter_next(o)) {
-        o->gc_refs = (int64_t)i;
-        g->objs[i++] = o;
+    obj *z = obj_zombie_first();
+    for (; z && i < g->n; z = obj_iter_next(z)) {
+        z->gc_refs = (int64_t)i;
+        g->objs[i++] = z;
     }
+    if (o || z || i != g->n)
+        return er_set(ER_INTERNAL, "heap analysis: the registry lists disagree with "
+                      "their counts (%zu live, %zu zombies)", nlive, nz);
     if (collect_edges(g, &g->strong, 0) != 0)
         return -1;
     /* weak edges are kept only to zombies: none, nothing to walk (a 1M-entry
