@@ -360,6 +360,7 @@ void hp_release(hp_graph *g)
     hp_xfree(g->tpar, n, sizeof(uint32_t));
     if (g->buf)
         al_free(g->buf, g->buf_cap, AL_K_HEAP);
+    hp_xfree(g->tops, HP_TOP, sizeof *g->tops);
     memset(g, 0, sizeof *g);
 }
 
