@@ -527,6 +527,7 @@ obj *obj_live_first(void) { return live.head; }
 obj *obj_zombie_first(void) { return zombies.head; }
 uint64_t obj_live_count(void) { return live_total; }
 uint64_t obj_zombie_count(void) { return zombies.n; }
+uint64_t obj_live_listed(void) { return live.n; }
 
 uint64_t obj_live_count_kind(obj_kind k)
 {

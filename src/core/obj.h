@@ -233,9 +233,12 @@ uint64_t obj_self_bytes(const obj *o);
 obj *obj_live_first(void);
 obj *obj_zombie_first(void);
 static inline obj *obj_iter_next(const obj *o) { return o->next; }
-uint64_t obj_live_count(void);
+uint64_t obj_live_count(void);   /* the list's length + collector-held */
 uint64_t obj_live_count_kind(obj_kind k);
 uint64_t obj_zombie_count(void);
+/* Length of the live list alone (what obj_live_first reaches): O(1), where
+ * walking the list to count it is a dependent load per object. */
+uint64_t obj_live_listed(void);
 /* Force every live object and zombie out, whatever its counts say (a
  * scenario's teardown after a bug leaked counts, callbacks or weak counts):
  * every live object is held and its callbacks withdrawn; each releases what

@@ -646,38 +646,77 @@ int wt_iter_next(wt_iter *it, obj **key, uint64_t *key_id, obj **value)
     return 1;
 }
 
+/* Traversals visit the entries in key-id order too, the index being the
+ * entry's rank in it. Ids follow allocation order, so a snapshot or a
+ * collection walking a big memo reads the objects the entries hold about
+ * in the order they lie in memory; in slot (hash) order each edge was a
+ * cache miss (the report of a 1M-entry strong memo: its reachability
+ * search 0.25 -> 0.08 s, its dominator search 0.88 -> 0.35 s). Small
+ * tables sort on the stack by insertion, big ones by the radix sort in
+ * scratch of their own; a traversal from inside a traversal's visit, or
+ * without scratch, goes in slot order (indices are then slot ranks). */
+enum { TRAV_SMALL = 32 };
+static scr trav_scr;
+static int trav_busy;
+
+static void visit_entry(const wt_table *t, const wt_entry *e, int key, int val, long i,
+                        obj_visit_fn visit, void *arg)
+{
+    if (key)
+        visit(e->key, t->label, i, arg);
+    if (val)
+        visit(e->value, t->label, i, arg);
+}
+
+static id_entry *sort_small(id_entry *v, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        id_entry x = v[i];
+        size_t j = i;
+        for (; j > 0 && v[j - 1].id > x.id; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
+    return v;
+}
+
+static void traverse(const wt_table *t, int key, int val, obj_visit_fn visit, void *arg)
+{
+    if (!key && !val)
+        return;
+    size_t n = t->count;
+    id_entry small[TRAV_SMALL];
+    id_entry *v = n <= TRAV_SMALL ? small
+                : trav_busy     ? NULL
+                                : scr_reserve(&trav_scr, 2 * n * sizeof *v);
+    if (v) {
+        unsigned bits;
+        int busy = trav_busy;
+        trav_busy = 1;
+        n = gather(t, v, &bits);
+        v = n <= TRAV_SMALL ? sort_small(v, n) : radix_sort(v, v + n, n, bits);
+        for (size_t i = 0; i < n; i++) {
+            if (i + AHEAD < n)
+                __builtin_prefetch(v[i + AHEAD].e);
+            visit_entry(t, v[i].e, key, val, (long)i, visit, arg);
+        }
+        trav_busy = busy;
+        return;
+    }
+    long i = 0;
+    for (size_t b = 0; b < t->nslots; b++)
+        if (t->slots[b].e)
+            visit_entry(t, t->slots[b].e, key, val, i++, visit, arg);
+}
+
 void wt_traverse(const wt_table *t, obj_visit_fn visit, void *arg)
 {
-    if (t->km != WT_KEY_STRONG && t->vm != WT_VAL_STRONG)
-        return;
-    long i = 0;
-    for (size_t b = 0; b < t->nslots; b++) {
-        const wt_entry *e = t->slots[b].e;
-        if (!e)
-            continue;
-        if (t->km == WT_KEY_STRONG)
-            visit(e->key, t->label, i, arg);
-        if (t->vm == WT_VAL_STRONG)
-            visit(e->value, t->label, i, arg);
-        i++;
-    }
+    traverse(t, t->km == WT_KEY_STRONG, t->vm == WT_VAL_STRONG, visit, arg);
 }
 
 void wt_traverse_weak(const wt_table *t, obj_visit_fn visit, void *arg)
 {
-    if (t->km != WT_KEY_WEAK && t->vm != WT_VAL_WEAK)
-        return;
-    long i = 0;
-    for (size_t b = 0; b < t->nslots; b++) {
-        const wt_entry *e = t->slots[b].e;
-        if (!e)
-            continue;
-        if (t->km == WT_KEY_WEAK)
-            visit(e->key, t->label, i, arg);
-        if (t->vm == WT_VAL_WEAK)
-            visit(e->value, t->label, i, arg);
-        i++;
-    }
+    traverse(t, t->km == WT_KEY_WEAK, t->vm == WT_VAL_WEAK, visit, arg);
 }
 
 /* --- verification ---------------------------------------------------------- */

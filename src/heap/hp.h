@@ -168,6 +168,12 @@ void hp_select_clear(hp_graph *g);
 /* Mark o (no-op for objects outside the snapshot, or NULL). */
 void hp_select(hp_graph *g, const obj *o);
 size_t hp_selected(const hp_graph *g);
+/* Mark the targets of from's strong edges in the snapshot whose role
+ * (obj_edge_role of from and the edge's label) is `role`: the entries of a
+ * memo, read from the snapshot's edge array (touching no target object,
+ * where hp_select of each would read its header). Returns how many were
+ * newly marked; 0 when from is not in the snapshot. */
+size_t hp_select_role(hp_graph *g, const obj *from, obj_role role);
 
 /* One of the objects that retain the most (Eclipse MAT's "biggest
  * objects"): a node of the dominator tree found by walking down from a

@@ -278,11 +278,8 @@ static int collect_edges(hp_graph *g, hp_edges *E, int weak)
 
 int hp_build(hp_graph *g, const hp_root *roots, size_t nroots, int with_weak)
 {
-    size_t nlive = 0, nz = 0;
-    for (obj *o = obj_live_first(); o; o = obj_iter_next(o))
-        nlive++;
-    for (obj *o = obj_zombie_first(); o; o = obj_iter_next(o))
-        nz++;
+    /* the lists' lengths are kept: counting them is a pointer chase */
+    size_t nlive = (size_t)obj_live_listed(), nz = (size_t)obj_zombie_count();
     if (nlive + nz >= MAX_ELEMS)
         return er_set(ER_LIMIT, "heap analysis: too many objects (%zu)", nlive + nz);
     g->n = nlive + nz;
@@ -295,17 +292,25 @@ int hp_build(hp_graph *g, const hp_root *roots, size_t nroots, int with_weak)
         memcpy(g->roots, roots, nroots * sizeof *roots);
     g->nroots = nroots;
     g->objs = hp_xalloc(g->n, sizeof *g->objs);
-    if (!g->objs)
+    g->region = u8_array(g->n, HP_R_ZOMBIE);
+    if (!g->objs || !g->region)
         return -1;
     size_t i = 0;
-    for (obj *o = obj_live_first(); o; o = obj_iter_next(o)) {
+    obj *o = obj_live_first();
+    for (; o && i < nlive; o = obj_iter_next(o)) {
         o->gc_refs = (int64_t)i;
+        uint8_t fin = o->type->kind == OBJ_FINALIZER ? HP_F_FIN : 0;
+        g->region[i] = (uint8_t)(HP_R_UNREACH | fin);
         g->objs[i++] = o;
     }
-    for (obj *o = obj_zombie_first(); o; o = obj_iter_next(o)) {
-        o->gc_refs = (int64_t)i;
-        g->objs[i++] = o;
+    obj *z = obj_zombie_first();
+    for (; z && i < g->n; z = obj_iter_next(z)) {
+        z->gc_refs = (int64_t)i;
+        g->objs[i++] = z;
     }
+    if (o || z || i != g->n)
+        return er_set(ER_INTERNAL, "heap analysis: the registry lists disagree with "
+                      "their counts (%zu live, %zu zombies)", nlive, nz);
     if (collect_edges(g, &g->strong, 0) != 0)
         return -1;
     /* weak edges are kept only to zombies: none, nothing to walk (a 1M-entry
@@ -355,6 +360,7 @@ void hp_release(hp_graph *g)
     hp_xfree(g->tpar, n, sizeof(uint32_t));
     if (g->buf)
         al_free(g->buf, g->buf_cap, AL_K_HEAP);
+    hp_xfree(g->tops, HP_TOP, sizeof *g->tops);
     memset(g, 0, sizeof *g);
 }
 
@@ -431,16 +437,13 @@ uint32_t hp_anc(const hp_graph *g, uint32_t v)
 static int reach(hp_graph *g)
 {
     size_t n = g->n;
-    g->region = u8_array(n, HP_R_ZOMBIE);
     g->pedge = u32_array(n, HP_NONE);
     g->depth = u32_array(n, HP_NONE);
     uint32_t *q = hp_xalloc(n, sizeof *q);
-    if (!g->region || !g->pedge || !g->depth || !q) {
+    if (!g->pedge || !g->depth || !q) {
         hp_xfree(q, n, sizeof *q);
         return -1;
     }
-    if (g->nlive)
-        memset(g->region, HP_R_UNREACH, g->nlive);
     size_t qt = 0;
     for (size_t r = 0; r < g->nroots; r++) {
         uint32_t v = hp_lookup(g, g->roots[r].o);
@@ -453,7 +456,7 @@ static int reach(hp_graph *g)
         }
     }
     for (uint32_t v = 0; v < g->nlive; v++) {
-        if (g->objs[v]->type->kind != OBJ_FINALIZER)
+        if (!(g->region[v] & HP_F_FIN))
             continue;
         g->region[v] |= HP_F_ROOT;
         if (g->depth[v] == HP_NONE) {
@@ -761,7 +764,7 @@ static int dominators(hp_graph *g)
     uint32_t *roff = NULL, *rsrc = NULL;   /* after the search: its stack is gone */
     size_t nvr_cap = g->nroots, nvu_cap = 0;
     for (uint32_t v = 0; v < g->nlive; v++) {
-        nvr_cap += g->objs[v]->type->kind == OBJ_FINALIZER;
+        nvr_cap += (g->region[v] & HP_F_FIN) != 0;
         nvu_cap += HP_REGION(g, v) == HP_R_UNREACH && HP_PNODE(g, v) == HP_NONE;
     }
     d.vr = hp_xalloc(nvr_cap, sizeof *d.vr);
@@ -777,13 +780,15 @@ static int dominators(hp_graph *g)
             d.vr[d.nvr++] = v;
     }
     for (uint32_t v = 0; v < g->nlive; v++) {
-        if (g->objs[v]->type->kind == OBJ_FINALIZER)
+        if (g->region[v] & HP_F_FIN)
             d.vr[d.nvr++] = v;
         if (HP_REGION(g, v) == HP_R_UNREACH && HP_PNODE(g, v) == HP_NONE)
             d.vu[d.nvu++] = v;
     }
     /* Iterative depth-first search from S: postorder numbers. */
     size_t sp = 0, npo = 0;
+    int back = 0;   /* a back edge: without one, one pass in reverse
+                       postorder sees every predecessor's final idom */
     st_node[sp] = d.S;
     st_pos[sp++] = 0;
     po[d.S] = HP_NONE - 1;   /* "on the stack": any value but HP_NONE */
@@ -797,8 +802,10 @@ static int dominators(hp_graph *g)
             npo++;
             continue;
         }
-        if (po[w] != HP_NONE)
+        if (po[w] != HP_NONE) {
+            back |= po[w] == HP_NONE - 1;   /* w is on the stack */
             continue;
+        }
         po[w] = HP_NONE - 1;
         st_node[sp] = w;
         st_pos[sp++] = 0;
@@ -850,7 +857,7 @@ static int dominators(hp_graph *g)
             }
             if (idom[v] != nd) {
                 idom[v] = nd;
-                changed = 1;
+                changed = back;
             }
         }
     }
@@ -911,11 +918,10 @@ static int refcount_leaks(hp_graph *g)
     }
     size_t nleak = 0;
     for (uint32_t v = 0; v < g->nlive; v++) {
-        const obj *o = g->objs[v];
-        found[v] += o->type->kind == OBJ_FINALIZER;
+        found[v] += (g->region[v] & HP_F_FIN) != 0;
         if (HP_REGION(g, v) != HP_R_UNREACH || hp_scc_cyclic(g, v))
             continue;
-        if (o->strong > found[v]) {
+        if (g->objs[v]->strong > found[v]) {
             g->region[v] |= HP_F_LEAK;
             nleak++;
         }

@@ -46,6 +46,9 @@ enum { HP_F_ROOT = 4,     /* held directly by a root */
 enum { HP_SCC_CYCLIC = 1, HP_SCC_SOURCE = 2 };
 /* region[] bit of an acyclic unreachable node that no other part reaches */
 enum { HP_F_SRC = 64 };
+/* region[] bit of a live finalizer (rooted implicitly), set by hp_build,
+ * which reads each header anyway: later passes need not */
+enum { HP_F_FIN = 128 };
 
 struct hp_graph {
     size_t n, nlive;
@@ -97,6 +100,11 @@ struct hp_graph {
     /* scratch for big cycles (lazy) */
     uint32_t *tmark, *tq, *tpar; uint32_t tgen;
     char *buf; size_t buf_cap;            /* path formatting */
+    /* the biggest retainers (hp_sum.c), found once per snapshot: each with
+     * the retained bytes of the top-level dominator it was reached from,
+     * which decide per summary whether it is worth a line */
+    struct hp_topc { hp_top t; uint64_t from; } *tops; size_t ntops;
+    int tops_done;
 };
 
 /* v's strongly connected part (v unreachable): cyclic or not, its size,

@@ -37,6 +37,30 @@ void hp_select(hp_graph *g, const obj *o)
 
 size_t hp_selected(const hp_graph *g) { return g ? g->nsel : 0; }
 
+size_t hp_select_role(hp_graph *g, const obj *from, obj_role role)
+{
+    uint32_t u = hp_lookup(g, from);
+    if (u == HP_NONE || u >= g->nlive)
+        return 0;
+    const hp_edges *E = &g->strong;
+    uint32_t label = HP_NONE;
+    int want = 0;
+    size_t n = 0;
+    for (uint32_t k = E->off[u]; k < E->off[u + 1]; k++) {
+        const hp_edge *e = &E->e[k];
+        if (e->label != label) {   /* a table's edges share their label */
+            label = e->label;
+            want = obj_edge_role(from, g->labels[label]) == role;
+        }
+        if (want && !(g->region[e->dst] & HP_F_SEL)) {
+            g->region[e->dst] |= HP_F_SEL;
+            n++;
+        }
+    }
+    g->nsel += n;
+    return n;
+}
+
 static int covered(const hp_graph *g, hp_which w, uint32_t v)
 {
     return w == HP_SEL_ALL || (g->region[v] & HP_F_SEL);
@@ -465,12 +489,21 @@ static void top_describe(hp_graph *g, uint32_t p, hp_top *tp)
     }
 }
 
-static int top_retainers(hp_graph *g, uint64_t scope_bytes, hp_summary *out)
+/* The candidates, once per snapshot: the HP_TOP top-level dominators
+ * (children of the virtual roots) that retain the most and are big (a
+ * small heap's report has its groups), each walked down to the head of
+ * what accumulates. */
+static int find_tops(hp_graph *g)
 {
     size_t n = g->n;
     uint32_t *big = hp_xalloc(n + 3, sizeof *big);
-    if (!big)
+    if (!g->tops)
+        g->tops = hp_xalloc(HP_TOP, sizeof *g->tops);
+    if (!big || !g->tops) {
+        hp_xfree(big, n + 3, sizeof *big);
         return -1;
+    }
+    memset(g->tops, 0, HP_TOP * sizeof *g->tops);
     for (size_t v = 0; v < n + 3; v++)
         big[v] = HP_NONE;
     for (uint32_t v = 0; v < n; v++) {
@@ -480,7 +513,6 @@ static int top_retainers(hp_graph *g, uint64_t scope_bytes, hp_summary *out)
         if (big[p] == HP_NONE || g->ret[v] > g->ret[big[p]])
             big[p] = v;
     }
-    /* top-level dominators: children of the virtual roots, biggest first */
     uint32_t cand[HP_TOP];
     size_t nc = 0;
     for (uint32_t v = 0; v < n; v++) {
@@ -495,18 +527,11 @@ static int top_retainers(hp_graph *g, uint64_t scope_bytes, hp_summary *out)
         }
         cand[i] = v;
     }
-    out->top = hp_xalloc(HP_TOP, sizeof *out->top);
-    if (!out->top) {
-        hp_xfree(big, n + 3, sizeof *big);
-        return -1;
-    }
-    memset(out->top, 0, HP_TOP * sizeof *out->top);
     for (size_t i = 0; i < nc; i++) {
         uint32_t p = cand[i];
-        /* worth a line: 1% of what is covered, and big (a small heap's
-         * report has its groups) */
-        if (g->ret[p] * 100 < scope_bytes || (g->dcount[p] < 64 && g->ret[p] < (1u << 20)))
+        if (g->dcount[p] < 64 && g->ret[p] < (1u << 20))
             continue;
+        g->tops[g->ntops].from = g->ret[p];
         for (int steps = 0; steps < 64; steps++) {
             uint32_t c = big[p];
             /* stop at the head of a list of alike objects: the list is
@@ -516,9 +541,25 @@ static int top_retainers(hp_graph *g, uint64_t scope_bytes, hp_summary *out)
                 break;
             p = c;
         }
-        top_describe(g, p, &out->top[out->ntop++]);
+        top_describe(g, p, &g->tops[g->ntops++].t);
     }
     hp_xfree(big, n + 3, sizeof *big);
+    g->tops_done = 1;
+    return 0;
+}
+
+/* Those worth a line in a summary covering scope_bytes: 1% of it. */
+static int top_retainers(hp_graph *g, uint64_t scope_bytes, hp_summary *out)
+{
+    if (!g->tops_done && find_tops(g) != 0)
+        return -1;
+    out->top = hp_xalloc(HP_TOP, sizeof *out->top);
+    if (!out->top)
+        return -1;
+    memset(out->top, 0, HP_TOP * sizeof *out->top);
+    for (size_t i = 0; i < g->ntops; i++)
+        if (g->tops[i].from * 100 >= scope_bytes)
+            out->top[out->ntop++] = g->tops[i].t;
     return 0;
 }
 

@@ -143,8 +143,11 @@ int sc_run_source(const char *file, const char *src, const sc_options *o,
 size_t sc_edit_distance(const char *a, const char *b, size_t cap);
 
 /* Force every live object and zombie the scenario left to be freed (the
- * end-of-run reclaim; also after a failed or OOM run). Returns how many
- * objects it had to force. */
-uint64_t sc_reclaim_all(void);
+ * end-of-run reclaim; also after a failed or OOM run). A collection runs
+ * first unless `collected` says the caller's teardown has just run one
+ * (a second is a pass over every leaked object that finds nothing new;
+ * the forcing frees cycles too). Returns how many objects it had to
+ * force. */
+uint64_t sc_reclaim_all(int collected);
 
 #endif

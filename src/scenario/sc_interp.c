@@ -440,10 +440,11 @@ static void memo_objects(obj *o, int attr, collect *c)
     c->nconv = 0;
     if (o->type->kind == OBJ_FAKE_CONVERTER || o->type->kind == OBJ_META_CONVERTER)
         c->convs[c->nconv++] = o;
-    /* mode -> FakeTensorConverter -> MetaConverter */
+    /* mode -> FakeTensorConverter -> MetaConverter; a MetaConverter holds
+     * no converter, only its memos (millions of edges in a leak) */
     for (size_t i = 0; i < 3 && c->nconv < 4; i++) {
         obj *from = i == 0 ? o : (i - 1 < c->nconv ? c->convs[i - 1] : NULL);
-        if (from && !obj_expired(from))
+        if (from && !obj_expired(from) && from->type->kind != OBJ_META_CONVERTER)
             obj_traverse(from, collect_conv, c);
     }
     obj_kind want = attr == A_MEMO_FAKE ? OBJ_FAKE_CONVERTER : OBJ_META_CONVERTER;
@@ -455,7 +456,9 @@ static void memo_objects(obj *o, int attr, collect *c)
         if (cv->type->kind != want || obj_expired(cv))
             continue;
         c->from = cv;
-        obj_traverse(cv, collect_entry, c);
+        /* strong entries from the snapshot's edges; weak ones to live
+         * objects are not in it */
+        hp_select_role(c->g, cv, c->role);
         if (cv->type->traverse_weak)
             cv->type->traverse_weak(cv, collect_entry, c);
     }

@@ -49,13 +49,15 @@ uint64_t sc_model_bytes(void)
  *  4. free the zombies whose weak counts were leaked.
  * Steps 1-4 are core's obj_reclaim_all(); the collection first is the
  * scenario's (gc sits above obj). */
-uint64_t sc_reclaim_all(void)
+uint64_t sc_reclaim_all(int collected)
 {
     obj_safepoint();
     if (obj_live_count() == 0 && obj_zombie_count() == 0)
         return 0;
-    gc_collect();
-    obj_safepoint();
+    if (!collected) {
+        gc_collect();
+        obj_safepoint();
+    }
     uint64_t forced = obj_reclaim_all();
     er_clear();
     return forced;
@@ -440,7 +442,7 @@ static int run_program(const sc_program *p, const sc_options *opt, rp_scenario *
 
 cleanup:
     sc_vm_drop_snapshot(&vm);
-    sc_reclaim_all();
+    sc_reclaim_all(done > 0);
     gc_set_auto(0, 700);
     ts_set_max_bytes(0);
     census_free(&first);
