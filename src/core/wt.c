@@ -358,23 +358,26 @@ wt_table *wt_new(wt_key_mode km, wt_val_mode vm, unsigned flags, const char *lab
  * the order they were made: glibc frees each next to the chunk it freed
  * last. In slot (hash) order every free consolidated with cold
  * neighbours: glibc's unlink_chunk was 21% of a 1M-entry teardown. The
- * sort is an LSD radix sort of (id, entry) pairs in scratch memory (scr.h:
- * no allocation), 11 bits a pass; without scratch, slot order. */
-typedef struct id_entry {
-    uint64_t id;
-    wt_entry *e;
-} id_entry;
+ * sort is an LSD radix sort, 11 bits a pass, of 8-byte keys in scratch
+ * memory (scr.h: no allocation): the id relative to the table's lowest in
+ * the high half, the slot in the low half (16 B of scratch per entry for
+ * both buffers). Without scratch, or when a table's ids span 2^32 or more,
+ * slot order. */
+typedef uint64_t id_slot;
+#define ID_SLOT_E(t, k) ((t)->slots[(uint32_t)(k)].e)
 
 enum { RADIX_BITS = 11, RADIX = 1 << RADIX_BITS, AHEAD = 8 };
 static scr order_scr;
 
-/* The entries as pairs, ids made relative to the lowest; *bits: the bits
- * the relative ids need. */
-static size_t gather(const wt_table *t, id_entry *v, unsigned *bits)
+/* The entries as keys; *bits: the bits the relative ids need. 0 when the
+ * ids do not fit the high half (the caller takes slot order). */
+static size_t gather(const wt_table *t, id_slot *v, unsigned *bits)
 {
     size_t n = 0;
     uint64_t lo = UINT64_MAX, hi = 0;
     int addr = t->km == WT_KEY_ADDRESS;     /* else the tag is the id */
+    if (t->nslots > UINT32_MAX)
+        return 0;
     for (size_t b = 0; b < t->nslots; b++) {
         wt_entry *e = t->slots[b].e;
         if (!e)
@@ -382,28 +385,30 @@ static size_t gather(const wt_table *t, id_entry *v, unsigned *bits)
         if (addr && b + AHEAD < t->nslots && t->slots[b + AHEAD].e)
             __builtin_prefetch(t->slots[b + AHEAD].e);
         uint64_t id = addr ? e->key_id : t->slots[b].tag;
-        v[n].id = id;
-        v[n++].e = e;
+        v[n++] = id;   /* the slot goes in below, once lo is known */
         lo = id < lo ? id : lo;
         hi = id > hi ? id : hi;
     }
-    for (size_t i = 0; i < n; i++)
-        v[i].id -= lo;
+    if (n && hi - lo > UINT32_MAX)
+        return 0;
+    for (size_t b = 0, i = 0; i < n; b++)
+        if (t->slots[b].e)
+            v[i] = (v[i] - lo) << 32 | b, i++;
     *bits = 0;
-    while (*bits < 64 && (hi - lo) >> *bits)
+    while (*bits < 32 && (hi - lo) >> *bits)
         (*bits)++;
     return n;
 }
 
-/* Sort v (n pairs) by id with tmp as the second buffer; returns the buffer
- * that holds the result. */
-static id_entry *radix_sort(id_entry *v, id_entry *tmp, size_t n, unsigned bits)
+/* Sort v (n keys) by their high half with tmp as the second buffer;
+ * returns the buffer that holds the result. */
+static id_slot *radix_sort(id_slot *v, id_slot *tmp, size_t n, unsigned bits)
 {
     static size_t count[RADIX];
-    for (unsigned shift = 0; shift < bits; shift += RADIX_BITS) {
+    for (unsigned shift = 32; shift < 32 + bits; shift += RADIX_BITS) {
         memset(count, 0, sizeof count);
         for (size_t i = 0; i < n; i++)
-            count[(v[i].id >> shift) & (RADIX - 1)]++;
+            count[(v[i] >> shift) & (RADIX - 1)]++;
         size_t sum = 0;
         for (size_t d = 0; d < RADIX; d++) {
             size_t c = count[d];
@@ -411,8 +416,8 @@ static id_entry *radix_sort(id_entry *v, id_entry *tmp, size_t n, unsigned bits)
             sum += c;
         }
         for (size_t i = 0; i < n; i++)
-            tmp[count[(v[i].id >> shift) & (RADIX - 1)]++] = v[i];
-        id_entry *x = v;
+            tmp[count[(v[i] >> shift) & (RADIX - 1)]++] = v[i];
+        id_slot *x = v;
         v = tmp;
         tmp = x;
     }
@@ -428,15 +433,24 @@ static void forget_slots(wt_table *t)
     set_size(t, 0);
 }
 
-/* Without scratch: slot order. The table is emptied first; the deaths the
- * drops cause wait for the caller's drain session. */
-static void clear_unsorted(wt_table *t)
+/* The table is emptied first, its slot array kept until the drops are
+ * done; the deaths the drops cause wait for the caller's drain session.
+ * order: sorted keys, or NULL for slot order. */
+static void clear_in(wt_table *t, const id_slot *order, size_t n)
 {
     wt_slot *s = t->slots;
-    size_t n = t->nslots, cap = t->cap;
+    size_t ns = t->nslots, cap = t->cap;
     t->slots = NULL;
     forget_slots(t);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; order && i < n; i++) {
+        /* two stages: the slot, then (once it is in) its entry */
+        if (i + 2 * AHEAD < n)
+            __builtin_prefetch(&s[(uint32_t)order[i + 2 * AHEAD]]);
+        if (i + AHEAD < n)
+            __builtin_prefetch(s[(uint32_t)order[i + AHEAD]].e);
+        entry_drop(t, s[(uint32_t)order[i]].e);
+    }
+    for (size_t i = 0; !order && i < ns; i++)
         if (s[i].e)
             entry_drop(t, s[i].e);
     al_free(s, cap * sizeof *s, AL_K_MEMO);
@@ -448,20 +462,12 @@ void wt_clear(wt_table *t)
         return;
     int prev = obj_int_drain_enter();
     size_t n = t->count;
-    id_entry *v = n > 1 ? scr_reserve(&order_scr, 2 * n * sizeof *v) : NULL;
-    if (!v) {
-        clear_unsorted(t);
-    } else {
-        unsigned bits;
-        n = gather(t, v, &bits);
-        forget_slots(t);
-        v = radix_sort(v, v + n, n, bits);
-        for (size_t i = 0; i < n; i++) {
-            if (i + AHEAD < n)
-                __builtin_prefetch(v[i + AHEAD].e);
-            entry_drop(t, v[i].e);
-        }
-    }
+    id_slot *v = n > 1 ? scr_reserve(&order_scr, 2 * n * sizeof *v) : NULL;
+    unsigned bits;
+    if (v && (n = gather(t, v, &bits)) != 0)
+        clear_in(t, radix_sort(v, v + n, n, bits), n);
+    else
+        clear_in(t, NULL, 0);
     obj_int_drain_exit(prev);
 }
 
@@ -668,12 +674,12 @@ static void visit_entry(const wt_table *t, const wt_entry *e, int key, int val, 
         visit(e->value, t->label, i, arg);
 }
 
-static id_entry *sort_small(id_entry *v, size_t n)
+static id_slot *sort_small(id_slot *v, size_t n)
 {
     for (size_t i = 1; i < n; i++) {
-        id_entry x = v[i];
+        id_slot x = v[i];
         size_t j = i;
-        for (; j > 0 && v[j - 1].id > x.id; j--)
+        for (; j > 0 && v[j - 1] >> 32 > x >> 32; j--)
             v[j] = v[j - 1];
         v[j] = x;
     }
@@ -685,20 +691,21 @@ static void traverse(const wt_table *t, int key, int val, obj_visit_fn visit, vo
     if (!key && !val)
         return;
     size_t n = t->count;
-    id_entry small[TRAV_SMALL];
-    id_entry *v = n <= TRAV_SMALL ? small
-                : trav_busy     ? NULL
-                                : scr_reserve(&trav_scr, 2 * n * sizeof *v);
-    if (v) {
-        unsigned bits;
+    id_slot small[TRAV_SMALL];
+    id_slot *v = n <= TRAV_SMALL ? small
+               : trav_busy     ? NULL
+                               : scr_reserve(&trav_scr, 2 * n * sizeof *v);
+    unsigned bits;
+    if (v && n > 0 && (n = gather(t, v, &bits)) != 0) {
         int busy = trav_busy;
         trav_busy = 1;
-        n = gather(t, v, &bits);
         v = n <= TRAV_SMALL ? sort_small(v, n) : radix_sort(v, v + n, n, bits);
         for (size_t i = 0; i < n; i++) {
+            if (i + 2 * AHEAD < n)
+                __builtin_prefetch(&t->slots[(uint32_t)v[i + 2 * AHEAD]]);
             if (i + AHEAD < n)
-                __builtin_prefetch(v[i + AHEAD].e);
-            visit_entry(t, v[i].e, key, val, (long)i, visit, arg);
+                __builtin_prefetch(ID_SLOT_E(t, v[i + AHEAD]));
+            visit_entry(t, ID_SLOT_E(t, v[i]), key, val, (long)i, visit, arg);
         }
         trav_busy = busy;
         return;
