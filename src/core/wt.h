@@ -105,9 +105,11 @@ int wt_iter_next(wt_iter *it, obj **key, uint64_t *key_id, obj **value);
 
 /* Strong edges (strong keys and strong values), labelled "LABEL[i]" style
  * (label = the table's label, index = the entry's rank in key-id order,
- * LABEL[0] the oldest key; from inside another traversal's visit, or
- * without scratch memory, the rank in slot order: deterministic for a
- * given sequence of operations either way). */
+ * LABEL[0] the oldest key; from inside another traversal's visit,
+ * without scratch memory, or when the table's key ids span 2^32 or more,
+ * the rank in slot order: deterministic for a given sequence of
+ * operations either way). Sorting costs 16 B of scratch per entry above
+ * 32 entries, kept mapped for the next traversal. */
 void wt_traverse(const wt_table *t, obj_visit_fn visit, void *arg);
 /* Weak edges (weak keys/values), for reports. */
 void wt_traverse_weak(const wt_table *t, obj_visit_fn visit, void *arg);
