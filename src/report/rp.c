@@ -450,7 +450,9 @@ static void group_lines(sk *s, const rp_objs *x, const rp_options *o, const char
             sk_fmt(s, ", %s in all, retaining %s", tot, ret);
         sk_puts(s, ", created ");
         sk_puts(s, site);
-        sk_fmt(s, ", %s, via ", hp_reason_name(g->reason));
+        /* the shape on a line of its own: as long as a path, it made the
+         * group line wrap in a 120-column terminal */
+        sk_fmt(s, ", %s\n%svia ", hp_reason_name(g->reason), ind2);
         sk_puts(s, g->via ? g->via : "?");
         sk_puts(s, "\n");
         size_t nex = g->nexamples;
