@@ -758,36 +758,36 @@ int sc_ar_view(sc_vm *vm, const sc_expr *e, ts_args *a, sc_val *held)
     return sc_ar_dims(vm, e, a, held);
 }
 
+/* The integers of a view op, the keyword `kw` (when given) being integer
+ * number `at`: it needs exactly `at` positional integers before it, else
+ * the error `unless`. */
+static int dims_with_kw(sc_vm *vm, const sc_expr *e, ts_args *a, const char *kw, int at,
+                        const char *unless)
+{
+    if (eval_dims(vm, e, 0, a->v, &a->n, e->name) < 0)
+        return -1;
+    if (sc_kwarg(e, kw)) {
+        if (a->n != at)
+            return er_set(ER_TYPE, "%s", unless);
+        if (eval_int_kw(vm, e, kw, &a->v[at]) < 0)
+            return -1;
+        a->n = at + 1;
+    }
+    return op_arity(e, a);
+}
+
 /* slice(dim, start, stop[, step]) with step= as the fourth integer */
 int sc_ar_slice(sc_vm *vm, const sc_expr *e, ts_args *a, sc_val *held)
 {
     (void)held;
-    if (eval_dims(vm, e, 0, a->v, &a->n, e->name) < 0)
-        return -1;
-    if (sc_kwarg(e, "step")) {
-        if (a->n != 3)
-            return er_set(ER_TYPE, "slice(): step= needs dim, start and stop first");
-        if (eval_int_kw(vm, e, "step", &a->v[3]) < 0)
-            return -1;
-        a->n = 4;
-    }
-    return op_arity(e, a);
+    return dims_with_kw(vm, e, a, "step", 3, "slice(): step= needs dim, start and stop first");
 }
 
 /* diagonal([offset[, dim1, dim2]]) with offset= as the first integer */
 int sc_ar_diagonal(sc_vm *vm, const sc_expr *e, ts_args *a, sc_val *held)
 {
     (void)held;
-    if (eval_dims(vm, e, 0, a->v, &a->n, e->name) < 0)
-        return -1;
-    if (sc_kwarg(e, "offset")) {
-        if (a->n != 0)
-            return er_set(ER_TYPE, "diagonal(): offset given twice");
-        if (eval_int_kw(vm, e, "offset", &a->v[0]) < 0)
-            return -1;
-        a->n = 1;
-    }
-    return op_arity(e, a);
+    return dims_with_kw(vm, e, a, "offset", 0, "diagonal(): offset given twice");
 }
 
 /* as_strided(sizes, strides[, offset]) */
