@@ -369,11 +369,13 @@ typedef uint64_t id_slot;
 enum { RADIX_BITS = 11, RADIX = 1 << RADIX_BITS, AHEAD = 8 };
 static scr order_scr;
 
-/* The entries as keys; *bits: the bits the relative ids need. 0 when the
- * ids do not fit the high half (the caller takes slot order). */
+/* The entries as keys; v has room for 2 x count (the second half holds
+ * the slots until the lowest id is known); *bits: the bits the relative
+ * ids need. 0 when the ids do not fit the high half (the caller takes slot
+ * order). */
 static size_t gather(const wt_table *t, id_slot *v, unsigned *bits)
 {
-    size_t n = 0;
+    size_t n = 0, cnt = t->count;
     uint64_t lo = UINT64_MAX, hi = 0;
     int addr = t->km == WT_KEY_ADDRESS;     /* else the tag is the id */
     if (t->nslots > UINT32_MAX)
@@ -385,15 +387,15 @@ static size_t gather(const wt_table *t, id_slot *v, unsigned *bits)
         if (addr && b + AHEAD < t->nslots && t->slots[b + AHEAD].e)
             __builtin_prefetch(t->slots[b + AHEAD].e);
         uint64_t id = addr ? e->key_id : t->slots[b].tag;
-        v[n++] = id;   /* the slot goes in below, once lo is known */
+        v[cnt + n] = b;
+        v[n++] = id;
         lo = id < lo ? id : lo;
         hi = id > hi ? id : hi;
     }
     if (n && hi - lo > UINT32_MAX)
         return 0;
-    for (size_t b = 0, i = 0; i < n; b++)
-        if (t->slots[b].e)
-            v[i] = (v[i] - lo) << 32 | b, i++;
+    for (size_t i = 0; i < n; i++)
+        v[i] = (v[i] - lo) << 32 | v[cnt + i];
     *bits = 0;
     while (*bits < 32 && (hi - lo) >> *bits)
         (*bits)++;
@@ -691,7 +693,7 @@ static void traverse(const wt_table *t, int key, int val, obj_visit_fn visit, vo
     if (!key && !val)
         return;
     size_t n = t->count;
-    id_slot small[TRAV_SMALL];
+    id_slot small[2 * TRAV_SMALL];
     id_slot *v = n <= TRAV_SMALL ? small
                : trav_busy     ? NULL
                                : scr_reserve(&trav_scr, 2 * n * sizeof *v);
