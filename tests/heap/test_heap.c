@@ -182,6 +182,36 @@ Test(heap, dominators_diamond)
     obj_decref(A);
 }
 
+/* An irreducible graph: r holds X and B, X holds A, A and B hold each
+ * other. The search meets A from X first, so a single pass in reverse
+ * postorder makes X A's dominator; B -> A, seen on the second pass, makes it
+ * r. Without the iteration X would retain A. */
+Test(heap, dominators_of_an_irreducible_loop_iterate)
+{
+    obj *R = th_new(&th_node, 1000), *X = th_new(&th_node, 100), *A = th_new(&th_node, 10);
+    obj *B = th_new(&th_node, 1);
+    th_set(R, 0, X, "child", 0);
+    th_set(R, 1, B, "child", 1);
+    th_set(X, 0, A, "child", 0);
+    th_set(A, 0, B, "child", 0);
+    th_set(B, 0, A, "child", 0);
+    obj_decref(X); obj_decref(A); obj_decref(B);
+    hp_root roots[] = {{"r", R}};
+    hp_graph *g = hp_snapshot(roots, 1);
+    hp_retained *r;
+    size_t n;
+    cr_assert_eq(hp_retained_all(g, &r, &n), 0);
+    cr_assert_eq(n, 4, "objects: %zu, expected 4", n);
+    uint64_t xr = find(r, n, X)->retained_bytes, rr = find(r, n, R)->retained_bytes;
+    cr_expect_eq(xr, H + 100, "X retains %llu B, expected %llu (itself only)",
+                 (unsigned long long)xr, (unsigned long long)(H + 100));
+    cr_expect_eq(rr, 4 * H + 1111, "r retains %llu B, expected %llu (all four)",
+                 (unsigned long long)rr, (unsigned long long)(4 * H + 1111));
+    hp_retained_free(r, n);
+    hp_free(g);
+    obj_decref(R);
+}
+
 Test(heap, dominators_chain_and_two_roots)
 {
     obj *A = th_new(&th_node, 1000), *B = th_new(&th_node, 100), *C = th_new(&th_node, 10);
