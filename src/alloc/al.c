@@ -174,11 +174,20 @@ void *al_pool_get(al_pool *pool, const char *site)
     return b;
 }
 
+uint32_t al_pool_cap(al_pool *pool)
+{
+    if (!pool->cap) {
+        size_t c = AL_POOL_BYTES / (pool->size ? pool->size : 1);
+        pool->cap = c == 0 ? 1 : c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
+    }
+    return pool->cap;
+}
+
 void al_pool_put(al_pool *pool, void *p)
 {
     if (!p)
         return;
-    if (pool->n >= AL_POOL_MAX || !pools_enabled()) {
+    if (pool->n >= al_pool_cap(pool) || !pools_enabled()) {
         al_free(p, pool->size, pool->kind);
         return;
     }

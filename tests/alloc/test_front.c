@@ -347,3 +347,36 @@ Test(front, pool_counts_like_malloc_and_flushes_on_install)
         cr_assert_eq(pool.n, 0, "[%s] nothing cached after install" " (%llu, want %llu)", specs[s], (unsigned long long)(pool.n), (unsigned long long)(0));
     }
 }
+
+/* A pool caches AL_POOL_BYTES of blocks and no more: a put past its cap
+ * goes to the allocator, and the counters stay those of al_free. */
+Test(front, pool_caches_up_to_its_byte_cap)
+{
+    static al_pool small = AL_POOL_INIT(32, AL_K_MEMO);
+    cr_assert_eq(al_pool_cap(&small), AL_POOL_BYTES / 32, "cap of a 32-byte pool"
+                 " (%llu, want %llu)", (unsigned long long)al_pool_cap(&small),
+                 (unsigned long long)(AL_POOL_BYTES / 32));
+    static al_pool big = AL_POOL_INIT(AL_POOL_BYTES / 3 + 1, AL_K_OTHER);
+    cr_assert_eq(al_pool_cap(&big), 2, "cap of a pool of blocks over a third of the"
+                 " budget (%llu, want %llu)", (unsigned long long)al_pool_cap(&big), 2ull);
+    al_allocator *a = make("libc");
+    al_install(a);
+    int caches = !vg_running() && !VG_ASAN_ENABLED;
+    void *b[3];
+    for (int i = 0; i < 3; i++) {
+        b[i] = al_pool_get(&big, "t_big");
+        cr_assert_not_null(b[i], "big get %d", i);
+    }
+    for (int i = 0; i < 3; i++)
+        al_pool_put(&big, b[i]);
+    cr_assert_eq(big.n, caches ? 2u : 0u, "cached (%llu, want %llu)",
+                 (unsigned long long)big.n, (unsigned long long)(caches ? 2u : 0u));
+    al_stats st;
+    al_stats_get(&st);
+    cr_assert_eq(st.total_frees, 3, "frees (%llu, want %llu)",
+                 (unsigned long long)st.total_frees, 3ull);
+    cr_assert_eq(al_live_blocks(), 0, "live (%llu, want %llu)",
+                 (unsigned long long)al_live_blocks(), 0ull);
+    done(a);
+    cr_assert_eq(big.n, 0, "flushed (%llu, want %llu)", (unsigned long long)big.n, 0ull);
+}

@@ -39,6 +39,7 @@ TestSuite(bench, .init = setup, .fini = teardown);
 static const char *const expected[] = {
     "alloc/pair",          "refcount/incdec",      "weaktable/insert-1k",  "weaktable/lookup-1k",
     "weaktable/remove-1k", "weaktable/insert-1m",  "weaktable/lookup-1m",  "weaktable/remove-1m",
+    "weaktable/lookup-1m-in-order", "weaktable/remove-1m-in-order",
     "weaktable/insert-10m", "weaktable/lookup-10m", "weaktable/remove-10m",
     "convert/miss",        "convert/miss-1k",      "convert/miss-1m",      "convert/hit",
     "lifecycle/churn",     "lifecycle/churn-1k",   "lifecycle/churn-1m",   "view/fanout-64",
