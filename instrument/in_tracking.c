@@ -39,6 +39,7 @@ typedef struct trk_ctx {
     size_t nsites, capsites;
     uint32_t *site_idx;         /* hash of site pointer -> index + 1 */
     size_t cap_idx;
+    struct { const char *site; uint32_t idx; } recent[64];   /* by site bits */
     in_tracking_stats st;
 } trk_ctx;
 
@@ -98,11 +99,27 @@ static void tab_delete(trk_ctx *c, size_t i)
     c->used--;
 }
 
-/* Index of the site entry for site, created if needed; -1 on OOM. */
+static long site_index_slow(trk_ctx *c, const char *site);
+
+/* Index of the site entry for site, created if needed; -1 on OOM. The
+ * recent[] cache answers most calls with one compare. */
 static long site_index(trk_ctx *c, const char *site)
 {
     if (!site)
         site = "?";
+    size_t r = ((uintptr_t)site >> 3) & 63;
+    if (c->recent[r].site == site)
+        return c->recent[r].idx;
+    long si = site_index_slow(c, site);
+    if (si >= 0) {
+        c->recent[r].site = site;
+        c->recent[r].idx = (uint32_t)si;
+    }
+    return si;
+}
+
+static long site_index_slow(trk_ctx *c, const char *site)
+{
     uintptr_t key = (uintptr_t)site;
     if (c->cap_idx) {
         size_t j = hash_ptr(key) & (c->cap_idx - 1);

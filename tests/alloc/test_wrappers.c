@@ -154,6 +154,31 @@ Test(tracking, report_lists_live_blocks_by_site)
     done(a);
 }
 
+/* Two sites 512 bytes apart share a slot of the wrapper's recent-site
+ * cache: each allocation must still be counted under its own site. */
+Test(tracking, sites_sharing_a_cache_slot_stay_apart)
+{
+    static char names[1024];
+    char *s1 = names, *s2 = names + 512;
+    strcpy(s1, "site_one");
+    strcpy(s2, "site_two");
+    al_allocator *a = make("tracking");
+    al_install(a);
+    void *p[5];
+    for (int i = 0; i < 5; i++)
+        p[i] = al_malloc(16, AL_K_OTHER, i % 2 ? s2 : s1);
+    in_tracking_site one, two;
+    in_tracking_site_get(a, "site_one", &one);
+    in_tracking_site_get(a, "site_two", &two);
+    cr_assert_eq(one.live_blocks, 3, "site_one live blocks (%llu, want %llu)",
+                 (unsigned long long)one.live_blocks, 3ull);
+    cr_assert_eq(two.live_blocks, 2, "site_two live blocks (%llu, want %llu)",
+                 (unsigned long long)two.live_blocks, 2ull);
+    for (int i = 0; i < 5; i++)
+        al_free(p[i], 16, AL_K_OTHER);
+    done(a);
+}
+
 Test(tracking, unknown_free_is_counted_not_passed_on, .init = cr_redirect_stderr)
 {
     al_allocator *a = make("tracking");
