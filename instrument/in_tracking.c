@@ -23,7 +23,9 @@ typedef struct blk {
     size_t n;
     uint64_t seq;
     uint32_t site;          /* index into sites */
-    uint32_t kind;
+    uint16_t kind;
+    uint16_t cached;        /* in a pool in front of the wrapper: freed to the
+                               program, its memory still the pool's */
 } blk;
 
 typedef struct site_ent {
@@ -69,6 +71,12 @@ static int tab_grow(trk_ctx *c)
     c->tab = nt;
     c->cap = ncap;
     return 0;
+}
+
+/* A block the program holds (not one cached in a pool). */
+static int is_live(const blk *b)
+{
+    return b->key && !b->cached;
 }
 
 /* Slot of key, or of the empty slot where it would go. */
@@ -161,6 +169,29 @@ static long site_index_slow(trk_ctx *c, const char *site)
     return (long)idx;
 }
 
+/* Count b's block live / no longer live (the totals, its kind, its site). */
+static void count_live(trk_ctx *c, const blk *b)
+{
+    c->st.live_blocks++;
+    c->st.live_bytes += b->n;
+    if (c->st.live_bytes > c->st.peak_bytes)
+        c->st.peak_bytes = c->st.live_bytes;
+    c->st.kind_blocks[b->kind]++;
+    c->st.kind_bytes[b->kind] += b->n;
+    c->sites[b->site].live_blocks++;
+    c->sites[b->site].live_bytes += b->n;
+}
+
+static void count_dead(trk_ctx *c, const blk *b)
+{
+    c->st.live_blocks--;
+    c->st.live_bytes -= b->n;
+    c->st.kind_blocks[b->kind]--;
+    c->st.kind_bytes[b->kind] -= b->n;
+    c->sites[b->site].live_blocks--;
+    c->sites[b->site].live_bytes -= b->n;
+}
+
 /* Put a block in the table (which has room) and count it live. */
 static void track_insert(trk_ctx *c, void *p, size_t n, al_kind kind, size_t si,
                          uint64_t seq)
@@ -168,16 +199,9 @@ static void track_insert(trk_ctx *c, void *p, size_t n, al_kind kind, size_t si,
     uintptr_t key = (uintptr_t)p ^ DISGUISE;
     size_t j = tab_find(c, key);
     c->tab[j] = (blk){ .key = key, .n = n, .seq = seq, .site = (uint32_t)si,
-                       .kind = (uint32_t)kind };
+                       .kind = (uint16_t)kind };
     c->used++;
-    c->st.live_blocks++;
-    c->st.live_bytes += n;
-    if (c->st.live_bytes > c->st.peak_bytes)
-        c->st.peak_bytes = c->st.live_bytes;
-    c->st.kind_blocks[kind]++;
-    c->st.kind_bytes[kind] += n;
-    c->sites[si].live_blocks++;
-    c->sites[si].live_bytes += n;
+    count_live(c, &c->tab[j]);
 }
 
 /* Make room for one more block; -1 when the table cannot grow. */
@@ -204,13 +228,7 @@ static int track_add(trk_ctx *c, void *p, size_t n, al_kind kind, const char *si
 static blk track_remove(trk_ctx *c, size_t j)
 {
     blk b = c->tab[j];
-    c->st.live_blocks--;
-    c->st.live_bytes -= b.n;
-    c->st.kind_blocks[b.kind]--;
-    c->st.kind_bytes[b.kind] -= b.n;
-    site_ent *s = &c->sites[b.site];
-    s->live_blocks--;
-    s->live_bytes -= b.n;
+    count_dead(c, &b);
     tab_delete(c, j);
     return b;
 }
@@ -220,7 +238,7 @@ static long lookup_live(trk_ctx *c, const void *p, size_t n, al_kind kind, const
 {
     if (c->cap) {
         size_t j = tab_find(c, (uintptr_t)p ^ DISGUISE);
-        if (c->tab[j].key)
+        if (c->tab[j].key && !c->tab[j].cached)
             return (long)j;
     }
     c->st.unknown_frees++;
@@ -254,6 +272,55 @@ static void trk_free(void *ctx, void *p, size_t n, al_kind kind)
         c->st.size_mismatches++;
     c->st.total_frees++;
     c->inner->xfree(c->inner->ctx, p, b.n, (al_kind)b.kind);
+}
+
+/* The same op for an inner wrapper (0 when the inner allocator is a base). */
+static int pass_on(trk_ctx *c, al_pool_op op, void *p, size_t n, al_kind kind,
+                   const char *site)
+{
+    al_allocator *in = c->inner;
+    return in->inner ? in->xpool(in->ctx, op, p, n, kind, site) : 0;
+}
+
+/* A pool in front of the wrapper (al_allocator.xpool): a cached block
+ * stays in the table, flagged, so that a put and a get are one probe each
+ * and a free of a cached block is still a double free. What can fail is
+ * checked before the op goes on to an inner wrapper. */
+static int trk_pool(void *ctx, al_pool_op op, void *p, size_t n, al_kind kind,
+                    const char *site)
+{
+    trk_ctx *c = ctx;
+    if (op == AL_POOL_PUT) {
+        long j = lookup_live(c, p, n, kind, "free");
+        if (j < 0 || pass_on(c, op, p, n, kind, site) != 0)
+            return -1;
+        blk *b = &c->tab[j];
+        if (b->n != n)
+            c->st.size_mismatches++;
+        count_dead(c, b);
+        b->cached = 1;
+        c->st.total_frees++;
+        return 0;
+    }
+    if (op == AL_POOL_FLUSH) {
+        size_t j = tab_find(c, (uintptr_t)p ^ DISGUISE);
+        if (c->tab[j].key && c->tab[j].cached)
+            tab_delete(c, j);
+        return pass_on(c, op, p, n, kind, site);
+    }
+    long si = site_index(c, site);          /* may grow the site table */
+    size_t j = tab_find(c, (uintptr_t)p ^ DISGUISE);
+    blk *b = &c->tab[j];
+    if (si < 0 || !b->key || !b->cached || pass_on(c, op, p, n, kind, site) != 0)
+        return -1;
+    b->cached = 0;
+    b->site = (uint32_t)si;
+    b->kind = (uint16_t)kind;
+    b->n = n;
+    b->seq = ++c->st.total_allocs;
+    c->sites[si].allocs++;
+    count_live(c, b);
+    return 0;
 }
 
 static void *trk_realloc(void *ctx, void *p, size_t old_n, size_t n,
@@ -329,7 +396,7 @@ static void trk_report(void *ctx, void *file)
     }
     size_t ns = 0;
     for (size_t i = 0; i < c->cap; i++) {
-        if (!c->tab[i].key)
+        if (!is_live(&c->tab[i]))
             continue;
         const char *site = c->sites[c->tab[i].site].site;
         size_t k = 0;
@@ -384,6 +451,7 @@ al_allocator *in_tracking_new(al_allocator *inner)
     a->xsize = trk_size;
     a->xreport = trk_report;
     a->xdestroy = trk_destroy;
+    a->xpool = trk_pool;
     return a;
 }
 
@@ -433,10 +501,10 @@ size_t in_tracking_live(al_allocator *a, in_tracking_block *out, size_t max)
     if (!a)
         return 0;
     trk_ctx *c = a->ctx;
-    if (max >= c->used) {
+    if (max >= c->st.live_blocks) {
         size_t k = 0;
         for (size_t i = 0; i < c->cap; i++) {
-            if (!c->tab[i].key)
+            if (!is_live(&c->tab[i]))
                 continue;
             out[k++] = (in_tracking_block){
                 .p = (const void *)(c->tab[i].key ^ DISGUISE), .n = c->tab[i].n,
@@ -450,7 +518,7 @@ size_t in_tracking_live(al_allocator *a, in_tracking_block *out, size_t max)
         for (size_t k = 0; k < max; k++) {
             size_t best = c->cap;
             for (size_t i = 0; i < c->cap; i++)
-                if (c->tab[i].key && c->tab[i].seq > after &&
+                if (is_live(&c->tab[i]) && c->tab[i].seq > after &&
                     (best == c->cap || c->tab[i].seq < c->tab[best].seq))
                     best = i;
             out[k] = (in_tracking_block){
@@ -460,5 +528,5 @@ size_t in_tracking_live(al_allocator *a, in_tracking_block *out, size_t max)
             after = c->tab[best].seq;
         }
     }
-    return c->used;
+    return c->st.live_blocks;
 }

@@ -49,19 +49,32 @@ static int pools_enabled(void)
 {
     if (pool_on < 0) {
         al_allocator *a = current();
-        pool_on = a->inner == NULL && !vg_running() && !VG_ASAN_ENABLED;
+        pool_on = !vg_running() && !VG_ASAN_ENABLED;
+        for (; a->inner && pool_on; a = a->inner)
+            pool_on = a->xpool != NULL;
     }
     return pool_on;
 }
 
+/* The chain's base: where a cached block goes back to. */
+static al_allocator *base_of(al_allocator *a)
+{
+    while (a->inner)
+        a = a->inner;
+    return a;
+}
+
 void al_pool_flush_all(void)
 {
-    al_allocator *a = current();
+    al_allocator *a = current(), *base = base_of(a);
     for (al_pool *p = pools; p; p = p->next) {
+        size_t n = p->size ? p->size : 1;
         while (p->head) {
             void *b = p->head;
             memcpy(&p->head, b, sizeof p->head);
-            a->xfree(a->ctx, b, p->size ? p->size : 1, p->kind);
+            if (a != base)
+                (void)a->xpool(a->ctx, AL_POOL_FLUSH, b, n, p->kind, NULL);
+            base->xfree(base->ctx, b, n, p->kind);
         }
         p->n = 0;
         p->listed = 0;
@@ -168,6 +181,11 @@ void *al_pool_get(al_pool *pool, const char *site)
         return NULL;
     }
     void *b = pool->head;
+    al_allocator *a = current();
+    if (a->inner && a->xpool(a->ctx, AL_POOL_GET, b, pool->size, kind, site) != 0) {
+        st.failed_allocs++;
+        return NULL;
+    }
     memcpy(&pool->head, b, sizeof pool->head);
     pool->n--;
     count_alloc(pool->size, kind);
@@ -191,6 +209,12 @@ void al_pool_put(al_pool *pool, void *p)
         al_free(p, pool->size, pool->kind);
         return;
     }
+    al_allocator *a = current();
+    al_kind kind = clamp_kind(pool->kind);
+    if (a->inner && a->xpool(a->ctx, AL_POOL_PUT, p, pool->size, kind, NULL) != 0) {
+        count_free(pool->size, kind);   /* as al_free of an unknown block */
+        return;
+    }
     memcpy(p, &pool->head, sizeof pool->head);
     pool->head = p;
     pool->n++;
@@ -199,7 +223,7 @@ void al_pool_put(al_pool *pool, void *p)
         pool->next = pools;
         pools = pool;
     }
-    count_free(pool->size, clamp_kind(pool->kind));
+    count_free(pool->size, kind);
 }
 
 void *al_calloc(size_t count, size_t n, al_kind kind, const char *site)

@@ -46,6 +46,18 @@ typedef struct al_stats {
     uint64_t total_reallocs;  /* successful al_realloc of a live block */
 } al_stats;
 
+/* What al_allocator.xpool is told about a pool block (see al_pool). */
+typedef enum al_pool_op {
+    AL_POOL_PUT,     /* the live block p enters a pool: to the wrapper it is
+                        freed, its memory stays in the pool; -1 if p is not
+                        a live block (then it is neither cached nor passed on) */
+    AL_POOL_GET,     /* p leaves the pool, allocated again from site; -1 when
+                        the wrapper cannot record it (the get fails, p stays
+                        cached) */
+    AL_POOL_FLUSH    /* p, cached, is about to be freed to the base allocator
+                        of the chain, past the wrappers; 0 */
+} al_pool_op;
+
 typedef struct al_allocator al_allocator;
 struct al_allocator {
     const char *name;     /* "libc", "tracking/jemalloc", ... */
@@ -63,6 +75,12 @@ struct al_allocator {
     /* Bytes the allocator holds from the system (its own footprint, not
      * what was asked of it); NULL: ask the inner one. */
     uint64_t (*xfootprint)(void *ctx);
+    /* Pools in front of a wrapper: NULL keeps the pools off while this
+     * wrapper is in the chain (guard, fail: they see every block as its own
+     * allocation); a wrapper that has it passes each op on to an inner
+     * wrapper. Base allocators leave it NULL and never see it called. */
+    int (*xpool)(void *ctx, al_pool_op op, void *p, size_t n, al_kind kind,
+                 const char *site);
 };
 
 /* Destroys a and its inner allocators (blocks still live in them are leaked,
@@ -108,10 +126,12 @@ char *al_strdup(const char *s, al_kind kind, const char *site); /* free with str
  * enough for a memo of 1M entries, emptied at once, to refill from its pool
  * and not from glibc's bins; a put past the cap is an al_free. al_install
  * (and so al_destroy of the installed allocator) first gives every cached
- * block back to the allocator that made it. Pools are bypassed (get is al_malloc, put is al_free) when the
- * installed allocator is a wrapper (tracking, guard, fail: they see every
- * block) and under Valgrind or ASan (each block stays a block of its own
- * to the checker). The contents of a block from get are undefined. */
+ * block back to the allocator that made it. Under wrappers that have
+ * xpool (tracking) a put frees the block to them and a get allocates it
+ * again, so they still see every block; pools are bypassed (get is
+ * al_malloc, put is al_free) when a wrapper in the chain has no xpool
+ * (guard, fail) and under Valgrind or ASan (each block stays a block of its
+ * own to the checker). The contents of a block from get are undefined. */
 typedef struct al_pool {
     size_t size;
     al_kind kind;

@@ -8,6 +8,7 @@
 #include "allocspec/as.h"
 #include "instrument/in_fail.h"
 #include "instrument/in_tracking.h"
+#include "vg/vg.h"
 
 static al_allocator *make(const char *spec)
 {
@@ -176,6 +177,61 @@ Test(tracking, sites_sharing_a_cache_slot_stay_apart)
                  (unsigned long long)two.live_blocks, 2ull);
     for (int i = 0; i < 5; i++)
         al_free(p[i], 16, AL_K_OTHER);
+    done(a);
+}
+
+/* Pools stay on under tracking: a put is a free to it, a get an allocation
+ * from the get's site, and a second put of the same block is a double free,
+ * cached or not (without pools, under a checker, the same figures hold). */
+Test(tracking, pool_blocks_are_freed_and_allocated_again, .init = cr_redirect_stderr)
+{
+    static al_pool pool = AL_POOL_INIT(48, AL_K_MEMO);
+    al_allocator *a = make("tracking");
+    al_install(a);
+    int caches = !vg_running() && !VG_ASAN_ENABLED;
+    void *b[3];
+    for (int i = 0; i < 3; i++)
+        b[i] = al_pool_get(&pool, "t_first");
+    for (int i = 0; i < 3; i++)
+        al_pool_put(&pool, b[i]);
+    in_tracking_stats st;
+    in_tracking_get(a, &st);
+    cr_assert_eq(st.live_blocks, 0, "live after puts (%llu, want %llu)",
+                 (unsigned long long)st.live_blocks, 0ull);
+    cr_assert_eq(st.total_frees, 3, "frees (%llu, want %llu)",
+                 (unsigned long long)st.total_frees, 3ull);
+    cr_assert_eq(pool.n, caches ? 3u : 0u, "cached (%llu, want %llu)",
+                 (unsigned long long)pool.n, (unsigned long long)(caches ? 3u : 0u));
+    cr_assert_eq(in_tracking_live(a, NULL, 0), 0, "cached blocks are not live");
+    void *x = al_pool_get(&pool, "t_again");
+    in_tracking_site again, first;
+    in_tracking_site_get(a, "t_again", &again);
+    in_tracking_site_get(a, "t_first", &first);
+    cr_assert_eq(again.live_blocks, 1, "t_again live (%llu, want %llu)",
+                 (unsigned long long)again.live_blocks, 1ull);
+    cr_assert_eq(first.live_blocks, 0, "t_first live (%llu, want %llu)",
+                 (unsigned long long)first.live_blocks, 0ull);
+    in_tracking_block blk;
+    cr_assert_eq(in_tracking_live(a, &blk, 1), 1, "one live block");
+    cr_assert_eq(blk.seq, 4, "the get is allocation #4 (%llu)", (unsigned long long)blk.seq);
+    cr_assert_eq(blk.p, x, "the live block is the one got");
+    al_pool_put(&pool, x);
+    al_pool_put(&pool, x);                 /* double free of a cached block */
+    al_free(b[0] == x ? b[1] : b[0], 48, AL_K_MEMO);   /* and of another */
+    in_tracking_get(a, &st);
+    cr_assert_eq(st.unknown_frees, 2, "double frees (%llu, want %llu)",
+                 (unsigned long long)st.unknown_frees, 2ull);
+    cr_assert_eq(pool.n, caches ? 3u : 0u, "cached after the double frees (%llu, want %llu)",
+                 (unsigned long long)pool.n, (unsigned long long)(caches ? 3u : 0u));
+    al_pool_flush_all();
+    cr_assert_eq(pool.n, 0, "flushed (%llu)", (unsigned long long)pool.n);
+    void *y = al_malloc(48, AL_K_MEMO, "t_after");  /* may reuse a flushed address */
+    al_free(y, 48, AL_K_MEMO);
+    in_tracking_get(a, &st);
+    cr_assert_eq(st.unknown_frees, 2, "no unknown free after the flush (%llu, want %llu)",
+                 (unsigned long long)st.unknown_frees, 2ull);
+    cr_assert_eq(st.live_blocks, 0, "live at the end (%llu, want %llu)",
+                 (unsigned long long)st.live_blocks, 0ull);
     done(a);
 }
 
