@@ -511,7 +511,8 @@ size_t in_tracking_live(al_allocator *a, in_tracking_block *out, size_t max)
                 .kind = (al_kind)c->tab[i].kind,
                 .site = c->sites[c->tab[i].site].site, .seq = c->tab[i].seq };
         }
-        qsort(out, k, sizeof *out, by_seq);
+        if (k > 1)
+            qsort(out, k, sizeof *out, by_seq);
     } else if (max > 0) {
         /* Keep the max oldest: repeated selection, fine for small max. */
         uint64_t after = 0;
