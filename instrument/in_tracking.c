@@ -30,7 +30,7 @@ typedef struct blk {
 
 typedef struct site_ent {
     const char *site;
-    uint64_t allocs, live_blocks, live_bytes;
+    uint64_t allocs;            /* allocations ever made from the site */
 } site_ent;
 
 typedef struct trk_ctx {
@@ -169,27 +169,21 @@ static long site_index_slow(trk_ctx *c, const char *site)
     return (long)idx;
 }
 
-/* Count b's block live / no longer live (the totals, its kind, its site). */
+/* Count b's block live / no longer live. Only the totals (and the peak)
+ * are kept as blocks come and go; the per-kind and per-site live counts
+ * are read off the table when asked (in_tracking_get, _site_get). */
 static void count_live(trk_ctx *c, const blk *b)
 {
     c->st.live_blocks++;
     c->st.live_bytes += b->n;
     if (c->st.live_bytes > c->st.peak_bytes)
         c->st.peak_bytes = c->st.live_bytes;
-    c->st.kind_blocks[b->kind]++;
-    c->st.kind_bytes[b->kind] += b->n;
-    c->sites[b->site].live_blocks++;
-    c->sites[b->site].live_bytes += b->n;
 }
 
 static void count_dead(trk_ctx *c, const blk *b)
 {
     c->st.live_blocks--;
     c->st.live_bytes -= b->n;
-    c->st.kind_blocks[b->kind]--;
-    c->st.kind_bytes[b->kind] -= b->n;
-    c->sites[b->site].live_blocks--;
-    c->sites[b->site].live_bytes -= b->n;
 }
 
 /* Put a block in the table (which has room) and count it live. */
@@ -468,7 +462,15 @@ int in_tracking_get(al_allocator *a, in_tracking_stats *out)
     a = in_tracking_of(a);
     if (!a)
         return -1;
-    *out = ((trk_ctx *)a->ctx)->st;
+    trk_ctx *c = a->ctx;
+    *out = c->st;
+    memset(out->kind_blocks, 0, sizeof out->kind_blocks);
+    memset(out->kind_bytes, 0, sizeof out->kind_bytes);
+    for (size_t i = 0; i < c->cap; i++)
+        if (is_live(&c->tab[i])) {
+            out->kind_blocks[c->tab[i].kind]++;
+            out->kind_bytes[c->tab[i].kind] += c->tab[i].n;
+        }
     return 0;
 }
 
@@ -479,13 +481,14 @@ int in_tracking_site_get(al_allocator *a, const char *site, in_tracking_site *ou
     if (!a)
         return -1;
     trk_ctx *c = a->ctx;
-    for (size_t i = 0; i < c->nsites; i++) {
-        if (strcmp(c->sites[i].site, site) != 0)
-            continue;
-        out->allocs += c->sites[i].allocs;
-        out->live_blocks += c->sites[i].live_blocks;
-        out->live_bytes += c->sites[i].live_bytes;
-    }
+    for (size_t i = 0; i < c->nsites; i++)
+        if (strcmp(c->sites[i].site, site) == 0)
+            out->allocs += c->sites[i].allocs;
+    for (size_t i = 0; i < c->cap; i++)
+        if (is_live(&c->tab[i]) && strcmp(c->sites[c->tab[i].site].site, site) == 0) {
+            out->live_blocks++;
+            out->live_bytes += c->tab[i].n;
+        }
     return 0;
 }
 

@@ -11,7 +11,10 @@
  *   a->xreport(a->ctx, stderr);           // live blocks grouped by site
  *
  * It keeps a hash table of live blocks (pointer -> size, kind, site) and a
- * table of sites. It changes nothing the program sees, except that a free of
+ * table of sites, and counts only the totals as blocks come and go:
+ * in_tracking_get and in_tracking_site_get walk the block table for the
+ * per-kind and per-site live counts, so they cost O(live blocks). Blocks
+ * cached in a pool in front of it (al_pool) are freed blocks to it. It changes nothing the program sees, except that a free of
  * a pointer it does not know (a double free, or a pointer from another
  * allocator) is not passed on: it is counted and reported on stderr as
  * `fakegc: tracking: free of unknown block ...`. A free with a size other
