@@ -44,6 +44,7 @@ static al_allocator *current(void)
 
 static al_pool *pools;          /* pools that have cached a block */
 static int pool_on = -1;        /* -1: not decided for the current allocator */
+static size_t cached_bytes;     /* in all pools, at most AL_POOL_BYTES */
 
 static int pools_enabled(void)
 {
@@ -80,6 +81,7 @@ void al_pool_flush_all(void)
         p->listed = 0;
     }
     pools = NULL;
+    cached_bytes = 0;
 }
 
 void al_install(al_allocator *a)
@@ -188,24 +190,21 @@ void *al_pool_get(al_pool *pool, const char *site)
     }
     memcpy(&pool->head, b, sizeof pool->head);
     pool->n--;
+    cached_bytes -= pool->size;
     count_alloc(pool->size, kind);
     return b;
 }
 
-uint32_t al_pool_cap(al_pool *pool)
+size_t al_pool_cached_bytes(void)
 {
-    if (!pool->cap) {
-        size_t c = AL_POOL_BYTES / (pool->size ? pool->size : 1);
-        pool->cap = c == 0 ? 1 : c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
-    }
-    return pool->cap;
+    return cached_bytes;
 }
 
 void al_pool_put(al_pool *pool, void *p)
 {
     if (!p)
         return;
-    if (pool->n >= al_pool_cap(pool) || !pools_enabled()) {
+    if (cached_bytes + pool->size > AL_POOL_BYTES || !pools_enabled()) {
         al_free(p, pool->size, pool->kind);
         return;
     }
@@ -218,6 +217,7 @@ void al_pool_put(al_pool *pool, void *p)
     memcpy(p, &pool->head, sizeof pool->head);
     pool->head = p;
     pool->n++;
+    cached_bytes += pool->size;
     if (!pool->listed) {
         pool->listed = 1;
         pool->next = pools;

@@ -121,10 +121,11 @@ char *al_strdup(const char *s, al_kind kind, const char *site); /* free with str
  *
  * Every observable is that of al_malloc/al_free of pool->size bytes: the
  * front counters, the fault-injection attempt (a get is one), the kind.
- * Only the allocator below sees fewer calls. A pool caches at most
- * al_pool_cap(pool) blocks: AL_POOL_BYTES of them, at least one. That is
- * enough for a memo of 1M entries, emptied at once, to refill from its pool
- * and not from glibc's bins; a put past the cap is an al_free. al_install
+ * Only the allocator below sees fewer calls. All pools together cache at
+ * most AL_POOL_BYTES (al_pool_cached_bytes): enough for a memo of 1M
+ * entries, emptied at once, to refill from its pool and not from glibc's
+ * bins, and little enough that a teardown of millions of objects leaves few
+ * cold blocks for the flush; a put past the budget is an al_free. al_install
  * (and so al_destroy of the installed allocator) first gives every cached
  * block back to the allocator that made it. Under wrappers that have
  * xpool (tracking) a put frees the block to them and a get allocates it
@@ -139,11 +140,10 @@ typedef struct al_pool {
     uint32_t n;
     int listed;                 /* on the front's list of pools to flush */
     struct al_pool *next;
-    uint32_t cap;               /* al_pool_cap, 0 until first needed */
 } al_pool;
-#define AL_POOL_INIT(sz, k) { (sz), (k), NULL, 0, 0, NULL, 0 }
+#define AL_POOL_INIT(sz, k) { (sz), (k), NULL, 0, 0, NULL }
 #define AL_POOL_BYTES ((size_t)32 << 20)
-uint32_t al_pool_cap(al_pool *pool);          /* blocks the pool may cache */
+size_t al_pool_cached_bytes(void);           /* what all pools hold now */
 void *al_pool_get(al_pool *pool, const char *site);
 void al_pool_put(al_pool *pool, void *p);     /* p may be NULL */
 /* Give every cached block back (al_install does it). */

@@ -351,17 +351,12 @@ Test(front, pool_counts_like_malloc_and_flushes_on_install)
     }
 }
 
-/* A pool caches AL_POOL_BYTES of blocks and no more: a put past its cap
+/* All pools together cache AL_POOL_BYTES and no more: a put past the budget
  * goes to the allocator, and the counters stay those of al_free. */
-Test(front, pool_caches_up_to_its_byte_cap)
+Test(front, pools_cache_up_to_their_byte_budget)
 {
-    static al_pool small = AL_POOL_INIT(32, AL_K_MEMO);
-    cr_assert_eq(al_pool_cap(&small), AL_POOL_BYTES / 32, "cap of a 32-byte pool"
-                 " (%llu, want %llu)", (unsigned long long)al_pool_cap(&small),
-                 (unsigned long long)(AL_POOL_BYTES / 32));
     static al_pool big = AL_POOL_INIT(AL_POOL_BYTES / 3 + 1, AL_K_OTHER);
-    cr_assert_eq(al_pool_cap(&big), 2, "cap of a pool of blocks over a third of the"
-                 " budget (%llu, want %llu)", (unsigned long long)al_pool_cap(&big), 2ull);
+    static al_pool other = AL_POOL_INIT(AL_POOL_BYTES / 2, AL_K_OTHER);
     al_allocator *a = make("libc");
     al_install(a);
     int caches = !vg_running() && !VG_ASAN_ENABLED;
@@ -370,16 +365,26 @@ Test(front, pool_caches_up_to_its_byte_cap)
         b[i] = al_pool_get(&big, "t_big");
         cr_assert_not_null(b[i], "big get %d", i);
     }
+    void *x = al_pool_get(&other, "t_other");
+    cr_assert_not_null(x, "other get");
     for (int i = 0; i < 3; i++)
         al_pool_put(&big, b[i]);
     cr_assert_eq(big.n, caches ? 2u : 0u, "cached (%llu, want %llu)",
                  (unsigned long long)big.n, (unsigned long long)(caches ? 2u : 0u));
+    al_pool_put(&other, x);                  /* 2 (B/3 + 1) + B/2 > B */
+    cr_assert_eq(other.n, 0, "the other pool is over the shared budget (%llu)",
+                 (unsigned long long)other.n);
+    cr_assert_eq(al_pool_cached_bytes(), caches ? 2 * big.size : 0,
+                 "cached bytes (%zu, want %zu)", al_pool_cached_bytes(),
+                 caches ? 2 * big.size : (size_t)0);
     al_stats st;
     al_stats_get(&st);
-    cr_assert_eq(st.total_frees, 3, "frees (%llu, want %llu)",
-                 (unsigned long long)st.total_frees, 3ull);
+    cr_assert_eq(st.total_frees, 4, "frees (%llu, want %llu)",
+                 (unsigned long long)st.total_frees, 4ull);
     cr_assert_eq(al_live_blocks(), 0, "live (%llu, want %llu)",
                  (unsigned long long)al_live_blocks(), 0ull);
     done(a);
     cr_assert_eq(big.n, 0, "flushed (%llu, want %llu)", (unsigned long long)big.n, 0ull);
+    cr_assert_eq(al_pool_cached_bytes(), 0, "nothing cached after install (%zu)",
+                 al_pool_cached_bytes());
 }
