@@ -403,15 +403,33 @@ typedef struct rp_objs {
     const hp_top *top; size_t ntop;
 } rp_objs;
 
-static void top_lines(sk *s, const rp_objs *x, const char *indent)
+/* Was t printed, with the same figures, by the previous object list? */
+static int printed_before(const hp_top *t, const hp_top *prev, size_t nprev)
+{
+    for (size_t i = 0; i < nprev; i++)
+        if (prev[i].id == t->id && prev[i].retained_bytes == t->retained_bytes &&
+            prev[i].count == t->count)
+            return 1;
+    return 0;
+}
+
+/* The biggest retainers; one printed by the previous list (`prev`: two
+ * failing memo expectations share their converter) gets one line. */
+static void top_lines(sk *s, const rp_objs *x, const char *indent, const hp_top *prev,
+                      size_t nprev)
 {
     for (size_t i = 0; i < x->ntop; i++) {
         const hp_top *t = &x->top[i];
         char b[32];
         rp_bytes(t->retained_bytes, b, sizeof b);
         sk_puts(s, indent);
-        sk_fmt(s, "biggest: %s#%llu retains %s: %llu objects", t->type_name ? t->type_name : "?",
-               (unsigned long long)t->id, b, (unsigned long long)t->count);
+        sk_fmt(s, "biggest: %s#%llu retains %s", t->type_name ? t->type_name : "?",
+               (unsigned long long)t->id, b);
+        if (printed_before(t, prev, nprev)) {
+            sk_puts(s, ", as above\n");
+            continue;
+        }
+        sk_fmt(s, ": %llu objects", (unsigned long long)t->count);
         if (t->main_count)
             sk_fmt(s, ", %llu of them through %s (%s)", (unsigned long long)t->main_count,
                    t->main_via, obj_kind_name(t->main_kind));
@@ -477,6 +495,8 @@ void rp_details(sk *s, const rp_scenario *sc, const rp_options *o, const char *i
     int verbose = o && o->verbose;
     char ind2[64];
     snprintf(ind2, sizeof ind2, "%s    ", indent);
+    const hp_top *prev_top = NULL;      /* the last list's biggest retainers */
+    size_t nprev_top = 0;
     if (sc->error) {
         sk_puts(s, indent);
         sk_color(s, "\033[1;31m");
@@ -527,7 +547,9 @@ void rp_details(sk *s, const rp_scenario *sc, const rp_options *o, const char *i
         sk_puts(s, ind2);
         sk_fmt(s, "%llu object%s behind it, %s\n", (unsigned long long)x.total,
                x.total == 1 ? "" : "s", b);
-        top_lines(s, &x, ind2);
+        top_lines(s, &x, ind2, prev_top, nprev_top);
+        prev_top = x.top;
+        nprev_top = x.ntop;
         group_lines(s, &x, o, ind2, FAILURE_GROUPS);
         hp_groups_free(own, own ? ng : 0);
     }
@@ -556,7 +578,7 @@ void rp_details(sk *s, const rp_scenario *sc, const rp_options *o, const char *i
         sk_puts(s, "\n");
         char ind[64];
         snprintf(ind, sizeof ind, "%s  ", indent);
-        top_lines(s, &x, ind);
+        top_lines(s, &x, ind, prev_top, nprev_top);
         group_lines(s, &x, o, ind, TEXT_GROUPS);
         hp_groups_free(own, own ? ng : 0);
     }

@@ -48,6 +48,16 @@ print(f"ok: {len(lines)} lines, per line {dict(got)}; the JSON report keeps "
       f"{sum(len(f.get('objects', [])) for f in sc['failures'])} examples")
 PY
 
+# 1b. the text report: both failures are held by one converter, whose
+# biggest-retainer line and path are printed once, then said "as above"
+"$fakegc" run -q --inject strong-memo --no-color "$t/leak.scn" > "$t/r.txt"
+[ $? -eq 1 ] || fail "leak run (text): expected exit 1"
+full=$(grep -cE 'biggest: MetaConverter#[0-9]+ retains [^,]+: [0-9]+ objects' "$t/r.txt")
+above=$(grep -cE 'biggest: MetaConverter#[0-9]+ retains .*, as above$' "$t/r.txt")
+paths=$(grep -cE '^ +m -> FakeTensorMode#[0-9]+ -> FakeTensorConverter#[0-9]+ -> MetaConverter#[0-9]+$' "$t/r.txt")
+[ "$full" -eq 1 ] && [ "$above" -ge 1 ] && [ "$paths" -eq 1 ] ||
+    fail "biggest retainer: $full full line(s) (want 1), $above 'as above' (want >= 1), $paths path line(s) (want 1)"
+
 # 2. the suite's memo scenarios, in process and with --jobs 2
 "$fakegc" run -q --inject strong-memo --objects "$t/a.jsonl" --dot "$t/a.dot" \
     "$src/scenarios/memo" >/dev/null
