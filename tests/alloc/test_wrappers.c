@@ -155,6 +155,15 @@ Test(tracking, report_lists_live_blocks_by_site)
     done(a);
 }
 
+/* The live blocks tracking counts for a site, against what is expected. */
+static void expect_site_live(al_allocator *a, const char *site, uint64_t want)
+{
+    in_tracking_site st;
+    in_tracking_site_get(a, site, &st);
+    cr_assert_eq(st.live_blocks, want, "%s live blocks (%llu, want %llu)", site,
+                 (unsigned long long)st.live_blocks, (unsigned long long)want);
+}
+
 /* Two sites 512 bytes apart share a slot of the wrapper's recent-site
  * cache: each allocation must still be counted under its own site. */
 Test(tracking, sites_sharing_a_cache_slot_stay_apart)
@@ -168,13 +177,8 @@ Test(tracking, sites_sharing_a_cache_slot_stay_apart)
     void *p[5];
     for (int i = 0; i < 5; i++)
         p[i] = al_malloc(16, AL_K_OTHER, i % 2 ? s2 : s1);
-    in_tracking_site one, two;
-    in_tracking_site_get(a, "site_one", &one);
-    in_tracking_site_get(a, "site_two", &two);
-    cr_assert_eq(one.live_blocks, 3, "site_one live blocks (%llu, want %llu)",
-                 (unsigned long long)one.live_blocks, 3ull);
-    cr_assert_eq(two.live_blocks, 2, "site_two live blocks (%llu, want %llu)",
-                 (unsigned long long)two.live_blocks, 2ull);
+    expect_site_live(a, "site_one", 3);
+    expect_site_live(a, "site_two", 2);
     for (int i = 0; i < 5; i++)
         al_free(p[i], 16, AL_K_OTHER);
     done(a);
@@ -204,13 +208,8 @@ Test(tracking, pool_blocks_are_freed_and_allocated_again, .init = cr_redirect_st
                  (unsigned long long)pool.n, (unsigned long long)(caches ? 3u : 0u));
     cr_assert_eq(in_tracking_live(a, NULL, 0), 0, "cached blocks are not live");
     void *x = al_pool_get(&pool, "t_again");
-    in_tracking_site again, first;
-    in_tracking_site_get(a, "t_again", &again);
-    in_tracking_site_get(a, "t_first", &first);
-    cr_assert_eq(again.live_blocks, 1, "t_again live (%llu, want %llu)",
-                 (unsigned long long)again.live_blocks, 1ull);
-    cr_assert_eq(first.live_blocks, 0, "t_first live (%llu, want %llu)",
-                 (unsigned long long)first.live_blocks, 0ull);
+    expect_site_live(a, "t_again", 1);
+    expect_site_live(a, "t_first", 0);
     in_tracking_block blk;
     cr_assert_eq(in_tracking_live(a, &blk, 1), 1, "one live block");
     cr_assert_eq(blk.seq, 4, "the get is allocation #4 (%llu)", (unsigned long long)blk.seq);
