@@ -107,7 +107,7 @@ static void tab_delete(trk_ctx *c, size_t i)
     c->used--;
 }
 
-static long site_index_slow(trk_ctx *c, const char *site);
+__attribute__((noinline)) static long site_index_slow(trk_ctx *c, const char *site);
 
 /* Index of the site entry for site, created if needed; -1 on OOM. The
  * recent[] cache answers most calls with one compare. */
@@ -126,7 +126,7 @@ static long site_index(trk_ctx *c, const char *site)
     return si;
 }
 
-static long site_index_slow(trk_ctx *c, const char *site)
+__attribute__((noinline)) static long site_index_slow(trk_ctx *c, const char *site)
 {
     uintptr_t key = (uintptr_t)site;
     if (c->cap_idx) {
@@ -227,19 +227,28 @@ static blk track_remove(trk_ctx *c, size_t j)
     return b;
 }
 
+/* Count and report a free of a block the table does not hold live; -1. Out
+ * of line: the hot callers stay small enough to need few registers. */
+__attribute__((noinline, cold))
+static long unknown_block(trk_ctx *c, const void *p, size_t n, al_kind kind, const char *op)
+{
+    c->st.unknown_frees++;
+    fprintf(stderr, "fakegc: tracking: %s of unknown block %p (%zu bytes, kind %s):"
+            " double free or a pointer from another allocator; not passed on\n",
+            op, p, n, al_kind_name(kind));
+    return -1;
+}
+
 /* Slot of a live block, or -1 (reported) when p is unknown. */
-static long lookup_live(trk_ctx *c, const void *p, size_t n, al_kind kind, const char *op)
+static inline long lookup_live(trk_ctx *c, const void *p, size_t n, al_kind kind,
+                               const char *op)
 {
     if (c->cap) {
         size_t j = tab_find(c, (uintptr_t)p ^ DISGUISE);
         if (c->tab[j].key && !c->tab[j].cached)
             return (long)j;
     }
-    c->st.unknown_frees++;
-    fprintf(stderr, "fakegc: tracking: %s of unknown block %p (%zu bytes, kind %s):"
-            " double free or a pointer from another allocator; not passed on\n",
-            op, p, n, al_kind_name(kind));
-    return -1;
+    return unknown_block(c, p, n, kind, op);
 }
 
 static void *trk_malloc(void *ctx, size_t n, al_kind kind, const char *site)
@@ -280,32 +289,26 @@ static int pass_on(trk_ctx *c, al_pool_op op, void *p, size_t n, al_kind kind,
  * stays in the table, flagged, so that a put and a get are one probe each
  * and a free of a cached block is still a double free. What can fail is
  * checked before the op goes on to an inner wrapper. */
-static int trk_pool(void *ctx, al_pool_op op, void *p, size_t n, al_kind kind,
-                    const char *site)
+static int pool_put(trk_ctx *c, void *p, size_t n, al_kind kind)
 {
-    trk_ctx *c = ctx;
-    if (op == AL_POOL_PUT) {
-        long j = lookup_live(c, p, n, kind, "free");
-        if (j < 0 || pass_on(c, op, p, n, kind, site) != 0)
-            return -1;
-        blk *b = &c->tab[j];
-        if (b->n != n)
-            c->st.size_mismatches++;
-        count_dead(c, b);
-        b->cached = 1;
-        c->st.total_frees++;
-        return 0;
-    }
-    if (op == AL_POOL_FLUSH) {
-        size_t j = tab_find(c, (uintptr_t)p ^ DISGUISE);
-        if (c->tab[j].key && c->tab[j].cached)
-            tab_delete(c, j);
-        return pass_on(c, op, p, n, kind, site);
-    }
+    long j = lookup_live(c, p, n, kind, "free");
+    if (j < 0 || pass_on(c, AL_POOL_PUT, p, n, kind, NULL) != 0)
+        return -1;
+    blk *b = &c->tab[j];
+    if (b->n != n)
+        c->st.size_mismatches++;
+    count_dead(c, b);
+    b->cached = 1;
+    c->st.total_frees++;
+    return 0;
+}
+
+static int pool_get(trk_ctx *c, void *p, size_t n, al_kind kind, const char *site)
+{
     long si = site_index(c, site);          /* may grow the site table */
     size_t j = tab_find(c, (uintptr_t)p ^ DISGUISE);
     blk *b = &c->tab[j];
-    if (si < 0 || !b->key || !b->cached || pass_on(c, op, p, n, kind, site) != 0)
+    if (si < 0 || !b->key || !b->cached || pass_on(c, AL_POOL_GET, p, n, kind, site) != 0)
         return -1;
     b->cached = 0;
     b->site = (uint32_t)si;
@@ -315,6 +318,22 @@ static int trk_pool(void *ctx, al_pool_op op, void *p, size_t n, al_kind kind,
     c->sites[si].allocs++;
     count_live(c, b);
     return 0;
+}
+
+static int pool_flush(trk_ctx *c, void *p, size_t n, al_kind kind)
+{
+    size_t j = tab_find(c, (uintptr_t)p ^ DISGUISE);
+    if (c->tab[j].key && c->tab[j].cached)
+        tab_delete(c, j);
+    return pass_on(c, AL_POOL_FLUSH, p, n, kind, NULL);
+}
+
+static int trk_pool(void *ctx, al_pool_op op, void *p, size_t n, al_kind kind,
+                    const char *site)
+{
+    return op == AL_POOL_PUT   ? pool_put(ctx, p, n, kind)
+           : op == AL_POOL_GET ? pool_get(ctx, p, n, kind, site)
+                               : pool_flush(ctx, p, n, kind);
 }
 
 static void *trk_realloc(void *ctx, void *p, size_t old_n, size_t n,
