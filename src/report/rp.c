@@ -365,33 +365,84 @@ void rp_path(sk *s, char *const *path, size_t n)
     }
 }
 
+/* Text lines stay within TEXT_WIDTH columns where they can: a chain of
+ * "a -> b -> c" (a path, a group's shape) longer than that goes on
+ * continuation lines, each starting "-> " four columns in, broken only
+ * between elements. A terminal of 120 columns wrapped such paths in the
+ * middle of a name (seen in tmux). */
+enum { TEXT_WIDTH = 100 };
+
+/* One element, broken onto a new line first if it would pass the width;
+ * *col is the current column. */
+static void chain_elem(sk *s, const char *elem, size_t len, int first, const char *indent,
+                       size_t *col)
+{
+    if (!first && *col + 4 + len > TEXT_WIDTH) {
+        sk_puts(s, "\n");
+        sk_puts(s, indent);
+        sk_puts(s, "    -> ");
+        *col = strlen(indent) + 7;
+    } else if (!first) {
+        sk_puts(s, " -> ");
+        *col += 4;
+    }
+    sk_fmt(s, "%.*s", (int)len, elem);
+    *col += len;
+}
+
+/* The path's elements from column col (the line's indent is `indent`). */
+static void path_wrapped(sk *s, char *const *path, size_t n, const char *indent, size_t col)
+{
+    for (size_t i = 0; i < n; i++)
+        chain_elem(s, path[i], strlen(path[i]), i == 0, indent, &col);
+}
+
+/* The same for a chain already joined with " -> ". */
+static void chain_wrapped(sk *s, const char *chain, const char *indent, size_t col)
+{
+    int first = 1;
+    for (const char *p = chain;;) {
+        const char *e = strstr(p, " -> ");
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        chain_elem(s, p, len, first, indent, &col);
+        first = 0;
+        if (!e)
+            break;
+        p = e + 4;
+    }
+}
+
 enum { TEXT_GROUPS = 10, FAILURE_GROUPS = 5, TEXT_EXAMPLES = 1 };
 
 static void object_line(sk *s, const hp_retained *r, const char *indent)
 {
-    char site[300], b1[32], b2[32];
+    char site[300], b1[32], b2[32], line[800], counts[160] = "";
     rp_site(r->site, site, sizeof site);
     rp_bytes(r->bytes, b1, sizeof b1);
     rp_bytes(r->retained_bytes, b2, sizeof b2);
-    sk_puts(s, indent);
-    sk_fmt(s, "%s#%llu", obj_kind_name(r->kind), (unsigned long long)r->id);
-    if (r->describe[0]) {
-        sk_puts(s, " (");
-        sk_puts(s, r->describe);
-        sk_puts(s, ")");
-    }
-    sk_fmt(s, " %s, retains %s, created ", b1, b2);
-    sk_puts(s, site);
-    sk_fmt(s, ", %s", hp_reason_name(r->reason));
+    snprintf(line, sizeof line, "%s#%llu%s%s%s %s, retains %s, created %s, %s",
+             obj_kind_name(r->kind), (unsigned long long)r->id, r->describe[0] ? " (" : "",
+             r->describe, r->describe[0] ? ")" : "", b1, b2, site, hp_reason_name(r->reason));
     if (r->reason == HP_REFCOUNT_LEAK && r->strong > r->found) {
         uint32_t lost = r->strong - r->found;
-        sk_fmt(s, " (strong count %u, holders found %u: %u reference%s unaccounted for)",
-               r->strong, r->found, lost, lost == 1 ? "" : "s");
+        snprintf(counts, sizeof counts,
+                 "(strong count %u, holders found %u: %u reference%s unaccounted for)",
+                 r->strong, r->found, lost, lost == 1 ? "" : "s");
+    }
+    sk_puts(s, indent);
+    sk_puts(s, line);
+    if (counts[0]) {
+        /* on a line of their own: 64 columns, they never fit beside the rest
+         * within TEXT_WIDTH */
+        sk_puts(s, "\n");
+        sk_puts(s, indent);
+        sk_puts(s, "    ");
+        sk_puts(s, counts);
     }
     sk_puts(s, ":\n");
     sk_puts(s, indent);
     sk_puts(s, "  ");
-    rp_path(s, r->path, r->path_len);
+    path_wrapped(s, r->path, r->path_len, indent, strlen(indent) + 2);
     sk_puts(s, "\n");
 }
 
@@ -436,7 +487,7 @@ static void top_lines(sk *s, const rp_objs *x, const char *indent, const hp_top 
         sk_puts(s, "\n");
         sk_puts(s, indent);
         sk_puts(s, "  ");
-        sk_puts(s, t->path);
+        chain_wrapped(s, t->path, indent, strlen(indent) + 2);
         sk_puts(s, "\n");
     }
 }
@@ -471,7 +522,7 @@ static void group_lines(sk *s, const rp_objs *x, const rp_options *o, const char
         /* the shape on a line of its own: as long as a path, it made the
          * group line wrap in a 120-column terminal */
         sk_fmt(s, ", %s\n%svia ", hp_reason_name(g->reason), ind2);
-        sk_puts(s, g->via ? g->via : "?");
+        chain_wrapped(s, g->via ? g->via : "?", ind2, strlen(ind2) + 4);
         sk_puts(s, "\n");
         size_t nex = g->nexamples;
         if (g->example + nex > x->nrecs)

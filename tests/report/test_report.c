@@ -137,6 +137,27 @@ static char *render(const rp_run *run, rp_format fmt, const rp_options *o)
 
 /* --- text ------------------------------------------------------------------ */
 
+/* A reference-count leak's counts go on a line of their own, four columns
+ * in (beside the rest they would pass 100 columns). */
+Test(report, refcount_counts_on_their_own_line)
+{
+    rp_run *run = make_run();
+    rp_scenario *b = &run->scenarios[1];
+    hp_retained *r = &b->retained[0];
+    r->reason = HP_REFCOUNT_LEAK;
+    r->strong = 2;
+    r->found = 1;
+    const char *p[] = {"unreachable", "storage#41"};
+    cr_assert_eq(hp_retained_set_path(r, p, 2), 0);
+    rp_options o = {0, 0, 0};
+    char *t = render(run, RP_TEXT, &o);
+    HAS(t, "    storage#41 (f32[4, 4] cpu) 64 B, retains 64 B, created t.scn:3, refcount-leak\n"
+           "        (strong count 2, holders found 1: 1 reference unaccounted for):\n"
+           "      unreachable -> storage#41\n");
+    free(t);
+    free_run(run);
+}
+
 Test(report, text_lines_details_and_summary)
 {
     rp_run *run = make_run();
@@ -146,8 +167,9 @@ Test(report, text_lines_details_and_summary)
            "SKIP scenarios/d.scn\n");
     HAS(t, "  scenarios/memo/b.scn:12: expect m.memo_meta == 0  actual: 1  "
            "eager policy frees the storage entry at once\n");
-    HAS(t, "m -> FakeTensorMode#2.converter -> FakeTensorConverter#3.meta -> "
-           "MetaConverter#4.storage_memo[0] -> storage#41\n");
+    /* a path over 100 columns goes on, between elements, four columns in */
+    HAS(t, "      m -> FakeTensorMode#2.converter -> FakeTensorConverter#3.meta\n"
+           "        -> MetaConverter#4.storage_memo[0] -> storage#41\n");
     /* a group of one is its object's line: nothing said twice */
     HAS(t, "storage#41 (f32[4, 4] cpu) 64 B, retains 64 B, created t.scn:3, stale-memo:\n");
     cr_expect_null(strstr(t, "1 x storage (storage)"), "%s", t);
@@ -503,7 +525,7 @@ Test(report, junit_has_the_failure_escaped)
     HAS(t, "<failure message=\"line 12: expect m.memo_meta == 0 (actual: 1); 1 object retained "
            "(64 B); 64 B leaked\" type=\"expectation\">");
     HAS(t, "scenarios/memo/b.scn:12: expect m.memo_meta == 0  actual: 1");
-    HAS(t, "MetaConverter#4.storage_memo[0] -&gt; storage#41");
+    HAS(t, "MetaConverter#4.storage_memo[0]\n      -&gt; storage#41");
     HAS(t, "<error message=\"naïve \xEF\xBF\xBD tab\t quote&quot; &lt;xml&gt;&amp;&apos;");
     HAS(t, "<skipped/>");
     HAS(t, "<property name=\"inject\" value=\"strong-memo\"/>");
