@@ -541,6 +541,17 @@ static void group_lines(sk *s, const rp_objs *x, const rp_options *o, const char
     }
 }
 
+/* Does text hold msg between double quotes (`expect c, "msg"`)? Then the
+ * failure line says it already. */
+static int quoted_in(const char *text, const char *msg)
+{
+    size_t n = strlen(msg);
+    for (const char *p = text ? strstr(text, msg) : NULL; p; p = strstr(p + 1, msg))
+        if (p > text && p[-1] == '"' && p[n] == '"')
+            return 1;
+    return 0;
+}
+
 void rp_details(sk *s, const rp_scenario *sc, const rp_options *o, const char *indent)
 {
     int verbose = o && o->verbose;
@@ -573,7 +584,7 @@ void rp_details(sk *s, const rp_scenario *sc, const rp_options *o, const char *i
             sk_puts(s, " ");
             sk_puts(s, f->actual);
         }
-        if (f->message && f->message[0]) {
+        if (f->message && f->message[0] && !quoted_in(f->text, f->message)) {
             sk_puts(s, "  ");
             sk_puts(s, f->message);
         }

@@ -137,6 +137,22 @@ static char *render(const rp_run *run, rp_format fmt, const rp_options *o)
 
 /* --- text ------------------------------------------------------------------ */
 
+/* A message already quoted in the expectation's text is not said again
+ * after the actual value; one the text does not hold still is. */
+Test(report, quoted_message_not_repeated)
+{
+    rp_run *run = make_run();
+    rp_scenario *b = &run->scenarios[1];
+    cr_assert_not_null(rp_scenario_add_failure(b, 13, 1, "expect live() == 0, \"no tensor left\"",
+                                               "2", "no tensor left"));
+    rp_options o = {0, 0, 0};
+    char *t = render(run, RP_TEXT, &o);
+    HAS(t, "b.scn:13: expect live() == 0, \"no tensor left\"  actual: 2\n");
+    HAS(t, "actual: 1  eager policy frees the storage entry at once\n");
+    free(t);
+    free_run(run);
+}
+
 /* A reference-count leak's counts go on a line of their own, four columns
  * in (beside the rest they would pass 100 columns). */
 Test(report, refcount_counts_on_their_own_line)
