@@ -152,21 +152,40 @@ Test(heap, more_roots_than_objects)
 
 /* r -> A; A -> B, A -> C; B -> D; C -> D. D is shared: A dominates it,
  * neither B nor C does. */
+/* Four nodes of 1000, 100, 10 and 1 owned bytes (so that each retained
+ * total names its members). */
+static void four_nodes(obj **v)
+{
+    static const uint64_t owned[] = {1000, 100, 10, 1};
+    for (int i = 0; i < 4; i++)
+        v[i] = th_new(&th_node, owned[i]);
+}
+
+/* Every object's record in a snapshot rooted at "r" -> root; want_n of them. */
+static hp_retained *retained_from(obj *root, size_t want_n, hp_graph **g, size_t *n)
+{
+    hp_root roots[] = {{"r", root}};
+    *g = hp_snapshot(roots, 1);
+    cr_assert_not_null(*g, "hp_snapshot failed");
+    hp_retained *r;
+    cr_assert_eq(hp_retained_all(*g, &r, n), 0);
+    cr_assert_eq(*n, want_n, "objects: %zu, expected %zu", *n, want_n);
+    return r;
+}
+
 Test(heap, dominators_diamond)
 {
-    obj *A = th_new(&th_node, 1000), *B = th_new(&th_node, 100), *C = th_new(&th_node, 10);
-    obj *D = th_new(&th_node, 1);
+    obj *v[4];
+    four_nodes(v);
+    obj *A = v[0], *B = v[1], *C = v[2], *D = v[3];
     th_set(A, 0, B, "child", 0);
     th_set(A, 1, C, "child", 1);
     th_set(B, 0, D, "child", 0);
     th_set(C, 0, D, "child", 0);
     obj_decref(B); obj_decref(C); obj_decref(D);
-    hp_root roots[] = {{"r", A}};
-    hp_graph *g = hp_snapshot(roots, 1);
-    hp_retained *r;
+    hp_graph *g;
     size_t n;
-    cr_assert_eq(hp_retained_all(g, &r, &n), 0);
-    cr_assert_eq(n, 4);
+    hp_retained *r = retained_from(A, 4, &g, &n);
     cr_expect_eq(find(r, n, A)->retained_bytes, 4 * H + 1111, "A retains all four");
     cr_expect_eq(find(r, n, B)->retained_bytes, H + 100, "B retains itself only");
     cr_expect_eq(find(r, n, C)->retained_bytes, H + 10, "C retains itself only");
@@ -188,20 +207,18 @@ Test(heap, dominators_diamond)
  * r. Without the iteration X would retain A. */
 Test(heap, dominators_of_an_irreducible_loop_iterate)
 {
-    obj *R = th_new(&th_node, 1000), *X = th_new(&th_node, 100), *A = th_new(&th_node, 10);
-    obj *B = th_new(&th_node, 1);
+    obj *v[4];
+    four_nodes(v);
+    obj *R = v[0], *X = v[1], *A = v[2], *B = v[3];
     th_set(R, 0, X, "child", 0);
     th_set(R, 1, B, "child", 1);
     th_set(X, 0, A, "child", 0);
     th_set(A, 0, B, "child", 0);
     th_set(B, 0, A, "child", 0);
     obj_decref(X); obj_decref(A); obj_decref(B);
-    hp_root roots[] = {{"r", R}};
-    hp_graph *g = hp_snapshot(roots, 1);
-    hp_retained *r;
+    hp_graph *g;
     size_t n;
-    cr_assert_eq(hp_retained_all(g, &r, &n), 0);
-    cr_assert_eq(n, 4, "objects: %zu, expected 4", n);
+    hp_retained *r = retained_from(R, 4, &g, &n);
     uint64_t xr = find(r, n, X)->retained_bytes, rr = find(r, n, R)->retained_bytes;
     cr_expect_eq(xr, H + 100, "X retains %llu B, expected %llu (itself only)",
                  (unsigned long long)xr, (unsigned long long)(H + 100));
