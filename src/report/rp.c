@@ -356,15 +356,6 @@ void rp_bytes(uint64_t b, char *buf, size_t n)
     snprintf(buf, n, "%.1f %s", v, units[u]);
 }
 
-void rp_path(sk *s, char *const *path, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            sk_puts(s, " -> ");
-        sk_puts(s, path[i]);
-    }
-}
-
 /* Text lines stay within TEXT_WIDTH columns where they can: a chain of
  * "a -> b -> c" (a path, a group's shape) longer than that goes on
  * continuation lines, each starting "-> " four columns in, broken only

@@ -39,8 +39,6 @@ void rp_bytes(uint64_t b, char *buf, size_t n);
 /* The failures, error, retained groups and objects of a scenario, one item
  * per line, each line starting with indent. */
 void rp_details(sk *s, const rp_scenario *sc, const rp_options *o, const char *indent);
-/* The path joined with " -> ". */
-void rp_path(sk *s, char *const *path, size_t n);
 
 int rp_write_json(const rp_run *run, FILE *f);
 int rp_write_junit(const rp_run *run, FILE *f, const rp_options *o);
