@@ -8,9 +8,11 @@
  *
  * Passes over the heap (the cost is memory traffic, so passes are what
  * count): subtract (phases 1+2: gc_refs initialised on first touch), move
- * unreachable (phase 3, also taking the phase-5 hold), release (phases 4+5),
- * drop (deaths). With debug on, phases 1 and 4 run as their own passes so
- * each phase can be validated.
+ * unreachable (phase 3, also taking the phase-5 hold), release (phases 4+5,
+ * and the deaths of the objects whose holders are all released: see
+ * release_and_drop), drop (the other deaths). With debug on, phases 1 and 4
+ * run as their own passes so each phase can be validated, and every death
+ * waits for the drop pass.
  *
  * Phase 3 scans the live list from its tail (newest first). Objects usually
  * point at older ones (a tensor is made after its storage), so a reachable
@@ -73,6 +75,11 @@ uint64_t gc_maybe_collect(void)
  * cannot be had the collector runs the list passes (the debug path). */
 enum { PREFETCH = 12 };
 
+/* How many ids newer than an object its holders may be for it to die in
+ * the release pass (release_and_drop), and the flags that say so. */
+enum { DROP_NEAR = 64 };
+#define GC_HOLDER_FLAGS (OBJ_F_GC_LATE | OBJ_F_GC_FAR)
+
 static scr arr_scr;
 
 /* Room for n pointers, or NULL. */
@@ -100,15 +107,24 @@ static void init_refs(obj *o)
     }
 }
 
+/* arg is the parent. A child held by a newer object is flagged: phase 5
+ * may drop an object as soon as it is released only when no newer object
+ * (released after it) holds it, or when every newer holder is less than
+ * DROP_NEAR ids newer and so released by the time the release has gone
+ * that far (see release_and_drop). */
 static void visit_decref(obj *child, const char *label, long index, void *arg)
 {
-    (void)label, (void)index, (void)arg;
-    if (child && (child->strong == 0 || (child->flags & OBJ_F_DEAD)))
+    (void)label, (void)index;
+    if (!child)
+        return;
+    if (child->strong == 0 || (child->flags & OBJ_F_DEAD))
         obj_report_dead_use(child, "a reference to (seen by the collector)");
-    if (child) {
-        init_refs(child);
-        child->gc_refs--;
-    }
+    init_refs(child);
+    child->gc_refs--;
+    uint64_t parent = ((const obj *)arg)->id;
+    if (parent > child->id)
+        child->flags |= parent - child->id < DROP_NEAR ? OBJ_F_GC_LATE
+                                                       : OBJ_F_GC_LATE | OBJ_F_GC_FAR;
 }
 
 /* Phase 2, and phase 1 folded in: an object's gc_refs is initialised the
@@ -121,7 +137,7 @@ static void subtract_refs(obj_list *live, obj **v)
         if (v)
             v[i++] = o;
         init_refs(o);
-        obj_traverse(o, visit_decref, NULL);
+        obj_traverse(o, visit_decref, o);
     }
 }
 
@@ -139,7 +155,7 @@ static void visit_reachable(obj *child, const char *label, long index, void *arg
         return;
     if (child->flags & OBJ_F_GC_MARK) {          /* tentatively unreachable */
         obj_int_list_unlink(c->unreachable, child);
-        child->flags &= ~(uint32_t)OBJ_F_GC_MARK;
+        child->flags &= ~(uint32_t)(OBJ_F_GC_MARK | GC_HOLDER_FLAGS);
         child->strong--;                         /* give back the hold */
         child->gc_refs = 1;
         obj_int_list_append(c->rescued, child);  /* scanned later */
@@ -223,10 +239,11 @@ static void merge_back(obj_list *live, obj_list *add)
  * cleared. */
 static void scan_one(obj_list *live, obj *o, scan_ctx *c)
 {
-    o->flags &= ~(uint32_t)OBJ_F_GC_REFS;
     if (o->gc_refs > 0) {
+        o->flags &= ~(uint32_t)(OBJ_F_GC_REFS | GC_HOLDER_FLAGS);
         obj_traverse(o, visit_reachable, c);
     } else {
+        o->flags &= ~(uint32_t)OBJ_F_GC_REFS;
         obj_int_list_unlink(live, o);
         o->flags |= OBJ_F_GC_MARK;
         o->strong++;
@@ -311,6 +328,7 @@ static void handle_weakrefs(obj_list *unreachable)
 static void drop_one(obj_list *live, obj_list *unreachable, obj *o)
 {
     obj_int_list_unlink(unreachable, o);
+    o->flags &= ~(uint32_t)GC_HOLDER_FLAGS;
     if (o->strong != 1) {
         o->flags &= ~(uint32_t)OBJ_F_GC_MARK;
         o->strong--;
@@ -323,6 +341,61 @@ static void drop_one(obj_list *live, obj_list *unreachable, obj *o)
     }
 }
 
+/* Can o die now, in the release pass? Released, held by the collector only
+ * (strong 1), with no weak callback to queue and no weak reference to make
+ * it a zombie: it dies as it would in the drop pass, where nothing can
+ * observe the order such objects die in. The zombies and the queued deaths
+ * keep theirs: they wait for the drop pass. */
+static int dies_quietly(const obj *o)
+{
+    return o->strong == 1 && !o->callbacks && o->weak == 0;
+}
+
+static void drop_quiet(obj_list *unreachable, obj *o)
+{
+    obj_int_list_unlink(unreachable, o);
+    o->flags &= ~(uint32_t)GC_HOLDER_FLAGS;
+    obj_int_kill_released(o);
+}
+
+/* Phase 5's release on the array path, with the drop folded in for the
+ * objects that may die at once: while an object is in the cache, not in a
+ * second pass over the garbage (at 1M objects that pass streamed the heap
+ * again). An object may die once every garbage object holding it has been
+ * released: then its count is final (an extra release by one of its
+ * holders has already taken it to 0 and been reported, the hold still on).
+ * Without a newer holder (OBJ_F_GC_LATE) that is right after its own
+ * release; with newer holders all less than DROP_NEAR ids newer, once the
+ * release has passed its id + DROP_NEAR. The others are packed into
+ * v[first..w) in creation order (NULL where one died later) for the drop
+ * pass; w is returned. */
+static size_t release_and_drop(obj_list *unreachable, int weakrefs_done, obj **v,
+                               size_t first, size_t n)
+{
+    size_t w = first, k = first;     /* v[k..w): waiting for their holders */
+    for (size_t i = first; i < n; i++) {
+        if (i + PREFETCH < n)
+            __builtin_prefetch(v[i + PREFETCH], 1);
+        obj *o = v[i];
+        if (!(o->flags & OBJ_F_GC_MARK))
+            continue;
+        uint64_t id = o->id;
+        if (!weakrefs_done)
+            handle_weakrefs_of(o);
+        obj_int_release(o);
+        if (!(o->flags & OBJ_F_GC_LATE) && dies_quietly(o))
+            drop_quiet(unreachable, o);
+        else
+            v[w++] = o;                  /* w <= i: v[i] is read already */
+        for (; k < w && v[k]->id + DROP_NEAR <= id; k++)
+            if ((v[k]->flags & GC_HOLDER_FLAGS) == OBJ_F_GC_LATE && dies_quietly(v[k])) {
+                drop_quiet(unreachable, v[k]);
+                v[k] = NULL;
+            }
+    }
+    return w;
+}
+
 /* v[first..n): the garbage in creation order (array path), or v NULL (the
  * unreachable list, whose tail is the oldest). Both visit the same objects
  * in the same order; an object rescued after it was packed is unmarked and
@@ -333,24 +406,11 @@ static void clear_garbage(obj_list *live, obj_list *unreachable, int weakrefs_do
     int prev = obj_int_drain_enter();
     obj_int_set_collector_release(1);
     if (v) {
-        for (size_t i = first; i < n; i++) {
-            if (i + PREFETCH < n)
-                __builtin_prefetch(v[i + PREFETCH], 1);
-            obj *o = v[i];
-            if (!(o->flags & OBJ_F_GC_MARK))
-                continue;
-            if (!weakrefs_done)
-                handle_weakrefs_of(o);
-            obj_int_release(o);
-        }
+        size_t w = release_and_drop(unreachable, weakrefs_done, v, first, n);
         obj_int_set_collector_release(0);
-        for (size_t i = first; i < n; i++) {
-            if (i + PREFETCH < n)
-                __builtin_prefetch(v[i + PREFETCH], 1);
-            obj *o = v[i];
-            if (o->flags & OBJ_F_GC_MARK)
-                drop_one(live, unreachable, o);
-        }
+        for (size_t i = first; i < w; i++)
+            if (v[i])
+                drop_one(live, unreachable, v[i]);
     } else {
         for (obj *o = unreachable->tail; o; o = o->prev) {
             if (!weakrefs_done)
@@ -447,7 +507,7 @@ static void restore(obj_list *live, obj_list *unreachable)
     }
     merge_back(live, unreachable);
     for (obj *o = live->head; o; o = o->next)
-        o->flags &= ~(uint32_t)OBJ_F_GC_REFS;
+        o->flags &= ~(uint32_t)(OBJ_F_GC_REFS | GC_HOLDER_FLAGS);
     obj_int_set_offlist(0);
 }
 

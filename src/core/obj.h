@@ -145,6 +145,8 @@ enum {
     OBJ_F_GC_REFS = 1u << 3,   /* collector: gc_refs initialised this run */
     OBJ_F_FINALIZING = 1u << 4,/* dead, its weak callbacks running, and
                                   obj_config.weak_clear_late is on */
+    OBJ_F_GC_LATE = 1u << 5,   /* collector: a newer object holds it */
+    OBJ_F_GC_FAR = 1u << 6,    /* collector: one of them much newer */
     OBJ_F_USER1 = 1u << 8      /* first bit free for kinds */
 };
 

@@ -1,5 +1,7 @@
 /* test_gc.c - the cycle collector. */
 #include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/er.h"
@@ -504,4 +506,156 @@ Test(gc, early_free_of_garbage_is_a_finding_fused)
 {
     gc_set_debug(0);    /* the array passes */
     early_free_in_garbage();
+}
+
+/* --- deaths folded into the release (the array passes) ------------------- */
+
+/* The collector lets an object die in its release pass once every garbage
+ * object holding it has been released. c is held by the older a and by the
+ * newer b; a releases c twice, so when c's own release comes its count is
+ * 1 (the collector's hold) while b still holds it. c must not die then:
+ * b's release is the one that takes it to 0, and that is the finding. */
+static void over_release_before_a_near_holder(void)
+{
+    obj *a = tn_new_tag(1), *c = tn_new_tag(3), *b = tn_new_tag(2);
+    tn_set(a, 0, b);
+    tn_set(b, 0, a);
+    tn_set(a, 1, c);
+    tn_set(b, 1, c);
+    uint64_t id = c->id;
+    obj_decref(c);
+    obj_decref(b);
+    obj_decref(a);
+    tn_release_hook = over_release;
+    er_clear();
+    uint64_t died = gc_collect();
+    tn_release_hook = NULL;
+    cr_assert_eq(er_kind_get(), ER_USE_AFTER_FREE, "kind %d, want UseAfterFree %d",
+                 (int)er_kind_get(), (int)ER_USE_AFTER_FREE);
+    char want[32];
+    snprintf(want, sizeof want, "tnode #%llu", (unsigned long long)id);
+    cr_assert(strstr(er_message(), want) != NULL, "names %s: %s", want, er_message());
+    er_clear();
+    cr_assert_eq(died, 3, "died %llu, want 3", (unsigned long long)died);
+    tc_end();
+}
+
+Test(gc, over_release_before_a_near_holder_is_a_finding)
+{
+    over_release_before_a_near_holder();
+}
+
+Test(gc, over_release_before_a_near_holder_is_a_finding_fused)
+{
+    gc_set_debug(0);    /* the array passes */
+    over_release_before_a_near_holder();
+}
+
+/* As above with the second holder z far newer than c (DROP_NEAR ids), and a
+ * garbage pair released between a and z: when the pair is released the
+ * release has gone far past c's id, and c's count is 1, but z holds it. */
+static void over_release_before_a_far_holder(void)
+{
+    obj *c = tn_new_tag(3), *a = tn_new_tag(1);
+    enum { FILL = 80 };
+    obj *fill[FILL];
+    for (int i = 0; i < FILL; i++)
+        fill[i] = tn_new();
+    obj *m1 = tn_new(), *m2 = tn_new(), *z = tn_new_tag(4);
+    tn_set(m1, 0, m2);
+    tn_set(m2, 0, m1);
+    tn_set(a, 0, z);
+    tn_set(z, 0, a);
+    tn_set(a, 1, c);
+    tn_set(z, 1, c);
+    uint64_t id = c->id;
+    obj_decref(c);
+    obj_decref(a);
+    obj_decref(m1);
+    obj_decref(m2);
+    obj_decref(z);
+    tn_release_hook = over_release;
+    er_clear();
+    uint64_t died = gc_collect();
+    tn_release_hook = NULL;
+    cr_assert_eq(er_kind_get(), ER_USE_AFTER_FREE, "kind %d, want UseAfterFree %d",
+                 (int)er_kind_get(), (int)ER_USE_AFTER_FREE);
+    char want[32];
+    snprintf(want, sizeof want, "tnode #%llu", (unsigned long long)id);
+    cr_assert(strstr(er_message(), want) != NULL, "names %s: %s", want, er_message());
+    er_clear();
+    cr_assert_eq(died, 5, "died %llu, want 5", (unsigned long long)died);
+    for (int i = 0; i < FILL; i++)
+        obj_decref(fill[i]);
+    tc_end();
+}
+
+Test(gc, over_release_before_a_far_holder_is_a_finding)
+{
+    over_release_before_a_far_holder();
+}
+
+Test(gc, over_release_before_a_far_holder_is_a_finding_fused)
+{
+    gc_set_debug(0);    /* the array passes */
+    over_release_before_a_far_holder();
+}
+
+/* Garbage with weak callbacks dies in creation order whatever holds it: g1
+ * has a newer holder (g4), g2..g4 only older ones. Weak references and
+ * finalizers (a callback without a weak count) run 1, 2, 3, 4. */
+static tc_log death_log;
+static void log_cb(obj *h, void *arg)
+{
+    (void)h;
+    tc_log_add(&death_log, (int)(intptr_t)arg);
+}
+
+static void log_fin(obj *f, obj *payload, void *arg)
+{
+    (void)f, (void)payload;
+    tc_log_add(&death_log, (int)(intptr_t)arg);
+}
+
+static void garbage_callbacks_in_creation_order(int finalizers)
+{
+    death_log.n = 0;
+    obj *g[4], *w[4] = {0};
+    for (int i = 0; i < 4; i++)
+        g[i] = tn_new_tag(i + 1);
+    for (int i = 0; i < 4; i++) {
+        tn_set(g[i], 0, g[(i + 1) % 4]);
+        void *arg = (void *)(intptr_t)(i + 1);
+        if (finalizers)
+            cr_assert_not_null(wr_finalize(g[i], log_fin, NULL, arg), "finalizer %d", i);
+        else
+            w[i] = wr_new(g[i], log_cb, arg);
+    }
+    for (int i = 0; i < 4; i++)
+        obj_decref(g[i]);
+    uint64_t died = gc_collect();
+    uint64_t want = finalizers ? 8 : 4;    /* a finalizer dies after it ran */
+    cr_assert_eq(died, want, "died %llu, want %llu", (unsigned long long)died,
+                 (unsigned long long)want);
+    cr_assert_eq(death_log.n, 4, "%d callbacks ran, want 4", death_log.n);
+    for (int i = 0; i < 4; i++)
+        cr_assert_eq(death_log.v[i], i + 1, "callback %d was g%d's, want g%d's", i,
+                     death_log.v[i], i + 1);
+    for (int i = 0; i < 4; i++)
+        if (w[i])
+            obj_decref(w[i]);
+    tc_end();
+}
+
+Test(gc, garbage_callbacks_run_in_creation_order)
+{
+    garbage_callbacks_in_creation_order(0);
+    garbage_callbacks_in_creation_order(1);
+}
+
+Test(gc, garbage_callbacks_run_in_creation_order_fused)
+{
+    gc_set_debug(0);    /* the array passes */
+    garbage_callbacks_in_creation_order(0);
+    garbage_callbacks_in_creation_order(1);
 }
