@@ -12,6 +12,8 @@
 
 #include <dlfcn.h>
 #include <malloc.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,10 +105,36 @@ void al_obj_free(al_allocator *a)
     al_sys_free(a);
 }
 
+/* Blocks of LIBC_MMAPPED bytes or more are glibc's mmapped chunks (the
+ * fixed threshold, libc_tune), fresh from the kernel; their whole 2 MiB
+ * pages are advised MADV_HUGEPAGE before anyone touches them. They are the
+ * big tables (a memo's slots, the heap analysis' arrays), read in random
+ * order: with 4 KiB pages each such read was also a TLB miss whose page
+ * walk missed the cache too (a dependent random read in 32 MB: 150 ns,
+ * 75 ns with huge pages on this machine). Transparent huge pages are
+ * `madvise` here, as on Debian by default. Not under a memory checker:
+ * its heap is its own. */
+enum { LIBC_MMAPPED = 4 << 20, HUGE_PAGE = 2 << 20 };
+
+static void *advise_huge(void *p, size_t n)
+{
+#if !VG_ASAN_ENABLED && defined(MADV_HUGEPAGE)
+    if (p && n >= LIBC_MMAPPED && !vg_running()) {
+        uintptr_t b = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+        uintptr_t e = ((uintptr_t)p + n) & ~(uintptr_t)(HUGE_PAGE - 1);
+        if (e > b)
+            (void)madvise((void *)b, e - b, MADV_HUGEPAGE);   /* advice only */
+    }
+#else
+    (void)n;
+#endif
+    return p;
+}
+
 static void *libc_malloc(void *ctx, size_t n, al_kind kind, const char *site)
 {
     (void)ctx; (void)kind; (void)site;
-    return SYS_MALLOC(n);
+    return advise_huge(SYS_MALLOC(n), n);
 }
 
 static void libc_free(void *ctx, void *p, size_t n, al_kind kind)
@@ -118,8 +146,8 @@ static void libc_free(void *ctx, void *p, size_t n, al_kind kind)
 static void *libc_realloc(void *ctx, void *p, size_t old_n, size_t n,
                           al_kind kind, const char *site)
 {
-    (void)ctx; (void)old_n; (void)kind; (void)site;
-    return SYS_REALLOC(p, n);
+    (void)ctx; (void)kind; (void)site;
+    return n > old_n ? advise_huge(SYS_REALLOC(p, n), n) : SYS_REALLOC(p, n);
 }
 
 static size_t libc_size(void *ctx, const void *p)

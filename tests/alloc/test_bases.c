@@ -1,10 +1,13 @@
 /* The base allocators: jemalloc's stats, the arena's classes and reuse. */
 #include <criterion/criterion.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "alloc/al.h"
 #include "allocspec/as.h"
+#include "vg/vg.h"
 
 static al_allocator *make(const char *spec)
 {
@@ -158,6 +161,55 @@ Test(arena, large_blocks_and_realloc_across_classes)
     cr_assert_eq(al_usable_size(p), 32);
     al_free(p, 30, AL_K_STORAGE);
     cr_assert_eq(al_live_bytes(), 0);
+    al_install(NULL);
+    al_destroy(a);
+}
+
+/* The VmFlags line of the /proc/self/smaps mapping that holds p, in buf;
+ * 0 when found. */
+static int vm_flags_of(const void *p, char *buf, size_t n)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f)
+        return -1;
+    char line[512];
+    int in = 0, found = -1;
+    uintptr_t a = (uintptr_t)p;
+    while (found != 0 && fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
+            in = a >= lo && a < hi;
+        else if (in && strncmp(line, "VmFlags:", 8) == 0) {
+            snprintf(buf, n, "%s", line + 8);
+            found = 0;
+        }
+    }
+    fclose(f);
+    return found;
+}
+
+/* glibc mmaps a block of 4 MiB or more (al_libc's fixed threshold); libc
+ * advises its whole 2 MiB pages MADV_HUGEPAGE, which the kernel shows as
+ * the mapping's "hg" flag whether or not it has huge pages to give. */
+Test(bases, libc_advises_huge_pages_for_large_blocks)
+{
+    if (VG_ASAN_ENABLED || vg_running() ||
+        access("/sys/kernel/mm/transparent_hugepage/enabled", R_OK) != 0)
+        cr_skip_test("no transparent huge pages here, or a memory checker's heap");
+    al_allocator *a = make("libc");
+    al_install(a);
+    size_t n = 8u << 20;
+    char *big = al_malloc(n, AL_K_MEMO, "t_big");
+    char *small = al_malloc(1u << 20, AL_K_MEMO, "t_small");
+    cr_assert(big && small, "allocations");
+    char flags[256] = "";
+    char *inside = (char *)(((uintptr_t)big + (2u << 20) - 1) & ~(uintptr_t)((2u << 20) - 1));
+    cr_assert_eq(vm_flags_of(inside, flags, sizeof flags), 0, "no mapping holds %p", inside);
+    cr_assert(strstr(flags, " hg") != NULL, "8 MiB block's VmFlags:%s", flags);
+    cr_assert_eq(vm_flags_of(small, flags, sizeof flags), 0, "no mapping holds %p", small);
+    cr_assert(strstr(flags, " hg") == NULL, "1 MiB block's VmFlags:%s", flags);
+    al_free(small, 1u << 20, AL_K_MEMO);
+    al_free(big, n, AL_K_MEMO);
     al_install(NULL);
     al_destroy(a);
 }
