@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench.sh - build the `release` preset (build-release/, -O2 -DNDEBUG) and
+# bench.sh - build the `release` preset (build-release/, -O3 -DNDEBUG) and
 # run the benchmark matrix: allocators libc, jemalloc, arena, tracking/libc,
 # guard/libc x storage-memo sweep eager, periodic. Writes
 #   build-release/bench/raw/bench_<allocator>_<sweep>.json  (one per cell)

@@ -14,7 +14,7 @@
  * done; the reported ns/op is the median over repeats of (timed ns / ops),
  * with the fastest and slowest repeat next to it. Timing is
  * clock_gettime(CLOCK_MONOTONIC). Figures mean something only for an
- * optimized build (the `release` preset, -O2 -DNDEBUG): bn_build_kind says
+ * optimized build (the `release` preset, -O3 -DNDEBUG): bn_build_kind says
  * which kind this is.
  *
  * Memory: everything goes through the installed allocator. bn_run

@@ -136,7 +136,7 @@ int bn_write_text(const bn_header *h, const bn_result *r, size_t n, FILE *f)
             h->version, h->allocator, h->sweep, h->repeats, h->quick ? ", --quick sizes" : "",
             bn_build_kind());
     if (strcmp(bn_build_kind(), "release") != 0)
-        fprintf(f, "warning: not a release build; use the `release` preset (-O2 -DNDEBUG)\n");
+        fprintf(f, "warning: not a release build; use the `release` preset (-O3 -DNDEBUG)\n");
     fprintf(f, "\n%-22s %9s %9s %9s %9s %11s %11s %7s\n", "benchmark", "ns/op", "min", "max",
             "cpu ns", "ops/repeat", "peak", "target");
     size_t unavailable = 0, errors = 0;

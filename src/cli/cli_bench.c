@@ -25,7 +25,7 @@ static void help(FILE *f)
             "per repeat, and the allocator's peak bytes during each benchmark. NAME is\n"
             "a benchmark (fakegc list benches), a group (`weaktable`) or a prefix\n"
             "ending in '*'; none runs them all. Measure a release build\n"
-            "(cmake --preset release: -O2 -DNDEBUG; scripts/bench.sh does it).\n\n"
+            "(cmake --preset release: -O3 -DNDEBUG; scripts/bench.sh does it).\n\n"
             "options:\n"
             "  --repeats R          repeats per benchmark (default 5); each one times\n"
             "                       at least --min-time of work\n"

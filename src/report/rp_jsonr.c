@@ -298,7 +298,7 @@ int rp_jr_get_u64(rp_jr *j, uint64_t *out, const char *what)
 
 int rp_jr_get_u32(rp_jr *j, uint32_t *out, const char *what)
 {
-    uint64_t v;
+    uint64_t v = 0;   /* set on success; gcc -O3 cannot see it */
     if (rp_jr_get_u64(j, &v, what) != 0)
         return -1;
     if (v > UINT32_MAX)

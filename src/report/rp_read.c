@@ -464,7 +464,7 @@ static int read_failures(rd *d, rp_scenario *s)
         al_free(s->failures, s->nfailures * sizeof *s->failures, AL_K_REPORT);
         s->failures = NULL;
         s->nfailures = 0;
-        void *v;
+        void *v = NULL;   /* set on success; gcc -O3 cannot see it */
         if (vec_take(j, &x, &v, &s->nfailures) == 0) {
             s->failures = v;
             return 0;

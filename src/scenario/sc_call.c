@@ -1230,7 +1230,7 @@ int sc_read_counter(const sc_val *r, const sc_expr *e, int64_t *v)
 int sc_ev_counter(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
                   sc_val *out)
 {
-    int64_t v;
+    int64_t v = 0;   /* set on success; gcc -O3 cannot see it */
     (void)vm, (void)a;
     if (sc_read_counter(recv, e, &v) < 0)
         return -1;

@@ -120,7 +120,7 @@ ts_tensor *ts_sparse_coo(int ndim, const int64_t *sizes, int64_t nnz, int sparse
                          ts_dtype dt, ts_device dev, int coalesced)
 {
     char s[256];
-    int64_t P;
+    int64_t P = 0;   /* set by sparse_positions; gcc -O3 cannot see it */
     if ((unsigned)dt >= TS_DTYPE_COUNT) {
         er_set(ER_TYPE, "unknown dtype %d", (int)dt);
         return NULL;
@@ -315,7 +315,7 @@ ts_tensor *ts_to_sparse(ts_tensor *self, const ts_args *a)
     if (sd64 < 0)
         sd64 = 0;
     int sd = (int)sd64;
-    int64_t P;
+    int64_t P = 0;   /* as in ts_sparse_coo */
     if (sparse_positions(sd, self->sizes, &P))
         return NULL;
     int64_t nnz = self->device.type == TS_DEV_META ? 0 : P;
