@@ -476,24 +476,35 @@ static void over_release(obj *self)
         obj_decref(tn_get(self, 1));    /* one more than a holds */
 }
 
-static void early_free_in_garbage(void)
+/* Collect with over_release hooked: the finding must name victim (by its
+ * id, read before the collection) and want objects must die. */
+static void collect_expecting_over_release(uint64_t victim, uint64_t want)
 {
-    obj *a = tn_new_tag(1), *b = tn_new_tag(2), *c = tn_new_tag(3);
-    tn_set(a, 0, b);
-    tn_set(b, 0, a);
-    tn_set(a, 1, c);
-    obj_decref(c);
-    obj_decref(b);
-    obj_decref(a);
     tn_release_hook = over_release;
     er_clear();
     uint64_t died = gc_collect();
     tn_release_hook = NULL;
     cr_assert_eq(er_kind_get(), ER_USE_AFTER_FREE, "kind %d, want UseAfterFree %d",
                  (int)er_kind_get(), (int)ER_USE_AFTER_FREE);
-    cr_assert(strstr(er_message(), "tnode #3") != NULL, "names c: %s", er_message());
+    char name[32];
+    snprintf(name, sizeof name, "tnode #%llu", (unsigned long long)victim);
+    cr_assert(strstr(er_message(), name) != NULL, "names %s: %s", name, er_message());
     er_clear();
-    cr_assert_eq(died, 3, "a, b and c die once each: %llu", (unsigned long long)died);
+    cr_assert_eq(died, want, "died %llu, want %llu", (unsigned long long)died,
+                 (unsigned long long)want);
+}
+
+static void early_free_in_garbage(void)
+{
+    obj *a = tn_new_tag(1), *b = tn_new_tag(2), *c = tn_new_tag(3);
+    tn_set(a, 0, b);
+    tn_set(b, 0, a);
+    tn_set(a, 1, c);
+    uint64_t id = c->id;
+    obj_decref(c);
+    obj_decref(b);
+    obj_decref(a);
+    collect_expecting_over_release(id, 3);      /* a, b and c die once each */
     tc_end();
 }
 
@@ -515,28 +526,24 @@ Test(gc, early_free_of_garbage_is_a_finding_fused)
  * newer b; a releases c twice, so when c's own release comes its count is
  * 1 (the collector's hold) while b still holds it. c must not die then:
  * b's release is the one that takes it to 0, and that is the finding. */
+/* x and y in a cycle, each holding c. */
+static void cycle_holding(obj *x, obj *y, obj *c)
+{
+    tn_set(x, 0, y);
+    tn_set(y, 0, x);
+    tn_set(x, 1, c);
+    tn_set(y, 1, c);
+}
+
 static void over_release_before_a_near_holder(void)
 {
     obj *a = tn_new_tag(1), *c = tn_new_tag(3), *b = tn_new_tag(2);
-    tn_set(a, 0, b);
-    tn_set(b, 0, a);
-    tn_set(a, 1, c);
-    tn_set(b, 1, c);
+    cycle_holding(a, b, c);
     uint64_t id = c->id;
     obj_decref(c);
     obj_decref(b);
     obj_decref(a);
-    tn_release_hook = over_release;
-    er_clear();
-    uint64_t died = gc_collect();
-    tn_release_hook = NULL;
-    cr_assert_eq(er_kind_get(), ER_USE_AFTER_FREE, "kind %d, want UseAfterFree %d",
-                 (int)er_kind_get(), (int)ER_USE_AFTER_FREE);
-    char want[32];
-    snprintf(want, sizeof want, "tnode #%llu", (unsigned long long)id);
-    cr_assert(strstr(er_message(), want) != NULL, "names %s: %s", want, er_message());
-    er_clear();
-    cr_assert_eq(died, 3, "died %llu, want 3", (unsigned long long)died);
+    collect_expecting_over_release(id, 3);
     tc_end();
 }
 
@@ -564,27 +571,14 @@ static void over_release_before_a_far_holder(void)
     obj *m1 = tn_new(), *m2 = tn_new(), *z = tn_new_tag(4);
     tn_set(m1, 0, m2);
     tn_set(m2, 0, m1);
-    tn_set(a, 0, z);
-    tn_set(z, 0, a);
-    tn_set(a, 1, c);
-    tn_set(z, 1, c);
+    cycle_holding(a, z, c);
     uint64_t id = c->id;
     obj_decref(c);
     obj_decref(a);
     obj_decref(m1);
     obj_decref(m2);
     obj_decref(z);
-    tn_release_hook = over_release;
-    er_clear();
-    uint64_t died = gc_collect();
-    tn_release_hook = NULL;
-    cr_assert_eq(er_kind_get(), ER_USE_AFTER_FREE, "kind %d, want UseAfterFree %d",
-                 (int)er_kind_get(), (int)ER_USE_AFTER_FREE);
-    char want[32];
-    snprintf(want, sizeof want, "tnode #%llu", (unsigned long long)id);
-    cr_assert(strstr(er_message(), want) != NULL, "names %s: %s", want, er_message());
-    er_clear();
-    cr_assert_eq(died, 5, "died %llu, want 5", (unsigned long long)died);
+    collect_expecting_over_release(id, 5);
     for (int i = 0; i < FILL; i++)
         obj_decref(fill[i]);
     tc_end();
