@@ -543,6 +543,50 @@ static int quoted_in(const char *text, const char *msg)
     return 0;
 }
 
+/* "FILE:LINE: TEXT  actual: VALUE  MESSAGE" (the message only when TEXT
+ * does not quote it). Longer than TEXT_WIDTH, the actual value and the
+ * message go on a line of their own, indented ind2. */
+static void failure_header(sk *s, const char *file, const rp_failure *f, const char *indent,
+                           const char *ind2)
+{
+    const char *text = f->text ? f->text : "";
+    const char *msg = f->message && f->message[0] && !quoted_in(text, f->message)
+                          ? f->message : NULL;
+    char where[32];
+    snprintf(where, sizeof where, ":%u:", f->line);
+    size_t width = strlen(indent) + strlen(file ? file : "?") + strlen(where) + 1 + strlen(text) +
+                   (f->actual ? 10 + strlen(f->actual) : 0) + (msg ? 2 + strlen(msg) : 0);
+    const char *sep = width > TEXT_WIDTH ? NULL : "  ";
+    sk_puts(s, indent);
+    sk_color(s, "\033[1m");
+    sk_puts(s, file ? file : "?");
+    sk_puts(s, where);
+    sk_color(s, "\033[0m");
+    sk_puts(s, " ");
+    sk_puts(s, text);
+    if (f->actual || msg) {
+        if (!sep) {
+            sk_puts(s, "\n");
+            sk_puts(s, ind2);
+        } else {
+            sk_puts(s, sep);
+        }
+    }
+    if (f->actual) {
+        sk_color(s, "\033[31m");
+        sk_puts(s, "actual:");
+        sk_color(s, "\033[0m");
+        sk_puts(s, " ");
+        sk_puts(s, f->actual);
+    }
+    if (msg) {
+        if (f->actual)
+            sk_puts(s, "  ");
+        sk_puts(s, msg);
+    }
+    sk_puts(s, "\n");
+}
+
 void rp_details(sk *s, const rp_scenario *sc, const rp_options *o, const char *indent)
 {
     int verbose = o && o->verbose;
@@ -560,26 +604,7 @@ void rp_details(sk *s, const rp_scenario *sc, const rp_options *o, const char *i
     }
     for (size_t i = 0; i < sc->nfailures; i++) {
         const rp_failure *f = &sc->failures[i];
-        sk_puts(s, indent);
-        sk_color(s, "\033[1m");
-        sk_puts(s, sc->file ? sc->file : "?");
-        sk_fmt(s, ":%u:", f->line);
-        sk_color(s, "\033[0m");
-        sk_puts(s, " ");
-        sk_puts(s, f->text ? f->text : "");
-        if (f->actual) {
-            sk_puts(s, "  ");
-            sk_color(s, "\033[31m");
-            sk_puts(s, "actual:");
-            sk_color(s, "\033[0m");
-            sk_puts(s, " ");
-            sk_puts(s, f->actual);
-        }
-        if (f->message && f->message[0] && !quoted_in(f->text, f->message)) {
-            sk_puts(s, "  ");
-            sk_puts(s, f->message);
-        }
-        sk_puts(s, "\n");
+        failure_header(s, sc->file, f, indent, ind2);
         if (!f->nobjects)
             continue;
         hp_group *own = NULL;
