@@ -405,23 +405,41 @@ static void chain_wrapped(sk *s, const char *chain, const char *indent, size_t c
 
 enum { TEXT_GROUPS = 10, FAILURE_GROUPS = 5, TEXT_EXAMPLES = 1 };
 
+/* indent, head, then tail: on the same line, or when the two pass
+ * TEXT_WIDTH (with `extra` columns after tail) on the next one, four
+ * columns in. */
+static void head_tail(sk *s, const char *indent, const char *head, const char *tail,
+                      size_t extra)
+{
+    sk_puts(s, indent);
+    sk_puts(s, head);
+    if (strlen(indent) + strlen(head) + 1 + strlen(tail) + extra > TEXT_WIDTH) {
+        sk_puts(s, "\n");
+        sk_puts(s, indent);
+        sk_puts(s, "    ");
+    } else {
+        sk_puts(s, " ");
+    }
+    sk_puts(s, tail);
+}
+
 static void object_line(sk *s, const hp_retained *r, const char *indent)
 {
-    char site[300], b1[32], b2[32], line[800], counts[160] = "";
+    char site[300], b1[32], b2[32], head[400], tail[400], counts[160] = "";
     rp_site(r->site, site, sizeof site);
     rp_bytes(r->bytes, b1, sizeof b1);
     rp_bytes(r->retained_bytes, b2, sizeof b2);
-    snprintf(line, sizeof line, "%s#%llu%s%s%s %s, retains %s, created %s, %s",
-             obj_kind_name(r->kind), (unsigned long long)r->id, r->describe[0] ? " (" : "",
-             r->describe, r->describe[0] ? ")" : "", b1, b2, site, hp_reason_name(r->reason));
+    snprintf(head, sizeof head, "%s#%llu%s%s%s %s, retains %s,", obj_kind_name(r->kind),
+             (unsigned long long)r->id, r->describe[0] ? " (" : "", r->describe,
+             r->describe[0] ? ")" : "", b1, b2);
+    snprintf(tail, sizeof tail, "created %s, %s", site, hp_reason_name(r->reason));
     if (r->reason == HP_REFCOUNT_LEAK && r->strong > r->found) {
         uint32_t lost = r->strong - r->found;
         snprintf(counts, sizeof counts,
                  "(strong count %u, holders found %u: %u reference%s unaccounted for)",
                  r->strong, r->found, lost, lost == 1 ? "" : "s");
     }
-    sk_puts(s, indent);
-    sk_puts(s, line);
+    head_tail(s, indent, head, tail, 1);       /* 1: the colon */
     if (counts[0]) {
         /* on a line of their own: 64 columns, they never fit beside the rest
          * within TEXT_WIDTH */
@@ -462,19 +480,27 @@ static void top_lines(sk *s, const rp_objs *x, const char *indent, const hp_top 
 {
     for (size_t i = 0; i < x->ntop; i++) {
         const hp_top *t = &x->top[i];
-        char b[32];
+        char b[32], head[300], tail[300] = "";
         rp_bytes(t->retained_bytes, b, sizeof b);
-        sk_puts(s, indent);
-        sk_fmt(s, "biggest: %s#%llu retains %s", t->type_name ? t->type_name : "?",
-               (unsigned long long)t->id, b);
+        int n = snprintf(head, sizeof head, "biggest: %s#%llu retains %s",
+                         t->type_name ? t->type_name : "?", (unsigned long long)t->id, b);
         if (printed_before(t, prev, nprev)) {
+            sk_puts(s, indent);
+            sk_puts(s, head);
             sk_puts(s, ", as above\n");
             continue;
         }
-        sk_fmt(s, ": %llu objects", (unsigned long long)t->count);
+        snprintf(head + n, sizeof head - (size_t)n, ": %llu objects%s",
+                 (unsigned long long)t->count, t->main_count ? "," : "");
         if (t->main_count)
-            sk_fmt(s, ", %llu of them through %s (%s)", (unsigned long long)t->main_count,
-                   t->main_via, obj_kind_name(t->main_kind));
+            snprintf(tail, sizeof tail, "%llu of them through %s (%s)",
+                     (unsigned long long)t->main_count, t->main_via, obj_kind_name(t->main_kind));
+        if (tail[0]) {
+            head_tail(s, indent, head, tail, 0);
+        } else {
+            sk_puts(s, indent);
+            sk_puts(s, head);
+        }
         sk_puts(s, "\n");
         sk_puts(s, indent);
         sk_puts(s, "  ");
@@ -497,22 +523,21 @@ static void group_lines(sk *s, const rp_objs *x, const rp_options *o, const char
             object_line(s, &x->recs[g->example], indent);   /* says all the group would */
             continue;
         }
-        char site[300], each[32], tot[32], ret[32];
+        char site[300], each[32], tot[32], ret[32], head[400], tail[400];
         rp_site(g->site, site, sizeof site);
         rp_bytes(g->bytes_each, each, sizeof each);
         rp_bytes(g->total_bytes, tot, sizeof tot);
         rp_bytes(g->total_retained, ret, sizeof ret);
-        sk_puts(s, indent);
-        sk_fmt(s, "%llu x %s (", (unsigned long long)g->count, obj_kind_name(g->kind));
-        sk_puts(s, g->type_name ? g->type_name : "?");
-        sk_fmt(s, "), %s each", each);
+        int n = snprintf(head, sizeof head, "%llu x %s (%s), %s each,",
+                         (unsigned long long)g->count, obj_kind_name(g->kind),
+                         g->type_name ? g->type_name : "?", each);
         if (g->count > 1)
-            sk_fmt(s, ", %s in all, retaining %s", tot, ret);
-        sk_puts(s, ", created ");
-        sk_puts(s, site);
+            snprintf(head + n, sizeof head - (size_t)n, " %s in all, retaining %s,", tot, ret);
+        snprintf(tail, sizeof tail, "created %s, %s", site, hp_reason_name(g->reason));
+        head_tail(s, indent, head, tail, 0);
         /* the shape on a line of its own: as long as a path, it made the
          * group line wrap in a 120-column terminal */
-        sk_fmt(s, ", %s\n%svia ", hp_reason_name(g->reason), ind2);
+        sk_fmt(s, "\n%svia ", ind2);
         chain_wrapped(s, g->via ? g->via : "?", ind2, strlen(ind2) + 4);
         sk_puts(s, "\n");
         size_t nex = g->nexamples;

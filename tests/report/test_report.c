@@ -153,6 +153,37 @@ Test(report, quoted_message_not_repeated)
     free_run(run);
 }
 
+/* A group's or an object's line that would pass 100 columns goes on
+ * before "created", four columns in (text_lines_details_and_summary has
+ * short ones, on one line). */
+Test(report, long_lines_continue_before_created)
+{
+    rp_run *run = make_run();
+    rp_scenario *b = &run->scenarios[1];
+    hp_retained_free(b->retained, b->nretained);
+    b->retained = NULL;
+    add_retained(b, 2, 500);
+    static const char LONG[] = "scenarios/regressions/a_scenario_with_a_rather_long_name.scn";
+    for (size_t i = 0; i < b->nretained; i++)
+        b->retained[i].site.file = LONG;
+    rp_options o = {0, 0, 0};
+    char *t = render(run, RP_TEXT, &o);
+    HAS(t, "    2 x storage (storage), 64 B each, 128 B in all, retaining 128 B,\n"
+           "        created scenarios/regressions/a_scenario_with_a_rather_long_name.scn:3,"
+           " stale-memo\n");
+    HAS(t, "      storage#500 (f32[4, 4] cpu) 64 B, retains 64 B,\n"
+           "          created scenarios/regressions/a_scenario_with_a_rather_long_name.scn:3,"
+           " stale-memo:\n");
+    for (const char *l = t; *l;) {
+        const char *e = strchr(l, '\n');
+        size_t len = e ? (size_t)(e - l) : strlen(l);
+        cr_expect_leq(len, 100, "a %zu-column line: %.*s", len, (int)len, l);
+        l += len + (e != NULL);
+    }
+    free(t);
+    free_run(run);
+}
+
 /* A reference-count leak's counts go on a line of their own, four columns
  * in (beside the rest they would pass 100 columns). */
 Test(report, refcount_counts_on_their_own_line)
