@@ -64,8 +64,8 @@ typedef struct rp_scenario {
     uint64_t valgrind_definite, valgrind_indirect;   /* bytes */
     /* Growth of the allocator's own footprint (al_footprint: pages or
      * heap it holds) from the scenario's start to its last statement,
-     * before teardown; peak_bytes counts requested bytes, the same for
-     * every allocator. */
+     * before teardown; peak_bytes counts the model's requested bytes
+     * (sc_model_bytes), the same for every allocator. */
     uint64_t footprint_bytes;
 } rp_scenario;
 

@@ -717,11 +717,12 @@ static int post(sc_vm *vm, const sc_stmt *s)
         return -1;
     if (vm->o->max_objects && obj_live_count() > vm->o->max_objects)
         return er_set(ER_LIMIT, "more than %" PRIu64 " live objects", vm->o->max_objects);
-    /* the interpreter allocates nothing per statement, so the total is the
-     * model's bytes plus a constant: cheaper than sc_model_bytes() */
-    uint64_t b = al_live_bytes();
-    if (vm->snap)   /* a kept snapshot is not the model's */
-        b -= al_live_bytes_kind(AL_K_HEAP);
+    /* the model's bytes: not a kept snapshot's, nor the records a failing
+     * expectation's analysis keeps for the report (with those counted, a
+     * failing scenario's peak depended on what ran before it in the
+     * process: the first one's analysis grows tables that later ones
+     * reuse) */
+    uint64_t b = sc_model_bytes();
     if (b > vm->peak)
         vm->peak = b;
     if (vm->o->verify ||

@@ -399,7 +399,7 @@ static int run_program(const sc_program *p, const sc_options *opt, rp_scenario *
                           "out of memory before the first statement");
         goto cleanup;
     }
-    base_total = al_live_bytes();
+    base_total = sc_model_bytes();
     vm.peak = base_total;
     uint64_t fp0 = al_footprint();
     gc_set_auto(vm.gc_mode == SC_GC_AUTO, 700);

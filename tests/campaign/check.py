@@ -83,11 +83,6 @@ def ids(v):
 
 def run(one, merged):
     drop = TIMING | {"merged", "shards", "schema", "shard", "campaign_files"}
-    # peak_bytes of a failing scenario depends on what ran before it in the
-    # process (about 120 B more when it runs first: something the failure's
-    # analysis allocates once per process is counted in it - a known issue,
-    # see the README); the rest must be equal
-    drop |= {"peak_bytes"}
     loose = ids(one) != ids(merged)
     if loose:
         # object ids count the objects made earlier in the process, and

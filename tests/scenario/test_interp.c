@@ -572,3 +572,37 @@ Test(interp, postfix_chain_past_the_limit_is_a_parse_error)
     clean();
     free(s);
 }
+
+/* A failing scenario's peak_bytes is the model's: the same run first in
+ * the process and after another failing scenario. The failure's analysis
+ * and its report records are not counted (the first run's analysis grows
+ * tables that later ones reuse, and counted, its peak was higher). */
+Test(interp, failing_peak_is_the_same_whatever_ran_before)
+{
+    static const char src[] = "m = fake_mode()\n"
+                              "t = empty(4, 4)\n"
+                              "w = weakref(t)\n"
+                              "f = m.fake(t)\n"
+                              "del t\n"
+                              "expect dead(w), \"the memo must not keep it\"\n"
+                              "expect m.memo_meta == 0\n"
+                              "expect m.memo_storage == 0\n";
+    char err[256];
+    cr_assert_eq(fk_inject("strong-memo", err, sizeof err), 0, "%s", err);
+    static const char other[] = "m = fake_mode()\n"
+                                "a = empty(2, 3)\n"
+                                "b = m.fake(a)\n"
+                                "del a\n"
+                                "expect m.memo_meta == 0\n";
+    rp_scenario r[3];
+    for (int i = 0; i < 3; i++) {
+        run(i == 1 ? other : src, NULL, &r[i]);
+        cr_assert_eq(r[i].status, RP_FAIL, "run %d: status %d", i, r[i].status);
+    }
+    fk_inject("", err, sizeof err);
+    cr_assert_eq(r[2].peak_bytes, r[0].peak_bytes,
+                 "after another failing scenario %llu B, run first %llu B",
+                 (unsigned long long)r[2].peak_bytes, (unsigned long long)r[0].peak_bytes);
+    for (int i = 0; i < 3; i++)
+        done(&r[i]);
+}
