@@ -405,6 +405,13 @@ static void chain_wrapped(sk *s, const char *chain, const char *indent, size_t c
 
 enum { TEXT_GROUPS = 10, FAILURE_GROUPS = 5, TEXT_EXAMPLES = 1 };
 
+/* Where snprintf into a buffer of size bytes stopped: its result, or the
+ * terminating NUL's index when it truncated (or failed). */
+static size_t fit(int n, size_t size)
+{
+    return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
+}
+
 /* indent, head, then tail: on the same line, or when the two pass
  * TEXT_WIDTH (with `extra` columns after tail) on the next one, four
  * columns in. */
@@ -482,15 +489,16 @@ static void top_lines(sk *s, const rp_objs *x, const char *indent, const hp_top 
         const hp_top *t = &x->top[i];
         char b[32], head[300], tail[300] = "";
         rp_bytes(t->retained_bytes, b, sizeof b);
-        int n = snprintf(head, sizeof head, "biggest: %s#%llu retains %s",
-                         t->type_name ? t->type_name : "?", (unsigned long long)t->id, b);
+        size_t n = fit(snprintf(head, sizeof head, "biggest: %s#%llu retains %s",
+                                t->type_name ? t->type_name : "?", (unsigned long long)t->id,
+                                b), sizeof head);
         if (printed_before(t, prev, nprev)) {
             sk_puts(s, indent);
             sk_puts(s, head);
             sk_puts(s, ", as above\n");
             continue;
         }
-        snprintf(head + n, sizeof head - (size_t)n, ": %llu objects%s",
+        snprintf(head + n, sizeof head - n, ": %llu objects%s",
                  (unsigned long long)t->count, t->main_count ? "," : "");
         if (t->main_count)
             snprintf(tail, sizeof tail, "%llu of them through %s (%s)",
@@ -528,11 +536,11 @@ static void group_lines(sk *s, const rp_objs *x, const rp_options *o, const char
         rp_bytes(g->bytes_each, each, sizeof each);
         rp_bytes(g->total_bytes, tot, sizeof tot);
         rp_bytes(g->total_retained, ret, sizeof ret);
-        int n = snprintf(head, sizeof head, "%llu x %s (%s), %s each,",
-                         (unsigned long long)g->count, obj_kind_name(g->kind),
-                         g->type_name ? g->type_name : "?", each);
+        size_t n = fit(snprintf(head, sizeof head, "%llu x %s (%s), %s each,",
+                                (unsigned long long)g->count, obj_kind_name(g->kind),
+                                g->type_name ? g->type_name : "?", each), sizeof head);
         if (g->count > 1)
-            snprintf(head + n, sizeof head - (size_t)n, " %s in all, retaining %s,", tot, ret);
+            snprintf(head + n, sizeof head - n, " %s in all, retaining %s,", tot, ret);
         snprintf(tail, sizeof tail, "created %s, %s", site, hp_reason_name(g->reason));
         head_tail(s, indent, head, tail, 0);
         /* the shape on a line of its own: as long as a path, it made the

@@ -184,6 +184,27 @@ Test(report, long_lines_continue_before_created)
     free_run(run);
 }
 
+/* A type name longer than a group line's buffer is cut, not written past
+ * it (ASan in the asan preset sees an overflow). */
+Test(report, group_line_with_a_huge_type_name_is_cut)
+{
+    rp_run *run = make_run();
+    rp_scenario *b = &run->scenarios[1];
+    hp_retained_free(b->retained, b->nretained);
+    b->retained = NULL;
+    add_retained(b, 2, 500);
+    static char huge[1000];
+    memset(huge, 'T', sizeof huge - 1);
+    for (size_t i = 0; i < b->nretained; i++)
+        b->retained[i].type_name = huge;
+    rp_options o = {0, 0, 0};
+    char *t = render(run, RP_TEXT, &o);
+    HAS(t, "    2 x storage (TTTTTTTT");
+    cr_expect(strstr(t, "created t.scn:3, stale-memo\n") != NULL, "no site line in:\n%s", t);
+    free(t);
+    free_run(run);
+}
+
 /* A reference-count leak's counts go on a line of their own, four columns
  * in (beside the rest they would pass 100 columns). */
 Test(report, refcount_counts_on_their_own_line)
