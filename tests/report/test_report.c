@@ -156,13 +156,20 @@ Test(report, quoted_message_not_repeated)
 /* A group's or an object's line that would pass 100 columns goes on
  * before "created", four columns in (text_lines_details_and_summary has
  * short ones, on one line). */
-Test(report, long_lines_continue_before_created)
+/* make_run with two storages retained by b (ids 500, 501) instead of one. */
+static rp_scenario *two_retained(rp_run *run)
 {
-    rp_run *run = make_run();
     rp_scenario *b = &run->scenarios[1];
     hp_retained_free(b->retained, b->nretained);
     b->retained = NULL;
     add_retained(b, 2, 500);
+    return b;
+}
+
+Test(report, long_lines_continue_before_created)
+{
+    rp_run *run = make_run();
+    rp_scenario *b = two_retained(run);
     static const char LONG[] = "scenarios/regressions/a_scenario_with_a_rather_long_name.scn";
     for (size_t i = 0; i < b->nretained; i++)
         b->retained[i].site.file = LONG;
@@ -189,10 +196,7 @@ Test(report, long_lines_continue_before_created)
 Test(report, group_line_with_a_huge_type_name_is_cut)
 {
     rp_run *run = make_run();
-    rp_scenario *b = &run->scenarios[1];
-    hp_retained_free(b->retained, b->nretained);
-    b->retained = NULL;
-    add_retained(b, 2, 500);
+    rp_scenario *b = two_retained(run);
     static char huge[1000];
     memset(huge, 'T', sizeof huge - 1);
     for (size_t i = 0; i < b->nretained; i++)
