@@ -73,6 +73,13 @@ static int tab_grow(trk_ctx *c)
     return 0;
 }
 
+/* The table's key of block p (disguised, so a leak checker does not count
+ * the table as holding the block). */
+static uintptr_t key_of(const void *p)
+{
+    return (uintptr_t)p ^ DISGUISE;
+}
+
 /* A block the program holds (not one cached in a pool). */
 static int is_live(const blk *b)
 {
@@ -190,7 +197,7 @@ static void count_dead(trk_ctx *c, const blk *b)
 static void track_insert(trk_ctx *c, void *p, size_t n, al_kind kind, size_t si,
                          uint64_t seq)
 {
-    uintptr_t key = (uintptr_t)p ^ DISGUISE;
+    uintptr_t key = key_of(p);
     size_t j = tab_find(c, key);
     c->tab[j] = (blk){ .key = key, .n = n, .seq = seq, .site = (uint32_t)si,
                        .kind = (uint16_t)kind };
@@ -244,7 +251,7 @@ static inline long lookup_live(trk_ctx *c, const void *p, size_t n, al_kind kind
                                const char *op)
 {
     if (c->cap) {
-        size_t j = tab_find(c, (uintptr_t)p ^ DISGUISE);
+        size_t j = tab_find(c, key_of(p));
         if (c->tab[j].key && !c->tab[j].cached)
             return (long)j;
     }
@@ -303,13 +310,22 @@ static int pool_put(trk_ctx *c, void *p, size_t n, al_kind kind)
     return 0;
 }
 
+/* Slot of p when it is cached in a pool, or -1. */
+static long cached_slot(const trk_ctx *c, const void *p)
+{
+    if (!c->cap)
+        return -1;
+    size_t j = tab_find(c, key_of(p));
+    return c->tab[j].key && c->tab[j].cached ? (long)j : -1;
+}
+
 static int pool_get(trk_ctx *c, void *p, size_t n, al_kind kind, const char *site)
 {
     long si = site_index(c, site);          /* may grow the site table */
-    size_t j = tab_find(c, (uintptr_t)p ^ DISGUISE);
-    blk *b = &c->tab[j];
-    if (si < 0 || !b->key || !b->cached || pass_on(c, AL_POOL_GET, p, n, kind, site) != 0)
+    long j = cached_slot(c, p);
+    if (si < 0 || j < 0 || pass_on(c, AL_POOL_GET, p, n, kind, site) != 0)
         return -1;
+    blk *b = &c->tab[j];
     b->cached = 0;
     b->site = (uint32_t)si;
     b->kind = (uint16_t)kind;
@@ -322,9 +338,9 @@ static int pool_get(trk_ctx *c, void *p, size_t n, al_kind kind, const char *sit
 
 static int pool_flush(trk_ctx *c, void *p, size_t n, al_kind kind)
 {
-    size_t j = tab_find(c, (uintptr_t)p ^ DISGUISE);
-    if (c->tab[j].key && c->tab[j].cached)
-        tab_delete(c, j);
+    long j = cached_slot(c, p);
+    if (j >= 0)
+        tab_delete(c, (size_t)j);
     return pass_on(c, AL_POOL_FLUSH, p, n, kind, NULL);
 }
 
@@ -352,7 +368,7 @@ static void *trk_realloc(void *ctx, void *p, size_t old_n, size_t n,
     long si = site_index(c, site);
     if (si < 0)
         return NULL;
-    j = (long)tab_find(c, (uintptr_t)p ^ DISGUISE);   /* the table may have moved */
+    j = (long)tab_find(c, key_of(p));   /* the table may have moved */
     size_t real_old = c->tab[j].n;
     if (real_old != old_n)
         c->st.size_mismatches++;

@@ -351,10 +351,10 @@ static int dies_quietly(const obj *o)
     return o->strong == 1 && !o->callbacks && o->weak == 0;
 }
 
+/* o dies quietly (weak 0: its memory goes at once, flags and all). */
 static void drop_quiet(obj_list *unreachable, obj *o)
 {
     obj_int_list_unlink(unreachable, o);
-    o->flags &= ~(uint32_t)GC_HOLDER_FLAGS;
     obj_int_kill_released(o);
 }
 
