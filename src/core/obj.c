@@ -524,6 +524,7 @@ void obj_configure(const obj_config *cfg) { config = *cfg; }
 obj_config obj_get_config(void) { return config; }
 
 obj *obj_live_first(void) { return live.head; }
+obj *obj_live_last(void) { return live.tail; }
 obj *obj_zombie_first(void) { return zombies.head; }
 uint64_t obj_live_count(void) { return live_total; }
 uint64_t obj_zombie_count(void) { return zombies.n; }

@@ -233,8 +233,10 @@ uint64_t obj_self_bytes(const obj *o);
  * obj_zombie_first and obj_iter_next (do not kill objects while
  * iterating). */
 obj *obj_live_first(void);
+obj *obj_live_last(void);        /* the newest; walk back with obj_iter_prev */
 obj *obj_zombie_first(void);
 static inline obj *obj_iter_next(const obj *o) { return o->next; }
+static inline obj *obj_iter_prev(const obj *o) { return o->prev; }
 uint64_t obj_live_count(void);   /* the list's length + collector-held */
 uint64_t obj_live_count_kind(obj_kind k);
 uint64_t obj_zombie_count(void);

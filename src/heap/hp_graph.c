@@ -246,6 +246,38 @@ static void shrink_edges(hp_edges *E)
     }
 }
 
+static void number_one(hp_graph *g, obj *o, size_t i)
+{
+    o->gc_refs = (int64_t)i;
+    uint8_t fin = o->type->kind == OBJ_FINALIZER ? HP_F_FIN : 0;
+    g->region[i] = (uint8_t)(HP_R_UNREACH | fin);
+    g->objs[i] = o;
+}
+
+/* Number the live list 0..nlive-1 in creation order, walking it from both
+ * ends at once: the walk is a dependent load per object, and two chains
+ * keep two misses in flight (the list of a leak is not in address order).
+ * nlive, or -1 when the list disagrees with its count. */
+static size_t number_live(hp_graph *g)
+{
+    size_t lo = 0, hi = g->nlive;
+    obj *a = obj_live_first(), *b = obj_live_last();
+    while (a && b && hi - lo >= 2) {
+        number_one(g, a, lo++);
+        number_one(g, b, --hi);
+        a = obj_iter_next(a);
+        b = obj_iter_prev(b);
+    }
+    if (hi - lo == 1 && a == b && a) {
+        number_one(g, a, lo++);
+        a = obj_iter_next(a);
+    }
+    /* the walks met: each stands on the first object the other numbered */
+    int met = lo == hi && a == (hi < g->nlive ? g->objs[hi] : NULL) &&
+              b == (lo > 0 ? g->objs[lo - 1] : NULL);
+    return met ? g->nlive : (size_t)-1;
+}
+
 /* Strong edges get CSR offsets; weak ones (few: only those to zombies)
  * are a list sorted by source, without offsets (off stays NULL). */
 static int collect_edges(hp_graph *g, hp_edges *E, int weak)
@@ -295,20 +327,13 @@ int hp_build(hp_graph *g, const hp_root *roots, size_t nroots, int with_weak)
     g->region = u8_array(g->n, HP_R_ZOMBIE);
     if (!g->objs || !g->region)
         return -1;
-    size_t i = 0;
-    obj *o = obj_live_first();
-    for (; o && i < nlive; o = obj_iter_next(o)) {
-        o->gc_refs = (int64_t)i;
-        uint8_t fin = o->type->kind == OBJ_FINALIZER ? HP_F_FIN : 0;
-        g->region[i] = (uint8_t)(HP_R_UNREACH | fin);
-        g->objs[i++] = o;
-    }
+    size_t i = number_live(g);
     obj *z = obj_zombie_first();
     for (; z && i < g->n; z = obj_iter_next(z)) {
         z->gc_refs = (int64_t)i;
         g->objs[i++] = z;
     }
-    if (o || z || i != g->n)
+    if (i == (size_t)-1 || z || i != g->n)
         return er_set(ER_INTERNAL, "heap analysis: the registry lists disagree with "
                       "their counts (%zu live, %zu zombies)", nlive, nz);
     if (collect_edges(g, &g->strong, 0) != 0)
