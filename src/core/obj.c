@@ -26,6 +26,7 @@
 #include "er.h"
 #include "gc.h"
 #include "obj_int.h"
+#include "scr.h"
 
 typedef struct attr_slot {
     char *label;       /* "attr:NAME"; the name is label + 5 */
@@ -656,18 +657,61 @@ uint64_t obj_leftover(void)
     return left;
 }
 
+static void hold_for_reclaim(obj *o)
+{
+    obj_incref(o);
+    while (o->callbacks)
+        obj_cb_unregister(o->callbacks);
+}
+
+/* Hold every live object, walking the list from both ends at once (two
+ * dependent loads in flight); with scratch, v gets the list in order, as
+ * prefetch hints for the walks that follow. n when v was filled, else 0. */
+static size_t hold_all(obj **v)
+{
+    if (!v) {
+        for (obj *o = live.head; o; o = o->next)
+            hold_for_reclaim(o);
+        return 0;
+    }
+    size_t lo = 0, hi = (size_t)live.n;
+    obj *a = live.head, *b = live.tail;
+    for (; hi - lo >= 2; a = a->next, b = b->prev) {
+        v[lo++] = a;
+        v[--hi] = b;
+        hold_for_reclaim(a);
+        hold_for_reclaim(b);
+    }
+    if (hi > lo) {
+        v[lo] = a;
+        hold_for_reclaim(a);
+    }
+    return (size_t)live.n;
+}
+
+enum { RECLAIM_AHEAD = 16 };
+static scr reclaim_scr;
+
+/* Prefetch hint i of n (v may be stale: a prefetch of any address is
+ * harmless; the walks themselves follow the list). */
+static void hint(obj **v, size_t n, size_t i)
+{
+    if (i + RECLAIM_AHEAD < n)
+        __builtin_prefetch(v[i + RECLAIM_AHEAD], 1);
+}
+
 uint64_t obj_reclaim_all(void)
 {
     uint64_t forced = 0;
-    for (obj *o = obj_live_first(); o; o = obj_iter_next(o)) {
-        obj_incref(o);
-        while (o->callbacks)
-            obj_cb_unregister(o->callbacks);
-    }
-    for (obj *o = obj_live_first(); o; o = obj_iter_next(o))
+    obj **v = live.n > RECLAIM_AHEAD ? scr_reserve(&reclaim_scr, live.n * sizeof *v) : NULL;
+    size_t n = hold_all(v), i = 0;
+    for (obj *o = obj_live_first(); o; o = obj_iter_next(o), i++) {
+        hint(v, n, i);
         obj_int_release(o);
+    }
     obj *o;
-    while ((o = obj_live_first()) != NULL) {
+    for (i = 0; (o = obj_live_first()) != NULL; i++) {
+        hint(v, n, i);
         while (o->callbacks)
             obj_cb_unregister(o->callbacks);
         o->strong = 1;
