@@ -88,6 +88,8 @@ static obj **arr_reserve(size_t n)
     return scr_reserve(&arr_scr, n * sizeof(obj *));
 }
 
+void **gc_scratch_array(size_t n) { return collecting ? NULL : (void **)arr_reserve(n); }
+
 /* --- phases ------------------------------------------------------------- */
 
 /* Phase 1 as its own pass (debug mode only, so it can be validated). */

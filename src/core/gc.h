@@ -26,6 +26,7 @@
 #ifndef FAKEGC_GC_H
 #define FAKEGC_GC_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct gc_stats {
@@ -57,5 +58,9 @@ int gc_get_debug(void);
 uint64_t gc_maybe_collect(void);   /* returns objects freed (0 if none) */
 void gc_note_alloc(void);
 void gc_note_death(void);
+/* The collector's array of n object pointers (scratch memory: no heap
+ * block), for a caller's own pass between collections; its contents are
+ * unspecified and a collection overwrites them. NULL when it cannot be had. */
+void **gc_scratch_array(size_t n);
 
 #endif

@@ -26,7 +26,6 @@
 #include "er.h"
 #include "gc.h"
 #include "obj_int.h"
-#include "scr.h"
 
 typedef struct attr_slot {
     char *label;       /* "attr:NAME"; the name is label + 5 */
@@ -690,7 +689,6 @@ static size_t hold_all(obj **v)
 }
 
 enum { RECLAIM_AHEAD = 16 };
-static scr reclaim_scr;
 
 /* Prefetch hint i of n (v may be stale: a prefetch of any address is
  * harmless; the walks themselves follow the list). */
@@ -703,7 +701,7 @@ static void hint(obj **v, size_t n, size_t i)
 uint64_t obj_reclaim_all(void)
 {
     uint64_t forced = 0;
-    obj **v = live.n > RECLAIM_AHEAD ? scr_reserve(&reclaim_scr, live.n * sizeof *v) : NULL;
+    obj **v = live.n > RECLAIM_AHEAD ? (obj **)gc_scratch_array(live.n) : NULL;
     size_t n = hold_all(v), i = 0;
     for (obj *o = obj_live_first(); o; o = obj_iter_next(o), i++) {
         hint(v, n, i);
