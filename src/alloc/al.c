@@ -189,6 +189,10 @@ void *al_pool_get(al_pool *pool, const char *site)
         return NULL;
     }
     memcpy(&pool->head, b, sizeof pool->head);
+    /* The next get reads the next block's link: a miss when the pool's
+     * blocks went cold (a batch freed since); start it now, so it overlaps
+     * the work until then (convert/miss: the link read was 12% of it). */
+    __builtin_prefetch(pool->head, 1);
     pool->n--;
     cached_bytes -= pool->size;
     count_alloc(pool->size, kind);
