@@ -173,6 +173,8 @@ void *al_malloc(size_t n, al_kind kind, const char *site)
     return p;
 }
 
+enum { POOL_COLD_AT = 16 };   /* cached blocks past which the next may be cold */
+
 /* Prefetch a block for writing, its first 512 bytes at most. */
 static void prefetch_block(const char *p, size_t size)
 {
@@ -197,10 +199,13 @@ void *al_pool_get(al_pool *pool, const char *site)
         return NULL;
     }
     memcpy(&pool->head, b, sizeof pool->head);
-    /* The next get reads the next block's link: a miss when the pool's
-     * blocks went cold (a batch freed since); start it now, so it overlaps
-     * the work until then (convert/miss: the link read was 12% of it). */
-    prefetch_block(pool->head, pool->size);
+    /* The next get reads the next block's link and the caller zeroes the
+     * block: misses when the pool's blocks went cold, which a long list
+     * says (a batch freed since); start them now, so they overlap the work
+     * until then (convert/miss: the link read was 12% of it). A short list
+     * holds blocks freed just now, still in the cache. */
+    if (pool->n > POOL_COLD_AT)
+        prefetch_block(pool->head, pool->size);
     pool->n--;
     cached_bytes -= pool->size;
     count_alloc(pool->size, kind);
