@@ -129,38 +129,31 @@ static void visit_decref(obj *child, const char *label, long index, void *arg)
                                                        : OBJ_F_GC_LATE | OBJ_F_GC_FAR;
 }
 
-/* Phase 2, and phase 1 folded in: an object's gc_refs is initialised the
- * first time the pass meets it, as itself or as a child (OBJ_F_GC_REFS says
- * it was; phase 3 clears the flag). One pass over the heap instead of two. */
 static void subtract_one(obj *o)
 {
     init_refs(o);
     obj_traverse(o, visit_decref, o);
 }
 
-/* With the array v, the list is walked from both ends at once (v still
- * gets it in list order): each step is a dependent load, and a heap whose
- * list order is not its address order (a leak's survivors) then has two
- * misses in flight. The counts and flags do not depend on the order. */
+static void subtract_at(obj *o, size_t i, void *v)
+{
+    ((obj **)v)[i] = o;
+    subtract_one(o);
+}
+
+/* Phase 2, and phase 1 folded in: an object's gc_refs is initialised the
+ * first time the pass meets it, as itself or as a child (OBJ_F_GC_REFS says
+ * it was; phase 3 clears the flag). One pass over the heap instead of two.
+ * With the array v, the list is walked from both ends at once
+ * (obj_walk_both; v still gets it in list order): the counts and flags do
+ * not depend on the order. */
 static void subtract_refs(obj_list *live, obj **v)
 {
-    if (!v) {
+    if (v)
+        (void)obj_walk_both(live->head, live->tail, (size_t)live->n, subtract_at, v);
+    else
         for (obj *o = live->head; o; o = o->next)
             subtract_one(o);
-        return;
-    }
-    size_t lo = 0, hi = (size_t)live->n;
-    obj *a = live->head, *b = live->tail;
-    for (; hi - lo >= 2; a = a->next, b = b->prev) {
-        v[lo++] = a;
-        v[--hi] = b;
-        subtract_one(a);
-        subtract_one(b);
-    }
-    if (hi > lo) {
-        v[lo] = a;
-        subtract_one(a);
-    }
 }
 
 typedef struct scan_ctx {

@@ -663,9 +663,15 @@ static void hold_for_reclaim(obj *o)
         obj_cb_unregister(o->callbacks);
 }
 
-/* Hold every live object, walking the list from both ends at once (two
- * dependent loads in flight); with scratch, v gets the list in order, as
- * prefetch hints for the walks that follow. n when v was filled, else 0. */
+static void hold_at(obj *o, size_t i, void *v)
+{
+    ((obj **)v)[i] = o;
+    hold_for_reclaim(o);
+}
+
+/* Hold every live object; with scratch, walking the list from both ends
+ * at once (obj_walk_both), v getting the list in order as prefetch hints
+ * for the walks that follow. n when v was filled, else 0. */
 static size_t hold_all(obj **v)
 {
     if (!v) {
@@ -673,18 +679,7 @@ static size_t hold_all(obj **v)
             hold_for_reclaim(o);
         return 0;
     }
-    size_t lo = 0, hi = (size_t)live.n;
-    obj *a = live.head, *b = live.tail;
-    for (; hi - lo >= 2; a = a->next, b = b->prev) {
-        v[lo++] = a;
-        v[--hi] = b;
-        hold_for_reclaim(a);
-        hold_for_reclaim(b);
-    }
-    if (hi > lo) {
-        v[lo] = a;
-        hold_for_reclaim(a);
-    }
+    (void)obj_walk_both(live.head, live.tail, (size_t)live.n, hold_at, v);
     return (size_t)live.n;
 }
 

@@ -237,6 +237,33 @@ obj *obj_live_last(void);        /* the newest; walk back with obj_iter_prev */
 obj *obj_zombie_first(void);
 static inline obj *obj_iter_next(const obj *o) { return o->next; }
 static inline obj *obj_iter_prev(const obj *o) { return o->prev; }
+/* Call fn(o, i, arg) for each of the n objects of a registry list from
+ * first to last (o its i-th, 0-based), walking from both ends at once: a
+ * list walk is a dependent load per object, and a heap whose list order
+ * is not its address order (a leak's survivors) then has two misses in
+ * flight. fn runs in no particular order and must not change the list.
+ * 0, or -1 when the list is not n long (fn has then run for some). */
+static inline int obj_walk_both(obj *first, obj *last, size_t n,
+                                void (*fn)(obj *o, size_t i, void *arg), void *arg)
+{
+    size_t lo = 0, hi = n;
+    obj *a = first, *b = last;
+    for (; hi - lo >= 2; a = a->next, b = b->prev) {
+        if (!a || !b || a == b)
+            return -1;
+        fn(a, lo++, arg);
+        fn(b, --hi, arg);
+    }
+    if (hi > lo) {                   /* odd: the walks meet on one object */
+        if (!a || a != b)
+            return -1;
+        fn(a, lo, arg);
+        return 0;
+    }
+    if (n == 0)
+        return first || last ? -1 : 0;
+    return a && b && a->prev == b && b->next == a ? 0 : -1;   /* they met */
+}
 uint64_t obj_live_count(void);   /* the list's length + collector-held */
 uint64_t obj_live_count_kind(obj_kind k);
 uint64_t obj_zombie_count(void);

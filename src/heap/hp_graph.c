@@ -246,36 +246,21 @@ static void shrink_edges(hp_edges *E)
     }
 }
 
-static void number_one(hp_graph *g, obj *o, size_t i)
+static void number_one(obj *o, size_t i, void *arg)
 {
+    hp_graph *g = arg;
     o->gc_refs = (int64_t)i;
     uint8_t fin = o->type->kind == OBJ_FINALIZER ? HP_F_FIN : 0;
     g->region[i] = (uint8_t)(HP_R_UNREACH | fin);
     g->objs[i] = o;
 }
 
-/* Number the live list 0..nlive-1 in creation order, walking it from both
- * ends at once: the walk is a dependent load per object, and two chains
- * keep two misses in flight (the list of a leak is not in address order).
- * nlive, or -1 when the list disagrees with its count. */
+/* Number the live list 0..nlive-1 in creation order (obj_walk_both: two
+ * misses in flight). nlive, or -1 when the list disagrees with its count. */
 static size_t number_live(hp_graph *g)
 {
-    size_t lo = 0, hi = g->nlive;
-    obj *a = obj_live_first(), *b = obj_live_last();
-    while (a && b && hi - lo >= 2) {
-        number_one(g, a, lo++);
-        number_one(g, b, --hi);
-        a = obj_iter_next(a);
-        b = obj_iter_prev(b);
-    }
-    if (hi - lo == 1 && a == b && a) {
-        number_one(g, a, lo++);
-        a = obj_iter_next(a);
-    }
-    /* the walks met: each stands on the first object the other numbered */
-    int met = lo == hi && a == (hi < g->nlive ? g->objs[hi] : NULL) &&
-              b == (lo > 0 ? g->objs[lo - 1] : NULL);
-    return met ? g->nlive : (size_t)-1;
+    int rc = obj_walk_both(obj_live_first(), obj_live_last(), g->nlive, number_one, g);
+    return rc == 0 ? g->nlive : (size_t)-1;
 }
 
 /* Strong edges get CSR offsets; weak ones (few: only those to zombies)

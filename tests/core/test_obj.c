@@ -573,3 +573,44 @@ Test(obj, leftover_counts_zombies)
     obj_decref(b);
     tc_end();
 }
+
+/* obj_walk_both visits every object of a list once, with its index, for
+ * every length, and says -1 when the list is longer or shorter than n. */
+static void seen_at(obj *o, size_t i, void *arg)
+{
+    obj **seen = arg;
+    cr_assert_null(seen[i], "index %zu visited twice", i);
+    seen[i] = o;
+}
+
+static void link_list(obj *v, size_t len)
+{
+    memset(v, 0, len * sizeof *v);
+    for (size_t i = 0; i < len; i++) {
+        v[i].prev = i ? &v[i - 1] : NULL;
+        v[i].next = i + 1 < len ? &v[i + 1] : NULL;
+    }
+}
+
+Test(obj, walk_both_visits_each_once_and_checks_the_length)
+{
+    enum { MAXLEN = 7 };
+    obj v[MAXLEN];
+    for (size_t len = 0; len < MAXLEN; len++) {
+        link_list(v, len);
+        obj *first = len ? &v[0] : NULL, *last = len ? &v[len - 1] : NULL;
+        obj *seen[MAXLEN + 1] = {0};
+        int rc = obj_walk_both(first, last, len, seen_at, seen);
+        cr_assert_eq(rc, 0, "length %zu: rc %d, want 0", len, rc);
+        for (size_t i = 0; i < len; i++)
+            cr_assert_eq(seen[i], &v[i], "length %zu: index %zu is %p, want %p", len, i,
+                         (void *)seen[i], (void *)&v[i]);
+        for (size_t n = 0; n <= len + 1; n++) {
+            if (n == len)
+                continue;
+            memset(seen, 0, sizeof seen);
+            rc = obj_walk_both(first, last, n, seen_at, seen);
+            cr_assert_eq(rc, -1, "length %zu walked as %zu: rc %d, want -1", len, n, rc);
+        }
+    }
+}
