@@ -61,7 +61,7 @@ size_t hp_select_role(hp_graph *g, const obj *from, obj_role role)
     return n;
 }
 
-enum { OBJ_AHEAD = 16 };    /* nodes ahead whose header a pass prefetches */
+enum { HEADER_AHEAD = 16 };   /* nodes ahead whose header a pass prefetches */
 
 static int covered(const hp_graph *g, hp_which w, uint32_t v)
 {
@@ -599,8 +599,8 @@ static int build_groups(hp_graph *g, hp_which which, trie *t, gtab *gt, hp_summa
     for (uint32_t v = 0; rc == 0 && v < g->n; v++) {
         /* the headers are read in node (creation) order, which a leak's
          * survivors do not keep in memory: fetch them ahead */
-        if (v + OBJ_AHEAD < g->n && covered(g, which, v + OBJ_AHEAD))
-            __builtin_prefetch(g->objs[v + OBJ_AHEAD]);
+        if (v + HEADER_AHEAD < g->n && covered(g, which, v + HEADER_AHEAD))
+            __builtin_prefetch(g->objs[v + HEADER_AHEAD]);
         if (!covered(g, which, v))
             continue;
         uint32_t s = own_shape(t, g, tsh, v);
