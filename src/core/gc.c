@@ -92,11 +92,20 @@ void **gc_scratch_array(size_t n) { return collecting ? NULL : (void **)arr_rese
 
 /* --- phases ------------------------------------------------------------- */
 
+/* gc_refs starts at the strong count. The header keeps it in 32 bits: a
+ * count past INT32_MAX (2^31 references, 16 GB of pointers) is held at
+ * INT32_MAX, and such an object is only ever kept alive wrongly, never
+ * collected wrongly, unless 2^31 of its references are internal. */
+static int32_t start_refs(const obj *o)
+{
+    return o->strong > INT32_MAX ? INT32_MAX : (int32_t)o->strong;
+}
+
 /* Phase 1 as its own pass (debug mode only, so it can be validated). */
 static void update_refs(obj_list *live)
 {
     for (obj *o = live->head; o; o = o->next) {
-        o->gc_refs = o->strong;
+        o->gc_refs = start_refs(o);
         o->flags |= OBJ_F_GC_REFS;
     }
 }
@@ -104,7 +113,7 @@ static void update_refs(obj_list *live)
 static void init_refs(obj *o)
 {
     if (!(o->flags & OBJ_F_GC_REFS)) {
-        o->gc_refs = o->strong;
+        o->gc_refs = start_refs(o);
         o->flags |= OBJ_F_GC_REFS;
     }
 }
@@ -454,7 +463,7 @@ static int debug_fail(const char *what, const obj *o)
 static int check_copied(const obj_list *live)
 {
     for (const obj *o = live->head; o; o = o->next)
-        if (o->gc_refs != (int64_t)o->strong || (o->flags & OBJ_F_GC_MARK))
+        if (o->gc_refs != start_refs(o) || (o->flags & OBJ_F_GC_MARK))
             return debug_fail("update_refs: gc_refs != strong", o);
     return 0;
 }

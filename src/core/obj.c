@@ -1,5 +1,5 @@
-/* obj.c - object header, registry, the death worklist, weak callbacks and
- * user attributes.
+/* obj.c - object header, registry, the death worklist and weak callbacks
+ * (sites and user attributes: obj_side.c).
  *
  * Lists. Every object is on exactly one list through obj.prev/next:
  *   live     strong > 0, in creation (id) order;
@@ -27,18 +27,6 @@
 #include "gc.h"
 #include "obj_int.h"
 
-typedef struct attr_slot {
-    char *label;       /* "attr:NAME"; the name is label + 5 */
-    obj *value;        /* strong */
-} attr_slot;
-
-struct obj_attr {
-    uint32_t count, cap;
-    attr_slot slot[];
-};
-
-enum { ATTR_PREFIX_LEN = 5 };   /* strlen("attr:") */
-
 static uint64_t next_id = 1;
 static obj_list live, queue, zombies;
 static uint64_t live_total;          /* live list + collector-held objects */
@@ -48,7 +36,6 @@ static int collector_release;        /* see obj_int_set_collector_release */
 static uint64_t deaths;
 static int draining;
 static obj_config config;
-static obj_site cur_site = {"<c>", 0};
 /* Pending deferred callbacks: a ring through obj_cb.next/prev around this
  * sentinel. A queued cb has target == NULL and next != NULL. */
 static obj_cb deferred = {&deferred, &deferred, NULL, NULL, NULL};
@@ -91,113 +78,12 @@ void obj_int_set_offlist(uint64_t n) { offlist = n; }
 void obj_int_set_collector_release(int on) { collector_release = on; }
 int obj_int_draining(void) { return draining; }
 
-/* --- attributes ----------------------------------------------------------- */
-
-static size_t attr_bytes(uint32_t cap)
-{
-    return sizeof(obj_attr) + (size_t)cap * sizeof(attr_slot);
-}
-
-static void label_free(char *label)
-{
-    al_free(label, strlen(label) + 1, AL_K_ATTR);
-}
-
-/* Detach o's attributes, then drop them (a decref may re-enter). */
-static void attrs_clear(obj *o)
-{
-    obj_attr *a = o->attrs;
-    if (!a)
-        return;
-    o->attrs = NULL;
-    for (uint32_t i = 0; i < a->count; i++) {
-        obj *v = a->slot[i].value;
-        label_free(a->slot[i].label);
-        obj_decref(v);
-    }
-    al_free(a, attr_bytes(a->cap), AL_K_ATTR);
-}
-
-static long attr_find(const obj_attr *a, const char *name)
-{
-    if (!a)
-        return -1;
-    for (uint32_t i = 0; i < a->count; i++)
-        if (strcmp(a->slot[i].label + ATTR_PREFIX_LEN, name) == 0)
-            return (long)i;
-    return -1;
-}
-
-int obj_attr_set(obj *o, const char *name, obj *v)
-{
-    if (!o || !name)
-        return er_set(ER_INTERNAL, "obj_attr_set: NULL object or name");
-    if (obj_expired(o))
-        return er_set(ER_DEAD_REF, "cannot set attribute '%s' of a dead %s",
-                      name, o->type->name);
-    obj_attr *a = o->attrs;
-    long i = attr_find(a, name);
-    if (i >= 0) {
-        obj *old = a->slot[i].value;
-        if (v) {
-            obj_incref(v);
-            a->slot[i].value = v;
-        } else {
-            label_free(a->slot[i].label);
-            memmove(&a->slot[i], &a->slot[i + 1],
-                    (a->count - (size_t)i - 1) * sizeof(attr_slot));
-            if (--a->count == 0) {
-                o->attrs = NULL;
-                al_free(a, attr_bytes(a->cap), AL_K_ATTR);
-            }
-        }
-        obj_decref(old);     /* last: it may run callbacks that touch o */
-        return 0;
-    }
-    if (!v)
-        return 0;
-    size_t nlen = strlen(name);
-    char *label = al_malloc(nlen + ATTR_PREFIX_LEN + 1, AL_K_ATTR, "obj_attr_set");
-    if (!label)
-        return er_set(ER_OOM, "out of memory setting attribute '%s'", name);
-    memcpy(label, "attr:", ATTR_PREFIX_LEN);
-    memcpy(label + ATTR_PREFIX_LEN, name, nlen + 1);
-    if (!a || a->count == a->cap) {
-        uint32_t ncap = a ? a->cap * 2 : 2;
-        obj_attr *na = al_realloc(a, a ? attr_bytes(a->cap) : 0, attr_bytes(ncap),
-                                  AL_K_ATTR, "obj_attr_set");
-        if (!na) {
-            label_free(label);
-            return er_set(ER_OOM, "out of memory setting attribute '%s'", name);
-        }
-        if (!a)
-            na->count = 0;
-        na->cap = ncap;
-        o->attrs = a = na;
-    }
-    a->slot[a->count].label = label;
-    a->slot[a->count].value = v;
-    a->count++;
-    obj_incref(v);
-    return 0;
-}
-
-obj *obj_attr_get(const obj *o, const char *name)
-{
-    long i = attr_find(o->attrs, name);
-    return i >= 0 ? o->attrs->slot[i].value : NULL;
-}
-
-size_t obj_attr_count(const obj *o) { return o->attrs ? o->attrs->count : 0; }
-
 void obj_traverse(obj *o, obj_visit_fn visit, void *arg)
 {
     if (o->type->traverse)
         o->type->traverse(o, visit, arg);
-    const obj_attr *a = o->attrs;
-    if (a)
-        for (uint32_t i = 0; i < a->count; i++)
-            visit(a->slot[i].value, a->slot[i].label, -1, arg);
+    if (o->flags & OBJ_F_ATTRS)
+        obj_int_attrs_traverse(o, visit, arg);
 }
 
 uint64_t obj_self_bytes(const obj *o)
@@ -205,13 +91,7 @@ uint64_t obj_self_bytes(const obj *o)
     uint64_t n = o->size;
     if (o->type->owned_bytes)
         n += o->type->owned_bytes(o);
-    const obj_attr *a = o->attrs;
-    if (a) {
-        n += attr_bytes(a->cap);
-        for (uint32_t i = 0; i < a->count; i++)
-            n += strlen(a->slot[i].label) + 1;
-    }
-    return n;
+    return n + obj_int_attrs_bytes(o);
 }
 
 /* --- callbacks -------------------------------------------------------------- */
@@ -314,6 +194,11 @@ obj *obj_new(const obj_type *type, size_t size)
         return NULL;
     }
     const char *name = type->name ? type->name : "obj_new";
+    uint32_t site = obj_int_site_current();
+    if (site == UINT32_MAX) {
+        er_set(ER_OOM, "out of memory interning the site of a %s", name);
+        return NULL;
+    }
     obj *o = type->pool && type->pool->size == size ? al_pool_get(type->pool, name)
                                                      : al_malloc(size, AL_K_OBJECT, name);
     if (!o) {
@@ -325,7 +210,7 @@ obj *obj_new(const obj_type *type, size_t size)
     o->id = next_id++;
     o->strong = 1;
     o->size = (uint32_t)size;
-    o->site = cur_site;
+    o->site = site;
     obj_int_list_append(&live, o);
     live_total++;
     live_kind[type->kind]++;
@@ -348,7 +233,7 @@ void obj_int_release(obj *o)
 {
     if (o->type->release)
         o->type->release(o);
-    attrs_clear(o);
+    obj_int_attrs_clear(o);
 }
 
 /* Process queued deaths until none is left; draining is set by the caller. */
@@ -510,15 +395,7 @@ size_t obj_safepoint(void)
 size_t obj_deferred_count(void) { return deferred_n; }
 uint64_t obj_death_count(void) { return deaths; }
 
-/* --- sites, config, registry ----------------------------------------------- */
-
-void obj_set_site(const char *file, uint32_t line)
-{
-    cur_site.file = file;
-    cur_site.line = line;
-}
-
-obj_site obj_current_site(void) { return cur_site; }
+/* --- config, registry ----------------------------------------------- */
 
 void obj_configure(const obj_config *cfg) { config = *cfg; }
 obj_config obj_get_config(void) { return config; }
@@ -596,8 +473,9 @@ int obj_verify(char *why, size_t n)
         walk(&queue, "death queue", why, n) == UINT64_MAX)
         return -1;
     uint64_t kinds[OBJ_KIND_COUNT] = {0};
-    uint64_t last = 0;
+    uint64_t last = 0, with_attrs = 0;
     for (const obj *o = live.head; o; o = o->next) {
+        with_attrs += (o->flags & OBJ_F_ATTRS) != 0;
         unsigned long long id = (unsigned long long)o->id;
         if (!o->type || (unsigned)o->type->kind >= OBJ_KIND_COUNT)
             return fail(why, n, "live #%llu has no valid type", id);
@@ -618,6 +496,11 @@ int obj_verify(char *why, size_t n)
         return fail(why, n, "live count %llu != listed %llu + held %llu",
                     (unsigned long long)live_total, (unsigned long long)live.n,
                     (unsigned long long)offlist);
+    for (const obj *o = queue.head; o; o = o->next)
+        with_attrs += (o->flags & OBJ_F_ATTRS) != 0;
+    if (offlist == 0 && with_attrs != obj_int_attr_objects())
+        return fail(why, n, "%llu objects flagged with attributes, %zu in the map",
+                    (unsigned long long)with_attrs, obj_int_attr_objects());
     if (offlist == 0)
         for (int k = 0; k < OBJ_KIND_COUNT; k++)
             if (kinds[k] != live_kind[k])
@@ -631,7 +514,7 @@ int obj_verify(char *why, size_t n)
                         o->weak);
         if ((o->flags & (OBJ_F_DEAD | OBJ_F_QUEUED | OBJ_F_GC_MARK)) != OBJ_F_DEAD)
             return fail(why, n, "zombie #%llu has flags 0x%x", id, o->flags);
-        if (o->callbacks || o->attrs)
+        if (o->callbacks || (o->flags & OBJ_F_ATTRS))
             return fail(why, n, "zombie #%llu still has callbacks or attributes", id);
     }
     for (const obj *o = queue.head; o; o = o->next)

@@ -118,18 +118,24 @@ struct obj_cb {
                                 release must unregister it. */
 };
 
+/* One cache line (64 bytes on LP64): the collector's passes, the
+ * snapshot and every registry walk stream headers, so what few objects
+ * have lives outside: user attributes in a side table (OBJ_F_ATTRS), the
+ * site as an index into a table of interned sites. */
 struct obj {
     const obj_type *type;
     uint64_t id;             /* never reused in a process, starts at 1 */
-    uint32_t strong, weak;
+    uint32_t strong, weak;   /* strong stays below 2^31 (see gc_refs) */
     uint32_t size;           /* bytes of this allocation (for al_free) */
     uint32_t flags;          /* OBJ_F_* */
-    obj_site site;
+    uint32_t site;           /* interned creation site: obj_site_of(o); two
+                                objects share a site iff these are equal */
+    int32_t gc_refs;         /* collector scratch (2^31 references to one
+                                object would be 16 GB of pointers) */
     obj *prev, *next;        /* registry list (live or zombie) / worklists */
     obj_cb *callbacks;       /* weak callback registrations on this object */
-    obj_attr *attrs;         /* user attributes, or NULL */
-    int64_t gc_refs;         /* collector scratch */
 };
+_Static_assert(sizeof(void *) != 8 || sizeof(struct obj) == 64, "obj header is one line");
 
 /* o's edge_role for label, OBJ_ROLE_PLAIN when o's type has none. */
 static inline obj_role obj_edge_role(const obj *o, const char *label)
@@ -147,6 +153,7 @@ enum {
                                   obj_config.weak_clear_late is on */
     OBJ_F_GC_LATE = 1u << 5,   /* collector: a newer object holds it */
     OBJ_F_GC_FAR = 1u << 6,    /* collector: one of them much newer */
+    OBJ_F_ATTRS = 1u << 7,     /* has user attributes (in the side table) */
     OBJ_F_USER1 = 1u << 8      /* first bit free for kinds */
 };
 
@@ -198,8 +205,12 @@ void obj_set_ref(obj **slot, obj *v);
 void obj_clear_ref(obj **slot);
 
 /* --- sites -------------------------------------------------------------- */
-void obj_set_site(const char *file, uint32_t line);   /* current site */
+/* The current site: what objects made from now on record. Interning it
+ * is left to the next obj_new, which fails with ER_OOM when the site table
+ * cannot grow (the table is scratch memory, scr.h: no heap block). */
+void obj_set_site(const char *file, uint32_t line);
 obj_site obj_current_site(void);
+obj_site obj_site_of(const obj *o);                  /* where o was made */
 
 /* --- weak callbacks ----------------------------------------------------- */
 /* Register cb on target (must be alive). cb->fn and cb->owner set by the

@@ -62,6 +62,17 @@ int obj_int_draining(void);
 /* Drop what o owns: the type's release, then its attributes. */
 void obj_int_release(obj *o);
 
+/* --- obj_side.c: what lives beside the header --- */
+/* The current site's index, interned now if it is new; UINT32_MAX when the
+ * site table cannot grow. */
+uint32_t obj_int_site_current(void);
+/* o's attributes (OBJ_F_ATTRS): visited as obj_traverse's tail, their
+ * bytes (records and names), dropped at release; objects in the map. */
+void obj_int_attrs_traverse(obj *o, obj_visit_fn visit, void *arg);
+uint64_t obj_int_attrs_bytes(const obj *o);
+void obj_int_attrs_clear(obj *o);
+size_t obj_int_attr_objects(void);
+
 /* The collector's quiet death: o is off-list (OBJ_F_GC_MARK), released,
  * has strong == 1 (the collector's hold) and no callbacks. It dies without
  * going through the queue: freed at once, or parked as a zombie. */

@@ -25,3 +25,11 @@ void *scr_reserve(scr *s, size_t bytes)
     s->bytes = page_round(cap);
     return p;
 }
+
+void scr_release(scr *s)
+{
+    if (s->p)
+        munmap(s->p, s->bytes);
+    s->p = NULL;
+    s->bytes = 0;
+}

@@ -23,5 +23,9 @@ typedef struct scr {
 
 /* At least `bytes` of scratch, or NULL when the mapping fails. */
 void *scr_reserve(scr *s, size_t bytes);
+/* Unmap s (no-op when empty); s is then empty, as a zeroed scr. A table
+ * that must keep its contents when it grows reserves a second scr, copies,
+ * and releases the first. */
+void scr_release(scr *s);
 
 #endif

@@ -59,9 +59,13 @@ static uint8_t *u8_array(size_t n, uint8_t fill)
  * registry lists has some other value there, so the number is checked
  * against objs[]; if a collection ran since the snapshot, a linear scan
  * finds the object again. */
+/* Node i's number as kept in the header (past INT32_MAX: none, and the
+ * lookup scans). */
+static int32_t node_number(size_t i) { return i <= INT32_MAX ? (int32_t)i : -1; }
+
 static uint32_t lookup_fast(const hp_graph *g, const obj *o)
 {
-    int64_t h = o->gc_refs;
+    int32_t h = o->gc_refs;
     if (h >= 0 && (uint64_t)h < g->n && g->objs[h] == o)
         return (uint32_t)h;
     return HP_NONE;
@@ -249,7 +253,7 @@ static void shrink_edges(hp_edges *E)
 static void number_one(obj *o, size_t i, void *arg)
 {
     hp_graph *g = arg;
-    o->gc_refs = (int64_t)i;
+    o->gc_refs = node_number(i);
     uint8_t fin = o->type->kind == OBJ_FINALIZER ? HP_F_FIN : 0;
     g->region[i] = (uint8_t)(HP_R_UNREACH | fin);
     g->objs[i] = o;
@@ -315,7 +319,7 @@ int hp_build(hp_graph *g, const hp_root *roots, size_t nroots, int with_weak)
     size_t i = number_live(g);
     obj *z = obj_zombie_first();
     for (; z && i < g->n; z = obj_iter_next(z)) {
-        z->gc_refs = (int64_t)i;
+        z->gc_refs = node_number(i);
         g->objs[i++] = z;
     }
     if (i == (size_t)-1 || z || i != g->n)

@@ -407,7 +407,7 @@ int hp_fill_record(hp_graph *g, uint32_t v, hp_retained *r)
     r->id = o->id;
     r->kind = o->type->kind;
     r->type_name = o->type->name;
-    r->site = o->site;
+    r->site = obj_site_of(o);
     r->bytes = hp_self(g, v);
     r->retained_bytes = g->ret[v];
     r->strong = o->strong;

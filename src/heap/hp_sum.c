@@ -314,6 +314,7 @@ static char *via_string(const trie *t, const hp_graph *g, uint32_t s, obj_kind k
 typedef struct grp {
     hp_group g;
     uint32_t shape;
+    uint32_t site;              /* the objects' interned site (obj.site) */
     uint32_t *ex; size_t nex;   /* best examples: retained desc, id asc */
 } grp;
 
@@ -326,7 +327,7 @@ typedef struct gtab {
 static size_t grp_hash(const obj *o, hp_reason reason, uint32_t shape)
 {
     uint64_t x = (uint64_t)(uintptr_t)o->type * 0x9E3779B97F4A7C15ULL;
-    x ^= (uint64_t)(uintptr_t)o->site.file * 31 + o->site.line;
+    x ^= (uint64_t)o->site * 0xC2B2AE3D27D4EB4FULL;
     x ^= ((uint64_t)shape << 20) ^ ((uint64_t)reason << 5) ^ (uint64_t)o->type->kind;
     x ^= x >> 31;
     x *= 0xff51afd7ed558ccdULL;
@@ -336,8 +337,7 @@ static size_t grp_hash(const obj *o, hp_reason reason, uint32_t shape)
 static int grp_same(const grp *a, const obj *o, hp_reason reason, uint32_t shape)
 {
     return a->shape == shape && a->g.reason == reason && a->g.kind == o->type->kind &&
-           a->g.type_name == o->type->name && a->g.site.file == o->site.file &&
-           a->g.site.line == o->site.line;
+           a->g.type_name == o->type->name && a->site == o->site;
 }
 
 static int gtab_grow(gtab *t)
@@ -406,7 +406,8 @@ static grp *gtab_get(gtab *t, const obj *o, hp_reason reason, uint32_t shape)
         return NULL;
     a->g.kind = o->type->kind;
     a->g.type_name = o->type->name;
-    a->g.site = o->site;
+    a->g.site = obj_site_of(o);
+    a->site = o->site;
     a->g.reason = reason;
     a->g.example = h;
     a->shape = shape;

@@ -190,9 +190,10 @@ typedef struct census {
 
 static void census_add(census *c, const obj *o)
 {
+    obj_site site = obj_site_of(o);
     for (size_t i = 0; i < c->n; i++)
-        if (c->k[i].kind == o->type->kind && c->k[i].line == o->site.line &&
-            c->k[i].file == o->site.file) {
+        if (c->k[i].kind == o->type->kind && c->k[i].line == site.line &&
+            c->k[i].file == site.file) {
             c->k[i].count++;
             return;
         }
@@ -210,8 +211,8 @@ static void census_add(census *c, const obj *o)
         c->cap = nc;
     }
     c->k[c->n].kind = o->type->kind;
-    c->k[c->n].file = o->site.file;
-    c->k[c->n].line = o->site.line;
+    c->k[c->n].file = site.file;
+    c->k[c->n].line = site.line;
     c->k[c->n].count = 1;
     c->n++;
 }
@@ -239,10 +240,9 @@ static uint64_t census_get(const census *c, const census_key *k)
     return 0;
 }
 
-static int key_grows(const census *first, const census *last, obj_kind kind,
-                     const char *file, uint32_t line)
+static int key_grows(const census *first, const census *last, obj_kind kind, obj_site site)
 {
-    census_key k = {kind, file, line, 0};
+    census_key k = {kind, site.file, site.line, 0};
     return census_get(last, &k) > census_get(first, &k);
 }
 
@@ -281,7 +281,7 @@ static void growth_check(sc_vm *vm, const census *first, const census *last, uin
     obj *lists[2] = {obj_live_first(), obj_zombie_first()};
     for (int l = 0; l < 2; l++)
         for (obj *o = lists[l]; o; o = obj_iter_next(o))
-            if (key_grows(first, last, o->type->kind, o->site.file, o->site.line))
+            if (key_grows(first, last, o->type->kind, obj_site_of(o)))
                 hp_select(g, o);
     hp_summary sm;
     if (hp_selected(g) && hp_summarize(g, HP_SEL_MARKED, sc_examples(vm), &sm) == 0) {

@@ -36,8 +36,9 @@ Test(obj, new_object_has_one_strong_no_weak_and_site)
     obj *a = tn_new();
     cr_assert_eq(a->strong, 1, "strong %u", a->strong);
     cr_assert_eq(a->weak, 0, "weak %u", a->weak);
-    cr_assert_str_eq(a->site.file, "t.scn", "site file");
-    cr_assert_eq(a->site.line, 7, "site line %u", a->site.line);
+    obj_site site = obj_site_of(a);
+    cr_assert_str_eq(site.file, "t.scn", "site file %s", site.file);
+    cr_assert_eq(site.line, 7, "site line %u, expected 7", site.line);
     cr_assert_eq(obj_live_count(), 1, "live");
     cr_assert_eq(obj_live_count_kind(OBJ_GENERIC), 1, "live generic");
     cr_assert_eq(obj_live_count_kind(OBJ_TENSOR), 0, "live tensor");
@@ -470,6 +471,66 @@ Test(obj, attributes_set_get_replace_remove)
     obj_decref(c);
     cr_assert_eq(obj_live_count(), 2, "a holds c");
     obj_decref(a);
+    tc_end();
+}
+
+/* Past the map's first size, removals scattered through it (each a
+ * backward shift), then the objects die with attributes still set. */
+Test(obj, attributes_of_many_objects_stay_their_own)
+{
+    enum { N = 1000 };
+    static obj *o[N];
+    obj *v = tn_new();
+    char why[160];
+    for (int i = 0; i < N; i++) {
+        o[i] = tn_new();
+        cr_assert_eq(obj_attr_set(o[i], "v", i % 3 ? v : o[i]), 0, "set on %d", i);
+    }
+    for (int i = 0; i < N; i += 7)
+        cr_assert_eq(obj_attr_set(o[i], "v", NULL), 0, "remove on %d", i);
+    cr_assert_eq(obj_verify(why, sizeof why), 0, "verify: %s", why);
+    for (int i = 0; i < N; i++) {
+        obj *want = i % 7 == 0 ? NULL : i % 3 ? v : o[i];
+        obj *got = obj_attr_get(o[i], "v");
+        cr_assert_eq(got, want, "object %d: attribute %p, expected %p", i, (void *)got,
+                     (void *)want);
+        cr_assert_eq(obj_attr_count(o[i]), want ? 1u : 0u, "object %d: %zu attributes", i,
+                     obj_attr_count(o[i]));
+    }
+    for (int i = 0; i < N; i++)
+        obj_decref(o[i]);
+    gc_collect();          /* the self-held ones are cycles */
+    cr_assert_eq(obj_live_count(), 1, "only v is left: %llu live",
+                 (unsigned long long)obj_live_count());
+    cr_assert_eq(v->strong, 1, "v's strong count %u, expected 1", v->strong);
+    cr_assert_eq(obj_verify(why, sizeof why), 0, "verify: %s", why);
+    obj_decref(v);
+    tc_end();
+}
+
+/* Sites are interned: the same (file, line) is one index, past the
+ * table's first size each keeps its own. */
+Test(obj, sites_are_interned_and_kept)
+{
+    enum { N = 300 };
+    static obj *o[N];
+    for (int i = 0; i < N; i++) {
+        obj_set_site(i % 2 ? "a.scn" : "b.scn", (uint32_t)(i / 2));
+        o[i] = tn_new();
+    }
+    obj_set_site("a.scn", 0);
+    obj *again = tn_new();
+    cr_assert_eq(again->site, o[1]->site, "a.scn:0 twice: sites %u and %u", again->site,
+                 o[1]->site);
+    cr_assert_neq(o[0]->site, o[1]->site, "b.scn:0 and a.scn:0 share site %u", o[0]->site);
+    for (int i = 0; i < N; i++) {
+        obj_site s = obj_site_of(o[i]);
+        cr_assert_str_eq(s.file, i % 2 ? "a.scn" : "b.scn", "object %d: file %s", i, s.file);
+        cr_assert_eq(s.line, (uint32_t)(i / 2), "object %d: line %u, expected %d", i, s.line,
+                     i / 2);
+        obj_decref(o[i]);
+    }
+    obj_decref(again);
     tc_end();
 }
 
