@@ -170,6 +170,17 @@ typedef struct scan_ctx {
     obj_list *rescued;
 } scan_ctx;
 
+/* o leaves the tentatively unreachable. On the array path the garbage is
+ * on no list (it is in the array) and the unreachable list is only its
+ * count, with head NULL; on the list path o is on it. */
+static void leave_unreachable(obj_list *unreachable, obj *o)
+{
+    if (unreachable->head)
+        obj_int_list_unlink(unreachable, o);
+    else
+        unreachable->n--;
+}
+
 /* child is reachable from a reachable object. */
 static void visit_reachable(obj *child, const char *label, long index, void *arg)
 {
@@ -178,7 +189,7 @@ static void visit_reachable(obj *child, const char *label, long index, void *arg
     if (!child)
         return;
     if (child->flags & OBJ_F_GC_MARK) {          /* tentatively unreachable */
-        obj_int_list_unlink(c->unreachable, child);
+        leave_unreachable(c->unreachable, child);
         child->flags &= ~(uint32_t)(OBJ_F_GC_MARK | GC_HOLDER_FLAGS);
         child->strong--;                         /* give back the hold */
         child->gc_refs = 1;
@@ -257,52 +268,75 @@ static void merge_back(obj_list *live, obj_list *add)
     }
 }
 
-/* Phase 3. An object moved out tentatively is also held (strong + 1: the
- * first step of phase 5, done here to save a pass); a rescue gives the hold
- * back. Every object is visited once, which is where OBJ_F_GC_REFS is
- * cleared. */
-static void scan_one(obj_list *live, obj *o, scan_ctx *c)
+/* Phase 3 for one object: 1 when it is reachable (and its children are
+ * then reachable too), 0 when it is tentatively unreachable, and held
+ * (strong + 1: the first step of phase 5, done here to save a pass); a
+ * rescue gives the hold back. Every object is visited once, which is where
+ * OBJ_F_GC_REFS is cleared. */
+static int scan_one(obj *o, scan_ctx *c)
 {
     if (o->gc_refs > 0) {
         o->flags &= ~(uint32_t)(OBJ_F_GC_REFS | GC_HOLDER_FLAGS);
         obj_traverse(o, visit_reachable, c);
-    } else {
-        o->flags &= ~(uint32_t)OBJ_F_GC_REFS;
-        obj_int_list_unlink(live, o);
-        o->flags |= OBJ_F_GC_MARK;
-        o->strong++;
-        obj_int_list_append(c->unreachable, o);
+        return 1;
+    }
+    o->flags = (o->flags & ~(uint32_t)OBJ_F_GC_REFS) | OBJ_F_GC_MARK;
+    o->strong++;
+    return 0;
+}
+
+/* Phase 3 over the array v of the n live objects (list order), from the
+ * end. The live list is rebuilt from the reachable ones as the scan goes
+ * (each put in front), so the garbage's links are never written; it is
+ * packed into v's tail in creation order (*first: the oldest) and is on no
+ * list. Rescued ones stay there unmarked; the later passes skip them. */
+static void scan_array(obj_list *live, obj **v, size_t n, scan_ctx *c, size_t *first)
+{
+    obj_list kept = {0};
+    size_t w = n;
+    for (size_t i = n; i-- > 0;) {
+        if (i >= PREFETCH)
+            __builtin_prefetch(v[i - PREFETCH], 1);
+        obj *o = v[i];
+        if (scan_one(o, c)) {
+            o->prev = NULL;
+            o->next = kept.head;
+            *(kept.head ? &kept.head->prev : &kept.tail) = o;
+            kept.head = o;
+            kept.n++;
+        } else {
+            c->unreachable->n++;
+            v[--w] = o;                /* w > i until written: read already */
+        }
+    }
+    *live = kept;
+    *first = w;
+}
+
+/* Without the array (debug): the same scan over the live list, the garbage
+ * moved to the unreachable list. */
+static void scan_list(obj_list *live, scan_ctx *c)
+{
+    obj *o = live->tail;
+    while (o) {
+        obj *prev = o->prev;
+        if (!scan_one(o, c)) {
+            obj_int_list_unlink(live, o);
+            obj_int_list_append(c->unreachable, o);
+        }
+        o = prev;
     }
 }
 
-/* With the array v of the n live objects (list order), the scan runs over
- * it from the end, and the tentatively unreachable objects are packed into
- * its tail in creation order: *first is the index of the oldest. Rescued
- * ones stay there unmarked; the later passes skip them. */
 static void move_unreachable(obj_list *live, obj_list *unreachable, obj **v, size_t n,
                              size_t *first)
 {
     obj_list rescued = {0};
     scan_ctx c = {unreachable, &rescued};
-    if (v) {
-        size_t w = n;
-        for (size_t i = n; i-- > 0;) {
-            if (i >= PREFETCH)
-                __builtin_prefetch(v[i - PREFETCH], 1);
-            obj *o = v[i];
-            scan_one(live, o, &c);
-            if (o->flags & OBJ_F_GC_MARK)
-                v[--w] = o;            /* w > i until written: read already */
-        }
-        *first = w;
-    } else {
-        obj *o = live->tail;
-        while (o) {
-            obj *prev = o->prev;
-            scan_one(live, o, &c);
-            o = prev;
-        }
-    }
+    if (v)
+        scan_array(live, v, n, &c, first);
+    else
+        scan_list(live, &c);
     for (obj *o = rescued.head; o; o = o->next)     /* grows while we walk it */
         obj_traverse(o, visit_reachable, &c);
     merge_back(live, &rescued);
@@ -351,7 +385,7 @@ static void handle_weakrefs(obj_list *unreachable)
  * list instead. */
 static void drop_one(obj_list *live, obj_list *unreachable, obj *o)
 {
-    obj_int_list_unlink(unreachable, o);
+    leave_unreachable(unreachable, o);
     o->flags &= ~(uint32_t)GC_HOLDER_FLAGS;
     if (o->strong != 1) {
         o->flags &= ~(uint32_t)OBJ_F_GC_MARK;
@@ -378,7 +412,7 @@ static int dies_quietly(const obj *o)
 /* o dies quietly (weak 0: its memory goes at once, flags and all). */
 static void drop_quiet(obj_list *unreachable, obj *o)
 {
-    obj_int_list_unlink(unreachable, o);
+    leave_unreachable(unreachable, o);
     obj_int_kill_released(o);
 }
 

@@ -233,7 +233,8 @@ void obj_int_release(obj *o)
 {
     if (o->type->release)
         o->type->release(o);
-    obj_int_attrs_clear(o);
+    if (o->flags & OBJ_F_ATTRS)
+        obj_int_attrs_clear(o);
 }
 
 /* Process queued deaths until none is left; draining is set by the caller. */
@@ -297,8 +298,7 @@ void obj_int_kill_released(obj *o)
     o->flags = (o->flags & ~(uint32_t)OBJ_F_GC_MARK) | OBJ_F_DEAD;
     live_total--;
     live_kind[o->type->kind]--;
-    deaths++;
-    gc_note_death();
+    deaths++;               /* not gc_note_death: the collection resets it */
     if (o->weak == 0)
         free_obj(o);
     else
