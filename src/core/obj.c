@@ -229,14 +229,6 @@ static void free_obj(obj *o)
         al_free(o, o->size, AL_K_OBJECT);
 }
 
-void obj_int_release(obj *o)
-{
-    if (o->type->release)
-        o->type->release(o);
-    if (o->flags & OBJ_F_ATTRS)
-        obj_int_attrs_clear(o);
-}
-
 /* Process queued deaths until none is left; draining is set by the caller. */
 static void process_queue(void)
 {
@@ -355,21 +347,6 @@ void obj_weak_decref(obj *o)
         obj_int_list_unlink(&zombies, o);
         free_obj(o);
     }
-}
-
-void obj_set_ref(obj **slot, obj *v)
-{
-    obj_incref(v);
-    obj *old = *slot;
-    *slot = v;
-    obj_decref(old);
-}
-
-void obj_clear_ref(obj **slot)
-{
-    obj *old = *slot;
-    *slot = NULL;
-    obj_decref(old);
 }
 
 size_t obj_safepoint(void)

@@ -199,10 +199,21 @@ void obj_weak_decref(obj *o);            /* may free a dead header */
 static inline int obj_expired(const obj *o) { return o->strong == 0; }
 
 /* Replace *slot (a strong reference field) with v (increfs v, decrefs the
- * old value). */
-void obj_set_ref(obj **slot, obj *v);
+ * old value). Inline, as the counts are: every release clears its fields. */
+static inline void obj_set_ref(obj **slot, obj *v)
+{
+    obj_incref(v);
+    obj *old = *slot;
+    *slot = v;
+    obj_decref(old);
+}
 /* *slot = NULL, then decref the old value (safe if the decref re-enters). */
-void obj_clear_ref(obj **slot);
+static inline void obj_clear_ref(obj **slot)
+{
+    obj *old = *slot;
+    *slot = NULL;
+    obj_decref(old);
+}
 
 /* --- sites -------------------------------------------------------------- */
 /* The current site: what objects made from now on record. Interning it

@@ -59,9 +59,6 @@ int obj_int_drain_enter(void);
 void obj_int_drain_exit(int prev);
 int obj_int_draining(void);
 
-/* Drop what o owns: the type's release, then its attributes. */
-void obj_int_release(obj *o);
-
 /* --- obj_side.c: what lives beside the header --- */
 /* The current site's index, interned now if it is new; UINT32_MAX when the
  * site table cannot grow. */
@@ -72,6 +69,16 @@ void obj_int_attrs_traverse(obj *o, obj_visit_fn visit, void *arg);
 uint64_t obj_int_attrs_bytes(const obj *o);
 void obj_int_attrs_clear(obj *o);
 size_t obj_int_attr_objects(void);
+
+/* Drop what o owns: the type's release, then its attributes (inline: the
+ * collector calls it once per garbage object). */
+static inline void obj_int_release(obj *o)
+{
+    if (o->type->release)
+        o->type->release(o);
+    if (o->flags & OBJ_F_ATTRS)
+        obj_int_attrs_clear(o);
+}
 
 /* The collector's quiet death: o is off-list (OBJ_F_GC_MARK), released,
  * has strong == 1 (the collector's hold) and no callbacks. It dies without
