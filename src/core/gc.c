@@ -1,10 +1,12 @@
 /* gc.c - the cycle collector (CPython's Python/gc.c phases).
  *
- * No heap allocation: the unreachable and rescued lists borrow the registry
- * links, gc_refs lives in the header, and OBJ_F_GC_MARK marks the objects
- * the collector has taken off the live list. The only memory of its own is
- * an mmap'ed array of object pointers the passes after the first run over
- * (see "the object array").
+ * No heap allocation: the rescued list (and, on the debug path, the
+ * unreachable list) borrows the registry links, gc_refs lives in the
+ * header, and OBJ_F_GC_MARK marks the objects the collector has taken off
+ * the live list. The only memory of its own is an mmap'ed array of object
+ * pointers the passes after the first run over (see "the object array");
+ * on that path the garbage is in the array alone, on no list, and phase 3
+ * rebuilds the live list from the survivors.
  *
  * Passes over the heap (the cost is memory traffic, so passes are what
  * count): subtract (phases 1+2: gc_refs initialised on first touch), move

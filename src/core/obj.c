@@ -195,7 +195,7 @@ obj *obj_new(const obj_type *type, size_t size)
     }
     const char *name = type->name ? type->name : "obj_new";
     uint32_t site = obj_int_site_current();
-    if (site == UINT32_MAX) {
+    if (site == OBJ_INT_SITE_NONE) {
         er_set(ER_OOM, "out of memory interning the site of a %s", name);
         return NULL;
     }

@@ -60,9 +60,16 @@ void obj_int_drain_exit(int prev);
 int obj_int_draining(void);
 
 /* --- obj_side.c: what lives beside the header --- */
-/* The current site's index, interned now if it is new; UINT32_MAX when the
- * site table cannot grow. */
-uint32_t obj_int_site_current(void);
+/* The current site's index, interned now if it is new; OBJ_INT_SITE_NONE
+ * when the site table cannot grow. Inline: obj_new asks every time, and
+ * the site changes once a statement. */
+#define OBJ_INT_SITE_NONE UINT32_MAX
+extern uint32_t obj_int_cur_site;        /* interned, or OBJ_INT_SITE_NONE */
+uint32_t obj_int_site_intern(void);
+static inline uint32_t obj_int_site_current(void)
+{
+    return obj_int_cur_site != OBJ_INT_SITE_NONE ? obj_int_cur_site : obj_int_site_intern();
+}
 /* o's attributes (OBJ_F_ATTRS): visited as obj_traverse's tail, their
  * bytes (records and names), dropped at release; objects in the map. */
 void obj_int_attrs_traverse(obj *o, obj_visit_fn visit, void *arg);

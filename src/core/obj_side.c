@@ -27,7 +27,7 @@
 
 /* --- sites ------------------------------------------------------------------ */
 
-enum { SITE_NONE = UINT32_MAX, SITE_CAP0 = 64 };
+enum { SITE_NONE = OBJ_INT_SITE_NONE, SITE_CAP0 = 64 };
 
 /* v[cap] then h[2 cap]: positions in v + 1 (0 empty), linear probing. */
 static struct {
@@ -37,7 +37,7 @@ static struct {
     uint32_t n, cap;
 } sites;
 static obj_site cur_site = {"<c>", 0};
-static uint32_t cur_ix = SITE_NONE;    /* cur_site's index once interned */
+uint32_t obj_int_cur_site = SITE_NONE;   /* cur_site's index once interned */
 
 static size_t site_home(obj_site s, size_t mask)
 {
@@ -90,19 +90,19 @@ static int site_intern(void)
         if (!e) {
             sites.v[sites.n] = cur_site;
             sites.h[j] = ++sites.n;
-            cur_ix = sites.n - 1;
+            obj_int_cur_site = sites.n - 1;
             return 0;
         }
         if (sites.v[e - 1].file == cur_site.file && sites.v[e - 1].line == cur_site.line) {
-            cur_ix = e - 1;
+            obj_int_cur_site = e - 1;
             return 0;
         }
     }
 }
 
-uint32_t obj_int_site_current(void)
+uint32_t obj_int_site_intern(void)
 {
-    return cur_ix != SITE_NONE || site_intern() == 0 ? cur_ix : SITE_NONE;
+    return site_intern() == 0 ? obj_int_cur_site : SITE_NONE;
 }
 
 void obj_set_site(const char *file, uint32_t line)
@@ -111,7 +111,7 @@ void obj_set_site(const char *file, uint32_t line)
         return;
     cur_site.file = file;
     cur_site.line = line;
-    cur_ix = SITE_NONE;
+    obj_int_cur_site = SITE_NONE;
 }
 
 obj_site obj_current_site(void) { return cur_site; }

@@ -80,7 +80,8 @@ typedef enum ts_flavour { TS_REAL, TS_FAKE } ts_flavour;
  * more (by its constructor or by set_) gets an array of TS_MAX_DIM of its
  * own, freed with the object. sizes and strides point at whichever, so
  * t->sizes[i] reads the same either way; ts_set_ndim is the one way to
- * change ndim. A 4x4 tensor is 312 bytes, not 480. */
+ * change ndim. A 4x4 tensor is 288 bytes (with the 64-byte header), not
+ * 480. */
 #define TS_INLINE_DIM 4
 
 typedef struct ts_tensor {
