@@ -464,6 +464,9 @@ int obj_verify(char *why, size_t n)
             return fail(why, n, "live #%llu out of creation order", id);
         if (o->size < sizeof(obj))
             return fail(why, n, "live #%llu has size %u", id, o->size);
+        if (o->site >= obj_int_site_count())
+            return fail(why, n, "live #%llu has site %u of %u interned", id, o->site,
+                        obj_int_site_count());
         if (check_callbacks(o, why, n))
             return -1;
         kinds[o->type->kind]++;

@@ -66,6 +66,7 @@ int obj_int_draining(void);
 #define OBJ_INT_SITE_NONE UINT32_MAX
 extern uint32_t obj_int_cur_site;        /* interned, or OBJ_INT_SITE_NONE */
 uint32_t obj_int_site_intern(void);
+uint32_t obj_int_site_count(void);       /* sites interned (for obj_verify) */
 static inline uint32_t obj_int_site_current(void)
 {
     return obj_int_cur_site != OBJ_INT_SITE_NONE ? obj_int_cur_site : obj_int_site_intern();

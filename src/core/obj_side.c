@@ -116,6 +116,8 @@ void obj_set_site(const char *file, uint32_t line)
 
 obj_site obj_current_site(void) { return cur_site; }
 
+uint32_t obj_int_site_count(void) { return sites.n; }
+
 obj_site obj_site_of(const obj *o)
 {
     return o->site < sites.n ? sites.v[o->site] : (obj_site){"?", 0};

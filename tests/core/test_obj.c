@@ -616,6 +616,16 @@ Test(obj, verify_catches_broken_registry)
     b->prev = NULL;
     cr_assert_eq(obj_verify(why, sizeof why), -1, "broken link");
     b->prev = save;
+    uint32_t site = a->site;
+    a->site = UINT32_MAX - 1;
+    cr_assert_eq(obj_verify(why, sizeof why), -1, "a site never interned");
+    cr_assert(strstr(why, "site") != NULL, "why names it: %s", why);
+    a->site = site;
+    a->flags |= OBJ_F_ATTRS;
+    cr_assert_eq(obj_verify(why, sizeof why), -1, "flagged with attributes, not in the map");
+    cr_assert(strstr(why, "attributes") != NULL, "why names it: %s", why);
+    a->flags &= ~(uint32_t)OBJ_F_ATTRS;
+    cr_assert_eq(obj_verify(why, sizeof why), 0, "clean again: %s", why);
     obj_decref(a);
     obj_decref(b);
     tc_end();
