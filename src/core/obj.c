@@ -372,7 +372,7 @@ size_t obj_safepoint(void)
 size_t obj_deferred_count(void) { return deferred_n; }
 uint64_t obj_death_count(void) { return deaths; }
 
-/* --- config, registry ----------------------------------------------- */
+/* --- config, registry ------------------------------------------------------- */
 
 void obj_configure(const obj_config *cfg) { config = *cfg; }
 obj_config obj_get_config(void) { return config; }

@@ -125,7 +125,8 @@ struct obj_cb {
 struct obj {
     const obj_type *type;
     uint64_t id;             /* never reused in a process, starts at 1 */
-    uint32_t strong, weak;   /* strong stays below 2^31 (see gc_refs) */
+    uint32_t strong, weak;   /* the collector reads strong as at most
+                                INT32_MAX (see gc_refs) */
     uint32_t size;           /* bytes of this allocation (for al_free) */
     uint32_t flags;          /* OBJ_F_* */
     uint32_t site;           /* interned creation site: obj_site_of(o); two
