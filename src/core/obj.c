@@ -451,6 +451,7 @@ int obj_verify(char *why, size_t n)
         return -1;
     uint64_t kinds[OBJ_KIND_COUNT] = {0};
     uint64_t last = 0, with_attrs = 0;
+    uint32_t nsites = obj_int_site_count();
     for (const obj *o = live.head; o; o = o->next) {
         with_attrs += (o->flags & OBJ_F_ATTRS) != 0;
         unsigned long long id = (unsigned long long)o->id;
@@ -464,9 +465,9 @@ int obj_verify(char *why, size_t n)
             return fail(why, n, "live #%llu out of creation order", id);
         if (o->size < sizeof(obj))
             return fail(why, n, "live #%llu has size %u", id, o->size);
-        if (o->site >= obj_int_site_count())
+        if (o->site >= nsites)
             return fail(why, n, "live #%llu has site %u of %u interned", id, o->site,
-                        obj_int_site_count());
+                        nsites);
         if (check_callbacks(o, why, n))
             return -1;
         kinds[o->type->kind]++;

@@ -54,15 +54,15 @@ static uint8_t *u8_array(size_t n, uint8_t fill)
 
 /* --- node lookup ---------------------------------------------------------- */
 
+/* Node i's number as kept in the header (past INT32_MAX: none, and the
+ * lookup scans). */
+static int32_t node_number(size_t i) { return i <= INT32_MAX ? (int32_t)i : -1; }
+
 /* hp_build stores each object's node number in its gc_refs (the collector's
  * scratch, only meaningful inside a collection). An object outside the
  * registry lists has some other value there, so the number is checked
  * against objs[]; if a collection ran since the snapshot, a linear scan
  * finds the object again. */
-/* Node i's number as kept in the header (past INT32_MAX: none, and the
- * lookup scans). */
-static int32_t node_number(size_t i) { return i <= INT32_MAX ? (int32_t)i : -1; }
-
 static uint32_t lookup_fast(const hp_graph *g, const obj *o)
 {
     int32_t h = o->gc_refs;
