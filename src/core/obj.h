@@ -271,11 +271,16 @@ static inline int obj_walk_both(obj *first, obj *last, size_t n,
 {
     size_t lo = 0, hi = n;
     obj *a = first, *b = last;
-    for (; hi - lo >= 2; a = a->next, b = b->prev) {
+    while (hi - lo >= 2) {
         if (!a || !b || a == b)
             return -1;
+        /* the links first (fn leaves them alone): the next loads of both
+         * walks are then in flight while fn works, inlined or not */
+        obj *an = a->next, *bp = b->prev;
         fn(a, lo++, arg);
         fn(b, --hi, arg);
+        a = an;
+        b = bp;
     }
     if (hi > lo) {                   /* odd: the walks meet on one object */
         if (!a || a != b)
