@@ -157,14 +157,15 @@ static void subtract_at(obj *o, size_t i, void *v)
  * it was; phase 3 clears the flag). One pass over the heap instead of two.
  * With the array v, the list is walked from both ends at once
  * (obj_walk_both; v still gets it in list order): the counts and flags do
- * not depend on the order. */
-static void subtract_refs(obj_list *live, obj **v)
+ * not depend on the order. -1 when the list is not live->n long (a broken
+ * registry): v is then not the heap, and the collection must not go on. */
+static int subtract_refs(obj_list *live, obj **v)
 {
     if (v)
-        (void)obj_walk_both(live->head, live->tail, (size_t)live->n, subtract_at, v);
-    else
-        for (obj *o = live->head; o; o = o->next)
-            subtract_one(o);
+        return obj_walk_both(live->head, live->tail, (size_t)live->n, subtract_at, v);
+    for (obj *o = live->head; o; o = o->next)
+        subtract_one(o);
+    return 0;
 }
 
 typedef struct scan_ctx {
@@ -589,7 +590,12 @@ uint64_t gc_collect(void)
     /* the array path when not debugging (debug validates the lists) */
     size_t n = (size_t)live->n, first = 0;
     obj **v = !debug_on && n ? arr_reserve(n) : NULL;
-    subtract_refs(live, v);
+    if (subtract_refs(live, v) != 0) {
+        er_set(ER_INTERNAL, "gc: the live list does not hold its %zu objects (a broken "
+               "registry; obj_verify says where)", n);
+        stats.debug_failures++;
+        goto abandon;
+    }
     if (debug_on && check_subtracted(live))
         goto abandon;
     move_unreachable(live, &unreachable, v, n, &first);

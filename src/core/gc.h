@@ -37,7 +37,8 @@ typedef struct gc_stats {
     uint64_t garbage;         /* objects found unreachable by the last one */
     uint64_t resurrected;     /* garbage still referenced after clear (a
                                  traverse that under-reports); total */
-    uint64_t debug_failures;  /* collections abandoned by debug validation */
+    uint64_t debug_failures;  /* collections abandoned by debug validation,
+                                 or on a broken live list */
 } gc_stats;
 
 /* Full collection. Returns the number of objects that died because of it
@@ -45,7 +46,8 @@ typedef struct gc_stats {
  * (a dead garbage object whose header a weak holder keeps) count as died.
  * Returns 0 without collecting when called from inside a death or callback.
  * With debug on, a broken invariant abandons the collection before anything
- * is released: 0, ER_INTERNAL set, debug_failures + 1. */
+ * is released: 0, ER_INTERNAL set, debug_failures + 1. So does, in either
+ * mode, a live list whose links do not reach its count of objects. */
 uint64_t gc_collect(void);
 void gc_stats_get(gc_stats *out);
 void gc_set_debug(int on);

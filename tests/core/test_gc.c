@@ -346,6 +346,37 @@ Test(gc, without_debug_an_externally_held_object_is_not_freed)
     tc_end();
 }
 
+/* A broken registry (the tail's back link lost) used to leave the fused
+ * path's array half written, and the scan then read whatever the array
+ * held from the last collection. */
+Test(gc, broken_live_list_abandons_the_fused_collection)
+{
+    gc_set_debug(0);    /* the fused passes walk the list from both ends */
+    obj *a, *b;
+    attr_pair(&a, &b);
+    obj_decref(a);
+    obj_decref(b);
+    obj *c = tn_new();
+    obj *save = c->prev;
+    c->prev = NULL;     /* c is the tail: the walk back stops at once */
+    er_clear();
+    cr_assert_eq(gc_collect(), 0, "abandoned");
+    cr_assert_eq(er_kind_get(), ER_INTERNAL, "kind %d: %s", (int)er_kind_get(), er_message());
+    cr_assert(strstr(er_message(), "live list") != NULL, "says what broke: %s", er_message());
+    gc_stats s;
+    gc_stats_get(&s);
+    cr_assert_eq(s.debug_failures, 1, "counted: %llu", (unsigned long long)s.debug_failures);
+    cr_assert_eq(obj_live_count(), 3, "nothing released: %llu",
+                 (unsigned long long)obj_live_count());
+    c->prev = save;
+    er_clear();
+    tc_verify();
+    cr_assert_eq(gc_collect(), 2, "the next collection is whole");
+    obj_decref(c);
+    gc_set_debug(1);
+    tc_end();
+}
+
 static uint64_t nested_result = 99;
 static void collect_in_callback(obj_cb *cb, obj *dying)
 {
