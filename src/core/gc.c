@@ -173,12 +173,15 @@ typedef struct scan_ctx {
     obj_list *rescued;
 } scan_ctx;
 
-/* o leaves the tentatively unreachable. On the array path the garbage is
- * on no list (it is in the array) and the unreachable list is only its
- * count, with head NULL; on the list path o is on it. */
+/* Which path this collection takes: on the array path the garbage is on
+ * no list (it is in the array) and the unreachable list is only its count;
+ * on the list path (debug) the garbage is linked on it. */
+static int garbage_listed;
+
+/* o leaves the tentatively unreachable. */
 static void leave_unreachable(obj_list *unreachable, obj *o)
 {
-    if (unreachable->head)
+    if (garbage_listed)
         obj_int_list_unlink(unreachable, o);
     else
         unreachable->n--;
@@ -590,6 +593,7 @@ uint64_t gc_collect(void)
     /* the array path when not debugging (debug validates the lists) */
     size_t n = (size_t)live->n, first = 0;
     obj **v = !debug_on && n ? arr_reserve(n) : NULL;
+    garbage_listed = v == NULL;
     if (subtract_refs(live, v) != 0) {
         er_set(ER_INTERNAL, "gc: the live list does not hold its %zu objects (a broken "
                "registry; obj_verify says where)", n);
