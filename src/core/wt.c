@@ -1,9 +1,22 @@
 /* wt.c - weak-keyed tables.
  *
  * Open addressing: a power-of-two array of 16-byte slots {tag, entry}, the
- * tag being the key's identity word (its id, or its address in
- * WT_KEY_ADDRESS mode), so that a probe compares keys without touching the
- * entry: a miss or a mismatch reads slots only (one cache line, usually).
+ * tag being the key's identity word, so that a probe compares keys without
+ * touching the entry: a miss or a mismatch reads slots only (one cache
+ * line, usually). The word is the key's id while the table is small, and
+ * its address once the table has grown past ADDR_TAG_SLOTS (and always in
+ * WT_KEY_ADDRESS mode):
+ *   - ids come about in arithmetic progression, which Fibonacci hashing
+ *     spreads better than random (a probe in the convert/miss benchmark
+ *     went 0.20 slots past its home with ids, 1.56 with addresses);
+ *   - but an id must be read from the key's header first. In a table of a
+ *     million entries that header is a cache miss of its own before the
+ *     slot's (weaktable/lookup-1m 78 -> 45 ns with addresses), and keys at
+ *     reused addresses find their slots still cached (convert/miss-1m with
+ *     a 1M-entry memo 524 -> 324 ns).
+ * An address names one key for as long as its entry lives, because the
+ * entry holds the key (its weak or strong count keeps the header); in
+ * WT_KEY_ADDRESS mode a reused address is the point.
  * Linear probing from the home slot, picked by Fibonacci hashing of the tag
  * (the high bits of tag * 2^64/phi); deletion by backward shift, so there
  * are no tombstones and a probe ends at the first empty slot. Each entry is
@@ -54,13 +67,15 @@ struct wt_table {
     wt_key_mode km;
     wt_val_mode vm;
     unsigned flags;
+    int addr_tags;         /* tags are addresses (else ids); never reverts */
     uint32_t entry_size;
     const char *label;
 };
 
 /* The load policy (wt.h states it): grow past GROW_NUM/GROW_DEN, fail a
  * put whose growth failed past MAX_LOAD_NUM/8, halve below 1/SHRINK_DIV. */
-enum { MIN_SLOTS = 8, GROW_NUM = 3, GROW_DEN = 4, MAX_LOAD_NUM = 7, SHRINK_DIV = 8 };
+enum { MIN_SLOTS = 8, GROW_NUM = 3, GROW_DEN = 4, MAX_LOAD_NUM = 7, SHRINK_DIV = 8,
+       ADDR_TAG_SLOTS = 1 << 16 };
 
 static size_t grow_at(size_t nslots) { return nslots / GROW_DEN * GROW_NUM; }
 static size_t max_load(size_t nslots) { return nslots / 8 * MAX_LOAD_NUM; }
@@ -86,12 +101,12 @@ static size_t home_of(const wt_table *t, uint64_t tag)
 
 static uint64_t key_tag(const wt_table *t, const obj *key)
 {
-    return t->km == WT_KEY_ADDRESS ? (uint64_t)(uintptr_t)key : key->id;
+    return t->addr_tags ? (uint64_t)(uintptr_t)key : key->id;
 }
 
 static uint64_t entry_tag(const wt_table *t, const wt_entry *e)
 {
-    return t->km == WT_KEY_ADDRESS ? (uint64_t)(uintptr_t)e->key : e->key_id;
+    return t->addr_tags ? (uint64_t)(uintptr_t)e->key : e->key_id;
 }
 
 /* The slot holding tag, or the empty slot where the probe for it ends
@@ -120,7 +135,7 @@ static size_t find_id(const wt_table *t, uint64_t id)
 {
     if (!t->nslots)
         return (size_t)-1;
-    if (t->km != WT_KEY_ADDRESS) {
+    if (!t->addr_tags) {
         size_t i = probe(t, id);
         return t->slots[i].e ? i : (size_t)-1;
     }
@@ -171,8 +186,9 @@ static void place(wt_table *t, wt_slot s)
 
 /* Grow into a new array of n slots. The home slot keeps the hash's high
  * bits, so old slots read in order land in about ascending new slots: the
- * rehash streams through both arrays and never reads an entry. -1 (nothing
- * changed) when the array cannot be had. */
+ * rehash streams through both arrays and never reads an entry, except once,
+ * when the table passes ADDR_TAG_SLOTS and each slot is retagged with its
+ * key's address. -1 (nothing changed) when the array cannot be had. */
 static int grow(wt_table *t, size_t n)
 {
     wt_slot *ns = al_calloc(n, sizeof *ns, AL_K_MEMO, label_of(t));
@@ -180,9 +196,14 @@ static int grow(wt_table *t, size_t n)
         return -1;
     wt_slot *old = t->slots;
     size_t oldn = t->nslots, oldcap = t->cap;
+    int retag = !t->addr_tags && n > ADDR_TAG_SLOTS;
     t->slots = ns;
     t->cap = n;
+    t->addr_tags |= retag;
     set_size(t, n);
+    for (size_t i = 0; retag && i < oldn; i++)
+        if (old[i].e)
+            old[i].tag = entry_tag(t, old[i].e);
     for (size_t i = 0; i < oldn; i++)
         if (old[i].e)
             place(t, old[i]);
@@ -347,6 +368,7 @@ wt_table *wt_new(wt_key_mode km, wt_val_mode vm, unsigned flags, const char *lab
     memset(t, 0, sizeof *t);
     t->km = km;
     t->vm = vm;
+    t->addr_tags = km == WT_KEY_ADDRESS;
     t->flags = flags & (WT_REMOVE_ON_KEY_DEATH | WT_REMOVE_ON_VALUE_DEATH);
     t->entry_size = (uint32_t)(t->flags ? sizeof(wt_entry) : offsetof(wt_entry, key_cb));
     t->label = label;
@@ -377,7 +399,7 @@ static size_t gather(const wt_table *t, id_slot *v, unsigned *bits)
 {
     size_t n = 0, cnt = t->count;
     uint64_t lo = UINT64_MAX, hi = 0;
-    int addr = t->km == WT_KEY_ADDRESS;     /* else the tag is the id */
+    int addr = t->addr_tags;                /* else the tag is the id */
     if (t->nslots > UINT32_MAX)
         return 0;
     for (size_t b = 0; b < t->nslots; b++) {
@@ -529,6 +551,7 @@ int wt_put(wt_table *t, obj *key, obj *value)
         return er_set(ER_OOM, "out of memory inserting into %s", label_of(t));
     if (t->count + 1 > grow_at(t->nslots)) {
         if (grow(t, t->nslots ? t->nslots * 2 : MIN_SLOTS) == 0) {
+            tag = key_tag(t, key);          /* the growth may retag by address */
             i = probe(t, tag);
         } else if (t->count + 1 > max_load(t->nslots)) {    /* also: no slots */
             al_pool_put(pool_of(t), e);
@@ -584,10 +607,25 @@ obj *wt_get_id(wt_table *t, uint64_t key_id)
     return value_of(t, entry_at(t, find_id(t, key_id)));
 }
 
+/* The key's header is written when the entry's count on it is dropped, at
+ * the end; by address its miss starts beside the slot's, not after the
+ * entry's (a prefetch of memory a WT_KEY_ADDRESS key no longer has is
+ * harmless). */
 int wt_remove(wt_table *t, const obj *key)
 {
+    __builtin_prefetch(key, 1);
     size_t i = find(t, key);
     if (i == (size_t)-1)
+        return 0;
+    remove_at(t, i);
+    return 1;
+}
+
+int wt_remove_stored(wt_table *t, const obj *key, uint64_t key_id)
+{
+    __builtin_prefetch(key, 1);
+    size_t i = t && t->addr_tags ? find(t, key) : t ? find_id(t, key_id) : (size_t)-1;
+    if (i == (size_t)-1 || t->slots[i].e->key_id != key_id)
         return 0;
     remove_at(t, i);
     return 1;
@@ -815,6 +853,9 @@ int wt_verify(const wt_table *t, char *why, size_t n)
     if (t->nslots && t->count > max_load(t->nslots))
         return fail(why, n, "%s: %zu entries in %zu slots, over the maximum load", l,
                     t->count, t->nslots);
+    if (!t->addr_tags && (t->km == WT_KEY_ADDRESS || t->nslots > ADDR_TAG_SLOTS))
+        return fail(why, n, "%s: tagged by id in %zu slots (mode %d)", l, t->nslots,
+                    (int)t->km);
     size_t count = 0;
     for (size_t j = 0; j < t->nslots; j++) {
         if (!t->slots[j].e) {

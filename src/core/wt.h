@@ -1,8 +1,10 @@
 /* wt.h - weak-keyed tables: the memo.
  *
- * A table maps object identity to an object value. Keys are compared by id
- * (never reused), so a stale entry can never answer for a new object -
- * unless the table was made with WT_KEY_ADDRESS, which keys by address as
+ * A table maps object identity to an object value. A stale entry can never
+ * answer for a new object: keys are compared by id (never reused), or by
+ * address in a big table, where the entry's count on its key keeps the
+ * address from being reused - unless the table was made with
+ * WT_KEY_ADDRESS, whose entries hold no count and key by address as
  * CPython's id() does (the `id-reuse` bug).
  *
  * Key modes:
@@ -24,8 +26,10 @@
  *
  * Cost: O(1) average put/get/remove; one allocation per entry. Open
  * addressing: a power-of-two array of 16-byte slots holding the key's
- * identity word (id, or address in WT_KEY_ADDRESS mode) and the entry, so a
- * miss reads slots only; linear probing, deletion by backward shift (no
+ * identity word and the entry, so a miss reads slots only. The word is the
+ * id until the table first grows past 65536 slots and the address from
+ * then on (always the address in WT_KEY_ADDRESS mode): a hit in a big
+ * table then reads the slot and the entry, not the key's header first; linear probing, deletion by backward shift (no
  * tombstones). Load policy, exactly: the first put makes 8 slots; a put
  * that would take the count past 3/4 of the slots doubles them; a removal
  * that leaves the count below 1/8 of the slots (and more than 8 slots)
@@ -81,14 +85,21 @@ obj *wt_get(wt_table *t, const obj *key);
  * entry answering for a new object at a reused address: what the id-reuse
  * check catches. */
 obj *wt_lookup(wt_table *t, const obj *key, uint64_t *stored_id);
-/* Lookup by id alone (for keys whose header is gone). O(1) average, except
- * in WT_KEY_ADDRESS mode, where it scans (the table hashes addresses). */
+/* Lookup by id alone (for keys whose header is gone). O(1) average while
+ * the table hashes ids; a scan once it hashes addresses (WT_KEY_ADDRESS
+ * mode, or past 65536 slots). */
 obj *wt_get_id(wt_table *t, uint64_t key_id);
 /* Remove the entry (1), or 0 when absent. The references the entry held
  * are dropped after the table is consistent again, and deaths they cause
  * run when the call is about to return (so callbacks may use the table). */
 int wt_remove(wt_table *t, const obj *key);
-int wt_remove_id(wt_table *t, uint64_t key_id);
+/* Remove the entry stored under key_id, found by the key's address or its
+ * id, whichever the table hashes (a finalizer that remembered both, as
+ * PyTorch's del_ten its key): O(1) in every mode. In WT_KEY_ADDRESS mode a
+ * new object at a reused address keeps its own entry. key is compared,
+ * never read. */
+int wt_remove_stored(wt_table *t, const obj *key, uint64_t key_id);
+int wt_remove_id(wt_table *t, uint64_t key_id);   /* wt_get_id's cost */
 size_t wt_count(const wt_table *t);
 /* Entries whose key is dead (WT_KEY_WEAK/STRONG: key->strong == 0). For
  * WT_KEY_ADDRESS tables, entries whose key id is no longer live (found by

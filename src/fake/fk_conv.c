@@ -58,7 +58,7 @@ typedef struct fk_fin {
     obj *conv_ref;            /* strong: weak handle to the converter, or
                                  the converter itself (bug) */
     uint64_t key_id;
-    const obj *key_addr;      /* the key's address (address-keyed memos) */
+    const obj *key_addr;      /* the key's address (a big memo finds it by that) */
     ts_storage *weak_st;      /* StorageWeakRef: a weak count, or NULL */
     int is_meta;              /* MetaConverter's del_ten, else the fake one */
     struct fk_fin *defer_next;
@@ -125,7 +125,7 @@ static int memo_remove(wt_table *t, uint64_t id, const obj *addr)
 {
     if (fk_bug_state.id_reuse)
         return wt_remove(t, addr);
-    return wt_remove_id(t, id);
+    return wt_remove_stored(t, addr, id);
 }
 
 static int pending_push(fk_mconv *mc, ts_storage *s);

@@ -143,6 +143,44 @@ Test(wt, grows_and_shrinks_under_deletes)
     tc_end();
 }
 
+/* Past 65536 slots a table hashes addresses, not ids (wt.h): the growth
+ * that crosses retags every slot, the put that caused it goes in by
+ * address, and every way in (key, stored id, id alone, a key's death)
+ * still finds its entry. */
+Test(wt, big_table_switches_to_address_tags)
+{
+    enum { N = 60000 };        /* 131072 slots: the switch at 65536 -> 131072 */
+    obj **keys = malloc(N * sizeof *keys);
+    wt_table *m = wt_new(WT_KEY_WEAK, WT_VAL_STRONG, WT_REMOVE_ON_KEY_DEATH, "memo");
+    obj *v = tn_new();
+    for (size_t i = 0; i < N; i++) {
+        keys[i] = tn_new_tag((int)i);
+        cr_assert_eq(wt_put(m, keys[i], v), 0, "put %zu", i);
+        if (i == 49152 || i == 49153)           /* 3/4 of 65536: the growth */
+            verify(m, "the growth that retags");
+    }
+    verify(m, "grown");
+    cr_assert_eq(wt_buckets(m), 131072, "slots: %zu", wt_buckets(m));
+    for (size_t i = 0; i < N; i++)
+        cr_assert_eq(wt_get(m, keys[i]), v, "lookup %zu", i);
+    cr_assert_eq(wt_get_id(m, keys[7]->id), v, "by id alone (a scan)");
+    cr_assert_eq(wt_remove_stored(m, keys[5], keys[6]->id), 0, "another id: kept");
+    cr_assert_eq(wt_remove_stored(m, keys[5], keys[5]->id), 1, "its own id: removed");
+    cr_assert_null(wt_get(m, keys[5]), "gone");
+    cr_assert_eq(wt_remove_id(m, keys[9]->id), 1, "removed by id alone");
+    /* the keys die: each death finds its entry by the slot's address tag */
+    for (size_t i = 0; i < N; i++)
+        obj_decref(keys[i]);
+    cr_assert_eq(wt_count(m), 0, "every entry left with its key: %zu left", wt_count(m));
+    verify(m, "emptied");
+    cr_assert_leq(wt_buckets(m), 64, "shrank: %zu slots", wt_buckets(m));
+    tc_verify();
+    wt_free(m);
+    obj_decref(v);
+    free(keys);
+    tc_end();
+}
+
 Test(wt, dead_weak_key_stays_stale_until_removed)
 {
     wt_table *m = wt_new(WT_KEY_WEAK, WT_VAL_STRONG, 0, "memo");
