@@ -11,9 +11,9 @@
  *     went 0.20 slots past its home with ids, 1.56 with addresses);
  *   - but an id must be read from the key's header first. In a table of a
  *     million entries that header is a cache miss of its own before the
- *     slot's (weaktable/lookup-1m 78 -> 45 ns with addresses), and keys at
+ *     slot's (weaktable/lookup-1m 70 -> 46 ns with addresses), and keys at
  *     reused addresses find their slots still cached (convert/miss-1m with
- *     a 1M-entry memo 524 -> 324 ns).
+ *     a 1M-entry memo 518 -> 340 ns).
  * An address names one key for as long as its entry lives, because the
  * entry holds the key (its weak or strong count keeps the header); in
  * WT_KEY_ADDRESS mode a reused address is the point.
@@ -624,7 +624,7 @@ int wt_remove(wt_table *t, const obj *key)
 int wt_remove_stored(wt_table *t, const obj *key, uint64_t key_id)
 {
     __builtin_prefetch(key, 1);
-    size_t i = t && t->addr_tags ? find(t, key) : t ? find_id(t, key_id) : (size_t)-1;
+    size_t i = t->addr_tags ? find(t, key) : find_id(t, key_id);
     if (i == (size_t)-1 || t->slots[i].e->key_id != key_id)
         return 0;
     remove_at(t, i);

@@ -29,11 +29,12 @@
  * identity word and the entry, so a miss reads slots only. The word is the
  * id until the table first grows past 65536 slots and the address from
  * then on (always the address in WT_KEY_ADDRESS mode): a hit in a big
- * table then reads the slot and the entry, not the key's header first; linear probing, deletion by backward shift (no
- * tombstones). Load policy, exactly: the first put makes 8 slots; a put
- * that would take the count past 3/4 of the slots doubles them; a removal
- * that leaves the count below 1/8 of the slots (and more than 8 slots)
- * halves them in place, in scratch memory (scr.h; no heap allocation; if
+ * table then reads the slot and the entry, not the key's header first.
+ * Linear probing, deletion by backward shift (no tombstones). Load
+ * policy, exactly: the first put makes 8 slots; a put that would take the
+ * count past 3/4 of the slots doubles them; a removal that leaves the
+ * count below 1/8 of the slots (and more than 8 slots) halves them in
+ * place, in scratch memory (scr.h; no heap allocation; if
  * scratch cannot be had the table stays bigger). The array's memory is
  * given back (a shrinking realloc, which never fails on purpose) once it is
  * 8 times the slots in use. wt_bytes counts the table header, the array as
