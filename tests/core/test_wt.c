@@ -143,6 +143,18 @@ Test(wt, grows_and_shrinks_under_deletes)
     tc_end();
 }
 
+typedef struct id_order { uint64_t last; long next; int bad; } id_order;
+
+/* Keys visited in id order, their index their rank. */
+static void visit_in_id_order(obj *child, const char *label, long index, void *arg)
+{
+    (void)label;
+    id_order *o = arg;
+    if (index != o->next++ || child->id <= o->last)
+        o->bad++;
+    o->last = child->id;
+}
+
 /* Past 65536 slots a table hashes addresses, not ids (wt.h): the growth
  * that crosses retags every slot, the put that caused it goes in by
  * address, and every way in (key, stored id, id alone, a key's death)
@@ -153,6 +165,11 @@ Test(wt, big_table_switches_to_address_tags)
     obj **keys = malloc(N * sizeof *keys);
     wt_table *m = wt_new(WT_KEY_WEAK, WT_VAL_STRONG, WT_REMOVE_ON_KEY_DEATH, "memo");
     obj *v = tn_new();
+    obj *tmp[200];              /* freed first: the first keys reuse their */
+    for (size_t i = 0; i < 200; i++)        /* memory, so address order */
+        tmp[i] = tn_new();                  /* is not id order */
+    for (size_t i = 0; i < 200; i++)
+        obj_decref(tmp[i]);
     for (size_t i = 0; i < N; i++) {
         keys[i] = tn_new_tag((int)i);
         cr_assert_eq(wt_put(m, keys[i], v), 0, "put %zu", i);
@@ -168,6 +185,13 @@ Test(wt, big_table_switches_to_address_tags)
     cr_assert_eq(wt_remove_stored(m, keys[5], keys[5]->id), 1, "its own id: removed");
     cr_assert_null(wt_get(m, keys[5]), "gone");
     cr_assert_eq(wt_remove_id(m, keys[9]->id), 1, "removed by id alone");
+    /* keys[5]'s new entry is the block keys[9]'s had: address order is
+     * then not id order, and a traversal must still go by id */
+    cr_assert_eq(wt_put(m, keys[5], v), 0, "put again");
+    id_order o = {0, 0, 0};
+    wt_traverse_weak(m, visit_in_id_order, &o);
+    cr_assert_eq(o.bad, 0, "%d keys out of id order", o.bad);
+    cr_assert_eq(o.next, N - 1, "visited %ld of %d", o.next, N - 1);
     /* the keys die: each death finds its entry by the slot's address tag */
     for (size_t i = 0; i < N; i++)
         obj_decref(keys[i]);
