@@ -174,10 +174,11 @@ static void end_check(sc_vm *vm, uint64_t base)
 
 /* ---- growth across rounds ---- */
 
+/* A kind at a creation site: the site's interned index (obj.site: two
+ * objects share a site iff these are equal), and its line for messages. */
 typedef struct census_key {
     obj_kind kind;
-    const char *file;
-    uint32_t line;
+    uint32_t site, line;
     uint64_t count;
 } census_key;
 
@@ -190,10 +191,8 @@ typedef struct census {
 
 static void census_add(census *c, const obj *o)
 {
-    obj_site site = obj_site_of(o);
     for (size_t i = 0; i < c->n; i++)
-        if (c->k[i].kind == o->type->kind && c->k[i].line == site.line &&
-            c->k[i].file == site.file) {
+        if (c->k[i].kind == o->type->kind && c->k[i].site == o->site) {
             c->k[i].count++;
             return;
         }
@@ -211,8 +210,8 @@ static void census_add(census *c, const obj *o)
         c->cap = nc;
     }
     c->k[c->n].kind = o->type->kind;
-    c->k[c->n].file = site.file;
-    c->k[c->n].line = site.line;
+    c->k[c->n].site = o->site;
+    c->k[c->n].line = obj_site_of(o).line;
     c->k[c->n].count = 1;
     c->n++;
 }
@@ -235,14 +234,14 @@ static void census_free(census *c)
 static uint64_t census_get(const census *c, const census_key *k)
 {
     for (size_t i = 0; i < c->n; i++)
-        if (c->k[i].kind == k->kind && c->k[i].line == k->line && c->k[i].file == k->file)
+        if (c->k[i].kind == k->kind && c->k[i].site == k->site)
             return c->k[i].count;
     return 0;
 }
 
-static int key_grows(const census *first, const census *last, obj_kind kind, obj_site site)
+static int key_grows(const census *first, const census *last, const obj *o)
 {
-    census_key k = {kind, site.file, site.line, 0};
+    census_key k = {o->type->kind, o->site, 0, 0};
     return census_get(last, &k) > census_get(first, &k);
 }
 
@@ -281,7 +280,7 @@ static void growth_check(sc_vm *vm, const census *first, const census *last, uin
     obj *lists[2] = {obj_live_first(), obj_zombie_first()};
     for (int l = 0; l < 2; l++)
         for (obj *o = lists[l]; o; o = obj_iter_next(o))
-            if (key_grows(first, last, o->type->kind, obj_site_of(o)))
+            if (key_grows(first, last, o))
                 hp_select(g, o);
     hp_summary sm;
     if (hp_selected(g) && hp_summarize(g, HP_SEL_MARKED, sc_examples(vm), &sm) == 0) {
