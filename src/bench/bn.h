@@ -158,9 +158,13 @@ double bn_calibrate(double *spread);
  * calibration loop and of the noisiest benchmark). Returns the number of
  * regressions. (Dividing by the calibration loop was tried: on a machine
  * shared by 7 busy processes the loop's median moved 7x between runs, and
- * the ratios flagged more than wall times did.) */
+ * the ratios flagged more than wall times did.) With cfg, a benchmark
+ * found slow is run again (bn_run with cfg), up to BN_GATE_RERUNS times,
+ * and the fastest of its runs is the one compared: a regression is a
+ * slow-down every run shows. NULL cfg compares r as it is. */
+enum { BN_GATE_RERUNS = 2 };
 size_t bn_compare_gate(const bn_result *r, size_t n, const bn_baseline *b,
                        double tolerance_pct, double calibration_ns, double calib_spread,
-                       FILE *f);
+                       const bn_config *cfg, FILE *f);
 
 #endif

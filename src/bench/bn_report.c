@@ -518,9 +518,64 @@ static double spread_pct(double mn, double mx)
     return mn > 0 && mx > 0 ? (mx - mn) / mn * 100 : 0;
 }
 
+/* The gate's verdict on one benchmark against its baseline entry. */
+typedef struct gate_row {
+    int cpu;                    /* CPU times compared (else wall) */
+    double now, then, change, noise, limit;
+    int slow;
+} gate_row;
+
+static gate_row gate_judge(const bn_result *r, const bn_base_entry *e, double tolerance_pct,
+                           double calibration_ns)
+{
+    gate_row g;
+    g.cpu = r->cpu_ns_per_op > 0 && e->cpu_ns > 0;
+    g.now = g.cpu ? r->cpu_ns_per_op : r->ns_per_op;
+    g.then = g.cpu ? e->cpu_ns : e->ns_per_op;
+    g.change = (g.now / g.then - 1) * 100;
+    double bnoise = spread_pct(e->min_ns, e->max_ns);
+    g.noise = spread_pct(r->min_ns, r->max_ns);
+    if (bnoise > g.noise)
+        g.noise = bnoise;
+    /* widened by the noise, but never past 4x the tolerance: a gate
+     * that a noisy machine could never trip would be no gate */
+    g.limit = tolerance_pct > 2 * g.noise ? tolerance_pct : 2 * g.noise;
+    if (g.limit > 4 * tolerance_pct)
+        g.limit = 4 * tolerance_pct;
+    /* and a slow-down of less than one calibration iteration (a few
+     * cycles) is cache placement between runs, not code: a 3 ns lookup
+     * moved 28% between two back-to-back runs */
+    g.slow = g.change > g.limit && g.now - g.then > calibration_ns;
+    return g;
+}
+
+/* A slow verdict is confirmed by running the benchmark again, up to
+ * BN_GATE_RERUNS times, keeping the fastest run: a slow-down that every run
+ * shows is the code's; one that a re-run does not show was the machine's
+ * (on a shared VM a whole run of a few rows went 40-60% slower, its repeats
+ * within 2% of each other, while the calibration loop did not move). How
+ * many re-runs it took goes in *reruns. */
+static gate_row gate_confirm(const bn_result *r, const bn_base_entry *e, double tolerance_pct,
+                             double calibration_ns, const bn_config *cfg, int *reruns)
+{
+    gate_row g = gate_judge(r, e, tolerance_pct, calibration_ns);
+    int k = cfg ? bn_find(r->name) : -1;
+    *reruns = 0;
+    while (g.slow && k >= 0 && *reruns < BN_GATE_RERUNS) {
+        bn_result again;
+        if (bn_run((size_t)k, cfg, &again) != 0 || again.status != BN_OK)
+            break;
+        ++*reruns;
+        gate_row h = gate_judge(&again, e, tolerance_pct, calibration_ns);
+        if (h.now < g.now)
+            g = h;
+    }
+    return g;
+}
+
 size_t bn_compare_gate(const bn_result *r, size_t n, const bn_baseline *b,
                        double tolerance_pct, double calibration_ns, double calib_spread,
-                       FILE *f)
+                       const bn_config *cfg, FILE *f)
 {
     size_t regressions = 0;
     double worst_noise = 0;
@@ -531,35 +586,30 @@ size_t bn_compare_gate(const bn_result *r, size_t n, const bn_baseline *b,
             fprintf(f, " (baseline's run: %.3f)", b->calibration_ns);
         fputs("\n  compared: median CPU ns/op; limit: the tolerance, or twice the larger "
               "spread between repeats, at most 4x the tolerance; and more than one "
-              "calibration iteration\n", f);
+              "calibration iteration", f);
+        if (cfg)
+            fprintf(f, "; a slow one is run again, up to %d times, and the fastest run "
+                    "counts", BN_GATE_RERUNS);
+        fputs("\n", f);
     }
     for (size_t i = 0; i < n; i++) {
         const bn_base_entry *e = comparable(&r[i], b, f);
         if (!e)
             continue;
-        int cpu = r[i].cpu_ns_per_op > 0 && e->cpu_ns > 0;
-        double now = cpu ? r[i].cpu_ns_per_op : r[i].ns_per_op;
-        double then = cpu ? e->cpu_ns : e->ns_per_op;
-        double change = (now / then - 1) * 100;
-        double noise = spread_pct(r[i].min_ns, r[i].max_ns), bnoise = spread_pct(e->min_ns, e->max_ns);
-        if (bnoise > noise)
-            noise = bnoise;
-        if (noise > worst_noise)
-            worst_noise = noise;
-        /* widened by the noise, but never past 4x the tolerance: a gate
-         * that a noisy machine could never trip would be no gate */
-        double limit = tolerance_pct > 2 * noise ? tolerance_pct : 2 * noise;
-        if (limit > 4 * tolerance_pct)
-            limit = 4 * tolerance_pct;
-        /* and a slow-down of less than one calibration iteration (a few
-         * cycles) is cache placement between runs, not code: a 3 ns lookup
-         * moved 28% between two back-to-back runs */
-        int slow = change > limit && now - then > calibration_ns;
-        regressions += (size_t)slow;
-        if (f)
-            fprintf(f, "  %-22s %10.1f %s ns/op  baseline %10.1f  %+7.1f%%  (noise %.0f%%, "
-                    "limit %.0f%%)%s\n", r[i].name, now, cpu ? "cpu" : "wall", then, change,
-                    noise, limit, slow ? "  REGRESSION" : "");
+        int reruns;
+        gate_row g = gate_confirm(&r[i], e, tolerance_pct, calibration_ns, cfg, &reruns);
+        if (g.noise > worst_noise)
+            worst_noise = g.noise;
+        regressions += (size_t)g.slow;
+        if (!f)
+            continue;
+        fprintf(f, "  %-22s %10.1f %s ns/op  baseline %10.1f  %+7.1f%%  (noise %.0f%%, "
+                "limit %.0f%%)%s", r[i].name, g.now, g.cpu ? "cpu" : "wall", g.then,
+                g.change, g.noise, g.limit, g.slow ? "  REGRESSION" : "");
+        if (reruns)
+            fprintf(f, "  (%s on %d re-run%s)", g.slow ? "confirmed" : "passed", reruns,
+                    reruns == 1 ? "" : "s");
+        fputs("\n", f);
     }
     if (f)
         fprintf(f, "baseline: %zu regression%s (tolerance %.0f%%; the noisiest benchmark "

@@ -272,7 +272,7 @@ int cli_bench(int argc, char **argv)
         if (b.quick >= 0 && b.quick != cfg.quick)
             fprintf(f, "  note: the baseline was %s--quick, this run %s\n",
                     b.quick ? "" : "not ", cfg.quick ? "is" : "is not");
-        size_t reg = bn_compare_gate(res, nres, &b, tolerance, calib, calib_spread, f);
+        size_t reg = bn_compare_gate(res, nres, &b, tolerance, calib, calib_spread, &cfg, f);
         if (reg && status == CLI_EXIT_OK)
             status = CLI_EXIT_FAIL;
         bn_baseline_free(&b);
