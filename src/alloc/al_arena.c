@@ -4,7 +4,7 @@
  * classes (16..128 by 16, then four classes per power of two up to 4096).
  * Each class carves blocks from its own 64 KiB slabs, aligned to their size
  * so that a block finds its slab by masking its address. Larger requests go
- * straight to glibc. Slabs are kept until the arena is destroyed.
+ * straight to glibc, advised huge pages as the libc allocator's are. Slabs are kept until the arena is destroyed.
  *
  * Reuse is by address, as jemalloc's slabs do, not last-freed-first: each
  * slab has a bitmap of its free blocks, and a class hands out the lowest
@@ -237,7 +237,7 @@ static void *arena_malloc(void *ctx, size_t n, al_kind kind, const char *site)
     arena_ctx *c = ctx;
     (void)kind; (void)site;
     if (n > ARENA_MAX_SMALL)
-        return al_sys_malloc(n);
+        return al_sys_malloc_big(n);
     if (n == 0)
         n = 1;
     unsigned cls = class_of(n);
@@ -282,7 +282,7 @@ static void *arena_realloc(void *ctx, void *p, size_t old_n, size_t n,
     if (!p)
         return arena_malloc(ctx, n, kind, site);
     if (old_n > ARENA_MAX_SMALL && n > ARENA_MAX_SMALL)
-        return al_sys_realloc(p, n);
+        return al_sys_realloc_big(p, n);
     void *q = arena_malloc(ctx, n, kind, site);
     if (!q)
         return NULL;

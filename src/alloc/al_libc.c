@@ -131,10 +131,20 @@ static void *advise_huge(void *p, size_t n)
     return p;
 }
 
+void *al_sys_malloc_big(size_t n)
+{
+    return advise_huge(SYS_MALLOC(n), n);
+}
+
+void *al_sys_realloc_big(void *p, size_t n)
+{
+    return advise_huge(SYS_REALLOC(p, n), n);
+}
+
 static void *libc_malloc(void *ctx, size_t n, al_kind kind, const char *site)
 {
     (void)ctx; (void)kind; (void)site;
-    return advise_huge(SYS_MALLOC(n), n);
+    return al_sys_malloc_big(n);
 }
 
 static void libc_free(void *ctx, void *p, size_t n, al_kind kind)
@@ -147,7 +157,7 @@ static void *libc_realloc(void *ctx, void *p, size_t old_n, size_t n,
                           al_kind kind, const char *site)
 {
     (void)ctx; (void)kind; (void)site;
-    return n > old_n ? advise_huge(SYS_REALLOC(p, n), n) : SYS_REALLOC(p, n);
+    return n > old_n ? al_sys_realloc_big(p, n) : SYS_REALLOC(p, n);
 }
 
 static size_t libc_size(void *ctx, const void *p)

@@ -29,6 +29,13 @@ void al_sys_free(void *p);
 void *al_sys_memalign(size_t align, size_t n);   /* free with al_sys_free */
 size_t al_sys_usable_size(const void *p);        /* 0 when unknown */
 char *al_sys_strdup(const char *s);              /* free with al_sys_free */
+/* A base allocator's big blocks (the libc allocator's, the arena's above
+ * its classes): al_sys_malloc / al_sys_realloc, and a block of 4 MiB or
+ * more, which glibc mmaps fresh, has its whole 2 MiB pages advised
+ * MADV_HUGEPAGE before anyone touches it (not under a memory checker).
+ * Such blocks are the big tables, read in random order. */
+void *al_sys_malloc_big(size_t n);
+void *al_sys_realloc_big(void *p, size_t n);
 
 /* A new allocator object with every field zero except name (copied); the
  * caller fills the methods. xdestroy of such an object should call
