@@ -34,6 +34,8 @@ static void help(FILE *f)
             "  --quick              smoke-test sizes: 1M -> 10k (names stay the same)\n"
             "  --baseline FILE.json compare ns/op with an earlier `--format json` run;\n"
             "                       exit 1 if one is slower by more than --tolerance\n"
+            "                       (a slow one is run again, up to twice, and the\n"
+            "                       fastest run counts)\n"
             "  --tolerance PCT      allowed slow-down in percent (default 25)\n"
             "  --trace-memo N       instead of timing: N lifecycles of lifecycle/churn\n"
             "                       under --sweep, printing the storage-memo size after\n"
