@@ -587,10 +587,10 @@ size_t bn_compare_gate(const bn_result *r, size_t n, const bn_baseline *b,
         fputs("\n  compared: median CPU ns/op; limit: the tolerance, or twice the larger "
               "spread between repeats, at most 4x the tolerance; and more than one "
               "calibration iteration", f);
-        if (cfg)
-            fprintf(f, "; a slow one is run again, up to %d times, and the fastest run "
-                    "counts", BN_GATE_RERUNS);
         fputs("\n", f);
+        if (cfg)
+            fprintf(f, "  re-runs: a slow one is run again, up to %d times, and its fastest "
+                    "run counts\n", BN_GATE_RERUNS);
     }
     for (size_t i = 0; i < n; i++) {
         const bn_base_entry *e = comparable(&r[i], b, f);
