@@ -210,24 +210,22 @@ static char *slab_take(slab *s)
     return (char *)raw_of(s) + s->first + i * s->size;
 }
 
-/* The current slab of cls is full: the next with free blocks, or a new one. */
+/* The current slab of cls is full: the next slab freed into, or a new one.
+ * A slab on with_free has a free block: it went on the list at a free, and
+ * blocks are only taken from the current slab. */
 __attribute__((noinline)) static char *take_slow(arena_ctx *c, unsigned cls)
 {
     slab *s = c->cur[cls];
     if (s)
         s->listed = 0;
-    while ((s = c->with_free[cls]) != NULL) {
+    if ((s = c->with_free[cls]) != NULL) {
         c->with_free[cls] = s->next_free;
-        c->cur[cls] = s;
-        char *p = slab_take(s);
-        if (p)
-            return p;
-        s->listed = 0;
-    }
-    c->cur[cls] = NULL;
-    if (!(s = slab_new(c, cls)))
+    } else if ((s = slab_new(c, cls)) != NULL) {
+        s->listed = 1;
+    } else {
+        c->cur[cls] = NULL;
         return NULL;
-    s->listed = 1;
+    }
     c->cur[cls] = s;
     return slab_take(s);
 }
