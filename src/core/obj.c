@@ -186,6 +186,16 @@ static void run_callbacks(obj *o)
 
 /* --- life and death --------------------------------------------------------- */
 
+/* The pool of type's that serves objects of this size, or NULL. */
+static al_pool *pool_for(const obj_type *type, size_t size)
+{
+    unsigned n = type->npools ? type->npools : 1;
+    for (unsigned i = 0; type->pool && i < n; i++)
+        if (type->pool[i].size == size)
+            return &type->pool[i];
+    return NULL;
+}
+
 obj *obj_new(const obj_type *type, size_t size)
 {
     if (!type || (unsigned)type->kind >= OBJ_KIND_COUNT || size < sizeof(obj) ||
@@ -199,8 +209,8 @@ obj *obj_new(const obj_type *type, size_t size)
         er_set(ER_OOM, "out of memory interning the site of a %s", name);
         return NULL;
     }
-    obj *o = type->pool && type->pool->size == size ? al_pool_get(type->pool, name)
-                                                     : al_malloc(size, AL_K_OBJECT, name);
+    al_pool *pool = pool_for(type, size);
+    obj *o = pool ? al_pool_get(pool, name) : al_malloc(size, AL_K_OBJECT, name);
     if (!o) {
         er_set(ER_OOM, "out of memory allocating a %s (%zu bytes)", name, size);
         return NULL;
@@ -222,8 +232,8 @@ static void free_obj(obj *o)
 {
     if (o->type->dispose)
         o->type->dispose(o);
-    al_pool *pool = o->type->pool;
-    if (pool && pool->size == o->size)
+    al_pool *pool = pool_for(o->type, o->size);
+    if (pool)
         al_pool_put(pool, o);
     else
         al_free(o, o->size, AL_K_OBJECT);

@@ -80,10 +80,13 @@ struct obj_type {
      * traverse_weak passes them); may be NULL (every edge OBJ_ROLE_PLAIN). */
     obj_role (*edge_role)(const obj *self, const char *label);
     /* Where objects of this type get their memory: NULL for al_malloc, or
-     * a pool of blocks of exactly the size passed to obj_new (records made
-     * and dropped by the thousand, e.g. finalizers). Same counters and
-     * same checker view either way (alloc/al.h). */
+     * an array of npools pools (npools 0 reads as 1), each of blocks of one
+     * size (records made and dropped by the thousand, e.g. finalizers, and
+     * tensors sized to their rank). An object whose size is a pool's comes
+     * from that pool, any other from al_malloc. Same counters and same
+     * checker view either way (alloc/al.h). */
     struct al_pool *pool;
+    unsigned npools;
     /* Just before the object's memory goes (it is dead, released, and no
      * weak holder is left): free what release had to keep because a
      * zombie still shows it (a tensor's dims of more than four). May be

@@ -76,12 +76,14 @@ typedef struct ts_storage {
  * strided tensors on device meta; fake tensors are wrappers. */
 typedef enum ts_flavour { TS_REAL, TS_FAKE } ts_flavour;
 
-/* Dims up to TS_INLINE_DIM live in the tensor (dims[]); a tensor given
- * more (by its constructor or by set_) gets an array of TS_MAX_DIM of its
- * own, freed with the object. sizes and strides point at whichever, so
- * t->sizes[i] reads the same either way; ts_set_ndim is the one way to
- * change ndim. A 4x4 tensor is 288 bytes (with the 64-byte header), not
- * 480. */
+/* Dims up to TS_INLINE_DIM live in the tensor (dims[]), in an inline array
+ * sized to the rank the tensor is made with (max(ndim, 1) sizes, then as
+ * many strides): a 1-dim tensor is 232 bytes with the 64-byte header (a
+ * 240-byte malloc chunk), a 4x4 one 248 (256), a 4-dim one 280 (288). A tensor given more dims than its inline
+ * array holds (by its constructor, or by set_ and the in-place ops) gets
+ * an array of TS_MAX_DIM of its own, freed with the object. sizes and
+ * strides point at whichever, so t->sizes[i] reads the same either way;
+ * ts_set_ndim is the one way to change ndim. */
 #define TS_INLINE_DIM 4
 
 typedef struct ts_tensor {
@@ -92,6 +94,7 @@ typedef struct ts_tensor {
     ts_device device;        /* fake tensors: the device they pretend to be on */
     int ndim;
     int dim_cap;             /* entries sizes and strides have room for */
+    int sparse_dim;          /* sparse COO (here to fill the hole before sizes) */
     int64_t *sizes;          /* dim_cap entries, the first ndim meaningful */
     int64_t *strides;        /* strided only */
     int64_t storage_offset;
@@ -99,10 +102,11 @@ typedef struct ts_tensor {
     struct ts_tensor *base;  /* strong; the view's base (never itself a view) */
     struct ts_tensor *grad;  /* strong; NULL if none */
     unsigned requires_grad : 1, is_leaf : 1, neg : 1, conj : 1,
-             quantized : 1, coalesced : 1;
+             quantized : 1, coalesced : 1,
+             inline_cap : 3;   /* entries dims[] has room for (1..4) */
     /* sparse COO: indices i64 [sparse_dim, nnz], values [nnz, dense...];
      * sparse CSR: crow [rows+1], col [nnz], values [nnz] */
-    int sparse_dim, dense_dim;
+    int dense_dim;
     int64_t nnz;
     struct ts_tensor *indices, *values, *crow, *col;   /* strong */
     /* fake tensors */
@@ -111,7 +115,7 @@ typedef struct ts_tensor {
     uint64_t source_id;      /* id of the tensor it was converted from, 0 if
                                 none; a memo hit for key K must return a fake
                                 whose source_id is K's id */
-    int64_t dims[2 * TS_INLINE_DIM];   /* inline sizes, then strides */
+    int64_t dims[];          /* inline_cap sizes, then inline_cap strides */
 } ts_tensor;
 
 /* Make t n-dimensional (0 <= n <= TS_MAX_DIM), keeping its first

@@ -3,6 +3,7 @@
  * the injectable bugs. */
 #include "tensor/ts_internal.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -76,23 +77,30 @@ static void tensor_release(obj *self)
     obj_clear_ref(&t->mode);
 }
 
-/* The dims array of a tensor of more than TS_INLINE_DIM dims goes with
- * its memory, not at release: a zombie still describes its shape. */
+/* The dims array of a tensor given more dims than its inline array holds
+ * goes with its memory, not at release: a zombie still describes its
+ * shape. */
 enum { BIG_DIMS_BYTES = 2 * TS_MAX_DIM * sizeof(int64_t) };
+
+static void use_inline_dims(ts_tensor *t)
+{
+    t->sizes = t->dims;
+    t->strides = t->dims + t->inline_cap;
+    t->dim_cap = (int)t->inline_cap;
+}
 
 static uint64_t tensor_owned(const obj *self)
 {
-    return ts_of((obj *)self)->dim_cap > TS_INLINE_DIM ? BIG_DIMS_BYTES : 0;
+    const ts_tensor *t = ts_of((obj *)self);
+    return t->sizes != t->dims ? BIG_DIMS_BYTES : 0;
 }
 
 static void tensor_dispose(obj *self)
 {
     ts_tensor *t = ts_of(self);
-    if (t->dim_cap > TS_INLINE_DIM)
+    if (t->sizes != t->dims)
         al_free(t->sizes, BIG_DIMS_BYTES, AL_K_OBJECT);
-    t->sizes = t->dims;
-    t->strides = t->dims + TS_INLINE_DIM;
-    t->dim_cap = TS_INLINE_DIM;
+    use_inline_dims(t);
 }
 
 int ts_reserve_dims(ts_tensor *t, int n)
@@ -136,9 +144,13 @@ static void tensor_describe(const obj *self, char *buf, size_t n)
 }
 
 /* Three tensors and a storage per conversion, dropped by the thousand: a
- * pool in front of the allocator (same counters, checker view and fault
- * points as al_malloc; alloc/al.h). */
-static al_pool tensor_pool = AL_POOL_INIT(sizeof(ts_tensor), AL_K_OBJECT);
+ * pool per inline size in front of the allocator (same counters, checker
+ * view and fault points as al_malloc; alloc/al.h). */
+#define TENSOR_BYTES(cap) (offsetof(ts_tensor, dims) + 2 * (cap) * sizeof(int64_t))
+static al_pool tensor_pools[TS_INLINE_DIM] = {
+    AL_POOL_INIT(TENSOR_BYTES(1), AL_K_OBJECT), AL_POOL_INIT(TENSOR_BYTES(2), AL_K_OBJECT),
+    AL_POOL_INIT(TENSOR_BYTES(3), AL_K_OBJECT), AL_POOL_INIT(TENSOR_BYTES(4), AL_K_OBJECT),
+};
 
 const obj_type ts_tensor_type = {
     .name = "tensor",
@@ -148,7 +160,8 @@ const obj_type ts_tensor_type = {
     .release = tensor_release,
     .owned_bytes = tensor_owned,   /* the dims of more than TS_INLINE_DIM */
     .describe = tensor_describe,
-    .pool = &tensor_pool,
+    .pool = tensor_pools,
+    .npools = TS_INLINE_DIM,
     .dispose = tensor_dispose,
 };
 
@@ -185,12 +198,13 @@ void ts_set_result_grad(ts_tensor *out, int requires_grad)
 
 ts_tensor *ts_alloc_tensor(int ndim)
 {
-    ts_tensor *t = (ts_tensor *)obj_new(&ts_tensor_type, sizeof(ts_tensor));
+    /* past TS_INLINE_DIM the dims go to an array of their own at once */
+    int cap = ndim < 1 || ndim > TS_INLINE_DIM ? 1 : ndim;
+    ts_tensor *t = (ts_tensor *)obj_new(&ts_tensor_type, TENSOR_BYTES(cap));
     if (!t)
         return NULL;
-    t->sizes = t->dims;
-    t->strides = t->dims + TS_INLINE_DIM;
-    t->dim_cap = TS_INLINE_DIM;
+    t->inline_cap = (unsigned)cap & 7u;
+    use_inline_dims(t);
     if (ts_set_ndim(t, ndim) != 0) {
         obj_decref(&t->hdr);
         return NULL;

@@ -1,6 +1,7 @@
 /* test_tensor.c - constructors, storages and data bytes, the type
  * descriptors, fake wrappers, queries, grads and the injectable bugs. */
 #include <criterion/criterion.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "alloc/al.h"
@@ -574,6 +575,48 @@ Test(tensor, bug_early_free_off_keeps_storage)
     tt_drop(z);
     tt_drop(a);
     tt_end();
+}
+
+/* A tensor's inline dims are sized to the rank it is made with (1 to
+ * TS_INLINE_DIM; a scalar has room for 1, more than TS_INLINE_DIM dims get
+ * their own array at once); set_ to a higher rank than the inline array
+ * holds moves the dims to an array of their own, keeping every value. */
+Test(tensor, dims_sized_to_rank)
+{
+    int64_t s4[4] = {2, 3, 4, 5}, s1[1] = {7};
+    const uint64_t fixed = offsetof(ts_tensor, dims);
+    for (int nd = 0; nd <= 6; nd++) {
+        int64_t s6[6] = {1, 2, 1, 3, 1, 2};
+        ts_tensor *t = tt_ok(ts_empty(nd, s6, TS_F32, ts_cpu(), TS_INIT_ZEROS, 0));
+        uint64_t cap = nd < 1 || nd > TS_INLINE_DIM ? 1 : (uint64_t)nd;
+        cr_expect_eq(t->hdr.size, fixed + 16 * cap, "%d dims: %u bytes, want %llu", nd,
+                     t->hdr.size, (unsigned long long)(fixed + 16 * cap));
+        uint64_t own = ts_tensor_type.owned_bytes(&t->hdr);
+        uint64_t want = nd > TS_INLINE_DIM ? 2 * TS_MAX_DIM * sizeof(int64_t) : 0;
+        cr_expect_eq(own, want, "%d dims own %llu bytes, want %llu", nd,
+                     (unsigned long long)own, (unsigned long long)want);
+        tt_drop(t);
+    }
+    ts_tensor *src = tt_ok(ts_empty(4, s4, TS_F32, ts_cpu(), TS_INIT_ZEROS, 0));
+    ts_tensor *one = tt_ok(ts_empty(1, s1, TS_F32, ts_cpu(), TS_INIT_ZEROS, 0));
+    cr_assert_eq(one->hdr.size, fixed + 16, "1 dim: %u bytes, want %llu", one->hdr.size,
+                 (unsigned long long)(fixed + 16));
+    ts_args a = {0};
+    a.other = src;
+    ts_tensor *r = tt_ok(ts_apply(TS_OP_SET_, one, &a));
+    cr_assert_eq(one->ndim, 4, "set_ made it %d-dim, want 4", one->ndim);
+    for (int i = 0; i < 4; i++) {
+        cr_expect_eq(one->sizes[i], s4[i], "size %d: %lld, want %lld", i,
+                     (long long)one->sizes[i], (long long)s4[i]);
+        cr_expect_eq(one->strides[i], src->strides[i], "stride %d: %lld, want %lld", i,
+                     (long long)one->strides[i], (long long)src->strides[i]);
+    }
+    uint64_t own = ts_tensor_type.owned_bytes(&one->hdr);
+    cr_expect_eq(own, 2 * TS_MAX_DIM * sizeof(int64_t), "after set_ it owns %llu bytes",
+                 (unsigned long long)own);
+    obj_decref(&r->hdr);
+    tt_drop(one);
+    tt_drop(src);
 }
 
 /* Dims past TS_INLINE_DIM: an array of the tensor's own (counted as its
