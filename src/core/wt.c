@@ -69,6 +69,7 @@ struct wt_table {
     unsigned flags;
     int addr_tags;         /* tags are addresses (else ids); never reverts */
     uint32_t entry_size;
+    uint64_t stamp;        /* changed by every put, removal and clear */
     const char *label;
 };
 
@@ -91,6 +92,13 @@ static al_pool entry_pool[2] = {
 static al_pool *pool_of(const wt_table *t) { return &entry_pool[t->flags != 0]; }
 
 static const char *label_of(const wt_table *t) { return t->label ? t->label : "table"; }
+
+/* A table's stamp is a fresh number from one counter at its creation and
+ * at every put, removal and clear, so that (table, stamp) names one state
+ * of one table, even when a new table takes a freed one's address. */
+static uint64_t stamps;
+
+static void touch(wt_table *t) { t->stamp = ++stamps; }
 
 /* --- hashing and probing ---------------------------------------------------- */
 
@@ -323,6 +331,7 @@ static void remove_at(wt_table *t, size_t i)
 {
     int prev = obj_int_drain_enter();
     wt_entry *e = t->slots[i].e;
+    touch(t);
     delete_at(t, i);
     t->count--;
     maybe_shrink(t);
@@ -372,6 +381,7 @@ wt_table *wt_new(wt_key_mode km, wt_val_mode vm, unsigned flags, const char *lab
     t->flags = flags & (WT_REMOVE_ON_KEY_DEATH | WT_REMOVE_ON_VALUE_DEATH);
     t->entry_size = (uint32_t)(t->flags ? sizeof(wt_entry) : offsetof(wt_entry, key_cb));
     t->label = label;
+    touch(t);
     return t;
 }
 
@@ -390,6 +400,18 @@ typedef uint64_t id_slot;
 
 enum { RADIX_BITS = 11, RADIX = 1 << RADIX_BITS, AHEAD = 8 };
 static scr order_scr;
+
+/* The order of the last big table sorted for a traversal stays in
+ * trav_scr (below) while that table keeps its stamp: a report traverses a
+ * memo for its snapshot, then for its weak edges once per failing
+ * expectation, and the teardown clears it in the same order; each gather
+ * reads every entry (a cache miss each in a 1M-entry memo). */
+static struct {
+    const wt_table *t;
+    uint64_t stamp;
+    const id_slot *v;
+    size_t n;
+} sorted;
 
 /* The entries as keys; v has room for 2 x count (the second half holds
  * the slots until the lowest id is known); *bits: the bits the relative
@@ -486,12 +508,19 @@ void wt_clear(wt_table *t)
         return;
     int prev = obj_int_drain_enter();
     size_t n = t->count;
-    id_slot *v = n > 1 ? scr_reserve(&order_scr, 2 * n * sizeof *v) : NULL;
-    unsigned bits;
-    if (v && (n = gather(t, v, &bits)) != 0)
-        clear_in(t, radix_sort(v, v + n, n, bits), n);
-    else
-        clear_in(t, NULL, 0);
+    const id_slot *order = NULL;
+    if (sorted.t == t && sorted.stamp == t->stamp) {
+        /* nothing traverses while the drops wait for the drain */
+        order = sorted.v;
+        n = sorted.n;
+    } else {
+        id_slot *v = n > 1 ? scr_reserve(&order_scr, 2 * n * sizeof *v) : NULL;
+        unsigned bits;
+        if (v && (n = gather(t, v, &bits)) != 0)
+            order = radix_sort(v, v + n, n, bits);
+    }
+    touch(t);
+    clear_in(t, order, order ? n : 0);
     obj_int_drain_exit(prev);
 }
 
@@ -537,6 +566,7 @@ int wt_put(wt_table *t, obj *key, obj *value)
     if (obj_expired(key) || obj_expired(value))
         return er_set(ER_DEAD_REF, "%s: put with a dead %s", label_of(t),
                       obj_expired(key) ? "key" : "value");
+    touch(t);
     uint64_t tag = key_tag(t, key);
     size_t i = t->nslots ? probe(t, tag) : 0;
     wt_entry *e = t->nslots ? t->slots[i].e : NULL;
@@ -726,28 +756,55 @@ static id_slot *sort_small(id_slot *v, size_t n)
     return v;
 }
 
+static void visit_sorted(const wt_table *t, const id_slot *v, size_t n, int key, int val,
+                         obj_visit_fn visit, void *arg)
+{
+    int busy = trav_busy;
+    trav_busy = 1;
+    for (size_t i = 0; i < n; i++) {
+        if (i + 2 * AHEAD < n)
+            __builtin_prefetch(&t->slots[(uint32_t)v[i + 2 * AHEAD]]);
+        if (i + AHEAD < n)
+            __builtin_prefetch(ID_SLOT_E(t, v[i + AHEAD]));
+        visit_entry(t, ID_SLOT_E(t, v[i]), key, val, (long)i, visit, arg);
+    }
+    trav_busy = busy;
+}
+
+/* The big table's entries sorted in trav_scr (n of them), or NULL (then
+ * slot order): from the last sort when t is unchanged since. */
+static const id_slot *sorted_big(const wt_table *t, size_t *n)
+{
+    if (sorted.t == t && sorted.stamp == t->stamp) {
+        *n = sorted.n;
+        return sorted.v;
+    }
+    sorted.t = NULL;                       /* the reserve may move trav_scr */
+    id_slot *v = scr_reserve(&trav_scr, 2 * t->count * sizeof *v);
+    unsigned bits;
+    if (!v || (*n = gather(t, v, &bits)) == 0)
+        return NULL;
+    sorted.t = t;
+    sorted.stamp = t->stamp;
+    sorted.v = radix_sort(v, v + *n, *n, bits);
+    sorted.n = *n;
+    return sorted.v;
+}
+
 static void traverse(const wt_table *t, int key, int val, obj_visit_fn visit, void *arg)
 {
-    if (!key && !val)
+    if ((!key && !val) || t->count == 0)
         return;
     size_t n = t->count;
     id_slot small[2 * TRAV_SMALL];
-    id_slot *v = n <= TRAV_SMALL ? small
-               : trav_busy     ? NULL
-                               : scr_reserve(&trav_scr, 2 * n * sizeof *v);
+    const id_slot *v = NULL;
     unsigned bits;
-    if (v && n > 0 && (n = gather(t, v, &bits)) != 0) {
-        int busy = trav_busy;
-        trav_busy = 1;
-        v = n <= TRAV_SMALL ? sort_small(v, n) : radix_sort(v, v + n, n, bits);
-        for (size_t i = 0; i < n; i++) {
-            if (i + 2 * AHEAD < n)
-                __builtin_prefetch(&t->slots[(uint32_t)v[i + 2 * AHEAD]]);
-            if (i + AHEAD < n)
-                __builtin_prefetch(ID_SLOT_E(t, v[i + AHEAD]));
-            visit_entry(t, ID_SLOT_E(t, v[i]), key, val, (long)i, visit, arg);
-        }
-        trav_busy = busy;
+    if (n <= TRAV_SMALL && (n = gather(t, small, &bits)) != 0)
+        v = sort_small(small, n);
+    else if (n > TRAV_SMALL && !trav_busy)
+        v = sorted_big(t, &n);
+    if (v) {
+        visit_sorted(t, v, n, key, val, visit, arg);
         return;
     }
     long i = 0;

@@ -121,7 +121,10 @@ int wt_iter_next(wt_iter *it, obj **key, uint64_t *key_id, obj **value);
  * without scratch memory, or when the table's key ids span 2^32 or more,
  * the rank in slot order: deterministic for a given sequence of
  * operations either way). Sorting costs 16 B of scratch per entry above
- * 32 entries, kept mapped for the next traversal. */
+ * 32 entries, kept mapped for the next traversal; the order of the last
+ * table of more than 32 entries sorted is kept too, and its next
+ * traversal or wt_clear sorts nothing while no put, removal or clear has
+ * changed it. */
 void wt_traverse(const wt_table *t, obj_visit_fn visit, void *arg);
 /* Weak edges (weak keys/values), for reports. */
 void wt_traverse_weak(const wt_table *t, obj_visit_fn visit, void *arg);
