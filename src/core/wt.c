@@ -21,8 +21,8 @@
  * (the high bits of tag * 2^64/phi); deletion by backward shift, so there
  * are no tombstones and a probe ends at the first empty slot. Each entry is
  * one pool allocation at a stable address (its obj_cb registrations and
- * e->table are what a key's or value's death finds it by); the callback
- * pair is only allocated when the table has one of the removal flags.
+ * e->table are what a key's or value's death finds it by); it carries a
+ * death callback only for each removal flag the table has.
  *
  * Re-entrancy: dropping an entry's references can kill objects whose
  * callbacks use this very table (or free it). Every operation that drops
@@ -45,9 +45,9 @@ typedef struct wt_entry {
     uint64_t key_id;
     obj *value;
     wt_table *table;
-    /* present only when table->flags != 0 */
-    obj_cb key_cb;
-    obj_cb val_cb;
+    /* one death callback per removal flag of the table, the key's first
+     * (key_cb, val_cb) */
+    obj_cb cb[];
 } wt_entry;
 
 /* An empty slot is {0, NULL}. Ids start at 1 and addresses are not NULL,
@@ -81,15 +81,30 @@ enum { MIN_SLOTS = 8, GROW_NUM = 3, GROW_DEN = 4, MAX_LOAD_NUM = 7, SHRINK_DIV =
 static size_t grow_at(size_t nslots) { return nslots / GROW_DEN * GROW_NUM; }
 static size_t max_load(size_t nslots) { return nslots / 8 * MAX_LOAD_NUM; }
 
-/* Entries come from two pools (with and without the callback pair): a miss
+/* Entries come from three pools (no, one and two death callbacks): a miss
  * makes three, a lifecycle drops them; same counters, checker view and
  * fault points as al_malloc (alloc/al.h). */
-static al_pool entry_pool[2] = {
-    AL_POOL_INIT(offsetof(wt_entry, key_cb), AL_K_MEMO),
-    AL_POOL_INIT(sizeof(wt_entry), AL_K_MEMO),
+#define ENTRY_BYTES(ncb) (sizeof(wt_entry) + (ncb) * sizeof(obj_cb))
+static al_pool entry_pool[3] = {
+    AL_POOL_INIT(ENTRY_BYTES(0), AL_K_MEMO),
+    AL_POOL_INIT(ENTRY_BYTES(1), AL_K_MEMO),
+    AL_POOL_INIT(ENTRY_BYTES(2), AL_K_MEMO),
 };
 
-static al_pool *pool_of(const wt_table *t) { return &entry_pool[t->flags != 0]; }
+/* How many death callbacks t's entries carry. */
+static unsigned ncb_of(const wt_table *t)
+{
+    return ((t->flags & WT_REMOVE_ON_KEY_DEATH) != 0) + ((t->flags & WT_REMOVE_ON_VALUE_DEATH) != 0);
+}
+
+static al_pool *pool_of(const wt_table *t) { return &entry_pool[ncb_of(t)]; }
+
+/* The callbacks, for a table with the matching flag: the key's first. */
+static unsigned val_cb_at(const wt_table *t) { return (t->flags & WT_REMOVE_ON_KEY_DEATH) != 0; }
+
+static obj_cb *key_cb(wt_entry *e) { return &e->cb[0]; }
+
+static obj_cb *val_cb(const wt_table *t, wt_entry *e) { return &e->cb[val_cb_at(t)]; }
 
 static const char *label_of(const wt_table *t) { return t->label ? t->label : "table"; }
 
@@ -275,10 +290,8 @@ static void entry_drop(wt_table *t, wt_entry *e)
 {
     wt_key_mode km = t->km;
     wt_val_mode vm = t->vm;
-    if (t->flags) {
-        obj_cb_unregister(&e->key_cb);
-        obj_cb_unregister(&e->val_cb);
-    }
+    for (unsigned i = 0, n = ncb_of(t); i < n; i++)
+        obj_cb_unregister(&e->cb[i]);
     obj *k = e->key, *v = e->value;
     al_pool_put(pool_of(t), e);
     drop_value(vm, v);
@@ -341,27 +354,26 @@ static void remove_at(wt_table *t, size_t i)
 
 static void entry_remove(wt_table *t, wt_entry *e) { remove_at(t, slot_of_entry(t, e)); }
 
-static wt_entry *entry_of_key_cb(obj_cb *cb)
+/* The entry of its callback number i. */
+static wt_entry *entry_of_cb(obj_cb *cb, unsigned i)
 {
-    return (wt_entry *)(void *)((char *)cb - offsetof(wt_entry, key_cb));
+    return (wt_entry *)(void *)((char *)(cb - i) - offsetof(wt_entry, cb));
 }
 
-static wt_entry *entry_of_val_cb(obj_cb *cb)
-{
-    return (wt_entry *)(void *)((char *)cb - offsetof(wt_entry, val_cb));
-}
-
-static void key_died(obj_cb *cb, obj *dying)
+/* A key's or value's death: the callback is the entry's first (the key's,
+ * or the value's in a table without WT_REMOVE_ON_KEY_DEATH), or its
+ * second (the value's after the key's). */
+static void first_cb_died(obj_cb *cb, obj *dying)
 {
     (void)dying;
-    wt_entry *e = entry_of_key_cb(cb);
+    wt_entry *e = entry_of_cb(cb, 0);
     entry_remove(e->table, e);
 }
 
-static void value_died(obj_cb *cb, obj *dying)
+static void second_cb_died(obj_cb *cb, obj *dying)
 {
     (void)dying;
-    wt_entry *e = entry_of_val_cb(cb);
+    wt_entry *e = entry_of_cb(cb, 1);
     entry_remove(e->table, e);
 }
 
@@ -379,7 +391,7 @@ wt_table *wt_new(wt_key_mode km, wt_val_mode vm, unsigned flags, const char *lab
     t->vm = vm;
     t->addr_tags = km == WT_KEY_ADDRESS;
     t->flags = flags & (WT_REMOVE_ON_KEY_DEATH | WT_REMOVE_ON_VALUE_DEATH);
-    t->entry_size = (uint32_t)(t->flags ? sizeof(wt_entry) : offsetof(wt_entry, key_cb));
+    t->entry_size = (uint32_t)ENTRY_BYTES(ncb_of(t));
     t->label = label;
     touch(t);
     return t;
@@ -537,12 +549,12 @@ void wt_free(wt_table *t)
 /* Give an address-mode entry to a new object at the same address. */
 static void take_over_key(wt_table *t, wt_entry *e, obj *key)
 {
-    if (t->flags)
-        obj_cb_unregister(&e->key_cb);
+    if (t->flags & WT_REMOVE_ON_KEY_DEATH)
+        obj_cb_unregister(key_cb(e));
     e->key = key;
     e->key_id = key->id;
     if (t->flags & WT_REMOVE_ON_KEY_DEATH)
-        obj_cb_register(key, &e->key_cb);
+        obj_cb_register(key, key_cb(e));
 }
 
 static void replace_value(wt_table *t, wt_entry *e, obj *value)
@@ -554,7 +566,7 @@ static void replace_value(wt_table *t, wt_entry *e, obj *value)
     obj *old = e->value;
     e->value = value;
     if (t->flags & WT_REMOVE_ON_VALUE_DEATH)
-        obj_cb_register(value, &e->val_cb);      /* moves the registration */
+        obj_cb_register(value, val_cb(t, e));    /* moves the registration */
     drop_value(t->vm, old);
     obj_int_drain_exit(prev);
 }
@@ -588,12 +600,9 @@ int wt_put(wt_table *t, obj *key, obj *value)
             return er_set(ER_OOM, "out of memory inserting into %s", label_of(t));
         }
     }
-    /* every field of a plain entry is written below; only the callback
-     * pair needs zeroing */
-    if (t->flags) {
-        memset(&e->key_cb, 0, sizeof e->key_cb);
-        memset(&e->val_cb, 0, sizeof e->val_cb);
-    }
+    /* every field of a plain entry is written below; only the callbacks
+     * need zeroing */
+    memset(e->cb, 0, ncb_of(t) * sizeof *e->cb);
     e->key = key;
     e->key_id = key->id;
     e->value = value;
@@ -601,12 +610,12 @@ int wt_put(wt_table *t, obj *key, obj *value)
     hold_key(t, key);
     hold_value(t, value);
     if (t->flags & WT_REMOVE_ON_KEY_DEATH) {
-        e->key_cb.fn = key_died;
-        obj_cb_register(key, &e->key_cb);
+        key_cb(e)->fn = first_cb_died;
+        obj_cb_register(key, key_cb(e));
     }
     if (t->flags & WT_REMOVE_ON_VALUE_DEATH) {
-        e->val_cb.fn = value_died;
-        obj_cb_register(value, &e->val_cb);
+        val_cb(t, e)->fn = val_cb_at(t) ? second_cb_died : first_cb_died;
+        obj_cb_register(value, val_cb(t, e));
     }
     t->slots[i] = (wt_slot){tag, e};
     t->count++;
@@ -860,15 +869,17 @@ static int verify_entry(const wt_table *t, const wt_entry *e, char *why, size_t 
         return fail(why, n, "%s: strong value of #%llu is dead", l, id);
     if (t->flags & WT_REMOVE_ON_KEY_DEATH) {
         /* a pending deferred callback (next set, no target) is fine */
-        if (e->key_cb.target && e->key_cb.target != e->key)
+        const obj_cb *kc = &e->cb[0];
+        if (kc->target && kc->target != e->key)
             return fail(why, n, "%s: key callback of #%llu on the wrong object", l, id);
-        if (t->km != WT_KEY_ADDRESS && !obj_expired(e->key) && e->key_cb.target != e->key)
+        if (t->km != WT_KEY_ADDRESS && !obj_expired(e->key) && kc->target != e->key)
             return fail(why, n, "%s: live key #%llu has no death callback", l, id);
     }
     if (t->flags & WT_REMOVE_ON_VALUE_DEATH) {
-        if (e->val_cb.target && e->val_cb.target != e->value)
+        const obj_cb *vc = &e->cb[val_cb_at(t)];
+        if (vc->target && vc->target != e->value)
             return fail(why, n, "%s: value callback of #%llu on the wrong object", l, id);
-        if (!obj_expired(e->value) && e->val_cb.target != e->value)
+        if (!obj_expired(e->value) && vc->target != e->value)
             return fail(why, n, "%s: live value of #%llu has no death callback", l, id);
     }
     return 0;

@@ -38,8 +38,8 @@
  * scratch cannot be had the table stays bigger). The array's memory is
  * given back (a shrinking realloc, which never fails on purpose) once it is
  * 8 times the slots in use. wt_bytes counts the table header, the array as
- * allocated (16 bytes a slot) and the entries (32 bytes each; 112 in a
- * table with a removal flag, which carries the two death callbacks).
+ * allocated (16 bytes a slot) and the entries (32 bytes each, plus 40
+ * for each removal flag the table has: the death callback it needs).
  *
  *   wt_table *m = wt_new(WT_KEY_WEAK, WT_VAL_STRONG, 0, "tensor_memo");
  *   wt_put(m, t, meta);           // 0, or -1 with ER_OOM

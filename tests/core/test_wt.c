@@ -301,6 +301,47 @@ Test(wt, remove_on_value_death)
     tc_end();
 }
 
+/* An entry carries one death callback per removal flag (32 bytes, plus 40
+ * per callback); with both flags the value's is the second, and either
+ * death removes the entry. */
+Test(wt, both_removal_flags)
+{
+    unsigned fl[4] = {0, WT_REMOVE_ON_KEY_DEATH, WT_REMOVE_ON_VALUE_DEATH,
+                      WT_REMOVE_ON_KEY_DEATH | WT_REMOVE_ON_VALUE_DEATH};
+    uint64_t each[4] = {32, 72, 72, 112};
+    for (int i = 0; i < 4; i++) {
+        wt_table *m = wt_new(WT_KEY_WEAK, WT_VAL_WEAK, fl[i], "memo");
+        obj *k = tn_new(), *v = tn_new();
+        uint64_t before = wt_bytes(m);
+        cr_assert_eq(wt_put(m, k, v), 0, "flags %u: put", fl[i]);
+        uint64_t got = wt_bytes(m) - before - wt_buckets(m) * 16;
+        cr_expect_eq(got, each[i], "flags %u: entry of %llu bytes, want %llu", fl[i],
+                     (unsigned long long)got, (unsigned long long)each[i]);
+        obj_decref(k);
+        obj_decref(v);
+        wt_free(m);
+    }
+    wt_table *m = wt_new(WT_KEY_WEAK, WT_VAL_WEAK, fl[3], "memo");
+    obj *k1 = tn_new(), *v1 = tn_new(), *k2 = tn_new(), *v2 = tn_new();
+    cr_assert_eq(wt_put(m, k1, v1), 0);
+    cr_assert_eq(wt_put(m, k2, v2), 0);
+    verify(m, "puts");
+    obj_decref(v1);                         /* the second callback */
+    cr_assert_eq(wt_count(m), 1, "v1's death removed its entry: %zu left", wt_count(m));
+    cr_assert_null(wt_get(m, k1), "k1 is gone");
+    cr_assert_null(k1->callbacks, "k1 no longer watched");
+    verify(m, "value death");
+    obj_decref(k2);                         /* the first callback */
+    cr_assert_eq(wt_count(m), 0, "k2's death removed its entry: %zu left", wt_count(m));
+    cr_assert_null(v2->callbacks, "v2 no longer watched");
+    verify(m, "key death");
+    obj_decref(k1);
+    obj_decref(v2);
+    cr_assert_eq(obj_live_count(), 0, "%zu objects left", (size_t)obj_live_count());
+    wt_free(m);
+    tc_end();
+}
+
 Test(wt, weak_value_reads_null_after_death)
 {
     wt_table *m = wt_new(WT_KEY_WEAK, WT_VAL_WEAK, 0, "memo");
