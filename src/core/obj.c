@@ -189,10 +189,14 @@ static void run_callbacks(obj *o)
 /* The pool of type's that serves objects of this size, or NULL. */
 static al_pool *pool_for(const obj_type *type, size_t size)
 {
-    unsigned n = type->npools ? type->npools : 1;
-    for (unsigned i = 0; type->pool && i < n; i++)
-        if (type->pool[i].size == size)
-            return &type->pool[i];
+    al_pool *p = type->pool;
+    if (!p)
+        return NULL;
+    if (p->size == size)
+        return p;
+    for (unsigned i = 1; i < type->npools; i++)
+        if (p[i].size == size)
+            return &p[i];
     return NULL;
 }
 

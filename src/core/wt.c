@@ -69,6 +69,7 @@ struct wt_table {
     unsigned flags;
     int addr_tags;         /* tags are addresses (else ids); never reverts */
     uint32_t entry_size;
+    unsigned ncb;          /* death callbacks per entry: one per removal flag */
     uint64_t stamp;        /* changed by every put, removal and clear */
     const char *label;
 };
@@ -91,13 +92,7 @@ static al_pool entry_pool[3] = {
     AL_POOL_INIT(ENTRY_BYTES(2), AL_K_MEMO),
 };
 
-/* How many death callbacks t's entries carry. */
-static unsigned ncb_of(const wt_table *t)
-{
-    return ((t->flags & WT_REMOVE_ON_KEY_DEATH) != 0) + ((t->flags & WT_REMOVE_ON_VALUE_DEATH) != 0);
-}
-
-static al_pool *pool_of(const wt_table *t) { return &entry_pool[ncb_of(t)]; }
+static al_pool *pool_of(const wt_table *t) { return &entry_pool[t->ncb]; }
 
 /* The callbacks, for a table with the matching flag: the key's first. */
 static unsigned val_cb_at(const wt_table *t) { return (t->flags & WT_REMOVE_ON_KEY_DEATH) != 0; }
@@ -290,7 +285,7 @@ static void entry_drop(wt_table *t, wt_entry *e)
 {
     wt_key_mode km = t->km;
     wt_val_mode vm = t->vm;
-    for (unsigned i = 0, n = ncb_of(t); i < n; i++)
+    for (unsigned i = 0, n = t->ncb; i < n; i++)
         obj_cb_unregister(&e->cb[i]);
     obj *k = e->key, *v = e->value;
     al_pool_put(pool_of(t), e);
@@ -391,7 +386,9 @@ wt_table *wt_new(wt_key_mode km, wt_val_mode vm, unsigned flags, const char *lab
     t->vm = vm;
     t->addr_tags = km == WT_KEY_ADDRESS;
     t->flags = flags & (WT_REMOVE_ON_KEY_DEATH | WT_REMOVE_ON_VALUE_DEATH);
-    t->entry_size = (uint32_t)ENTRY_BYTES(ncb_of(t));
+    t->ncb = ((t->flags & WT_REMOVE_ON_KEY_DEATH) != 0) +
+             ((t->flags & WT_REMOVE_ON_VALUE_DEATH) != 0);
+    t->entry_size = (uint32_t)ENTRY_BYTES(t->ncb);
     t->label = label;
     touch(t);
     return t;
@@ -602,7 +599,8 @@ int wt_put(wt_table *t, obj *key, obj *value)
     }
     /* every field of a plain entry is written below; only the callbacks
      * need zeroing */
-    memset(e->cb, 0, ncb_of(t) * sizeof *e->cb);
+    if (t->ncb)
+        memset(e->cb, 0, t->ncb * sizeof *e->cb);
     e->key = key;
     e->key_id = key->id;
     e->value = value;
