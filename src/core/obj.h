@@ -89,7 +89,7 @@ struct obj_type {
     unsigned npools;
     /* Just before the object's memory goes (it is dead, released, and no
      * weak holder is left): free what release had to keep because a
-     * zombie still shows it (a tensor's dims of more than four). May be
+     * zombie still shows it (a tensor's dims past its inline array). May be
      * NULL. */
     void (*dispose)(obj *self);
 };

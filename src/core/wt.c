@@ -68,7 +68,6 @@ struct wt_table {
     wt_val_mode vm;
     unsigned flags;
     int addr_tags;         /* tags are addresses (else ids); never reverts */
-    uint32_t entry_size;
     unsigned ncb;          /* death callbacks per entry: one per removal flag */
     uint64_t stamp;        /* changed by every put, removal and clear */
     const char *label;
@@ -388,7 +387,6 @@ wt_table *wt_new(wt_key_mode km, wt_val_mode vm, unsigned flags, const char *lab
     t->flags = flags & (WT_REMOVE_ON_KEY_DEATH | WT_REMOVE_ON_VALUE_DEATH);
     t->ncb = ((t->flags & WT_REMOVE_ON_KEY_DEATH) != 0) +
              ((t->flags & WT_REMOVE_ON_VALUE_DEATH) != 0);
-    t->entry_size = (uint32_t)ENTRY_BYTES(t->ncb);
     t->label = label;
     touch(t);
     return t;
@@ -700,7 +698,7 @@ size_t wt_stale(const wt_table *t)
 
 uint64_t wt_bytes(const wt_table *t)
 {
-    return sizeof *t + t->cap * sizeof *t->slots + t->count * (uint64_t)t->entry_size;
+    return sizeof *t + t->cap * sizeof *t->slots + t->count * (uint64_t)ENTRY_BYTES(t->ncb);
 }
 
 /* --- iteration and traversal ---------------------------------------------- */

@@ -79,9 +79,10 @@ typedef enum ts_flavour { TS_REAL, TS_FAKE } ts_flavour;
 /* Dims up to TS_INLINE_DIM live in the tensor (dims[]), in an inline array
  * sized to the rank the tensor is made with (max(ndim, 1) sizes, then as
  * many strides): a 1-dim tensor is 232 bytes with the 64-byte header (a
- * 240-byte malloc chunk), a 4x4 one 248 (256), a 4-dim one 280 (288). A tensor given more dims than its inline
- * array holds (by its constructor, or by set_ and the in-place ops) gets
- * an array of TS_MAX_DIM of its own, freed with the object. sizes and
+ * 240-byte malloc chunk), a 4x4 one 248 (256), a 4-dim one 280 (288). A
+ * tensor given more dims than its inline array holds (by its constructor,
+ * or by set_ and the in-place ops) gets an array of TS_MAX_DIM of its
+ * own, freed with the object. sizes and
  * strides point at whichever, so t->sizes[i] reads the same either way;
  * ts_set_ndim is the one way to change ndim. */
 #define TS_INLINE_DIM 4
@@ -120,7 +121,7 @@ typedef struct ts_tensor {
 
 /* Make t n-dimensional (0 <= n <= TS_MAX_DIM), keeping its first
  * min(ndim, n) sizes and strides: 0, or -1 with ER_OOM when the array for
- * more than TS_INLINE_DIM dims cannot be had (t unchanged). */
+ * more dims than its inline array holds cannot be had (t unchanged). */
 int ts_set_ndim(ts_tensor *t, int n);
 
 static inline ts_tensor *ts_of(obj *o) { return (ts_tensor *)o; }
