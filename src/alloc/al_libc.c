@@ -106,22 +106,33 @@ void al_obj_free(al_allocator *a)
 }
 
 /* Blocks of LIBC_MMAPPED bytes or more are glibc's mmapped chunks (the
- * fixed threshold, libc_tune), fresh from the kernel; their whole 2 MiB
- * pages are advised MADV_HUGEPAGE before anyone touches them. They are the
- * big tables (a memo's slots, the heap analysis' arrays), read in random
- * order: with 4 KiB pages each such read was also a TLB miss whose page
- * walk missed the cache too (a dependent random read in 32 MB: 150 ns,
- * 75 ns with huge pages on this machine). Transparent huge pages are
- * `madvise` here, as on Debian by default. Not under a memory checker:
- * its heap is its own. */
-enum { LIBC_MMAPPED = 4 << 20, HUGE_PAGE = 2 << 20 };
+ * fixed threshold, libc_tune), fresh from the kernel, advised
+ * MADV_HUGEPAGE before anyone touches them. They are the big tables (a
+ * memo's slots, the heap analysis' arrays), read in random order: with
+ * 4 KiB pages each such read was also a TLB miss whose page walk missed
+ * the cache too (a dependent random read in 32 MB: 150 ns, 75 ns with huge
+ * pages on this machine). Transparent huge pages are `madvise` here, as on
+ * Debian by default. Not under a memory checker: its heap is its own.
+ *
+ * The advice covers the chunk's whole mapping, from its page (the header
+ * is at its start) to p + usable size (its end), so the mapping stays one
+ * VMA: advising only its whole 2 MiB pages split it in three, and glibc's
+ * realloc of a split mapping fails in mremap (EFAULT) and falls back to
+ * malloc, copy and free, so a doubling array (the snapshot's edges) was
+ * copied and its pages faulted in fresh at every step. A block that is not
+ * a whole mapping (grown in place in the brk heap) gets the old advice:
+ * its whole huge pages only. */
+enum { LIBC_MMAPPED = 4 << 20, HUGE_PAGE = 2 << 20, PAGE = 4096, CHUNK_HDR = 16 };
 
 static void *advise_huge(void *p, size_t n)
 {
 #if !VG_ASAN_ENABLED && defined(MADV_HUGEPAGE)
     if (p && n >= LIBC_MMAPPED && !vg_running()) {
-        uintptr_t b = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
-        uintptr_t e = ((uintptr_t)p + n) & ~(uintptr_t)(HUGE_PAGE - 1);
+        uintptr_t b = (uintptr_t)p - CHUNK_HDR, e = (uintptr_t)p + al_sys_usable_size(p);
+        if ((b | e) & (PAGE - 1)) {
+            b = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+            e = ((uintptr_t)p + n) & ~(uintptr_t)(HUGE_PAGE - 1);
+        }
         if (e > b)
             (void)madvise((void *)b, e - b, MADV_HUGEPAGE);   /* advice only */
     }

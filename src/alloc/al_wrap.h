@@ -31,9 +31,10 @@ size_t al_sys_usable_size(const void *p);        /* 0 when unknown */
 char *al_sys_strdup(const char *s);              /* free with al_sys_free */
 /* A base allocator's big blocks (the libc allocator's, the arena's above
  * its classes): al_sys_malloc / al_sys_realloc, and a block of 4 MiB or
- * more, which glibc mmaps fresh, has its whole 2 MiB pages advised
- * MADV_HUGEPAGE before anyone touches it (not under a memory checker).
- * Such blocks are the big tables, read in random order. */
+ * more, which glibc mmaps fresh, has its whole mapping advised
+ * MADV_HUGEPAGE before anyone touches it (not under a memory checker; the
+ * mapping stays one, so a growing realloc is an mremap). Such blocks are
+ * the big tables, read in random order. */
 void *al_sys_malloc_big(size_t n);
 void *al_sys_realloc_big(void *p, size_t n);
 

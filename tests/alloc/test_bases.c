@@ -194,9 +194,10 @@ Test(arena, large_blocks_and_realloc_across_classes)
     al_destroy(a);
 }
 
-/* The VmFlags line of the /proc/self/smaps mapping that holds p, in buf;
- * 0 when found. */
-static int vm_flags_of(const void *p, char *buf, size_t n)
+/* The VmFlags line of the /proc/self/smaps mapping that holds p, in buf,
+ * and the mapping's range in *lo_out, *hi_out (when not NULL); 0 when
+ * found. */
+static int vm_map_of(const void *p, char *buf, size_t n, uintptr_t *lo_out, uintptr_t *hi_out)
 {
     FILE *f = fopen("/proc/self/smaps", "r");
     if (!f)
@@ -206,15 +207,22 @@ static int vm_flags_of(const void *p, char *buf, size_t n)
     uintptr_t a = (uintptr_t)p;
     while (found != 0 && fgets(line, sizeof line, f)) {
         unsigned long lo, hi;
-        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) {
             in = a >= lo && a < hi;
-        else if (in && strncmp(line, "VmFlags:", 8) == 0) {
+            if (in && lo_out)
+                *lo_out = lo, *hi_out = hi;
+        } else if (in && strncmp(line, "VmFlags:", 8) == 0) {
             snprintf(buf, n, "%s", line + 8);
             found = 0;
         }
     }
     fclose(f);
     return found;
+}
+
+static int vm_flags_of(const void *p, char *buf, size_t n)
+{
+    return vm_map_of(p, buf, n, NULL, NULL);
 }
 
 /* glibc mmaps a block of 4 MiB or more (al_libc's fixed threshold); libc
@@ -239,6 +247,43 @@ Test(bases, libc_advises_huge_pages_for_large_blocks)
     cr_assert(strstr(flags, " hg") == NULL, "1 MiB block's VmFlags:%s", flags);
     al_free(small, 1u << 20, AL_K_MEMO);
     al_free(big, n, AL_K_MEMO);
+    al_install(NULL);
+    al_destroy(a);
+}
+
+/* The advice covers the block's whole mapping, which so stays one VMA: a
+ * realloc that grows it is glibc's mremap, not malloc, copy and free (with
+ * only its whole huge pages advised, the mapping was split in three and
+ * mremap failed on it). */
+static void assert_one_advised_mapping(const char *p, size_t n, const char *what)
+{
+    char flags[256] = "";
+    uintptr_t lo = 0, hi = 0;
+    cr_assert_eq(vm_map_of(p, flags, sizeof flags, &lo, &hi), 0, "no mapping holds %p", p);
+    cr_assert(strstr(flags, " hg") != NULL, "%s: first byte's VmFlags:%s", what, flags);
+    cr_assert_leq(lo, (uintptr_t)p, "%s: mapping starts at %#lx, block at %p", what,
+                  (unsigned long)lo, p);
+    cr_assert_geq(hi, (uintptr_t)p + n, "%s: mapping %#lx-%#lx ends before the block's end %#lx",
+                  what, (unsigned long)lo, (unsigned long)hi, (unsigned long)((uintptr_t)p + n));
+}
+
+Test(bases, libc_big_block_stays_one_mapping_through_realloc)
+{
+    if (VG_ASAN_ENABLED || vg_running() ||
+        access("/sys/kernel/mm/transparent_hugepage/enabled", R_OK) != 0)
+        cr_skip_test("no transparent huge pages here, or a memory checker's heap");
+    al_allocator *a = make("libc");
+    al_install(a);
+    size_t n = 8u << 20, m = 16u << 20;
+    char *p = al_malloc(n, AL_K_MEMO, "t_big");
+    cr_assert_not_null(p);
+    memset(p, 5, n);
+    assert_one_advised_mapping(p, n, "8 MiB block");
+    p = al_realloc(p, n, m, AL_K_MEMO, "t_big");
+    cr_assert_not_null(p);
+    cr_assert_eq(p[n - 1], 5, "last old byte after realloc: %d, want 5", p[n - 1]);
+    assert_one_advised_mapping(p, m, "16 MiB block after realloc");
+    al_free(p, m, AL_K_MEMO);
     al_install(NULL);
     al_destroy(a);
 }
