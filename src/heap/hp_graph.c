@@ -15,26 +15,6 @@
 
 /* --- allocation helpers --------------------------------------------------- */
 
-void *hp_xalloc(size_t count, size_t size)
-{
-    if (count == 0)
-        count = 1;
-    if (size && count > SIZE_MAX / size) {
-        er_set(ER_OOM, "heap analysis: %zu x %zu bytes overflows", count, size);
-        return NULL;
-    }
-    void *p = al_malloc(count * size, AL_K_HEAP, "hp");
-    if (!p)
-        er_set(ER_OOM, "out of memory in heap analysis (%zu bytes)", count * size);
-    return p;
-}
-
-void hp_xfree(void *p, size_t count, size_t size)
-{
-    if (p)
-        al_free(p, (count ? count : 1) * size, AL_K_HEAP);
-}
-
 static uint32_t *u32_array(size_t n, uint32_t fill)
 {
     uint32_t *a = hp_xalloc(n, sizeof *a);
@@ -376,6 +356,7 @@ void hp_release(hp_graph *g)
         al_free(g->buf, g->buf_cap, AL_K_HEAP);
     hp_xfree(g->tops, HP_TOP, sizeof *g->tops);
     memset(g, 0, sizeof *g);
+    hp_mem_flush();
 }
 
 void hp_free(hp_graph *g)

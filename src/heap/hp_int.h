@@ -127,8 +127,12 @@ static inline int hp_scc_source(const hp_graph *g, uint32_t v)
                                : (g->region[v] & HP_F_SRC) != 0;
 }
 
+/* Arrays of the analysis (hp_mem.c): a block of 4 MiB or more is kept
+ * when freed for the next request it fits; hp_mem_flush (called by
+ * hp_release) gives back every kept block not in use. */
 void *hp_xalloc(size_t count, size_t size);           /* ER_OOM on NULL */
 void hp_xfree(void *p, size_t count, size_t size);
+void hp_mem_flush(void);
 uint32_t hp_lookup(const hp_graph *g, const obj *o);  /* HP_NONE if absent */
 uint64_t hp_self(const hp_graph *g, uint32_t v);      /* bytes of node v */
 uint32_t hp_anc(const hp_graph *g, uint32_t v);       /* head ancestor */
