@@ -5,14 +5,17 @@
  * order, the reverse edges). Each is a block of several MiB, which the
  * libc allocator mmaps and gives back when freed (al_libc.c), so each
  * phase's arrays were pages the kernel faulted in and zeroed again: on
- * this project's VMs 1-3 ns a byte, the largest single cost of a report.
+ * this project's VMs 0.6-3 ns a byte, the largest single cost of a report.
  *
  * A block of HP_MEM_BIG bytes or more is kept when freed (up to
  * HP_MEM_KEEP of them), and the next request it fits takes it: a block
  * at least the size asked and at most 1/8 bigger. A request that no kept
  * block fits first gives back every kept block, so what is kept never
- * stands beside a new block: the memory held is never more than the plain
- * allocate-and-free order held at the same point, plus the 1/8 slack.
+ * stands beside a new block: a kept block is held between a free and the
+ * next request, where it would have been given back, but memory grows
+ * only at a new block, and there the memory held is what the plain
+ * allocate-and-free order held, plus at most the 1/8 slack: the peak does
+ * not move.
  * hp_release gives back what is kept (hp_mem_flush), so no block outlives
  * the snapshots. Under a memory checker (Valgrind, ASan) nothing is kept:
  * a read of a dropped array stays an error it reports.

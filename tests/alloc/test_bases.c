@@ -225,16 +225,24 @@ static int vm_flags_of(const void *p, char *buf, size_t n)
     return vm_map_of(p, buf, n, NULL, NULL);
 }
 
-/* glibc mmaps a block of 4 MiB or more (al_libc's fixed threshold); libc
- * advises its whole 2 MiB pages MADV_HUGEPAGE, which the kernel shows as
- * the mapping's "hg" flag whether or not it has huge pages to give. */
-Test(bases, libc_advises_huge_pages_for_large_blocks)
+/* The libc allocator, installed; the test is skipped where huge-page
+ * advice is not given (no transparent huge pages, a memory checker). */
+static al_allocator *libc_with_huge_pages(void)
 {
     if (VG_ASAN_ENABLED || vg_running() ||
         access("/sys/kernel/mm/transparent_hugepage/enabled", R_OK) != 0)
         cr_skip_test("no transparent huge pages here, or a memory checker's heap");
     al_allocator *a = make("libc");
     al_install(a);
+    return a;
+}
+
+/* glibc mmaps a block of 4 MiB or more (al_libc's fixed threshold); libc
+ * advises its mapping MADV_HUGEPAGE, which the kernel shows as
+ * the mapping's "hg" flag whether or not it has huge pages to give. */
+Test(bases, libc_advises_huge_pages_for_large_blocks)
+{
+    al_allocator *a = libc_with_huge_pages();
     size_t n = 8u << 20;
     char *big = al_malloc(n, AL_K_MEMO, "t_big");
     char *small = al_malloc(1u << 20, AL_K_MEMO, "t_small");
@@ -269,11 +277,7 @@ static void assert_one_advised_mapping(const char *p, size_t n, const char *what
 
 Test(bases, libc_big_block_stays_one_mapping_through_realloc)
 {
-    if (VG_ASAN_ENABLED || vg_running() ||
-        access("/sys/kernel/mm/transparent_hugepage/enabled", R_OK) != 0)
-        cr_skip_test("no transparent huge pages here, or a memory checker's heap");
-    al_allocator *a = make("libc");
-    al_install(a);
+    al_allocator *a = libc_with_huge_pages();
     size_t n = 8u << 20, m = 16u << 20;
     char *p = al_malloc(n, AL_K_MEMO, "t_big");
     cr_assert_not_null(p);
