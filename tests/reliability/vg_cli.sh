@@ -24,36 +24,36 @@ diff)
     "$fakegc" run "${small[@]}" -q --format json --output "$d/a.json" >/dev/null
     "$fakegc" run "${small[@]}" -q --inject strong-memo --format json --output "$d/b.json" \
         >/dev/null
-    VALGRIND_EXPECT_RC=1 exec "$vg" "$fakegc" diff "$d/a.json" "$d/b.json"
+    VALGRIND_EXPECT_RC=1 "$vg" "$fakegc" diff "$d/a.json" "$d/b.json"
     ;;
 merge)
     "$fakegc" merge --help >/dev/null 2>&1 || { echo "vg_cli: no merge in this build"; exit 77; }
     "$fakegc" run "${small[@]}" -q --shard 0/2 --format json --output "$d/0.json" >/dev/null
     "$fakegc" run "${small[@]}" -q --shard 1/2 --format json --output "$d/1.json" >/dev/null
-    exec "$vg" "$fakegc" merge "$d/0.json" "$d/1.json" --format json --output "$d/m.json"
+    "$vg" "$fakegc" merge "$d/0.json" "$d/1.json" --format json --output "$d/m.json"
     ;;
 oom)
-    exec "$vg" "$fakegc" oom -q "$src/scenarios/memo/weak_keys.scn"
+    "$vg" "$fakegc" oom -q "$src/scenarios/memo/weak_keys.scn"
     ;;
 shrink)
     # fails by itself (no --inject: no clean rerun per candidate, fewer
     # memcheck processes)
     printf 't = empty(2)\nu = empty(3)\nm = fake_mode()\nf = m.fake(t)\nexpect t.dim() == 5\n' \
         > "$d/s.scn"
-    exec "$vg" "$fakegc" shrink -q "$d/s.scn" --output "$d/min.scn"
+    "$vg" "$fakegc" shrink -q "$d/s.scn" --output "$d/min.scn"
     ;;
 stress)
-    exec "$vg" "$fakegc" stress -q --steps 1500 --out-dir "$d/st"
+    "$vg" "$fakegc" stress -q --steps 1500 --out-dir "$d/st"
     ;;
 bench)
-    exec "$vg" "$fakegc" bench --quick alloc/pair weaktable/insert-1k convert/hit \
+    "$vg" "$fakegc" bench --quick alloc/pair weaktable/insert-1k convert/hit \
         interp/statements report/leak-1m --format json --output "$d/b.json"
     ;;
 jobs)
-    exec "$vg" "$fakegc" run -q --jobs 2 "${small[@]}" "$src/scenarios/cycles"
+    "$vg" "$fakegc" run -q --jobs 2 "${small[@]}" "$src/scenarios/cycles"
     ;;
 outputs)
-    VALGRIND_EXPECT_RC=1 exec "$vg" "$fakegc" run -q --inject strong-memo "${small[@]}" \
+    VALGRIND_EXPECT_RC=1 "$vg" "$fakegc" run -q --inject strong-memo "${small[@]}" \
         --dot "$d/g.dot" --objects "$d/o.jsonl" --format json --output "$d/r.json"
     ;;
 *)
