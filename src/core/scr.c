@@ -19,6 +19,10 @@ void *scr_reserve(scr *s, size_t bytes)
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED)
         return NULL;
+#ifdef MADV_HUGEPAGE
+    if (cap >= SCR_HUGE)
+        (void)madvise(p, page_round(cap), MADV_HUGEPAGE);   /* advice only */
+#endif
     if (s->p)
         munmap(s->p, s->bytes);
     s->p = p;

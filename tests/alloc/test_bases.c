@@ -8,6 +8,7 @@
 #include "alloc/al.h"
 #include "allocspec/as.h"
 #include "vg/vg.h"
+#include "vm_maps.h"
 
 static al_allocator *make(const char *spec)
 {
@@ -192,37 +193,6 @@ Test(arena, large_blocks_and_realloc_across_classes)
     cr_assert_eq(al_live_bytes(), 0);
     al_install(NULL);
     al_destroy(a);
-}
-
-/* The VmFlags line of the /proc/self/smaps mapping that holds p, in buf,
- * and the mapping's range in *lo_out, *hi_out (when not NULL); 0 when
- * found. */
-static int vm_map_of(const void *p, char *buf, size_t n, uintptr_t *lo_out, uintptr_t *hi_out)
-{
-    FILE *f = fopen("/proc/self/smaps", "r");
-    if (!f)
-        return -1;
-    char line[512];
-    int in = 0, found = -1;
-    uintptr_t a = (uintptr_t)p;
-    while (found != 0 && fgets(line, sizeof line, f)) {
-        unsigned long lo, hi;
-        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) {
-            in = a >= lo && a < hi;
-            if (in && lo_out)
-                *lo_out = lo, *hi_out = hi;
-        } else if (in && strncmp(line, "VmFlags:", 8) == 0) {
-            snprintf(buf, n, "%s", line + 8);
-            found = 0;
-        }
-    }
-    fclose(f);
-    return found;
-}
-
-static int vm_flags_of(const void *p, char *buf, size_t n)
-{
-    return vm_map_of(p, buf, n, NULL, NULL);
 }
 
 /* The libc allocator, installed; the test is skipped where huge-page
