@@ -7,7 +7,7 @@
  * Only the model's allocations are counted and failed (al_kind_is_model:
  * the core, tensor and fake layers' storage, object, memo, attr), which is
  * what a user injects faults into; the parser's, interpreter's, heap
- * analysis' and report's allocations pass through (issue 15: fail:50 gave
+ * analysis' and report's allocations pass through (otherwise fail:50 would give
  * "out of memory" from the parser, fail:200 "47 files did not parse").
  * ":all" counts every allocation, for testing fakegc itself:
  * "fail:3:all", "fail:3+:all".

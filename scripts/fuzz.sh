@@ -5,7 +5,7 @@
 # parser's limits: chain and parenthesis nesting, blocks, arguments, line
 # length). -len_control=0 -max_len=65536: inputs may be as long as a line may
 # be from the start (with libFuzzer's default length ramp the inputs stayed
-# under 4 KB and never reached the 4,000-link chain that crashed, issue 15).
+# under 4 KB and never reached the 4,000-link chain that crashed the interpreter).
 # A crash leaves crash-* files in build-fuzz/; turn each into a scenario in
 # scenarios/errors/ or scenarios/regressions/, or a unit test. Warnings are
 # errors here too (clang's, which the gcc presets do not see).

@@ -100,7 +100,7 @@ int cli_shrink(int argc, char **argv)
         cli_error("shrink", "cannot open %s: %s", file, strerror(errno));
         return CLI_EXIT_USAGE;
     }
-    if (S_ISDIR(fst.st_mode)) {   /* a folder gave "read error" (issue 15) */
+    if (S_ISDIR(fst.st_mode)) {   /* a folder: name it, not "read error" */
         cli_error("shrink", "%s is a folder: shrink takes one scenario file", file);
         return CLI_EXIT_USAGE;
     }

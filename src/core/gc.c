@@ -383,7 +383,7 @@ static void handle_weakrefs(obj_list *unreachable)
 /* Phase 5. Every garbage object is already held (phase 3). Release each,
  * in creation order, breaking the cycles (with phase 4 folded in when it
  * did not run as its own pass); then the garbage dies. The whole phase is
- * one drain session, and every garbage object reads as expired (strong 0)
+ * one drain scope, and every garbage object reads as expired (strong 0)
  * before any callback runs: objects without callbacks die quietly in the
  * drop pass (nothing can observe the order), the others are queued and
  * drained at the end. An object still referenced after the release

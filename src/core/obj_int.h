@@ -53,8 +53,8 @@ void obj_int_list_insert_sorted(obj_list *l, obj *o);
  * the collector holds off-list are counted by obj_live_count() only. */
 obj_list *obj_int_live(void);
 
-/* A drain session: deaths inside it are queued and processed when the
- * outermost session ends. enter returns the previous state for exit. */
+/* A drain scope: deaths inside it are queued and processed when the
+ * outermost scope ends. enter returns the previous state for exit. */
 int obj_int_drain_enter(void);
 void obj_int_drain_exit(int prev);
 int obj_int_draining(void);

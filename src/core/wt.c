@@ -26,7 +26,7 @@
  *
  * Re-entrancy: dropping an entry's references can kill objects whose
  * callbacks use this very table (or free it). Every operation that drops
- * references runs as one drain session, after the table is consistent, so
+ * references runs as one drain scope, after the table is consistent, so
  * those deaths happen when the operation no longer touches the table.
  */
 #include "wt.h"
@@ -333,7 +333,7 @@ static void maybe_shrink(wt_table *t)
     }
 }
 
-/* Empty slot i, shrink if due, drop its entry; one drain session. */
+/* Empty slot i, shrink if due, drop its entry; one drain scope. */
 static void remove_at(wt_table *t, size_t i)
 {
     int prev = obj_int_drain_enter();
@@ -487,7 +487,7 @@ static void forget_slots(wt_table *t)
 }
 
 /* The table is emptied first, its slot array kept until the drops are
- * done; the deaths the drops cause wait for the caller's drain session.
+ * done; the deaths the drops cause wait for the caller's drain scope.
  * order: sorted keys, or NULL for slot order. */
 static void clear_in(wt_table *t, const id_slot *order, size_t n)
 {

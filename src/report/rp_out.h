@@ -1,4 +1,4 @@
-/* rp_out.h - report files written whole or not at all (issue 15, cli.md
+/* rp_out.h - report files written whole or not at all (fakegc-report(5),
  * "Reports: stable, typed, safe to consume").
  *
  * A report, graph or timeline named on the command line is written to a

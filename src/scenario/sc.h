@@ -40,7 +40,7 @@
 /* Hard limits of the language (parse errors past them). */
 #define SC_MAX_LINE 65536        /* bytes per line, newline excluded */
 /* bytes per scenario file: a 100 MB scenario took 15 s and 2 GB to parse,
- * and 2 GiB files were accepted (issue 15); recorded programs of thousands
+ * and 2 GiB files would be accepted; recorded programs of thousands
  * of statements are well under 1 MiB */
 #define SC_MAX_FILE ((size_t)64 << 20)
 #define SC_MAX_NESTING 256       /* open blocks, and nested ( / calls in a line */

@@ -320,7 +320,7 @@ Test(fail, counts_from_creation_not_install)
     done(a);
 }
 
-/* issue 15: fail:N counts and fails the model's allocations only; the
+/* fail:N counts and fails the model's allocations only; the
  * parser's and the report's pass through, and :all counts them too. */
 Test(fail, counts_model_kinds_unless_all)
 {

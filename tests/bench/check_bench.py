@@ -69,7 +69,7 @@ def main():
         # A baseline 10x faster than this machine: every benchmark regresses.
         fast = os.path.join(tmp, "fast.json")
         doctored = json.loads(json.dumps(doc))
-        # (every time field: the gate compares CPU time, issue 11)
+        # (every time field: the gate compares CPU time)
         for b in doctored["benchmarks"]:
             for key in ("ns_per_op", "min_ns", "max_ns", "cpu_ns_per_op"):
                 if isinstance(b.get(key), (int, float)):

@@ -4,7 +4,7 @@
 # 3x slow-down) still fails it.
 #
 # A shared VM has slow spells that last longer than the gate's re-runs
-# (session 13: every row 1.6-1.9x slower for the seconds of the second
+# (seen: every row 1.6-1.9x slower for the seconds of the second
 # run and its re-runs, the calibration loop unmoved), so the back-to-back
 # pair is tried up to 3 times with a fresh baseline each time. The 3x
 # slow-down is tried once and must fail.

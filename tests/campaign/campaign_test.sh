@@ -72,7 +72,7 @@ run-suite)
     [ $? = 1 ] || die "the campaign did not exit 1"
     $check run "$d/one.json" "$d/c/merged.json" || exit 1 ;;
 oom)
-    # an OOM campaign (issue 12 with issue 11's oom JSON): 3 shards on GNU
+    # an OOM campaign (oom's JSON reports): 3 shards on GNU
     # parallel equal one process, scenario by scenario and in the summary
     d=$(fresh oom)
     "$fakegc" oom --max-fail 20 --format json --output "$d/one.json" "$src/scenarios/memo" ||

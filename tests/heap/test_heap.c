@@ -705,7 +705,7 @@ Test(heap, allocation_failures_leak_nothing)
         if (!ok)
             cr_assert_eq(er_kind_get(), ER_OOM, "failure %llu: %s", (unsigned long long)k,
                          er_message());
-        done = ok && al_alloc_count() - start < k;   /* nothing failed this round */
+        done = ok && al_alloc_count() - start < k;   /* nothing failed this pass */
         hp_groups_free(gr, ng);
         hp_retained_free(r, n);
         hp_free(g);

@@ -1,4 +1,4 @@
-/* Tests of hp_summarize (issue 9): totals, groups from interned shapes that
+/* Tests of hp_summarize: totals, groups from interned shapes that
  * read exactly like the printed paths, examples, biggest retainers, the
  * refcount-leak reason and selections. */
 #include <criterion/criterion.h>

@@ -175,7 +175,7 @@ class Rec(Base):
 
     def test_lang_2_forms(self):
         """--lang 2 writes set_(), fake_converter() and c.fake(m, t). The
-        replay needs an interpreter with the language's version 2 (issue 10);
+        replay needs an interpreter with the language's version 2;
         FAKEGC_V2 may name one, else FAKEGC is tried; skipped where neither
         parses version 2."""
         prog = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs",

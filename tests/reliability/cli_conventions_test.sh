@@ -1,6 +1,6 @@
 #!/bin/sh
 # cli_conventions_test.sh FAKEGC SOURCE_DIR - the command line by
-# getopt_long's rules, for every command (issue 11 point 5): a unique
+# getopt_long's rules, for every command: a unique
 # prefix of a long option is that option (--form json, --form=json), a
 # prefix of several is "ambiguous option '--x' could be --a, --b" with exit
 # 2, an unknown one gets a did-you-mean, -j2 / --jobs=2 / -- work, --help

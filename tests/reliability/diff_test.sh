@@ -1,7 +1,7 @@
 #!/bin/sh
 # diff_test.sh FAKEGC - a run that ran nothing, an empty or cut-off new
 # report, an interrupted one and a scenario gone are regressions (exit 1);
-# "scenarios": [] said "0 regressions" and exited 0 (issue 15 point 6/7).
+# "scenarios": [] must not say "0 regressions" and exit 0.
 fakegc=$1
 d=$(mktemp -d) || exit 2
 trap 'rm -rf "$d"' EXIT

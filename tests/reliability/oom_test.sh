@@ -1,6 +1,6 @@
 #!/bin/sh
-# oom_test.sh FAKEGC - the OOM loop by allocation context (issue 15 point
-# 5): a 5000-iteration churn (90k allocations; the loop that failed every
+# oom_test.sh FAKEGC - the OOM loop by allocation context:
+# a 5000-iteration churn (90k allocations; the loop that failed every
 # index took 2,530 s on one like it) ends with its contexts stated, loop
 # iterations past the 3rd folded; on a small scenario the context loop
 # tries fewer points than --every-point and both end clean; --max-points

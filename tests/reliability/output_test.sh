@@ -1,5 +1,5 @@
 #!/bin/sh
-# output_test.sh FAKEGC - reports are never lost (issue 15 point 2/7):
+# output_test.sh FAKEGC - reports are never lost:
 # --output, --dot and --timeline go through a temporary file renamed into
 # place, are opened before any work, refuse to be an input, and every write
 # error is exit 2 with the path and strerror. SIGINT/SIGTERM finish the

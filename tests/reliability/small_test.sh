@@ -1,5 +1,5 @@
 #!/bin/sh
-# small_test.sh FAKEGC - the small findings of issue 15 point 10, one check
+# small_test.sh FAKEGC - small command-line behaviours, one check
 # each: a UTF-8 BOM is accepted, CR-only line endings get a clear error,
 # `shrink DIR` names the problem (it said "read error"), `stress --steps 0`
 # is refused (it ran 100k steps), an unwritable --out-dir is refused before

@@ -4,7 +4,7 @@
 # log parsed: forked --jobs workers, oom and shrink children included).
 # Inputs are prepared natively first. Exit: valgrind-test.sh's (0 clean, 1
 # a memory error, a leak, or an unexpected exit status), 77 when the mode is
-# not built (merge before issue 12).
+# not built.
 #   diff    two run reports, the second with a regression (exit 1 expected)
 #   merge   two shard reports merged
 #   oom     the OOM loop over two small scenarios

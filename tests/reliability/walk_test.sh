@@ -2,7 +2,7 @@
 # walk_test.sh FAKEGC - the folder walk visits each file once by (device,
 # inode): a folder with two `-> .` links and a link back up ends (it hung),
 # each loop is one warning, and a file reached through a symlink runs once
-# (it ran 41 times). Issue 15 point 2.
+# (it ran 41 times).
 fakegc=$1
 d=$(mktemp -d) || exit 2
 trap 'rm -rf "$d"' EXIT

@@ -1,5 +1,5 @@
 #!/bin/sh
-# workers_test.sh FAKEGC - --jobs workers (issue 15 point 3): they die with
+# workers_test.sh FAKEGC - --jobs workers: they die with
 # a SIGKILLed parent and leave no temporary files (they ran on for 600 s and
 # left $TMPDIR/fakegc-json-*); a hung scenario is that scenario's timeout
 # error while the others run; workers are reused across files.

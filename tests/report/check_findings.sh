@@ -1,6 +1,6 @@
 #!/bin/sh
 # check_findings.sh guard|memcheck|stress|oom FAKEGC SOURCE_DIR - findings
-# are exit 1, never 3 (issue 11, "Findings vs bugs").
+# are exit 1, never 3 (fakegc-report(5), EXIT STATUS).
 #
 # guard: `run --inject early-free --allocator guard scenarios/` with one
 #   process and with --jobs 2 exits 1; no scenario is an error (a hang in

@@ -3,7 +3,7 @@
 # appears when its scenario finishes (here while a slow one still runs), and
 # SIGINT stops the scenario in hand at its next statement, prints what
 # finished and the summary so far, exits 130, ends the workers, and replaces
-# an --output report by a complete one marked interrupted (issue 15).
+# an --output report by a complete one marked interrupted.
 set -u
 f=$1
 cd "$2" || exit 2
@@ -17,7 +17,7 @@ for jobs in 1 2; do
     echo old > "$tmp/old.json"
     # empty the files here: the background job's own redirection happens
     # in the child, after the loop below may already have read the last
-    # round's lines
+    # pass's lines
     : > "$tmp/out.txt"
     : > "$tmp/err.txt"
     "$f" run -j$jobs "$tmp/a.scn" "$tmp/b.scn" "$tmp/zz_slow.scn" \

@@ -727,7 +727,7 @@ Test(report, diff_through_json_files)
     free_run(cur);
 }
 
-/* issue 15: the reader's arrays grow geometrically (one realloc per element
+/* The reader's arrays grow geometrically (one realloc per element
  * made reading a 5M-object report quadratic), and a large file is refused
  * with the limit named. 20,000 scenarios with 3 failures each must take a
  * few dozen reallocs, not 80,000. */

@@ -530,7 +530,7 @@ Test(interp, out_of_memory_is_clean_at_every_allocation)
     clean();
 }
 
-/* issue 15: a postfix chain is evaluated link by link without recursing per
+/* A postfix chain is evaluated link by link without recursing per
  * link, and counts against the nesting limit at parse time. The longest
  * chain the parser accepts runs (and its value is the last link's); one link
  * more is a parse error at the offending '.', not a crash. */

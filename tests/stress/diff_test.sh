@@ -28,7 +28,7 @@ grep -q "weak_keys" "$tmp/d.txt" && fail "an unchanged scenario is listed"
 printf '{"tool": "fakegc", "scenarios": [' > "$tmp/cut.json"
 "$fakegc" diff "$tmp/cut.json" "$tmp/base.json" > /dev/null 2>&1
 [ $? -eq 2 ] || fail "a truncated base report must exit 2"
-# a cut-off new report is the run's failure to finish: a regression (issue 15)
+# a cut-off new report is the run's failure to finish: a regression
 "$fakegc" diff "$tmp/base.json" "$tmp/cut.json" > /dev/null 2>&1
 [ $? -eq 1 ] || fail "a truncated new report must be a regression (exit 1)"
 "$fakegc" diff "$tmp/base.json" "$tmp/missing.json" > /dev/null 2>&1

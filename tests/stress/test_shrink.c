@@ -104,7 +104,7 @@ Test(oom, a_tiny_scenario_fails_cleanly_at_every_point)
     sc_program_free(p);
 }
 
-/* issue 15: one point per allocation context; a loop's iterations past the
+/* One point per allocation context; a loop's iterations past the
  * ST_OOM_FOLD-th add no context, so 1000 iterations cost what 10 do. */
 Test(oom, one_point_per_allocation_context)
 {
