@@ -61,6 +61,24 @@ const char *hp_reason_name(hp_reason r);   /* "reachable", "unreachable",
                                               "stale-memo", "pending-storage",
                                               "refcount-leak" */
 
+/* Holder classes (hp_hold.c): how unexpected what keeps an object alive
+ * is, most unexpected first. Reports rank by tier (hp_holder_tier): 0, the
+ * culprits - held only through a memo's entries, only from the finalizer
+ * registry, only through a pending list (or a dead header kept by a memo
+ * key or a pending list), or lost (alive, no root reaches it); 1, held by a
+ * variable (a root) through ordinary references; 2, the same by a root
+ * the caller marked in use (hp_root_in_use: the program reads it later,
+ * so holding it is expected). "Only": an object that a variable also
+ * reaches without passing a memo or pending edge is the variable's. */
+typedef enum hp_holder {
+    HP_HOLD_MEMO, HP_HOLD_FINALIZER, HP_HOLD_PENDING, HP_HOLD_LOST,
+    HP_HOLD_VARIABLE, HP_HOLD_IN_USE, HP_HOLD_COUNT
+} hp_holder;
+const char *hp_holder_name(hp_holder h);   /* "memo", "finalizer", "pending",
+                                              "lost", "variable", "in use" */
+int hp_holder_parse(const char *s, hp_holder *out);   /* 0, or -1 unknown */
+int hp_holder_tier(hp_holder h);           /* 0 culprit, 1 variable, 2 in use */
+
 typedef struct hp_retained {
     uint64_t id;
     obj_kind kind;
@@ -69,6 +87,7 @@ typedef struct hp_retained {
     uint64_t bytes;          /* obj_self_bytes */
     uint64_t retained_bytes; /* bytes of its dominator subtree */
     hp_reason reason;
+    hp_holder holder;
     uint32_t strong;         /* strong count when recorded */
     uint32_t found;          /* holders found (refcount-leak: < strong) */
     /* Shortest chain from a root: path[0] is the root name ("finalizers"
@@ -125,9 +144,10 @@ int hp_retained_one(hp_graph *g, const obj *o, hp_retained *out);
 void hp_retained_free(hp_retained *r, size_t n);   /* records and array */
 void hp_retained_clear(hp_retained *r);   /* frees one record's strings */
 
-/* Groups of alike retained objects: same kind, type, creating site, reason
- * and path shape (hp_path_shape), largest total_bytes first (then count,
- * then first member):
+/* Groups of alike retained objects: same kind, type, creating site, reason,
+ * holder and path shape (hp_path_shape), the culprits first (lowest
+ * hp_holder_tier), then largest total_bytes (then count, then first
+ * member):
  * "20000 x storage, 64 B each, via m -> ... -> MetaConverter.storage_memo
  * -> storage". */
 typedef struct hp_group {
@@ -135,6 +155,7 @@ typedef struct hp_group {
     const char *type_name;   /* borrowed from the records */
     obj_site site;
     hp_reason reason;
+    hp_holder holder;        /* part of the group key */
     uint64_t count;
     uint64_t bytes_each;     /* total_bytes / count */
     uint64_t total_bytes;    /* sum of members' bytes */
@@ -214,6 +235,17 @@ void hp_summary_free(hp_summary *s);
  * time; fn returns 0 to go on. 0, -1 (ER_OOM) or fn's non-zero value. */
 int hp_each(hp_graph *g, hp_which which, int (*fn)(const hp_retained *r, void *arg),
             void *arg);
+
+/* Mark root i (the index in hp_snapshot's roots) as one the program still
+ * uses (in_use 1) or not (0, the default): what it holds is classed
+ * HP_HOLD_IN_USE. Call before summarizing. 0, or -1 (i out of range, or
+ * ER_OOM). */
+int hp_root_in_use(hp_graph *g, size_t i, int in_use);
+/* Classify every object of the snapshot (after hp_analyze; done on first
+ * use by hp_summarize, hp_retained_*, hp_each). 0, or -1 with ER_OOM. */
+int hp_holders(hp_graph *g);
+/* o's holder class: 0, or -1 (ER_OOM; ER_INTERNAL when o is not in g). */
+int hp_holder_of(hp_graph *g, const obj *o, hp_holder *out);
 
 /* Live objects no root reaches through strong edges (cheap: known after
  * hp_snapshot). */

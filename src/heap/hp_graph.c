@@ -355,6 +355,8 @@ void hp_release(hp_graph *g)
     if (g->buf)
         al_free(g->buf, g->buf_cap, AL_K_HEAP);
     hp_xfree(g->tops, HP_TOP, sizeof *g->tops);
+    hp_xfree(g->root_use, g->nroots, 1);
+    hp_xfree(g->hold, n, 1);
     memset(g, 0, sizeof *g);
     hp_mem_flush();
 }

@@ -105,6 +105,11 @@ struct hp_graph {
      * which decide per summary whether it is worth a line */
     struct hp_topc { hp_top t; uint64_t from; } *tops; size_t ntops;
     int tops_done;
+    /* holder classes (hp_hold.c): the roots the caller marked in use
+     * (nroots bytes, NULL: none), and an hp_holder per node (NULL until
+     * hp_holders) */
+    uint8_t *root_use;
+    uint8_t *hold;
 };
 
 /* v's strongly connected part (v unreachable): cyclic or not, its size,
@@ -138,6 +143,7 @@ uint64_t hp_self(const hp_graph *g, uint32_t v);      /* bytes of node v */
 uint32_t hp_anc(const hp_graph *g, uint32_t v);       /* head ancestor */
 uint32_t hp_found(const hp_graph *g, uint32_t v);     /* holders found of a
                                                          HP_F_LEAK node */
+hp_holder hp_holder_at(const hp_graph *g, uint32_t v);   /* after hp_holders */
 /* Path elements of node v as strings (hp_path.c). */
 int hp_fill_record(hp_graph *g, uint32_t v, hp_retained *r);
 /* Build nodes and edges (weak ones too when with_weak). 0 or -1. */

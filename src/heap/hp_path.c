@@ -421,6 +421,9 @@ int hp_fill_record(hp_graph *g, uint32_t v, hp_retained *r)
         r->reason = g->zpend[v - g->nlive] ? HP_PENDING_STORAGE : HP_STALE_MEMO;
         break;
     }
+    if (hp_holders(g) != 0)
+        return -1;
+    r->holder = hp_holder_at(g, v);
     r->describe[0] = '\0';
     if (v < g->nlive && o->type->describe) {
         o->type->describe(o, r->describe, sizeof r->describe);
@@ -572,6 +575,9 @@ static int streq(const char *a, const char *b)
 static int group_cmp(const void *a, const void *b)
 {
     const hp_group *x = a, *y = b;
+    int tx = hp_holder_tier(x->holder), ty = hp_holder_tier(y->holder);
+    if (tx != ty)
+        return tx < ty ? -1 : 1;
     if (x->total_bytes != y->total_bytes)
         return x->total_bytes > y->total_bytes ? -1 : 1;
     if (x->count != y->count)
@@ -628,12 +634,13 @@ int hp_group_records(const hp_retained *r, size_t n, hp_group **out, size_t *ngr
         }
         size_t h = shash(shape) ^ (shash(x->type_name) * 31) ^ (shash(x->site.file) * 131) ^
                    ((size_t)x->site.line * 0x9E3779B1u) ^ ((size_t)x->kind << 3) ^
-                   ((size_t)x->reason << 7);
+                   ((size_t)x->reason << 7) ^ ((size_t)x->holder << 11);
         size_t slot = h & (tcap - 1);
         hp_group *hit = NULL;
         for (; table[slot]; slot = (slot + 1) & (tcap - 1)) {
             hp_group *c = &gs[table[slot] - 1];
-            if (c->kind == x->kind && c->reason == x->reason && c->site.line == x->site.line &&
+            if (c->kind == x->kind && c->reason == x->reason && c->holder == x->holder &&
+                c->site.line == x->site.line &&
                 streq(c->type_name, x->type_name) && streq(c->site.file, x->site.file) &&
                 strcmp(c->via, shape) == 0) {
                 hit = c;
@@ -663,6 +670,7 @@ int hp_group_records(const hp_retained *r, size_t n, hp_group **out, size_t *ngr
             hit->type_name = x->type_name;
             hit->site = x->site;
             hit->reason = x->reason;
+            hit->holder = x->holder;
             hit->via = via;
             hit->example = i;
             hit->nexamples = 1;

@@ -324,19 +324,22 @@ typedef struct gtab {
     size_t k;
 } gtab;
 
-static size_t grp_hash(const obj *o, hp_reason reason, uint32_t shape)
+static size_t grp_hash(const obj *o, hp_reason reason, uint32_t shape, uint8_t hold)
 {
     uint64_t x = (uint64_t)(uintptr_t)o->type * 0x9E3779B97F4A7C15ULL;
     x ^= (uint64_t)o->site * 0xC2B2AE3D27D4EB4FULL;
-    x ^= ((uint64_t)shape << 20) ^ ((uint64_t)reason << 5) ^ (uint64_t)o->type->kind;
+    x ^= ((uint64_t)shape << 20) ^ ((uint64_t)reason << 5) ^ (uint64_t)o->type->kind ^
+         ((uint64_t)hold << 13);
     x ^= x >> 31;
     x *= 0xff51afd7ed558ccdULL;
     return (size_t)(x ^ (x >> 29));
 }
 
-static int grp_same(const grp *a, const obj *o, hp_reason reason, uint32_t shape)
+static int grp_same(const grp *a, const obj *o, hp_reason reason, uint32_t shape,
+                    uint8_t hold)
 {
-    return a->shape == shape && a->g.reason == reason && a->g.kind == o->type->kind &&
+    return a->shape == shape && a->g.reason == reason && a->g.holder == (hp_holder)hold &&
+           a->g.kind == o->type->kind &&
            a->g.type_name == o->type->name && a->site == o->site;
 }
 
@@ -386,9 +389,9 @@ static void grp_offer(grp *a, const hp_graph *g, uint32_t v, size_t k)
     a->ex[i] = v;
 }
 
-static grp *gtab_get(gtab *t, const obj *o, hp_reason reason, uint32_t shape)
+static grp *gtab_get(gtab *t, const obj *o, hp_reason reason, uint32_t shape, uint8_t hold)
 {
-    size_t h = grp_hash(o, reason, shape);
+    size_t h = grp_hash(o, reason, shape, hold);
     if (t->len * 2 >= t->hcap / 2 && gtab_grow(t) != 0)
         return NULL;
     if (t->len == t->cap && gtab_grow(t) != 0)
@@ -396,7 +399,7 @@ static grp *gtab_get(gtab *t, const obj *o, hp_reason reason, uint32_t shape)
     size_t mask = t->hcap - 1, j = h & mask;
     for (; t->h[j]; j = (j + 1) & mask) {
         grp *a = &t->v[t->h[j] - 1];
-        if (grp_same(a, o, reason, shape))
+        if (grp_same(a, o, reason, shape, hold))
             return a;
     }
     grp *a = &t->v[t->len];
@@ -409,6 +412,7 @@ static grp *gtab_get(gtab *t, const obj *o, hp_reason reason, uint32_t shape)
     a->g.site = obj_site_of(o);
     a->site = o->site;
     a->g.reason = reason;
+    a->g.holder = (hp_holder)hold;
     a->g.example = h;
     a->shape = shape;
     t->h[j] = (uint32_t)++t->len;
@@ -427,6 +431,9 @@ static hp_reason reason_of(const hp_graph *g, uint32_t v)
 static int grp_cmp(const void *pa, const void *pb)
 {
     const grp *x = pa, *y = pb;
+    int tx = hp_holder_tier(x->g.holder), ty = hp_holder_tier(y->g.holder);
+    if (tx != ty)
+        return tx < ty ? -1 : 1;
     if (x->g.total_bytes != y->g.total_bytes)
         return x->g.total_bytes > y->g.total_bytes ? -1 : 1;
     if (x->g.count != y->g.count)
@@ -619,7 +626,7 @@ static int build_groups(hp_graph *g, hp_which which, trie *t, gtab *gt, hp_summa
             break;
         }
         hp_reason reason = reason_of(g, v);
-        grp *a = gtab_get(gt, g->objs[v], reason, s);
+        grp *a = gtab_get(gt, g->objs[v], reason, s, g->hold[v]);
         if (!a) {
             rc = -1;
             break;
@@ -675,7 +682,7 @@ static int emit(hp_graph *g, const trie *t, gtab *gt, hp_summary *out)
 int hp_summarize(hp_graph *g, hp_which which, size_t k, hp_summary *out)
 {
     memset(out, 0, sizeof *out);
-    if (hp_analyze(g) != 0)
+    if (hp_analyze(g) != 0 || hp_holders(g) != 0)
         return -1;
     trie t;
     memset(&t, 0, sizeof t);

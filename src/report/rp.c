@@ -430,6 +430,20 @@ static void head_tail(sk *s, const char *indent, const char *head, const char *t
     sk_puts(s, tail);
 }
 
+/* What a report says of a holder class, after the reason. */
+const char *rp_holder_phrase(hp_holder h)
+{
+    switch (h) {
+    case HP_HOLD_MEMO: return "held only by a memo";
+    case HP_HOLD_FINALIZER: return "held only by the finalizer registry";
+    case HP_HOLD_PENDING: return "held only by a pending list";
+    case HP_HOLD_LOST: return "lost";
+    case HP_HOLD_VARIABLE: return "held by a variable";
+    case HP_HOLD_IN_USE: return "held by a variable still in use";
+    default: return "held by ?";
+    }
+}
+
 static void object_line(sk *s, const hp_retained *r, const char *indent)
 {
     char site[300], b1[32], b2[32], head[400], tail[400], counts[160] = "";
@@ -439,7 +453,8 @@ static void object_line(sk *s, const hp_retained *r, const char *indent)
     snprintf(head, sizeof head, "%s#%llu%s%s%s %s, retains %s,", obj_kind_name(r->kind),
              (unsigned long long)r->id, r->describe[0] ? " (" : "", r->describe,
              r->describe[0] ? ")" : "", b1, b2);
-    snprintf(tail, sizeof tail, "created %s, %s", site, hp_reason_name(r->reason));
+    snprintf(tail, sizeof tail, "created %s, %s, %s", site, hp_reason_name(r->reason),
+             rp_holder_phrase(r->holder));
     if (r->reason == HP_REFCOUNT_LEAK && r->strong > r->found) {
         uint32_t lost = r->strong - r->found;
         snprintf(counts, sizeof counts,
@@ -541,7 +556,8 @@ static void group_lines(sk *s, const rp_objs *x, const rp_options *o, const char
                                 g->type_name ? g->type_name : "?", each), sizeof head);
         if (g->count > 1)
             snprintf(head + n, sizeof head - n, " %s in all, retaining %s,", tot, ret);
-        snprintf(tail, sizeof tail, "created %s, %s", site, hp_reason_name(g->reason));
+        snprintf(tail, sizeof tail, "created %s, %s, %s", site, hp_reason_name(g->reason),
+                 rp_holder_phrase(g->holder));
         head_tail(s, indent, head, tail, 0);
         /* the shape on a line of its own: as long as a path, it made the
          * group line wrap in a 120-column terminal */

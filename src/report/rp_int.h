@@ -36,6 +36,8 @@ void rp_json_str(FILE *f, const char *str);
 void rp_site(obj_site site, char *buf, size_t n);
 /* "64 B", "1.5 KiB", "3.2 MiB", "1.0 GiB". */
 void rp_bytes(uint64_t b, char *buf, size_t n);
+/* "held only by a memo", "lost", "held by a variable still in use"... */
+const char *rp_holder_phrase(hp_holder h);
 /* The failures, error, retained groups and objects of a scenario, one item
  * per line, each line starting with indent. */
 void rp_details(sk *s, const rp_scenario *sc, const rp_options *o, const char *indent);

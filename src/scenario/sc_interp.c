@@ -909,11 +909,15 @@ size_t sc_vm_roots(sc_vm *vm)
         if (vm->vars[i].k == V_OBJ) {
             vm->roots[n].name = vm->p->var_names[i];
             vm->roots[n].o = vm->vars[i].o;
+            if (vm->root_use)
+                vm->root_use[n] = (uint8_t)sc_var_in_use(vm, i);
             n++;
         }
     for (int i = 0; i < vm->nwith; i++) {
         vm->roots[n].name = "with";
         vm->roots[n].o = vm->with_stack[i];
+        if (vm->root_use)
+            vm->root_use[n] = 1;
         n++;
     }
     return n;

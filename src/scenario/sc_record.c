@@ -83,6 +83,9 @@ hp_graph *sc_vm_snapshot(sc_vm *vm)
     sc_vm_drop_snapshot(vm);
     size_t nr = sc_vm_roots(vm);
     vm->snap = hp_snapshot(vm->roots, nr);
+    for (size_t i = 0; vm->snap && vm->root_use && i < nr; i++)
+        if (vm->root_use[i] && hp_root_in_use(vm->snap, i, 1) != 0)
+            er_clear();   /* unmarked: ranked as any variable */
     vm->snap_at = vm->executed;
     vm->snap_live = obj_live_count();
     vm->snap_zombie = obj_zombie_count();

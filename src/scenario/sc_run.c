@@ -385,11 +385,15 @@ static int run_program(const sc_program *p, const sc_options *opt, rp_scenario *
     vm.roots = al_malloc(nroots * sizeof *vm.roots, AL_K_SCENARIO, "sc roots");
     vm.cps = al_malloc(nc * sizeof *vm.cps, AL_K_SCENARIO, "sc checkpoints");
     order *ord = al_malloc(nv * sizeof *ord, AL_K_SCENARIO, "sc teardown order");
+    vm.last_use = al_malloc(nv * sizeof *vm.last_use, AL_K_SCENARIO, "sc variable reads");
+    vm.root_use = al_malloc(nroots, AL_K_SCENARIO, "sc roots in use");
+    if (vm.last_use)
+        sc_var_uses(p, vm.last_use);
     census first = {0}, last = {0};
     uint32_t rounds = opt->repeat > 1 ? opt->repeat : 1;
     uint32_t done = 0;
 
-    if (!vm.vars || !vm.stamp || !vm.roots || !vm.cps || !ord) {
+    if (!vm.vars || !vm.stamp || !vm.roots || !vm.cps || !ord || !vm.last_use || !vm.root_use) {
         char a[300];
         snprintf(a, sizeof a, "OutOfMemory: %s", er_message());
         er_clear();
@@ -464,6 +468,8 @@ cleanup:
     al_free(vm.roots, nroots * sizeof *vm.roots, AL_K_SCENARIO);
     al_free(vm.cps, nc * sizeof *vm.cps, AL_K_SCENARIO);
     al_free(ord, nv * sizeof *ord, AL_K_SCENARIO);
+    al_free(vm.last_use, nv * sizeof *vm.last_use, AL_K_SCENARIO);
+    al_free(vm.root_use, nroots, AL_K_SCENARIO);
 
     al_stats st1;
     al_stats_get(&st1);

@@ -54,6 +54,10 @@ struct sc_vm {
     hp_graph *snap;
     uint64_t snap_at, snap_live, snap_zombie, snap_gc;
     int dot_written;         /* a failure's graph went to --dot */
+    /* sc_var_uses: per slot, 1 + the offset of its last read (loops: the
+     * loop's end); root_use: per root of sc_vm_roots, still in use */
+    uint32_t *last_use;
+    uint8_t *root_use;
 };
 
 /* The snapshot of the current heap state with the current roots (reused
@@ -80,7 +84,8 @@ uint64_t sc_model_bytes(void);
 int sc_exec_program(sc_vm *vm);
 
 /* Roots for heap analysis: the bound variables and the `with` stack.
- * Returns the count; fills vm->roots. */
+ * Returns the count; fills vm->roots and vm->root_use (a variable read at
+ * or after the current statement, and every `with` entry, are in use). */
 size_t sc_vm_roots(sc_vm *vm);
 
 /* Values and expressions (sc_interp.c), for the words' evaluators. An
@@ -111,6 +116,11 @@ int sc_read_attr(sc_vm *vm, const sc_expr *e, sc_val *recv, sc_val *out);
 int sc_read_counter(const sc_val *r, const sc_expr *e, int64_t *v);
 obj *sc_liveness_subject(const sc_val *v, int *alive);
 void sc_census_objects(const sc_expr *e, hp_graph *g);
+
+/* Variable reads (sc_use.c): last[slot] = 1 + the offset of the slot's
+ * last read (0: never read), nvars entries. */
+void sc_var_uses(const sc_program *p, uint32_t *last);
+int sc_var_in_use(const sc_vm *vm, uint32_t slot);
 
 /* Recording into the report (sc_record.c). All tolerate OOM (a field stays
  * NULL). */
