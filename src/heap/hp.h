@@ -52,14 +52,15 @@ typedef enum hp_reason {
                             reference-count leak */
     HP_STALE_MEMO,       /* dead (zombie) header kept by a memo key */
     HP_PENDING_STORAGE,  /* dead storage header kept by a pending list */
-    HP_REFCOUNT_LEAK     /* alive, no root reaches it, in no cycle, and its
+    HP_REFCOUNT_LEAK,    /* alive, no root reaches it, in no cycle, and its
                             strong count is more than the holders found
                             (edges, roots, finalizer registry): somebody
                             forgot a decref */
+    HP_UNTRACED          /* counted by hp_census, never traced: not known */
 } hp_reason;
 const char *hp_reason_name(hp_reason r);   /* "reachable", "unreachable",
                                               "stale-memo", "pending-storage",
-                                              "refcount-leak" */
+                                              "refcount-leak", "untraced" */
 
 /* Holder classes (hp_hold.c): how unexpected what keeps an object alive
  * is, most unexpected first. Reports rank by tier (hp_holder_tier): 0, the
@@ -72,10 +73,13 @@ const char *hp_reason_name(hp_reason r);   /* "reachable", "unreachable",
  * reaches without passing a memo or pending edge is the variable's. */
 typedef enum hp_holder {
     HP_HOLD_MEMO, HP_HOLD_FINALIZER, HP_HOLD_PENDING, HP_HOLD_LOST,
-    HP_HOLD_VARIABLE, HP_HOLD_IN_USE, HP_HOLD_COUNT
+    HP_HOLD_VARIABLE, HP_HOLD_IN_USE,
+    HP_HOLD_UNTRACED,    /* hp_census: not known (tier 1) */
+    HP_HOLD_COUNT
 } hp_holder;
 const char *hp_holder_name(hp_holder h);   /* "memo", "finalizer", "pending",
-                                              "lost", "variable", "in use" */
+                                              "lost", "variable", "in use",
+                                              "untraced" */
 int hp_holder_parse(const char *s, hp_holder *out);   /* 0, or -1 unknown */
 int hp_holder_tier(hp_holder h);           /* 0 culprit, 1 variable, 2 in use */
 
@@ -229,6 +233,19 @@ enum { HP_TOP = 3 };
  * with ER_OOM (*out zeroed). */
 int hp_summarize(hp_graph *g, hp_which which, size_t k, hp_summary *out);
 void hp_summary_free(hp_summary *s);
+
+/* A census for a heap too big to snapshot within memory bounds (a limit
+ * stopped the program): every live and zombie object is counted in
+ * groups by kind, type and creating site (reason HP_UNTRACED, holder
+ * HP_HOLD_UNTRACED, via "not traced"; at most max_groups groups, the
+ * objects of any further key counted in one last group of type
+ * "(other)"), and the HP_TOP objects holding the most references
+ * directly become the top retainers: count = references it holds,
+ * retained_bytes = its own bytes plus those of what they point to,
+ * main_count/main_kind/main_via the label holding the most, path "not
+ * traced". No examples. Memory O(max_groups), time O(V + E); reads every
+ * object's header and edges. 0, or -1 with ER_OOM (*out zeroed). */
+int hp_census(size_t max_groups, hp_summary *out);
 
 /* Stream every covered object as a record (with its path), largest
  * retained first is NOT promised: snapshot order. One record lives at a

@@ -23,6 +23,7 @@ static const char *const holder_names[HP_HOLD_COUNT] = {
     [HP_HOLD_MEMO] = "memo",         [HP_HOLD_FINALIZER] = "finalizer",
     [HP_HOLD_PENDING] = "pending",   [HP_HOLD_LOST] = "lost",
     [HP_HOLD_VARIABLE] = "variable", [HP_HOLD_IN_USE] = "in use",
+    [HP_HOLD_UNTRACED] = "untraced",
 };
 
 const char *hp_holder_name(hp_holder h)
@@ -42,7 +43,7 @@ int hp_holder_parse(const char *s, hp_holder *out)
 
 int hp_holder_tier(hp_holder h)
 {
-    return h == HP_HOLD_IN_USE ? 2 : h == HP_HOLD_VARIABLE ? 1 : 0;
+    return h == HP_HOLD_IN_USE ? 2 : h == HP_HOLD_VARIABLE || h == HP_HOLD_UNTRACED ? 1 : 0;
 }
 
 int hp_root_in_use(hp_graph *g, size_t i, int in_use)

@@ -25,6 +25,7 @@ const char *hp_reason_name(hp_reason r)
     case HP_STALE_MEMO: return "stale-memo";
     case HP_PENDING_STORAGE: return "pending-storage";
     case HP_REFCOUNT_LEAK: return "refcount-leak";
+    case HP_UNTRACED: return "untraced";
     }
     return "?";
 }

@@ -440,6 +440,7 @@ const char *rp_holder_phrase(hp_holder h)
     case HP_HOLD_LOST: return "lost";
     case HP_HOLD_VARIABLE: return "held by a variable";
     case HP_HOLD_IN_USE: return "held by a variable still in use";
+    case HP_HOLD_UNTRACED: return "holder not traced";
     default: return "held by ?";
     }
 }

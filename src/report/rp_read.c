@@ -278,10 +278,14 @@ static int read_record(rd *d, hp_retained *r)
     int first = 1, k, have_kind = 0;
     if (rp_jr_obj_open(j) != 0)
         return -1;
+    r->holder = HP_HOLD_VARIABLE;   /* a report from before holder classes */
     while ((k = rp_jr_obj_next(j, &first, key, sizeof key)) == 1) {
         int rc = 0;
         if (strcmp(key, "id") == 0) {
             rc = rp_jr_get_u64(j, &r->id, "id");
+        } else if (strcmp(key, "holder") == 0) {
+            if ((rc = rp_jr_string(j)) == 0 && hp_holder_parse(j->str, &r->holder) != 0)
+                rc = rp_jr_fail(j, "unknown holder \"%.40s\"", j->str);
         } else if (strcmp(key, "kind") == 0) {
             if ((rc = rp_jr_string(j)) == 0) {
                 int found = 0;
@@ -305,7 +309,7 @@ static int read_record(rd *d, hp_retained *r)
         } else if (strcmp(key, "reason") == 0) {
             if ((rc = rp_jr_string(j)) == 0) {
                 int found = 0;
-                for (int x = HP_REACHABLE; x <= HP_REFCOUNT_LEAK && !found; x++)
+                for (int x = HP_REACHABLE; x <= HP_UNTRACED && !found; x++)
                     if (strcmp(hp_reason_name((hp_reason)x), j->str) == 0) {
                         r->reason = (hp_reason)x;
                         found = 1;

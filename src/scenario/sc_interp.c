@@ -695,6 +695,8 @@ static void fail_error(sc_vm *vm, const sc_stmt *s)
              er_kind_name(k) ? er_kind_name(k) : "InternalError",
              k == ER_NONE ? "an operation failed without saying why" : er_message());
     er_clear();
+    /* a limit on the model's size: what is alive is the finding */
+    vm->limit_hit = k == ER_LIMIT && !(vm->o->stop && *vm->o->stop);
     fail_stmt(vm, s, actual, "the statement raised an error; the scenario stopped here",
               k == ER_INTERNAL || k == ER_NONE);
 }
@@ -716,7 +718,8 @@ static int post(sc_vm *vm, const sc_stmt *s)
     if (er_kind_get() != ER_NONE)
         return -1;
     if (vm->o->max_objects && obj_live_count() > vm->o->max_objects)
-        return er_set(ER_LIMIT, "more than %" PRIu64 " live objects", vm->o->max_objects);
+        return er_set(ER_LIMIT, "more than %" PRIu64 " live objects (--max-objects)",
+                      vm->o->max_objects);
     /* the model's bytes: not a kept snapshot's, nor the records a failing
      * expectation's analysis keeps for the report (with those counted, a
      * failing scenario's peak depended on what ran before it in the

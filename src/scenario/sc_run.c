@@ -172,6 +172,52 @@ static void end_check(sc_vm *vm, uint64_t base)
     }
 }
 
+/* ---- a limit stopped the program ---- */
+
+/* Objects traced whole (snapshot, paths, dominators) when a limit stops
+ * the program; past it a census (hp_census) keeps the analysis' own
+ * memory to a table of CENSUS_GROUPS groups. */
+enum { SC_TRACE_BUDGET = 2000000, CENSUS_GROUPS = 256 };
+
+/* The stopping statement's failure gets what was alive when the limit
+ * was hit: its groups and biggest retainers, traced when the heap is
+ * small enough, else counted. */
+static void limit_report(sc_vm *vm)
+{
+    rp_scenario *out = vm->out;
+    if (!out->nfailures)
+        return;
+    rp_failure *f = &out->failures[out->nfailures - 1];
+    uint64_t n = obj_live_count() + obj_zombie_count();
+    hp_summary sm;
+    char msg[400];
+    if (n <= SC_TRACE_BUDGET) {
+        hp_graph *g = sc_vm_snapshot(vm);
+        if (g && hp_summarize(g, HP_SEL_ALL, sc_examples(vm), &sm) == 0) {
+            sc_summary_to_failure(&sm, f);
+            sc_vm_emit(vm, g, HP_SEL_ALL, f->objects, f->nobjects, f->line);
+            snprintf(msg, sizeof msg, "a limit stopped the scenario here; what was alive "
+                     "then, traced from the variables:");
+            goto done;
+        }
+        er_clear();
+        sc_vm_drop_snapshot(vm);
+    }
+    if (hp_census(CENSUS_GROUPS, &sm) != 0) {
+        er_clear();
+        return;
+    }
+    sc_summary_to_failure(&sm, f);
+    snprintf(msg, sizeof msg, "a limit stopped the scenario here; what was alive then, "
+             "counted, not traced (%" PRIu64 " objects are more than the %u traced whole): "
+             "groups by kind, type and creating site; retainers by the references they "
+             "hold directly", n, (unsigned)SC_TRACE_BUDGET);
+done:
+    sc_rp_free_str(f->message);
+    f->message = sc_rp_strdup(msg);
+    er_clear();
+}
+
 /* ---- growth across rounds ---- */
 
 /* A kind at a creation site: the site's interned index (obj.site: two
@@ -419,6 +465,8 @@ static int run_program(const sc_program *p, const sc_options *opt, rp_scenario *
         vm.count_expectations = r == 0;
         sc_exec_program(&vm);
         done = r + 1;
+        if (vm.limit_hit)
+            limit_report(&vm);
         if (r + 1 == rounds || vm.stopped) {
             uint64_t fp1 = al_footprint();
             out->footprint_bytes = fp1 > fp0 ? fp1 - fp0 : 0;

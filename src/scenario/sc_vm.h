@@ -48,6 +48,7 @@ struct sc_vm {
     uint64_t leak_objects, leak_bytes;
     const sc_stmt *cur;      /* statement being executed */
     int stopped;             /* a statement failed: stop the round */
+    int limit_hit;           /* ... with LimitExceeded (not an interrupt) */
     uint64_t peak;           /* highest sc_model_bytes() after a statement */
     /* One heap snapshot for everything asked of one heap state: kept while
      * only expectations run (snap_at: vm->executed when last used). */
