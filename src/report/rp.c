@@ -430,7 +430,9 @@ static void head_tail(sk *s, const char *indent, const char *head, const char *t
     sk_puts(s, tail);
 }
 
-/* What a report says of a holder class, after the reason. */
+/* What a report says of a holder class, after the reason "reachable" (the
+ * other reasons say it already: a dead header kept by a memo key or a
+ * pending list, a lost object). */
 const char *rp_holder_phrase(hp_holder h)
 {
     switch (h) {
@@ -454,8 +456,9 @@ static void object_line(sk *s, const hp_retained *r, const char *indent)
     snprintf(head, sizeof head, "%s#%llu%s%s%s %s, retains %s,", obj_kind_name(r->kind),
              (unsigned long long)r->id, r->describe[0] ? " (" : "", r->describe,
              r->describe[0] ? ")" : "", b1, b2);
-    snprintf(tail, sizeof tail, "created %s, %s, %s", site, hp_reason_name(r->reason),
-             rp_holder_phrase(r->holder));
+    snprintf(tail, sizeof tail, "created %s, %s%s%s", site, hp_reason_name(r->reason),
+             r->reason == HP_REACHABLE ? ", " : "",
+             r->reason == HP_REACHABLE ? rp_holder_phrase(r->holder) : "");
     if (r->reason == HP_REFCOUNT_LEAK && r->strong > r->found) {
         uint32_t lost = r->strong - r->found;
         snprintf(counts, sizeof counts,
@@ -555,11 +558,21 @@ static void group_lines(sk *s, const rp_objs *x, const rp_options *o, const char
         size_t n = fit(snprintf(head, sizeof head, "%llu x %s (%s), %s each,",
                                 (unsigned long long)g->count, obj_kind_name(g->kind),
                                 g->type_name ? g->type_name : "?", each), sizeof head);
+        int untraced = g->reason == HP_UNTRACED;
         if (g->count > 1)
-            snprintf(head + n, sizeof head - n, " %s in all, retaining %s,", tot, ret);
-        snprintf(tail, sizeof tail, "created %s, %s, %s", site, hp_reason_name(g->reason),
-                 rp_holder_phrase(g->holder));
+            snprintf(head + n, sizeof head - n, untraced ? " %s in all," : " %s in all, retaining %s,",
+                     tot, ret);
+        if (untraced)
+            snprintf(tail, sizeof tail, "created %s, not traced", site);
+        else
+            snprintf(tail, sizeof tail, "created %s, %s%s%s", site, hp_reason_name(g->reason),
+                     g->reason == HP_REACHABLE ? ", " : "",
+                     g->reason == HP_REACHABLE ? rp_holder_phrase(g->holder) : "");
         head_tail(s, indent, head, tail, 0);
+        if (untraced) {
+            sk_puts(s, "\n");
+            continue;
+        }
         /* the shape on a line of its own: as long as a path, it made the
          * group line wrap in a 120-column terminal */
         sk_fmt(s, "\n%svia ", ind2);
@@ -655,7 +668,7 @@ void rp_details(sk *s, const rp_scenario *sc, const rp_options *o, const char *i
     for (size_t i = 0; i < sc->nfailures; i++) {
         const rp_failure *f = &sc->failures[i];
         failure_header(s, sc->file, f, indent, ind2);
-        if (!f->nobjects)
+        if (!f->nobjects && !f->ngroups)
             continue;
         hp_group *own = NULL;
         size_t ng = f->ngroups;

@@ -117,7 +117,6 @@ static void record(jw *w, const hp_retained *r)
     key(w, ", ", "bytes"); num_u(w, r->bytes);
     key(w, ", ", "retained_bytes"); num_u(w, r->retained_bytes);
     key(w, ", ", "reason"); str(w, hp_reason_name(r->reason));
-    key(w, ", ", "holder"); str(w, hp_holder_name(r->holder));
     key(w, ", ", "path");
     put(w, "[", 1);
     for (size_t i = 0; i < r->path_len; i++) {
@@ -128,6 +127,7 @@ static void record(jw *w, const hp_retained *r)
     put(w, "]", 1);
     key(w, ", ", "type"); str(w, r->type_name);
     key(w, ", ", "describe"); str(w, r->describe);
+    key(w, ", ", "holder"); str(w, hp_holder_name(r->holder));
     put(w, "}", 1);
 }
 
@@ -138,7 +138,6 @@ static void group(jw *w, const hp_group *g, const hp_retained *recs, size_t nrec
     key(w, ", ", "type"); str(w, g->type_name);
     key(w, ", ", "created"); site(w, g->site);
     key(w, ", ", "reason"); str(w, hp_reason_name(g->reason));
-    key(w, ", ", "holder"); str(w, hp_holder_name(g->holder));
     key(w, ", ", "bytes_each"); num_u(w, g->bytes_each);
     key(w, ", ", "total_bytes"); num_u(w, g->total_bytes);
     key(w, ", ", "total_retained"); num_u(w, g->total_retained);
@@ -150,7 +149,9 @@ static void group(jw *w, const hp_group *g, const hp_retained *recs, size_t nrec
             put(w, ", ", 2);
         num_u(w, recs[g->example + i].id);
     }
-    puts_(w, "]}");
+    put(w, "]", 1);
+    key(w, ", ", "holder"); str(w, hp_holder_name(g->holder));
+    puts_(w, "}");
 }
 
 /* Biggest retainers: [{"id", "type", "retained_bytes", "count",

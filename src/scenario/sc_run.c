@@ -196,8 +196,7 @@ static void limit_report(sc_vm *vm)
         if (g && hp_summarize(g, HP_SEL_ALL, sc_examples(vm), &sm) == 0) {
             sc_summary_to_failure(&sm, f);
             sc_vm_emit(vm, g, HP_SEL_ALL, f->objects, f->nobjects, f->line);
-            snprintf(msg, sizeof msg, "a limit stopped the scenario here; what was alive "
-                     "then, traced from the variables:");
+            snprintf(msg, sizeof msg, "stopped by a limit; what was alive then:");
             goto done;
         }
         er_clear();
@@ -208,10 +207,9 @@ static void limit_report(sc_vm *vm)
         return;
     }
     sc_summary_to_failure(&sm, f);
-    snprintf(msg, sizeof msg, "a limit stopped the scenario here; what was alive then, "
-             "counted, not traced (%" PRIu64 " objects are more than the %u traced whole): "
-             "groups by kind, type and creating site; retainers by the references they "
-             "hold directly", n, (unsigned)SC_TRACE_BUDGET);
+    snprintf(msg, sizeof msg, "stopped by a limit; what was alive then, counted by kind "
+             "and site, not traced (%" PRIu64 " objects, more than the %u traced whole):",
+             n, (unsigned)SC_TRACE_BUDGET);
 done:
     sc_rp_free_str(f->message);
     f->message = sc_rp_strdup(msg);

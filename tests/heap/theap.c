@@ -45,11 +45,14 @@ static void describe(const obj *self, char *buf, size_t n)
 }
 
 /* Test nodes say what their edges are the way the fake layer does: an
- * edge labelled "pending" is a pending list (obj_type.edge_role). */
+ * edge labelled "pending" is a pending list, "memo" a tensor memo's entry
+ * (obj_type.edge_role). */
 static obj_role edge_role(const obj *self, const char *label)
 {
     (void)self;
-    return strcmp(label, "pending") == 0 ? OBJ_ROLE_PENDING : OBJ_ROLE_PLAIN;
+    return strcmp(label, "pending") == 0 ? OBJ_ROLE_PENDING
+         : strcmp(label, "memo") == 0    ? OBJ_ROLE_TENSOR_MEMO
+                                         : OBJ_ROLE_PLAIN;
 }
 
 #define TYPE(var, nm, k)                                                                 \
