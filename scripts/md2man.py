@@ -2,10 +2,10 @@
 """md2man.py IN.md OUT.5 NAME SECTION "one-line description"
 
 A roff man page from a Markdown reference (headings, paragraphs, lists,
-fenced code, tables, inline `code`/**bold**/_emphasis_), for the scenario
-language page fakegc-scenario(5). Only the Markdown our references use;
-no external converter is needed at build time (Debian has no pandoc in
-this project's package list)."""
+fenced code, tables, inline `code`/**bold**/_emphasis_), for the pages
+fakegc-scenario(5), fakegc-report(5) and fakegc-semantics(7). Only the
+Markdown our references use; no external converter is needed at build
+time (Debian has no pandoc in this project's package list)."""
 import re
 import sys
 
@@ -13,7 +13,9 @@ import sys
 def esc(t):
     t = t.replace("\\", "\\e")
     t = re.sub(r"^([.'])", r"\\&\1", t)
-    return t.replace("-", "\\-")
+    t = t.replace("-", "\\-")
+    # groff reads bytes: any other character as its Unicode escape
+    return re.sub(r"[^\x00-\x7f]", lambda m: "\\[u%04X]" % ord(m.group()), t)
 
 
 def inline(t):

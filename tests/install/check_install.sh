@@ -1,8 +1,8 @@
 #!/bin/bash
 # check_install.sh BUILD_DIR - `cmake --install` into a temporary prefix
 # gives a working fakegc (it runs the installed scenarios), man pages made
-# from its real --help (fakegc(1), one per command, fakegc-scenario(5) when
-# the tree has the language reference), bash completion for commands,
+# from its real --help (fakegc(1), one per command), the reference pages
+# fakegc-scenario(5), fakegc-report(5) and fakegc-semantics(7), bash completion for commands,
 # options, bug and allocator names, and the scripts under libexec/fakegc,
 # which `fakegc --libexec-dir` names.
 set -u
@@ -35,11 +35,16 @@ done
 grep -q -- '--timeline' fakegc-run.txt || fail "fakegc-run(1) lacks --timeline"
 grep -q -- '--allow-missing' fakegc-diff.txt || fail "fakegc-diff(1) lacks --allow-missing"
 grep -q 'FAKEGC-RUN(1)' fakegc-run.txt || fail "fakegc-run(1) title"
-if [ -f "$(dirname "$0")/../../scenarios/README.md" ]; then
-    [ -f "$p/share/man/man5/fakegc-scenario.5" ] || fail "no fakegc-scenario(5)"
-    MANWIDTH=80 man -l "$p/share/man/man5/fakegc-scenario.5" 2>/dev/null | grep -q 'expect' ||
-        fail "fakegc-scenario(5) does not render"
-fi
+# the reference pages: installed, rendered by man, and clean under groff's
+# warnings (-ww: a bad escape or a raw UTF-8 byte warns)
+for page in man5/fakegc-scenario.5:expect man5/fakegc-report.5:fakegc-report/2 \
+            man7/fakegc-semantics.7:pytorch-1.13; do
+    m=$p/share/man/${page%%:*}; word=${page#*:}
+    [ -f "$m" ] || { fail "no ${m##*/}"; continue; }
+    MANWIDTH=80 man -l "$m" 2>/dev/null | grep -q -- "$word" || fail "${m##*/} does not render ($word)"
+    warn=$(groff -man -Tutf8 -ww -z "$m" 2>&1)
+    [ -z "$warn" ] || fail "${m##*/}: groff warns: $(echo "$warn" | head -3)"
+done
 
 # bash completion, against the installed binary
 comp=$p/share/bash-completion/completions/fakegc
