@@ -156,7 +156,7 @@ def fmt(v):
 
 # ---- charts -------------------------------------------------------------------
 #
-# Drawn with Debian's python3-matplotlib (README, "bench charts"): log axis
+# Drawn with Debian's python3-matplotlib (scripts/BENCH.md): log axis
 # with minor ticks, the spread of the repeats as whiskers, legends and
 # label layout come from the library instead of ~110 hand-written lines.
 # Output is deterministic (fixed svg.hashsalt, no date), text stays text.

@@ -38,7 +38,7 @@ int ts_dtype_from_name(const char *s, ts_dtype *out); /* 0 or -1 */
 size_t ts_dtype_size(ts_dtype d);                /* bytes per element */
 int ts_dtype_is_complex(ts_dtype d);
 int ts_dtype_is_floating(ts_dtype d);
-/* Promotion (documented in README): bool < integers < floating < complex;
+/* Promotion (fakegc-semantics(7)): bool < integers < floating < complex;
  * same category -> the wider; f16 with bf16 -> f32; an integer with u8 ->
  * the signed wider; a real with a complex -> the complex wide enough. */
 ts_dtype ts_promote(ts_dtype a, ts_dtype b);
