@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -384,9 +385,13 @@ int st_oom_forked(const sc_program *p, const st_oom_opts *o, st_oom_result *r)
         munmap(pg, sizeof *pg);
         return st_oom_program(p, o, r);
     }
+    pid_t parent = getpid();
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);   /* dies with its parent */
+        if (getppid() != parent)
+            _exit(3);
         close(fd[0]);
         page = pg;
         in_guard_set_finding_hook(child_finding);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -247,6 +248,7 @@ int st_stress(const st_stress_opts *o, st_stress_result *r)
     }
     memset(sh, 0, sizeof *sh);
     double t0 = now_s();
+    pid_t parent = getpid();
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
@@ -254,8 +256,14 @@ int st_stress(const st_stress_opts *o, st_stress_result *r)
         munmap(sh, sizeof *sh);
         return -1;
     }
-    if (pid == 0)
+    if (pid == 0) {
+        /* the worker dies with its parent (a TERM to `fakegc stress`, a
+         * campaign's scancel): no orphan runs on */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(3);
         worker(o, sh, t0);
+    }
     int status = 0;
     double last = t0;
     for (;;) {

@@ -15,6 +15,15 @@
 #   engines          parallel and local give slurm's merged result
 #   merge-refuses    missing / duplicated shard, mixed kinds, different
 #                    options: exit 2 naming which
+#   lock             one campaign per folder: a held lock, or a second driver
+#                    started inside the first one's read-compare-write window
+#                    (FAKEGC_CAMPAIGN_TEST_DELAY), is refused with exit 2
+#   signals          TERM to the driver (local, parallel): its shards and
+#                    their partial files go with it, exit 143
+#   slurm-signals    the same on Slurm: the array job is cancelled
+#   resume-checks    a resume removes what a group SIGKILL left, and reruns
+#                    every kept report that is not this campaign's shard
+#                    (another shard's, another campaign's, edited)
 # Exit 77 (skipped) when Slurm is needed but cannot be brought up (not root).
 set -uo pipefail
 case_=$1 fakegc=$2 src=$3 work=$4
@@ -128,6 +137,106 @@ merge-refuses)
         "$d/s0.json" "$d/s1.json" "$d/r2.json"
     expect2 "differ in \"inject\"" "$d/s0.json" "$d/s1.json" "$d/x2.json"
     "$fakegc" merge "$d/s0.json" "$d/s1.json" "$d/s2.json" > /dev/null || die "a good merge failed" ;;
+lock)
+    d=$(fresh lock)
+    RUN=(run "$src/scenarios/memo")
+    mkdir -p "$d/c"
+    flock "$d/c/campaign.lock" sleep 30 & holder=$!
+    sleep 0.5
+    out=$($campaign --engine local --shards 2 --out "$d/c" -- "${RUN[@]}" 2>&1); rc=$?
+    kill "$holder"; wait "$holder" 2>/dev/null
+    [ "$rc" = 2 ] || die "a held lock: exit $rc, not 2"
+    echo "$out" | grep -q "is in use" || die "a held lock: '$out' does not say 'is in use'"
+    [ ! -e "$d/c/campaign.txt" ] || die "a refused driver wrote campaign.txt"
+    # the race: the first driver waits between reading and writing campaign.txt
+    FAKEGC_CAMPAIGN_TEST_DELAY=2 $campaign --engine local --shards 2 --out "$d/r" -- \
+        "${RUN[@]}" --inject strong-memo > "$d/a.out" 2> "$d/a.err" & first=$!
+    sleep 0.7
+    $campaign --engine local --shards 2 --out "$d/r" -- "${RUN[@]}" > "$d/b.out" 2> "$d/b.err"
+    rc=$?
+    wait "$first"; rc1=$?
+    cat "$d/a.err" "$d/b.err"
+    [ "$rc" = 2 ] || die "the second driver in the window: exit $rc, not 2"
+    grep -q "is in use" "$d/b.err" || die "the second driver does not say 'is in use'"
+    [ "$rc1" = 1 ] || die "the strong-memo campaign: exit $rc1, not 1"
+    grep -q "3 passed, 7 failed" "$d/a.out" || die "the strong-memo campaign's result: $(tail -1 "$d/a.out")"
+    # and the same command again reuses the folder
+    $campaign --engine local --shards 2 --out "$d/r" -- "${RUN[@]}" --inject strong-memo \
+        > /dev/null 2>&1
+    [ $? = 1 ] || die "the same campaign again was not accepted" ;;
+signals)
+    for e in local parallel; do
+        d=$(fresh "signals-$e")
+        $campaign --engine "$e" --shards 2 --out "$d/c" -- stress --seed 1 --steps 1000000000 \
+            > "$d/out" 2> "$d/err" & drv=$!
+        for _ in $(seq 100); do ls "$d"/c/.shard-*.part.* > /dev/null 2>&1 && break; sleep 0.1; done
+        ls "$d"/c/.shard-*.part.* > /dev/null 2>&1 || die "$e: the shards did not start"
+        kill -TERM "$drv"
+        wait "$drv"; rc=$?
+        cat "$d/err"
+        [ "$rc" = 143 ] || die "$e: the driver exited $rc after TERM, not 143"
+        sleep 0.5
+        left=$(pgrep -f -- "--output $d/c/shard-" || true)
+        [ -z "$left" ] || die "$e: shards still running after the driver's TERM: $left"
+        litter=$(ls -A "$d/c" | grep '\.part' || true)
+        [ -z "$litter" ] || die "$e: partial files left: $litter"
+    done ;;
+slurm-signals)
+    need_slurm
+    d=$(fresh slurm-signals)
+    $campaign --engine slurm --shards 2 --out "$d/c" -- stress --seed 1 --steps 1000000000 \
+        > "$d/out" 2> "$d/err" & drv=$!
+    for _ in $(seq 300); do ls "$d"/c/.shard-*.part.* > /dev/null 2>&1 && break; sleep 0.1; done
+    ls "$d"/c/.shard-*.part.* > /dev/null 2>&1 || die "the array tasks did not start"
+    job=$(cat "$d/c/slurm-job")
+    kill -TERM "$drv"
+    wait "$drv"; rc=$?
+    cat "$d/err"
+    [ "$rc" = 143 ] || die "the driver exited $rc after TERM, not 143"
+    [ -z "$(squeue -h -j "$job" 2>/dev/null)" ] || die "job $job still queued or running"
+    litter=$(ls -A "$d/c" | grep '\.part' || true)
+    [ -z "$litter" ] || die "partial files left: $litter" ;;
+resume-checks)
+    d=$(fresh resume-checks)
+    RUN=(run --inject strong-memo "$src/scenarios/memo")
+    # a group SIGKILL leaves partial files (and nothing running)
+    setsid $campaign --engine local --shards 2 --out "$d/k" -- stress --seed 1 \
+        --steps 1000000000 > /dev/null 2>&1 & g=$!
+    for _ in $(seq 100); do ls "$d"/k/.shard-*.part.* > /dev/null 2>&1 && break; sleep 0.1; done
+    kill -KILL -- "-$g"; wait "$g" 2>/dev/null
+    sleep 0.5
+    ls "$d"/k/.shard-*.part.* > /dev/null 2>&1 || die "no partial files after a group SIGKILL"
+    # a finished campaign, then litter of every kind, and reports that are not its shards
+    $campaign --engine local --shards 2 --out "$d/c" -- "${RUN[@]}" > /dev/null 2>&1
+    [ $? = 1 ] || die "the campaign did not exit 1"
+    cp "$d/c/merged.json" "$d/first.json"
+    cp "$d"/k/.shard-0.json.part.* "$d/c/"
+    touch "$d/c/shard-1.json.part.4242" "$d/c/.shard-1.json.part.4242.fakegc-abcdef"
+    /usr/bin/python3 - "$d/c/shard-1.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["scenarios"] = r["scenarios"][:1]
+json.dump(r, open(sys.argv[1], "w"), indent=1)
+PY
+    $campaign --engine local --shards 2 --out "$d/c" -- "${RUN[@]}" > /dev/null 2> "$d/err1"
+    [ $? = 1 ] || die "the resume did not exit 1"
+    cat "$d/err1"
+    grep -q "shard-1.json changed since its shard wrote it" "$d/err1" || die "an edited report was kept"
+    grep -q "1 of 2 shards to run" "$d/err1" || die "not exactly the edited shard reran"
+    litter=$(ls -A "$d/c" | grep '\.part' || true)
+    [ -z "$litter" ] || die "partial files left after the resume: $litter"
+    $check same "$d/first.json" "$d/c/merged.json" || exit 1
+    # another shard's report in its place, with its stamp
+    cp "$d/c/shard-0.json" "$d/c/shard-1.json"
+    cp "$d/c/shard-0.ok" "$d/c/shard-1.ok"
+    # another campaign's report (no strong-memo) for shard 0, stamp and all
+    $campaign --engine local --shards 2 --out "$d/o" -- run "$src/scenarios/memo" > /dev/null 2>&1
+    cp "$d/o/shard-0.json" "$d/o/shard-0.ok" "$d/c/"
+    $campaign --engine local --shards 2 --out "$d/c" -- "${RUN[@]}" > /dev/null 2> "$d/err2"
+    [ $? = 1 ] || die "the second resume did not exit 1"
+    cat "$d/err2"
+    grep -q "2 of 2 shards to run" "$d/err2" || die "a report that is not this campaign's shard was kept"
+    $check same "$d/first.json" "$d/c/merged.json" || exit 1 ;;
 *)
     echo "campaign_test.sh: unknown case $case_"; exit 2 ;;
 esac
