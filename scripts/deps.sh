@@ -11,7 +11,8 @@ pkgs=(cmake gcc clang libclang-rt-14-dev pkg-config libc6-dev libcriterion-dev
       slurm-wlm munge parallel                   # campaigns (scripts/campaign.sh)
       python3-jsonschema libxml2-utils perl      # report consumers: schemas, xmllint, prove
       libjansson-dev help2man                    # JSON reader, man pages
-      python3-matplotlib librsvg2-bin graphviz)  # charts, SVG and DOT rendering
+      python3-matplotlib librsvg2-bin graphviz   # charts, SVG and DOT rendering
+      chromium chromium-driver python3-selenium) # the --html pages tested in a real browser
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -77,7 +77,8 @@ enum {
     CLI_O_VERIFY = 1u << 11,     /* --verify */
     CLI_O_LIMITS = 1u << 12,     /* --max-bytes N, --max-statements N, --max-objects N */
     CLI_O_OUTPUT_STYLE = 1u << 13, /* -q, -v, --no-color */
-    CLI_O_ALSO = 1u << 14        /* --json FILE, --junit FILE, --tap FILE, --text FILE */
+    CLI_O_ALSO = 1u << 14,       /* --json FILE, --junit FILE, --tap FILE, --text FILE */
+    CLI_O_HTML = 1u << 15        /* --html FILE (rp_html.h) */
 };
 
 typedef struct cli_common {
@@ -96,6 +97,9 @@ typedef struct cli_common {
     int quiet, verbose, no_color;
     uint32_t timeout;            /* --timeout S: a worker's limit (--jobs), 0 none */
     const char *also[4];         /* --text/--json/--junit/--tap FILE, by rp_format */
+    const char *html;            /* --html FILE */
+    FILE *html_f;                /* set by cli_env_setup, like dot_f */
+    rp_out html_o;
     /* set by cli_env_setup */
     al_allocator *alloc;
     FILE *out;                   /* report destination (stdout or --output) */

@@ -201,6 +201,11 @@ int cli_common_option(cli_common *c, unsigned mask, const char *cmd, int argc, c
         c->timeline = v;
         return 1;
     }
+    if (VALUE(CLI_O_HTML, "--html")) {
+        if (r < 0) return -1;
+        c->html = v;
+        return 1;
+    }
     if (VALUE(CLI_O_JOBS, "--jobs") || ((mask & CLI_O_JOBS) &&
                                         (r = cli_opt_value(cmd, "-j", argc, argv, i, &v)) != 0)) {
         if (r < 0) return -1;
@@ -409,6 +414,8 @@ static const struct out_row {
      offsetof(cli_common, timeline_o), NULL, NULL},
     {"--objects", offsetof(cli_common, objects), offsetof(cli_common, objects_f),
      offsetof(cli_common, objects_o), NULL, NULL},
+    {"--html", offsetof(cli_common, html), offsetof(cli_common, html_f),
+     offsetof(cli_common, html_o), NULL, NULL},
 };
 #define NOUT (sizeof out_rows / sizeof out_rows[0])
 #define OUT_PATH(c, r) (*(const char **)((char *)(c) + (r)->path))
@@ -772,6 +779,9 @@ void cli_common_help(FILE *f, unsigned mask)
                    "                       streamed: the report keeps groups and examples\n");
     if (mask & CLI_O_TIMELINE)
         fprintf(f, "  --timeline FILE.svg  live objects and bytes after each statement\n");
+    if (mask & CLI_O_HTML)
+        fprintf(f, "  --html FILE          one self-contained page to look at (summary, groups,\n"
+                   "                       dominator tree, growth, timeline; a diff's page)\n");
     if (mask & CLI_O_JOBS)
         fprintf(f, "  --jobs N, -j N       N worker processes (0: one per CPU); a crash in\n"
                    "                       one is that scenario's error, the others go on\n"

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/er.h"
+#include "report/rp_html.h"
 
 static void help(FILE *f)
 {
@@ -22,7 +23,7 @@ static void help(FILE *f)
             "                       markdown (to post on a pull request)\n"
             "  --allow-missing      a scenario missing from NEW is a note, not a\n"
             "                       regression (NEW ran a subset)\n");
-    cli_common_help(f, CLI_O_OUTPUT | CLI_O_OUTPUT_STYLE);
+    cli_common_help(f, CLI_O_OUTPUT | CLI_O_OUTPUT_STYLE | CLI_O_HTML);
     fprintf(f, "  --help               this text\n\n"
                "exit status: 0 no regression; 1 a regression; 2 usage error or an\n"
                "unreadable report; 3 internal error.\n");
@@ -69,7 +70,7 @@ int cli_diff(int argc, char **argv)
             continue;
         }
         if (!only_files && a[0] == '-' && a[1]) {
-            int r = cli_common_option(&c, CLI_O_OUTPUT | CLI_O_OUTPUT_STYLE, "diff", argc, argv,
+            int r = cli_common_option(&c, CLI_O_OUTPUT | CLI_O_OUTPUT_STYLE | CLI_O_HTML, "diff", argc, argv,
                                       &i);
             if (r < 0)
                 return CLI_EXIT_USAGE;
@@ -127,7 +128,11 @@ int cli_diff(int argc, char **argv)
         ro.format = fmt;
         int r = rp_diff_write(&runs[0], &runs[1], c.out, &ro);
         exit_code = r < 0 ? CLI_EXIT_INTERNAL : r > 0 ? CLI_EXIT_FAIL : CLI_EXIT_OK;
-        if (cli_outputs_commit(&c, "diff") < 0)
+        if (r >= 0 && c.html_f &&
+            rp_write_html_diff(c.html_f, &runs[0], &runs[1], files[0], files[1], &ro) < 0) {
+            cli_error("diff", "--html: cannot write %s", c.html);
+            exit_code = CLI_EXIT_USAGE;
+        } else if (cli_outputs_commit(&c, "diff") < 0)
             exit_code = CLI_EXIT_USAGE;
     }
     for (int k = 0; k < nread; k++)

@@ -16,15 +16,17 @@
 
 #include "core/er.h"
 #include "core/obj.h"
+#include "core/wt.h"
 #include "fake/fk.h"
 #include "instrument/in_guard.h"
+#include "report/rp_html.h"
 #include "report/rp_timeline.h"
 #include "scenario/sc.h"
 
 #define RUN_MASK (CLI_O_ALLOCATOR | CLI_O_INJECT | CLI_O_COMPAT | CLI_O_GC | CLI_O_SWEEP | \
                   CLI_O_FORMAT | CLI_O_OUTPUT | CLI_O_DOT | CLI_O_TIMELINE | CLI_O_JOBS |  \
                   CLI_O_REPEAT |                                                        \
-                  CLI_O_VERIFY | CLI_O_LIMITS | CLI_O_OUTPUT_STYLE | CLI_O_ALSO)
+                  CLI_O_VERIFY | CLI_O_LIMITS | CLI_O_OUTPUT_STYLE | CLI_O_ALSO | CLI_O_HTML)
 
 static void help(FILE *f)
 {
@@ -130,7 +132,7 @@ static int streamed_to_stdout(const cli_common *c)
 void cli_timeline_hook(void *arg, uint32_t line, uint64_t objects, uint64_t bytes)
 {
     if (arg)
-        rp_timeline_add(arg, line, objects, bytes);
+        rp_timeline_add_memo(arg, line, objects, bytes, wt_count_all());
 }
 
 /* The chart's title and marks: status, failed lines, del/gc() lines. */
@@ -423,7 +425,7 @@ int cli_run(int argc, char **argv)
     /* one series per scenario, sampled where it runs (a worker hands its
      * scenario's series back with the record) */
     rp_timeline *tl = NULL;
-    if (c.timeline) {
+    if (c.timeline || c.html) {
         tl = al_malloc((nprogs ? nprogs : 1) * sizeof *tl, AL_K_REPORT, "cli timeline");
         if (tl)
             memset(tl, 0, (nprogs ? nprogs : 1) * sizeof *tl);
@@ -447,6 +449,7 @@ int cli_run(int argc, char **argv)
     } else {
         sc_options o;
         cli_run_options(&c, &o, dot);
+        o.dom_tree = c.html != NULL;
         if (tl)
             o.on_statement = cli_timeline_hook;
         for (size_t i = 0; i < nprogs; i++) {
@@ -475,7 +478,6 @@ int cli_run(int argc, char **argv)
     if (c.timeline && write_timeline(c.timeline, c.timeline_f, tl, tl ? ran : 0) < 0 &&
         exit_code == CLI_EXIT_OK)
         exit_code = CLI_EXIT_USAGE;
-    timeline_free(tl, nprogs);
 
     {
         rp_run run;
@@ -499,6 +501,13 @@ int cli_run(int argc, char **argv)
             errno = 0;
             rc = cli_write_reports(&c, "run", &run, 1);
         }
+        if (rc == 0 && c.html_f && rp_write_html(c.html_f, &run, tl, tl ? ran : 0) != 0) {
+            cli_error("run", "--html: cannot write %s: %s", c.html,
+                      er_kind_get() == ER_OOM ? "out of memory" : strerror(errno ? errno : EIO));
+            rc = -1;
+        }
+        timeline_free(tl, nprogs);
+        tl = NULL;
         if (rc == 0 && cli_outputs_commit(&c, "run") < 0)
             rc = -1;
         if (rc != 0)

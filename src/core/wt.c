@@ -106,6 +106,7 @@ static const char *label_of(const wt_table *t) { return t->label ? t->label : "t
  * at every put, removal and clear, so that (table, stamp) names one state
  * of one table, even when a new table takes a freed one's address. */
 static uint64_t stamps;
+static uint64_t wt_entries_all;   /* entries of every table (wt_count_all) */
 
 static void touch(wt_table *t) { t->stamp = ++stamps; }
 
@@ -341,6 +342,7 @@ static void remove_at(wt_table *t, size_t i)
     touch(t);
     delete_at(t, i);
     t->count--;
+    wt_entries_all--;
     maybe_shrink(t);
     entry_drop(t, e);
     obj_int_drain_exit(prev);
@@ -482,6 +484,7 @@ static void forget_slots(wt_table *t)
     al_free(t->slots, t->cap * sizeof *t->slots, AL_K_MEMO);
     t->slots = NULL;
     t->cap = 0;
+    wt_entries_all -= t->count;
     t->count = 0;
     set_size(t, 0);
 }
@@ -615,6 +618,7 @@ int wt_put(wt_table *t, obj *key, obj *value)
     }
     t->slots[i] = (wt_slot){tag, e};
     t->count++;
+    wt_entries_all++;
     return 0;
 }
 
@@ -676,6 +680,7 @@ int wt_remove_id(wt_table *t, uint64_t key_id)
 }
 
 size_t wt_count(const wt_table *t) { return t->count; }
+uint64_t wt_count_all(void) { return wt_entries_all; }
 size_t wt_buckets(const wt_table *t) { return t->nslots; }
 
 size_t wt_stale(const wt_table *t)

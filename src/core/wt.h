@@ -102,6 +102,8 @@ int wt_remove(wt_table *t, const obj *key);
 int wt_remove_stored(wt_table *t, const obj *key, uint64_t key_id);
 int wt_remove_id(wt_table *t, uint64_t key_id);   /* wt_get_id's cost */
 size_t wt_count(const wt_table *t);
+/* Entries in every table of the process (memo entries, for a timeline). */
+uint64_t wt_count_all(void);
 /* Entries whose key is dead (WT_KEY_WEAK/STRONG: key->strong == 0). For
  * WT_KEY_ADDRESS tables, entries whose key id is no longer live (found by
  * looking up every live object: O(live objects), no allocation). */

@@ -286,6 +286,15 @@ int hp_dot_begin(FILE *f);
 int hp_write_dot(hp_graph *g, const hp_retained *r, size_t n, FILE *f, uint32_t k,
                  const char *title);
 int hp_dot_end(FILE *f);
+/* The same cluster at scale, from a summary's groups (hp_dotg.c): one node
+ * per group, "200000 x tensor (tensor)" with its first example's describe,
+ * bytes each / in all / retained in KiB, MiB...; its path shape drawn as
+ * the chain of holder types that leads to it (shared prefixes drawn once),
+ * the weak last edge of a zombie group dashed. At most HP_SHOW_GROUPS
+ * groups, the cluster's label says "kept X of Y groups". 0 or -1 (a write
+ * error). */
+int hp_write_dot_groups(const hp_group *gr, size_t ngr, const hp_retained *ex, size_t nex,
+                        FILE *f, uint32_t k, const char *title);
 
 /* Heap invariants (stress mode, `run --verify`): every live object's strong
  * count equals its incoming strong edges plus root references (+1 for live
@@ -297,5 +306,53 @@ int hp_dot_end(FILE *f);
  *    1 strong edges, 1 roots, 0 finalizer registry"
  * On OOM: -1, ER_OOM and "out of memory" in why. */
 int hp_verify(const hp_root *roots, size_t nroots, char *why, size_t n);
+
+/* --- the dominator tree, aggregated and capped (hp_dtree.c) -----------------
+ *
+ * Eclipse MAT's dominator tree grouped by class, for a page a person
+ * expands: a node is the set of sibling objects of the dominator tree that
+ * share their type and the label of the edge (or the root) that holds them.
+ * The three top-level nodes (parent HP_DT_TOP, type_name NULL, label
+ * "roots", "unreachable", "held only weakly") cover what the named roots
+ * and finalizers dominate, the unreachable part and the zombies. The nodes
+ * that retain the most are expanded first, up to max_nodes nodes and
+ * max_kids children per node; what a node's cut left out is in more_*.
+ * Cost O(V) after the analysis, scratch 12 bytes per object.
+ *
+ *   hp_dtree t;
+ *   if (hp_dom_tree(g, 200, 12, &t) == 0) { ... t.nodes[i] ...; hp_dtree_free(&t); }
+ */
+#define HP_DT_TOP UINT32_MAX
+/* What a page or an aggregated DOT graph shows at most: groups per heap
+ * state, examples per group, tree nodes, children per tree node. */
+enum { HP_SHOW_GROUPS = 20, HP_SHOW_EXAMPLES = 1, HP_SHOW_NODES = 200, HP_SHOW_KIDS = 12 };
+typedef struct hp_dnode {
+    uint32_t parent;          /* index of its parent in nodes, or HP_DT_TOP */
+    obj_kind kind;
+    const char *type_name;    /* static; NULL for a top-level node */
+    char label[48];           /* the edge that holds the first member:
+                                 "tensor_memo", "root m", or "" */
+    char example[64];         /* "tensor#7 f32[4, 4] cpu" (its first member) */
+    uint64_t first_id;
+    uint64_t count, shallow, retained;   /* members, their own bytes, the
+                                            bytes their subtrees hold */
+    uint32_t nkids;           /* children kept (nodes whose parent is it) */
+    uint64_t more_groups, more_count, more_retained;   /* children left out */
+    uint8_t expanded;         /* its children were grouped */
+    uint8_t zombie;           /* its members are zombies */
+} hp_dnode;
+typedef struct hp_dtree {
+    hp_dnode *nodes; size_t n, cap;   /* nodes: cap allocated (AL_K_HEAP) */
+    uint64_t objects;         /* objects in the snapshot */
+    uint64_t groups_seen;     /* nodes kept plus the groups the cuts left out */
+    uint64_t unexpanded;      /* kept nodes that retain more than themselves
+                                 but whose children were not grouped */
+} hp_dtree;
+/* 0, or -1 with ER_OOM (*out zeroed). */
+int hp_dom_tree(hp_graph *g, size_t max_nodes, size_t max_kids, hp_dtree *out);
+void hp_dtree_free(hp_dtree *t);   /* t zeroed; safe on a zeroed tree */
+
+/* "64 B", "1.5 KiB", "3.2 MiB": bytes for people (DOT labels, pages). */
+void hp_human_bytes(uint64_t b, char *buf, size_t n);
 
 #endif

@@ -135,11 +135,12 @@ int hp_write_dot(hp_graph *g, const hp_retained *r, size_t n, FILE *f, uint32_t 
         if (!inc[v])
             continue;
         const obj *o = g->objs[v];
-        char label[256];
-        snprintf(label, sizeof label, "%s#%llu\n%s\n%llu B, retains %llu B",
+        char label[256], self[32], ret[32];
+        hp_human_bytes(hp_self(g, v), self, sizeof self);
+        hp_human_bytes(g->ret[v], ret, sizeof ret);
+        snprintf(label, sizeof label, "%s#%llu\n%s\n%s, retains %s",
                  obj_kind_name(o->type->kind), (unsigned long long)o->id,
-                 o->type->name ? o->type->name : "?", (unsigned long long)hp_self(g, v),
-                 (unsigned long long)g->ret[v]);
+                 o->type->name ? o->type->name : "?", self, ret);
         fprintf(f, "    s%u_o%llu [label=", cl, (unsigned long long)o->id);
         dot_str(f, label);
         fprintf(f, ", fillcolor=%s%s];\n", (inc[v] & INC_RECORD) ? fill_of(g, v) : "white",

@@ -77,6 +77,7 @@ void rp_scenario_clear(rp_scenario *s)
     if (s->checkpoints)
         al_free(s->checkpoints, s->ncheckpoints * sizeof *s->checkpoints, AL_K_REPORT);
     rp_free_str(s->error);
+    hp_dtree_free(&s->dtree);
     memset(s, 0, sizeof *s);
 }
 
@@ -160,6 +161,7 @@ int rp_scenario_add_checkpoint(rp_scenario *s, const char *name, int64_t growth)
     }
     nc[n].name = c;
     nc[n].growth = growth;
+    memset(nc[n].kinds, 0, sizeof nc[n].kinds);
     s->checkpoints = nc;
     s->ncheckpoints = n + 1;
     return 0;

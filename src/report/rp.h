@@ -36,6 +36,8 @@ typedef struct rp_failure {
 typedef struct rp_checkpoint {
     char *name;
     int64_t growth;    /* live objects at end (before teardown) minus at it */
+    uint64_t kinds[OBJ_KIND_COUNT];   /* live objects of each kind at it (the
+                                         runner's; 0 when read from JSON) */
 } rp_checkpoint;
 
 /* Ownership (rp_scenario_clear frees exactly this): every char * is
@@ -67,6 +69,16 @@ typedef struct rp_scenario {
      * before teardown; peak_bytes counts the model's requested bytes
      * (sc_model_bytes), the same for every allocator. */
     uint64_t footprint_bytes;
+    /* With sc_options.dom_tree: the aggregated dominator tree of the whole
+     * heap when the scenario first reported objects (hp_dom_tree), at
+     * dtree_line (0: the teardown check); zeroed otherwise. Not in JSON. */
+    hp_dtree dtree;
+    uint32_t dtree_line;
+    /* Live objects per kind before the first statement and after the last
+     * (before teardown) of the last round, when kinds_known (the runner's,
+     * not JSON's): the page's growth table. */
+    uint64_t kinds_start[OBJ_KIND_COUNT], kinds_end[OBJ_KIND_COUNT];
+    int kinds_known;
 } rp_scenario;
 
 typedef struct rp_run {

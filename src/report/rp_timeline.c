@@ -19,9 +19,10 @@ int rp_timeline_begin(rp_timeline *t, const char *name)
     t->stmt = al_malloc(ARR, AL_K_REPORT, "rp timeline");
     t->objects = al_malloc(ARR, AL_K_REPORT, "rp timeline");
     t->bytes = al_malloc(ARR, AL_K_REPORT, "rp timeline");
+    t->memo = al_malloc(ARR, AL_K_REPORT, "rp timeline");
     t->line = al_malloc(LARR, AL_K_REPORT, "rp timeline");
     t->marks = al_calloc(RP_TIMELINE_LINES, 1, AL_K_REPORT, "rp timeline");
-    if (!t->name || !t->stmt || !t->objects || !t->bytes || !t->line || !t->marks) {
+    if (!t->name || !t->stmt || !t->objects || !t->bytes || !t->memo || !t->line || !t->marks) {
         rp_timeline_clear(t);
         return -1;
     }
@@ -29,6 +30,12 @@ int rp_timeline_begin(rp_timeline *t, const char *name)
 }
 
 void rp_timeline_add(rp_timeline *t, uint32_t line, uint64_t objects, uint64_t bytes)
+{
+    rp_timeline_add_memo(t, line, objects, bytes, 0);
+}
+
+void rp_timeline_add_memo(rp_timeline *t, uint32_t line, uint64_t objects, uint64_t bytes,
+                          uint64_t memo)
 {
     uint64_t i = t->seen++;
     if (!t->stmt || i % t->stride != 0)
@@ -39,6 +46,7 @@ void rp_timeline_add(rp_timeline *t, uint32_t line, uint64_t objects, uint64_t b
             t->stmt[k] = t->stmt[2 * k];
             t->objects[k] = t->objects[2 * k];
             t->bytes[k] = t->bytes[2 * k];
+            t->memo[k] = t->memo[2 * k];
             t->line[k] = t->line[2 * k];
         }
         t->n = RP_TIMELINE_MAX / 2;
@@ -49,12 +57,15 @@ void rp_timeline_add(rp_timeline *t, uint32_t line, uint64_t objects, uint64_t b
     t->stmt[t->n] = i + 1;
     t->objects[t->n] = objects;
     t->bytes[t->n] = bytes;
+    t->memo[t->n] = memo;
     t->line[t->n] = line;
     t->n++;
     if (objects > t->max_objects)
         t->max_objects = objects;
     if (bytes > t->max_bytes)
         t->max_bytes = bytes;
+    if (memo > t->max_memo)
+        t->max_memo = memo;
 }
 
 static void mark_source(rp_timeline *t, const char *src)
@@ -69,6 +80,13 @@ static void mark_source(rp_timeline *t, const char *src)
         size_t rest = (size_t)(p + len - q);
         if (rest > 4 && strncmp(q, "del ", 4) == 0)
             t->marks[line] |= RP_TL_DEL;
+        if (rest > 11 && strncmp(q, "checkpoint ", 11) == 0)
+            t->marks[line] |= RP_TL_CHECKPOINT;
+        for (const char *w = q; w + 7 <= p + len && *w != '#'; w++)
+            if (strncmp(w, ".sweep(", 7) == 0) {
+                t->marks[line] |= RP_TL_SWEEP;
+                break;
+            }
         for (const char *g = q; g + 4 <= p + len; g++) {
             if (*g == '#')
                 break;
@@ -101,6 +119,7 @@ void rp_timeline_clear(rp_timeline *t)
     al_free(t->stmt, t->stmt ? ARR : 0, AL_K_REPORT);
     al_free(t->objects, t->objects ? ARR : 0, AL_K_REPORT);
     al_free(t->bytes, t->bytes ? ARR : 0, AL_K_REPORT);
+    al_free(t->memo, t->memo ? ARR : 0, AL_K_REPORT);
     al_free(t->line, t->line ? LARR : 0, AL_K_REPORT);
     al_free(t->marks, t->marks ? RP_TIMELINE_LINES : 0, AL_K_REPORT);
     memset(t, 0, sizeof *t);
@@ -108,11 +127,11 @@ void rp_timeline_clear(rp_timeline *t)
 
 /* ---- the worker's hand-off ---- */
 
-static const char TL_MAGIC[8] = "fgtl\0\0\0\1";
+static const char TL_MAGIC[8] = "fgtl\0\0\0\2";
 
 typedef struct tl_head {
     char magic[8];
-    uint64_t n, seen, stride, max_objects, max_bytes, name_len;
+    uint64_t n, seen, stride, max_objects, max_bytes, max_memo, name_len;
     int32_t status;
     uint32_t nfailed;
 } tl_head;
@@ -139,6 +158,7 @@ int rp_timeline_save(int fd, const rp_timeline *t)
     memcpy(h.magic, TL_MAGIC, sizeof h.magic);
     h.n = t->n, h.seen = t->seen, h.stride = t->stride;
     h.max_objects = t->max_objects, h.max_bytes = t->max_bytes;
+    h.max_memo = t->max_memo;
     h.name_len = t->name ? strlen(t->name) : 0;
     h.status = t->status, h.nfailed = t->nfailed;
     size_t n = t->n;
@@ -149,6 +169,7 @@ int rp_timeline_save(int fd, const rp_timeline *t)
               put_all(fd, t->stmt, n * sizeof *t->stmt) < 0 ||
               put_all(fd, t->objects, n * sizeof *t->objects) < 0 ||
               put_all(fd, t->bytes, n * sizeof *t->bytes) < 0 ||
+              put_all(fd, t->memo, n * sizeof *t->memo) < 0 ||
               put_all(fd, t->line, n * sizeof *t->line) < 0 ||
               put_all(fd, t->marks, RP_TIMELINE_LINES) < 0;
     return bad ? -1 : 0;
@@ -169,6 +190,7 @@ int rp_timeline_load(FILE *f, rp_timeline *t)
     if (fread(t->stmt, sizeof *t->stmt, n, f) != n ||
         fread(t->objects, sizeof *t->objects, n, f) != n ||
         fread(t->bytes, sizeof *t->bytes, n, f) != n ||
+        fread(t->memo, sizeof *t->memo, n, f) != n ||
         fread(t->line, sizeof *t->line, n, f) != n ||
         fread(t->marks, 1, RP_TIMELINE_LINES, f) != RP_TIMELINE_LINES) {
         rp_timeline_clear(t);
@@ -176,6 +198,7 @@ int rp_timeline_load(FILE *f, rp_timeline *t)
     }
     t->n = n, t->seen = h.seen, t->stride = h.stride;
     t->max_objects = h.max_objects, t->max_bytes = h.max_bytes;
+    t->max_memo = h.max_memo;
     t->status = h.status, t->nfailed = h.nfailed;
     return 0;
 }

@@ -21,7 +21,8 @@
 #define RP_TIMELINE_MAX 4096
 
 /* What a source line does, for the marks on the chart. */
-enum { RP_TL_DEL = 1, RP_TL_GC = 2, RP_TL_FAIL = 4 };
+/* del, gc(), failed expect, checkpoint, X.sweep() */
+enum { RP_TL_DEL = 1, RP_TL_GC = 2, RP_TL_FAIL = 4, RP_TL_CHECKPOINT = 8, RP_TL_SWEEP = 16 };
 #define RP_TIMELINE_LINES 4096   /* source lines that can carry a mark */
 
 typedef struct rp_timeline {
@@ -30,8 +31,9 @@ typedef struct rp_timeline {
     uint64_t seen;             /* statements seen */
     uint64_t stride;           /* keep one statement in `stride` */
     uint64_t *stmt, *objects, *bytes;   /* RP_TIMELINE_MAX each, or NULL */
+    uint64_t *memo;            /* memo entries (wt_count_all), the same */
     uint32_t *line;            /* source line of each point */
-    uint64_t max_objects, max_bytes;
+    uint64_t max_objects, max_bytes, max_memo;
     uint8_t *marks;            /* RP_TIMELINE_LINES: RP_TL_* of each line */
     int status;                /* rp_status of the scenario (title) */
     uint32_t nfailed;          /* failed expectations */
@@ -39,8 +41,11 @@ typedef struct rp_timeline {
 
 int rp_timeline_begin(rp_timeline *t, const char *name);   /* 0 or -1 (OOM) */
 void rp_timeline_add(rp_timeline *t, uint32_t line, uint64_t objects, uint64_t bytes);
+/* The same with the memo entries live after the statement (memo 0 above). */
+void rp_timeline_add_memo(rp_timeline *t, uint32_t line, uint64_t objects, uint64_t bytes,
+                          uint64_t memo);
 /* After the run: the scenario's status and failed lines, and its `del` and
- * `gc()` lines (read from `source`, the scenario's text; NULL: none). */
+ * `gc()` lines, its `checkpoint` and `X.sweep()` lines (read from `source`, the scenario's text; NULL: none). */
 void rp_timeline_end(rp_timeline *t, int status, const uint32_t *fail_lines, size_t nfail,
                      const char *source);
 void rp_timeline_clear(rp_timeline *t);

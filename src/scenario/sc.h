@@ -111,6 +111,9 @@ typedef struct sc_options {
     uint32_t dot_cluster;    /* its cluster number (the scenario's ordinal) */
     FILE *objects;           /* rp_write_object_line of every object behind a
                                 failure or retained at teardown, or NULL */
+    int dom_tree;            /* keep the aggregated dominator tree of the
+                                first reported heap state (rp_scenario.dtree,
+                                for --html) */
     uint32_t examples;       /* examples kept per group of retained objects
                                 and of a failure's objects (0: 3) */
     /* Called after every statement (timeline), may be NULL. */

@@ -32,7 +32,18 @@ static void emit_objects(sc_vm *vm, hp_graph *g, int which, const hp_retained *r
             return;
 }
 
-static void emit_dot(sc_vm *vm, hp_graph *g, const hp_retained *r, size_t n, uint32_t line)
+/* Examples stand for all of a group's objects: the graph of the objects
+ * themselves; more objects than examples: the aggregated graph. */
+static int examples_cover(const hp_group *gr, size_t ngr)
+{
+    for (size_t i = 0; i < ngr; i++)
+        if (gr[i].count > gr[i].nexamples)
+            return 0;
+    return 1;
+}
+
+static void emit_dot(sc_vm *vm, hp_graph *g, const hp_retained *r, size_t n,
+                     const hp_group *gr, size_t ngr, uint32_t line)
 {
     char title[600];
     if (line && vm->cur) {
@@ -42,15 +53,29 @@ static void emit_dot(sc_vm *vm, hp_graph *g, const hp_retained *r, size_t n, uin
     } else {
         snprintf(title, sizeof title, "%s: retained at teardown", sc_program_file(vm->p));
     }
-    if (hp_write_dot(g, r, n, vm->o->dot, vm->o->dot_cluster, title) == 0)
+    int rc = gr && !examples_cover(gr, ngr)
+                 ? hp_write_dot_groups(gr, ngr, r, n, vm->o->dot, vm->o->dot_cluster, title)
+                 : hp_write_dot(g, r, n, vm->o->dot, vm->o->dot_cluster, title);
+    if (rc == 0)
         vm->dot_written = 1;
 }
 
+/* The first reported heap state's dominator tree, for the page. */
+static void take_dom_tree(sc_vm *vm, hp_graph *g, uint32_t line)
+{
+    rp_scenario *out = vm->out;
+    if (out->dtree.n || hp_dom_tree(g, HP_SHOW_NODES, HP_SHOW_KIDS, &out->dtree) != 0)
+        return;
+    out->dtree_line = line;
+}
+
 void sc_vm_emit(sc_vm *vm, hp_graph *g, int which, const hp_retained *r, size_t n,
-                uint32_t line)
+                const hp_group *gr, size_t ngr, uint32_t line)
 {
     if (vm->o->dot && !vm->dot_written && n)
-        emit_dot(vm, g, r, n, line);
+        emit_dot(vm, g, r, n, gr, ngr, line);
+    if (vm->o->dom_tree)
+        take_dom_tree(vm, g, line);
     if (vm->o->objects)
         emit_objects(vm, g, which, r, n, line);
     er_clear();

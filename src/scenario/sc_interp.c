@@ -493,7 +493,8 @@ static void attach_objects(sc_vm *vm, rp_failure *f, obj *const *objs, size_t n,
         return;
     if (hp_summarize(g, HP_SEL_MARKED, sc_examples(vm), &sm) == 0) {
         sc_summary_to_failure(&sm, f);
-        sc_vm_emit(vm, g, HP_SEL_MARKED, f->objects, f->nobjects, f->line);
+        sc_vm_emit(vm, g, HP_SEL_MARKED, f->objects, f->nobjects, f->groups, f->ngroups,
+                   f->line);
     }
     er_clear();
 }

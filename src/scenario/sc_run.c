@@ -159,7 +159,8 @@ static void end_check(sc_vm *vm, uint64_t base)
         hp_summary sm;
         if (hp_summarize(g, HP_SEL_ALL, sc_examples(vm), &sm) == 0) {
             sc_summary_to_scenario(&sm, out);
-            sc_vm_emit(vm, g, HP_SEL_ALL, out->retained, out->nretained, 0);
+            sc_vm_emit(vm, g, HP_SEL_ALL, out->retained, out->nretained, out->groups,
+                       out->ngroups, 0);
         }
         er_clear();
         hp_free(g);
@@ -329,7 +330,8 @@ static void growth_check(sc_vm *vm, const census *first, const census *last, uin
     hp_summary sm;
     if (hp_selected(g) && hp_summarize(g, HP_SEL_MARKED, sc_examples(vm), &sm) == 0) {
         sc_summary_to_scenario(&sm, vm->out);
-        sc_vm_emit(vm, g, HP_SEL_MARKED, vm->out->retained, vm->out->nretained, 0);
+        sc_vm_emit(vm, g, HP_SEL_MARKED, vm->out->retained, vm->out->nretained,
+                   vm->out->groups, vm->out->ngroups, 0);
     }
     er_clear();
     hp_free(g);
@@ -365,6 +367,7 @@ static void record_checkpoints(sc_vm *vm)
             continue;
         c[k].name = sc_rp_strdup(p->checkpoint_names[i]);
         c[k].growth = (int64_t)obj_live_count() - (int64_t)vm->cps[i].total;
+        memcpy(c[k].kinds, vm->cps[i].kinds, sizeof c[k].kinds);
         k++;
     }
     out->checkpoints = c;
@@ -461,6 +464,8 @@ static int run_program(const sc_program *p, const sc_options *opt, rp_scenario *
         memset(vm.cps, 0, nc * sizeof *vm.cps);
         vm.nwith = 0;
         vm.count_expectations = r == 0;
+        for (int k = 0; k < OBJ_KIND_COUNT; k++)
+            out->kinds_start[k] = obj_live_count_kind((obj_kind)k);
         sc_exec_program(&vm);
         done = r + 1;
         if (vm.limit_hit)
@@ -469,8 +474,12 @@ static int run_program(const sc_program *p, const sc_options *opt, rp_scenario *
             uint64_t fp1 = al_footprint();
             out->footprint_bytes = fp1 > fp0 ? fp1 - fp0 : 0;
         }
-        if (r + 1 == rounds || vm.stopped)
+        if (r + 1 == rounds || vm.stopped) {
             record_checkpoints(&vm);
+            for (int k = 0; k < OBJ_KIND_COUNT; k++)
+                out->kinds_end[k] = obj_live_count_kind((obj_kind)k);
+            out->kinds_known = 1;
+        }
         sc_vm_drop_snapshot(&vm);
         teardown(&vm, ord);
         if (rounds > 1 && !vm.stopped) {

@@ -74,7 +74,7 @@ size_t sc_examples(const sc_vm *vm);
  * the objects stream of every object `which` covers (hp_which), or of r
  * when which is -1. line: the failing statement's, 0 for the teardown. */
 void sc_vm_emit(sc_vm *vm, hp_graph *g, int which, const hp_retained *r, size_t n,
-                uint32_t line);
+                const hp_group *gr, size_t ngr, uint32_t line);
 
 /* Bytes live through the allocator that belong to the model (not the
  * interpreter, heap analysis or report records). */

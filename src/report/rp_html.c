@@ -1,0 +1,966 @@
+/* rp_html.c - the run's page and the diff's page (rp_html.h). */
+#include "report/rp_html.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc/al.h"
+#include "core/er.h"
+#include "report/rp_int.h"
+
+/* ---- output helpers ------------------------------------------------------ */
+
+static void h_txt(FILE *f, const char *s)
+{
+    sk k = {f, SK_XML, 0, 0};
+    sk_puts(&k, s);
+}
+
+static void h_bytes(FILE *f, uint64_t b)
+{
+    char buf[32];
+    rp_bytes(b, buf, sizeof buf);
+    fputs(buf, f);
+}
+
+static void h_kept(FILE *f, uint64_t kept, uint64_t of, const char *what)
+{
+    fprintf(f, "<p class=\"kept\">kept %" PRIu64 " of %" PRIu64 " %s</p>\n", kept, of, what);
+}
+
+static const char CSS[] =
+    "body{font:14px/1.4 system-ui,sans-serif;margin:0 2em 3em;color:#222;max-width:1200px}"
+    "h1{font-size:22px;margin:.6em 0 .2em}h2{border-bottom:2px solid #ccc;margin-top:1.6em}"
+    "h3{font-size:15px;margin:1.2em 0 .3em}code,.path,pre{font-family:ui-monospace,monospace}"
+    "pre{white-space:pre-wrap;overflow-wrap:anywhere}"
+    ".v{padding:0 .4em;border-radius:3px;color:#fff}.pass{background:#2a7d2a}"
+    ".fail{background:#c0392b}.error{background:#8e44ad}.skip{background:#888}"
+    "nav a{margin-right:1em}table{border-collapse:collapse;margin:.3em 0}"
+    "td,th{border:1px solid #ddd;padding:2px 6px;text-align:left;vertical-align:top}"
+    "td.n,th.n{text-align:right}.kept{color:#666;font-size:12px;margin:.2em 0}"
+    ".path{font-size:12px;color:#333}.ar{color:#888;margin:0 .3em}"
+    ".weak{border-bottom:1px dashed #c00;color:#c00}.sim{color:#666}"
+    "ul.tree{list-style:none;padding-left:1.2em;margin:0}ul.tree li{margin:1px 0}"
+    "summary{cursor:pointer}.tn{font-family:ui-monospace,monospace;font-size:12px}"
+    ".more{color:#666;font-size:12px}.tl{margin:1em 0}.tl svg{border:1px solid #ddd;"
+    "background:#fcfcfc;cursor:crosshair;width:100%;max-width:960px}"
+    ".readout{font-family:ui-monospace,monospace;font-size:12px;min-height:1.4em}"
+    ".lg span{margin-right:1.2em;font-size:12px}.new{color:#c0392b}.gone{color:#2a7d2a}";
+
+static const char JS[] =
+    "(function(){\n"
+    "function nums(s){return s?s.split(',').map(Number):[];}\n"
+    "function hb(b){var u=['B','KiB','MiB','GiB','TiB'],i=0;"
+    "while(b>=1024&&i<4){b/=1024;i++;}return (i?b.toFixed(1):b)+' '+u[i];}\n"
+    "function sg(v){return (v>=0?'+':'')+v;}\n"
+    "document.querySelectorAll('.tl').forEach(function(p){\n"
+    " var d={s:nums(p.dataset.s),o:nums(p.dataset.o),b:nums(p.dataset.b),"
+    "m:nums(p.dataset.m),l:nums(p.dataset.l)};\n"
+    " var svg=p.querySelector('svg'),sel=p.querySelector('.sel'),"
+    "out=p.querySelector('.readout');\n"
+    " var n=d.s.length,X0=+svg.dataset.x0,W=+svg.dataset.w,down=null;\n"
+    " function xOf(i){return X0+(n>1?i*W/(n-1):W/2);}\n"
+    " function iOf(x){var i=Math.round((x-X0)*(n-1)/W);return Math.max(0,Math.min(n-1,i));}\n"
+    " function one(i){return 'statement '+d.s[i]+' (line '+d.l[i]+'): '+d.o[i]+"
+    "' objects, '+hb(d.b[i])+', '+d.m[i]+' memo entries';}\n"
+    " function show(a,b){if(a>b){var t=a;a=b;b=t;}var x=xOf(a);\n"
+    "  sel.setAttribute('x',a==b?x-1:x);sel.setAttribute('width',Math.max(2,xOf(b)-x));\n"
+    "  sel.style.display='';p.dataset.selA=a;p.dataset.selB=b;\n"
+    "  out.textContent=a==b?one(a):'statements '+d.s[a]+'..'+d.s[b]+' (lines '+d.l[a]+'..'"
+    "+d.l[b]+'): objects '+d.o[a]+' -> '+d.o[b]+' ('+sg(d.o[b]-d.o[a])+'), bytes '"
+    "+hb(d.b[a])+' -> '+hb(d.b[b])+', memo entries '+d.m[a]+' -> '+d.m[b];}\n"
+    " function px(e){var r=svg.getBoundingClientRect();"
+    "return (e.clientX-r.left)*svg.viewBox.baseVal.width/r.width;}\n"
+    " p.querySelector('.peak').addEventListener('click',function(){var k=0;"
+    "for(var i=1;i<n;i++)if(d.o[i]>d.o[k])k=i;show(k,k);p.scrollIntoView({block:'center'});});\n"
+    " svg.addEventListener('mousedown',function(e){if(!n)return;down=iOf(px(e));show(down,down);"
+    "e.preventDefault();});\n"
+    " svg.addEventListener('mousemove',function(e){if(down!==null)show(down,iOf(px(e)));});\n"
+    " window.addEventListener('mouseup',function(){down=null;});\n"
+    "});\n"
+    "})();\n";
+
+static void h_head(FILE *f, const char *title)
+{
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+          "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width\">\n<title>", f);
+    h_txt(f, title);
+    fprintf(f, "</title>\n<style>%s</style>\n</head><body>\n", CSS);
+}
+
+static void h_tail(FILE *f)
+{
+    fprintf(f, "<script>\n%s</script>\n</body></html>\n", JS);
+}
+
+static const char *status_class(const char *s)
+{
+    return strcmp(s, "pass") == 0 ? "pass" : strcmp(s, "skip") == 0 ? "skip"
+           : strcmp(s, "error") == 0 ? "error" : "fail";
+}
+
+static void h_status(FILE *f, const char *s)
+{
+    char up[8];
+    size_t i = 0;
+    for (; s[i] && i < sizeof up - 1; i++)
+        up[i] = (char)(s[i] >= 'a' && s[i] <= 'z' ? s[i] - 32 : s[i]);
+    up[i] = '\0';
+    fprintf(f, "<span class=\"v %s\">%s</span>", status_class(s), up);
+}
+
+/* ---- the scenarios shown, not passing first ------------------------------ */
+
+static size_t pick_scenarios(const rp_run *run, size_t *idx, size_t cap)
+{
+    size_t k = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < run->n && k < cap; i++)
+            if ((run->scenarios[i].status == RP_PASS || run->scenarios[i].status == RP_SKIP) ==
+                (pass == 1))
+                idx[k++] = i;
+    return k;
+}
+
+/* A reported heap state: a failure's objects, or the teardown's. */
+typedef struct h_state {
+    uint32_t line;              /* 0: the teardown */
+    const char *text;
+    const hp_group *g; size_t ng;
+    const hp_retained *ex; size_t nex;
+    uint64_t total;
+    const hp_top *top; size_t ntop;
+} h_state;
+
+static size_t states_of(const rp_scenario *s, h_state *st, size_t cap)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < s->nfailures && k < cap; i++) {
+        const rp_failure *f = &s->failures[i];
+        if (f->ngroups)
+            st[k++] = (h_state){f->line, f->text, f->groups, f->ngroups, f->objects,
+                                f->nobjects, f->objects_total, f->top, f->ntop};
+    }
+    if (s->ngroups && k < cap)
+        st[k++] = (h_state){0, "retained at teardown", s->groups, s->ngroups, s->retained,
+                            s->nretained, s->retained_total ? s->retained_total : s->nretained,
+                            s->top, s->ntop};
+    return k;
+}
+
+static size_t states_count(const rp_scenario *s)
+{
+    size_t k = s->ngroups != 0;
+    for (size_t i = 0; i < s->nfailures; i++)
+        k += s->failures[i].ngroups != 0;
+    return k;
+}
+
+static void state_sums(const h_state *st, uint64_t *bytes, uint64_t *ret)
+{
+    *bytes = *ret = 0;
+    for (size_t i = 0; i < st->ng; i++) {
+        *bytes += st->g[i].total_bytes;
+        *ret += st->g[i].total_retained;
+    }
+}
+
+/* ---- summary ------------------------------------------------------------- */
+
+static void h_failure_line(FILE *f, const rp_scenario *s, const rp_failure *fl)
+{
+    fprintf(f, "<li><code>%u</code> ", fl->line);
+    h_txt(f, fl->text);
+    fputs(" &mdash; actual <code>", f);
+    h_txt(f, fl->actual);
+    fputs("</code>", f);
+    if (fl->ngroups) {
+        h_state st = {0, 0, fl->groups, fl->ngroups, 0, 0, 0, 0, 0};
+        uint64_t b, r;
+        state_sums(&st, &b, &r);
+        fprintf(f, " &mdash; %" PRIu64 " objects, ", fl->objects_total);
+        h_bytes(f, b);
+        fputs(", retaining ", f);
+        h_bytes(f, r);
+    } else if (fl->message && fl->message[0]) {
+        fputs(" &mdash; ", f);
+        h_txt(f, fl->message);
+    }
+    (void)s;
+    fputs("</li>\n", f);
+}
+
+/* One line per retention reason of the scenario's first reported state. */
+static void h_classes(FILE *f, const rp_scenario *s)
+{
+    h_state st;
+    if (states_of(s, &st, 1) == 0)
+        return;
+    uint64_t cnt[5] = {0}, b[5] = {0}, r[5] = {0};
+    for (size_t i = 0; i < st.ng; i++) {
+        unsigned k = st.g[i].reason <= HP_REFCOUNT_LEAK ? st.g[i].reason : 0;
+        cnt[k] += st.g[i].count;
+        b[k] += st.g[i].total_bytes;
+        r[k] += st.g[i].total_retained;
+    }
+    fputs("<p>Leak classes", f);
+    if (st.line)
+        fprintf(f, " (objects behind line %u)", st.line);
+    fputs(":</p><ul>\n", f);
+    for (unsigned k = 0; k < 5; k++) {
+        if (!cnt[k])
+            continue;
+        fprintf(f, "<li class=\"cls\"><b>%s</b>: %" PRIu64 " objects, ",
+                hp_reason_name((hp_reason)k), cnt[k]);
+        h_bytes(f, b[k]);
+        fputs(", retaining ", f);
+        h_bytes(f, r[k]);
+        fputs("</li>\n", f);
+    }
+    fputs("</ul>\n", f);
+}
+
+static void h_summary(FILE *f, const rp_run *run, const size_t *idx, size_t nidx)
+{
+    fputs("<section id=\"summary\"><h2>Summary</h2>\n<p id=\"verdict\">", f);
+    h_status(f, rp_run_status(run));
+    fprintf(f, " %u passed, %u failed", run->passed, run->failed);
+    if (run->skipped)
+        fprintf(f, ", %u skipped", run->skipped);
+    fprintf(f, " (%zu scenario%s)</p>\n", run->n, run->n == 1 ? "" : "s");
+    if (run->stopped) {
+        fputs("<p>Stopped before running: ", f);
+        h_txt(f, run->stopped);
+        fputs("</p>\n", f);
+    }
+    size_t shown = 0;
+    for (size_t k = 0; k < nidx; k++) {
+        const rp_scenario *s = &run->scenarios[idx[k]];
+        if (s->status == RP_PASS || s->status == RP_SKIP)
+            continue;
+        shown++;
+        fputs("<h3>", f);
+        h_status(f, rp_status_name(s->status));
+        fputs(" ", f);
+        h_txt(f, s->file);
+        fputs("</h3>\n", f);
+        if (s->error) {
+            fputs("<p>", f);
+            h_txt(f, s->error);
+            fputs("</p>\n", f);
+        }
+        size_t nf = s->nfailures < RP_HTML_FAILURES ? s->nfailures : RP_HTML_FAILURES;
+        fputs("<ul class=\"fails\">\n", f);
+        for (size_t i = 0; i < nf; i++)
+            h_failure_line(f, s, &s->failures[i]);
+        fputs("</ul>\n", f);
+        if (nf < s->nfailures)
+            h_kept(f, nf, s->nfailures, "failing expectations");
+        h_classes(f, s);
+    }
+    if (shown < (size_t)run->failed)
+        h_kept(f, shown, run->failed, "scenarios that did not pass");
+    if (!run->failed)
+        fputs("<p>Every scenario passed; nothing was retained.</p>\n", f);
+    fputs("</section>\n", f);
+}
+
+/* ---- groups -------------------------------------------------------------- */
+
+/* The holder a group's path shape ends in: "MetaConverter.tensor_memo". */
+static void via_holder(const char *via, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    if (!via)
+        return;
+    const char *last = NULL, *prev = NULL;
+    for (const char *p = strstr(via, " -> "); p; p = strstr(p + 4, " -> ")) {
+        prev = last;
+        last = p;
+    }
+    if (!last)
+        return;
+    const char *from = prev ? prev + 4 : via;
+    snprintf(buf, n, "%.*s", (int)(last - from), from);
+}
+
+static int weak_reason(hp_reason r)
+{
+    return r == HP_STALE_MEMO || r == HP_PENDING_STORAGE;
+}
+
+/* The example's path: strong edges, then (a zombie) the weak edge dashed. */
+static void h_path(FILE *f, const hp_retained *r)
+{
+    fputs("<div class=\"path\">", f);
+    for (size_t i = 0; i < r->path_len; i++) {
+        if (i) {
+            int weak = i + 1 == r->path_len && weak_reason(r->reason);
+            fputs(weak ? "<span class=\"ar weak\" title=\"weak edge: it does not retain\">"
+                         "- - &gt;</span>"
+                       : "<span class=\"ar\">&rarr;</span>", f);
+        }
+        fputs("<span class=\"el\">", f);
+        h_txt(f, r->path[i]);
+        fputs("</span>", f);
+    }
+    fputs("</div>", f);
+}
+
+static void h_group_row(FILE *f, const hp_group *g, const hp_retained *ex, size_t nex)
+{
+    char site[160], holder[160];
+    rp_site(g->site, site, sizeof site);
+    via_holder(g->via, holder, sizeof holder);
+    fprintf(f, "<tr class=\"grp\"><td class=\"n\">%" PRIu64 " x %s</td><td>", g->count,
+            obj_kind_name(g->kind));
+    h_txt(f, g->type_name);
+    fputs("</td><td>", f);
+    h_txt(f, site);
+    fputs("</td><td>", f);
+    h_txt(f, holder);
+    fprintf(f, " <small>(%s)</small></td><td class=\"n\">", hp_reason_name(g->reason));
+    h_bytes(f, g->bytes_each);
+    fputs("</td><td class=\"n\">", f);
+    h_bytes(f, g->total_bytes);
+    fputs("</td><td class=\"n\">", f);
+    h_bytes(f, g->total_retained);
+    fputs("</td></tr>\n<tr><td></td><td colspan=\"6\">", f);
+    if (g->example < nex)
+        h_path(f, &ex[g->example]);
+    else
+        h_txt(f, g->via);
+    if (g->count > 1)
+        fprintf(f, "<span class=\"sim\">+%" PRIu64 " similar</span>", g->count - 1);
+    fputs("</td></tr>\n", f);
+}
+
+static void h_state_groups(FILE *f, const h_state *st)
+{
+    fputs("<h4>", f);
+    if (st->line)
+        fprintf(f, "line %u: ", st->line);
+    h_txt(f, st->text);
+    fprintf(f, " &mdash; %" PRIu64 " objects</h4>\n", st->total);
+    for (size_t i = 0; i < st->ntop && i < 1; i++) {
+        fprintf(f, "<p>Biggest retainer: <code>%s#%" PRIu64 "</code> (", obj_kind_name(st->top[i].kind),
+                st->top[i].id);
+        h_txt(f, st->top[i].type_name);
+        fputs(") retains ", f);
+        h_bytes(f, st->top[i].retained_bytes);
+        fprintf(f, ", %" PRIu64 " objects: <span class=\"path\">", st->top[i].count);
+        h_txt(f, st->top[i].path);
+        fputs("</span></p>\n", f);
+    }
+    size_t n = st->ng < HP_SHOW_GROUPS ? st->ng : HP_SHOW_GROUPS;
+    fputs("<table class=\"groups\"><tr><th class=\"n\">count x kind</th><th>type</th>"
+          "<th>created</th><th>holder</th><th class=\"n\">each</th><th class=\"n\">in all</th>"
+          "<th class=\"n\">retained</th></tr>\n", f);
+    for (size_t i = 0; i < n; i++)
+        h_group_row(f, &st->g[i], st->ex, st->nex);
+    fputs("</table>\n", f);
+    h_kept(f, n, st->ng, "groups");
+    uint64_t ex = 0;
+    for (size_t i = 0; i < n; i++)
+        ex += st->g[i].count;
+    fprintf(f, "<p class=\"kept\">examples: kept %zu of %" PRIu64 " (one path per group)</p>\n",
+            n, ex);
+}
+
+static void h_groups(FILE *f, const rp_run *run, const size_t *idx, size_t nidx)
+{
+    fputs("<section id=\"groups\"><h2>Groups</h2>\n", f);
+    int any = 0;
+    for (size_t k = 0; k < nidx; k++) {
+        const rp_scenario *s = &run->scenarios[idx[k]];
+        h_state st[RP_HTML_STATES];
+        size_t n = states_of(s, st, RP_HTML_STATES);
+        if (!n)
+            continue;
+        any = 1;
+        fputs("<h3>", f);
+        h_txt(f, s->file);
+        fputs("</h3>\n", f);
+        for (size_t i = 0; i < n; i++)
+            h_state_groups(f, &st[i]);
+        size_t all = states_count(s);
+        if (n < all)
+            h_kept(f, n, all, "reported heap states");
+    }
+    if (!any)
+        fputs("<p>No objects were reported.</p>\n", f);
+    fputs("</section>\n", f);
+}
+
+/* ---- dominator tree ------------------------------------------------------ */
+
+static void h_dnode_label(FILE *f, const hp_dnode *d)
+{
+    fputs("<span class=\"tn\">", f);
+    if (!d->type_name) {
+        fputs("<b>", f);
+        h_txt(f, d->label);
+        fprintf(f, "</b>: %" PRIu64 " objects", d->count);
+    } else {
+        fprintf(f, "%" PRIu64 " x %s (", d->count, obj_kind_name(d->kind));
+        h_txt(f, d->type_name);
+        fputs(")", f);
+        if (d->label[0]) {
+            fputs(d->zombie ? " weakly via " : " via ", f);
+            h_txt(f, d->label);
+        }
+        fputs(", shallow ", f);
+        h_bytes(f, d->shallow);
+    }
+    fputs(", retained <b>", f);
+    h_bytes(f, d->retained);
+    fputs("</b>", f);
+    if (d->example[0]) {
+        fputs(" <span class=\"more\">e.g. ", f);
+        h_txt(f, d->example);
+        fputs("</span>", f);
+    }
+    fputs("</span>", f);
+}
+
+/* Open: the top level, and down from it the child that keeps most of its
+ * parent (at least half of its retained bytes), the way to the culprit. */
+static int opened(const hp_dtree *t, uint32_t x, int depth)
+{
+    const hp_dnode *d = &t->nodes[x];
+    if (depth == 0)
+        return 1;
+    if (depth > 8)
+        return 0;
+    const hp_dnode *p = &t->nodes[d->parent];
+    for (size_t i = 0; i < t->n; i++)
+        if (t->nodes[i].parent == d->parent && t->nodes[i].retained > d->retained)
+            return 0;
+    return d->retained >= p->retained / 2;
+}
+
+static void h_dnode(FILE *f, const hp_dtree *t, uint32_t x, int depth)
+{
+    const hp_dnode *d = &t->nodes[x];
+    int kids = d->nkids || d->more_groups;
+    fprintf(f, "<li class=\"dn\" data-depth=\"%d\">", depth);
+    if (!kids) {
+        h_dnode_label(f, d);
+        if (!d->expanded && d->retained > d->shallow && d->type_name)
+            fputs(" <span class=\"more\">(not expanded: past the node cap)</span>", f);
+        fputs("</li>\n", f);
+        return;
+    }
+    fprintf(f, "<details%s><summary>", opened(t, x, depth) ? " open" : "");
+    h_dnode_label(f, d);
+    fputs("</summary><ul class=\"tree\">\n", f);
+    for (size_t i = 0; i < t->n; i++)
+        if (t->nodes[i].parent == x)
+            h_dnode(f, t, (uint32_t)i, depth + 1);
+    if (d->more_groups) {
+        fprintf(f, "<li class=\"more\">+%" PRIu64 " more groups: %" PRIu64 " objects, retained ",
+                d->more_groups, d->more_count);
+        h_bytes(f, d->more_retained);
+        fputs("</li>\n", f);
+    }
+    fputs("</ul></details></li>\n", f);
+}
+
+static void h_tree(FILE *f, const rp_run *run, const size_t *idx, size_t nidx)
+{
+    fputs("<section id=\"tree\"><h2>Dominator tree</h2>\n", f);
+    int any = 0;
+    for (size_t k = 0; k < nidx; k++) {
+        const rp_scenario *s = &run->scenarios[idx[k]];
+        const hp_dtree *t = &s->dtree;
+        if (!t->n)
+            continue;
+        any = 1;
+        fputs("<h3>", f);
+        h_txt(f, s->file);
+        if (s->dtree_line)
+            fprintf(f, ", the whole heap at line %u", s->dtree_line);
+        else
+            fputs(", the whole heap at the teardown check", f);
+        fprintf(f, "</h3>\n<p class=\"kept\">%" PRIu64 " objects; ranked by retained bytes; "
+                "siblings of one type held through one edge label are one node</p>\n",
+                t->objects);
+        fputs("<ul class=\"tree\" id=\"tree-", f);
+        fprintf(f, "%zu\">\n", idx[k]);
+        for (size_t i = 0; i < t->n; i++)
+            if (t->nodes[i].parent == HP_DT_TOP)
+                h_dnode(f, t, (uint32_t)i, 0);
+        fputs("</ul>\n", f);
+        h_kept(f, t->n, t->groups_seen, "tree nodes (groups looked at)");
+    }
+    if (!any)
+        fputs("<p>No heap state was reported (or the scenarios ran in worker processes, "
+              "which do not hand their trees back).</p>\n", f);
+    fputs("</section>\n", f);
+}
+
+/* ---- growth -------------------------------------------------------------- */
+
+enum { H_CPS = 4 };
+
+static void h_signed(FILE *f, int64_t v)
+{
+    fprintf(f, "<td class=\"n%s\">%s%" PRId64 "</td>", v > 0 ? " new" : "", v > 0 ? "+" : "", v);
+}
+
+static int grew(const rp_scenario *s)
+{
+    for (int k = 0; k < OBJ_KIND_COUNT; k++)
+        if (s->kinds_end[k] != s->kinds_start[k])
+            return 1;
+    for (size_t i = 0; i < s->ncheckpoints; i++)
+        if (s->checkpoints[i].growth)
+            return 1;
+    return 0;
+}
+
+static void h_growth_table(FILE *f, const rp_scenario *s)
+{
+    size_t nc = s->ncheckpoints < H_CPS ? s->ncheckpoints : H_CPS;
+    fputs("<table class=\"growth\"><tr><th>kind</th><th class=\"n\">begin</th>", f);
+    for (size_t i = 0; i < nc; i++) {
+        fputs("<th class=\"n\">at &ldquo;", f);
+        h_txt(f, s->checkpoints[i].name);
+        fputs("&rdquo;</th>", f);
+    }
+    fputs("<th class=\"n\">end</th><th class=\"n\">end &minus; begin</th>", f);
+    for (size_t i = 0; i < nc; i++) {
+        fputs("<th class=\"n\">end &minus; &ldquo;", f);
+        h_txt(f, s->checkpoints[i].name);
+        fputs("&rdquo;</th>", f);
+    }
+    fputs("</tr>\n", f);
+    for (int k = 0; k < OBJ_KIND_COUNT; k++) {
+        uint64_t a = s->kinds_start[k], e = s->kinds_end[k];
+        int used = a || e;
+        for (size_t i = 0; i < nc; i++)
+            used |= s->checkpoints[i].kinds[k] != 0;
+        if (!used)
+            continue;
+        fprintf(f, "<tr><td>%s</td><td class=\"n\">%" PRIu64 "</td>", obj_kind_name((obj_kind)k), a);
+        for (size_t i = 0; i < nc; i++)
+            fprintf(f, "<td class=\"n\">%" PRIu64 "</td>", s->checkpoints[i].kinds[k]);
+        fprintf(f, "<td class=\"n\">%" PRIu64 "</td>", e);
+        h_signed(f, (int64_t)(e - a));
+        for (size_t i = 0; i < nc; i++)
+            h_signed(f, (int64_t)(e - s->checkpoints[i].kinds[k]));
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>\n", f);
+    if (nc < s->ncheckpoints)
+        h_kept(f, nc, s->ncheckpoints, "checkpoints");
+}
+
+static void h_growth(FILE *f, const rp_run *run, const size_t *idx, size_t nidx)
+{
+    fputs("<section id=\"growth\"><h2>Growth</h2>\n<p class=\"kept\">live objects per kind "
+          "before the first statement, at each checkpoint, and after the last statement "
+          "(before teardown): begin, at each checkpoint, end</p>\n", f);
+    size_t shown = 0, flat = 0;
+    for (size_t k = 0; k < nidx; k++) {
+        const rp_scenario *s = &run->scenarios[idx[k]];
+        if (!s->kinds_known) {
+            for (size_t i = 0; i < s->ncheckpoints; i++) {
+                fputs("<p>", f);
+                h_txt(f, s->file);
+                fputs(": growth since ", f);
+                h_txt(f, s->checkpoints[i].name);
+                fprintf(f, ": %+" PRId64 " objects</p>\n", s->checkpoints[i].growth);
+            }
+            continue;
+        }
+        if (!grew(s)) {
+            flat++;
+            continue;
+        }
+        shown++;
+        fputs("<h3>", f);
+        h_txt(f, s->file);
+        fputs("</h3>\n", f);
+        h_growth_table(f, s);
+    }
+    if (flat)
+        fprintf(f, "<p>%zu scenario%s ended with the objects they started with.</p>\n", flat,
+                flat == 1 ? "" : "s");
+    (void)shown;
+    fputs("</section>\n", f);
+}
+
+/* ---- timeline ------------------------------------------------------------ */
+
+enum { TX0 = 60, TW = 860, TTOP = 24, TH = 176, TVW = 960, TVH = 240 };
+
+/* Indices kept: each of k buckets keeps its point with the most objects
+ * (the peak survives). Returns the count; bucket_of[i] for every point. */
+static size_t downsample(const rp_timeline *t, size_t *keep, uint32_t *bucket_of)
+{
+    size_t n = t->n, k = n < RP_HTML_POINTS ? n : RP_HTML_POINTS;
+    for (size_t j = 0; j < k; j++) {
+        size_t lo = j * n / k, hi = (j + 1) * n / k, best = lo;
+        for (size_t i = lo; i < hi; i++) {
+            bucket_of[i] = (uint32_t)j;
+            if (t->objects[i] > t->objects[best])
+                best = i;
+        }
+        keep[j] = best;
+    }
+    return k;
+}
+
+static void h_series_attr(FILE *f, const char *name, const uint64_t *v, const size_t *keep,
+                          size_t k)
+{
+    fprintf(f, " data-%s=\"", name);
+    for (size_t j = 0; j < k; j++)
+        fprintf(f, "%s%" PRIu64, j ? "," : "", v[keep[j]]);
+    fputs("\"", f);
+}
+
+static double tx(size_t j, size_t k)
+{
+    return TX0 + (k > 1 ? (double)j * TW / (double)(k - 1) : TW / 2.0);
+}
+
+static void h_poly(FILE *f, const uint64_t *v, uint64_t max, const size_t *keep, size_t k,
+                   const char *color, const char *cls)
+{
+    fprintf(f, "<polyline class=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
+            cls, color);
+    for (size_t j = 0; j < k; j++) {
+        double y = TTOP + TH - (max ? (double)v[keep[j]] * TH / (double)max : 0);
+        fprintf(f, "%.1f,%.1f ", tx(j, k), y);
+    }
+    fputs("\"/>\n", f);
+}
+
+static const struct { uint8_t bit; const char *name, *color; } MARKS[] = {
+    {RP_TL_FAIL, "failed expect", "#d62728"},
+    {RP_TL_CHECKPOINT, "checkpoint", "#9467bd"},
+    {RP_TL_GC, "gc()", "#17a589"},
+    {RP_TL_SWEEP, "sweep", "#8c564b"},
+};
+
+static void h_marks(FILE *f, const rp_timeline *t, const uint32_t *bucket_of, size_t k)
+{
+    size_t drawn = 0, seen = 0;
+    for (size_t m = 0; m < sizeof MARKS / sizeof *MARKS; m++) {
+        uint32_t last = UINT32_MAX;
+        for (size_t i = 0; i < t->n; i++) {
+            uint32_t ln = t->line[i];
+            if (ln >= RP_TIMELINE_LINES || !(t->marks[ln] & MARKS[m].bit) || bucket_of[i] == last)
+                continue;
+            last = bucket_of[i];
+            seen++;
+            if (drawn == RP_HTML_MARKS)
+                continue;
+            drawn++;
+            double x = tx(bucket_of[i], k);
+            fprintf(f, "<line class=\"mk\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" "
+                    "stroke=\"%s\" stroke-dasharray=\"3,2\"><title>line %u: %s</title></line>\n",
+                    x, x, TTOP, TTOP + TH, MARKS[m].color, ln, MARKS[m].name);
+        }
+    }
+    if (drawn < seen)
+        fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" fill=\"#666\">markers: kept %zu of "
+                "%zu</text>\n", TX0 + TW - 160, TTOP - 8, drawn, seen);
+}
+
+static void h_axis(FILE *f, const rp_timeline *t, const size_t *keep, size_t k)
+{
+    fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#999\"/>\n", TX0,
+            TX0 + TW, TTOP + TH, TTOP + TH);
+    for (int q = 0; q <= 4 && k; q++) {
+        size_t j = (size_t)q * (k - 1) / 4;
+        fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%" PRIu64
+                "</text>\n", tx(j, k), TTOP + TH + 16, t->stmt[keep[j]]);
+    }
+    fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">statements "
+            "executed</text>\n", TX0 + TW / 2, TTOP + TH + 34);
+}
+
+static void h_panel(FILE *f, const rp_timeline *t, size_t *keep, uint32_t *bucket_of)
+{
+    size_t k = downsample(t, keep, bucket_of);
+    fputs("<div class=\"tl\"", f);
+    h_series_attr(f, "s", t->stmt, keep, k);
+    h_series_attr(f, "o", t->objects, keep, k);
+    h_series_attr(f, "b", t->bytes, keep, k);
+    h_series_attr(f, "m", t->memo, keep, k);
+    fputs(" data-l=\"", f);
+    for (size_t j = 0; j < k; j++)
+        fprintf(f, "%s%u", j ? "," : "", t->line[keep[j]]);
+    fputs("\">\n<h3>", f);
+    h_txt(f, t->name);
+    fprintf(f, "</h3>\n<div class=\"lg\"><span style=\"color:#1f77b4\">&#9632; live objects "
+            "(max %" PRIu64 ")</span><span style=\"color:#ff7f0e\">&#9632; live bytes (max ",
+            t->max_objects);
+    h_bytes(f, t->max_bytes);
+    fprintf(f, ")</span><span style=\"color:#2ca02c\">&#9632; memo entries (max %" PRIu64
+            ")</span><span>each line scaled to its own max</span>"
+            "<button class=\"peak\" type=\"button\">jump to peak</button></div>\n", t->max_memo);
+    fprintf(f, "<svg viewBox=\"0 0 %d %d\" data-x0=\"%d\" data-w=\"%d\" "
+            "xmlns=\"http://www.w3.org/2000/svg\">\n", TVW, TVH, TX0, TW);
+    h_axis(f, t, keep, k);
+    h_marks(f, t, bucket_of, k);
+    h_poly(f, t->bytes, t->max_bytes, keep, k, "#ff7f0e", "sb");
+    h_poly(f, t->memo, t->max_memo, keep, k, "#2ca02c", "sm");
+    h_poly(f, t->objects, t->max_objects, keep, k, "#1f77b4", "so");
+    fprintf(f, "<rect class=\"sel\" y=\"%d\" height=\"%d\" x=\"0\" width=\"0\" "
+            "fill=\"rgba(31,119,180,.18)\" stroke=\"#1f77b4\" style=\"display:none\"/>\n"
+            "</svg>\n<div class=\"readout\">drag across the chart to select a range</div>\n",
+            TTOP, TH);
+    fprintf(f, "<p class=\"kept\">points: kept %zu of %zu sampled (%" PRIu64
+            " statements; the sample keeps one statement in %" PRIu64 ")</p>\n</div>\n", k, t->n,
+            t->seen, t->stride);
+}
+
+static int h_timeline(FILE *f, const rp_run *run, const size_t *idx, size_t nidx,
+                      const rp_timeline *tl, size_t ntl)
+{
+    fputs("<section id=\"timeline\"><h2>Timeline</h2>\n", f);
+    size_t *keep = malloc(RP_HTML_POINTS * sizeof *keep);
+    uint32_t *bucket_of = malloc(RP_TIMELINE_MAX * sizeof *bucket_of);
+    if (!keep || !bucket_of) {
+        free(keep);
+        free(bucket_of);
+        return er_set(ER_OOM, "out of memory writing the page");
+    }
+    size_t shown = 0, have = 0;
+    for (size_t k = 0; k < nidx; k++) {
+        size_t i = idx[k];
+        if (!tl || i >= ntl || !tl[i].stmt || !tl[i].n || !tl[i].name ||
+            !run->scenarios[i].file || strcmp(tl[i].name, run->scenarios[i].file) != 0)
+            continue;
+        have++;
+        if (shown < RP_HTML_PANELS) {
+            h_panel(f, &tl[i], keep, bucket_of);
+            shown++;
+        }
+    }
+    if (!have)
+        fputs("<p>No timeline was recorded.</p>\n", f);
+    else if (shown < have)
+        h_kept(f, shown, have, "timelines");
+    fputs("</section>\n", f);
+    free(keep);
+    free(bucket_of);
+    return 0;
+}
+
+/* ---- the run's page ------------------------------------------------------ */
+
+static void h_header(FILE *f, const rp_run *run, const char *title)
+{
+    fputs("<header><h1>", f);
+    h_txt(f, title);
+    fputs("</h1>\n<p>", f);
+    h_txt(f, run->tool ? run->tool : "fakegc");
+    fputs(" ", f);
+    h_txt(f, run->version);
+    fputs(" &middot; allocator ", f);
+    h_txt(f, run->allocator);
+    for (size_t i = 0; i < run->ninject; i++) {
+        fputs(i ? ", " : " &middot; inject ", f);
+        h_txt(f, run->inject[i]);
+    }
+    if (run->compat) {
+        fputs(" &middot; compat ", f);
+        h_txt(f, run->compat);
+    }
+    fputs("</p>\n<nav><a href=\"#summary\">Summary</a><a href=\"#groups\">Groups</a>"
+          "<a href=\"#tree\">Dominator tree</a><a href=\"#growth\">Growth</a>"
+          "<a href=\"#timeline\">Timeline</a></nav></header>\n", f);
+}
+
+int rp_write_html(FILE *f, const rp_run *run, const rp_timeline *tl, size_t ntl)
+{
+    size_t idx[RP_HTML_SCENARIOS];
+    size_t nidx = pick_scenarios(run, idx, RP_HTML_SCENARIOS);
+    char title[300];
+    const char *st = rp_run_status(run);
+    snprintf(title, sizeof title, "fakegc: %s%s%s",
+             strcmp(st, "pass") == 0 ? "PASS" : strcmp(st, "fail") == 0 ? "FAIL" : "ERROR",
+             run->n == 1 ? " " : "", run->n == 1 ? run->scenarios[0].file : "");
+    h_head(f, title);
+    h_header(f, run, title);
+    h_summary(f, run, idx, nidx);
+    if (nidx < run->n)
+        h_kept(f, nidx, run->n, "scenarios in the sections below (those that did not pass first)");
+    h_groups(f, run, idx, nidx);
+    h_tree(f, run, idx, nidx);
+    h_growth(f, run, idx, nidx);
+    if (h_timeline(f, run, idx, nidx, tl, ntl) != 0)
+        return -1;
+    h_tail(f);
+    return ferror(f) ? -1 : 0;
+}
+
+/* ---- the diff's page ----------------------------------------------------- */
+
+static const rp_scenario *find_scenario(const rp_run *r, const char *file)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (r->scenarios[i].file && file && strcmp(r->scenarios[i].file, file) == 0)
+            return &r->scenarios[i];
+    return NULL;
+}
+
+static int has_failure(const rp_scenario *s, const char *text)
+{
+    for (size_t i = 0; s && i < s->nfailures; i++)
+        if (s->failures[i].text && text && strcmp(s->failures[i].text, text) == 0)
+            return 1;
+    return 0;
+}
+
+static uint64_t retained_of(const rp_scenario *s)
+{
+    return !s ? 0 : s->retained_total ? s->retained_total : s->nretained;
+}
+
+static void h_cell_status(FILE *f, const rp_scenario *s)
+{
+    fputs("<td>", f);
+    if (s)
+        h_status(f, rp_status_name(s->status));
+    else
+        fputs("absent", f);
+    fputs("</td>", f);
+}
+
+static void h_pair_u64(FILE *f, uint64_t a, uint64_t b, int bytes)
+{
+    fprintf(f, "<td class=\"n%s\">", b > a ? " new" : b < a ? " gone" : "");
+    if (bytes) {
+        h_bytes(f, a);
+        fputs(" &rarr; ", f);
+        h_bytes(f, b);
+    } else {
+        fprintf(f, "%" PRIu64 " &rarr; %" PRIu64, a, b);
+    }
+    fputs("</td>", f);
+}
+
+static void h_diff_row(FILE *f, const rp_scenario *b, const rp_scenario *c, const char *file)
+{
+    fputs("<tr><td>", f);
+    h_txt(f, file);
+    fputs("</td>", f);
+    h_cell_status(f, b);
+    h_cell_status(f, c);
+    h_pair_u64(f, b ? b->nfailures : 0, c ? c->nfailures : 0, 0);
+    h_pair_u64(f, retained_of(b), retained_of(c), 0);
+    h_pair_u64(f, b ? b->leaked_bytes : 0, c ? c->leaked_bytes : 0, 1);
+    h_pair_u64(f, b ? b->peak_bytes : 0, c ? c->peak_bytes : 0, 1);
+    fputs("</tr>\n", f);
+    for (size_t i = 0; c && i < c->nfailures; i++) {
+        if (has_failure(b, c->failures[i].text))
+            continue;
+        fprintf(f, "<tr class=\"newfail\"><td colspan=\"7\"><span class=\"new\">+ new failure</span> "
+                "line %u: <code>", c->failures[i].line);
+        h_txt(f, c->failures[i].text);
+        fputs("</code> actual <code>", f);
+        h_txt(f, c->failures[i].actual);
+        fputs("</code></td></tr>\n", f);
+    }
+}
+
+static void h_diff_table(FILE *f, const rp_run *base, const rp_run *cur)
+{
+    fputs("<table class=\"diff\"><tr><th>scenario</th><th>base</th><th>new</th>"
+          "<th class=\"n\">failing expectations</th><th class=\"n\">retained objects</th>"
+          "<th class=\"n\">leaked bytes</th><th class=\"n\">peak bytes</th></tr>\n", f);
+    size_t rows = 0, all = 0;
+    for (size_t i = 0; i < cur->n; i++, all++) {
+        const rp_scenario *c = &cur->scenarios[i];
+        if (rows < RP_HTML_DIFF_ROWS) {
+            h_diff_row(f, find_scenario(base, c->file), c, c->file);
+            rows++;
+        }
+    }
+    for (size_t i = 0; i < base->n; i++) {
+        const rp_scenario *b = &base->scenarios[i];
+        if (find_scenario(cur, b->file))
+            continue;
+        all++;
+        if (rows < RP_HTML_DIFF_ROWS) {
+            h_diff_row(f, b, NULL, b->file);
+            rows++;
+        }
+    }
+    fputs("</table>\n", f);
+    if (rows < all)
+        h_kept(f, rows, all, "scenarios");
+}
+
+/* The text diff, its last line apart (the verdict). */
+static void h_diff_text(FILE *f, const char *txt, size_t len)
+{
+    const char *end = txt + len;
+    while (end > txt && end[-1] == '\n')
+        end--;
+    const char *last = end;
+    while (last > txt && last[-1] != '\n')
+        last--;
+    fputs("<p id=\"verdict-line\"><code>", f);
+    char *v = strndup(last, (size_t)(end - last));
+    h_txt(f, v ? v : "");
+    free(v);
+    fputs("</code></p>\n<h2 id=\"text\">The text diff</h2>\n<pre>", f);
+    size_t keep = len < RP_HTML_DIFF_TEXT ? len : RP_HTML_DIFF_TEXT;
+    char *t = strndup(txt, keep);
+    h_txt(f, t ? t : "");
+    free(t);
+    fputs("</pre>\n", f);
+    if (keep < len)
+        h_kept(f, keep, len, "bytes of the text diff");
+}
+
+int rp_write_html_diff(FILE *f, const rp_run *base, const rp_run *cur, const char *base_name,
+                       const char *cur_name, const rp_diff_options *o)
+{
+    char *txt = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&txt, &len);
+    if (!m)
+        return er_set(ER_OOM, "out of memory writing the page");
+    rp_diff_options to = *o;
+    to.color = 0;
+    to.format = RP_DIFF_TEXT;
+    int reg = rp_diff_write(base, cur, m, &to);
+    if (fclose(m) != 0 || reg < 0) {
+        free(txt);
+        return er_set(ER_OOM, "out of memory writing the page");
+    }
+    char title[600];
+    snprintf(title, sizeof title, "fakegc diff: %s", reg ? "regression" : "no regression");
+    h_head(f, title);
+    fputs("<header><h1>", f);
+    h_txt(f, title);
+    fputs("</h1>\n<p>base <code>", f);
+    h_txt(f, base_name);
+    fputs("</code> &rarr; new <code>", f);
+    h_txt(f, cur_name);
+    fputs("</code></p>\n<nav><a href=\"#summary\">Summary</a><a href=\"#scenarios\">Scenarios"
+          "</a><a href=\"#text\">Text diff</a></nav></header>\n"
+          "<section id=\"summary\"><h2>Summary</h2>\n<p id=\"verdict\">", f);
+    fputs(reg ? "<span class=\"v fail\">REGRESSION</span> the new run regressed"
+              : "<span class=\"v pass\">OK</span> no regression", f);
+    fprintf(f, " &mdash; base: %u passed, %u failed; new: %u passed, %u failed</p>\n",
+            base->passed, base->failed, cur->passed, cur->failed);
+    fputs("</section>\n<section id=\"scenarios\"><h2>Scenarios</h2>\n", f);
+    h_diff_table(f, base, cur);
+    h_diff_text(f, txt, len);
+    fputs("</section>\n", f);
+    free(txt);
+    h_tail(f);
+    return ferror(f) ? -1 : reg;
+}

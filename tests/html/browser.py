@@ -1,0 +1,216 @@
+#!/usr/bin/python3
+"""browser.py - open fakegc's HTML pages in headless Chromium (Selenium and
+chromedriver) and check what a person would: the page loads fast, logs no
+console error, fetches nothing but itself, and its controls work.
+
+usage: browser.py OUTDIR KIND=PAGE [KIND=PAGE ...]
+  KIND: clean (a passing run), leak (a failing run with a dominator tree
+  and a timeline) or diff (a diff's page). Writes OUTDIR/KIND.png and
+  prints one line per page: "KIND: BYTES bytes, loaded in MS ms".
+Exit 0 all good, 1 a check failed, 77 no Chromium/chromedriver/Selenium.
+"""
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+try:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+except ImportError:
+    webdriver = None
+
+LOAD_BUDGET_MS = 2000
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def start(profile):
+    o = webdriver.ChromeOptions()
+    o.binary_location = CHROMIUM
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
+              "--no-first-run", "--disable-background-networking",
+              "--disable-component-update", "--disable-sync",
+              "--disable-dev-shm-usage", "--window-size=1280,900",
+              "--user-data-dir=" + profile):
+        o.add_argument(a)
+    o.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    return webdriver.Chrome(service=Service(DRIVER), options=o)
+
+
+def load(d, path):
+    url = "file://" + os.path.abspath(path)
+    d.get("about:blank")
+    d.get_log("performance")   # drain what the first tab did
+    d.get(url)
+    ms = d.execute_script(
+        "var t=performance.getEntriesByType('navigation')[0];"
+        "return t.loadEventEnd>0?t.loadEventEnd:performance.now();")
+    return url, ms
+
+
+def no_errors_no_fetches(d, kind, url):
+    errs = [e for e in d.get_log("browser") if e.get("level") in ("SEVERE", "ERROR")]
+    check(not errs, "%s: console errors: %s" % (kind, errs))
+    res = d.execute_script("return performance.getEntriesByType('resource').map(e=>e.name)")
+    check(res == [], "%s: resources fetched: %s" % (kind, res))
+    # every request the DevTools protocol saw: the page's own document and
+    # anything it asked for (documentURL is the page), and no request at all
+    # to the network from anywhere (the browser's own chrome:// pages aside)
+    sent, net = [], []
+    for e in d.get_log("performance"):
+        m = json.loads(e["message"])["message"]
+        if m.get("method") != "Network.requestWillBeSent":
+            continue
+        u = m["params"]["request"]["url"]
+        if m["params"].get("documentURL") == url:
+            sent.append(u)
+        if u.split(":", 1)[0] in ("http", "https", "ws", "wss", "ftp"):
+            net.append(u)
+    check(sent == [url], "%s: the page asked for more than itself: %s" % (kind, sent))
+    check(not net, "%s: network requests: %s" % (kind, net))
+
+
+def section_order(d, kind, ids):
+    ys = [d.execute_script("var e=document.getElementById(arguments[0]);"
+                           "return e?e.getBoundingClientRect().top+scrollY:-1", i) for i in ids]
+    check(all(y >= 0 for y in ys), "%s: missing sections in %s: %s" % (kind, ids, ys))
+    check(ys == sorted(ys), "%s: sections out of order %s: %s" % (kind, ids, ys))
+
+
+def verdict(d):
+    return d.find_element(By.ID, "verdict").text
+
+
+def check_clean(d):
+    check("PASS" in verdict(d), "clean: verdict is %r" % verdict(d))
+    check("Every scenario passed" in d.page_source, "clean: no 'Every scenario passed'")
+
+
+def visible(d, el):
+    return d.execute_script("var e=arguments[0];return e.checkVisibility?e.checkVisibility():"
+                            "e.getClientRects().length>0", el)
+
+
+def check_tree(d):
+    closed = d.find_elements(By.CSS_SELECTOR, "#tree details:not([open]) > summary")
+    check(closed, "leak: no collapsed dominator-tree node to expand")
+    if not closed:
+        return
+    s = closed[0]
+    det = s.find_element(By.XPATH, "..")
+    kids = det.find_elements(By.CSS_SELECTOR, ":scope > ul > li")
+    check(kids, "leak: the collapsed node has no children in the page")
+    check(kids and not visible(d, kids[0]), "leak: a child is visible before the click")
+    d.execute_script("arguments[0].scrollIntoView({block:'center'})", s)
+    s.click()
+    check(kids and visible(d, kids[0]), "leak: the child did not appear after the click")
+    text = kids[0].text if kids else ""
+    check(" x " in text and "retained" in text,
+          "leak: the expanded child says %r, not 'N x kind ... retained'" % text)
+    print("leak: expanded %r -> first child %r" % (s.text[:80], text[:100]))
+
+
+def check_timeline(d):
+    panel = d.find_element(By.CSS_SELECTOR, ".tl")
+    objs = [int(x) for x in panel.get_attribute("data-o").split(",")]
+    peak = max(range(len(objs)), key=lambda i: (objs[i], -i))
+    d.execute_script("arguments[0].scrollIntoView({block:'center'})", panel)
+    panel.find_element(By.CSS_SELECTOR, "button.peak").click()
+    a, b = panel.get_attribute("data-sel-a"), panel.get_attribute("data-sel-b")
+    check(a == str(peak) and b == str(peak),
+          "leak: jump to peak selected %s..%s, the peak is point %d" % (a, b, peak))
+    out = panel.find_element(By.CSS_SELECTOR, ".readout").text
+    check(("%d objects" % objs[peak]) in out, "leak: readout %r lacks the peak %d" % (out, objs[peak]))
+    sel = panel.find_element(By.CSS_SELECTOR, "rect.sel")
+    check(sel.is_displayed(), "leak: the selection is not drawn")
+    print("leak: jump to peak ->", out)
+    svg = panel.find_element(By.TAG_NAME, "svg")
+    w = svg.size["width"]
+    ActionChains(d).move_to_element_with_offset(svg, int(-w * 0.3), 0).click_and_hold() \
+        .move_by_offset(int(w * 0.4), 0).release().perform()
+    a, b = int(panel.get_attribute("data-sel-a")), int(panel.get_attribute("data-sel-b"))
+    out = panel.find_element(By.CSS_SELECTOR, ".readout").text
+    check(a < b and out.startswith("statements "), "leak: range selection %d..%d %r" % (a, b, out))
+    print("leak: range ->", out)
+    panel.find_element(By.CSS_SELECTOR, "button.peak").click()   # leave the peak shown
+
+
+def check_leak(d):
+    check("FAIL" in verdict(d), "leak: verdict is %r" % verdict(d))
+    rows = d.find_elements(By.CSS_SELECTOR, "#groups tr.grp")
+    check(rows, "leak: no group rows")
+    check(d.find_elements(By.CSS_SELECTOR, "#groups .path"), "leak: no representative path")
+    check("kept" in d.find_element(By.ID, "groups").text, "leak: groups do not say kept X of Y")
+    check_tree(d)
+    check_timeline(d)
+
+
+def check_diff(d):
+    check("regressed" in verdict(d), "diff: verdict is %r" % verdict(d))
+    check(d.find_elements(By.CSS_SELECTOR, "tr.newfail"), "diff: no new failure rows")
+    check(d.find_element(By.ID, "verdict-line").text.startswith("diff:"),
+          "diff: no text verdict line")
+
+
+def screenshot(d, path):
+    """The whole page, not only the window (DevTools captureBeyondViewport)."""
+    import base64
+    h = d.execute_script("return document.documentElement.scrollHeight")
+    shot = d.execute_cdp_cmd("Page.captureScreenshot", {
+        "format": "png", "captureBeyondViewport": True,
+        "clip": {"x": 0, "y": 0, "width": 1280, "height": min(max(h, 600), 12000), "scale": 1}})
+    with open(path, "wb") as f:
+        f.write(base64.b64decode(shot["data"]))
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__)
+        return 2
+    if webdriver is None or not CHROMIUM or not os.path.exists(DRIVER):
+        print("SKIP: chromium, chromedriver or python3-selenium is not installed")
+        return 77
+    outdir = sys.argv[1]
+    checks = {"clean": check_clean, "leak": check_leak, "diff": check_diff}
+    profile = tempfile.mkdtemp(prefix="fakegc-chromium-")
+    d = start(profile)
+    try:
+        for arg in sys.argv[2:]:
+            kind, path = arg.split("=", 1)
+            url, ms = load(d, path)
+            size = os.path.getsize(path)
+            print("%s: %d bytes, loaded in %.0f ms" % (kind, size, ms))
+            check(ms < LOAD_BUDGET_MS, "%s: loaded in %.0f ms (budget %d)" % (kind, ms, LOAD_BUDGET_MS))
+            check(size < 5 * 1024 * 1024, "%s: %d bytes (budget 5 MB)" % (kind, size))
+            if kind == "diff":
+                section_order(d, kind, ["summary", "scenarios", "text"])
+            else:
+                section_order(d, kind, ["summary", "groups", "tree", "growth", "timeline"])
+            checks[kind.split("-")[0]](d)
+            no_errors_no_fetches(d, kind, url)
+            d.execute_script("scrollTo(0,0)")
+            screenshot(d, os.path.join(outdir, kind + ".png"))
+    finally:
+        d.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+    if failures:
+        print("%d check(s) failed" % len(failures))
+        return 1
+    print("all browser checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
