@@ -20,6 +20,9 @@ cd "$top" || exit 2
 rc=0
 echo "== fakegc oom scenarios/ $*"
 "$fakegc" oom -q "$@" scenarios || rc=1
-echo "== fakegc oom --compat pytorch-1.13 scenarios/ $*"
-"$fakegc" oom -q --compat pytorch-1.13 "$@" scenarios || rc=1
+# the periodic policy of PyTorch 1.13 (not --compat pytorch-1.13: there a
+# fake memo hit is 1.13.1's _fix_weakref leak, which fails the scenarios
+# that make one with no failure injected)
+echo "== fakegc oom --sweep periodic scenarios/ $*"
+"$fakegc" oom -q --sweep periodic "$@" scenarios || rc=1
 exit $rc

@@ -12,7 +12,7 @@ For each scenario:
     them are not compared;
  2. run the script with /usr/bin/python3, which records PyTorch's value of
     each side of every translated expectation;
- 3. (unless --pytorch-only) run `fakegc run TMP.scn --compat pytorch-1.13 --inject fix-weakref
+ 3. (unless --pytorch-only) run `fakegc run TMP.scn --compat pytorch-1.13 --sweep periodic
     --format json` on a copy of the scenario where each compared expectation
     is rewritten to `expect SIDE == <PyTorch's value>` (same line numbers);
     every failure of a rewritten line is a mismatch.
@@ -204,10 +204,10 @@ def run_fakegc(fakegc, path, src_lines, overrides, timeout):
             lines[line - 1] = text
         with open(tmp, "w") as f:
             f.write("\n".join(lines))
-        # PyTorch 1.13.1's policies whatever the scenario's config says
-        # (--sweep beats config), and its own _fix_weakref leak.
+        # PyTorch 1.13.1 (its own _fix_weakref leak included) with its
+        # policies whatever the scenario's config says (--sweep beats config).
         cmd = [fakegc, "run", tmp, "--compat", "pytorch-1.13", "--sweep", "periodic",
-               "--inject", "fix-weakref", "--format", "json"]
+               "--format", "json"]
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:

@@ -84,7 +84,8 @@ enum {
 typedef struct cli_common {
     const char *allocator;       /* spec for as_create; default "libc" */
     const char *inject;          /* CSV or NULL */
-    const char *compat;          /* "pytorch-1.13" or NULL */
+    const char *compat;          /* a design name (fk_design_from_name) or NULL */
+    int design;                  /* its fk_design_id, -1 without --compat */
     int gc;                      /* -1 or SC_GC_* */
     int sweep;                   /* -1 or fk_policy */
     rp_format format;

@@ -24,6 +24,7 @@ void cli_common_init(cli_common *c)
     c->allocator = "libc";
     c->gc = -1;
     c->sweep = -1;
+    c->design = -1;
     c->format = RP_TEXT;
     c->jobs = 1;
     c->timeout = 120;   /* per scenario: a hung one costs 2 minutes, not the run */
@@ -139,11 +140,15 @@ int cli_common_option(cli_common *c, unsigned mask, const char *cmd, int argc, c
     }
     if (VALUE(CLI_O_COMPAT, "--compat")) {
         if (r < 0) return -1;
-        if (strcmp(v, "pytorch-1.13") != 0) {
-            cli_error(cmd, "--compat: unknown value '%s' (expected pytorch-1.13)", v);
+        fk_design_id d;
+        if (fk_design_from_name(v, &d) != 0) {
+            char names[128];
+            fk_design_names(names, sizeof names);
+            cli_error(cmd, "--compat: unknown value '%s' (expected %s)", v, names);
             return -1;
         }
         c->compat = v;
+        c->design = (int)d;
         return 1;
     }
     if (VALUE(CLI_O_GC, "--gc")) {
@@ -511,7 +516,9 @@ int cli_env_setup(cli_common *c, const char *cmd)
         return -1;
     }
     al_install(c->alloc);
-    if (fk_inject(c->inject ? c->inject : "", err, sizeof err) != 0) {
+    if (fk_inject(c->inject ? c->inject : "", err, sizeof err) != 0 ||
+        (c->design >= 0 && fk_inject_check(c->inject, (fk_design_id)c->design, err,
+                                           sizeof err) != 0)) {
         cli_error(cmd, "--inject: %s", err);
         fk_inject("", err, sizeof err);
         al_install(NULL);
@@ -754,8 +761,13 @@ void cli_common_help(FILE *f, unsigned mask)
     if (mask & CLI_O_INJECT)
         fprintf(f, "  --inject BUG[,BUG]   re-introduce known bugs (fakegc list bugs)\n");
     if (mask & CLI_O_COMPAT)
-        fprintf(f, "  --compat pytorch-1.13  PyTorch 1.13 policies: periodic sweep every 128\n"
-                   "                       unless a scenario's config or --sweep says otherwise\n");
+        fprintf(f, "  --compat DESIGN      the memo design (wins over config compat):\n"
+                   "                       pytorch-1.13: PyTorch 1.13.1, two tensor memos,\n"
+                   "                       periodic sweep every 128 (unless config or --sweep\n"
+                   "                       say otherwise) and its _fix_weakref leak: a fake\n"
+                   "                       memo hit makes the fake and its mode immortal;\n"
+                   "                       without: fakegc's design (1.13's tables, eager,\n"
+                   "                       no _fix_weakref leak)\n");
     if (mask & CLI_O_GC)
         fprintf(f, "  --gc MODE            manual, auto or stress (overrides config gc)\n");
     if (mask & CLI_O_SWEEP)

@@ -37,8 +37,20 @@ int cli_list(int argc, char **argv)
     if (strcmp(what, "bugs") == 0) {
         size_t n = 0;
         const fk_bug_info *b = fk_bug_list(&n);
-        for (size_t i = 0; i < n; i++)
-            printf("%-27s %s\n", b[i].name, b[i].what ? b[i].what : "");
+        for (size_t i = 0; i < n; i++) {
+            char ds[160];
+            size_t w = 0;
+            ds[0] = '\0';
+            for (int d = 0; d < FK_D_COUNT; d++)
+                if (b[i].designs & (1u << d)) {
+                    int k = snprintf(ds + w, sizeof ds - w, "%s%s", w ? ", " : "",
+                                     d == FK_D_DEFAULT ? "default"
+                                                       : fk_design_get((fk_design_id)d)->name);
+                    if (k > 0 && (size_t)k < sizeof ds - w)
+                        w += (size_t)k;
+                }
+            printf("%-27s %s [designs: %s]\n", b[i].name, b[i].what ? b[i].what : "", ds);
+        }
         return CLI_EXIT_OK;
     }
     if (strcmp(what, "allocators") == 0) {

@@ -249,8 +249,7 @@ int cli_oom(int argc, char **argv)
     sc_options_default(&o.sc);
     o.sc.gc = c.gc;
     o.sc.sweep = c.sweep;
-    if (c.compat)
-        o.sc.default_sweep = FK_SWEEP_PERIODIC;
+    o.sc.design = c.design;
     o.sc.max_bytes = c.max_bytes;
     o.sc.max_statements = c.max_statements;
     o.sc.max_objects = c.max_objects;

@@ -67,10 +67,7 @@ void cli_run_options(const cli_common *c, sc_options *o, FILE *dot)
     sc_options_default(o);
     o->gc = c->gc;
     o->sweep = c->sweep;
-    if (c->compat) {
-        o->default_sweep = FK_SWEEP_PERIODIC;
-        o->sweep_every = 128;
-    }
+    o->design = c->design;      /* its row gives the default policy */
     o->max_bytes = c->max_bytes;
     o->max_statements = c->max_statements;
     o->max_objects = c->max_objects;

@@ -134,8 +134,7 @@ int cli_shrink(int argc, char **argv)
     e.inject = c.inject ? c.inject : "";
     e.sc.gc = c.gc;
     e.sc.sweep = c.sweep;
-    if (c.compat)
-        e.sc.default_sweep = FK_SWEEP_PERIODIC;
+    e.sc.design = c.design;
     e.sc.verify = c.verify;
     e.sc.max_bytes = c.max_bytes;
     e.sc.max_statements = c.max_statements;

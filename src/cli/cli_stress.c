@@ -231,14 +231,15 @@ int cli_stress(int argc, char **argv)
 
     o.cfg.defer_callbacks = defer;
     o.cfg.gc_stress = c.gc == 2;
-    o.cfg.policy = c.sweep >= 0 ? c.sweep : c.compat ? FK_SWEEP_PERIODIC : FK_SWEEP_EAGER;
+    fk_design_id design = c.design >= 0 ? (fk_design_id)c.design : FK_D_DEFAULT;
+    o.cfg.design = (int)design;
+    o.cfg.policy = c.sweep >= 0 ? c.sweep : (int)fk_design_get(design)->policy;
     o.cfg.sweep_every = 128;
     st_env_default(&o.env);
     o.env.inject = c.inject ? c.inject : "";
     o.env.sc.gc = c.gc;
     o.env.sc.sweep = c.sweep;
-    if (c.compat)
-        o.env.sc.default_sweep = FK_SWEEP_PERIODIC;
+    o.env.sc.design = c.design;
     o.env.sc.end_check = 1;
     st_env_prepare(&o.env);
     o.check_clean = c.inject && *c.inject;

@@ -30,6 +30,35 @@ typedef enum fk_policy {
 const char *fk_policy_name(fk_policy p);
 int fk_policy_from_name(const char *s, fk_policy *out);
 
+/* ---- memo designs (designs.md) ----
+ * One row per design; the fake layer reads the current row instead of
+ * branching on a compat mode. Objects take the design current when they are
+ * made (modes, converters); the scenario runner sets it per scenario.
+ * FK_D_DEFAULT is fakegc's own design (no --compat, no config compat). */
+typedef enum fk_design_id {
+    FK_D_DEFAULT, FK_D_1_13, FK_D_COUNT
+} fk_design_id;
+
+typedef struct fk_design {
+    const char *name;          /* the --compat / config compat value */
+    const char *what;          /* one line: what it models */
+    fk_policy policy;          /* of modes made without sweep= */
+    unsigned char fake_memo;   /* the FakeTensorConverter has a memo of its own */
+    unsigned char fix_weakref_leak; /* a fake memo hit makes the fake immortal */
+} fk_design;
+
+const fk_design *fk_design_get(fk_design_id id);       /* NULL: no such row */
+/* The --compat names ("pytorch-1.13", ...); "default" is not one. 0 or -1. */
+int fk_design_from_name(const char *s, fk_design_id *out);
+/* "pytorch-1.13, ..." into buf (for messages); returns its length. */
+size_t fk_design_names(char *buf, size_t n);
+void fk_design_set(fk_design_id id);
+fk_design_id fk_design_current(void);
+const fk_design *fk_design_now(void);
+/* The row's rules are consistent (no rule that needs a table it lacks).
+ * 0 or -1 with why. */
+int fk_design_verify(fk_design_id id, char *why, size_t n);
+
 /* Injectable bugs (cli.md "Injectable bugs"); all off by default. */
 typedef struct fk_bugs {
     int strong_memo;               /* memo keys hold real tensors strongly */
@@ -51,9 +80,18 @@ fk_bugs fk_get_bugs(void);
  * (id-reuse defers callbacks). "" or NULL resets everything to off.
  * 0, or -1 with a message naming the valid bugs in err. */
 int fk_inject(const char *csv, char *err, size_t errlen);
+/* The list fk_inject last applied ("" when none). */
+const char *fk_inject_active(void);
 /* The bug names with one-line descriptions, for `fakegc list bugs`. */
-typedef struct fk_bug_info { const char *name, *what; } fk_bug_info;
+typedef struct fk_bug_info {
+    const char *name, *what;
+    unsigned designs;          /* bit (1u << fk_design_id) per design it applies to */
+} fk_bug_info;
 const fk_bug_info *fk_bug_list(size_t *n);
+/* Every bug of csv applies to design d: 0, or -1 with "bug 'X' does not
+ * apply to pytorch-2.3 (it applies to: ...)" in err. Unknown names are
+ * fk_inject's to report (0 here). */
+int fk_inject_check(const char *csv, fk_design_id d, char *err, size_t errlen);
 
 /* ---- MetaConverter ---- */
 obj *fk_meta_converter_new(fk_policy policy, int64_t sweep_every);

@@ -11,7 +11,8 @@
 
 fk_bugs fk_bug_state;
 
-/* A fake that _fix_weakref made immortal (fix-weakref bug). */
+/* A fake that _fix_weakref made immortal (pytorch-1.13, or the fix-weakref
+ * bug in the default design). */
 #define FK_F_IMMORTAL OBJ_F_USER1
 
 static fk_mconv *mconv_list;      /* every live MetaConverter */
@@ -424,7 +425,8 @@ static ts_tensor *memo_lookup(wt_table *memo, ts_tensor *t)
 static ts_tensor *fake_memo_hit(fk_fconv *fc, ts_tensor *t)
 {
     ts_tensor *hit = memo_lookup(fc->tensor_memo, t);
-    if (hit && fk_bug_state.fix_weakref && !(hit->hdr.flags & FK_F_IMMORTAL)) {
+    int leak = fk_bug_state.fix_weakref || fc->design->fix_weakref_leak;
+    if (hit && leak && !(hit->hdr.flags & FK_F_IMMORTAL)) {
         hit->hdr.flags |= FK_F_IMMORTAL;
         obj_incref(&hit->hdr);
     }
@@ -611,6 +613,7 @@ static fk_fconv *fconv_new(fk_policy policy, int64_t sweep_every)
     fk_fconv *fc = (fk_fconv *)obj_new(&fk_fake_converter_type, sizeof *fc);
     if (!fc)
         return NULL;
+    fc->design = fk_design_now();
     /* A WeakValueDictionary keyed by WeakTensorRefKey: the finalizer
      * removes an entry when its key dies, the dictionary when its value
      * dies. */

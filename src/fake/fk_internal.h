@@ -23,6 +23,7 @@ typedef struct fk_fconv {
     wt_table *tensor_memo;      /* real tensor -> fake tensor (weak values) */
     fk_mconv *meta;             /* strong */
     obj *self_ref;
+    const fk_design *design;    /* the design current when it was made */
     struct fk_fconv *list_prev, *list_next;
 } fk_fconv;
 

@@ -110,22 +110,64 @@ ts_tensor *fk_apply_in(ts_op op, ts_tensor *self, const ts_args *a, obj *active)
     return out;
 }
 
+#define ALL ((1u << FK_D_COUNT) - 1)
+#define D(x) (1u << (x))
+
+/* designs.md "Injectable bugs": each bug with the designs it applies to.
+ * fix-weakref is 1.13.1's own leak: on in pytorch-1.13 (asking for it
+ * again is allowed), injectable in the default design. */
 static const fk_bug_info bug_list[] = {
-    {"strong-memo", "memo keys hold the real tensor strongly (before the seed's fix)"},
-    {"strong-storage-memo", "the storage memo holds real storages strongly (no StorageWeakRef)"},
-    {"finalizer-holds-converter", "the memo finalizer holds its converter strongly"},
-    {"no-sweep", "pending expired storages are never checked"},
-    {"id-reuse", "memo keys are addresses and finalizers run late: stale hits"},
-    {"strong-fake-value", "the fake memo holds its fake tensors strongly: a cycle"},
-    {"view-base-leak", "a view takes one reference too many on its base"},
-    {"early-free", "a tensor releases its storage reference twice (use after free)"},
-    {"fix-weakref", "PyTorch 1.13.1's own leak: after a fake memo hit the fake and its mode are never freed"},
+    {"strong-memo", "memo keys hold the real tensor strongly (before the seed's fix)", ALL},
+    {"strong-storage-memo", "the storage memo holds real storages strongly (no StorageWeakRef)",
+     ALL},
+    {"finalizer-holds-converter", "the memo finalizer holds its converter strongly", ALL},
+    {"no-sweep", "pending expired storages are never checked", ALL},
+    {"id-reuse", "memo keys are addresses and finalizers run late: stale hits", ALL},
+    {"strong-fake-value", "the fake memo holds its fake tensors strongly: a cycle", ALL},
+    {"view-base-leak", "a view takes one reference too many on its base", ALL},
+    {"early-free", "a tensor releases its storage reference twice (use after free)", ALL},
+    {"fix-weakref", "PyTorch 1.13.1's own leak: after a fake memo hit the fake and its mode "
+     "are never freed (on in pytorch-1.13; fixed by pytorch#90823)",
+     D(FK_D_DEFAULT) | D(FK_D_1_13)},
 };
 
 const fk_bug_info *fk_bug_list(size_t *n)
 {
     *n = sizeof bug_list / sizeof bug_list[0];
     return bug_list;
+}
+
+static char active[512];
+
+const char *fk_inject_active(void) { return active; }
+
+int fk_inject_check(const char *csv, fk_design_id d, char *err, size_t errlen)
+{
+    const char *p = csv ? csv : "";
+    while (*p) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        for (size_t i = 0; i < sizeof bug_list / sizeof bug_list[0]; i++) {
+            const fk_bug_info *b = &bug_list[i];
+            if (strlen(b->name) != len || memcmp(b->name, p, len) != 0 ||
+                (b->designs & D(d)))
+                continue;
+            if (err && errlen) {
+                int w = snprintf(err, errlen, "bug '%s' does not apply to %s (it applies to:",
+                                 b->name, fk_design_get(d)->name);
+                for (int k = 0; k < FK_D_COUNT && w > 0 && (size_t)w < errlen; k++)
+                    if (b->designs & D(k))
+                        w += snprintf(err + w, errlen - (size_t)w, " %s",
+                                      k == FK_D_DEFAULT ? "the default design"
+                                                        : fk_design_get((fk_design_id)k)->name);
+                if (w > 0 && (size_t)w < errlen)
+                    snprintf(err + w, errlen - (size_t)w, ")");
+            }
+            return -1;
+        }
+        p = e ? e + 1 : p + len;
+    }
+    return 0;
 }
 
 int fk_inject(const char *csv, char *err, size_t errlen)
@@ -164,6 +206,7 @@ int fk_inject(const char *csv, char *err, size_t errlen)
     }
     fk_set_bugs(&fb);
     ts_set_bugs(&tb);
+    snprintf(active, sizeof active, "%s", csv ? csv : "");
     return 0;
 bad:
     if (err && errlen) {

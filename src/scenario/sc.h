@@ -73,6 +73,8 @@ void sc_list_words(FILE *f);
 
 const char *sc_program_file(const sc_program *p);
 size_t sc_program_statements(const sc_program *p);   /* statements in the text */
+/* Its `config compat` as an fk_design_id, or -1 when it has none. */
+int sc_program_compat(const sc_program *p);
 
 /* -1 in an override field means "the scenario's config". */
 enum { SC_GC_MANUAL = 0, SC_GC_AUTO = 1, SC_GC_STRESS = 2 };
@@ -84,6 +86,9 @@ typedef struct sc_options {
                                 config says (--compat pytorch-1.13: periodic);
                                 -1: eager */
     int64_t sweep_every;     /* default sweep_every of modes/converters (128) */
+    int design;              /* fk_design_id (--compat), -1: the scenario's
+                                config compat, else FK_D_DEFAULT; its row's
+                                policy is the last default of the sweep */
     int end_check;           /* -1, 0 off, 1 strict */
     uint64_t max_statements; /* statements executed; 0: no limit */
     /* Non-NULL: once *stop is non-zero (a signal handler sets it), the

@@ -161,6 +161,7 @@ struct sc_program {
     size_t nstatements;            /* every statement, nested included */
     /* config: -1 when not given */
     int cfg_gc, cfg_sweep, cfg_end_check;
+    int cfg_compat;                /* fk_design_id, or -1 */
 };
 
 /* ---- the vocabulary (sc_words.c): one row per word ---- */

@@ -18,6 +18,7 @@
 
 #include "alloc/al.h"
 #include "core/er.h"
+#include "fake/fk.h"
 #include "tensor/ts.h"
 
 /* ---- tables (the words themselves are sc_words.c's rows) ---- */
@@ -45,10 +46,12 @@ static const char *const mfmt_names[] = {"contiguous_format", "channels_last", N
 static const char *const device_names[] = {"cpu", "cuda", "meta", "lazy", NULL};
 static const char *const stmt_keywords[] = {
     "del", "expect", "repeat", "with", "end", "config", "checkpoint", NULL};
-static const char *const config_keys[] = {"gc", "sweep", "end_check", NULL};
+static const char *const config_keys[] = {"gc", "sweep", "end_check", "compat", NULL};
 static const char *const gc_values[] = {"manual", "auto", "stress", NULL};
 static const char *const sweep_values[] = {"eager", "periodic", NULL};
 static const char *const end_values[] = {"strict", "off", NULL};
+/* fk_design_id order from FK_D_1_13 on (fake/fk.h); "default" is not a value */
+static const char *const compat_values[] = {"pytorch-1.13", NULL};
 
 static int find_in(const char *const *list, const char *s, size_t n)
 {
@@ -178,7 +181,7 @@ typedef struct parser {
     uint32_t phantom_blocks;   /* misspelt repeat/with lines: ends to absorb */
     int binary;                /* NUL or invalid UTF-8 seen: stop at once */
     int seen_stmt;             /* a statement other than config */
-    int cfg_seen[3];
+    int cfg_seen[4];
     vec checkpoints;           /* names (arena strings) */
     /* Reads of a user attribute whose name is near a counter's (memo_mta),
      * and the attribute names the script stores: a read of a name no line
@@ -1050,7 +1053,7 @@ static void parse_config(parser *p)
         return;
     }
     if (p->tok.kind != T_NAME) {
-        unexpected(p, "a config key (gc, sweep or end_check)");
+        unexpected(p, "a config key (gc, sweep, end_check or compat)");
         return;
     }
     sc_token kt = p->tok;
@@ -1065,7 +1068,7 @@ static void parse_config(parser *p)
                      best);
         else
             error_at(p, kt.line, kt.col,
-                     "unknown config key '%s'; expected gc, sweep or end_check", key);
+                     "unknown config key '%s'; expected gc, sweep, end_check or compat", key);
         return;
     }
     next(p);
@@ -1090,7 +1093,8 @@ static void parse_config(parser *p)
         return;
     }
     next(p);
-    const char *const *choices = k == 0 ? gc_values : k == 1 ? sweep_values : end_values;
+    const char *const *choices = k == 0 ? gc_values : k == 1 ? sweep_values
+                               : k == 2 ? end_values : compat_values;
     char what[96];
     snprintf(what, sizeof what, "value for config '%s'", key);
     if (check_choice(p, &v, what, choices) < 0)
@@ -1105,8 +1109,10 @@ static void parse_config(parser *p)
         p->prog->cfg_gc = idx;
     else if (k == 1)
         p->prog->cfg_sweep = idx;   /* 0 eager, 1 periodic: fk_policy order */
-    else
+    else if (k == 2)
         p->prog->cfg_end_check = idx == 0 ? 1 : 0;
+    else
+        p->prog->cfg_compat = FK_D_1_13 + idx;
     expect_eol(p, "the config value");
 }
 
@@ -1586,7 +1592,7 @@ static sc_program *program_new(const char *file, const char *src, size_t len)
         return NULL;
     }
     prog->len = len;
-    prog->cfg_gc = prog->cfg_sweep = prog->cfg_end_check = -1;
+    prog->cfg_gc = prog->cfg_sweep = prog->cfg_end_check = prog->cfg_compat = -1;
     return prog;
 }
 
@@ -1780,3 +1786,4 @@ sc_program *sc_parse_file(const char *path, FILE *diag_out, int color, int *nerr
 
 const char *sc_program_file(const sc_program *p) { return p->file; }
 size_t sc_program_statements(const sc_program *p) { return p->nstatements; }
+int sc_program_compat(const sc_program *p) { return p->cfg_compat; }

@@ -20,6 +20,7 @@ void sc_options_default(sc_options *o)
     o->gc = -1;
     o->sweep = -1;
     o->default_sweep = -1;
+    o->design = -1;
     o->sweep_every = 128;
     o->end_check = -1;
     o->max_statements = SC_DEFAULT_MAX_STATEMENTS;
@@ -417,10 +418,24 @@ static int run_program(const sc_program *p, const sc_options *opt, rp_scenario *
     vm.out = out;
     uint64_t base_total = 0;   /* set once the interpreter's arrays exist */
     vm.gc_mode = opt->gc >= 0 ? opt->gc : p->cfg_gc >= 0 ? p->cfg_gc : SC_GC_MANUAL;
+    /* --compat wins over config compat (designs.md "Additions, version 3") */
+    fk_design_id design = opt->design >= 0 ? (fk_design_id)opt->design
+                        : p->cfg_compat >= 0 ? (fk_design_id)p->cfg_compat : FK_D_DEFAULT;
+    fk_design_set(design);
+    char ierr[256];
+    if (fk_inject_check(fk_inject_active(), design, ierr, sizeof ierr) != 0) {
+        /* the file's config compat names a design the bug does not apply
+         * to (with --compat that is a usage error, found before running) */
+        char msg[300];
+        snprintf(msg, sizeof msg, "not run: --inject: %s", ierr);
+        fk_design_set(FK_D_DEFAULT);
+        out->status = RP_SKIP;
+        return rp_scenario_set_error(out, msg) == 0 ? 0 : -1;
+    }
     vm.sweep = (fk_policy)(opt->sweep >= 0 ? opt->sweep
                                            : p->cfg_sweep >= 0 ? p->cfg_sweep
                                            : opt->default_sweep >= 0 ? opt->default_sweep
-                                                                     : FK_SWEEP_EAGER);
+                                           : (int)fk_design_now()->policy);
     vm.sweep_every = opt->sweep_every > 0 ? opt->sweep_every : 128;
     vm.end_check = opt->end_check >= 0 ? opt->end_check
                  : p->cfg_end_check >= 0 ? p->cfg_end_check : 1;
@@ -501,6 +516,7 @@ static int run_program(const sc_program *p, const sc_options *opt, rp_scenario *
 cleanup:
     sc_vm_drop_snapshot(&vm);
     sc_reclaim_all(done > 0);
+    fk_design_set(FK_D_DEFAULT);
     gc_set_auto(0, 700);
     ts_set_max_bytes(0);
     census_free(&first);

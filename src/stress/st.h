@@ -65,6 +65,7 @@ typedef struct st_config {
     int defer_callbacks;     /* obj_config.defer_callbacks is on */
     int gc_stress;           /* the run collects after every statement */
     int policy;              /* FK_SWEEP_* for modes made without sweep= */
+    int design;              /* fk_design_id the lifecycles run under */
     int64_t sweep_every;     /* for modes made without sweep_every= */
     int expect_all;          /* render: every passive check after every action
                                 (2: and every tensor query) */

@@ -1,0 +1,104 @@
+/* fk_design.c - the memo designs as one table (designs.md). The fake layer
+ * reads the current design's row; it has no `if (compat == ...)`.
+ *
+ * Sources (pytorch/pytorch unless said), cited as file@commit:line:
+ *   fake_tensor.py@1.13.1  Debian python3-torch 1.13.1+dfsg-4
+ *   fake_tensor.py@6ec61862 DeepLink-org/pytorch 6ec618622954458bf1afe3bb3ef79f94f99f0cd9 (2.0-2.1)
+ *   meta_utils.py@003dca52  003dca52773ade8fdcb6e05f932b8f7212354201 (2.1-2.2)
+ *   meta_utils.py@0f315d37  0f315d37a4534a9a3a796b845cb3ac4a0e647034 (2.3+)
+ *   fake_tensor.py@946abe14 946abe145c61e0b6b807d209e0ac0896b4143a00 (2.3-2.4)
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/er.h"
+#include "fake/fk_internal.h"
+
+static const fk_design designs[FK_D_COUNT] = {
+    [FK_D_DEFAULT] = {
+        .name = "default",
+        .what = "fakegc's design: 1.13's tables, eager storage policy, "
+                "without 1.13.1's _fix_weakref leak",
+        .policy = FK_SWEEP_EAGER,
+        .fake_memo = 1,
+        .fix_weakref_leak = 0,
+    },
+    [FK_D_1_13] = {
+        .name = "pytorch-1.13",
+        .what = "PyTorch 1.13.1: two tensor memos, periodic sweep every 128, "
+                "and its _fix_weakref leak (a fake memo hit makes the fake immortal)",
+        .policy = FK_SWEEP_PERIODIC,
+        /* fake_tensor.py@1.13.1: FakeTensorConverter.tensor_memo, a
+         * WeakValueDictionary of its own next to the MetaConverter's */
+        .fake_memo = 1,
+        /* fake_tensor.py@1.13.1 _get_memo: `out._fix_weakref()` on a hit;
+         * measured on Debian's 1.13.1: the fake and its mode survive every
+         * `del` and gc.collect() (fixed by pytorch#90823) */
+        .fix_weakref_leak = 1,
+    },
+};
+
+const fk_design *fk_design_get(fk_design_id id)
+{
+    return id >= 0 && id < FK_D_COUNT && designs[id].name ? &designs[id] : NULL;
+}
+
+int fk_design_from_name(const char *s, fk_design_id *out)
+{
+    for (int i = 0; i < FK_D_COUNT; i++)
+        if (designs[i].name && strcmp(designs[i].name, s) == 0 && i != FK_D_DEFAULT) {
+            *out = (fk_design_id)i;
+            return 0;
+        }
+    return -1;
+}
+
+size_t fk_design_names(char *buf, size_t n)
+{
+    size_t w = 0;
+    if (n)
+        buf[0] = '\0';
+    for (int i = 0; i < FK_D_COUNT; i++) {
+        if (!designs[i].name || i == FK_D_DEFAULT)
+            continue;
+        int k = snprintf(buf + w, n > w ? n - w : 0, "%s%s", w ? ", " : "",
+                         designs[i].name);
+        if (k > 0)
+            w += (size_t)k;
+    }
+    return w;
+}
+
+static fk_design_id current = FK_D_DEFAULT;
+
+void fk_design_set(fk_design_id id)
+{
+    current = fk_design_get(id) ? id : FK_D_DEFAULT;
+}
+
+fk_design_id fk_design_current(void) { return current; }
+
+const fk_design *fk_design_now(void) { return &designs[current]; }
+
+int fk_design_verify(fk_design_id id, char *why, size_t n)
+{
+    const fk_design *d = fk_design_get(id);
+    if (!d) {
+        snprintf(why, n, "design %d: no such row", (int)id);
+        return -1;
+    }
+    if (!d->what || !*d->what) {
+        snprintf(why, n, "design %s: no description", d->name);
+        return -1;
+    }
+    if (d->policy != FK_SWEEP_EAGER && d->policy != FK_SWEEP_PERIODIC) {
+        snprintf(why, n, "design %s: policy %d", d->name, (int)d->policy);
+        return -1;
+    }
+    /* _fix_weakref is called on a hit of the fake memo: no memo, no leak */
+    if (d->fix_weakref_leak && !d->fake_memo) {
+        snprintf(why, n, "design %s: the _fix_weakref leak without a fake memo", d->name);
+        return -1;
+    }
+    return 0;
+}
