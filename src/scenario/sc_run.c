@@ -197,7 +197,8 @@ static void limit_report(sc_vm *vm)
         hp_graph *g = sc_vm_snapshot(vm);
         if (g && hp_summarize(g, HP_SEL_ALL, sc_examples(vm), &sm) == 0) {
             sc_summary_to_failure(&sm, f);
-            sc_vm_emit(vm, g, HP_SEL_ALL, f->objects, f->nobjects, f->line);
+            sc_vm_emit(vm, g, HP_SEL_ALL, f->objects, f->nobjects, f->groups, f->ngroups,
+                       f->line);
             snprintf(msg, sizeof msg, "stopped by a limit; what was alive then:");
             goto done;
         }
