@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# layers.sh ROOT - the allocator layers include only downwards:
+# layers.sh ROOT - the allocator and worker layers include only downwards:
 #   src/vg        nothing of fakegc
 #   src/alloc     alloc/ and vg/
 #   instrument/   instrument/, vg/, alloc/al.h, alloc/al_wrap.h (public only)
 #   src/allocspec allocspec/, alloc/, instrument/
+#   src/worker    worker/, core/, alloc/, instrument/, vg/ (below core and
+#                 instrument, above scenario and stress: it knows no scenario)
+#   src/core      nothing of worker/ (the worker layer is below it)
 # Prints every offending #include and exits 1; 0 when the layering holds.
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 bad=0
@@ -22,4 +25,6 @@ check src/vg        '^vg/'
 check src/alloc     '^(alloc|vg)/'
 check instrument    '^(instrument/|vg/|alloc/al\.h$|alloc/al_wrap\.h$)'
 check src/allocspec '^(allocspec|alloc|instrument)/'
+check src/worker    '^(worker|core|alloc|instrument|vg)/'
+check src/core      '^((core|alloc|instrument|vg)/|[a-z_]+\.h$)'
 exit $bad

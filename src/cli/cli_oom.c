@@ -14,6 +14,7 @@
 #include "core/er.h"
 #include "fake/fk.h"
 #include "stress/st.h"
+#include "worker/wk.h"
 
 #define OOM_MASK (CLI_O_ALLOCATOR | CLI_O_INJECT | CLI_O_COMPAT | CLI_O_GC | CLI_O_SWEEP | \
                   CLI_O_FORMAT | CLI_O_OUTPUT | CLI_O_LIMITS | CLI_O_OUTPUT_STYLE)
@@ -109,7 +110,7 @@ static void json_scenario(FILE *f, size_t i, const char *file, int rc, const st_
     fputs(", \"finding\": ", f);
     if (r->finding) {   /* a bad access: kind, statement, and the point it came at */
         char kind[64];
-        st_finding_kind(r->finding_what, kind, sizeof kind);
+        wk_finding_kind(r->finding_what, kind, sizeof kind);
         fputs("{\"kind\": ", f);
         rp_json_string(f, kind);
         fprintf(f, ", \"line\": %u, \"what\": ", r->finding_line);
@@ -284,7 +285,7 @@ int cli_oom(int argc, char **argv)
         }
         if (r.finding) {   /* a bad access: a finding about the scenario, with its site */
             char kind[64];
-            st_finding_kind(r.finding_what, kind, sizeof kind);
+            wk_finding_kind(r.finding_what, kind, sizeof kind);
             total_findings++;
             fprintf(out, "FINDING %s:%u: %s ", file, r.finding_line, kind);
             if (r.crash_point)

@@ -15,6 +15,7 @@
 #include "core/obj.h"
 #include "fake/fk.h"
 #include "stress/st.h"
+#include "worker/wk.h"
 
 #define STRESS_MASK (CLI_O_ALLOCATOR | CLI_O_INJECT | CLI_O_COMPAT | CLI_O_GC | CLI_O_SWEEP | \
                      CLI_O_FORMAT | CLI_O_OUTPUT | CLI_O_OUTPUT_STYLE)
@@ -337,7 +338,7 @@ int cli_stress(int argc, char **argv)
             json_str(out, r.first);
             if (strncmp(r.cls, "finding: ", 9) == 0) {   /* a bad access: its site and kind */
                 char kind[64];
-                st_finding_kind(r.cls + 9, kind, sizeof kind);
+                wk_finding_kind(r.cls + 9, kind, sizeof kind);
                 fprintf(out, ", \"finding\": {\"kind\": ");
                 json_str(out, kind);
                 fprintf(out, ", \"line\": %lu}", strtoul(r.first, NULL, 10));

@@ -146,23 +146,14 @@ int st_run_text(const st_env *e, const char *name, const char *text, st_outcome 
  * no_inject the child runs without injected bugs. */
 int st_run_forked(const st_env *e, const char *name, const char *text, int no_inject,
                   st_outcome *o);
-/* In a forked child (the stress worker, st_run_forked's child, the oom
- * child): a bad access - a guard finding, including a fault on guard
- * poison, or a decref of a dead object - ends the run there as a finding,
- * instead of the child running on over a heap that can no longer be
- * trusted (exit 3 or a hang). *o is filled (ST_FAIL, first_line = the
- * current statement, first "LINE: finding: KIND  actual: WHAT", the class
- * "finding: WHAT" normalized) and then(o) is called: it reports and
- * _exits (if it returns, the child _exits 1). Async-signal-safe up to
- * then (the hook may run in the guard's SIGSEGV handler). */
-void st_trap_findings(st_outcome *o, void (*then)(const st_outcome *o));
-/* The kind of a finding's text: what precedes its first ':' ("use-after-free
- * read"). Async-signal-safe. */
-void st_finding_kind(const char *what, char *kind, size_t n);
+/* The outcome of a run a finding ended (wk.h) at line: ST_FAIL, first
+ * "LINE: finding: KIND  actual: WHAT", the class "finding: WHAT" normalized,
+ * the statement in hand counted. Async-signal-safe (for wk_on_finding). */
+void st_finding_outcome(uint32_t line, const char *what, st_outcome *o);
 
 /* Does o have a failure of class cls? */
 int st_outcome_has(const st_outcome *o, const char *cls);
-/* Normalize a message into a class: digit runs -> N, spaces collapsed. */
+/* Normalize a message into a class: wk_normalize. */
 void st_normalize(const char *in, char *out, size_t n);
 
 /* ---- shrinking ---- */

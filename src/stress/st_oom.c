@@ -12,23 +12,17 @@
  * the baseline up to the failure. (o->every keeps the full loop.) */
 #include "stress/st.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <time.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "alloc/al.h"
 #include "core/er.h"
 #include "core/obj.h"
 #include "fake/fk.h"
-#include "instrument/in_guard.h"
+#include "worker/wk.h"
 
 static int starts(const char *s, const char *p)
 {
@@ -103,32 +97,13 @@ static void leftover(const uint64_t *before, char *why, size_t n)
         snprintf(why + w, n - w, "%s%" PRIu64 " objects", w ? ", " : "", objs);
 }
 
+/* Where the forked child is, for the parent: a crash is reported at it. */
 typedef struct progress_page {
     volatile int persistent;
     volatile uint64_t point;
-    volatile int found;            /* a bad access stopped the child */
-    volatile uint32_t line;
-    char what[200];
 } progress_page;
 
 static progress_page *page;   /* set in the forked child */
-
-enum { CHILD_FINDING = 5 };
-
-/* The child's guard and dead-object hook: a bad access is a finding about
- * the scenario, and the heap it leaves cannot be trusted for more runs, so
- * the child records it on the shared page and stops. Async-signal-safe (the
- * guard calls it from its SIGSEGV handler too). */
-static void child_finding(const char *what)
-{
-    size_t k = 0;
-    for (; what[k] && what[k] != '\n' && k + 1 < sizeof page->what; k++)
-        page->what[k] = what[k];
-    page->what[k] = '\0';
-    page->line = obj_current_site().line;
-    page->found = 1;
-    _exit(CHILD_FINDING);
-}
 
 /* ---- the context map (plain malloc: it must not move al_'s counts) ---- */
 
@@ -373,85 +348,50 @@ int st_oom_program(const sc_program *p, const st_oom_opts *o, st_oom_result *r)
     return 0;
 }
 
+/* st_oom_forked's child and the parent: the shared bytes. */
+typedef struct oom_shared {
+    progress_page at;
+    st_oom_result r;
+    int rc;
+} oom_shared;
+
+typedef struct oom_job {
+    const sc_program *p;
+    const st_oom_opts *o;
+} oom_job;
+
+static void oom_child(void *arg, void *shared)
+{
+    const oom_job *j = arg;
+    oom_shared *sh = shared;
+    page = &sh->at;
+    st_oom_result cr;
+    sh->rc = st_oom_program(j->p, j->o, &cr);
+    sh->r = cr;
+}
+
 int st_oom_forked(const sc_program *p, const st_oom_opts *o, st_oom_result *r)
 {
+    oom_job oj = {p, o};
+    wk_job j = {oom_child, &oj, sizeof(oom_shared), 0, NULL};
+    static oom_shared sh;   /* large: not on the stack */
+    wk_end e;
     memset(r, 0, sizeof *r);
-    progress_page *pg = mmap(NULL, sizeof *pg, PROT_READ | PROT_WRITE,
-                             MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (pg == MAP_FAILED)
+    if (wk_run(&j, &sh, &e) < 0)
         return st_oom_program(p, o, r);
-    int fd[2];
-    if (pipe(fd) < 0) {
-        munmap(pg, sizeof *pg);
-        return st_oom_program(p, o, r);
+    if (e.how == WK_OK) {
+        *r = sh.r;
+        return sh.rc;
     }
-    pid_t parent = getpid();
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);   /* dies with its parent */
-        if (getppid() != parent)
-            _exit(3);
-        close(fd[0]);
-        page = pg;
-        in_guard_set_finding_hook(child_finding);
-        obj_set_dead_decref_hook(child_finding);
-        st_oom_result cr;
-        int rc = st_oom_program(p, o, &cr);
-        const char *b = (const char *)&cr;
-        size_t left = sizeof cr;
-        while (left > 0) {
-            ssize_t w = write(fd[1], b, left);
-            if (w <= 0)
-                break;
-            b += w;
-            left -= (size_t)w;
-        }
-        _exit(rc < 0 ? 4 : 0);
-    }
-    close(fd[1]);
-    if (pid < 0) {
-        close(fd[0]);
-        munmap(pg, sizeof *pg);
-        return st_oom_program(p, o, r);
-    }
-    size_t got = 0;
-    char *b = (char *)r;
-    while (got < sizeof *r) {
-        ssize_t n = read(fd[0], b + got, sizeof *r - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
-    close(fd[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    int rc = 0;
-    if (WIFEXITED(status) && WEXITSTATUS(status) == CHILD_FINDING && pg->found) {
-        memset(r, 0, sizeof *r);
+    r->crash_persistent = sh.at.persistent;
+    r->crash_point = sh.at.point;
+    if (e.how == WK_FINDING) {
         r->finding = 1;
-        r->finding_line = pg->line;
-        memcpy(r->finding_what, pg->what, sizeof r->finding_what);
-        r->finding_what[sizeof r->finding_what - 1] = '\0';
-        r->crash_persistent = pg->persistent;
-        r->crash_point = pg->point;
-    } else if (got != sizeof *r || !WIFEXITED(status) || (WEXITSTATUS(status) != 0 &&
-                                                   WEXITSTATUS(status) != 4)) {
-        memset(r, 0, sizeof *r);
+        r->finding_line = e.line;
+        snprintf(r->finding_what, sizeof r->finding_what, "%s", e.what);
+    } else {
         r->crashed = 1;
-        r->crash_persistent = pg->persistent;
-        r->crash_point = pg->point;
-        if (WIFSIGNALED(status))
-            snprintf(r->crash, sizeof r->crash, "%s", strsignal(WTERMSIG(status)));
-        else
-            snprintf(r->crash, sizeof r->crash, "exit status %d",
-                     WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    } else if (WEXITSTATUS(status) == 4) {
-        rc = -1;
+        wk_describe(&e, r->crash, sizeof r->crash);
     }
-    munmap(pg, sizeof *pg);
-    return rc;
+    return 0;
 }

@@ -3,18 +3,15 @@
  * child so a crash is an outcome instead of the end of the process. */
 #include "stress/st.h"
 
-#include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "alloc/al.h"
 #include "core/er.h"
 #include "core/obj.h"
 #include "fake/fk.h"
 #include "instrument/in_guard.h"
+#include "worker/wk.h"
 
 void st_env_default(st_env *e)
 {
@@ -97,10 +94,7 @@ static void on_statement(void *arg, uint32_t line, uint64_t live, uint64_t bytes
     ((live_note *)arg)->statements++;
 }
 
-/* ---- findings: a bad access ends the child as a finding ---- */
-
-static st_outcome *trap_o;
-static void (*trap_then)(const st_outcome *o);
+/* ---- findings: a bad access ends the child as a finding (wk.h) ---- */
 
 /* d[k..n) += s, NUL-terminated; returns the new length. */
 static size_t put(char *d, size_t k, size_t n, const char *s)
@@ -113,80 +107,34 @@ static size_t put(char *d, size_t k, size_t n, const char *s)
     return k;
 }
 
-void st_finding_kind(const char *what, char *kind, size_t n)
+void st_finding_outcome(uint32_t line, const char *what, st_outcome *o)
 {
-    size_t k = 0;
-    while (what[k] && what[k] != ':' && k + 1 < n) {
-        kind[k] = what[k];
-        k++;
-    }
-    kind[k] = '\0';
-}
-
-static void trap_finding(const char *what)
-{
-    st_outcome *o = trap_o;
     memset(o, 0, sizeof *o);
     o->status = ST_FAIL;
-    o->first_line = obj_current_site().line;
+    o->first_line = line;
     char digits[12], kind[64];
     size_t nd = sizeof digits - 1;
     digits[nd] = '\0';
-    uint32_t line = o->first_line;
     do {
         digits[--nd] = (char)('0' + line % 10);
         line /= 10;
     } while (line && nd > 0);
-    st_finding_kind(what, kind, sizeof kind);
+    wk_finding_kind(what, kind, sizeof kind);
     size_t k = put(o->first, 0, sizeof o->first, digits + nd);
     k = put(o->first, k, sizeof o->first, ": finding: ");
     k = put(o->first, k, sizeof o->first, kind);
     k = put(o->first, k, sizeof o->first, "  actual: ");
     put(o->first, k, sizeof o->first, what);
     k = put(o->cls[0], 0, ST_CLASS_LEN, "finding: ");
-    st_normalize(what, o->cls[0] + k, ST_CLASS_LEN - k);
+    wk_normalize(what, o->cls[0] + k, ST_CLASS_LEN - k);
     o->ncls = 1;
     if (cur_note)   /* the statement in hand counts: it ran up to the finding */
         o->statements = cur_note->statements + 1;
-    trap_then(o);
-    _exit(1);
-}
-
-void st_trap_findings(st_outcome *o, void (*then)(const st_outcome *o))
-{
-    trap_o = o;
-    trap_then = then;
-    in_guard_set_finding_hook(trap_finding);
-    obj_set_dead_decref_hook(trap_finding);
 }
 
 /* ---- classes ---- */
 
-void st_normalize(const char *in, char *out, size_t n)
-{
-    size_t k = 0;
-    int space = 0;
-    if (n == 0)
-        return;
-    for (const char *p = in; *p && k + 1 < n; p++) {
-        if (*p >= '0' && *p <= '9') {
-            while (p[1] >= '0' && p[1] <= '9')
-                p++;
-            out[k++] = 'N';
-            space = 0;
-        } else if (*p == ' ' || *p == '\t' || *p == '\n') {
-            if (!space && k > 0)
-                out[k++] = ' ';
-            space = 1;
-        } else {
-            out[k++] = *p;
-            space = 0;
-        }
-    }
-    while (k > 0 && out[k - 1] == ' ')
-        k--;
-    out[k] = '\0';
-}
+void st_normalize(const char *in, char *out, size_t n) { wk_normalize(in, out, n); }
 
 static void add_class(st_outcome *o, const char *prefix, const char *what)
 {
@@ -311,101 +259,48 @@ int st_run_text(const st_env *e, const char *name, const char *text, st_outcome 
     return o->status;
 }
 
-static const char *sig_name(int s)
+/* st_run_forked's child: the outcome in the shared bytes, a finding's too. */
+typedef struct forked {
+    const st_env *e;
+    const char *name, *text;
+    int no_inject;
+} forked;
+
+static void on_finding(void *arg, uint32_t line, const char *what)
 {
-    switch (s) {
-    case SIGSEGV: return "SIGSEGV";
-    case SIGABRT: return "SIGABRT";
-    case SIGBUS: return "SIGBUS";
-    case SIGFPE: return "SIGFPE";
-    case SIGILL: return "SIGILL";
-    case SIGALRM: return "SIGALRM (timeout)";
-    case SIGKILL: return "SIGKILL";
-    default: return "signal";
-    }
+    st_finding_outcome(line, what, arg);
 }
 
-/* st_run_forked's child: the outcome a finding ended the run with. */
-static int trap_fd = -1;
-static st_outcome trapped;
-
-static void write_all(int fd, const void *buf, size_t left)
+static void forked_run(void *arg, void *shared)
 {
-    const char *p = buf;
-    while (left > 0) {
-        ssize_t w = write(fd, p, left);
-        if (w <= 0)
-            break;
-        p += w;
-        left -= (size_t)w;
+    const forked *f = arg;
+    wk_on_finding(on_finding, shared);
+    if (f->no_inject) {
+        char err[64];
+        fk_inject("", err, sizeof err);
     }
-}
-
-static void send_trapped(const st_outcome *o)
-{
-    write_all(trap_fd, o, sizeof *o);
-    _exit(0);
+    st_outcome co;
+    st_run_text(f->e, f->name, f->text, &co);
+    memcpy(shared, &co, sizeof co);
 }
 
 int st_run_forked(const st_env *e, const char *name, const char *text, int no_inject,
                   st_outcome *o)
 {
+    forked f = {e, name, text, no_inject};
+    wk_job j = {forked_run, &f, sizeof *o, 120, NULL};
+    wk_end end;
     memset(o, 0, sizeof *o);
-    int fd[2];
-    if (pipe(fd) < 0) {
-        o->status = ST_INTERNAL;
-        add_class(o, "internal: ", "pipe failed");
-        return o->status;
-    }
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fd[0]);
-        close(fd[1]);
-        o->status = ST_INTERNAL;
-        add_class(o, "internal: ", "fork failed");
-        return o->status;
-    }
-    if (pid == 0) {
-        close(fd[0]);
-        trap_fd = fd[1];
-        st_trap_findings(&trapped, send_trapped);
-        alarm(120);
-        if (no_inject) {
-            char err[64];
-            fk_inject("", err, sizeof err);
-        }
-        st_outcome co;
-        st_run_text(e, name, text, &co);
-        write_all(fd[1], &co, sizeof co);
-        _exit(0);
-    }
-    close(fd[1]);
-    char *p = (char *)o;
-    size_t got = 0;
-    while (got < sizeof *o) {
-        ssize_t r = read(fd[0], p + got, sizeof *o - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
-    close(fd[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    if (got == sizeof *o && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+    wk_run(&j, o, &end);
+    if (end.how == WK_OK || end.how == WK_FINDING)
         return o->status;
     memset(o, 0, sizeof *o);
     o->status = ST_CRASH;
-    char c[64];
-    if (WIFSIGNALED(status))
-        snprintf(c, sizeof c, "%s", sig_name(WTERMSIG(status)));
-    else
-        snprintf(c, sizeof c, "exit status %d", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    add_class(o, "crash: ", c);
-    snprintf(o->first, sizeof o->first, "the run crashed: %s", c);
+    char c[ST_CLASS_LEN], words[300];
+    wk_class(&end, c, sizeof c);
+    snprintf(o->cls[o->ncls++], ST_CLASS_LEN, "%s", c);
+    wk_describe(&end, words, sizeof words);
+    snprintf(o->first, sizeof o->first, "the run %s", words);
     return o->status;
 }
 

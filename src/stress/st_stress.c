@@ -5,24 +5,21 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "alloc/al.h"
+#include "worker/wk.h"
 
-/* What the worker tells the parent, in a shared page. */
+/* What the worker tells the parent, in the shared bytes (wk_run). */
 typedef struct shared {
     volatile uint64_t steps, statements, lifecycles, max_live;
     volatile uint64_t current_seed, current_index, steps_before;   /* the lifecycle running */
     volatile int failed;
     volatile uint64_t fail_seed, fail_index, fail_steps;
+    volatile int lost;                  /* the worker could not go on: first says why */
     char cls[ST_CLASS_LEN];
     char first[256];
 } shared;
@@ -91,15 +88,32 @@ static void note_failure(const st_outcome *out)
     sh->statements += out->statements;
     sh->lifecycles++;
     sh->failed = 1;
-    _exit(1);
 }
 
-static void worker(const st_stress_opts *o, shared *sh, double t0)
+/* A finding ended the worker (wk.h): it is the lifecycle's failure. */
+static void note_finding(void *arg, uint32_t line, const char *what)
 {
+    static st_outcome o;
+    (void)arg;
+    st_finding_outcome(line, what, &o);
+    note_failure(&o);
+}
+
+typedef struct job {
+    const st_stress_opts *o;
+    double t0, last;
+} job;
+
+/* The worker: lifecycles until a limit or the first failure. */
+static void worker(void *arg, void *shared_)
+{
+    const job *jb = arg;
+    const st_stress_opts *o = jb->o;
+    double t0 = jb->t0;
+    shared *sh = shared_;
     st_env env = o->env;
-    static st_outcome trapped;
     w_sh = sh;
-    st_trap_findings(&trapped, note_failure);
+    wk_on_finding(note_finding, NULL);
     uint64_t total = st_stress_lifecycles(o);
     for (uint64_t j = 0;; j++) {
         uint64_t index = index_at(o, j);
@@ -118,7 +132,8 @@ static void worker(const st_stress_opts *o, shared *sh, double t0)
         if (st_generate(&o->cfg, seed, &s, &t, &lines, &nlines) < 0) {
             snprintf(sh->first, sizeof sh->first, "out of memory generating seed %" PRIu64,
                      seed);
-            _exit(3);
+            sh->lost = 1;
+            return;
         }
         env.sc.verify_every = 0;
         if (o->check_every && s.n) {
@@ -141,8 +156,13 @@ static void worker(const st_stress_opts *o, shared *sh, double t0)
         w_nacts = s.n;
         st_outcome out;
         st_run_text(&env, name, t.p ? t.p : "", &out);
-        if (out.status != ST_PASS)
+        if (out.status != ST_PASS) {
             note_failure(&out);
+            st_lines_free(lines, nlines);
+            st_script_free(&s);
+            st_text_free(&t);
+            return;
+        }
         sh->steps += s.n;
         sh->statements += out.statements;
         sh->lifecycles++;
@@ -152,7 +172,6 @@ static void worker(const st_stress_opts *o, shared *sh, double t0)
         st_script_free(&s);
         st_text_free(&t);
     }
-    _exit(0);
 }
 
 static int write_file(const char *path, const char *text)
@@ -237,96 +256,59 @@ static void handle_failure(const st_stress_opts *o, st_stress_result *r)
     st_text_free(&t);
 }
 
+static void tick(void *arg, const void *shared_)
+{
+    job *jb = arg;
+    if (jb->o->progress && now_s() - jb->last >= 0.5) {
+        progress(shared_, jb->t0, 0);
+        jb->last = now_s();
+    }
+}
+
 int st_stress(const st_stress_opts *o, st_stress_result *r)
 {
     memset(r, 0, sizeof *r);
-    shared *sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,
-                      0);
-    if (sh == MAP_FAILED) {
-        snprintf(r->first, sizeof r->first, "mmap: %s", strerror(errno));
+    static shared sh;
+    job jb = {o, now_s(), 0};
+    jb.last = jb.t0;
+    wk_job j = {worker, &jb, sizeof sh, 0, tick};
+    wk_end e;
+    if (wk_run(&j, &sh, &e) < 0) {
+        snprintf(r->first, sizeof r->first, "%s", e.what);
         return -1;
     }
-    memset(sh, 0, sizeof *sh);
-    double t0 = now_s();
-    pid_t parent = getpid();
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        snprintf(r->first, sizeof r->first, "fork: %s", strerror(errno));
-        munmap(sh, sizeof *sh);
-        return -1;
-    }
-    if (pid == 0) {
-        /* the worker dies with its parent (a TERM to `fakegc stress`, a
-         * campaign's scancel): no orphan runs on */
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != parent)
-            _exit(3);
-        worker(o, sh, t0);
-    }
-    int status = 0;
-    double last = t0;
-    for (;;) {
-        pid_t w = waitpid(pid, &status, WNOHANG);
-        if (w == pid)
-            break;
-        if (w < 0 && errno != EINTR)
-            break;
-        struct timespec ts = {0, 20 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-        if (o->progress && now_s() - last >= 0.5) {
-            progress(sh, t0, 0);
-            last = now_s();
-        }
-    }
-    r->seconds = now_s() - t0;
-    r->steps = sh->steps;
-    r->statements = sh->statements;
-    r->lifecycles = sh->lifecycles;
-    r->max_live = sh->max_live;
+    r->seconds = now_s() - jb.t0;
+    r->steps = sh.steps;
+    r->statements = sh.statements;
+    r->lifecycles = sh.lifecycles;
+    r->max_live = sh.max_live;
     int rc = 0;
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 1 && sh->failed) {
+    if (sh.failed) {   /* a failing check, or a finding (which ended the worker) */
         r->failed = 1;
-        r->fail_seed = sh->fail_seed;
-        r->fail_index = sh->fail_index;
-        r->fail_steps = sh->fail_steps;
-        snprintf(r->cls, sizeof r->cls, "%s", sh->cls);
-        snprintf(r->first, sizeof r->first, "%s", sh->first);
-    } else if (WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0)) {
+        r->fail_seed = sh.fail_seed;
+        r->fail_index = sh.fail_index;
+        r->fail_steps = sh.fail_steps;
+        snprintf(r->cls, sizeof r->cls, "%s", sh.cls);
+        snprintf(r->first, sizeof r->first, "%s", sh.first);
+    } else if (sh.lost) {
+        snprintf(r->first, sizeof r->first, "%s", sh.first);
+        rc = -1;
+    } else if (e.how != WK_OK) {
         r->failed = 1;
-        r->fail_seed = sh->current_seed;
-        r->fail_index = sh->current_index;
-        r->fail_steps = sh->steps_before + o->cfg.steps;
+        r->fail_seed = sh.current_seed;
+        r->fail_index = sh.current_index;
+        r->fail_steps = sh.steps_before + o->cfg.steps;
         r->lifecycles++;   /* the one that crashed */
-        char what[64];
-        if (WIFSIGNALED(status))
-            snprintf(what, sizeof what, "%s", strsignal(WTERMSIG(status)));
-        else
-            snprintf(what, sizeof what, "exit status %d", WEXITSTATUS(status));
-        st_outcome tmp;
-        memset(&tmp, 0, sizeof tmp);
-        /* the same class st_run_forked gives a crash, so shrinking matches */
-        if (WIFSIGNALED(status)) {
-            int sig = WTERMSIG(status);
-            const char *n = sig == SIGSEGV ? "SIGSEGV" : sig == SIGABRT ? "SIGABRT"
-                          : sig == SIGBUS ? "SIGBUS" : sig == SIGFPE ? "SIGFPE"
-                          : sig == SIGILL ? "SIGILL" : "signal";
-            snprintf(r->cls, sizeof r->cls, "crash: %s", n);
-        } else {
-            snprintf(r->cls, sizeof r->cls, "crash: exit status %d", WEXITSTATUS(status));
-        }
-        snprintf(r->first, sizeof r->first, "the worker crashed (%s) in seed %" PRIu64, what,
+        char words[300];
+        wk_class(&e, r->cls, sizeof r->cls);   /* as st_run_forked: shrinking matches */
+        wk_describe(&e, words, sizeof words);
+        snprintf(r->first, sizeof r->first, "the worker %s in seed %" PRIu64, words,
                  r->fail_seed);
-        if (sh->first[0] && WIFEXITED(status) && WEXITSTATUS(status) == 3) {
-            snprintf(r->first, sizeof r->first, "%s", sh->first);
-            rc = -1;
-        }
     }
     if (r->failed && r->fail_steps > r->steps)
         r->steps = r->fail_steps;
     if (o->progress)
-        progress(sh, t0, 1);
-    munmap(sh, sizeof *sh);
+        progress(&sh, jb.t0, 1);
     if (r->failed && rc == 0)
         handle_failure(o, r);
     return rc;
