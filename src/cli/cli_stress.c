@@ -270,6 +270,10 @@ int cli_stress(int argc, char **argv)
     } else if (r.failed) {
         exit_code = CLI_EXIT_FAIL;
     }
+    if (rc == 0 && r.write_error) {   /* a write error: exit 2, with path and errno */
+        cli_error("stress", "cannot write %s: %s", r.unwritten, strerror(r.write_error));
+        exit_code = CLI_EXIT_USAGE;
+    }
     double sps = r.seconds > 0 ? (double)r.steps / r.seconds : 0;
     FILE *out = c.out;
     /* the failing lifecycle alone, in one process: seed S+i, one lifecycle */
@@ -368,13 +372,13 @@ int cli_stress(int argc, char **argv)
             fprintf(out, "\nlifecycle %" PRIu64 " alone, in one process: %s\n", r.fail_index,
                     repro);
             if (r.write_error)
-                fprintf(out, "  (could not write to %s)\n",
-                        o.out_dir ? o.out_dir : "build/stress");
+                fprintf(out, "  (could not write %s: %s)\n", r.unwritten,
+                        strerror(r.write_error));
             /* the allocator too: a guard finding needs the guard; no
              * --verify for a finding, whose broken heap --verify would
              * report one statement earlier as an invariant instead */
             int guarded = strncmp(r.cls, "finding: ", 9) == 0;
-            if (o.env.inject && *o.env.inject)
+            if (o.env.inject && *o.env.inject && (r.min_file[0] || r.file[0]))
                 fprintf(out, "\nreproduce: fakegc run%s --inject %s%s%s%s%s %s\n",
                         guarded ? "" : " --verify", o.env.inject,
                         strcmp(c.allocator, "libc") ? " --allocator " : "",

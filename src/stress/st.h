@@ -213,7 +213,8 @@ typedef struct st_stress_result {
     char file[512], min_file[512];
     size_t file_statements, min_statements;
     uint32_t shrink_runs;
-    int write_error;
+    int write_error;             /* errno of a reproducer that could not be written */
+    char unwritten[512];         /* its path (file and min_file are then "") */
     st_text min_text;            /* the reproducer (free with st_text_free) */
 } st_stress_result;
 

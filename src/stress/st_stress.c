@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "alloc/al.h"
 #include "worker/wk.h"
@@ -174,14 +175,40 @@ static void worker(void *arg, void *shared_)
     }
 }
 
+/* path gets text whole or not at all: written beside it and renamed, the
+ * partial file removed on failure (a full disk leaves no empty reproducer
+ * that would pass when run). 0, or -1 with errno. */
 static int write_file(const char *path, const char *text)
 {
-    FILE *f = fopen(path, "w");
+    char tmp[600];
+    snprintf(tmp, sizeof tmp, "%s.part.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
     if (!f)
         return -1;
+    errno = 0;
     int bad = fputs(text, f) < 0;
+    bad |= fflush(f) != 0;
+    bad |= fsync(fileno(f)) != 0;
+    int e = errno;
     bad |= fclose(f) != 0;
-    return bad ? -1 : 0;
+    if (!e)
+        e = errno;
+    if (!bad && rename(tmp, path) == 0)
+        return 0;
+    if (!e)
+        e = errno ? errno : EIO;
+    unlink(tmp);
+    errno = e;
+    return -1;
+}
+
+/* A write that failed: its path and errno, and no file named. */
+static void write_failed(st_stress_result *r, const char *path, char *named)
+{
+    r->write_error = errno ? errno : EIO;
+    snprintf(r->unwritten, sizeof r->unwritten, "%s", path);
+    if (named)
+        named[0] = '\0';   /* never name a file that was not written */
 }
 
 static int mkdirs(const char *dir)
@@ -216,18 +243,17 @@ static void handle_failure(const st_stress_opts *o, st_stress_result *r)
     st_script s = {0};
     st_text t = {0};
     if (st_generate(&o->cfg, r->fail_seed, &s, &t, NULL, NULL) < 0) {
-        r->write_error = 1;
+        errno = ENOMEM;
+        write_failed(r, "the lifecycle", NULL);
         return;
     }
     const char *dir = o->out_dir ? o->out_dir : "build/stress";
     if (mkdirs(dir) < 0) {
-        r->write_error = 1;
+        write_failed(r, dir, NULL);
     } else {
         snprintf(r->file, sizeof r->file, "%s/stress-seed-%" PRIu64 ".scn", dir, r->fail_seed);
-        if (write_file(r->file, t.p ? t.p : "") < 0) {
-            r->write_error = 1;
-            r->file[0] = '\0';   /* never name a file that was not written */
-        }
+        if (write_file(r->file, t.p ? t.p : "") < 0)
+            write_failed(r, r->file, r->file);
     }
     r->file_statements = st_count_statements(t.p);
     if (o->shrink) {
@@ -244,10 +270,8 @@ static void handle_failure(const st_stress_opts *o, st_stress_result *r)
                                r->cls, r->file, r->file_statements);
                 st_text_add(&hdr, r->min_text.p ? r->min_text.p : "",
                             r->min_text.p ? strlen(r->min_text.p) : 0);
-                if (write_file(r->min_file, hdr.p ? hdr.p : "") < 0) {
-                    r->write_error = 1;
-                    r->min_file[0] = '\0';
-                }
+                if (write_file(r->min_file, hdr.p ? hdr.p : "") < 0)
+                    write_failed(r, r->min_file, r->min_file);
                 st_text_free(&hdr);
             }
         }
