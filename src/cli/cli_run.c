@@ -132,6 +132,29 @@ void cli_timeline_hook(void *arg, uint32_t line, uint64_t objects, uint64_t byte
         rp_timeline_add_memo(arg, line, objects, bytes, wt_count_all());
 }
 
+enum { SOURCE_CAP = 1 << 20 };   /* the first MiB is plenty for marks */
+
+/* The scenario's text (SOURCE_CAP + 1 bytes, AL_K_REPORT), or NULL. */
+static char *read_source(const char *file)
+{
+    FILE *f = fopen(file, "r");
+    if (!f)
+        return NULL;
+    char *src = al_malloc(SOURCE_CAP + 1, AL_K_REPORT, "timeline source");
+    if (src)
+        src[fread(src, 1, SOURCE_CAP, f)] = '\0';
+    fclose(f);
+    return src;
+}
+
+/* Before the run: the marks, so that their statements are kept as events. */
+static void timeline_source(rp_timeline *t, const char *file)
+{
+    char *src = read_source(file);
+    rp_timeline_source(t, src);
+    al_free(src, src ? SOURCE_CAP + 1 : 0, AL_K_REPORT);
+}
+
 /* The chart's title and marks: status, failed lines, del/gc() lines. */
 void cli_timeline_end(rp_timeline *t, const rp_scenario *s, const char *file)
 {
@@ -140,21 +163,9 @@ void cli_timeline_end(rp_timeline *t, const rp_scenario *s, const char *file)
     for (size_t k = 0; k < s->nfailures && n < 256; k++)
         if (s->failures[k].line)
             lines[n++] = s->failures[k].line;
-    char *src = NULL;
-    FILE *f = fopen(file, "r");
-    if (f) {
-        size_t cap = 1 << 20, len = 0;   /* the first MiB is plenty for marks */
-        src = al_malloc(cap + 1, AL_K_REPORT, "timeline source");
-        if (src) {
-            len = fread(src, 1, cap, f);
-            src[len] = '\0';
-        }
-        fclose(f);
-        rp_timeline_end(t, (int)s->status, lines, n, src);
-        al_free(src, src ? cap + 1 : 0, AL_K_REPORT);
-        return;
-    }
-    rp_timeline_end(t, (int)s->status, lines, n, NULL);
+    char *src = read_source(file);
+    rp_timeline_end(t, (int)s->status, lines, n, src);
+    al_free(src, src ? SOURCE_CAP + 1 : 0, AL_K_REPORT);
 }
 
 static void timeline_free(rp_timeline *tl, size_t n)
@@ -455,8 +466,10 @@ int cli_run(int argc, char **argv)
                 break;
             }
             cli_progress(&c, i, nprogs, sc_program_file(progs[i]));
-            if (tl && rp_timeline_begin(&tl[i], sc_program_file(progs[i])) == 0)
+            if (tl && rp_timeline_begin(&tl[i], sc_program_file(progs[i])) == 0) {
+                timeline_source(&tl[i], sc_program_file(progs[i]));
                 o.on_statement_arg = &tl[i];
+            }
             else
                 o.on_statement_arg = NULL;
             o.dot_cluster = (uint32_t)i;

@@ -74,13 +74,14 @@ static void group_node(FILE *f, uint32_t cl, size_t gi, const hp_group *g,
     else
         snprintf(site, sizeof site, "?");
     const char *desc = g->example < nex ? ex[g->example].describe : "";
-    static const char *const fill[] = {"lightblue", "salmon", "lightgrey", "khaki", "salmon"};
+    static const char *const fill[] = {"lightblue", "salmon", "lightgrey", "khaki", "salmon",
+                                       "white"};
     snprintf(label, sizeof label, "%llu x %s%s%s\n(%s)\n%s each, %s in all, retains %s\n"
-             "created %s, %s", (unsigned long long)g->count, obj_kind_name(g->kind),
+             "created %s, %s, held by %s", (unsigned long long)g->count, obj_kind_name(g->kind),
              desc[0] ? " " : "", desc, g->type_name ? g->type_name : "?", each, all, ret, site,
-             hp_reason_name(g->reason));
+             hp_reason_name(g->reason), hp_holder_name(g->holder));
     fprintf(f, "    s%u_g%zu [penwidth=2, fillcolor=%s, label=", cl, gi,
-            fill[g->reason <= HP_REFCOUNT_LEAK ? g->reason : 1]);
+            fill[g->reason <= HP_UNTRACED ? g->reason : HP_UNTRACED]);
     dg_str(f, label, sizeof label);
     fputs("];\n", f);
 }

@@ -193,15 +193,16 @@ static void h_failure_line(FILE *f, const rp_scenario *s, const rp_failure *fl)
     fputs("</li>\n", f);
 }
 
-/* One line per retention reason of the scenario's first reported state. */
+/* One line per holder class (hp_holder: culprits first) of the
+ * scenario's first reported state. */
 static void h_classes(FILE *f, const rp_scenario *s)
 {
     h_state st;
     if (states_of(s, &st, 1) == 0)
         return;
-    uint64_t cnt[5] = {0}, b[5] = {0}, r[5] = {0};
+    uint64_t cnt[HP_HOLD_COUNT] = {0}, b[HP_HOLD_COUNT] = {0}, r[HP_HOLD_COUNT] = {0};
     for (size_t i = 0; i < st.ng; i++) {
-        unsigned k = st.g[i].reason <= HP_REFCOUNT_LEAK ? st.g[i].reason : 0;
+        unsigned k = st.g[i].holder < HP_HOLD_COUNT ? st.g[i].holder : HP_HOLD_UNTRACED;
         cnt[k] += st.g[i].count;
         b[k] += st.g[i].total_bytes;
         r[k] += st.g[i].total_retained;
@@ -210,11 +211,13 @@ static void h_classes(FILE *f, const rp_scenario *s)
     if (st.line)
         fprintf(f, " (objects behind line %u)", st.line);
     fputs(":</p><ul>\n", f);
-    for (unsigned k = 0; k < 5; k++) {
+    static const char *const tier[] = {"culprit", "held by a variable", "in use"};
+    for (unsigned k = 0; k < HP_HOLD_COUNT; k++) {
         if (!cnt[k])
             continue;
-        fprintf(f, "<li class=\"cls\"><b>%s</b>: %" PRIu64 " objects, ",
-                hp_reason_name((hp_reason)k), cnt[k]);
+        int t = hp_holder_tier((hp_holder)k);
+        fprintf(f, "<li class=\"cls\"><b>held by %s</b> <small>(%s)</small>: %" PRIu64
+                " objects, ", hp_holder_name((hp_holder)k), tier[t >= 0 && t < 3 ? t : 1], cnt[k]);
         h_bytes(f, b[k]);
         fputs(", retaining ", f);
         h_bytes(f, r[k]);
@@ -321,6 +324,7 @@ static void h_group_row(FILE *f, const hp_group *g, const hp_retained *ex, size_
     fputs("</td><td>", f);
     h_txt(f, site);
     fputs("</td><td>", f);
+    fprintf(f, "<b>%s</b> ", hp_holder_name(g->holder));
     h_txt(f, holder);
     fprintf(f, " <small>(%s)</small></td><td class=\"n\">", hp_reason_name(g->reason));
     h_bytes(f, g->bytes_each);
@@ -648,8 +652,66 @@ static const struct { uint8_t bit; const char *name, *color; } MARKS[] = {
     {RP_TL_SWEEP, "sweep", "#8c564b"},
 };
 
-static void h_marks(FILE *f, const rp_timeline *t, const uint32_t *bucket_of, size_t k)
+static void h_mark_line(FILE *f, double x, size_t m, uint32_t ln)
 {
+    fprintf(f, "<line class=\"mk\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"%s\" "
+            "stroke-width=\"1.5\" stroke-dasharray=\"4,2\"><title>line %u: %s</title></line>\n",
+            x, x, TTOP, TTOP + TH, MARKS[m].color, ln, MARKS[m].name);
+}
+
+/* The kept point nearest to statement s (kept statements ascend). */
+static size_t nearest(const rp_timeline *t, const size_t *keep, size_t k, uint64_t s)
+{
+    size_t lo = 0, hi = k;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->stmt[keep[mid]] < s)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == k)
+        return k - 1;
+    if (lo > 0 && s - t->stmt[keep[lo - 1]] < t->stmt[keep[lo]] - s)
+        return lo - 1;
+    return lo;
+}
+
+/* Markers from the events (every marked statement, whatever the sample):
+ * one per kind of mark and point. */
+static void h_event_marks(FILE *f, const rp_timeline *t, const size_t *keep, size_t k)
+{
+    size_t drawn = 0, seen = 0;
+    for (size_t m = 0; m < sizeof MARKS / sizeof *MARKS; m++) {
+        size_t last = SIZE_MAX;
+        for (size_t i = 0; i < t->nev; i++) {
+            uint32_t ln = t->ev[i].line;
+            if (ln >= RP_TIMELINE_LINES || !(t->marks[ln] & MARKS[m].bit))
+                continue;
+            size_t j = nearest(t, keep, k, t->ev[i].stmt);
+            if (j == last)
+                continue;
+            last = j;
+            seen++;
+            if (drawn < RP_HTML_MARKS) {
+                drawn++;
+                h_mark_line(f, tx(j, k), m, ln);
+            }
+        }
+    }
+    if (drawn < seen || t->nev < t->ev_seen)
+        fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" fill=\"#666\">markers: kept %zu of "
+                "%zu (events kept %zu of %" PRIu64 ")</text>\n", TX0 + TW - 330, TTOP - 8, drawn,
+                seen, t->nev, t->ev_seen);
+}
+
+static void h_marks(FILE *f, const rp_timeline *t, const size_t *keep, const uint32_t *bucket_of,
+                    size_t k)
+{
+    if (t->nev) {
+        h_event_marks(f, t, keep, k);
+        return;
+    }
     size_t drawn = 0, seen = 0;
     for (size_t m = 0; m < sizeof MARKS / sizeof *MARKS; m++) {
         uint32_t last = UINT32_MAX;
@@ -662,10 +724,7 @@ static void h_marks(FILE *f, const rp_timeline *t, const uint32_t *bucket_of, si
             if (drawn == RP_HTML_MARKS)
                 continue;
             drawn++;
-            double x = tx(bucket_of[i], k);
-            fprintf(f, "<line class=\"mk\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" "
-                    "stroke=\"%s\" stroke-dasharray=\"3,2\"><title>line %u: %s</title></line>\n",
-                    x, x, TTOP, TTOP + TH, MARKS[m].color, ln, MARKS[m].name);
+            h_mark_line(f, tx(bucket_of[i], k), m, ln);
         }
     }
     if (drawn < seen)
@@ -705,11 +764,14 @@ static void h_panel(FILE *f, const rp_timeline *t, size_t *keep, uint32_t *bucke
     h_bytes(f, t->max_bytes);
     fprintf(f, ")</span><span style=\"color:#2ca02c\">&#9632; memo entries (max %" PRIu64
             ")</span><span>each line scaled to its own max</span>"
-            "<button class=\"peak\" type=\"button\">jump to peak</button></div>\n", t->max_memo);
+            "<button class=\"peak\" type=\"button\">jump to peak</button><br>", t->max_memo);
+    for (size_t m = 0; m < sizeof MARKS / sizeof *MARKS; m++)
+        fprintf(f, "<span style=\"color:%s\">&#9474; %s</span>", MARKS[m].color, MARKS[m].name);
+    fputs("</div>\n", f);
     fprintf(f, "<svg viewBox=\"0 0 %d %d\" data-x0=\"%d\" data-w=\"%d\" "
             "xmlns=\"http://www.w3.org/2000/svg\">\n", TVW, TVH, TX0, TW);
     h_axis(f, t, keep, k);
-    h_marks(f, t, bucket_of, k);
+    h_marks(f, t, keep, bucket_of, k);
     h_poly(f, t->bytes, t->max_bytes, keep, k, "#ff7f0e", "sb");
     h_poly(f, t->memo, t->max_memo, keep, k, "#2ca02c", "sm");
     h_poly(f, t->objects, t->max_objects, keep, k, "#1f77b4", "so");

@@ -22,7 +22,8 @@ int rp_timeline_begin(rp_timeline *t, const char *name)
     t->memo = al_malloc(ARR, AL_K_REPORT, "rp timeline");
     t->line = al_malloc(LARR, AL_K_REPORT, "rp timeline");
     t->marks = al_calloc(RP_TIMELINE_LINES, 1, AL_K_REPORT, "rp timeline");
-    if (!t->name || !t->stmt || !t->objects || !t->bytes || !t->memo || !t->line || !t->marks) {
+    t->ev = al_malloc(RP_TL_EVENT_MAX * sizeof *t->ev, AL_K_REPORT, "rp timeline");
+    if (!t->name || !t->stmt || !t->objects || !t->bytes || !t->memo || !t->line || !t->marks || !t->ev) {
         rp_timeline_clear(t);
         return -1;
     }
@@ -38,6 +39,11 @@ void rp_timeline_add_memo(rp_timeline *t, uint32_t line, uint64_t objects, uint6
                           uint64_t memo)
 {
     uint64_t i = t->seen++;
+    if (t->ev && line < RP_TIMELINE_LINES && (t->marks[line] & RP_TL_EVENTS)) {
+        if (t->nev < RP_TL_EVENT_MAX)
+            t->ev[t->nev++] = (rp_tl_event){i + 1, objects, bytes, memo, line};
+        t->ev_seen++;
+    }
     if (!t->stmt || i % t->stride != 0)
         return;
     if (t->n == RP_TIMELINE_MAX) {
@@ -82,6 +88,8 @@ static void mark_source(rp_timeline *t, const char *src)
             t->marks[line] |= RP_TL_DEL;
         if (rest > 11 && strncmp(q, "checkpoint ", 11) == 0)
             t->marks[line] |= RP_TL_CHECKPOINT;
+        if (rest > 7 && strncmp(q, "expect ", 7) == 0)
+            t->marks[line] |= RP_TL_EXPECT;
         for (const char *w = q; w + 7 <= p + len && *w != '#'; w++)
             if (strncmp(w, ".sweep(", 7) == 0) {
                 t->marks[line] |= RP_TL_SWEEP;
@@ -112,6 +120,12 @@ void rp_timeline_end(rp_timeline *t, int status, const uint32_t *fail_lines, siz
             t->marks[fail_lines[i]] |= RP_TL_FAIL;
 }
 
+void rp_timeline_source(rp_timeline *t, const char *source)
+{
+    if (t->marks)
+        mark_source(t, source);
+}
+
 void rp_timeline_clear(rp_timeline *t)
 {
     if (t->name)
@@ -122,6 +136,7 @@ void rp_timeline_clear(rp_timeline *t)
     al_free(t->memo, t->memo ? ARR : 0, AL_K_REPORT);
     al_free(t->line, t->line ? LARR : 0, AL_K_REPORT);
     al_free(t->marks, t->marks ? RP_TIMELINE_LINES : 0, AL_K_REPORT);
+    al_free(t->ev, t->ev ? RP_TL_EVENT_MAX * sizeof *t->ev : 0, AL_K_REPORT);
     memset(t, 0, sizeof *t);
 }
 
@@ -131,7 +146,7 @@ static const char TL_MAGIC[8] = "fgtl\0\0\0\2";
 
 typedef struct tl_head {
     char magic[8];
-    uint64_t n, seen, stride, max_objects, max_bytes, max_memo, name_len;
+    uint64_t n, seen, stride, max_objects, max_bytes, max_memo, name_len, nev, ev_seen;
     int32_t status;
     uint32_t nfailed;
 } tl_head;
@@ -159,10 +174,11 @@ int rp_timeline_save(int fd, const rp_timeline *t)
     h.n = t->n, h.seen = t->seen, h.stride = t->stride;
     h.max_objects = t->max_objects, h.max_bytes = t->max_bytes;
     h.max_memo = t->max_memo;
+    h.nev = t->nev, h.ev_seen = t->ev_seen;
     h.name_len = t->name ? strlen(t->name) : 0;
     h.status = t->status, h.nfailed = t->nfailed;
     size_t n = t->n;
-    if (!t->stmt || !t->marks)
+    if (!t->stmt || !t->marks || !t->ev)
         return -1;
     int bad = put_all(fd, &h, sizeof h) < 0 ||
               put_all(fd, t->name ? t->name : "", h.name_len) < 0 ||
@@ -171,7 +187,8 @@ int rp_timeline_save(int fd, const rp_timeline *t)
               put_all(fd, t->bytes, n * sizeof *t->bytes) < 0 ||
               put_all(fd, t->memo, n * sizeof *t->memo) < 0 ||
               put_all(fd, t->line, n * sizeof *t->line) < 0 ||
-              put_all(fd, t->marks, RP_TIMELINE_LINES) < 0;
+              put_all(fd, t->marks, RP_TIMELINE_LINES) < 0 ||
+              put_all(fd, t->ev, t->nev * sizeof *t->ev) < 0;
     return bad ? -1 : 0;
 }
 
@@ -180,7 +197,7 @@ int rp_timeline_load(FILE *f, rp_timeline *t)
     tl_head h;
     char name[4096];
     if (fread(&h, sizeof h, 1, f) != 1 || memcmp(h.magic, TL_MAGIC, sizeof h.magic) != 0 ||
-        h.n > RP_TIMELINE_MAX || h.name_len >= sizeof name ||
+        h.n > RP_TIMELINE_MAX || h.name_len >= sizeof name || h.nev > RP_TL_EVENT_MAX ||
         fread(name, 1, h.name_len, f) != h.name_len)
         return -1;
     name[h.name_len] = '\0';
@@ -192,13 +209,15 @@ int rp_timeline_load(FILE *f, rp_timeline *t)
         fread(t->bytes, sizeof *t->bytes, n, f) != n ||
         fread(t->memo, sizeof *t->memo, n, f) != n ||
         fread(t->line, sizeof *t->line, n, f) != n ||
-        fread(t->marks, 1, RP_TIMELINE_LINES, f) != RP_TIMELINE_LINES) {
+        fread(t->marks, 1, RP_TIMELINE_LINES, f) != RP_TIMELINE_LINES ||
+        fread(t->ev, sizeof *t->ev, h.nev, f) != h.nev) {
         rp_timeline_clear(t);
         return -1;
     }
     t->n = n, t->seen = h.seen, t->stride = h.stride;
     t->max_objects = h.max_objects, t->max_bytes = h.max_bytes;
     t->max_memo = h.max_memo;
+    t->nev = h.nev, t->ev_seen = h.ev_seen;
     t->status = h.status, t->nfailed = h.nfailed;
     return 0;
 }

@@ -22,7 +22,17 @@
 
 /* What a source line does, for the marks on the chart. */
 /* del, gc(), failed expect, checkpoint, X.sweep() */
-enum { RP_TL_DEL = 1, RP_TL_GC = 2, RP_TL_FAIL = 4, RP_TL_CHECKPOINT = 8, RP_TL_SWEEP = 16 };
+enum { RP_TL_DEL = 1, RP_TL_GC = 2, RP_TL_FAIL = 4, RP_TL_CHECKPOINT = 8, RP_TL_SWEEP = 16,
+       RP_TL_EXPECT = 32 };
+/* RP_TL_EVENT_MAX events are kept: statements on a line marked gc(),
+ * checkpoint, X.sweep() or expect, recorded whatever the sampling stride
+ * (when the marks are known before the run: rp_timeline_source). */
+#define RP_TL_EVENT_MAX 256
+#define RP_TL_EVENTS (RP_TL_GC | RP_TL_CHECKPOINT | RP_TL_SWEEP | RP_TL_EXPECT)
+typedef struct rp_tl_event {
+    uint64_t stmt, objects, bytes, memo;
+    uint32_t line;
+} rp_tl_event;
 #define RP_TIMELINE_LINES 4096   /* source lines that can carry a mark */
 
 typedef struct rp_timeline {
@@ -35,6 +45,9 @@ typedef struct rp_timeline {
     uint32_t *line;            /* source line of each point */
     uint64_t max_objects, max_bytes, max_memo;
     uint8_t *marks;            /* RP_TIMELINE_LINES: RP_TL_* of each line */
+    rp_tl_event *ev;           /* RP_TL_EVENT_MAX, or NULL */
+    size_t nev;                /* events kept */
+    uint64_t ev_seen;          /* events seen */
     int status;                /* rp_status of the scenario (title) */
     uint32_t nfailed;          /* failed expectations */
 } rp_timeline;
@@ -49,6 +62,9 @@ void rp_timeline_add_memo(rp_timeline *t, uint32_t line, uint64_t objects, uint6
 void rp_timeline_end(rp_timeline *t, int status, const uint32_t *fail_lines, size_t nfail,
                      const char *source);
 void rp_timeline_clear(rp_timeline *t);
+/* Before the run: the marks of the scenario's source, so that the
+ * statements on marked lines are kept as events. */
+void rp_timeline_source(rp_timeline *t, const char *source);
 /* The whole series in a private binary form, for a --jobs worker to hand
  * its scenario's timeline to the parent (same build, same machine). save:
  * to a file descriptor with write(2) only, so a worker can save what it
