@@ -29,6 +29,20 @@ rc=$?
 "$fakegc" diff "$out/clean.json" "$out/leak.json" --html "$out/diff.html" >/dev/null
 rc=$?
 [ "$rc" -eq 1 ] || { echo "FAIL: the diff exited $rc, not 1 (a regression)"; exit 1; }
+# the dominator tree counts what the scenario made: m's 150000 conversions
+# leave 300000 tensors (real and meta) behind its memo, m2's 50000 leave 100000
+for want in "300000 x tensor (tensor) via tensor_memo" "100000 x tensor (tensor) via tensor_memo"; do
+    grep -qF "$want" "$out/leak.html" || { echo "FAIL: the page's tree lacks '$want'"; exit 1; }
+done
+# --dot at scale: one node per group, with its count and bytes in MiB
+"$fakegc" run "$scn" -q --inject strong-memo --dot "$out/leak.dot" >/dev/null
+for want in "150000 x tensor f32[4, 4] cpu" "35.5 MiB in all" "kept 2 of 2 groups"; do
+    grep -qF "$want" "$out/leak.dot" || { echo "FAIL: the DOT lacks '$want'"; exit 1; }
+done
+if command -v dot >/dev/null && command -v rsvg-convert >/dev/null; then
+    dot -Tsvg "$out/leak.dot" -o "$out/leak-dot.svg" && rsvg-convert -o "$out/leak-dot.png" \
+        "$out/leak-dot.svg" || { echo "FAIL: graphviz or rsvg-convert rejected the DOT"; exit 1; }
+fi
 # the page is written whole or not at all: an unwritable target leaves nothing
 if "$fakegc" run "$scn" -q --html /nonexistent-dir/x.html >/dev/null 2>&1; then
     echo "FAIL: --html into a missing folder succeeded"; exit 1
