@@ -766,6 +766,10 @@ void cli_common_help(FILE *f, unsigned mask)
                    "                       periodic sweep every 128 (unless config or --sweep\n"
                    "                       say otherwise) and its _fix_weakref leak: a fake\n"
                    "                       memo hit makes the fake and its mode immortal;\n"
+                   "                       pytorch-2.0: PyTorch 2.0-2.2, read from source (no\n"
+                   "                       2.x runs here: scripts/xref cannot check it): one\n"
+                   "                       tensor memo of weak fakes, one finalizer per entry,\n"
+                   "                       fakes of views are views, periodic sweep;\n"
                    "                       without: fakegc's design (1.13's tables, eager,\n"
                    "                       no _fix_weakref leak)\n");
     if (mask & CLI_O_GC)

@@ -206,6 +206,11 @@ int cli_stress(int argc, char **argv)
                   "use manual or stress");
         return CLI_EXIT_USAGE;
     }
+    if (c.design >= 0 && !st_design_predicted(c.design)) {
+        cli_error("stress", "--compat %s: the stress model does not predict this design "
+                  "yet (it predicts the default design and pytorch-1.13)", c.compat);
+        return CLI_EXIT_USAGE;
+    }
     if (c.format != RP_TEXT && c.format != RP_JSON) {
         cli_error("stress", "--format: text or json");
         return CLI_EXIT_USAGE;

@@ -36,14 +36,20 @@ int fk_policy_from_name(const char *s, fk_policy *out);
  * made (modes, converters); the scenario runner sets it per scenario.
  * FK_D_DEFAULT is fakegc's own design (no --compat, no config compat). */
 typedef enum fk_design_id {
-    FK_D_DEFAULT, FK_D_1_13, FK_D_COUNT
+    FK_D_DEFAULT, FK_D_1_13, FK_D_2_0, FK_D_COUNT
 } fk_design_id;
 
 typedef struct fk_design {
     const char *name;          /* the --compat / config compat value */
     const char *what;          /* one line: what it models */
     fk_policy policy;          /* of modes made without sweep= */
-    unsigned char fake_memo;   /* the FakeTensorConverter has a memo of its own */
+    unsigned char fake_memo;   /* the FakeTensorConverter has a memo of its own;
+                                  0: one memo, the MetaConverter's, whose
+                                  values are the fakes it builds */
+    unsigned char memo_values_weak; /* MetaConverter memo values are weak: an
+                                  entry leaves when its value dies */
+    unsigned char fakes_are_views;  /* a fake of a view is a view of its base's
+                                  fake, and holds it */
     unsigned char fix_weakref_leak; /* a fake memo hit makes the fake immortal */
 } fk_design;
 
@@ -138,6 +144,9 @@ typedef struct fk_counters {
     int64_t memo_fake;     /* -1 for a stand-alone MetaConverter */
     int64_t memo_meta, memo_storage, pending;
     int64_t hits, misses, sweep_every, check_count;
+    /* version 3: the tensor memo's keys, the storage memo's keys, the
+     * constant map's refs (no constants are made: 0) */
+    int64_t memo_tensor_ids, memo_storage_ids, memo_constants;
 } fk_counters;
 /* From a mode, a FakeTensorConverter or a MetaConverter. 0 or -1 (ER_TYPE). */
 int fk_counters_get(obj *o, fk_counters *out);

@@ -333,8 +333,13 @@ obj *fk_meta_converter_new(fk_policy policy, int64_t sweep_every)
     if (!mc)
         return NULL;
     mc->policy = policy;
+    mc->design = fk_design_now();
     mc->check_expired_frequency = sweep_every;
-    mc->tensor_memo = wt_new(tensor_key_mode(), WT_VAL_STRONG, 0, "tensor_memo");
+    /* weak values (2.x): the entry leaves when its meta tensor or fake dies;
+     * strong-fake-value makes them strong again (a cycle through the fake) */
+    mc->tensor_memo = mc->design->memo_values_weak && !fk_bug_state.strong_fake_value
+        ? wt_new(tensor_key_mode(), WT_VAL_WEAK, WT_REMOVE_ON_VALUE_DEATH, "tensor_memo")
+        : wt_new(tensor_key_mode(), WT_VAL_STRONG, 0, "tensor_memo");
     unsigned sflags = policy == FK_SWEEP_EAGER ? WT_REMOVE_ON_KEY_DEATH : 0;
     mc->storage_memo = wt_new(fk_bug_state.strong_storage_memo ? WT_KEY_STRONG
                                                                : WT_KEY_WEAK,
@@ -433,7 +438,9 @@ static ts_tensor *fake_memo_hit(fk_fconv *fc, ts_tensor *t)
     return hit;
 }
 
-static ts_tensor *convert_fresh(fk_mconv *mc, ts_tensor *t)
+/* base: the view's base converted already (a new reference, consumed), or
+ * NULL to convert it here through the memo. */
+static ts_tensor *convert_fresh(fk_mconv *mc, ts_tensor *t, ts_tensor *base)
 {
     ts_tensor *r = NULL;
     if (t->layout == TS_SPARSE_COO) {
@@ -441,7 +448,8 @@ static ts_tensor *convert_fresh(fk_mconv *mc, ts_tensor *t)
                           ts_meta(), t->coalesced);
     } else if (t->base) {
         /* Views in two steps: meta-fy the base (memoized), then view it. */
-        ts_tensor *base = fk_meta_tensor(mc, t->base);
+        if (!base)
+            base = fk_meta_tensor(mc, t->base);
         if (!base)
             return NULL;
         ts_tensor *src = base;
@@ -497,10 +505,12 @@ ts_tensor *fk_meta_tensor(fk_mconv *mc, ts_tensor *t)
     }
     ts_tensor *hit = memo_lookup(mc->tensor_memo, t);
     if (hit) {
+        /* one memo (2.x): a mode's entries are fakes; their meta tensor */
+        hit = ts_is_fake(hit) ? hit->meta : hit;
         obj_incref(&hit->hdr);
         return hit;
     }
-    ts_tensor *r = convert_fresh(mc, t);
+    ts_tensor *r = convert_fresh(mc, t, NULL);
     if (!r)
         return NULL;
     if (mconv_memo_set(mc, t, r) != 0) {
@@ -661,8 +671,94 @@ static int fconv_memo_set(fk_fconv *fc, ts_tensor *t, ts_tensor *out)
     return 0;
 }
 
+/* One memo (designs.md "Common to both 2.x designs", 1-4): the
+ * MetaConverter builds the fake by a callback and memoizes it as a weak
+ * value; a view's fake is made off its base's fake and is a view of it;
+ * grad converts recursively; one finalizer per insertion (mconv_memo_set).
+ * meta_utils.py@003dca52:293-296 (every call counts), :298,685 (a hit
+ * returns the entry), :355 (base first), :593,617-626 (storage entry),
+ * :671 (grad), :197-198 (finalizer last). */
+static ts_tensor *one_memo_fake(fk_mconv *mc, fk_mode *mode, ts_tensor *t)
+{
+    if (++mc->check_expired_count >= mc->check_expired_frequency) {
+        mconv_sweep(mc);
+        mc->check_expired_count = 0;
+    }
+    ts_tensor *hit = memo_lookup(mc->tensor_memo, t);
+    if (hit) {
+        obj_incref(&hit->hdr);
+        return hit;
+    }
+    ts_tensor *basef = NULL, *basem = NULL;
+    if (t->base && t->layout == TS_STRIDED) {
+        basef = one_memo_fake(mc, mode, t->base);
+        if (!basef)
+            return NULL;
+        basem = basef->meta;
+        obj_incref(&basem->hdr);
+    }
+    ts_tensor *r = convert_fresh(mc, t, basem);
+    ts_tensor *out = r ? ts_fake_new(r, &mode->hdr, t->device, t->hdr.id) : NULL;
+    obj_decref(r ? &r->hdr : NULL);
+    if (!out) {
+        obj_decref(basef ? &basef->hdr : NULL);
+        return NULL;
+    }
+    out->requires_grad = t->requires_grad;
+    out->is_leaf = t->is_leaf;       /* derived: meta_tensor keeps leafness */
+    out->base = basef;               /* holds the base's fake (its reference) */
+    if (t->grad) {
+        ts_tensor *g = one_memo_fake(mc, mode, t->grad);
+        if (!g || ts_set_grad(out, g) != 0) {
+            obj_decref(g ? &g->hdr : NULL);
+            obj_decref(&out->hdr);
+            return NULL;
+        }
+        obj_decref(&g->hdr);
+    }
+    if (mconv_memo_set(mc, t, out) != 0) {
+        obj_decref(&out->hdr);
+        return NULL;
+    }
+    return out;
+}
+
+/* What 2.x's MetaConverter rejects ("meta converter nyi"): sparse CSR, a
+ * view of a sparse base, lazy (meta_utils.py@003dca52:711-716); neg/conj
+ * bits convert (:679). Quantized is refused before (fake_tensor.py@946abe14:310). */
+static int one_memo_unsupported(const ts_tensor *t)
+{
+    return ts_is_fake(t) || t->layout == TS_SPARSE_CSR ||
+           (t->base && t->base->layout != TS_STRIDED) || t->device.type == TS_DEV_LAZY;
+}
+
+static ts_tensor *from_real_one_memo(fk_fconv *fc, fk_mode *mode, ts_tensor *t)
+{
+    fk_mconv *mc = fc->meta;
+    /* a hit is returned before anything else, no counter moves
+     * (fake_tensor.py@6ec61862:259) */
+    ts_tensor *hit = memo_lookup(mc->tensor_memo, t);
+    if (hit && ts_is_fake(hit)) {
+        obj_incref(&hit->hdr);
+        return hit;
+    }
+    if (t->quantized) {
+        er_set(ER_UNSUPPORTED, "quantized nyi in meta tensors");
+        return NULL;
+    }
+    if (one_memo_unsupported(t)) {
+        mc->misses++;
+        er_set(ER_UNSUPPORTED, "meta converter nyi");
+        return NULL;
+    }
+    mc->hits++;
+    return one_memo_fake(mc, mode, t);
+}
+
 static ts_tensor *from_real_tensor(fk_fconv *fc, fk_mode *mode, ts_tensor *t)
 {
+    if (!fc->design->fake_memo)
+        return from_real_one_memo(fc, mode, t);
     ts_tensor *hit = fake_memo_hit(fc, t);
     if (hit) {
         obj_incref(&hit->hdr);
@@ -706,7 +802,8 @@ static ts_tensor *from_meta_and_device(fk_mode *mode, ts_tensor *t,
                                        ts_device device)
 {
     fk_fconv *fc = mode->converter;
-    ts_tensor *hit = fake_memo_hit(fc, t);
+    int one = !fc->design->fake_memo;
+    ts_tensor *hit = one ? memo_lookup(fc->meta->tensor_memo, t) : fake_memo_hit(fc, t);
     if (hit) {
         obj_incref(&hit->hdr);
         return hit;
@@ -717,6 +814,19 @@ static ts_tensor *from_meta_and_device(fk_mode *mode, ts_tensor *t,
     /* FakeTensor(fake_mode, t, device) is _make_subclass(cls, t,
      * t.requires_grad): a leaf, even over a meta tensor that is not */
     out->is_leaf = 1;
+    if (one) {
+        /* 2.x: memoized under the meta tensor in the one memo, with the
+         * FakeTensorConverter's finalizer, which only pops the entry
+         * (fake_tensor.py@6ec61862:229-244,304-313) */
+        fk_mconv *mc = fc->meta;
+        if (wt_put(mc->tensor_memo, &t->hdr, &out->hdr) != 0 ||
+            fin_attach(t, &mc->hdr, mc->self_ref, 1, NULL) != 0) {
+            wt_remove(mc->tensor_memo, &t->hdr);
+            obj_decref(&out->hdr);
+            return NULL;
+        }
+        return out;
+    }
     if (fconv_memo_set(fc, t, out) != 0) {
         obj_decref(&out->hdr);
         return NULL;
@@ -771,7 +881,26 @@ ts_tensor *fk_mode_meta(obj *mode, ts_tensor *t)
         er_set(ER_TYPE, "meta() needs a fake mode or a meta converter");
         return NULL;
     }
-    return fk_meta_convert(&((fk_mode *)mode)->converter->meta->hdr, t);
+    fk_fconv *fc = ((fk_mode *)mode)->converter;
+    if (!fc->design->fake_memo) {
+        /* one memo of fakes: the meta tensor of t's fake (derived); what
+         * the MetaConverter rejects comes back as itself, a miss, as 1.13 */
+        fk_mconv *mc = fc->meta;
+        if (t->quantized || one_memo_unsupported(t)) {
+            mc->misses++;
+            obj_incref(&t->hdr);
+            return t;
+        }
+        mc->hits++;
+        ts_tensor *f = one_memo_fake(mc, (fk_mode *)mode, t);
+        if (!f)
+            return NULL;
+        ts_tensor *r = f->meta;
+        obj_incref(&r->hdr);
+        obj_decref(&f->hdr);
+        return r;
+    }
+    return fk_meta_convert(&fc->meta->hdr, t);
 }
 
 static fk_mconv *meta_of(obj *o)
@@ -808,12 +937,16 @@ int fk_counters_get(obj *o, fk_counters *out)
         return er_set(ER_TYPE, "not a fake mode or converter");
     memset(out, 0, sizeof *out);
     out->memo_fake = -1;
-    if (fk_is_mode(o))
-        out->memo_fake = (int64_t)wt_count(((fk_mode *)o)->converter->tensor_memo);
-    else if (o->type == &fk_fake_converter_type)
-        out->memo_fake = (int64_t)wt_count(((fk_fconv *)o)->tensor_memo);
+    fk_fconv *fc = fk_is_mode(o) ? ((fk_mode *)o)->converter
+                 : o->type == &fk_fake_converter_type ? (fk_fconv *)o : NULL;
+    if (fc)   /* one memo (2.x): the fakes are the MetaConverter's entries */
+        out->memo_fake = (int64_t)wt_count(fc->design->fake_memo ? fc->tensor_memo
+                                                                 : mc->tensor_memo);
     out->memo_meta = (int64_t)wt_count(mc->tensor_memo);
     out->memo_storage = (int64_t)wt_count(mc->storage_memo);
+    out->memo_tensor_ids = out->memo_meta;
+    out->memo_storage_ids = out->memo_storage;
+    out->memo_constants = 0;
     out->pending = (int64_t)mc->npending;
     out->hits = mc->hits;
     out->misses = mc->misses;

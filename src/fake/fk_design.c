@@ -36,6 +36,27 @@ static const fk_design designs[FK_D_COUNT] = {
          * `del` and gc.collect() (fixed by pytorch#90823) */
         .fix_weakref_leak = 1,
     },
+    [FK_D_2_0] = {
+        .name = "pytorch-2.0",
+        .what = "PyTorch 2.0-2.2: one tensor memo (the MetaConverter's) with weak "
+                "fake values, one finalizer per entry, fakes of views are views, "
+                "storage memo and periodic sweep kept",
+        /* meta_utils.py@003dca52:130-134: sweep_every 128, check_count 0 */
+        .policy = FK_SWEEP_PERIODIC,
+        /* fake_tensor.py@6ec61862:181: FakeTensorConverter.tensor_memo is
+         * its MetaConverter's; the fake is built inside the MetaConverter
+         * by a callback, so the memo's values are fakes */
+        .fake_memo = 0,
+        /* meta_utils.py@003dca52:131: tensor_memo = WeakIdKeyDictionary of
+         * weak values: an entry never keeps its fake alive */
+        .memo_values_weak = 1,
+        /* meta_utils.py@003dca52:355,438: a view converts its base first and
+         * its fake is made off the base's fake, so it is a view of it */
+        .fakes_are_views = 1,
+        /* pytorch#90823 fixed it before 2.0: _get_memo still calls
+         * _fix_weakref on a hit (fake_tensor.py@6ec61862:225), harmlessly */
+        .fix_weakref_leak = 0,
+    },
 };
 
 const fk_design *fk_design_get(fk_design_id id)
@@ -93,6 +114,16 @@ int fk_design_verify(fk_design_id id, char *why, size_t n)
     }
     if (d->policy != FK_SWEEP_EAGER && d->policy != FK_SWEEP_PERIODIC) {
         snprintf(why, n, "design %s: policy %d", d->name, (int)d->policy);
+        return -1;
+    }
+    /* one memo: its values are fakes, which it must not keep alive */
+    if (!d->fake_memo && !d->memo_values_weak) {
+        snprintf(why, n, "design %s: one memo with strong fake values", d->name);
+        return -1;
+    }
+    /* a fake view holds its base's fake: only where fakes are memo values */
+    if (d->fakes_are_views && d->fake_memo) {
+        snprintf(why, n, "design %s: fake views with a memo of fakes apart", d->name);
         return -1;
     }
     /* _fix_weakref is called on a hit of the fake memo: no memo, no leak */

@@ -14,6 +14,7 @@ typedef struct fk_mconv {
     fk_policy policy;
     int64_t check_expired_frequency, check_expired_count;
     int64_t hits, misses;
+    const fk_design *design;    /* the design current when it was made */
     obj *self_ref;              /* weakref.ref(self), shared by finalizers */
     struct fk_mconv *list_prev, *list_next;   /* every live converter */
 } fk_mconv;

@@ -1210,6 +1210,9 @@ static const size_t counter_at[] = {
     [A_MISSES] = offsetof(fk_counters, misses),
     [A_SWEEP_EVERY] = offsetof(fk_counters, sweep_every),
     [A_CHECK_COUNT] = offsetof(fk_counters, check_count),
+    [A_MEMO_TENSOR_IDS] = offsetof(fk_counters, memo_tensor_ids),
+    [A_MEMO_STORAGE_IDS] = offsetof(fk_counters, memo_storage_ids),
+    [A_MEMO_CONSTANTS] = offsetof(fk_counters, memo_constants),
 };
 
 /* Counter attribute e of a mode or converter r (a stand-alone

@@ -102,7 +102,8 @@ typedef enum sc_mkind {
 
 typedef enum sc_attr {
     A_USER, A_GRAD, A_MEMO_FAKE, A_MEMO_META, A_MEMO_STORAGE, A_PENDING,
-    A_HITS, A_MISSES, A_SWEEP_EVERY, A_CHECK_COUNT
+    A_HITS, A_MISSES, A_SWEEP_EVERY, A_CHECK_COUNT,
+    A_MEMO_TENSOR_IDS, A_MEMO_STORAGE_IDS, A_MEMO_CONSTANTS   /* version 3 */
 } sc_attr;
 
 typedef struct sc_pos { uint32_t line, col; } sc_pos;

@@ -55,6 +55,9 @@ static const char *const kw_mfmt[] = {"memory_format", NULL};
 #define Q(n, lo, hi, kw, ns, nx) M(n, MK_QUERY, lo, hi, kw, sc_ev_query, ns, nx)
 #define Q2(n, kw, ns, nx) M2(n, MK_QUERY, 0, 0, kw, sc_ev_query, ns, nx)
 #define A(n, id, ev, ns, nx) ROW(n, SW_ATTR, 0, id, 0, 0, kw_none, 1, ns, nx, NULL, ev, 0)
+#define A3(n, id, ev, ns, nx) ROW(n, SW_ATTR, 0, id, 0, 0, kw_none, 3, ns, nx, NULL, ev, 0)
+#define V3_STRESS "version 3: not generated yet (scenarios/designs covers it)"
+#define V3_XREF "version 3: not translated yet (under 1.13 it reads memo_meta and memo_storage)"
 
 static const sc_word vocab[] = {
     /* built-in functions, in sc_builtin order */
@@ -177,6 +180,10 @@ static const sc_word vocab[] = {
     A("sweep_every", A_SWEEP_EVERY, sc_ev_counter, NULL, NULL),
     A("check_count", A_CHECK_COUNT, sc_ev_counter, NULL,
       "PyTorch's check_expired_count is not compared (xref's counters stop at sweep_every)"),
+    A3("memo_tensor_ids", A_MEMO_TENSOR_IDS, sc_ev_counter, V3_STRESS, V3_XREF),
+    A3("memo_storage_ids", A_MEMO_STORAGE_IDS, sc_ev_counter, V3_STRESS, V3_XREF),
+    A3("memo_constants", A_MEMO_CONSTANTS, sc_ev_counter, V3_STRESS,
+       "version 3: no constant conversions are modelled yet"),
 };
 
 #define NVOCAB (sizeof vocab / sizeof vocab[0])

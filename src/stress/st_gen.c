@@ -233,6 +233,12 @@ void st_config_default(st_config *c)
     c->sweep_every = 128;
 }
 
+int st_design_predicted(int design)
+{
+    const fk_design *d = fk_design_get((fk_design_id)design);
+    return d && d->fake_memo;
+}
+
 /* ---- actions ---- */
 
 static const char *const ctor_name[] = {"empty", "zeros", "ones", "rand", "empty_strided",

@@ -51,7 +51,7 @@ Test(design, names_round_trip)
     EQ(fk_design_from_name("pytorch-1.12", &got), -1);
     char names[128];
     fk_design_names(names, sizeof names);
-    cr_assert_str_eq(names, "pytorch-1.13");
+    cr_assert_str_eq(names, "pytorch-1.13, pytorch-2.0");
 }
 
 Test(design, pytorch_113_is_periodic_with_the_fix_weakref_leak)
@@ -62,6 +62,47 @@ Test(design, pytorch_113_is_periodic_with_the_fix_weakref_leak)
     const fk_design *def = fk_design_get(FK_D_DEFAULT);
     EQ((int)def->policy, (int)FK_SWEEP_EAGER);
     EQ(def->fix_weakref_leak, 0);
+}
+
+Test(design, pytorch_20_has_one_memo_of_weak_fakes)
+{
+    const fk_design *d = fk_design_get(FK_D_2_0);
+    EQ(d->fake_memo, 0);
+    EQ(d->memo_values_weak, 1);
+    EQ(d->fakes_are_views, 1);
+    EQ(d->fix_weakref_leak, 0);
+    EQ(d->policy, FK_SWEEP_PERIODIC);
+    char err[256];
+    EQ(fk_inject_check("fix-weakref", FK_D_2_0, err, sizeof err), -1);
+    cr_assert(strstr(err, "does not apply to pytorch-2.0") != NULL, "%s", err);
+    EQ(fk_inject_check("no-sweep,strong-memo", FK_D_2_0, err, sizeof err), 0);
+}
+
+/* Under pytorch-2.0 a mode's fake is its memo's value: the entry leaves when
+ * the fake dies, the finalizer stays until the real tensor dies. */
+Test(design, pytorch_20_entry_leaves_with_the_fake)
+{
+    fk_design_set(FK_D_2_0);
+    obj *m = fk_mode_new(FK_SWEEP_PERIODIC, 128);
+    fk_design_set(FK_D_DEFAULT);
+    int64_t s[1] = {4};
+    ts_tensor *t = ts_empty(1, s, TS_F32, ts_cpu(), TS_INIT_NONE, 0);
+    ts_tensor *f = fk_fake(m, t, NULL);
+    cr_assert_not_null(f, "%s", er_message());
+    fk_counters c;
+    fk_counters_get(m, &c);
+    EQ(c.memo_fake, 1);
+    EQ(c.memo_meta, 1);
+    EQ(c.memo_tensor_ids, 1);
+    obj_decref(&f->hdr);
+    fk_counters_get(m, &c);
+    EQ(c.memo_fake, 0);
+    EQ(c.pending, 0);
+    obj_decref(&t->hdr);
+    fk_counters_get(m, &c);
+    EQ(c.pending, 1);
+    EQ(fk_sweep(m), 1);
+    obj_decref(m);
 }
 
 Test(design, bugs_apply_to_their_designs)
