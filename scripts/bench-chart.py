@@ -2,7 +2,7 @@
 """bench-chart.py DIR - combine the runs scripts/bench.sh left in DIR/raw/
 into DIR/results.csv and DIR/results.json, draw DIR/ns-per-op.svg and
 DIR/memo-trace.svg, and print the summary (libc/eager table, the matrix,
-the ratios and the issue's targets). The charts need Debian's
+the ratios and the targets). The charts need Debian's
 python3-matplotlib (run it with /usr/bin/python3); without it the tables,
 CSV and JSON are still written.
 
@@ -21,7 +21,7 @@ ALLOCATORS = ["libc", "jemalloc", "arena", "tracking/libc", "guard/libc"]
 SWEEPS = ["eager", "periodic"]
 COLORS = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#76b7b2"]
 
-# The issue's reference figures (semantics.md; the CPython one is replaced
+# The reference figures (fakegc-semantics(7); the CPython one is replaced
 # by the live measurement when raw/cpython_gc.json exists).
 PYTORCH_CONVERT_NS = 154000.0
 CPYTHON_GC_NS = 257.0

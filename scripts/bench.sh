@@ -10,7 +10,7 @@
 #   build-release/bench/memo-trace.svg   storage-memo entries alive, eager vs periodic
 # and prints the summary: the libc/eager table, the matrix, the ratios
 # (tracking vs libc and jemalloc vs libc on lifecycle/churn, PyTorch and
-# CPython references) and the targets.
+# CPython references) and the targets.
 #
 # guard/libc runs every benchmark except the 1M-object ones (weaktable/*-1m,
 # gc/cycles-1m, report/leak-1m): the guard is a debugging allocator (red

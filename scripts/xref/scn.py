@@ -3,7 +3,7 @@
     prog = parse_text("a.scn", open("a.scn").read())
     for st in prog.stmts: print(st.line, st.kind)
 
-It parses what scenario-language.md describes, one statement per line,
+It parses what fakegc-scenario(5) describes, one statement per line,
 keeping for every expression its columns in the (comment-stripped) line so
 that xref can rewrite an expectation from its own source text. A line this
 parser cannot read becomes a statement of kind "unknown" (with the reason)

@@ -223,7 +223,7 @@ def _kind(v):
 
 
 def _eq(a, b):
-    """scenario-language.md v2: == on values of one kind, objects by
+    """fakegc-scenario(5), version 2: == on values of one kind, objects by
     identity; two kinds are unequal."""
     if _kind(a) != _kind(b):
         return False
@@ -601,7 +601,7 @@ class _Translator:
             if bad:
                 return bad
             # fakegc's gc() is a collection AND the expired-storage sweep of
-            # every converter (scenario-language.md); PyTorch's gc.collect()
+            # every converter (fakegc-scenario(5)); PyTorch's gc.collect()
             # does not sweep, so the sweep is spelled out here.
             return TX("_gc_and_sweep()", "noval",
                       "gc() return value (objects freed) is not comparable")

@@ -57,7 +57,7 @@ typedef struct bn_result {
     uint64_t ops;         /* operations per repeat (the median repeat's) */
     uint32_t repeats;
     uint64_t peak_bytes;  /* allocator front's peak during the benchmark */
-    double target_ns;     /* the target for ns/op, 0 when none */
+    double target_ns;     /* the target for ns/op, 0 when none */
     char message[200];    /* BN_UNAVAILABLE / BN_ERROR: why */
     char note[200];       /* BN_OK: something seen while measuring, e.g. a
                              stress lifecycle that failed its checks */
@@ -106,7 +106,7 @@ typedef struct bn_header {
  * and "message"; one measured with a remark has "note". 0, or -1 on a
  * write error. */
 int bn_write_json(const bn_header *h, const bn_result *r, size_t n, FILE *f);
-/* A table, then the targets and the reference ratios. */
+/* A table, then the targets and the reference ratios. */
 int bn_write_text(const bn_header *h, const bn_result *r, size_t n, FILE *f);
 
 /* ---- baseline ---- */

@@ -13,10 +13,10 @@
 #include "report/rp.h"
 #include "report/rp_jsonr.h"
 
-/* Reference figures quoted in the text report, as the issue ("Benchmarks
- * and the PyTorch 1.13 cross-reference") gives them: PyTorch 1.13
- * from_real_tensor on a 4x4 tensor as measured by the team (semantics.md),
- * and CPython's gc.collect() per object on 1M objects in 2-cycles. Live
+/* Reference figures quoted in the text report, as the targets were set:
+ * PyTorch 1.13 from_real_tensor on a 4x4 tensor as measured by the team
+ * (fakegc-semantics(7)), and CPython's gc.collect() per object on 1M
+ * objects in 2-cycles. Live
  * figures: scripts/xref/bench.py (PyTorch) and scripts/bench-cpython-gc.py
  * (CPython, run by scripts/bench.sh). */
 #define REF_PYTORCH_CONVERT_NS 154000.0
@@ -187,7 +187,7 @@ int bn_write_text(const bn_header *h, const bn_result *r, size_t n, FILE *f)
                    "%.0fx faster (target >= 300x)\n",
                 REF_PYTORCH_CONVERT_NS, REF_PYTORCH_CONVERT_NS / miss->ns_per_op);
     if (gc)
-        fprintf(f, "  gc/cycles-1m vs CPython gc.collect() (%.0f ns/object, the issue's figure; "
+        fprintf(f, "  gc/cycles-1m vs CPython gc.collect() (%.0f ns/object, the reference figure; "
                    "scripts/bench.sh measures it live): %.1fx faster (target >= 5x)\n",
                 REF_CPYTHON_GC_NS, REF_CPYTHON_GC_NS / gc->ns_per_op);
     if (l1k && l1m)

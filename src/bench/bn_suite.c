@@ -741,7 +741,7 @@ static int b_stress(ctx *c)
 #endif
 }
 
-/* The report path `run` takes: the issue's strong-memo leak scenario (two
+/* The report path `run` takes: the strong-memo leak scenario (two
  * failing memo expectations) run whole and its text report written, at
  * `iters` iterations (--quick: 10k); per object retained. */
 static int report_run(ctx *c, int iters)

@@ -14,7 +14,7 @@
  *
  * A lifecycle is one scenario: the generator draws `steps` actions from a
  * seed (a splitmix64-seeded xoshiro256** of our own) and feeds each to the
- * MODEL, a deliberately simple re-statement of semantics.md with its own
+ * MODEL, a deliberately simple re-statement of fakegc-semantics(7) with its own
  * structures (variables, the objects they refer to, strong edges, each
  * mode's memo entries and pending list, which objects are dead). The model
  * decides whether an action succeeds or raises, renders it as a statement

@@ -1,5 +1,5 @@
 /* st_model.h - the stress model: its own objects, strong edges, reference
- * counts and memo tables, re-stating semantics.md without reading the
+ * counts and memo tables, re-stating fakegc-semantics(7) without reading the
  * core. Internal to src/stress (st_model.c is the model's objects and
  * memos, st_rules.c its op rules, st_gen.c the actions that drive it).
  *

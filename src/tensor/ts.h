@@ -11,7 +11,7 @@
  *   ts_tensor *v = ts_apply(TS_OP_SLICE, a, &args);   // a[2:4], base a
  *   obj_decref(&v->hdr); obj_decref(&a->hdr);
  *
- * Ownership (semantics.md): a storage owns its data bytes (from the
+ * Ownership (fakegc-semantics(7)): a storage owns its data bytes (from the
  * allocator, kind AL_K_STORAGE; none on meta), freed when the storage dies;
  * its header is freed when its weak count also reaches 0. A tensor owns its
  * storage, its `base` (views), its `grad`, its sparse components, and (fake
@@ -287,7 +287,7 @@ void ts_set_max_bytes(uint64_t max);
 /* Type descriptors (for census by kind in reports). */
 extern const obj_type ts_storage_type, ts_tensor_type;
 
-/* Injectable bugs handled in this module (see cli.md):
+/* Injectable bugs handled in this module (fakegc-semantics(7)):
  *   view_base_leak: a view takes one reference too many on its base;
  *   early_free: a tensor releases its storage reference twice. */
 typedef struct ts_bugs { int view_base_leak, early_free; } ts_bugs;

@@ -1,4 +1,4 @@
-/* Tests of src/fake against semantics.md: the observed PyTorch 1.13
+/* Tests of src/fake against fakegc-semantics(7): the observed PyTorch 1.13
  * sequence under both policies, the counting rules, every unsupported case,
  * grads, mode death, the adaptive sweep frequency, churn, and the
  * injectable bugs of this layer. */
@@ -76,7 +76,7 @@ static void drop(void *t) { obj_decref((obj *)t); }
                      (long long)c_.pending, (pe));                            \
     } while (0)
 
-/* semantics.md "Observed sequence", counter by counter. */
+/* fakegc-semantics(7) "Observed sequence", counter by counter. */
 static void observed_sequence(fk_policy pol)
 {
     int per = pol == FK_SWEEP_PERIODIC;

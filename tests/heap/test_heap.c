@@ -56,7 +56,7 @@ static void expect_path(const hp_retained *r, const char *const *want, size_t n)
                          r->path[i], want[i], got);
 }
 
-/* The cli.md example, exactly. */
+/* The report's example path (fakegc-report(5)), exactly. */
 Test(heap, path_like_cli_example)
 {
     obj *m = th_new(&th_mode, 0), *fc = th_new(&th_fconv, 0), *mc = th_new(&th_mconv, 0);

@@ -19,7 +19,7 @@ printf 'repeat 30000000\n  t = empty(4)\n  u = t.t()\nend\n' > slow/b.scn
 cp slow/b.scn slow/c.scn
 
 # a parse error replaces the previous report (it was truncated to 0) with a
-# complete one that says so (cli.md v2: status "error")
+# complete one that says so (fakegc-report(5): status "error")
 echo PREVIOUS > r.json
 "$fakegc" run ok.scn broken.scn --format json --output r.json 2>/dev/null
 rc=$?

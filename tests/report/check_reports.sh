@@ -65,7 +65,7 @@ $val "$sch/fakegc-bench-2.schema.json" "$tmp/bench.json" || fail "bench report"
 $val "$sch/fakegc-diff-2.schema.json" "$tmp/diff.json" || fail "diff report"
 
 # a reviewer's diff: the whole suite clean vs --inject strong-memo counts the
-# scenarios that regress (22 when the issue was filed; counted here from the
+# scenarios that regress (22 at one time; counted here from the
 # two reports themselves) and leads each new failure with its retention path
 "$fakegc" run -q --format json --output "$tmp/suite.json" scenarios || fail "clean suite"
 "$fakegc" run -q --inject strong-memo --format json --output "$tmp/suite-sm.json" scenarios

@@ -1,5 +1,5 @@
 /* The stress model on its own: counts, deaths and memo tables for
- * hand-written step sequences (semantics.md's observed PyTorch sequence
+ * hand-written step sequences (fakegc-semantics(7)'s observed PyTorch sequence
  * among them), and rendered actions that the interpreter must agree with. */
 #include <criterion/criterion.h>
 #include <string.h>
@@ -41,7 +41,7 @@ static void counts(mmode *md, uint32_t fake, uint32_t meta, uint32_t stor, uint3
     cr_assert_eq(md->pending.n, pend, "%s: pending %u, want %u", when, md->pending.n, pend);
 }
 
-/* semantics.md, "Observed sequence (PyTorch 1.13, one mode)", periodic. */
+/* fakegc-semantics(7), "Observed sequence (PyTorch 1.13, one mode)", periodic. */
 Test(model, observed_pytorch_sequence, .init = setup, .fini = teardown_model)
 {
     model *m = &M0;
