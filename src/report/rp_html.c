@@ -645,6 +645,30 @@ static void h_poly(FILE *f, const uint64_t *v, uint64_t max, const size_t *keep,
     fputs("\"/>\n", f);
 }
 
+/* Live objects' range within each bucket, shaded: a loop that makes and
+ * drops objects every statement reads as a band, not a comb. */
+static void h_band(FILE *f, const rp_timeline *t, const size_t *keep, const uint32_t *bucket_of,
+                   size_t k)
+{
+    if (!t->max_objects || k < 2)
+        return;
+    fputs("<polygon class=\"band\" fill=\"rgba(31,119,180,.15)\" stroke=\"none\" points=\"", f);
+    for (size_t j = 0; j < k; j++)
+        fprintf(f, "%.1f,%.1f ", tx(j, k),
+                TTOP + TH - (double)t->objects[keep[j]] * TH / (double)t->max_objects);
+    size_t i = t->n;
+    for (size_t j = k; j-- > 0;) {
+        uint64_t lo = UINT64_MAX;
+        for (; i > 0 && bucket_of[i - 1] == j; i--)
+            if (t->objects[i - 1] < lo)
+                lo = t->objects[i - 1];
+        if (lo == UINT64_MAX)
+            lo = t->objects[keep[j]];
+        fprintf(f, "%.1f,%.1f ", tx(j, k), TTOP + TH - (double)lo * TH / (double)t->max_objects);
+    }
+    fputs("\"/>\n", f);
+}
+
 static const struct { uint8_t bit; const char *name, *color; } MARKS[] = {
     {RP_TL_FAIL, "failed expect", "#d62728"},
     {RP_TL_CHECKPOINT, "checkpoint", "#9467bd"},
@@ -774,6 +798,7 @@ static void h_panel(FILE *f, const rp_timeline *t, size_t *keep, uint32_t *bucke
     h_marks(f, t, keep, bucket_of, k);
     h_poly(f, t->bytes, t->max_bytes, keep, k, "#ff7f0e", "sb");
     h_poly(f, t->memo, t->max_memo, keep, k, "#2ca02c", "sm");
+    h_band(f, t, keep, bucket_of, k);
     h_poly(f, t->objects, t->max_objects, keep, k, "#1f77b4", "so");
     fprintf(f, "<rect class=\"sel\" y=\"%d\" height=\"%d\" x=\"0\" width=\"0\" "
             "fill=\"rgba(31,119,180,.18)\" stroke=\"#1f77b4\" style=\"display:none\"/>\n"

@@ -33,7 +33,8 @@ enum {
     RP_HTML_SCENARIOS = 30,   /* scenarios shown in detail (not passing first) */
     RP_HTML_FAILURES = 20,    /* summary lines per scenario */
     RP_HTML_STATES = 5,       /* reported heap states per scenario in Groups */
-    RP_HTML_POINTS = 1000,    /* timeline points per scenario */
+    RP_HTML_POINTS = 400,     /* timeline points per scenario (each the
+                                 peak of its bucket, the band its range) */
     RP_HTML_PANELS = 10,      /* timeline panels */
     RP_HTML_MARKS = 60        /* markers per panel */
 };
