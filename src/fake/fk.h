@@ -51,6 +51,9 @@ typedef struct fk_design {
     unsigned char fakes_are_views;  /* a fake of a view is a view of its base's
                                   fake, and holds it */
     unsigned char fix_weakref_leak; /* a fake memo hit makes the fake immortal */
+    unsigned char view_flags_from_base; /* a converted view's requires_grad and
+                                  leafness are its as_strided's off the meta
+                                  base, not the real view's */
 } fk_design;
 
 const fk_design *fk_design_get(fk_design_id id);       /* NULL: no such row */

@@ -488,8 +488,10 @@ static ts_tensor *convert_fresh(fk_mconv *mc, ts_tensor *t, ts_tensor *base)
     }
     if (!r)
         return NULL;
-    r->requires_grad = t->requires_grad;
-    r->is_leaf = t->is_leaf;
+    if (!(t->base && t->layout == TS_STRIDED && mc->design->view_flags_from_base)) {
+        r->requires_grad = t->requires_grad;
+        r->is_leaf = t->is_leaf;
+    }
     r->neg = t->neg;
     r->conj = t->conj;
     r->source_id = t->hdr.id;

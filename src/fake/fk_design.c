@@ -35,6 +35,13 @@ static const fk_design designs[FK_D_COUNT] = {
          * measured on Debian's 1.13.1: the fake and its mode survive every
          * `del` and gc.collect() (fixed by pytorch#90823) */
         .fix_weakref_leak = 1,
+        /* meta_utils.py@1.13.1 (Debian, lines 206-236): a view is
+         * `base.as_strided(...)` under enable_grad and nothing more, so
+         * the meta of a non-leaf view of a leaf view that requires grad is
+         * a leaf that does not (checked on 1.13.1: x = rand(8);
+         * y = x.view(2, 4); y.requires_grad_(); MetaConverter()(y.view(2, 2, 2))
+         * gives requires_grad False, is_leaf True) */
+        .view_flags_from_base = 1,
     },
     [FK_D_2_0] = {
         .name = "pytorch-2.0",

@@ -88,7 +88,32 @@ ts_tensor *fk_apply_in(ts_op op, ts_tensor *self, const ts_args *a, obj *active)
         dev = inner.device;
         inner.has_device = 0;
     }
+    /* Autograd runs above the fake mode: an out-of-place op's result
+     * requires grad, and is no leaf, when a fake input requires grad, as
+     * for real tensors (PyTorch 1.13.1: f.requires_grad_(); f.mul(2).is_leaf
+     * is False, and its requires_grad_(False) raises). The meta tensors
+     * carry their fakes' flags for the op. */
+    ts_tensor *m_other = other_fake ? other->meta : NULL;
+    int lend = !ts_op_is_inplace(op);
+    unsigned s_rg = m_self->requires_grad, s_leaf = m_self->is_leaf;
+    unsigned o_rg = m_other ? m_other->requires_grad : 0, o_leaf = m_other ? m_other->is_leaf : 0;
+    if (lend) {
+        m_self->requires_grad = self->requires_grad;
+        m_self->is_leaf = self->is_leaf;
+        if (m_other && m_other != m_self) {
+            m_other->requires_grad = other->requires_grad;
+            m_other->is_leaf = other->is_leaf;
+        }
+    }
     ts_tensor *r = ts_apply(op, m_self, &inner);
+    if (lend) {
+        if (m_other && m_other != m_self) {
+            m_other->requires_grad = o_rg & 1u;
+            m_other->is_leaf = o_leaf & 1u;
+        }
+        m_self->requires_grad = s_rg & 1u;
+        m_self->is_leaf = s_leaf & 1u;
+    }
     if (!r)
         return NULL;
     if (r == m_self) {
