@@ -652,50 +652,134 @@ static void failure_header(sk *s, const char *file, const rp_failure *f, const c
     sk_puts(s, "\n");
 }
 
-void rp_details(sk *s, const rp_scenario *sc, const rp_options *o, const char *indent)
+/* --- bounded details ------------------------------------------------------- */
+
+static int id_cmp(const void *a, const void *b)
 {
-    int verbose = o && o->verbose;
-    char ind2[64];
-    snprintf(ind2, sizeof ind2, "%s    ", indent);
-    const hp_top *prev_top = NULL;      /* the last list's biggest retainers */
-    size_t nprev_top = 0;
-    if (sc->error) {
-        sk_puts(s, indent);
-        sk_color(s, "\033[1;31m");
-        sk_puts(s, "error: ");
-        sk_color(s, "\033[0m");
-        sk_puts(s, sc->error);
-        sk_puts(s, "\n");
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The ids of f's example records, sorted, into ids (n of them); -1 OOM. */
+static int example_ids(const rp_failure *f, uint64_t **ids)
+{
+    *ids = al_malloc((f->nobjects ? f->nobjects : 1) * sizeof **ids, AL_K_REPORT, "rp ids");
+    if (!*ids)
+        return -1;
+    for (size_t i = 0; i < f->nobjects; i++)
+        (*ids)[i] = f->objects[i].id;
+    qsort(*ids, f->nobjects, sizeof **ids, id_cmp);
+    return 0;
+}
+
+uint64_t rp_failure_total(const rp_failure *f)
+{
+    return f->objects_total ? f->objects_total : f->nobjects;
+}
+
+int rp_failure_same_objects(const rp_failure *a, const rp_failure *b)
+{
+    if (!a->nobjects || a->nobjects != b->nobjects || rp_failure_total(a) != rp_failure_total(b))
+        return 0;
+    uint64_t bytes_a = 0, bytes_b = 0;
+    for (size_t i = 0; i < a->ngroups; i++)
+        bytes_a += a->groups[i].total_bytes;
+    for (size_t i = 0; i < b->ngroups; i++)
+        bytes_b += b->groups[i].total_bytes;
+    if (bytes_a != bytes_b)
+        return 0;
+    uint64_t *x = NULL, *y = NULL;
+    int same = 0;
+    if (example_ids(a, &x) == 0 && example_ids(b, &y) == 0)
+        same = memcmp(x, y, a->nobjects * sizeof *x) == 0;
+    else
+        er_clear();   /* not known: said twice rather than wrongly once */
+    if (x)
+        al_free(x, a->nobjects * sizeof *x, AL_K_REPORT);
+    if (y)
+        al_free(y, b->nobjects * sizeof *y, AL_K_REPORT);
+    return same;
+}
+
+long rp_failure_shares(const rp_scenario *sc, size_t i)
+{
+    enum { LOOK_BACK = 64 };   /* a bound on the pairs compared */
+    const rp_failure *f = &sc->failures[i];
+    if (!f->nobjects)
+        return -1;
+    for (size_t j = i > LOOK_BACK ? i - LOOK_BACK : 0; j < i; j++)
+        if (rp_failure_same_objects(&sc->failures[j], f))
+            return (long)j;
+    return -1;
+}
+
+/* One failure's objects (after its header). */
+static void failure_objects(sk *s, const rp_failure *f, const rp_options *o, const char *ind2,
+                            const hp_top *prev_top, size_t nprev_top)
+{
+    hp_group *own = NULL;
+    size_t ng = f->ngroups;
+    if (!f->groups && f->nobjects &&
+        hp_group_records(f->objects, f->nobjects, &own, &ng) != 0) {
+        s->oom = 1;
+        ng = 0;
     }
-    for (size_t i = 0; i < sc->nfailures; i++) {
-        const rp_failure *f = &sc->failures[i];
-        failure_header(s, sc->file, f, indent, ind2);
-        if (!f->nobjects && !f->ngroups)
-            continue;
-        hp_group *own = NULL;
-        size_t ng = f->ngroups;
-        if (!f->groups) {
-            if (hp_group_records(f->objects, f->nobjects, &own, &ng) != 0) {
-                s->oom = 1;
-                ng = 0;
-            }
-        }
-        rp_objs x = {f->objects_total ? f->objects_total : f->nobjects,
-                     f->groups ? f->groups : own, ng, f->objects, f->nobjects, f->top, f->ntop};
-        uint64_t bytes = 0;
-        for (size_t k = 0; k < x.ngroups; k++)
-            bytes += x.groups[k].total_bytes;
-        char b[32];
-        rp_bytes(bytes, b, sizeof b);
-        sk_puts(s, ind2);
-        sk_fmt(s, "%llu object%s behind it, %s\n", (unsigned long long)x.total,
-               x.total == 1 ? "" : "s", b);
-        top_lines(s, &x, ind2, prev_top, nprev_top);
-        prev_top = x.top;
-        nprev_top = x.ntop;
-        group_lines(s, &x, o, ind2, FAILURE_GROUPS);
-        hp_groups_free(own, own ? ng : 0);
+    rp_objs x = {rp_failure_total(f), f->groups ? f->groups : own, ng, f->objects,
+                 f->nobjects, f->top, f->ntop};
+    uint64_t bytes = 0;
+    for (size_t k = 0; k < x.ngroups; k++)
+        bytes += x.groups[k].total_bytes;
+    char b[32];
+    rp_bytes(bytes, b, sizeof b);
+    sk_puts(s, ind2);
+    sk_fmt(s, "%llu object%s behind it, %s\n", (unsigned long long)x.total,
+           x.total == 1 ? "" : "s", b);
+    top_lines(s, &x, ind2, prev_top, nprev_top);
+    group_lines(s, &x, o, ind2, FAILURE_GROUPS);
+    hp_groups_free(own, own ? ng : 0);
+}
+
+/* Lines in a memory stream's text. */
+static size_t lines_in(const char *t, size_t len)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++)
+        n += t[i] == '\n';
+    return n;
+}
+
+/* A memory sink like s; its text is *buf (free()) once closed. */
+typedef struct msink {
+    sk s;
+    char *buf;
+    size_t len;
+} msink;
+
+static int msink_open(msink *m, const sk *like)
+{
+    m->buf = NULL;
+    m->len = 0;
+    m->s = *like;
+    m->s.oom = 0;
+    m->s.f = open_memstream(&m->buf, &m->len);
+    return m->s.f ? 0 : -1;
+}
+
+/* Close; the text stays in m->buf (NULL when the stream failed). */
+static void msink_close(msink *m, sk *into)
+{
+    if (fclose(m->s.f) != 0) {
+        free(m->buf);
+        m->buf = NULL;
+        m->len = 0;
     }
+    into->oom |= m->s.oom;
+}
+
+static void retained_section(sk *s, const rp_scenario *sc, const rp_options *o,
+                             const char *indent, size_t maxg, const hp_top *prev_top,
+                             size_t nprev_top)
+{
     if (sc->nretained) {
         hp_group *gs = sc->groups, *own = NULL;
         size_t ng = sc->ngroups;
@@ -722,7 +806,7 @@ void rp_details(sk *s, const rp_scenario *sc, const rp_options *o, const char *i
         char ind[64];
         snprintf(ind, sizeof ind, "%s  ", indent);
         top_lines(s, &x, ind, prev_top, nprev_top);
-        group_lines(s, &x, o, ind, TEXT_GROUPS);
+        group_lines(s, &x, o, ind, maxg);
         hp_groups_free(own, own ? ng : 0);
     }
     if (sc->leaked_bytes) {
@@ -737,13 +821,138 @@ void rp_details(sk *s, const rp_scenario *sc, const rp_options *o, const char *i
                (unsigned long long)sc->valgrind_definite,
                (unsigned long long)sc->valgrind_indirect);
     }
-    if (verbose)
+    if (o && o->verbose)
         for (size_t i = 0; i < sc->ncheckpoints; i++) {
             sk_puts(s, indent);
             sk_puts(s, "checkpoint \"");
             sk_puts(s, sc->checkpoints[i].name);
             sk_fmt(s, "\": growth %+lld\n", (long long)sc->checkpoints[i].growth);
         }
+}
+
+/* The retained section, as text, within about `lines` lines (fewer groups
+ * when the default ten pass it). NULL when memory ran out. */
+static char *retained_text(sk *s, const rp_scenario *sc, const rp_options *o,
+                           const char *indent, size_t lines, size_t *len)
+{
+    size_t tries[] = {TEXT_GROUPS, 4, 1};
+    int verbose = o && o->verbose;
+    for (size_t t = 0; t < (verbose ? 1 : 3); t++) {
+        msink m;
+        if (msink_open(&m, s) != 0)
+            return NULL;
+        retained_section(&m.s, sc, o, indent, tries[t], NULL, 0);
+        msink_close(&m, s);
+        if (!m.buf)
+            return NULL;
+        if (verbose || t == 2 || lines_in(m.buf, m.len) <= lines) {
+            *len = m.len;
+            return m.buf;
+        }
+        free(m.buf);
+    }
+    return NULL;
+}
+
+/* What follows the failures shown when the budget ran out. */
+static void rest_line(sk *s, const rp_scenario *sc, size_t from, const char *indent)
+{
+    size_t with = 0;
+    uint64_t objs = 0;
+    for (size_t i = from; i < sc->nfailures; i++)
+        if (sc->failures[i].nobjects || sc->failures[i].ngroups) {
+            with++;
+            objs += rp_failure_total(&sc->failures[i]);
+        }
+    sk_puts(s, indent);
+    sk_fmt(s, "... and %zu more failing expectation%s (", sc->nfailures - from,
+           sc->nfailures - from == 1 ? "" : "s");
+    if (with)
+        sk_fmt(s, "%zu with objects behind them, %llu objects counted per expectation; ", with,
+               (unsigned long long)objs);
+    sk_puts(s, "-v lists them)\n");
+}
+
+void rp_details(sk *s, const rp_scenario *sc, const rp_options *o, const char *indent)
+{
+    int verbose = o && o->verbose;
+    char ind2[64];
+    snprintf(ind2, sizeof ind2, "%s    ", indent);
+    const hp_top *prev_top = NULL;      /* the last list's biggest retainers */
+    size_t nprev_top = 0;
+    size_t used = 0;
+    if (sc->error) {
+        sk_puts(s, indent);
+        sk_color(s, "\033[1;31m");
+        sk_puts(s, "error: ");
+        sk_color(s, "\033[0m");
+        sk_puts(s, sc->error);
+        sk_puts(s, "\n");
+        used++;
+    }
+    size_t rlen = 0;
+    char *rtext = retained_text(s, sc, o, indent, RP_SCENARIO_LINES / 2, &rlen);
+    if (!rtext && (sc->nretained || sc->leaked_bytes))
+        s->oom = 1;
+    size_t budget = RP_SCENARIO_LINES - 1 - (rtext ? lines_in(rtext, rlen) : 0);
+    for (size_t i = 0; i < sc->nfailures; i++) {
+        const rp_failure *f = &sc->failures[i];
+        long same = rp_failure_shares(sc, i);
+        msink m;
+        if (msink_open(&m, s) != 0) {
+            s->oom = 1;
+            break;
+        }
+        failure_header(&m.s, sc->file, f, indent, ind2);
+        size_t head = m.s.f ? (size_t)ftell(m.s.f) : 0;
+        if (same >= 0) {
+            sk_puts(&m.s, ind2);
+            sk_fmt(&m.s, "the same %llu object%s as line %u, above\n",
+                   (unsigned long long)rp_failure_total(f), rp_failure_total(f) == 1 ? "" : "s",
+                   sc->failures[same].line);
+        } else if (f->nobjects || f->ngroups) {
+            failure_objects(&m.s, f, o, ind2, prev_top, nprev_top);
+        }
+        msink_close(&m, s);
+        if (!m.buf) {
+            s->oom = 1;
+            break;
+        }
+        size_t n = lines_in(m.buf, m.len);
+        if (!verbose && used + n > budget) {
+            /* the header and one line of totals, or nothing more */
+            size_t hn = lines_in(m.buf, head);
+            if (!(f->nobjects || f->ngroups) || same >= 0 || used + hn + 2 > budget) {
+                free(m.buf);
+                rest_line(s, sc, i, indent);
+                break;
+            }
+            fwrite(m.buf, 1, head, s->f);
+            uint64_t bytes = 0;
+            for (size_t k = 0; k < f->ngroups; k++)
+                bytes += f->groups[k].total_bytes;
+            char b[32];
+            rp_bytes(bytes, b, sizeof b);
+            sk_puts(s, ind2);
+            sk_fmt(s, "%llu object%s behind it, %s (-v lists them)\n",
+                   (unsigned long long)rp_failure_total(f), rp_failure_total(f) == 1 ? "" : "s",
+                   b);
+            used += hn + 1;
+            free(m.buf);
+            continue;
+        }
+        fwrite(m.buf, 1, m.len, s->f);
+        used += n;
+        free(m.buf);
+        if (same < 0 && (f->nobjects || f->ngroups)) {
+            prev_top = f->top;
+            nprev_top = f->ntop;
+        }
+    }
+    if (rtext) {
+        fwrite(rtext, 1, rlen, s->f);
+        free(rtext);
+    }
 }
 
 /* --- text -------------------------------------------------------------------- */

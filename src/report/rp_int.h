@@ -38,8 +38,20 @@ void rp_site(obj_site site, char *buf, size_t n);
 void rp_bytes(uint64_t b, char *buf, size_t n);
 /* "held only by a memo", "lost", "held by a variable still in use"... */
 const char *rp_holder_phrase(hp_holder h);
+/* A failing scenario's details stay within about RP_SCENARIO_LINES lines
+ * unless verbose: the retained section first gets fewer groups, then the
+ * failures past the budget get one line of totals each, then one line
+ * counts the rest. */
+enum { RP_SCENARIO_LINES = 60 };
+/* The objects behind f (objects_total, or its records when 0). */
+uint64_t rp_failure_total(const rp_failure *f);
+/* Do a and b report the same objects (same total, bytes and example ids)? */
+int rp_failure_same_objects(const rp_failure *a, const rp_failure *b);
+/* The index of the earliest failure of sc among the 64 before failure i
+ * with the same objects as it, or -1. */
+long rp_failure_shares(const rp_scenario *sc, size_t i);
 /* The failures, error, retained groups and objects of a scenario, one item
- * per line, each line starting with indent. */
+ * per line, each line starting with indent (within RP_SCENARIO_LINES). */
 void rp_details(sk *s, const rp_scenario *sc, const rp_options *o, const char *indent);
 
 int rp_write_json(const rp_run *run, FILE *f);

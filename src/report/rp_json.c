@@ -192,41 +192,68 @@ static void actual(jw *w, const char *a)
     str(w, a);
 }
 
-static void failure(jw *w, const rp_failure *x)
+/* A failure's objects, bounded: one that reports the same objects as an
+ * earlier failure of its scenario refers to it ("same_objects_as": its
+ * line); past JSON_DETAILED failures with objects per scenario, only the
+ * totals ("objects_omitted": true); at most JSON_GROUPS groups each
+ * ("groups_total" counts them all), with their examples. Every total is
+ * still stated; `--objects` streams every object. */
+enum { JSON_DETAILED = 50, JSON_GROUPS = 20 };
+
+static void failure(jw *w, const rp_scenario *sc, size_t idx, size_t *detailed)
 {
+    const rp_failure *x = &sc->failures[idx];
+    long same = rp_failure_shares(sc, idx);
+    int omit = same < 0 && (x->nobjects || x->ngroups) && *detailed >= JSON_DETAILED;
+    int show = same < 0 && !omit;
+    if (show && (x->nobjects || x->ngroups))
+        (*detailed)++;
     key(w, "{", "line"); num_u(w, x->line);
     key(w, ", ", "text"); str(w, x->text);
     key(w, ", ", "actual"); actual(w, x->actual);
     key(w, ", ", "message"); str(w, x->message);
     key(w, ", ", "col"); num_u(w, x->col);
-    key(w, ", ", "objects");
-    put(w, "[", 1);
-    for (size_t i = 0; i < x->nobjects; i++) {
-        if (i)
-            put(w, ", ", 2);
-        record(w, &x->objects[i]);
-    }
-    put(w, "]", 1);
-    key(w, ", ", "objects_total"); num_u(w, x->objects_total ? x->objects_total : x->nobjects);
     hp_group *own = NULL;
     size_t ng = x->ngroups;
     const hp_group *gs = x->groups;
-    if (!gs && x->nobjects) {
+    if (!gs && x->nobjects && show) {
         if (hp_group_records(x->objects, x->nobjects, &own, &ng) != 0)
             ng = 0;
         gs = own;
     }
+    size_t keep = !show ? 0 : ng < JSON_GROUPS ? ng : JSON_GROUPS;
+    key(w, ", ", "objects");
+    put(w, "[", 1);
+    int first = 1;
+    for (size_t g = 0; g < keep; g++)
+        for (size_t i = 0; i < gs[g].nexamples && gs[g].example + i < x->nobjects; i++) {
+            if (!first)
+                put(w, ", ", 2);
+            first = 0;
+            record(w, &x->objects[gs[g].example + i]);
+        }
+    put(w, "]", 1);
+    key(w, ", ", "objects_total"); num_u(w, rp_failure_total(x));
     key(w, ", ", "groups");
     put(w, "[", 1);
-    for (size_t i = 0; i < ng; i++) {
+    for (size_t i = 0; i < keep; i++) {
         if (i)
             put(w, ", ", 2);
         group(w, &gs[i], x->objects, x->nobjects);
     }
     put(w, "]", 1);
     hp_groups_free(own, own ? ng : 0);
+    if (show && ng > keep) {
+        key(w, ", ", "groups_total"); num_u(w, ng);
+    }
+    if (same >= 0) {
+        key(w, ", ", "same_objects_as"); num_u(w, sc->failures[same].line);
+    }
+    if (omit) {
+        key(w, ", ", "objects_omitted"); puts_(w, "true");
+    }
     key(w, ", ", "biggest");
-    biggest(w, x->top, x->ntop);
+    biggest(w, x->top, show ? x->ntop : 0);
     puts_(w, "}");
 }
 
@@ -243,9 +270,10 @@ static int scenario(jw *w, const rp_scenario *s)
     put(w, "}", 1);
     key(w, ",\n      ", "failures");
     put(w, "[", 1);
+    size_t detailed = 0;
     for (size_t i = 0; i < s->nfailures; i++) {
         puts_(w, i ? ITEM : FIRST);
-        failure(w, &s->failures[i]);
+        failure(w, s, i, &detailed);
     }
     puts_(w, s->nfailures ? "\n      ]" : "]");
     key(w, ",\n      ", "retained");

@@ -429,6 +429,8 @@ static int read_failure(rd *d, rp_failure *f)
             rc = get_str(j, &f->message);
         else if (strcmp(key, "objects") == 0 && !f->objects)
             rc = read_records(d, &f->objects, &f->nobjects);
+        else if (strcmp(key, "objects_total") == 0)
+            rc = rp_jr_get_u64(j, &f->objects_total, "objects_total");
         else
             rc = rp_jr_skip(j);
         if (rc != 0)
