@@ -185,11 +185,24 @@ static int failure_keys(const rp_scenario *s, keys *k)
     return keys_sort(k);
 }
 
+/* Is a the better object to name than b: the more unexpected holder
+ * (hp_holder_tier: a memo, a finalizer, a pending list, lost), then the
+ * larger retained size? */
+static int culprit_before(const hp_retained *a, const hp_retained *b)
+{
+    int ta = hp_holder_tier(a->holder), tb = hp_holder_tier(b->holder);
+    if (ta != tb)
+        return ta < tb;
+    return a->retained_bytes > b->retained_bytes;
+}
+
+/* The object a failure names: the culprit first, not the biggest a
+ * variable holds on purpose. */
 static const hp_retained *dominator(const hp_retained *v, size_t n)
 {
     const hp_retained *best = NULL;
     for (size_t i = 0; i < n; i++)
-        if (!best || v[i].retained_bytes > best->retained_bytes)
+        if (!best || culprit_before(&v[i], best))
             best = &v[i];
     return best;
 }
@@ -277,7 +290,7 @@ static void diff_retained(dctx *d, const keys *kb, const keys *kc)
         while (j < kc->n && strcmp(kc->sorted[j], t) == 0) {
             const hp_retained *r = what_of(kc, kc->sorted[j]);
             bytes += r->bytes;
-            if (!dom || r->retained_bytes > dom->retained_bytes)
+            if (!dom || culprit_before(r, dom))
                 dom = r;
             j++;
             nc++;
@@ -468,6 +481,12 @@ static void path_text(FILE *f, const hp_retained *r, const char *sep)
 
 static const char *status_of(const rp_scenario *s) { return s ? rp_status_name(s->status) : "absent"; }
 
+/* The holder of a named object as the run report says it. */
+static const char *holder_words(const hp_retained *r)
+{
+    return r->reason == HP_REACHABLE ? rp_holder_phrase(r->holder) : hp_reason_name(r->reason);
+}
+
 static void write_text(FILE *f, const rp_run *base, const rp_run *cur, const dblock *bl,
                        size_t nb, const dsum *s, const rp_diff_options *o)
 {
@@ -493,8 +512,8 @@ static void write_text(FILE *f, const rp_run *base, const rp_run *cur, const dbl
             if (it->rec && it->rec->path_len) {
                 char rb[32];
                 rp_bytes(it->rec->retained_bytes, rb, sizeof rb);
-                fprintf(f, "      %s#%llu retains %s: ", obj_kind_name(it->rec->kind),
-                        (unsigned long long)it->rec->id, rb);
+                fprintf(f, "      %s#%llu retains %s, %s: ", obj_kind_name(it->rec->kind),
+                        (unsigned long long)it->rec->id, rb, holder_words(it->rec));
                 path_text(f, it->rec, " -> ");
                 fputc('\n', f);
             }
@@ -524,6 +543,33 @@ static void md_cell(FILE *f, const char *t)
     }
 }
 
+enum { MD_BUDGET = 56000, MD_ITEMS = 30 };
+
+/* One scenario's section: at most MD_ITEMS items, the rest counted. */
+static void md_block(FILE *f, const dblock *b)
+{
+    fprintf(f, "\n### %s `", b->regressions ? ":x:" : ":white_check_mark:");
+    fputs(fname(b->c ? b->c : b->b), f);
+    fprintf(f, "` %s → %s\n\n```diff\n", status_of(b->b), status_of(b->c));
+    for (size_t i = 0; i < b->n && i < MD_ITEMS; i++) {
+        const ditem *it = &b->v[i];
+        fprintf(f, "%c %s\n", it->sign == '~' ? '!' : it->sign, it->text);
+        if (it->rec && it->rec->path_len) {
+            char rb[32];
+            rp_bytes(it->rec->retained_bytes, rb, sizeof rb);
+            fprintf(f, "%c     %s#%llu retains %s, %s, via ", it->sign == '~' ? '!' : it->sign,
+                    obj_kind_name(it->rec->kind), (unsigned long long)it->rec->id, rb,
+                    holder_words(it->rec));
+            path_text(f, it->rec, " -> ");
+            fputc('\n', f);
+        }
+    }
+    if (b->n > MD_ITEMS)
+        fprintf(f, "! ... and %zu more items (fakegc diff as text lists them)\n",
+                b->n - MD_ITEMS);
+    fputs("```\n", f);
+}
+
 static void write_markdown(FILE *f, const rp_run *base, const rp_run *cur, const dblock *bl,
                            size_t nb, const dsum *s)
 {
@@ -540,26 +586,39 @@ static void write_markdown(FILE *f, const rp_run *base, const rp_run *cur, const
         md_cell(f, s->notes[i]);
         fputc('\n', f);
     }
-    for (size_t k = 0; k < nb; k++) {
-        const dblock *b = &bl[k];
-        if (!b->n)
-            continue;
-        fprintf(f, "\n### %s `", b->regressions ? ":x:" : ":white_check_mark:");
-        fputs(fname(b->c ? b->c : b->b), f);
-        fprintf(f, "` %s → %s\n\n```diff\n", status_of(b->b), status_of(b->c));
-        for (size_t i = 0; i < b->n; i++) {
-            const ditem *it = &b->v[i];
-            fprintf(f, "%c %s\n", it->sign == '~' ? '!' : it->sign, it->text);
-            if (it->rec && it->rec->path_len) {
-                char rb[32];
-                rp_bytes(it->rec->retained_bytes, rb, sizeof rb);
-                fprintf(f, "%c     retains %s via ", it->sign == '~' ? '!' : it->sign, rb);
-                path_text(f, it->rec, " -> ");
-                fputc('\n', f);
+    /* regressions first; within MD_BUDGET characters, what is left out is
+     * counted (a pull-request comment takes 65,536) */
+    size_t used = 0, left = 0, left_reg = 0, left_items = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t k = 0; k < nb; k++) {
+            const dblock *b = &bl[k];
+            if (!b->n || (pass == 0) != (b->regressions > 0))
+                continue;
+            char *text = NULL;
+            size_t len = 0;
+            FILE *m = used < MD_BUDGET ? open_memstream(&text, &len) : NULL;
+            if (m) {
+                md_block(m, b);
+                if (fclose(m) != 0) {
+                    free(text);
+                    text = NULL;
+                }
             }
+            if (text && used + len <= MD_BUDGET) {
+                fwrite(text, 1, len, f);
+                used += len;
+            } else {
+                left++;
+                left_reg += b->regressions > 0;
+                left_items += b->n;
+            }
+            free(text);
         }
-        fputs("```\n", f);
-    }
+    if (left)
+        fprintf(f, "\n**%zu more scenario%s left out** (%zu of them regressed, %zu items) to "
+                "keep this under %d characters: `fakegc diff` as text or `--format json` "
+                "lists every one.\n", left, left == 1 ? "" : "s", left_reg, left_items,
+                MD_BUDGET + 2000);
 }
 
 static void write_json(FILE *f, const rp_run *base, const rp_run *cur, const dblock *bl,
@@ -615,6 +674,8 @@ static void write_json(FILE *f, const rp_run *base, const rp_run *cur, const dbl
             } else {
                 fputs("null", f);
             }
+            fputs(", \"holder\": ", f);
+            rp_json_str(f, it->rec ? hp_holder_name(it->rec->holder) : NULL);
             fputs(", \"path\": [", f);
             for (size_t p = 0; it->rec && p < it->rec->path_len; p++) {
                 fputs(p ? ", " : "", f);

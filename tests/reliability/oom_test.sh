@@ -29,7 +29,7 @@ timeout 60 "$fakegc" oom churn.scn >out 2>&1
 rc=$?
 cat out
 [ "$rc" -eq 0 ] || bad "churn: exit $rc (124: over 60 s)"
-grep -q "^ok   churn.scn: 90016 allocations; [0-9]* contexts covered, [0-9]* attempts skipped as duplicates" out ||
+grep -q "^ok   churn.scn: 90018 allocations; [0-9]* contexts covered, [0-9]* attempts skipped as duplicates" out ||
     bad "churn: no context summary"
 ctx=$(sed -n 's/.* \([0-9]*\) contexts covered.*/\1/p' out | head -1)
 [ -n "$ctx" ] && [ "$ctx" -lt 200 ] && [ "$ctx" -gt 10 ] || bad "churn: $ctx contexts (iterations not folded?)"
@@ -44,5 +44,5 @@ pe=$(sed -n 's/^oom: 1 scenario, \([0-9]*\) failure points tried.*/\1/p' every.t
 grep -q "transient 3 (capped), persistent 3 (capped)" cap.txt || bad "--max-points: $(cat cap.txt)"
 "$fakegc" oom --max-points 0 churn.scn >/dev/null 2>&1
 [ $? -eq 2 ] || bad "--max-points 0 must be refused (it meant: no limit)"
-[ "$fail" -eq 0 ] && echo "ok: $ctx contexts for 90016 allocations; small: $pc points by context, $pe every point"
+[ "$fail" -eq 0 ] && echo "ok: $ctx contexts for 90018 allocations; small: $pc points by context, $pe every point"
 exit $fail
