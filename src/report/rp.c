@@ -58,6 +58,8 @@ static void failure_clear(rp_failure *f)
     rp_free_str(f->message);
     hp_summary sm = {0, 0, f->groups, f->ngroups, f->objects, f->nobjects, f->top, f->ntop};
     hp_summary_free(&sm);
+    if (f->kinds)
+        al_free(f->kinds, f->nkinds * sizeof *f->kinds, AL_K_REPORT);
     memset(f, 0, sizeof *f);
 }
 
@@ -713,6 +715,26 @@ long rp_failure_shares(const rp_scenario *sc, size_t i)
     return -1;
 }
 
+/* A failing growth()/live()'s live objects per kind, with a total. */
+static void kind_table(sk *s, const rp_failure *f, const char *ind2)
+{
+    if (!f->nkinds)
+        return;
+    uint64_t now = 0;
+    int64_t delta = 0;
+    sk_puts(s, ind2);
+    sk_fmt(s, "%-18s %12s %12s\n", "kind", "live now", "change");
+    for (size_t i = 0; i < f->nkinds; i++) {
+        sk_puts(s, ind2);
+        sk_fmt(s, "%-18s %12llu %+12lld\n", obj_kind_name(f->kinds[i].kind),
+               (unsigned long long)f->kinds[i].now, (long long)f->kinds[i].delta);
+        now += f->kinds[i].now;
+        delta += f->kinds[i].delta;
+    }
+    sk_puts(s, ind2);
+    sk_fmt(s, "%-18s %12llu %+12lld\n", "all", (unsigned long long)now, (long long)delta);
+}
+
 /* One failure's objects (after its header). */
 static void failure_objects(sk *s, const rp_failure *f, const rp_options *o, const char *ind2,
                             const hp_top *prev_top, size_t nprev_top)
@@ -904,6 +926,7 @@ void rp_details(sk *s, const rp_scenario *sc, const rp_options *o, const char *i
             break;
         }
         failure_header(&m.s, sc->file, f, indent, ind2);
+        kind_table(&m.s, f, ind2);
         size_t head = m.s.f ? (size_t)ftell(m.s.f) : 0;
         if (same >= 0) {
             sk_puts(&m.s, ind2);

@@ -31,6 +31,12 @@ typedef struct rp_failure {
     uint64_t objects_total;
     hp_group *groups; size_t ngroups;
     hp_top *top; size_t ntop;        /* HP_TOP entries allocated when top */
+    /* a failing growth() or live(): live objects per kind now and their
+     * change (since the checkpoint; live(): since the scenario's start),
+     * every kind with either non-zero, so the rows add up to the whole
+     * (objgraph's show_growth); an array of exactly nkinds (AL_K_REPORT) */
+    struct rp_kind_count { obj_kind kind; uint64_t now; int64_t delta; } *kinds;
+    size_t nkinds;
 } rp_failure;
 
 typedef struct rp_checkpoint {

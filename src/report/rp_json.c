@@ -252,6 +252,17 @@ static void failure(jw *w, const rp_scenario *sc, size_t idx, size_t *detailed)
     if (omit) {
         key(w, ", ", "objects_omitted"); puts_(w, "true");
     }
+    if (x->nkinds) {
+        key(w, ", ", "kinds");
+        put(w, "[", 1);
+        for (size_t i = 0; i < x->nkinds; i++) {
+            key(w, i ? ", {" : "{", "kind"); str(w, obj_kind_name(x->kinds[i].kind));
+            key(w, ", ", "now"); num_u(w, x->kinds[i].now);
+            key(w, ", ", "delta"); num_i(w, x->kinds[i].delta);
+            put(w, "}", 1);
+        }
+        put(w, "]", 1);
+    }
     key(w, ", ", "biggest");
     biggest(w, x->top, show ? x->ntop : 0);
     puts_(w, "}");

@@ -602,6 +602,45 @@ static int expect_cond(sc_vm *vm, const sc_expr *c, expect_out *x)
     return rc;
 }
 
+/* The per-kind table of a failing comparison with growth("NAME") or
+ * live(...) on a side: counts now against the checkpoint's, or against
+ * the round's start. */
+static void attach_kinds(sc_vm *vm, rp_failure *f, const sc_expr *cmp)
+{
+    const uint64_t *base = NULL;
+    for (int i = 0; i < 2 && !base; i++) {
+        const sc_expr *e = cmp->args[i];
+        if (e->kind != E_CALL)
+            continue;
+        if (e->id == B_LIVE)
+            base = vm->kinds0;
+        if (e->id == B_GROWTH && e->nargs == 1 && e->args[0]->kind == E_STR)
+            for (uint32_t c = 0; c < vm->p->ncheckpoints; c++)
+                if (vm->cps[c].reached && strlen(vm->p->checkpoint_names[c]) == e->args[0]->slen &&
+                    memcmp(vm->p->checkpoint_names[c], e->args[0]->name, e->args[0]->slen) == 0)
+                    base = vm->cps[c].kinds;
+    }
+    if (!base || !f)
+        return;
+    struct rp_kind_count rows[OBJ_KIND_COUNT];
+    size_t n = 0;
+    for (int k = 0; k < OBJ_KIND_COUNT; k++) {
+        uint64_t now = obj_live_count_kind((obj_kind)k);
+        if (now == 0 && base[k] == 0)
+            continue;
+        rows[n].kind = (obj_kind)k;
+        rows[n].now = now;
+        rows[n++].delta = (int64_t)now - (int64_t)base[k];
+    }
+    f->kinds = n ? al_malloc(n * sizeof *f->kinds, AL_K_REPORT, "sc kinds") : NULL;
+    if (!f->kinds) {
+        er_clear();
+        return;
+    }
+    memcpy(f->kinds, rows, n * sizeof *rows);
+    f->nkinds = n;
+}
+
 static void expect_record(sc_vm *vm, const sc_stmt *s, expect_out *x)
 {
     if (vm->count_expectations || !x->ok) {
@@ -616,6 +655,8 @@ static void expect_record(sc_vm *vm, const sc_stmt *s, expect_out *x)
         vm->out->status = RP_FAIL;
     rp_failure *f = sc_add_failure(vm, s, x->actual, s->msg);
     attach_objects(vm, f, x->subjects, x->nsub, x->cmp_failed, x->held);
+    if (x->cmp_failed)
+        attach_kinds(vm, f, x->cmp_failed);
 }
 
 /* Evaluate an expectation. Returns 0 (pass or fail recorded) or -1 when

@@ -482,6 +482,7 @@ static int run_program(const sc_program *p, const sc_options *opt, rp_scenario *
         vm.count_expectations = r == 0;
         for (int k = 0; k < OBJ_KIND_COUNT; k++)
             out->kinds_start[k] = obj_live_count_kind((obj_kind)k);
+            vm.kinds0[k] = obj_live_count_kind((obj_kind)k);
         sc_exec_program(&vm);
         done = r + 1;
         if (vm.limit_hit)

@@ -59,6 +59,7 @@ struct sc_vm {
      * loop's end); root_use: per root of sc_vm_roots, still in use */
     uint32_t *last_use;
     uint8_t *root_use;
+    uint64_t kinds0[OBJ_KIND_COUNT];   /* live objects per kind at the round's start */
 };
 
 /* The snapshot of the current heap state with the current roots (reused
