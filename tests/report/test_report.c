@@ -10,6 +10,7 @@
 #include "alloc/al.h"
 #include "core/er.h"
 #include "report/rp.h"
+#include "report/rp_int.h"
 
 static uint64_t base_bytes;
 
@@ -754,4 +755,109 @@ Test(report, reader_arrays_grow_geometrically)
     cr_expect_lt(reallocs, 200, "%llu reallocs for %zu scenarios", (unsigned long long)reallocs, n);
     rp_run_free_read(&back);
     free(t);
+}
+
+/* --- bounded details --------------------------------------------------------- */
+
+/* A failure with one record of id `id` (a memo-held tensor). */
+static void add_failure_with(rp_scenario *s, uint32_t line, uint64_t id)
+{
+    rp_failure *f = rp_scenario_add_failure(s, line, 1, "expect m.memo_meta == 0", "1", "");
+    cr_assert_not_null(f);
+    f->objects = al_malloc(sizeof *f->objects, AL_K_HEAP, "test");
+    cr_assert_not_null(f->objects);
+    set_record(f->objects, id, OBJ_TENSOR, "tensor", 2, 100, HP_REACHABLE, CLI_PATH, 3);
+    f->objects->holder = HP_HOLD_MEMO;
+    f->nobjects = 1;
+    s->failed++;
+}
+
+static size_t count_lines(const char *t)
+{
+    size_t n = 0;
+    for (; *t; t++)
+        n += *t == '\n';
+    return n;
+}
+
+/* Two failures behind the same object: the second refers to the first; a
+ * different object is listed. The JSON says the same. */
+Test(report, failures_with_the_same_objects_say_so_once)
+{
+    rp_run *run = make_run();
+    rp_scenario *b = &run->scenarios[1];
+    add_failure_with(b, 20, 40);   /* the same object as line 12's */
+    add_failure_with(b, 21, 77);
+    cr_expect_eq(rp_failure_shares(b, 1), 0, "line 20 shares line 12's objects: %ld",
+                 rp_failure_shares(b, 1));
+    cr_expect_eq(rp_failure_shares(b, 2), -1, "line 21 has its own: %ld",
+                 rp_failure_shares(b, 2));
+    rp_options o = {0, 0, 0};
+    char *t = render(run, RP_TEXT, &o);
+    HAS(t, "b.scn:20: expect m.memo_meta == 0  actual: 1\n"
+           "      the same 1 object as line 12, above\n");
+    HAS(t, "tensor#77 (f32[4, 4] cpu) 100 B, retains 100 B,");
+    HAS(t, "reachable, held only by a memo:");
+    free(t);
+    t = render(run, RP_JSON, &o);
+    HAS(t, "\"same_objects_as\": 12");
+    free(t);
+    free_run(run);
+}
+
+/* 200 failures with objects of their own: the text stays within the
+ * scenario's budget and counts what it left out; -v lists all. */
+Test(report, a_scenario_with_many_failures_stays_within_its_lines)
+{
+    rp_run *run = make_run();
+    rp_scenario *b = &run->scenarios[1];
+    for (uint32_t i = 0; i < 200; i++)
+        add_failure_with(b, 100 + i, 1000 + i);
+    rp_options o = {0, 0, 0};
+    char *t = render(run, RP_TEXT, &o);
+    const char *from = strstr(t, "scenarios/memo/b.scn:\n");
+    cr_assert_not_null(from);
+    const char *to = strstr(from, "\n\n");
+    cr_assert_not_null(to);
+    size_t n = 0;
+    for (const char *p = from; p < to; p++)
+        n += *p == '\n';
+    cr_expect_leq(n, (size_t)RP_SCENARIO_LINES, "%zu lines of details, budget %d", n,
+                  RP_SCENARIO_LINES);
+    HAS(t, "more failing expectations (");
+    HAS(t, "with objects behind them, ");
+    HAS(t, "retained: 1 object");   /* the teardown's section is kept */
+    size_t quiet = count_lines(t);
+    free(t);
+    rp_options v = {0, 1, 0};
+    t = render(run, RP_TEXT, &v);
+    cr_expect_gt(count_lines(t), quiet + 400, "-v: %zu lines, default %zu", count_lines(t), quiet);
+    HAS(t, "tensor#1199 (f32[4, 4] cpu)");
+    free(t);
+    free_run(run);
+}
+
+/* A failing growth() or live() shows its per-kind table with a total. */
+Test(report, kind_table_adds_up)
+{
+    rp_run *run = make_run();
+    rp_scenario *b = &run->scenarios[1];
+    rp_failure *f = rp_scenario_add_failure(b, 30, 1, "expect growth(\"start\") == 0", "5", "");
+    cr_assert_not_null(f);
+    f->kinds = al_malloc(2 * sizeof *f->kinds, AL_K_REPORT, "test");
+    cr_assert_not_null(f->kinds);
+    f->kinds[0] = (struct rp_kind_count){OBJ_TENSOR, 4, 3};
+    f->kinds[1] = (struct rp_kind_count){OBJ_FINALIZER, 2, 2};
+    f->nkinds = 2;
+    rp_options o = {0, 0, 0};
+    char *t = render(run, RP_TEXT, &o);
+    HAS(t, "      tensor                        4           +3\n"
+           "      finalizer                     2           +2\n"
+           "      all                           6           +5\n");
+    free(t);
+    t = render(run, RP_JSON, &o);
+    HAS(t, "\"kinds\": [{\"kind\": \"tensor\", \"now\": 4, \"delta\": 3}, "
+           "{\"kind\": \"finalizer\", \"now\": 2, \"delta\": 2}]");
+    free(t);
+    free_run(run);
 }
