@@ -480,9 +480,10 @@ static int run_program(const sc_program *p, const sc_options *opt, rp_scenario *
         memset(vm.cps, 0, nc * sizeof *vm.cps);
         vm.nwith = 0;
         vm.count_expectations = r == 0;
-        for (int k = 0; k < OBJ_KIND_COUNT; k++)
+        for (int k = 0; k < OBJ_KIND_COUNT; k++) {
             out->kinds_start[k] = obj_live_count_kind((obj_kind)k);
-            vm.kinds0[k] = obj_live_count_kind((obj_kind)k);
+            vm.kinds0[k] = out->kinds_start[k];
+        }
         sc_exec_program(&vm);
         done = r + 1;
         if (vm.limit_hit)
