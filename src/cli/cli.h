@@ -1,23 +1,26 @@
-/* cli.h - the subcommands of `fakegc` and the option parsing they share.
+/* cli.h - the subcommands of `fakegc` and what they share: the common
+ * options (as rows, cli_opt.h), the environment a command runs in (the
+ * allocator, injected bugs, its output files), exit codes and messages.
  *
  * Every subcommand is `int cli_NAME(int argc, char **argv)` with argv[0] the
- * command name ("run") and returns the process exit status (CLI_EXIT_*). It
- * lives in its own file src/cli/cli_NAME.c; main.c dispatches through a
- * table whose entries are weak references, so a command that is not built
- * yet is reported as such instead of breaking the link.
+ * command name ("run"), described by `const cli_cmd cli_NAME_cmd` (its
+ * rows and help), in its own file src/cli/cli_NAME.c, and returns the
+ * process exit status (CLI_EXIT_*). main.c dispatches through a table
+ * whose entries are weak references, so a command that is not built yet is
+ * reported as such instead of breaking the link. The shape of a command:
  *
  *   int cli_frob(int argc, char **argv)
  *   {
- *       cli_common c; cli_common_init(&c);
- *       for (int i = 1; i < argc; i++) {
- *           int r = cli_common_option(&c, CLI_O_ALLOCATOR | CLI_O_FORMAT, argc, argv, &i);
- *           if (r < 0) return CLI_EXIT_USAGE;        // message printed
- *           if (r > 0) continue;
- *           ... command-specific options and operands ...
- *       }
- *       if (cli_env_setup(&c, "frob") < 0) return CLI_EXIT_USAGE;
- *       ... work ...
- *       cli_env_teardown(&c);
+ *       frob_args a = {0};              // its cli_common first
+ *       cli_common_init(&a.c);
+ *       char **ops; int nops;
+ *       int r = cli_parse(&cli_frob_cmd, &a, argc, argv, &ops, &nops);
+ *       if (r != CLI_PARSE_OK) return cli_parse_exit(r);
+ *       if (cli_env_setup(&a.c, "frob") < 0) return CLI_EXIT_USAGE;  // outputs open
+ *       ... one engine call, one document to a.c.out ...
+ *       int rc = cli_outputs_commit(&a.c, "frob") < 0 ? CLI_EXIT_USAGE : ...;
+ *       cli_env_teardown(&a.c);
+ *       return rc;
  *   }
  */
 #ifndef FAKEGC_CLI_H
@@ -31,6 +34,7 @@
 #include "allocspec/as.h"
 #include "report/rp.h"
 #include "report/rp_out.h"
+#include "cli/cli_opt.h"
 
 #define FAKEGC_VERSION "0.1.0"
 
@@ -41,7 +45,7 @@ enum {
     CLI_EXIT_INTERNAL = 3   /* a bug in fakegc itself */
 };
 
-/* The subcommands (defined in cli_NAME.c). */
+/* The subcommands (defined in cli_NAME.c) and their rows. */
 int cli_run(int argc, char **argv);
 int cli_list(int argc, char **argv);
 int cli_stress(int argc, char **argv);
@@ -50,36 +54,47 @@ int cli_oom(int argc, char **argv);
 int cli_diff(int argc, char **argv);
 int cli_bench(int argc, char **argv);
 int cli_merge(int argc, char **argv);
-/* Their --help texts (what `fakegc NAME --help` prints), for main.c's
- * abbreviation rule. */
-void cli_run_help(FILE *f);
-void cli_list_help(FILE *f);
-void cli_stress_help(FILE *f);
-void cli_shrink_help(FILE *f);
-void cli_oom_help(FILE *f);
-void cli_diff_help(FILE *f);
-void cli_bench_help(FILE *f);
-void cli_merge_help(FILE *f);
+extern const cli_cmd cli_run_cmd, cli_list_cmd, cli_stress_cmd, cli_shrink_cmd, cli_oom_cmd,
+    cli_diff_cmd, cli_bench_cmd, cli_merge_cmd;
 
-/* Common options; a command passes the mask of those it accepts. */
+/* "fakegc 0.1.0 (commit abc1234, Debug)": the version, the commit it was
+ * built from and the build type, on f. 0, or -1 when f failed. */
+int cli_version(FILE *f);
+/* The same as one string ("0.1.0 abc1234 Debug"'s parts), for reports. */
+const char *cli_version_commit(void);
+
+/* The common rows a command takes (cli_cmd.common); the rows themselves
+ * are cli_common_rows in cli_common.c. */
 enum {
     CLI_O_ALLOCATOR = 1u << 0,   /* --allocator NAME */
     CLI_O_INJECT = 1u << 1,      /* --inject BUG[,BUG] */
     CLI_O_COMPAT = 1u << 2,      /* --compat pytorch-1.13 */
     CLI_O_GC = 1u << 3,          /* --gc manual|auto|stress */
     CLI_O_SWEEP = 1u << 4,       /* --sweep eager|periodic */
-    CLI_O_FORMAT = 1u << 5,      /* --format text|json|junit|tap */
+    CLI_O_FORMAT = 1u << 5,      /* --format text|json|junit|tap, --examples K */
     CLI_O_OUTPUT = 1u << 6,      /* --output FILE */
     CLI_O_DOT = 1u << 7,         /* --dot FILE, --objects FILE */
     CLI_O_TIMELINE = 1u << 8,    /* --timeline FILE.svg */
-    CLI_O_JOBS = 1u << 9,        /* --jobs N */
+    CLI_O_JOBS = 1u << 9,        /* --jobs N, --timeout S */
     CLI_O_REPEAT = 1u << 10,     /* --repeat N */
     CLI_O_VERIFY = 1u << 11,     /* --verify */
     CLI_O_LIMITS = 1u << 12,     /* --max-bytes N, --max-statements N, --max-objects N */
-    CLI_O_OUTPUT_STYLE = 1u << 13, /* -q, -v, --no-color */
+    CLI_O_OUTPUT_STYLE = 1u << 13, /* -q, -v, --color WHEN, --no-color */
     CLI_O_ALSO = 1u << 14,       /* --json FILE, --junit FILE, --tap FILE, --text FILE */
-    CLI_O_HTML = 1u << 15        /* --html FILE (rp_html.h) */
+    CLI_O_HTML = 1u << 15,       /* --html FILE (rp_html.h) */
+    CLI_O_SELECT = 1u << 16,     /* -k PATTERN */
+    CLI_O_STOP = 1u << 17        /* -x, --max-failures N */
 };
+
+enum { CLI_COLOR_AUTO, CLI_COLOR_ALWAYS, CLI_COLOR_NEVER };
+enum { CLI_MAX_OUTPUTS = 12 };
+
+/* One output file of a command (a CLI_K_OUT row given a path). */
+typedef struct cli_output {
+    const char *opt;             /* "--junit" */
+    const char *path;
+    rp_out o;                    /* open from cli_env_setup to the commit */
+} cli_output;
 
 typedef struct cli_common {
     const char *allocator;       /* spec for as_create; default "libc" */
@@ -96,46 +111,41 @@ typedef struct cli_common {
     uint64_t max_bytes, max_statements, max_objects;
     uint32_t examples;           /* --examples K (0: the default, 3) */
     int quiet, verbose, no_color;
+    int color_when;              /* --color: CLI_COLOR_* (--no-color: never) */
     uint32_t timeout;            /* --timeout S: a worker's limit (--jobs), 0 none */
     const char *also[4];         /* --text/--json/--junit/--tap FILE, by rp_format */
     const char *html;            /* --html FILE */
-    FILE *html_f;                /* set by cli_env_setup, like dot_f */
-    rp_out html_o;
+    const char *match;           /* -k: a path substring or glob */
+    uint64_t max_failures;       /* stop after N failed scenarios (0: never) */
+    int exitfirst;               /* -x: --max-failures 1 */
+    const cli_cmd *cmd;          /* set by cli_parse: the rows parsed */
     /* set by cli_env_setup */
     al_allocator *alloc;
     FILE *out;                   /* report destination (stdout or --output) */
-    FILE *dot_f, *timeline_f, *objects_f;  /* --dot, --timeline, --objects
-                                              destinations, or NULL */
-    rp_out out_o, dot_o, timeline_o, objects_o;  /* the files behind them (rp_out.h) */
+    FILE *dot_f, *timeline_f, *objects_f, *html_f;  /* --dot, --timeline, --objects,
+                                                       --html destinations, or NULL */
+    cli_output outs[CLI_MAX_OUTPUTS];      /* every output given, open */
+    size_t nouts;
     int color;                   /* colour in the text report */
 } cli_common;
 
 void cli_common_init(cli_common *c);
 
-/* Consume argv[*i] (and its value) if it is a common option in mask.
- * Returns 1 consumed (*i on the last word used), 0 not a common option, -1
- * usage error (message printed on stderr). `cmd` names the command in
- * messages. */
-int cli_common_option(cli_common *c, unsigned mask, const char *cmd, int argc, char **argv,
-                      int *i);
-
-/* "--name VALUE" or "--name=VALUE": 1 and *value when argv[*i] is the
- * option, 0 when it is not, -1 (message printed) when the value is missing. */
-int cli_opt_value(const char *cmd, const char *name, int argc, char **argv, int *i,
-                  const char **value);
-
 /* Unsigned integer with optional K/M/G/T suffix (powers of 1024) when
  * `sizes` is set. 0 or -1. */
 int cli_parse_u64(const char *s, int sizes, uint64_t *out);
 
-/* Create and install the allocator, inject bugs, open --output, --dot and
- * --timeline (temporary files next to their targets, rp_out.h: an
- * unwritable output is refused before any work). 0, or -1 with a usage
- * message printed (exit 2). */
+/* Create and install the allocator, inject bugs, and open every output the
+ * command line gave (each CLI_K_OUT row: temporary files next to their
+ * targets, rp_out.h), so that an unwritable output, or two outputs naming
+ * one file (by device and inode, or by the real path of their folders:
+ * `--output a --dot ./a`), or an output naming a CLI_K_IN row's file, is
+ * refused before any work. 0, or -1 with a usage message printed (exit 2). */
 int cli_env_setup(cli_common *c, const char *cmd);
-/* Refuse (-1, message printed, exit 2) an --output, --dot or --timeline that
- * names one of the n input files: `run f.scn --output f.scn` overwrote its
- * own input. */
+/* The open file of output option opt ("--junit"), or NULL when not given. */
+FILE *cli_output_file(const cli_common *c, const char *opt);
+/* Refuse (-1, message printed, exit 2) any output that names one of the n
+ * input files: `run f.scn --junit f.scn` overwrote its own input. */
 int cli_outputs_not_inputs(const cli_common *c, const char *cmd, char *const *inputs,
                            size_t n);
 /* Put the finished outputs in place (rename) and flush stdout. 0, or -1
@@ -162,18 +172,6 @@ int cli_write_reports(cli_common *c, const char *cmd, const rp_run *run, int mai
  * const char * at the start of each), within an edit distance of 2, or
  * NULL. For "did you mean" in option and command errors. */
 const char *cli_suggest(const char *word, const void *names, size_t n, size_t stride);
-/* "unknown option '--formt'; did you mean '--format'? (fakegc run --help)",
- * choosing among the options in the help text `help`. */
-void cli_unknown_option(const char *cmd, const char *opt, void (*help)(FILE *));
-/* getopt_long's abbreviations for every command (main.c calls it before
- * the command): each "--pre[=V]" in argv[1..argc) (up to a "--") that is a
- * prefix of exactly one long option in `help`'s text is rewritten to that
- * option ("--form json" -> "--format json"); a word that is the exact name
- * stays, an unknown one is left for the command's did-you-mean. A prefix
- * of several: "ambiguous option '--ma' could be --max-bytes, ..." printed,
- * -1 (exit 2). 0 otherwise. */
-int cli_expand_abbreviations(const char *cmd, int argc, char **argv, void (*help)(FILE *));
-
 /* SIGINT and SIGTERM ask a command to stop after the scenario in hand: the
  * first one sets a flag (cli_interrupted), the second one kills as usual.
  * A command checks the flag between scenarios, reports what finished with
@@ -186,6 +184,12 @@ int cli_interrupted(void);           /* the signal number, or 0 */
 const volatile sig_atomic_t *cli_interrupt_flag(void);
 const char *cli_interrupt_name(void); /* "SIGINT", "SIGTERM" or NULL */
 int cli_interrupt_exit(void);        /* 128 + the signal number */
+/* --max-failures N: cli_stop_after(N) (0: never), then each failed
+ * scenario's cli_note_failure(); cli_stopping() is set at the Nth, and a
+ * command stops handing out scenarios (those in hand finish). */
+void cli_stop_after(uint64_t n);
+void cli_note_failure(void);
+int cli_stopping(void);
 
 /* Valgrind canaries (tests/CMakeLists.txt, fakegc_canary): in a build with
  * FAKEGC_CANARY defined, cli_canary_leak("diff") loses a 64-byte block when
@@ -198,9 +202,30 @@ void cli_canary_leak(const char *where);
 #endif
 
 /* --order KNOB[,KNOB] (stress, run): reverse, defer, reuse, weakrefs-late,
- * weakrefs-first, all, none, each setting its flag. 0, or -1 printed. */
-int cli_parse_order(const char *cmd, const char *v, int *reverse, int *defer, int *reuse,
-                    int *late);
+ * weakrefs-first, all, none, each setting its flag; a CLI_K_FN row's
+ * parser into a cli_order. */
+typedef struct cli_order {
+    int reverse, defer, reuse, late;
+} cli_order;
+int cli_parse_order(void *order, const char *v, char *err, size_t n);
+#define CLI_ORDER_HELP                                                             \
+    "reverse (weak callbacks newest first), defer (callbacks\n"                     \
+    "at the next statement), reuse (addresses reused at once:\n"                   \
+    "guard:q=0), weakrefs-late (weak handles cleared after the\n"                  \
+    "callbacks), weakrefs-first (the default), all, none"
+#define CLI_ORDER_WORDS "reverse|defer|reuse|weakrefs-late|weakrefs-first|all|none"
+/* Install the orderings (obj_configure) and, for reuse, put the guard
+ * allocator with no quarantine under c's allocator (spec: room for it).
+ * *saved gets the configuration before, for obj_configure at the end. */
+struct obj_config;
+void cli_order_apply(const cli_order *o, cli_common *c, char *spec, size_t n,
+                     struct obj_config *saved);
+/* A double > 0 (--seconds) or >= 0 (--tolerance): CLI_K_FN parsers. */
+int cli_parse_seconds(void *at, const char *v, char *err, size_t n);
+int cli_parse_percent(void *at, const char *v, char *err, size_t n);
+/* Flush stdout: 0, or -1 with "fakegc CMD: cannot write to standard
+ * output: strerror" printed (exit 2). */
+int cli_flush_stdout(const char *cmd);
 
 /* "[3/58] scenarios/memo/churn.scn" on stderr, rewritten in place: only on
  * a terminal and not with -q (cli.md). done == total clears the line. */
@@ -209,11 +234,10 @@ void cli_progress(const cli_common *c, size_t done, size_t total, const char *fi
 /* "fakegc CMD: MESSAGE" on stderr. */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Colour on f: a terminal, NO_COLOR unset or empty, and no --no-color. */
-int cli_color_wanted(int no_color, FILE *f);
-
-/* Help lines for the common options in mask. */
-void cli_common_help(FILE *f, unsigned mask);
+/* Colour on f: --color=always, or FORCE_COLOR set and not empty (and not
+ * --color=never), or --color=auto (the default) and a terminal with
+ * NO_COLOR unset or empty and TERM not dumb. */
+int cli_color_wanted(const cli_common *c, FILE *f);
 
 /* Scenario files named on a command line: each path is a file, or a folder
  * walked for *.scn (sub-folders named `errors` are skipped: those scripts
@@ -231,6 +255,16 @@ typedef struct cli_files {
     size_t n, cap;
 } cli_files;
 int cli_collect_scenarios(const char *cmd, char *const *paths, int npaths, cli_files *out);
+/* Keep the files whose path contains pattern or matches it as a glob
+ * (fnmatch, on the whole path or its last name); the count kept. */
+size_t cli_files_match(cli_files *f, const char *pattern);
+/* The scenarios a command runs when given no path: ./scenarios when there
+ * is one, else the installed ones (fakegc --data-dir)/scenarios. */
+void cli_default_scenarios(char *buf, size_t n);
+/* Where the installed scripts or data are (rel: FAKEGC_REL_LIBEXEC or
+ * FAKEGC_REL_DATA): beside the binary's prefix (PREFIX/bin/fakegc ->
+ * PREFIX/rel), else the source tree's src_sub this binary was built from. */
+void cli_where(const char *rel, const char *src_sub, char *buf, size_t n);
 void cli_files_free(cli_files *f);
 
 #endif

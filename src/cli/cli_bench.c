@@ -15,41 +15,50 @@ const char *const *cli_bench_names(size_t *n);
 
 const char *const *cli_bench_names(size_t *n) { return bn_names(n); }
 
-static const unsigned MASK = CLI_O_ALLOCATOR | CLI_O_SWEEP | CLI_O_FORMAT | CLI_O_OUTPUT;
+typedef struct bench_args {
+    cli_common c;
+    uint64_t repeats, min_ms, trace;   /* min_ms UINT64_MAX: the default */
+    int quick;
+    double tolerance;
+    const char *baseline;
+} bench_args;
 
-static void help(FILE *f)
-{
-    fprintf(f,
-            "usage: fakegc bench [NAME...] [OPTIONS]\n\n"
-            "Run the benchmark suite: median ns per operation over repeats, operations\n"
-            "per repeat, and the allocator's peak bytes during each benchmark. NAME is\n"
-            "a benchmark (fakegc list benches), a group (`weaktable`) or a prefix\n"
-            "ending in '*'; none runs them all. Measure a release build\n"
-            "(cmake --preset release: -O3 -DNDEBUG; scripts/bench.sh does it).\n\n"
-            "options:\n"
-            "  --repeats R          repeats per benchmark (default 5); each one times\n"
-            "                       at least --min-time of work\n"
-            "  --min-time MS        timed milliseconds per repeat (default 50; 2 with\n"
-            "                       --quick)\n"
-            "  --quick              smoke-test sizes: 1M -> 10k (names stay the same)\n"
-            "  --baseline FILE.json compare ns/op with an earlier `--format json` run;\n"
-            "                       exit 1 if one is slower by more than --tolerance\n"
-            "                       (a slow one is run again, up to twice, and the\n"
-            "                       fastest run counts)\n"
-            "  --tolerance PCT      allowed slow-down in percent (default 25)\n"
-            "  --trace-memo N       instead of timing: N lifecycles of lifecycle/churn\n"
-            "                       under --sweep, printing the storage-memo size after\n"
-            "                       each one as CSV\n"
-            "  --sweep POLICY       storage-memo policy of the modes benchmarks make:\n"
-            "                       eager (default) or periodic (PyTorch 1.13)\n"
-            "  --format FMT         text (default) or json (stable, for scripts)\n"
-            "  --help               this text\n");
-    cli_common_help(f, CLI_O_ALLOCATOR | CLI_O_OUTPUT);
-    fprintf(f, "\nexit status: 0 done; 1 slower than the baseline; 2 usage; 3 a benchmark\n"
-               "failed (the model returned an error or leaked blocks).\n");
-}
+static const cli_opt rows[] = {
+    CLI_UINT("--repeats", 0, "R", bench_args, repeats, 1, 1000,
+             "repeats per benchmark (default 5); each one times\n"
+             "at least --min-time of work"),
+    CLI_UINT("--min-time", 0, "MS", bench_args, min_ms, 0, 3600000,
+             "timed milliseconds per repeat (default 50; 2 with\n--quick)"),
+    CLI_FLAG("--quick", 0, bench_args, quick, "smoke-test sizes: 1M -> 10k (names stay the same)"),
+    CLI_IN("--baseline", "FILE.json", bench_args, baseline,
+           "compare ns/op with an earlier `--format json` run;\n"
+           "exit 1 if one is slower by more than --tolerance\n"
+           "(a slow one is run again, up to twice, and the\n"
+           "fastest run counts)"),
+    CLI_FN("--tolerance", 0, "PCT", NULL, bench_args, tolerance, cli_parse_percent,
+           "allowed slow-down in percent (default 25)"),
+    CLI_UINT("--trace-memo", 0, "N", bench_args, trace, 1, 100000000,
+             "instead of timing: N lifecycles of lifecycle/churn\n"
+             "under --sweep, printing the storage-memo size after\n"
+             "each one as CSV"),
+    CLI_ENUM("--sweep", "POLICY", "eager|periodic", bench_args, c.sweep,
+             "storage-memo policy of the modes benchmarks make:\n"
+             "eager (default) or periodic (PyTorch 1.13)"),
+    CLI_ENUM("--format", "FMT", "text|json", bench_args, c.format,
+             "text (default) or json (stable, for scripts)"),
+    CLI_END};
 
-void cli_bench_help(FILE *f) { help(f); }
+const cli_cmd cli_bench_cmd = {
+    "bench", "[NAME...] [OPTIONS]",
+    "Run the benchmark suite: median ns per operation over repeats, operations\n"
+    "per repeat, and the allocator's peak bytes during each benchmark. NAME is\n"
+    "a benchmark (fakegc list benches), a group (`weaktable`) or a prefix\n"
+    "ending in '*'; none runs them all. Measure a release build\n"
+    "(cmake --preset release: -O3 -DNDEBUG; scripts/bench.sh does it).",
+    rows, CLI_O_ALLOCATOR | CLI_O_OUTPUT,
+    "exit status: 0 done; 1 slower than the baseline; 2 usage; 3 a benchmark\n"
+    "failed (the model returned an error or leaked blocks).",
+    NULL, "the benchmark suite"};
 
 /* Mark the benchmarks NAME selects; 0 or -1 (message printed). */
 static int select_names(const char *name, int *sel)
@@ -94,148 +103,45 @@ static int select_names(const char *name, int *sel)
 
 enum { MAX_BENCH = 64 };
 
-int cli_bench(int argc, char **argv)
+/* The notes and the verdict against --baseline: 1 a regression, 0 none,
+ * -1 the baseline could not be read (printed). */
+static int against_baseline(const bench_args *a, const bn_header *h, const bn_config *cfg,
+                            const bn_result *res, size_t nres, double calib, double spread)
 {
-    cli_common c;
-    cli_common_init(&c);
-    bn_config cfg;
-    bn_config_default(&cfg);
-    int quick = 0, have_names = 0, have_min = 0;
-    uint64_t repeats = 5, min_ms = 50, trace = 0;
-    double tolerance = 25;
-    const char *baseline = NULL;
-    size_t nb = bn_count();
-    int sel[MAX_BENCH] = {0};
-    if (nb > MAX_BENCH) {
-        cli_error("bench", "internal: %zu benchmarks, room for %d", nb, MAX_BENCH);
-        return CLI_EXIT_INTERNAL;
+    bn_baseline b;
+    char err[512];
+    if (bn_baseline_read(a->baseline, &b, err, sizeof err) != 0) {
+        cli_error("bench", "--baseline: %s", err);
+        return -1;
     }
+    FILE *f = a->c.format == RP_JSON ? stderr : a->c.out;
+    fprintf(f, "\ncompared with %s:\n", a->baseline);
+    if (b.allocator[0] && strcmp(b.allocator, h->allocator) != 0)
+        fprintf(f, "  note: the baseline used allocator %s, this run %s\n", b.allocator,
+                h->allocator);
+    if (b.sweep[0] && strcmp(b.sweep, h->sweep) != 0)
+        fprintf(f, "  note: the baseline used sweep %s, this run %s\n", b.sweep, h->sweep);
+    if (b.quick >= 0 && b.quick != cfg->quick)
+        fprintf(f, "  note: the baseline was %s--quick, this run %s\n", b.quick ? "" : "not ",
+                cfg->quick ? "is" : "is not");
+    size_t reg = bn_compare_gate(res, nres, &b, a->tolerance, calib, spread, cfg, f);
+    bn_baseline_free(&b);
+    return reg ? 1 : 0;
+}
 
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            help(stdout);
-            return CLI_EXIT_OK;
-        }
-        int r = cli_common_option(&c, MASK, "bench", argc, argv, &i);
-        if (r < 0)
-            return CLI_EXIT_USAGE;
-        if (r > 0)
-            continue;
-        if (strcmp(a, "--quick") == 0) {
-            quick = 1;
-            continue;
-        }
-        if ((r = cli_opt_value("bench", "--repeats", argc, argv, &i, &v)) != 0) {
-            if (r < 0)
-                return CLI_EXIT_USAGE;
-            if (cli_parse_u64(v, 0, &repeats) < 0 || repeats < 1 || repeats > 1000) {
-                cli_error("bench", "--repeats: expected a number from 1 to 1000, got '%s'", v);
-                return CLI_EXIT_USAGE;
-            }
-            continue;
-        }
-        if ((r = cli_opt_value("bench", "--min-time", argc, argv, &i, &v)) != 0) {
-            if (r < 0)
-                return CLI_EXIT_USAGE;
-            if (cli_parse_u64(v, 0, &min_ms) < 0 || min_ms > 3600000) {
-                cli_error("bench", "--min-time: expected milliseconds (0 to 3600000), got '%s'",
-                          v);
-                return CLI_EXIT_USAGE;
-            }
-            have_min = 1;
-            continue;
-        }
-        if ((r = cli_opt_value("bench", "--baseline", argc, argv, &i, &v)) != 0) {
-            if (r < 0)
-                return CLI_EXIT_USAGE;
-            baseline = v;
-            continue;
-        }
-        if ((r = cli_opt_value("bench", "--tolerance", argc, argv, &i, &v)) != 0) {
-            if (r < 0)
-                return CLI_EXIT_USAGE;
-            char *end;
-            tolerance = strtod(v, &end);
-            if (end == v || *end || !(tolerance >= 0) || tolerance > 1e6) {
-                cli_error("bench", "--tolerance: expected a percentage >= 0, got '%s'", v);
-                return CLI_EXIT_USAGE;
-            }
-            continue;
-        }
-        if ((r = cli_opt_value("bench", "--trace-memo", argc, argv, &i, &v)) != 0) {
-            if (r < 0)
-                return CLI_EXIT_USAGE;
-            if (cli_parse_u64(v, 0, &trace) < 0 || trace < 1 || trace > 100000000) {
-                cli_error("bench", "--trace-memo: expected a number of lifecycles, got '%s'", v);
-                return CLI_EXIT_USAGE;
-            }
-            continue;
-        }
-        if (a[0] == '-' && a[1]) {
-            cli_unknown_option("bench", a, help);
-            return CLI_EXIT_USAGE;
-        }
-        if (select_names(a, sel) < 0)
-            return CLI_EXIT_USAGE;
-        have_names = 1;
-    }
-    if (c.format != RP_TEXT && c.format != RP_JSON) {
-        cli_error("bench", "--format: bench writes text or json");
-        return CLI_EXIT_USAGE;
-    }
-    if (trace && have_names && !(sel[bn_find("lifecycle/churn")])) {
-        cli_error("bench", "--trace-memo traces lifecycle/churn only");
-        return CLI_EXIT_USAGE;
-    }
-    if (baseline) {
-        FILE *bf = fopen(baseline, "rb");
-        if (!bf) {
-            cli_error("bench", "--baseline: cannot read %s", baseline);
-            return CLI_EXIT_USAGE;
-        }
-        fclose(bf);
-    }
-    if (quick)
-        bn_config_quick(&cfg);
-    cfg.repeats = (uint32_t)repeats;
-    if (have_min)
-        cfg.min_ns = min_ms * 1000000ull;
-    cfg.sweep = c.sweep == (int)FK_SWEEP_PERIODIC ? FK_SWEEP_PERIODIC : FK_SWEEP_EAGER;
-    if (!have_names)
-        for (size_t i = 0; i < nb; i++)
-            sel[i] = 1;
-
-    if (cli_env_setup(&c, "bench") < 0)
-        return CLI_EXIT_USAGE;
-    if (baseline) {
-        char *in[1] = {(char *)baseline};
-        if (cli_outputs_not_inputs(&c, "bench", in, 1) < 0) {
-            cli_env_teardown(&c);
-            return CLI_EXIT_USAGE;
-        }
-    }
-
-    if (trace) {
-        int rc = bn_trace_memo(&cfg, trace, c.out);
-        if (rc != 0)
-            cli_error("bench", "--trace-memo: %s", er_message());
-        else if (cli_outputs_commit(&c, "bench") < 0)
-            rc = CLI_EXIT_USAGE;
-        cli_env_teardown(&c);
-        return rc == CLI_EXIT_USAGE ? CLI_EXIT_USAGE : rc ? CLI_EXIT_INTERNAL : CLI_EXIT_OK;
-    }
-
+/* Run the selected benchmarks, write the table or JSON, gate on the
+ * baseline: the exit status. */
+static int measure(bench_args *a, bn_config *cfg, const int *sel, size_t nb)
+{
     bn_result res[MAX_BENCH];
     size_t nres = 0;
-    int failed = 0;
-    int progress = isatty(fileno(stderr));
+    int failed = 0, progress = isatty(fileno(stderr));
     for (size_t i = 0; i < nb; i++) {
         if (!sel[i])
             continue;
         if (progress)
             fprintf(stderr, "\r\033[K%s ...", bn_names(NULL)[i]);
-        if (bn_run(i, &cfg, &res[nres]) != 0) {
+        if (bn_run(i, cfg, &res[nres]) != 0) {
             cli_error("bench", "%s: %s", res[nres].name, res[nres].message);
             failed = 1;
         }
@@ -243,44 +149,68 @@ int cli_bench(int argc, char **argv)
     }
     if (progress)
         fprintf(stderr, "\r\033[K");
-
-    double calib_spread = 0;
-    double calib = bn_calibrate(&calib_spread);
-    bn_header h = {FAKEGC_VERSION, c.alloc ? c.alloc->name : c.allocator,
-                   fk_policy_name(cfg.sweep), cfg.quick, cfg.repeats, calib};
-    int werr = c.format == RP_JSON ? bn_write_json(&h, res, nres, c.out)
-                                   : bn_write_text(&h, res, nres, c.out);
+    double spread = 0, calib = bn_calibrate(&spread);
+    bn_header h = {FAKEGC_VERSION, a->c.alloc ? a->c.alloc->name : a->c.allocator,
+                   fk_policy_name(cfg->sweep), cfg->quick, cfg->repeats, calib};
+    int werr = a->c.format == RP_JSON ? bn_write_json(&h, res, nres, a->c.out)
+                                      : bn_write_text(&h, res, nres, a->c.out);
     int status = failed ? CLI_EXIT_INTERNAL : CLI_EXIT_OK;
     if (werr != 0) {
         cli_error("bench", "cannot write the results");
-        status = CLI_EXIT_INTERNAL;
-    }
-
-    if (baseline) {
-        bn_baseline b;
-        char err[512];
-        if (bn_baseline_read(baseline, &b, err, sizeof err) != 0) {
-            cli_error("bench", "--baseline: %s", err);
-            cli_env_teardown(&c);
-            return CLI_EXIT_USAGE;
-        }
-        FILE *f = c.format == RP_JSON ? stderr : c.out;
-        fprintf(f, "\ncompared with %s:\n", baseline);
-        if (b.allocator[0] && strcmp(b.allocator, h.allocator) != 0)
-            fprintf(f, "  note: the baseline used allocator %s, this run %s\n", b.allocator,
-                    h.allocator);
-        if (b.sweep[0] && strcmp(b.sweep, h.sweep) != 0)
-            fprintf(f, "  note: the baseline used sweep %s, this run %s\n", b.sweep, h.sweep);
-        if (b.quick >= 0 && b.quick != cfg.quick)
-            fprintf(f, "  note: the baseline was %s--quick, this run %s\n",
-                    b.quick ? "" : "not ", cfg.quick ? "is" : "is not");
-        size_t reg = bn_compare_gate(res, nres, &b, tolerance, calib, calib_spread, &cfg, f);
-        if (reg && status == CLI_EXIT_OK)
-            status = CLI_EXIT_FAIL;
-        bn_baseline_free(&b);
-    }
-    if (cli_outputs_commit(&c, "bench") < 0)
         status = CLI_EXIT_USAGE;
-    cli_env_teardown(&c);
+    }
+    int reg = a->baseline ? against_baseline(a, &h, cfg, res, nres, calib, spread) : 0;
+    if (reg < 0)
+        return CLI_EXIT_USAGE;
+    if (reg && status == CLI_EXIT_OK)
+        status = CLI_EXIT_FAIL;
+    return status;
+}
+
+int cli_bench(int argc, char **argv)
+{
+    bench_args a = {.repeats = 5, .min_ms = UINT64_MAX, .tolerance = 25};
+    cli_common_init(&a.c);
+    char **names;
+    int nnames;
+    int r = cli_parse(&cli_bench_cmd, &a, argc, argv, &names, &nnames);
+    if (r != CLI_PARSE_OK)
+        return cli_parse_exit(r);
+    size_t nb = bn_count();
+    int sel[MAX_BENCH] = {0};
+    if (nb > MAX_BENCH) {
+        cli_error("bench", "internal: %zu benchmarks, room for %d", nb, MAX_BENCH);
+        return CLI_EXIT_INTERNAL;
+    }
+    for (int i = 0; i < nnames; i++)
+        if (select_names(names[i], sel) < 0)
+            return CLI_EXIT_USAGE;
+    if (a.trace && nnames && !(sel[bn_find("lifecycle/churn")])) {
+        cli_error("bench", "--trace-memo traces lifecycle/churn only");
+        return CLI_EXIT_USAGE;
+    }
+    bn_config cfg;
+    bn_config_default(&cfg);
+    if (a.quick)
+        bn_config_quick(&cfg);
+    cfg.repeats = (uint32_t)a.repeats;
+    if (a.min_ms != UINT64_MAX)
+        cfg.min_ns = a.min_ms * 1000000ull;
+    cfg.sweep = a.c.sweep == (int)FK_SWEEP_PERIODIC ? FK_SWEEP_PERIODIC : FK_SWEEP_EAGER;
+    for (size_t i = 0; !nnames && i < nb; i++)
+        sel[i] = 1;
+    if (cli_env_setup(&a.c, "bench") < 0)
+        return CLI_EXIT_USAGE;
+    int status;
+    if (a.trace) {
+        status = bn_trace_memo(&cfg, a.trace, a.c.out) != 0 ? CLI_EXIT_INTERNAL : CLI_EXIT_OK;
+        if (status)
+            cli_error("bench", "--trace-memo: %s", er_message());
+    } else {
+        status = measure(&a, &cfg, sel, nb);
+    }
+    if (status != CLI_EXIT_USAGE && cli_outputs_commit(&a.c, "bench") < 0)
+        status = CLI_EXIT_USAGE;
+    cli_env_teardown(&a.c);
     return status;
 }

@@ -1,11 +1,14 @@
-/* cli_common.c - option parsing and environment set-up shared by the
- * subcommands. */
+/* cli_common.c - what the subcommands share: the common option rows, the
+ * environment a command runs in (allocator, injections, output files) and
+ * the scenario files named on a command line. */
 #include "cli/cli.h"
 
 #include "heap/hp.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +18,7 @@
 #include <unistd.h>
 
 #include "core/er.h"
+#include "core/obj.h"
 #include "fake/fk.h"
 #include "scenario/sc.h"
 
@@ -42,32 +46,6 @@ void cli_error(const char *cmd, const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
-}
-
-int cli_opt_value(const char *cmd, const char *name, int argc, char **argv, int *i,
-                  const char **value)
-{
-    const char *a = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(a, name, n) != 0)
-        return 0;
-    if (a[n] == '=') {
-        *value = a + n + 1;
-        return 1;
-    }
-    if (a[n] != '\0') {
-        if (n == 2 && name[0] == '-' && name[1] != '-') {   /* -j2, as getopt does */
-            *value = a + n;
-            return 1;
-        }
-        return 0;
-    }
-    if (*i + 1 >= argc) {
-        cli_error(cmd, "option %s needs a value", name);
-        return -1;
-    }
-    *value = argv[++*i];
-    return 1;
 }
 
 int cli_parse_u64(const char *s, int sizes, uint64_t *out)
@@ -102,200 +80,222 @@ int cli_parse_u64(const char *s, int sizes, uint64_t *out)
     return 0;
 }
 
-static int choice(const char *cmd, const char *opt, const char *v, const char *const *names,
-                  int *out)
+/* ---- the common rows ---- */
+
+static int parse_jobs(void *at, const char *v, char *err, size_t n)
 {
-    for (int i = 0; names[i]; i++)
-        if (strcmp(v, names[i]) == 0) {
-            *out = i;
-            return 0;
-        }
-    char list[128] = "";
-    for (int i = 0; names[i]; i++) {
-        size_t l = strlen(list);
-        snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", names[i]);
+    uint64_t k;
+    if (cli_parse_u64(v, 0, &k) < 0 || k > 1024) {
+        snprintf(err, n, "expected a number from 0 to 1024");
+        return -1;
     }
-    cli_error(cmd, "%s: unknown value '%s' (expected %s)", opt, v, list);
-    return -1;
+    if (k == 0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        k = cpus > 0 ? (uint64_t)cpus : 1;
+    }
+    *(int *)at = (int)k;
+    return 0;
 }
 
-int cli_common_option(cli_common *c, unsigned mask, const char *cmd, int argc, char **argv,
-                      int *i)
+/* --compat DESIGN: at is the cli_common (the row's offset is 0). */
+static int parse_compat(void *at, const char *v, char *err, size_t n)
 {
-    const char *a = argv[*i];
-    const char *v = NULL;
-    int r;
-#define VALUE(bit, name)                                                        \
-    ((mask & (bit)) && (r = cli_opt_value(cmd, name, argc, argv, i, &v)) != 0)
+    cli_common *c = at;
+    fk_design_id d;
+    if (fk_design_from_name(v, &d) != 0) {
+        char names[128];
+        fk_design_names(names, sizeof names);
+        snprintf(err, n, "unknown value (expected %s)", names);
+        return -1;
+    }
+    c->compat = v;
+    c->design = (int)d;
+    return 0;
+}
 
-    if (VALUE(CLI_O_ALLOCATOR, "--allocator")) {
-        if (r < 0) return -1;
-        c->allocator = v;
-        return 1;
+static int parse_never(void *at, const char *v, char *err, size_t n)
+{
+    (void)v, (void)err, (void)n;
+    *(int *)at = CLI_COLOR_NEVER;
+    return 0;
+}
+
+#define C cli_common
+const cli_opt cli_common_rows[] = {
+    {"--allocator", 0, CLI_K_STR, 0, 0, CLI_O_ALLOCATOR, "NAME", NULL, 0, 0,
+     offsetof(C, allocator), NULL,
+     "libc (default), jemalloc, tracking, guard, arena;\n"
+     "wrappers compose: tracking/jemalloc, fail:N/libc\n(fakegc list allocators)"},
+    {"--inject", 0, CLI_K_STR, 0, 0, CLI_O_INJECT, "BUG[,BUG]", NULL, 0, 0,
+     offsetof(C, inject), NULL, "re-introduce known bugs (fakegc list bugs)"},
+    {"--compat", 0, CLI_K_FN, 0, 0, CLI_O_COMPAT, "DESIGN", NULL, 0, 0, 0, parse_compat,
+     "the memo design (wins over config compat):\n"
+     "pytorch-1.13: PyTorch 1.13.1, two tensor memos,\n"
+     "periodic sweep every 128 (unless config or --sweep\n"
+     "say otherwise) and its _fix_weakref leak: a fake\n"
+     "memo hit makes the fake and its mode immortal;\n"
+     "pytorch-2.0: PyTorch 2.0-2.2, read from source (no\n"
+     "2.x runs here: scripts/xref cannot check it): one\n"
+     "tensor memo of weak fakes, one finalizer per entry,\n"
+     "fakes of views are views, periodic sweep;\n"
+     "without: fakegc's design (1.13's tables, eager,\n"
+     "no _fix_weakref leak)"},
+    {"--gc", 0, CLI_K_ENUM, sizeof(int), 0, CLI_O_GC, "MODE", "manual|auto|stress", 0, 0,
+     offsetof(C, gc), NULL, "manual, auto or stress (overrides config gc)"},
+    {"--sweep", 0, CLI_K_ENUM, sizeof(int), 0, CLI_O_SWEEP, "POLICY", "eager|periodic", 0, 0,
+     offsetof(C, sweep), NULL, "eager or periodic (overrides config sweep)"},
+    {"--format", 0, CLI_K_ENUM, sizeof(int), 0, CLI_O_FORMAT, "FMT", "text|json|junit|tap", 0,
+     0, offsetof(C, format), NULL, "text (default), json, junit, tap"},
+    {"--examples", 0, CLI_K_UINT, CLI_SZ(C, examples), 0, CLI_O_FORMAT, "K", NULL, 1, 1000,
+     offsetof(C, examples), NULL,
+     "examples kept per group of retained objects (default\n3; text shows 1, -v all K)"},
+    {"--output", 0, CLI_K_OUT, 0, 0, CLI_O_OUTPUT, "FILE", NULL, 0, 0, offsetof(C, output),
+     NULL, "write the report there (default stdout), whole or\n"
+           "not at all (a temporary file renamed into place)"},
+    {"--json", 0, CLI_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0, offsetof(C, also[RP_JSON]),
+     NULL, "also write the report as JSON to FILE, in the same\n"
+           "run (e.g. --format text --json r.json --junit ci.xml)"},
+    {"--junit", 0, CLI_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0,
+     offsetof(C, also[RP_JUNIT]), NULL, "also write the report as JUnit XML to FILE"},
+    {"--tap", 0, CLI_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0, offsetof(C, also[RP_TAP]),
+     NULL, "also write the report as TAP to FILE"},
+    {"--text", 0, CLI_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0, offsetof(C, also[RP_TEXT]),
+     NULL, "also write the text report to FILE"},
+    {"--dot", 0, CLI_K_OUT, 0, 0, CLI_O_DOT, "FILE", NULL, 0, 0, offsetof(C, dot), NULL,
+     "Graphviz retention graph of what was retained: one\n"
+     "graph, a titled cluster per failing scenario"},
+    {"--objects", 0, CLI_K_OUT, 0, 0, CLI_O_DOT, "FILE", NULL, 0, 0, offsetof(C, objects), NULL,
+     "every object behind a failure or retained at\n"
+     "teardown, one JSON line each (fakegc-objects/1),\n"
+     "streamed: the report keeps groups and examples"},
+    {"--timeline", 0, CLI_K_OUT, 0, 0, CLI_O_TIMELINE, "FILE.svg", NULL, 0, 0,
+     offsetof(C, timeline), NULL, "live objects and bytes after each statement"},
+    {"--html", 0, CLI_K_OUT, 0, 0, CLI_O_HTML, "FILE", NULL, 0, 0, offsetof(C, html), NULL,
+     "one self-contained page to look at (summary, groups,\n"
+     "dominator tree, growth, timeline; a diff's page)"},
+    {"--jobs", 'j', CLI_K_FN, 0, 0, CLI_O_JOBS, "N", NULL, 0, 0, offsetof(C, jobs), parse_jobs,
+     "N worker processes (0: one per CPU); a crash in\n"
+     "one is that scenario's error, the others go on"},
+    {"--timeout", 0, CLI_K_UINT, CLI_SZ(C, timeout), 0, CLI_O_JOBS, "S", NULL, 0, 86400,
+     offsetof(C, timeout), NULL,
+     "with --jobs: a scenario running longer than S seconds\n"
+     "is that scenario's error (default 120, 0: none)"},
+    {"--repeat", 0, CLI_K_UINT, CLI_SZ(C, repeat), 0, CLI_O_REPEAT, "N", NULL, 1, 1000000,
+     offsetof(C, repeat), NULL,
+     "N rounds in one process; fail only on retention\n"
+     "that grows with the number of rounds"},
+    {"--verify", 0, CLI_K_FLAG, sizeof(int), 0, CLI_O_VERIFY, NULL, NULL, 0, 0,
+     offsetof(C, verify), NULL, "check heap and memo invariants after every statement"},
+    {"--max-bytes", 0, CLI_K_SIZE, CLI_SZ(C, max_bytes), 0, CLI_O_LIMITS, "N", NULL, 0,
+     UINT64_MAX, offsetof(C, max_bytes), NULL, "real tensor data bytes (default 1G; K/M/G suffixes)"},
+    {"--max-statements", 0, CLI_K_UINT, CLI_SZ(C, max_statements), 0, CLI_O_LIMITS, "N", NULL,
+     0, UINT64_MAX, offsetof(C, max_statements), NULL,
+     "statements executed per scenario (default 100000000)"},
+    {"--max-objects", 0, CLI_K_UINT, CLI_SZ(C, max_objects), 0, CLI_O_LIMITS, "N", NULL, 0,
+     UINT64_MAX, offsetof(C, max_objects), NULL,
+     "live objects (default 10000000)\n(--max-* 0: no limit)"},
+    {"--filter", 'k', CLI_K_STR, 0, 0, CLI_O_SELECT, "PATTERN", NULL, 0, 0, offsetof(C, match),
+     NULL, "only the scenarios whose path contains PATTERN or\n"
+           "matches it as a glob (*, ?, [...]): -k weak, -k 'memo/*'"},
+    {"--exitfirst", 'x', CLI_K_FLAG, sizeof(int), 0, CLI_O_STOP, NULL, NULL, 0, 0,
+     offsetof(C, exitfirst), NULL, "stop at the first failed scenario (--max-failures 1)"},
+    {"--max-failures", 0, CLI_K_UINT, CLI_SZ(C, max_failures), 0, CLI_O_STOP, "N", NULL, 1,
+     UINT64_MAX, offsetof(C, max_failures), NULL,
+     "stop after N failed scenarios (those in hand finish);\n"
+     "the report holds those that ran"},
+    {"--quiet", 'q', CLI_K_FLAG, sizeof(int), 0, CLI_O_OUTPUT_STYLE, NULL, NULL, 0, 0,
+     offsetof(C, quiet), NULL, "quieter"},
+    {"--verbose", 'v', CLI_K_FLAG, sizeof(int), 0, CLI_O_OUTPUT_STYLE, NULL, NULL, 0, 0,
+     offsetof(C, verbose), NULL, "more detail"},
+    {"--color", 0, CLI_K_ENUM, sizeof(int), 0, CLI_O_OUTPUT_STYLE, "WHEN", "auto|always|never",
+     0, 0, offsetof(C, color_when), NULL,
+     "ANSI colour: auto (the default: on a terminal, not\n"
+     "with NO_COLOR set or TERM=dumb; FORCE_COLOR set:\n"
+     "always), always, never"},
+    {"--no-color", 0, CLI_K_FN, 0, 0, CLI_O_OUTPUT_STYLE, NULL, NULL, 0, 0,
+     offsetof(C, color_when), parse_never, "--color=never"},
+    CLI_ALIAS("--no-colour", "--no-color"),
+    {"--help", 'h', CLI_K_HELP, 0, 0, 0, NULL, NULL, 0, 0, 0, NULL, "this text"},
+    {"--version", 0, CLI_K_VERSION, 0, 0, 0, NULL, NULL, 0, 0, 0, NULL,
+     "the version, commit and build type"},
+    CLI_END};
+#undef C
+
+/* ---- parsers of CLI_K_FN rows ---- */
+
+int cli_parse_seconds(void *at, const char *v, char *err, size_t n)
+{
+    char *end = NULL;
+    double d = strtod(v, &end);
+    if (end == v || *end || !(d > 0) || d > 1e9) {
+        snprintf(err, n, "expected a positive number");
+        return -1;
     }
-    if (VALUE(CLI_O_INJECT, "--inject")) {
-        if (r < 0) return -1;
-        c->inject = v;
-        return 1;
+    *(double *)at = d;
+    return 0;
+}
+
+int cli_parse_percent(void *at, const char *v, char *err, size_t n)
+{
+    char *end = NULL;
+    double d = strtod(v, &end);
+    if (end == v || *end || !(d >= 0) || d > 1e6) {
+        snprintf(err, n, "expected a percentage >= 0");
+        return -1;
     }
-    if (VALUE(CLI_O_COMPAT, "--compat")) {
-        if (r < 0) return -1;
-        fk_design_id d;
-        if (fk_design_from_name(v, &d) != 0) {
-            char names[128];
-            fk_design_names(names, sizeof names);
-            cli_error(cmd, "--compat: unknown value '%s' (expected %s)", v, names);
+    *(double *)at = d;
+    return 0;
+}
+
+int cli_parse_order(void *at, const char *v, char *err, size_t n)
+{
+    cli_order *o = at;
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", v);
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        if (strcmp(tok, "reverse") == 0)
+            o->reverse = 1;
+        else if (strcmp(tok, "defer") == 0)
+            o->defer = 1;
+        else if (strcmp(tok, "reuse") == 0)
+            o->reuse = 1;
+        else if (strcmp(tok, "weakrefs-late") == 0)
+            o->late = 1;
+        else if (strcmp(tok, "weakrefs-first") == 0)
+            o->late = 0;
+        else if (strcmp(tok, "all") == 0)
+            o->reverse = o->defer = o->reuse = o->late = 1;
+        else if (strcmp(tok, "none") != 0) {
+            snprintf(err, n, "unknown knob '%s' (reverse, defer, reuse, weakrefs-first, "
+                     "weakrefs-late, all)", tok);
             return -1;
-        }
-        c->compat = v;
-        c->design = (int)d;
-        return 1;
-    }
-    if (VALUE(CLI_O_GC, "--gc")) {
-        if (r < 0) return -1;
-        static const char *const names[] = {"manual", "auto", "stress", NULL};
-        return choice(cmd, "--gc", v, names, &c->gc) < 0 ? -1 : 1;
-    }
-    if (VALUE(CLI_O_SWEEP, "--sweep")) {
-        if (r < 0) return -1;
-        static const char *const names[] = {"eager", "periodic", NULL};
-        return choice(cmd, "--sweep", v, names, &c->sweep) < 0 ? -1 : 1;
-    }
-    if (VALUE(CLI_O_FORMAT, "--format")) {
-        if (r < 0) return -1;
-        if (rp_format_from_name(v, &c->format) != 0) {
-            cli_error(cmd, "--format: unknown value '%s' (expected text, json, junit, tap)", v);
-            return -1;
-        }
-        return 1;
-    }
-    if (VALUE(CLI_O_FORMAT, "--examples")) {
-        uint64_t k = 0;
-        if (r < 0) return -1;
-        if (cli_parse_u64(v, 0, &k) < 0 || k < 1 || k > 1000) {
-            cli_error(cmd, "--examples: expected a number from 1 to 1000, got '%s'", v);
-            return -1;
-        }
-        c->examples = (uint32_t)k;
-        return 1;
-    }
-    if (VALUE(CLI_O_OUTPUT, "--output")) {
-        if (r < 0) return -1;
-        c->output = v;
-        return 1;
-    }
-    static const char *const also[] = {"--text", "--json", "--junit", "--tap"};
-    for (int k = 0; k < 4; k++)
-        if (VALUE(CLI_O_ALSO, also[k])) {
-            if (r < 0) return -1;
-            c->also[k] = v;
-            return 1;
-        }
-    if (VALUE(CLI_O_DOT, "--dot")) {
-        if (r < 0) return -1;
-        c->dot = v;
-        return 1;
-    }
-    if (VALUE(CLI_O_DOT, "--objects")) {
-        if (r < 0) return -1;
-        c->objects = v;
-        return 1;
-    }
-    if (VALUE(CLI_O_TIMELINE, "--timeline")) {
-        if (r < 0) return -1;
-        c->timeline = v;
-        return 1;
-    }
-    if (VALUE(CLI_O_HTML, "--html")) {
-        if (r < 0) return -1;
-        c->html = v;
-        return 1;
-    }
-    if (VALUE(CLI_O_JOBS, "--jobs") || ((mask & CLI_O_JOBS) &&
-                                        (r = cli_opt_value(cmd, "-j", argc, argv, i, &v)) != 0)) {
-        if (r < 0) return -1;
-        uint64_t n;
-        if (cli_parse_u64(v, 0, &n) < 0 || n > 1024) {
-            cli_error(cmd, "--jobs: expected a number from 0 to 1024, got '%s'", v);
-            return -1;
-        }
-        if (n == 0) {
-            long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-            n = cpus > 0 ? (uint64_t)cpus : 1;
-        }
-        c->jobs = (int)n;
-        return 1;
-    }
-    if (VALUE(CLI_O_JOBS, "--timeout")) {
-        if (r < 0) return -1;
-        uint64_t n;
-        if (cli_parse_u64(v, 0, &n) < 0 || n > 86400) {
-            cli_error(cmd, "--timeout: expected seconds from 0 to 86400, got '%s'", v);
-            return -1;
-        }
-        c->timeout = (uint32_t)n;
-        return 1;
-    }
-    if (VALUE(CLI_O_REPEAT, "--repeat")) {
-        if (r < 0) return -1;
-        uint64_t n;
-        if (cli_parse_u64(v, 0, &n) < 0 || n < 1 || n > 1000000) {
-            cli_error(cmd, "--repeat: expected a number from 1 to 1000000, got '%s'", v);
-            return -1;
-        }
-        c->repeat = (uint32_t)n;
-        return 1;
-    }
-    if ((mask & CLI_O_VERIFY) && strcmp(a, "--verify") == 0) {
-        c->verify = 1;
-        return 1;
-    }
-    if (VALUE(CLI_O_LIMITS, "--max-bytes")) {
-        if (r < 0) return -1;
-        if (cli_parse_u64(v, 1, &c->max_bytes) < 0) {
-            cli_error(cmd, "--max-bytes: expected a size like 1048576, 64M or 1G, got '%s'", v);
-            return -1;
-        }
-        return 1;
-    }
-    if (VALUE(CLI_O_LIMITS, "--max-statements")) {
-        if (r < 0) return -1;
-        if (cli_parse_u64(v, 0, &c->max_statements) < 0) {
-            cli_error(cmd, "--max-statements: expected a number, got '%s'", v);
-            return -1;
-        }
-        return 1;
-    }
-    if (VALUE(CLI_O_LIMITS, "--max-objects")) {
-        if (r < 0) return -1;
-        if (cli_parse_u64(v, 0, &c->max_objects) < 0) {
-            cli_error(cmd, "--max-objects: expected a number, got '%s'", v);
-            return -1;
-        }
-        return 1;
-    }
-#undef VALUE
-    if (mask & CLI_O_OUTPUT_STYLE) {
-        if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
-            c->quiet = 1;
-            return 1;
-        }
-        if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
-            c->verbose = 1;
-            return 1;
-        }
-        if (strcmp(a, "--no-color") == 0 || strcmp(a, "--no-colour") == 0) {
-            c->no_color = 1;
-            return 1;
         }
     }
     return 0;
 }
 
-int cli_color_wanted(int no_color, FILE *f)
+void cli_order_apply(const cli_order *o, cli_common *c, char *spec, size_t n,
+                     struct obj_config *saved)
 {
-    if (no_color)
+    if (o->reuse && !strstr(c->allocator, "guard")) {
+        snprintf(spec, n, "guard:q=0/%s", c->allocator);
+        c->allocator = spec;
+    }
+    *saved = obj_get_config();
+    obj_config oc = *saved;
+    oc.callbacks_reverse = o->reverse;
+    oc.defer_callbacks = o->defer;
+    oc.weak_clear_late = o->late;
+    obj_configure(&oc);   /* workers fork after this and inherit it */
+}
+
+int cli_color_wanted(const cli_common *c, FILE *f)
+{
+    if (c->color_when == CLI_COLOR_NEVER)
         return 0;
+    const char *force = getenv("FORCE_COLOR");
+    if (c->color_when == CLI_COLOR_ALWAYS || (force && *force && strcmp(force, "0") != 0))
+        return 1;
     const char *nc = getenv("NO_COLOR");
     if (nc && *nc)
         return 0;
@@ -303,6 +303,35 @@ int cli_color_wanted(int no_color, FILE *f)
     if (term && strcmp(term, "dumb") == 0)
         return 0;
     return f && isatty(fileno(f));
+}
+
+int cli_flush_stdout(const char *cmd)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return 0;
+    cli_error(cmd, "cannot write to standard output: %s", strerror(errno ? errno : EIO));
+    clearerr(stdout);
+    return -1;
+}
+
+#ifndef FAKEGC_COMMIT
+#define FAKEGC_COMMIT "unknown"
+#endif
+#ifndef FAKEGC_BUILD_TYPE
+#define FAKEGC_BUILD_TYPE "unknown"
+#endif
+
+int cli_version(FILE *f)
+{
+    fprintf(f, "fakegc %s (commit %s, %s build)\n", FAKEGC_VERSION, FAKEGC_COMMIT,
+            FAKEGC_BUILD_TYPE);
+    return ferror(f) ? -1 : 0;
+}
+
+const char *cli_version_commit(void)
+{
+    return FAKEGC_COMMIT;
 }
 
 #ifdef FAKEGC_CANARY
@@ -321,34 +350,6 @@ __attribute__((noinline)) void cli_canary_leak(const char *where)
     canary_sink = NULL;
 }
 #endif
-
-int cli_parse_order(const char *cmd, const char *v, int *reverse, int *defer, int *reuse, int *late)
-{
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", v);
-    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        if (strcmp(tok, "reverse") == 0)
-            *reverse = 1;
-        else if (strcmp(tok, "defer") == 0)
-            *defer = 1;
-        else if (strcmp(tok, "reuse") == 0)
-            *reuse = 1;
-        else if (strcmp(tok, "weakrefs-late") == 0)
-            *late = 1;
-        else if (strcmp(tok, "weakrefs-first") == 0)
-            *late = 0;
-        else if (strcmp(tok, "all") == 0)
-            *reverse = *defer = *reuse = *late = 1;
-        else if (strcmp(tok, "none") == 0)
-            continue;
-        else {
-            cli_error(cmd, "--order: unknown knob '%s' (reverse, defer, reuse, "
-                      "weakrefs-first, weakrefs-late, all)", tok);
-            return -1;
-        }
-    }
-    return 0;
-}
 
 void cli_progress(const cli_common *c, size_t done, size_t total, const char *file)
 {
@@ -404,98 +405,190 @@ int cli_interrupt_exit(void)
     return 128 + (int)interrupted_by;
 }
 
-/* The output files a command was given, one row each. */
-static const struct out_row {
+static uint64_t stop_after, failures;
+static volatile sig_atomic_t stopping;
+
+void cli_stop_after(uint64_t n)
+{
+    stop_after = n;
+    failures = 0;
+    stopping = 0;
+}
+
+void cli_note_failure(void)
+{
+    if (stop_after && ++failures >= stop_after)
+        stopping = 1;
+}
+
+int cli_stopping(void)
+{
+    return (int)stopping;
+}
+
+/* ---- output files ---- */
+
+/* What an output writes when opened and before its commit (may be NULL). */
+static const struct out_hooks {
     const char *opt;
-    size_t path, file, out;   /* offsets in cli_common */
-    int (*begin)(FILE *f);    /* written when opened, may be NULL */
-    int (*end)(FILE *f);      /* written before the commit, may be NULL */
-} out_rows[] = {
-    {"--output", offsetof(cli_common, output), offsetof(cli_common, out),
-     offsetof(cli_common, out_o), NULL, NULL},
-    {"--dot", offsetof(cli_common, dot), offsetof(cli_common, dot_f),
-     offsetof(cli_common, dot_o), hp_dot_begin, hp_dot_end},
-    {"--timeline", offsetof(cli_common, timeline), offsetof(cli_common, timeline_f),
-     offsetof(cli_common, timeline_o), NULL, NULL},
-    {"--objects", offsetof(cli_common, objects), offsetof(cli_common, objects_f),
-     offsetof(cli_common, objects_o), NULL, NULL},
-    {"--html", offsetof(cli_common, html), offsetof(cli_common, html_f),
-     offsetof(cli_common, html_o), NULL, NULL},
-};
-#define NOUT (sizeof out_rows / sizeof out_rows[0])
-#define OUT_PATH(c, r) (*(const char **)((char *)(c) + (r)->path))
-#define OUT_FILE(c, r) (*(FILE **)((char *)(c) + (r)->file))
-#define OUT_O(c, r) ((rp_out *)((char *)(c) + (r)->out))
+    int (*begin)(FILE *f);
+    int (*end)(FILE *f);
+} hooks[] = {{"--dot", hp_dot_begin, hp_dot_end}};
+
+static const struct out_hooks *hooks_of(const char *opt)
+{
+    for (size_t i = 0; i < sizeof hooks / sizeof hooks[0]; i++)
+        if (strcmp(hooks[i].opt, opt) == 0)
+            return &hooks[i];
+    return NULL;
+}
+
+FILE *cli_output_file(const cli_common *c, const char *opt)
+{
+    for (size_t i = 0; i < c->nouts; i++)
+        if (strcmp(c->outs[i].opt, opt) == 0)
+            return c->outs[i].o.f;
+    return NULL;
+}
+
+static void set_files(cli_common *c)
+{
+    FILE *o = cli_output_file(c, "--output");
+    c->out = o ? o : stdout;
+    c->dot_f = cli_output_file(c, "--dot");
+    c->timeline_f = cli_output_file(c, "--timeline");
+    c->objects_f = cli_output_file(c, "--objects");
+    c->html_f = cli_output_file(c, "--html");
+}
 
 static void discard_outputs(cli_common *c)
 {
-    for (size_t i = 0; i < NOUT; i++) {
-        const struct out_row *r = &out_rows[i];
-        rp_out_abort(OUT_O(c, r));
-        OUT_FILE(c, r) = r->file == offsetof(cli_common, out) ? stdout : NULL;
+    for (size_t i = 0; i < c->nouts; i++)
+        rp_out_abort(&c->outs[i].o);
+    set_files(c);
+}
+
+/* The real path of path's folder and its last name: "a/./b" and "a/b" (even
+ * when b does not exist yet) give the same. 0, or -1 (no such folder). */
+static int real_target(const char *path, char *buf, size_t n)
+{
+    char dir[PATH_MAX], real[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path + 1) : 1, slash ? path : ".");
+    if (!realpath(dir, real))
+        return -1;
+    snprintf(buf, n, "%s/%s", real, base);
+    return 0;
+}
+
+/* Do paths a and b name one file: by device and inode when both exist, by
+ * the real path of their folders otherwise. */
+static int same_target(const char *a, const char *b)
+{
+    char ra[2 * PATH_MAX], rb[2 * PATH_MAX];
+    if (strcmp(a, b) == 0 || rp_out_same_file(a, b))
+        return 1;
+    return real_target(a, ra, sizeof ra) == 0 && real_target(b, rb, sizeof rb) == 0 &&
+           strcmp(ra, rb) == 0;
+}
+
+struct gather {
+    cli_common *c;
+    const char **paths, **opts;
+    size_t n;
+};
+
+static void gather_out(const cli_opt *r, void *arg)
+{
+    struct gather *g = arg;
+    const char *path = *(const char **)((char *)g->c + r->off);
+    if (path && g->n < CLI_MAX_OUTPUTS) {
+        g->paths[g->n] = path;
+        g->opts[g->n++] = r->name;
     }
 }
 
 static int open_outputs(cli_common *c, const char *cmd)
 {
+    const char *paths[CLI_MAX_OUTPUTS], *opts[CLI_MAX_OUTPUTS];
+    struct gather g = {c, paths, opts, 0};
     char err[600];
-    for (size_t i = 0; i < NOUT; i++) {
-        const struct out_row *r = &out_rows[i];
-        const char *path = OUT_PATH(c, r);
-        if (!path)
-            continue;
+    c->nouts = 0;
+    if (c->cmd)
+        cli_rows_each(c->cmd, CLI_K_OUT, gather_out, &g);
+    for (size_t i = 0; i < g.n; i++) {
         for (size_t j = 0; j < i; j++)
-            if (OUT_PATH(c, &out_rows[j]) && (strcmp(OUT_PATH(c, &out_rows[j]), path) == 0 ||
-                                              rp_out_same_file(OUT_PATH(c, &out_rows[j]), path))) {
-                cli_error(cmd, "%s and %s both name %s", out_rows[j].opt, r->opt, path);
+            if (same_target(paths[j], paths[i])) {
+                cli_error(cmd, "%s and %s both name %s", opts[j], opts[i], paths[i]);
                 discard_outputs(c);
                 return -1;
             }
-        if (rp_out_open(OUT_O(c, r), path, err, sizeof err) < 0) {
-            cli_error(cmd, "%s: cannot write %s", r->opt, err);
+        cli_output *o = &c->outs[c->nouts];
+        o->opt = opts[i];
+        o->path = paths[i];
+        if (rp_out_open(&o->o, paths[i], err, sizeof err) < 0) {
+            cli_error(cmd, "%s: cannot write %s", opts[i], err);
             discard_outputs(c);
             return -1;
         }
-        OUT_FILE(c, r) = OUT_O(c, r)->f;
-        if (r->begin && r->begin(OUT_FILE(c, r)) != 0) {
-            cli_error(cmd, "%s: cannot write %s", r->opt, path);
+        c->nouts++;
+        const struct out_hooks *h = hooks_of(opts[i]);
+        if (h && h->begin(o->o.f) != 0) {
+            cli_error(cmd, "%s: cannot write %s: %s", opts[i], paths[i],
+                      strerror(errno ? errno : EIO));
             discard_outputs(c);
             return -1;
         }
     }
+    set_files(c);
     return 0;
+}
+
+static void gather_in(const cli_opt *r, void *arg)
+{
+    gather_out(r, arg);
 }
 
 int cli_outputs_not_inputs(const cli_common *c, const char *cmd, char *const *inputs, size_t n)
 {
-    for (size_t i = 0; i < NOUT; i++) {
-        const char *path = OUT_PATH(c, &out_rows[i]);
-        for (size_t j = 0; path && j < n; j++)
-            if (rp_out_same_file(path, inputs[j])) {
+    for (size_t i = 0; i < c->nouts; i++)
+        for (size_t j = 0; j < n; j++)
+            if (same_target(c->outs[i].path, inputs[j])) {
                 cli_error(cmd, "%s %s is one of the inputs; refusing to overwrite it",
-                          out_rows[i].opt, path);
+                          c->outs[i].opt, c->outs[i].path);
                 return -1;
             }
-    }
     return 0;
+}
+
+/* The CLI_K_IN rows' files against the outputs. */
+static int outputs_not_in_rows(cli_common *c, const char *cmd)
+{
+    const char *paths[CLI_MAX_OUTPUTS], *opts[CLI_MAX_OUTPUTS];
+    struct gather g = {c, paths, opts, 0};
+    if (c->cmd)
+        cli_rows_each(c->cmd, CLI_K_IN, gather_in, &g);
+    return cli_outputs_not_inputs(c, cmd, (char *const *)paths, g.n);
 }
 
 int cli_outputs_commit(cli_common *c, const char *cmd)
 {
     char err[600];
     int rc = 0;
-    for (size_t i = 0; i < NOUT; i++) {
-        const struct out_row *r = &out_rows[i];
-        if (!OUT_O(c, r)->f)
+    for (size_t i = 0; i < c->nouts; i++) {
+        cli_output *o = &c->outs[i];
+        if (!o->o.f)
             continue;
-        if (r->end)
-            r->end(OUT_O(c, r)->f);   /* a write error fails the commit */
-        if (rp_out_commit(OUT_O(c, r), err, sizeof err) < 0) {
-            cli_error(cmd, "%s: cannot write %s", r->opt, err);
+        const struct out_hooks *h = hooks_of(o->opt);
+        if (h && h->end)
+            h->end(o->o.f);   /* a write error fails the commit */
+        if (rp_out_commit(&o->o, err, sizeof err) < 0) {
+            cli_error(cmd, "%s: cannot write %s", o->opt, err);
             rc = -1;
         }
-        OUT_FILE(c, r) = r->file == offsetof(cli_common, out) ? stdout : NULL;
     }
+    set_files(c);
     errno = 0;
     if (fflush(stdout) != 0 || ferror(stdout)) {
         cli_error(cmd, "cannot write the report to standard output: %s",
@@ -520,22 +613,23 @@ int cli_env_setup(cli_common *c, const char *cmd)
         (c->design >= 0 && fk_inject_check(c->inject, (fk_design_id)c->design, err,
                                            sizeof err) != 0)) {
         cli_error(cmd, "--inject: %s", err);
-        fk_inject("", err, sizeof err);
-        al_install(NULL);
-        al_destroy(c->alloc);
-        c->alloc = NULL;
-        return -1;
+        goto undo;
     }
-    if (open_outputs(c, cmd) < 0) {
-        fk_inject("", err, sizeof err);
-        al_install(NULL);
-        al_destroy(c->alloc);
-        c->alloc = NULL;
-        return -1;
+    if (open_outputs(c, cmd) < 0)
+        goto undo;
+    if (outputs_not_in_rows(c, cmd) < 0) {
+        discard_outputs(c);
+        goto undo;
     }
-    c->color = c->format == RP_TEXT && cli_color_wanted(c->no_color, c->out);
+    c->color = c->format == RP_TEXT && cli_color_wanted(c, c->out);
     er_clear();
     return 0;
+undo:
+    fk_inject("", err, sizeof err);
+    al_install(NULL);
+    al_destroy(c->alloc);
+    c->alloc = NULL;
+    return -1;
 }
 
 void cli_output_abort(cli_common *c)
@@ -565,23 +659,14 @@ int cli_write_reports(cli_common *c, const char *cmd, const rp_run *run, int mai
                   c->output ? c->output : "standard output", strerror(errno ? errno : EIO));
         rc = -1;
     }
+    static const char *const also[] = {"--text", "--json", "--junit", "--tap"};
     for (int k = 0; k < 4; k++) {
-        if (!c->also[k])
-            continue;
-        rp_out o;
+        FILE *f = cli_output_file(c, also[k]);
         rp_options plain = {0, c->verbose, 0};
-        char err[600];
-        if (rp_out_open(&o, c->also[k], err, sizeof err) < 0) {
-            cli_error(cmd, "cannot write %s", err);
-            rc = -1;
-            continue;
-        }
-        if (rp_write(run, (rp_format)k, o.f, &plain) != 0) {
-            rp_out_abort(&o);
-            cli_error(cmd, "cannot write %s", c->also[k]);
-            rc = -1;
-        } else if (rp_out_commit(&o, err, sizeof err) < 0) {
-            cli_error(cmd, "cannot write %s", err);
+        errno = 0;
+        if (f && rp_write(run, (rp_format)k, f, &plain) != 0) {
+            cli_error(cmd, "%s: cannot write %s: %s", also[k], c->also[k],
+                      strerror(errno ? errno : EIO));
             rc = -1;
         }
     }
@@ -605,222 +690,57 @@ const char *cli_suggest(const char *word, const void *names, size_t n, size_t st
     return best;
 }
 
-/* The option names a help text documents: every "--word" or "-x" that
- * starts a token (for did-you-mean); `def` when it is in the option column
- * of an option line ("  -q, --quiet   text": what a command accepts, for
- * abbreviations), `value` when that line gives it a value ("  --name VALUE
- * text"). */
-enum { HELP_MAX = 256, HELP_NAME = 48 };
-typedef struct help_opts {
-    size_t n;
-    char name[HELP_MAX][HELP_NAME];
-    unsigned char value[HELP_MAX], def[HELP_MAX];
-} help_opts;
-
-/* Is p in the option column of its line: the line starts "  -" and no
- * two-space gap (the start of the description) comes before p? */
-static int in_option_column(const char *text, const char *p)
-{
-    const char *l = p;
-    while (l > text && l[-1] != '\n')
-        l--;
-    if (strncmp(l, "  -", 3) != 0)
-        return 0;
-    for (const char *q = l + 2; q + 1 < p; q++)
-        if (q[0] == ' ' && q[1] == ' ')
-            return 0;
-    return 1;
-}
-
-static size_t opt_len(const char *p)
-{
-    size_t k = 0;
-    while (p[k] && (p[k] == '-' || (p[k] >= 'a' && p[k] <= 'z') || (p[k] >= 'A' && p[k] <= 'Z') ||
-                    (p[k] >= '0' && p[k] <= '9')) && k < HELP_NAME - 1)
-        k++;
-    return k;
-}
-
-static void help_add(help_opts *h, const char *p, size_t k, int def, int value)
-{
-    size_t i = 0;
-    while (i < h->n && !(strncmp(h->name[i], p, k) == 0 && h->name[i][k] == '\0'))
-        i++;
-    if (i == HELP_MAX)
-        return;
-    if (i == h->n) {
-        memcpy(h->name[i], p, k);
-        h->name[i][k] = '\0';
-        h->value[i] = h->def[i] = 0;
-        h->n++;
-    }
-    h->def[i] |= (unsigned char)def;
-    h->value[i] |= (unsigned char)(def && value);
-}
-
-static int help_options(void (*help)(FILE *), help_opts *h)
-{
-    h->n = 0;
-    char *text = NULL;
-    size_t len = 0;
-    FILE *m = help ? open_memstream(&text, &len) : NULL;
-    if (!m)
-        return -1;
-    help(m);
-    fclose(m);
-    for (const char *p = text; p && *p; p++) {
-        if (*p != '-' || (p > text && !strchr(" ,[(\n", p[-1])))
-            continue;
-        size_t k = opt_len(p);
-        if (k >= 2 && p[1] != ' ' && p[k - 1] != '-')    /* not "--max-*" in prose */
-            help_add(h, p, k, in_option_column(text, p),
-                     p[k] == ' ' && p[k + 1] && p[k + 1] != ' ' && p[k + 1] != '-');
-        p += k ? k - 1 : 0;
-    }
-    free(text);
-    return 0;
-}
-
-void cli_unknown_option(const char *cmd, const char *opt, void (*help)(FILE *))
-{
-    static help_opts h;
-    const char *best = NULL;
-    if (help_options(help, &h) == 0) {
-        const char *names[HELP_MAX];
-        for (size_t i = 0; i < h.n; i++)
-            names[i] = h.name[i];
-        const char *eq = strchr(opt, '=');
-        char bare[64];
-        snprintf(bare, sizeof bare, "%.*s", eq ? (int)(eq - opt) : (int)strlen(opt), opt);
-        best = cli_suggest(bare, names, h.n, sizeof names[0]);
-    }
-    if (best)
-        cli_error(cmd, "unknown option '%s'; did you mean '%s'? (fakegc %s --help)", opt,
-                  best, cmd);
-    else
-        cli_error(cmd, "unknown option '%s' (fakegc %s --help)", opt, cmd);
-}
-
-/* getopt_long's rule: a long option may be abbreviated to any prefix that
- * names one option only. argv words are rewritten in place (to static
- * storage) before the command parses them, so every command takes the
- * same abbreviations. */
-int cli_expand_abbreviations(const char *cmd, int argc, char **argv, void (*help)(FILE *))
-{
-    static help_opts h;
-    static char full[64][HELP_NAME + 256];
-    size_t nfull = 0;
-    if (help_options(help, &h) < 0)
-        return 0;   /* no help text: nothing to expand against */
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--") == 0)
-            break;                      /* operands from here */
-        if (a[0] != '-' || a[1] != '-' || !a[2])
-            continue;
-        const char *eq = strchr(a, '=');
-        size_t k = eq ? (size_t)(eq - a) : strlen(a);
-        size_t hit = SIZE_MAX, nhit = 0, exact = SIZE_MAX;
-        char list[512] = "";
-        for (size_t j = 0; j < h.n; j++) {
-            if (!h.def[j] || h.name[j][1] != '-' || strncmp(h.name[j], a, k) != 0)
-                continue;
-            if (h.name[j][k] == '\0') {
-                exact = j;
-                break;
-            }
-            size_t l = strlen(list);
-            snprintf(list + l, sizeof list - l, "%s%s", nhit ? ", " : "", h.name[j]);
-            hit = j;
-            nhit++;
-        }
-        if (exact == SIZE_MAX && nhit > 1) {
-            cli_error(cmd, "ambiguous option '%.*s' could be %s (fakegc %s --help)", (int)k, a,
-                      list, cmd);
-            return -1;
-        }
-        size_t j = exact != SIZE_MAX ? exact : hit;
-        if (j == SIZE_MAX)
-            continue;                   /* unknown: the command suggests */
-        if (exact == SIZE_MAX && nfull < sizeof full / sizeof full[0]) {
-            snprintf(full[nfull], sizeof full[nfull], "%s%s", h.name[j], eq ? eq : "");
-            argv[i] = full[nfull++];
-        }
-        if (h.value[j] && !eq)
-            i++;                        /* its value, whatever it looks like */
-    }
-    return 0;
-}
-
-void cli_common_help(FILE *f, unsigned mask)
-{
-    if (mask & CLI_O_ALLOCATOR)
-        fprintf(f, "  --allocator NAME     libc (default), jemalloc, tracking, guard, arena;\n"
-                   "                       wrappers compose: tracking/jemalloc, fail:N/libc\n"
-                   "                       (fakegc list allocators)\n");
-    if (mask & CLI_O_INJECT)
-        fprintf(f, "  --inject BUG[,BUG]   re-introduce known bugs (fakegc list bugs)\n");
-    if (mask & CLI_O_COMPAT)
-        fprintf(f, "  --compat DESIGN      the memo design (wins over config compat):\n"
-                   "                       pytorch-1.13: PyTorch 1.13.1, two tensor memos,\n"
-                   "                       periodic sweep every 128 (unless config or --sweep\n"
-                   "                       say otherwise) and its _fix_weakref leak: a fake\n"
-                   "                       memo hit makes the fake and its mode immortal;\n"
-                   "                       pytorch-2.0: PyTorch 2.0-2.2, read from source (no\n"
-                   "                       2.x runs here: scripts/xref cannot check it): one\n"
-                   "                       tensor memo of weak fakes, one finalizer per entry,\n"
-                   "                       fakes of views are views, periodic sweep;\n"
-                   "                       without: fakegc's design (1.13's tables, eager,\n"
-                   "                       no _fix_weakref leak)\n");
-    if (mask & CLI_O_GC)
-        fprintf(f, "  --gc MODE            manual, auto or stress (overrides config gc)\n");
-    if (mask & CLI_O_SWEEP)
-        fprintf(f, "  --sweep POLICY       eager or periodic (overrides config sweep)\n");
-    if (mask & CLI_O_FORMAT)
-        fprintf(f, "  --format FMT         text (default), json, junit, tap\n"
-                   "  --examples K         examples kept per group of retained objects (default\n"
-                   "                       3; text shows 1, -v all K)\n");
-    if (mask & CLI_O_OUTPUT)
-        fprintf(f, "  --output FILE        write the report there (default stdout), whole or\n"
-                   "                       not at all (a temporary file renamed into place)\n");
-    if (mask & CLI_O_ALSO)
-        fprintf(f, "  --json FILE, --junit FILE, --tap FILE, --text FILE\n"
-                   "                       also write the report in that format to FILE, in\n"
-                   "                       the same run (e.g. --format json --junit ci.xml)\n");
-    if (mask & CLI_O_DOT)
-        fprintf(f, "  --dot FILE           Graphviz retention graph of what was retained: one\n"
-                   "                       graph, a titled cluster per failing scenario\n"
-                   "  --objects FILE       every object behind a failure or retained at\n"
-                   "                       teardown, one JSON line each (fakegc-objects/1),\n"
-                   "                       streamed: the report keeps groups and examples\n");
-    if (mask & CLI_O_TIMELINE)
-        fprintf(f, "  --timeline FILE.svg  live objects and bytes after each statement\n");
-    if (mask & CLI_O_HTML)
-        fprintf(f, "  --html FILE          one self-contained page to look at (summary, groups,\n"
-                   "                       dominator tree, growth, timeline; a diff's page)\n");
-    if (mask & CLI_O_JOBS)
-        fprintf(f, "  --jobs N, -j N       N worker processes (0: one per CPU); a crash in\n"
-                   "                       one is that scenario's error, the others go on\n"
-                   "  --timeout S          with --jobs: a scenario running longer than S seconds\n"
-                   "                       is that scenario's error (default 120, 0: none)\n");
-    if (mask & CLI_O_REPEAT)
-        fprintf(f, "  --repeat N           N rounds in one process; fail only on retention\n"
-                   "                       that grows with the number of rounds\n");
-    if (mask & CLI_O_VERIFY)
-        fprintf(f, "  --verify             check heap and memo invariants after every statement\n");
-    if (mask & CLI_O_LIMITS)
-        fprintf(f, "  --max-bytes N        real tensor data bytes (default 1G; K/M/G suffixes)\n"
-                   "  --max-statements N   statements executed per scenario (default 100000000)\n"
-                   "  --max-objects N      live objects (default 10000000)\n"
-                   "                       (--max-* 0: no limit)\n");
-    if (mask & CLI_O_OUTPUT_STYLE)
-        fprintf(f, "  -q, --quiet          quieter\n"
-                   "  -v, --verbose        more detail\n"
-                   "  --no-color           no ANSI colour (colour only on a terminal, never\n"
-                   "                       with NO_COLOR set or TERM=dumb)\n");
-}
-
 /* ---- scenario files ---- */
+
+void cli_where(const char *rel, const char *src_sub, char *buf, size_t n)
+{
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    struct stat st;
+    if (len > 0) {
+        exe[len] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            slash = strrchr(exe, '/');
+            if (slash && strcmp(slash, "/bin") == 0) {
+                *slash = '\0';
+                snprintf(buf, n, "%s/%s", exe, rel);
+                if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
+                    return;
+            }
+        }
+    }
+    snprintf(buf, n, "%s/%s", FAKEGC_SOURCE_DIR, src_sub);
+}
+
+void cli_default_scenarios(char *buf, size_t n)
+{
+    struct stat st;
+    if (stat("scenarios", &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(buf, n, "scenarios");
+        return;
+    }
+    char data[PATH_MAX];
+    cli_where(FAKEGC_REL_DATA, "", data, sizeof data);
+    snprintf(buf, n, "%s%sscenarios", data, data[0] && data[strlen(data) - 1] == '/' ? "" : "/");
+}
+
+size_t cli_files_match(cli_files *f, const char *pattern)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        const char *base = strrchr(f->v[i], '/');
+        base = base ? base + 1 : f->v[i];
+        if (strstr(f->v[i], pattern) || fnmatch(pattern, f->v[i], 0) == 0 ||
+            fnmatch(pattern, base, 0) == 0)
+            f->v[kept++] = f->v[i];
+        else
+            al_free(f->v[i], strlen(f->v[i]) + 1, AL_K_SCENARIO);
+    }
+    f->n = kept;
+    return kept;
+}
 
 static int files_push(cli_files *s, const char *str)
 {

@@ -16,39 +16,45 @@
 #include "stress/st.h"
 #include "worker/wk.h"
 
-#define OOM_MASK (CLI_O_ALLOCATOR | CLI_O_INJECT | CLI_O_COMPAT | CLI_O_GC | CLI_O_SWEEP | \
-                  CLI_O_FORMAT | CLI_O_OUTPUT | CLI_O_LIMITS | CLI_O_OUTPUT_STYLE)
+typedef struct oom_args {
+    cli_common c;
+    int transient_only, persistent_only, every;
+    uint64_t max_fail;
+    cli_shard shard;
+} oom_args;
 
-static void help(FILE *f)
-{
-    fprintf(f,
-            "usage: fakegc oom [OPTIONS] [PATH...]\n\n"
-            "For each scenario (files, or every *.scn under folders; default scenarios/,\n"
-            "errors/ folders skipped): fail the first allocation of each allocation\n"
-            "context (C site, kind, statement; a statement's executions past the 3rd\n"
-            "folded into one), once transiently (that allocation only) and once\n"
-            "persistently (it and every later one). Every run must pass or stop with a\n"
-            "clean OutOfMemory at a statement, retain nothing, and leave no byte and no\n"
-            "object behind; each scenario's loop runs in a child process, so a crash is\n"
-            "reported with its failure point. A bad access (caught by the guard\n"
-            "allocator, or a decref of a dead object) is a finding at its statement and\n"
-            "ends that scenario's loop.\n\noptions:\n"
-            "  --transient-only     only transient failures\n"
-            "  --persistent-only    only persistent failures\n"
-            "  --max-points N       at most N failure points per mode and scenario\n"
-            "                       (--max-fail N: the same)\n"
-            "  --every-point        fail the 1st, 2nd, 3rd ... allocation until a run has\n"
-            "                       no failure (the quadratic loop, for comparison)\n"
-            "  --shard K/N          only the files i (of the sorted list) with i mod N == K\n");
-    cli_common_help(f, OOM_MASK & ~(unsigned)CLI_O_FORMAT);
-    fprintf(f, "  --format FMT         text (default) or json (schema fakegc-oom/2)\n"
-               "  --help               this text\n\n"
-               "exit status: 0 every run ended cleanly; 1 a leak, an unclean end, a finding\n"
-               "or a crash;\n"
-               "2 usage or parse error; 3 internal error.\n");
-}
+static const cli_opt rows[] = {
+    CLI_FLAG("--transient-only", 0, oom_args, transient_only, "only transient failures"),
+    CLI_FLAG("--persistent-only", 0, oom_args, persistent_only, "only persistent failures"),
+    CLI_UINT("--max-points", 0, "N", oom_args, max_fail, 1, UINT64_MAX,
+             "at most N failure points per mode and scenario\n(--max-fail N: the same)"),
+    CLI_ALIAS("--max-fail", "--max-points"),
+    CLI_FLAG("--every-point", 0, oom_args, every,
+             "fail the 1st, 2nd, 3rd ... allocation until a run has\n"
+             "no failure (the quadratic loop, for comparison)"),
+    CLI_SHARD_ROW(oom_args, shard, "only the files i (of the sorted list) with i mod N == K"),
+    CLI_ENUM("--format", "FMT", "text|json", oom_args, c.format,
+             "text (default) or json (schema fakegc-oom/2)"),
+    CLI_END};
 
-void cli_oom_help(FILE *f) { help(f); }
+const cli_cmd cli_oom_cmd = {
+    "oom", "[OPTIONS] [PATH...]",
+    "For each scenario (files, or every *.scn under folders; default scenarios/,\n"
+    "errors/ folders skipped): fail the first allocation of each allocation\n"
+    "context (C site, kind, statement; a statement's executions past the 3rd\n"
+    "folded into one), once transiently (that allocation only) and once\n"
+    "persistently (it and every later one). Every run must pass or stop with a\n"
+    "clean OutOfMemory at a statement, retain nothing, and leave no byte and no\n"
+    "object behind; each scenario's loop runs in a child process, so a crash is\n"
+    "reported with its failure point. A bad access (caught by the guard\n"
+    "allocator, or a decref of a dead object) is a finding at its statement and\n"
+    "ends that scenario's loop.",
+    rows,
+    CLI_O_ALLOCATOR | CLI_O_INJECT | CLI_O_COMPAT | CLI_O_GC | CLI_O_SWEEP | CLI_O_FORMAT |
+        CLI_O_OUTPUT | CLI_O_LIMITS | CLI_O_OUTPUT_STYLE,
+    "exit status: 0 every run ended cleanly; 1 a leak, an unclean end, a finding\n"
+    "or a crash; 2 usage or parse error; 3 internal error.",
+    NULL, "fail each allocation in turn; every run must end cleanly"};
 
 /* ---- the JSON report (schema fakegc-oom/2) ---- */
 
@@ -131,238 +137,216 @@ static void json_scenario(FILE *f, size_t i, const char *file, int rc, const st_
     fputs("]}", f);
 }
 
-int cli_oom(int argc, char **argv)
+typedef struct oom_totals {
+    uint64_t points, findings, crashes, contexts, skipped;
+} oom_totals;
+
+static void count(oom_totals *t, int rc, const st_oom_result *r)
 {
-    cli_common c;
-    cli_common_init(&c);
-    int modes = 3, every = 0;
-    uint64_t max_fail = 0;
-    char **paths = argv + 1;
-    int npaths = 0, only_paths = 0;
-    cli_shard shard = CLI_SHARD_NONE;
-    char repro[1024];   /* before the operands are gathered over argv */
-    cli_repro_command(repro, sizeof repro, "oom", argc, argv, NULL, 1, NULL);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        int sr = !only_paths && a[0] == '-' ? cli_shard_option("oom", argc, argv, &i, &shard) : 0;
-        if (sr < 0)
-            return CLI_EXIT_USAGE;
-        if (sr > 0)
-            continue;
-        if (only_paths || a[0] != '-' || !a[1]) {
-            paths[npaths++] = argv[i];
-            continue;
-        }
-        if (strcmp(a, "--") == 0) {
-            only_paths = 1;
-            continue;
-        }
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            help(stdout);
-            return CLI_EXIT_OK;
-        }
-        int r = cli_common_option(&c, OOM_MASK, "oom", argc, argv, &i);
-        if (r < 0)
-            return CLI_EXIT_USAGE;
-        if (r > 0)
-            continue;
-        if (strcmp(a, "--transient-only") == 0) {
-            modes = 1;
-        } else if (strcmp(a, "--persistent-only") == 0) {
-            modes = 2;
-        } else if (strcmp(a, "--every-point") == 0) {
-            every = 1;
-        } else if ((r = cli_opt_value("oom", "--max-points", argc, argv, &i, &v)) != 0 ||
-                   (r = cli_opt_value("oom", "--max-fail", argc, argv, &i, &v)) != 0) {
-            if (r < 0 || cli_parse_u64(v, 0, &max_fail) < 0 || max_fail == 0) {
-                cli_error("oom", "%s: expected a number >= 1, got '%s'", a, v ? v : "");
-                return CLI_EXIT_USAGE;
-            }
-        } else {
-            cli_unknown_option("oom", a, help);
-            return CLI_EXIT_USAGE;
-        }
+    if (rc < 0 || r->finding) {
+        t->findings++;
+    } else if (r->crashed) {
+        t->crashes++;
+    } else {
+        t->points += r->points[0] + r->points[1];
+        t->findings += r->nfindings;
+        t->contexts += r->contexts;
+        t->skipped += r->skipped;
     }
-    static char def[] = "scenarios";
-    char *defs[] = {def};
-    if (npaths == 0) {
-        paths = defs;
-        npaths = 1;
+}
+
+/* One scenario's lines of the text report. */
+static void text_scenario(const oom_args *a, FILE *out, const char *file, int rc,
+                          const st_oom_result *r, int modes)
+{
+    if (rc < 0) {
+        fprintf(out, "ERROR %s: the run without failures ended in an internal error\n", file);
+        return;
     }
-    if (c.format != RP_TEXT && c.format != RP_JSON) {
-        cli_error("oom", "--format: text or json");
-        return CLI_EXIT_USAGE;
-    }
-    if (cli_env_setup(&c, "oom") < 0)
-        return CLI_EXIT_USAGE;
-    int exit_code = CLI_EXIT_OK;
-    cli_files fl = {0};
-    sc_program **progs = NULL;
-    size_t nprogs = 0;
-    int crc = cli_collect_scenarios("oom", paths, npaths, &fl);
-    if (crc < 0) {
-        exit_code = crc == -1 ? CLI_EXIT_USAGE : CLI_EXIT_INTERNAL;
-        cli_output_abort(&c);   /* nothing to report: leave any old file */
-    }
-    if (exit_code == CLI_EXIT_OK && cli_outputs_not_inputs(&c, "oom", fl.v, fl.n) < 0)
-        exit_code = CLI_EXIT_USAGE;
-    cli_shard_files(&shard, &fl);
-    if (exit_code == CLI_EXIT_OK) {
-        progs = al_malloc((fl.n ? fl.n : 1) * sizeof *progs, AL_K_SCENARIO, "oom programs");
-        if (!progs)
-            exit_code = CLI_EXIT_INTERNAL;
-    }
-    int bad = 0, json = c.format == RP_JSON;
-    if (json && exit_code == CLI_EXIT_OK)
-        json_head(&c, &shard, c.out);
-    for (size_t i = 0; exit_code == CLI_EXIT_OK && i < fl.n; i++) {
-        int nerr = 0;
-        sc_program *p = sc_parse_file(fl.v[i], stderr, cli_color_wanted(c.no_color, stderr),
-                                      &nerr);
-        if (p) {
-            progs[nprogs++] = p;
-        } else {
-            if (json) {   /* the report says which files stopped the run */
-                fprintf(c.out, "%s\n    {\"file\": ", bad ? "," : "");
-                rp_json_string(c.out, fl.v[i]);
-                fputs(", \"status\": \"error\", \"error\": \"does not parse\"}", c.out);
-            }
-            bad++;
-        }
-    }
-    if (bad) {
-        char stopped[96];
-        snprintf(stopped, sizeof stopped, "%d file%s did not parse; nothing was run", bad,
-                 bad == 1 ? "" : "s");
-        fprintf(stderr, "fakegc oom: %s\n", stopped);
-        if (json)
-            fprintf(c.out, "\n  ],\n  \"status\": \"error\", \"stopped\": \"%s\",\n  "
-                    "\"summary\": {\"scenarios\": 0, \"failure_points\": 0, \"findings\": 0, "
-                    "\"crashes\": 0}\n}\n", stopped);
+    if (r->finding) {   /* a bad access: a finding about the scenario, with its site */
+        char kind[64];
+        wk_finding_kind(r->finding_what, kind, sizeof kind);
+        fprintf(out, "FINDING %s:%u: %s ", file, r->finding_line, kind);
+        if (r->crash_point)
+            fprintf(out, "with allocation #%" PRIu64 " failing (%s)", r->crash_point,
+                    r->crash_persistent ? "persistent" : "transient");
         else
-            fprintf(c.out, "oom: stopped: %s\n", stopped);
-        cli_outputs_commit(&c, "oom");   /* the report says why nothing ran */
-        exit_code = CLI_EXIT_USAGE;
+            fputs("in the run without failures", out);
+        fprintf(out, "; the loop stopped there\n  %s\n", r->finding_what);
+        return;
     }
-    uint64_t total_points = 0, total_findings = 0, crashes = 0;
+    if (r->crashed) {
+        fprintf(out, "CRASH %s: %s with allocation #%" PRIu64 " failing (%s)\n", file, r->crash,
+                r->crash_point, r->crash_persistent ? "persistent" : "transient");
+        return;
+    }
+    if (!a->c.quiet || r->nfindings) {
+        fprintf(out, "%-4s %s: %" PRIu64 " allocations; ", r->nfindings ? "LEAK" : "ok", file,
+                r->allocations);
+        if (!a->every)
+            fprintf(out, "%" PRIu64 " contexts covered, %" PRIu64
+                    " attempts skipped as duplicates; ", r->contexts, r->skipped);
+        if (modes & 1)
+            fprintf(out, "transient %" PRIu64 "%s", r->points[0], r->capped[0] ? " (capped)" : "");
+        if (modes & 2)
+            fprintf(out, "%spersistent %" PRIu64 "%s", modes & 1 ? ", " : "", r->points[1],
+                    r->capped[1] ? " (capped)" : "");
+        fprintf(out, " failure points; %u finding%s%s\n", r->nfindings,
+                r->nfindings == 1 ? "" : "s",
+                r->baseline_status != RP_PASS
+                    ? " (fails without injected failures: judged on leaks only)" : "");
+    }
+    for (uint32_t k = 0; k < r->nfindings && k < ST_OOM_MAX_FINDINGS; k++)
+        fprintf(out, "  %s #%" PRIu64 ": %s\n", r->f[k].persistent ? "persistent" : "transient",
+                r->f[k].point, r->f[k].what);
+    if (r->nfindings > ST_OOM_MAX_FINDINGS)
+        fprintf(out, "  ... %u more\n", r->nfindings - ST_OOM_MAX_FINDINGS);
+}
+
+static void summary(const oom_args *a, FILE *out, size_t nprogs, const oom_totals *t)
+{
+    if (a->c.format == RP_JSON) {
+        fprintf(out, "\n  ],\n  \"status\": \"%s\", \"stopped\": null,\n  \"summary\": "
+                "{\"scenarios\": %zu, \"failure_points\": %" PRIu64 ", \"contexts\": %" PRIu64
+                ", \"duplicates_skipped\": %" PRIu64 ", \"findings\": %" PRIu64
+                ", \"crashes\": %" PRIu64 "}\n}\n", t->findings || t->crashes ? "fail" : "pass",
+                nprogs, t->points, t->contexts, t->skipped, t->findings, t->crashes);
+        return;
+    }
+    if (a->shard.n)
+        fprintf(out, "oom: shard %u/%u of %zu files on %s\n", a->shard.k, a->shard.n,
+                a->shard.total, cli_hostname());
+    fprintf(out, "oom: %zu scenario%s, %" PRIu64 " failure points tried", nprogs,
+            nprogs == 1 ? "" : "s", t->points);
+    if (!a->every)
+        fprintf(out, ", %" PRIu64 " contexts covered, %" PRIu64 " duplicates skipped",
+                t->contexts, t->skipped);
+    fprintf(out, ", %" PRIu64 " finding%s, %" PRIu64 " crash%s\n", t->findings,
+            t->findings == 1 ? "" : "s", t->crashes, t->crashes == 1 ? "" : "es");
+}
+
+/* Parse every file into progs; a file that does not parse stops the run
+ * with a complete report saying so. 0, or the exit code (printed). */
+static int parse_all(oom_args *a, const cli_files *fl, sc_program **progs, size_t *nprogs)
+{
+    int bad = 0, json = a->c.format == RP_JSON;
+    FILE *out = a->c.out;
+    for (size_t i = 0; i < fl->n; i++) {
+        int nerr = 0;
+        sc_program *p = sc_parse_file(fl->v[i], stderr, cli_color_wanted(&a->c, stderr), &nerr);
+        if (p) {
+            progs[(*nprogs)++] = p;
+            continue;
+        }
+        if (json) {   /* the report says which files stopped the run */
+            fprintf(out, "%s\n    {\"file\": ", bad ? "," : "");
+            rp_json_string(out, fl->v[i]);
+            fputs(", \"status\": \"error\", \"error\": \"does not parse\"}", out);
+        }
+        bad++;
+    }
+    if (!bad)
+        return 0;
+    char stopped[96];
+    snprintf(stopped, sizeof stopped, "%d file%s did not parse; nothing was run", bad,
+             bad == 1 ? "" : "s");
+    fprintf(stderr, "fakegc oom: %s\n", stopped);
+    if (json)
+        fprintf(out, "\n  ],\n  \"status\": \"error\", \"stopped\": \"%s\",\n  \"summary\": "
+                "{\"scenarios\": 0, \"failure_points\": 0, \"findings\": 0, \"crashes\": 0}\n}\n",
+                stopped);
+    else
+        fprintf(out, "oom: stopped: %s\n", stopped);
+    cli_outputs_commit(&a->c, "oom");   /* the report says why nothing ran */
+    return CLI_EXIT_USAGE;
+}
+
+static void loop_options(const oom_args *a, st_oom_opts *o, int modes)
+{
+    memset(o, 0, sizeof *o);
+    sc_options_default(&o->sc);
+    o->sc.gc = a->c.gc;
+    o->sc.sweep = a->c.sweep;
+    o->sc.design = a->c.design;
+    o->sc.max_bytes = a->c.max_bytes;
+    o->sc.max_statements = a->c.max_statements;
+    o->sc.max_objects = a->c.max_objects;
+    o->modes = modes;
+    o->max_fail = a->max_fail;
+    o->every = a->every;
+    o->progress = !a->c.quiet && isatty(2);
+}
+
+/* The loop over every program, its report and the exit code. */
+static int loop_all(oom_args *a, sc_program **progs, size_t nprogs, const char *repro)
+{
+    int modes = a->transient_only ? 1 : a->persistent_only ? 2 : 3;
+    int json = a->c.format == RP_JSON;
     st_oom_opts o;
-    memset(&o, 0, sizeof o);
-    sc_options_default(&o.sc);
-    o.sc.gc = c.gc;
-    o.sc.sweep = c.sweep;
-    o.sc.design = c.design;
-    o.sc.max_bytes = c.max_bytes;
-    o.sc.max_statements = c.max_statements;
-    o.sc.max_objects = c.max_objects;
-    o.modes = modes;
-    o.max_fail = max_fail;
-    o.every = every;
-    o.progress = !c.quiet && isatty(2);
-    uint64_t total_contexts = 0, total_skipped = 0;
-    FILE *out = json ? NULL : c.out;
-    for (size_t i = 0; exit_code == CLI_EXIT_OK && i < nprogs; i++) {
+    loop_options(a, &o, modes);
+    oom_totals t = {0};
+    for (size_t i = 0; i < nprogs; i++) {
         const char *file = sc_program_file(progs[i]);
         o.name = file;
         st_oom_result r;
         int rc = st_oom_forked(progs[i], &o, &r);
-        if (json) {
-            json_scenario(c.out, i, file, rc, &r, modes);
-            if (rc < 0 || r.crashed || r.finding)
-                r.crashed ? crashes++ : total_findings++;
-            else {
-                total_points += r.points[0] + r.points[1];
-                total_findings += r.nfindings;
-                total_contexts += r.contexts;
-                total_skipped += r.skipped;
-            }
-            continue;
-        }
-        if (rc < 0) {
-            fprintf(out, "ERROR %s: the run without failures ended in an internal error\n",
-                    file);
-            total_findings++;
-            continue;
-        }
-        if (r.finding) {   /* a bad access: a finding about the scenario, with its site */
-            char kind[64];
-            wk_finding_kind(r.finding_what, kind, sizeof kind);
-            total_findings++;
-            fprintf(out, "FINDING %s:%u: %s ", file, r.finding_line, kind);
-            if (r.crash_point)
-                fprintf(out, "with allocation #%" PRIu64 " failing (%s)", r.crash_point,
-                        r.crash_persistent ? "persistent" : "transient");
-            else
-                fputs("in the run without failures", out);
-            fprintf(out, "; the loop stopped there\n  %s\n", r.finding_what);
-            continue;
-        }
-        if (r.crashed) {
-            crashes++;
-            fprintf(out, "CRASH %s: %s with allocation #%" PRIu64 " failing (%s)\n", file,
-                    r.crash, r.crash_point, r.crash_persistent ? "persistent" : "transient");
-            continue;
-        }
-        total_points += r.points[0] + r.points[1];
-        total_findings += r.nfindings;
-        total_contexts += r.contexts;
-        total_skipped += r.skipped;
-        const char *verdict = r.nfindings ? "LEAK" : "ok";
-        if (!c.quiet || r.nfindings) {
-            fprintf(out, "%-4s %s: %" PRIu64 " allocations; ", verdict, file, r.allocations);
-            if (!every)
-                fprintf(out, "%" PRIu64 " contexts covered, %" PRIu64
-                        " attempts skipped as duplicates; ", r.contexts, r.skipped);
-            if (modes & 1)
-                fprintf(out, "transient %" PRIu64 "%s", r.points[0],
-                        r.capped[0] ? " (capped)" : "");
-            if (modes & 2)
-                fprintf(out, "%spersistent %" PRIu64 "%s", modes & 1 ? ", " : "", r.points[1],
-                        r.capped[1] ? " (capped)" : "");
-            fprintf(out, " failure points; %u finding%s%s\n", r.nfindings,
-                    r.nfindings == 1 ? "" : "s",
-                    r.baseline_status != RP_PASS
-                        ? " (fails without injected failures: judged on leaks only)"
-                        : "");
-        }
-        if (shard.n && r.nfindings)
-            fprintf(stderr, "fakegc oom: shard %u/%u: %s; in one process: %s %s\n", shard.k,
-                    shard.n, file, repro, file);
-        for (uint32_t k = 0; k < r.nfindings && k < ST_OOM_MAX_FINDINGS; k++)
-            fprintf(out, "  %s #%" PRIu64 ": %s\n", r.f[k].persistent ? "persistent" : "transient",
-                    r.f[k].point, r.f[k].what);
-        if (r.nfindings > ST_OOM_MAX_FINDINGS)
-            fprintf(out, "  ... %u more\n", r.nfindings - ST_OOM_MAX_FINDINGS);
+        count(&t, rc, &r);
+        if (json)
+            json_scenario(a->c.out, i, file, rc, &r, modes);
+        else
+            text_scenario(a, a->c.out, file, rc, &r, modes);
+        if (!json && a->shard.n && rc >= 0 && !r.crashed && !r.finding && r.nfindings)
+            fprintf(stderr, "fakegc oom: shard %u/%u: %s; in one process: %s %s\n", a->shard.k,
+                    a->shard.n, file, repro, file);
     }
-    if (!json && exit_code == CLI_EXIT_OK && shard.n)
-        fprintf(out, "oom: shard %u/%u of %zu files on %s\n", shard.k, shard.n, shard.total,
-                cli_hostname());
-    if (json && exit_code == CLI_EXIT_OK) {
-        fprintf(c.out, "\n  ],\n  \"status\": \"%s\", \"stopped\": null,\n  \"summary\": {\"scenarios\": %zu, "
-                "\"failure_points\": %" PRIu64 ", \"contexts\": %" PRIu64 ", \"duplicates_skipped\": %"
-                PRIu64 ", \"findings\": %" PRIu64 ", \"crashes\": %" PRIu64 "}\n}\n",
-                total_findings || crashes ? "fail" : "pass", nprogs, total_points,
-                total_contexts, total_skipped, total_findings, crashes);
-        if (total_findings || crashes)
-            exit_code = CLI_EXIT_FAIL;
-        if (cli_outputs_commit(&c, "oom") < 0)
-            exit_code = CLI_EXIT_USAGE;
-    } else if (exit_code == CLI_EXIT_OK) {
-        fprintf(out, "oom: %zu scenario%s, %" PRIu64 " failure points tried", nprogs,
-                nprogs == 1 ? "" : "s", total_points);
-        if (!every)
-            fprintf(out, ", %" PRIu64 " contexts covered, %" PRIu64 " duplicates skipped",
-                    total_contexts, total_skipped);
-        fprintf(out, ", %" PRIu64 " finding%s, %" PRIu64 " crash%s\n", total_findings,
-                total_findings == 1 ? "" : "s", crashes, crashes == 1 ? "" : "es");
-        if (total_findings || crashes)
-            exit_code = CLI_EXIT_FAIL;
-        if (cli_outputs_commit(&c, "oom") < 0)
-            exit_code = CLI_EXIT_USAGE;
+    summary(a, a->c.out, nprogs, &t);
+    if (cli_outputs_commit(&a->c, "oom") < 0)
+        return CLI_EXIT_USAGE;
+    return t.findings || t.crashes ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+}
+
+int cli_oom(int argc, char **argv)
+{
+    oom_args a = {.shard = CLI_SHARD_NONE};
+    cli_common_init(&a.c);
+    char **paths;
+    int npaths;
+    int r = cli_parse(&cli_oom_cmd, &a, argc, argv, &paths, &npaths);
+    if (r != CLI_PARSE_OK)
+        return cli_parse_exit(r);
+    char repro[1024];
+    cli_repro_command(repro, sizeof repro, &cli_oom_cmd, argc, argv, NULL, 1, NULL);
+    char def[4096];
+    char *defs[] = {def};
+    if (npaths == 0) {
+        cli_default_scenarios(def, sizeof def);
+        paths = defs;
+        npaths = 1;
     }
+    if (cli_env_setup(&a.c, "oom") < 0)
+        return CLI_EXIT_USAGE;
+    cli_files fl = {0};
+    sc_program **progs = NULL;
+    size_t nprogs = 0;
+    int exit_code = CLI_EXIT_OK, crc = cli_collect_scenarios("oom", paths, npaths, &fl);
+    if (crc < 0)
+        exit_code = crc == -1 ? CLI_EXIT_USAGE : CLI_EXIT_INTERNAL;
+    else if (cli_outputs_not_inputs(&a.c, "oom", fl.v, fl.n) < 0)
+        exit_code = CLI_EXIT_USAGE;
+    cli_shard_files(&a.shard, &fl);
+    if (exit_code == CLI_EXIT_OK &&
+        !(progs = al_malloc((fl.n ? fl.n : 1) * sizeof *progs, AL_K_SCENARIO, "oom programs")))
+        exit_code = CLI_EXIT_INTERNAL;
+    if (exit_code == CLI_EXIT_OK && a.c.format == RP_JSON)
+        json_head(&a.c, &a.shard, a.c.out);
+    if (exit_code == CLI_EXIT_OK)
+        exit_code = parse_all(&a, &fl, progs, &nprogs);
+    if (exit_code == CLI_EXIT_OK)
+        exit_code = loop_all(&a, progs, nprogs, repro);
     for (size_t i = 0; i < nprogs; i++)
         sc_program_free(progs[i]);
-    al_free(progs, (fl.n ? fl.n : 1) * sizeof *progs, AL_K_SCENARIO);
+    al_free(progs, progs ? (fl.n ? fl.n : 1) * sizeof *progs : 0, AL_K_SCENARIO);
     cli_files_free(&fl);
-    cli_env_teardown(&c);
+    cli_env_teardown(&a.c);
     return exit_code;
 }

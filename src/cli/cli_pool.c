@@ -530,7 +530,8 @@ static void append_file(FILE *to, const char *path)
  * needed); a worker that cannot be started makes the scenario an error. */
 static void dispatch(pool *p, size_t *next)
 {
-    for (size_t k = 0; k < p->nw && *next < p->n && !cli_interrupted(); k++) {
+    for (size_t k = 0; k < p->nw && *next < p->n && !cli_interrupted() && !cli_stopping();
+         k++) {
         worker *w = &p->ws[k];
         if (w->pid && w->busy)
             continue;
@@ -652,9 +653,9 @@ int cli_pool_run(const cli_common *c, sc_program *const *progs, size_t n, rp_sce
     const char *tmp = getenv("TMPDIR");
     snprintf(p.dir, sizeof p.dir, "%s/fakegc-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(p.dir)) {
-        cli_error("run", "--jobs: cannot create a temporary folder %s: %s", p.dir,
-                  strerror(errno));
-        return -1;
+        cli_error("run", "--jobs: cannot create a temporary folder %s: %s (set TMPDIR to a "
+                  "writable folder)", p.dir, strerror(errno));
+        return -2;   /* the environment, not a bug of ours */
     }
     p.ws = al_calloc(p.nw, sizeof *p.ws, AL_K_SCENARIO, "cli workers");
     p.pf = al_calloc(p.nw, sizeof *p.pf, AL_K_SCENARIO, "cli worker polls");

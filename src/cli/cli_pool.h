@@ -23,9 +23,11 @@
  * to a file of the folder); a scenario whose worker died gets a series
  * without points, with its status and failed lines marked.
  *
- * The parent stops handing out scenarios when cli_interrupted() is set and
- * waits for those in hand. Returns 0, or -1 (message printed) when the pool
- * cannot start at all.
+ * The parent stops handing out scenarios when cli_interrupted() or
+ * cli_stopping() is set and waits for those in hand. Returns 0, -2
+ * (printed) when its temporary folder cannot be made (TMPDIR: an
+ * environment error, exit 2), or -1 (printed) when it cannot start at all
+ * otherwise.
  */
 #ifndef FAKEGC_CLI_POOL_H
 #define FAKEGC_CLI_POOL_H

@@ -23,42 +23,42 @@
 #include "report/rp_timeline.h"
 #include "scenario/sc.h"
 
-#define RUN_MASK (CLI_O_ALLOCATOR | CLI_O_INJECT | CLI_O_COMPAT | CLI_O_GC | CLI_O_SWEEP | \
-                  CLI_O_FORMAT | CLI_O_OUTPUT | CLI_O_DOT | CLI_O_TIMELINE | CLI_O_JOBS |  \
-                  CLI_O_REPEAT |                                                        \
-                  CLI_O_VERIFY | CLI_O_LIMITS | CLI_O_OUTPUT_STYLE | CLI_O_ALSO | CLI_O_HTML)
+typedef struct run_args {
+    cli_common c;
+    cli_order order;
+    cli_shard shard;
+} run_args;
 
-static void help(FILE *f)
-{
-    fprintf(f,
-            "usage: fakegc run [OPTIONS] [PATH...]\n\n"
-            "Run scenario files, or every *.scn under the given folders (default\n"
-            "scenarios/), in sorted order. Every file is parsed before anything runs:\n"
-            "a file that does not parse is reported as FILE:LINE:COL: error: ... and\n"
-            "the run exits 2, with a complete report saying so (status error; JUnit:\n"
-            "an <error> per file; TAP: Bail out!).\n"
-            "Each scenario's PASS/FAIL line is printed as it finishes; Ctrl-C prints\n"
-            "the summary of what finished and exits 130.\n"
-            "When walking folders, a sub-folder named errors/ (scenarios/errors/) is\n"
-            "skipped: its scripts are meant to be rejected by the parser. Name such a\n"
-            "file (or the folder itself) to run it.\n\noptions:\n");
-    cli_common_help(f, RUN_MASK);
-    fprintf(f, "  --order KNOB[,KNOB]  the orderings `fakegc stress --order` explores:\n"
-               "                       reverse (weak callbacks newest first), defer\n"
-               "                       (callbacks at the next statement), reuse (addresses\n"
-               "                       reused at once: guard:q=0), weakrefs-late,\n"
-               "                       weakrefs-first, all, none\n");
-    fprintf(f, "  --shard K/N          only the files i (of the sorted list) with i mod N\n"
-               "                       == K; the report says which shard it is, and\n"
-               "                       `fakegc merge` joins the N reports\n");
-    fprintf(f, "  --help, --version    this text; the version\n"
-               "  --                   the rest are paths, even if they start with '-'\n\n"
-               "exit status: 0 everything held; 1 an expectation failed, something was\n"
-               "retained, or the guard allocator caught a bad access (a finding); 2 usage\n"
-               "or parse error (nothing ran); 3 internal error; 130 interrupted.\n");
-}
+static const cli_opt rows[] = {
+    CLI_FN("--order", 0, "KNOB[,KNOB]", CLI_ORDER_WORDS, run_args, order, cli_parse_order,
+           "the orderings `fakegc stress --order` explores:\n" CLI_ORDER_HELP),
+    CLI_SHARD_ROW(run_args, shard,
+                  "only the files i (of the sorted list) with i mod N\n"
+                  "== K; the report says which shard it is, and\n"
+                  "`fakegc merge` joins the N reports"),
+    CLI_END};
 
-void cli_run_help(FILE *f) { help(f); }
+const cli_cmd cli_run_cmd = {
+    "run", "[OPTIONS] [PATH...]",
+    "Run scenario files, or every *.scn under the given folders (default\n"
+    "scenarios/, or the installed ones: fakegc --data-dir), in sorted order.\n"
+    "Every file is parsed before anything runs: a file that does not parse is\n"
+    "reported as FILE:LINE:COL: error: ... and the run exits 2, with a complete\n"
+    "report saying so (status error; JUnit: an <error> per file; TAP: Bail out!).\n"
+    "Each scenario's PASS/FAIL line is printed as it finishes; Ctrl-C prints\n"
+    "the summary of what finished and exits 130.\n"
+    "When walking folders, a sub-folder named errors/ (scenarios/errors/) is\n"
+    "skipped: its scripts are meant to be rejected by the parser. Name such a\n"
+    "file (or the folder itself) to run it.",
+    rows,
+    CLI_O_ALLOCATOR | CLI_O_INJECT | CLI_O_COMPAT | CLI_O_GC | CLI_O_SWEEP | CLI_O_FORMAT |
+        CLI_O_OUTPUT | CLI_O_DOT | CLI_O_TIMELINE | CLI_O_JOBS | CLI_O_REPEAT | CLI_O_VERIFY |
+        CLI_O_LIMITS | CLI_O_OUTPUT_STYLE | CLI_O_ALSO | CLI_O_HTML | CLI_O_SELECT | CLI_O_STOP,
+    "exit status: 0 everything held; 1 an expectation failed, something was\n"
+    "retained, or the guard allocator caught a bad access (a finding); 2 usage\n"
+    "or parse error (nothing ran), or a write error; 3 internal error; 130\n"
+    "interrupted.",
+    NULL, "run scenario files (or every *.scn under folders)"};
 
 /* ---- running ---- */
 
@@ -98,12 +98,14 @@ static void stream_init(streamer *st, const cli_common *c, size_t total)
     st->total = total;
     int text_stdout = c->format == RP_TEXT && c->out == stdout;
     st->f = text_stdout ? stdout : isatty(2) ? stderr : NULL;
-    st->ro.color = text_stdout ? c->color : cli_color_wanted(c->no_color, stderr);
+    st->ro.color = text_stdout ? c->color : cli_color_wanted(c, stderr);
     st->ro.quiet = c->quiet;
 }
 
 static void stream_done(streamer *st, const rp_scenario *s)
 {
+    if (s->status == RP_FAIL || s->status == RP_ERROR)
+        cli_note_failure();   /* --max-failures */
     st->done++;
     st->passed += s->status == RP_PASS;
     st->skipped += s->status == RP_SKIP;
@@ -251,7 +253,7 @@ static void run_init(rp_run *run, const cli_common *c, const inject_list *inj,
 static int parse_all(cli_common *c, const cli_files *files, sc_program **progs, size_t *nprogs,
                      const inject_list *inj)
 {
-    int bad = 0, dcolor = cli_color_wanted(c->no_color, stderr);
+    int bad = 0, dcolor = cli_color_wanted(c, stderr);
     char **diag = al_malloc((files->n ? files->n : 1) * sizeof *diag, AL_K_SCENARIO, "diags");
     if (!diag)
         return -1;
@@ -315,246 +317,206 @@ static int parse_all(cli_common *c, const cli_files *files, sc_program **progs, 
     return bad;
 }
 
-int cli_run(int argc, char **argv)
+/* The scenarios in this process, in order, until the end, an interruption
+ * or --max-failures: the number with a complete record. */
+static size_t run_here(run_args *a, sc_program **progs, size_t n, rp_scenario *res,
+                       rp_timeline *tl, streamer *st)
 {
-    cli_common c;
-    cli_common_init(&c);
-    /* operands are gathered in place at the front of argv (argv[1..]) */
-    char **paths = argv + 1;
-    int npaths = 0, only_paths = 0;
-    static char default_path[] = "scenarios";
-    char *default_paths[] = {default_path};
-    cli_shard shard = CLI_SHARD_NONE;
-    int reverse = 0, defer = 0, reuse = 0, late = 0;
-    char repro[1024];   /* before the operands are gathered over argv */
-    cli_repro_command(repro, sizeof repro, "run", argc, argv, NULL, 1, NULL);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!only_paths && a[0] == '-' && a[1]) {
-            int sr = cli_shard_option("run", argc, argv, &i, &shard);
-            if (sr < 0)
-                return CLI_EXIT_USAGE;
-            if (sr > 0)
-                continue;
-            if (strcmp(a, "--") == 0) {
-                only_paths = 1;
-                continue;
-            }
-            const char *v = NULL;
-            int orr = cli_opt_value("run", "--order", argc, argv, &i, &v);
-            if (orr < 0 || (orr > 0 &&
-                            cli_parse_order("run", v, &reverse, &defer, &reuse, &late) < 0))
-                return CLI_EXIT_USAGE;
-            if (orr > 0)
-                continue;
-            if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-                help(stdout);
-                return CLI_EXIT_OK;
-            }
-            if (strcmp(a, "--version") == 0) {
-                printf("fakegc %s\n", FAKEGC_VERSION);
-                return CLI_EXIT_OK;
-            }
-            int r = cli_common_option(&c, RUN_MASK, "run", argc, argv, &i);
-            if (r < 0) {
-                return CLI_EXIT_USAGE;
-            }
-            if (r == 0) {
-                cli_unknown_option("run", a, help);
-                return CLI_EXIT_USAGE;
-            }
-            continue;
+    sc_options o;
+    cli_run_options(&a->c, &o, a->c.dot_f);
+    o.dom_tree = a->c.html != NULL;
+    if (tl)
+        o.on_statement = cli_timeline_hook;
+    size_t i = 0;
+    for (; i < n && !cli_interrupted() && !cli_stopping(); i++) {
+        cli_progress(&a->c, i, n, sc_program_file(progs[i]));
+        if (tl && rp_timeline_begin(&tl[i], sc_program_file(progs[i])) == 0) {
+            timeline_source(&tl[i], sc_program_file(progs[i]));
+            o.on_statement_arg = &tl[i];
+        } else {
+            o.on_statement_arg = NULL;
         }
-        paths[npaths++] = argv[i];
+        o.dot_cluster = (uint32_t)i;
+        sc_run(progs[i], &o, &res[i]);
+        if (cli_interrupted()) {   /* stopped in hand: not a finished record */
+            rp_scenario_clear(&res[i]);
+            break;
+        }
+        if (tl && o.on_statement_arg)
+            cli_timeline_end(&tl[i], &res[i], sc_program_file(progs[i]));
+        stream_done(st, &res[i]);
     }
-    if (npaths == 0) {
-        paths = default_paths;
-        npaths = 1;
-    }
+    cli_progress(&a->c, n, n, "");
+    return i;
+}
 
-    char spec[160];
-    if (reuse && !strstr(c.allocator, "guard")) {   /* as stress --order reuse */
-        snprintf(spec, sizeof spec, "guard:q=0/%s", c.allocator);
-        c.allocator = spec;
+/* The report of the ran scenarios (of nprogs) and the exit code. */
+static int report(run_args *a, rp_scenario *res, size_t ran, size_t nprogs,
+                  const inject_list *inj, const char *repro, const rp_timeline *tl)
+{
+    cli_common *c = &a->c;
+    rp_run run;
+    run_init(&run, c, inj, res, ran);
+    run.interrupted = cli_interrupt_name();
+    if (!run.interrupted && ran < nprogs)
+        run.interrupted = "max-failures";
+    run.planned = nprogs;
+    run.shard_k = a->shard.k;
+    run.shard_n = a->shard.n;
+    run.shard_total = a->shard.total;
+    run.host = a->shard.n ? cli_hostname() : NULL;
+    int rc = 0;
+    if (streamed_to_stdout(c)) {   /* the PASS/FAIL lines are out already */
+        rp_options ro = {c->color, c->verbose, c->quiet};
+        errno = 0;
+        if (rp_write_text_tail(&run, stdout, &ro) != 0 || fflush(stdout) != 0) {
+            cli_error("run", "cannot write the report to standard output: %s",
+                      strerror(errno ? errno : EIO));
+            rc = -1;
+        }
+        rc |= cli_write_reports(c, "run", &run, 0);
+    } else {
+        rc = cli_write_reports(c, "run", &run, 1);
     }
-    if (cli_env_setup(&c, "run") < 0) {
-        return CLI_EXIT_USAGE;
+    if (rc == 0 && c->html_f && rp_write_html(c->html_f, &run, tl, tl ? ran : 0) != 0) {
+        cli_error("run", "--html: cannot write %s: %s", c->html,
+                  er_kind_get() == ER_OOM ? "out of memory" : strerror(errno ? errno : EIO));
+        rc = -1;
     }
-    obj_config saved_order = obj_get_config(), order = saved_order;
-    order.callbacks_reverse = reverse;
-    order.defer_callbacks = defer;
-    order.weak_clear_late = late;
-    obj_configure(&order);   /* workers fork after this and inherit it */
-    obj_set_memcheck_findings(1);
-    int exit_code = CLI_EXIT_OK;
-    cli_files files = {0};
-    sc_program **progs = NULL;
-    rp_scenario *res = NULL;
-    size_t nprogs = 0;
-    FILE *dot = NULL;
-    inject_list inj;
-    inject_split(&c, &inj);
+    if (rc == 0 && cli_outputs_commit(c, "run") < 0)
+        rc = -1;
+    int exit_code = run.errors ? CLI_EXIT_INTERNAL : run.failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+    if (cli_interrupted()) {
+        fprintf(stderr, "fakegc run: interrupted by %s: the report holds the scenarios "
+                "that finished\n%zu of %zu finished: %u passed, %u failed\n",
+                run.interrupted, ran, nprogs, run.passed, run.failed);
+        exit_code = cli_interrupt_exit();
+    } else if (ran < nprogs) {
+        fprintf(stderr, "fakegc run: stopped after %u failed scenario%s (--max-failures): "
+                "%zu of %zu ran\n", run.failed, run.failed == 1 ? "" : "s", ran, nprogs);
+    }
+    for (size_t i = 0; a->shard.n && i < ran; i++)
+        if (res[i].status != RP_PASS)
+            fprintf(stderr, "fakegc run: shard %u/%u: %s %s; in one process: %s %s\n",
+                    a->shard.k, a->shard.n, rp_status_name(res[i].status), res[i].file, repro,
+                    res[i].file);
+    return rc ? CLI_EXIT_USAGE : exit_code;   /* a write error: path and errno printed */
+}
 
-    {
-        int rc = cli_collect_scenarios("run", paths, npaths, &files);
-        if (rc < 0) {
-            exit_code = rc == -1 ? CLI_EXIT_USAGE : CLI_EXIT_INTERNAL;
-            cli_output_abort(&c);
-            goto out;
-        }
-        if (cli_outputs_not_inputs(&c, "run", files.v, files.n) < 0) {
-            exit_code = CLI_EXIT_USAGE;
-            goto out;
-        }
-        cli_shard_files(&shard, &files);
-    }
-
-    progs = al_malloc((files.n ? files.n : 1) * sizeof *progs, AL_K_SCENARIO, "cli programs");
-    if (!progs) {
-        cli_error("run", "out of memory");
-        exit_code = CLI_EXIT_INTERNAL;
-        goto out;
-    }
-    {
-        int bad = parse_all(&c, &files, progs, &nprogs, &inj);
-        if (bad != 0) {
-            exit_code = bad < 0 ? CLI_EXIT_INTERNAL : CLI_EXIT_USAGE;
-            goto out;
-        }
-    }
-    dot = c.dot_f;
-    res = al_malloc((nprogs ? nprogs : 1) * sizeof *res, AL_K_REPORT, "cli results");
-    if (!res) {
-        cli_error("run", "out of memory");
-        exit_code = CLI_EXIT_INTERNAL;
-        goto out;
-    }
-    memset(res, 0, (nprogs ? nprogs : 1) * sizeof *res);
+/* Run the parsed programs (here, or in workers: --jobs, or the guard
+ * allocator whose findings must be that scenario's) and report: the exit
+ * code. */
+static int run_all(run_args *a, sc_program **progs, size_t n, const inject_list *inj,
+                   const char *repro)
+{
+    cli_common *c = &a->c;
+    size_t cap = n ? n : 1;
+    rp_scenario *res = al_calloc(cap, sizeof *res, AL_K_REPORT, "cli results");
     /* one series per scenario, sampled where it runs (a worker hands its
      * scenario's series back with the record) */
-    rp_timeline *tl = NULL;
-    if (c.timeline || c.html) {
-        tl = al_malloc((nprogs ? nprogs : 1) * sizeof *tl, AL_K_REPORT, "cli timeline");
-        if (tl)
-            memset(tl, 0, (nprogs ? nprogs : 1) * sizeof *tl);
+    int want_tl = c->timeline || c->html;
+    rp_timeline *tl = want_tl ? al_calloc(cap, sizeof *tl, AL_K_REPORT, "cli timeline") : NULL;
+    if (!res || (want_tl && !tl)) {
+        cli_error("run", "out of memory");
+        al_free(res, res ? cap * sizeof *res : 0, AL_K_REPORT);
+        timeline_free(tl, n);
+        return CLI_EXIT_INTERNAL;
     }
     cli_interrupt_install();
-    size_t ran = nprogs;   /* scenarios with a complete record */
+    cli_stop_after(c->exitfirst ? 1 : c->max_failures);
+    size_t ran = n;
     streamer st;
-    stream_init(&st, &c, nprogs);
-    /* workers isolate crashes, even for one file; with the guard allocator
-     * always, so that what it catches is that scenario's finding */
-    int guarded = strstr(c.allocator, "guard") != NULL ||
-                  (c.inject && strstr(c.inject, "early-free"));
-    if (c.jobs > 1 || guarded) {
-        if (cli_pool_run(&c, progs, nprogs, res, dot, tl, stream_done_cb, &st) < 0) {
-            exit_code = CLI_EXIT_INTERNAL;
-            timeline_free(tl, nprogs);
-            goto out;
-        }
-        if (cli_interrupted())
-            ran = keep_finished(res, tl, nprogs);
+    stream_init(&st, c, n);
+    int guarded = strstr(c->allocator, "guard") != NULL ||
+                  (c->inject && strstr(c->inject, "early-free"));
+    int exit_code = CLI_EXIT_OK, prc;
+    if (c->jobs > 1 || guarded) {
+        if ((prc = cli_pool_run(c, progs, n, res, c->dot_f, tl, stream_done_cb, &st)) < 0)
+            exit_code = prc == -2 ? CLI_EXIT_USAGE : CLI_EXIT_INTERNAL;   /* -2: TMPDIR */
+        else if (cli_interrupted() || cli_stopping())
+            ran = keep_finished(res, tl, n);
     } else {
-        sc_options o;
-        cli_run_options(&c, &o, dot);
-        o.dom_tree = c.html != NULL;
-        if (tl)
-            o.on_statement = cli_timeline_hook;
-        for (size_t i = 0; i < nprogs; i++) {
-            if (cli_interrupted()) {
-                ran = i;
-                break;
-            }
-            cli_progress(&c, i, nprogs, sc_program_file(progs[i]));
-            if (tl && rp_timeline_begin(&tl[i], sc_program_file(progs[i])) == 0) {
-                timeline_source(&tl[i], sc_program_file(progs[i]));
-                o.on_statement_arg = &tl[i];
-            }
-            else
-                o.on_statement_arg = NULL;
-            o.dot_cluster = (uint32_t)i;
-            sc_run(progs[i], &o, &res[i]);
-            if (cli_interrupted()) {   /* stopped in hand: not a finished record */
-                rp_scenario_clear(&res[i]);
-                ran = i;
-                break;
-            }
-            if (tl && o.on_statement_arg)
-                cli_timeline_end(&tl[i], &res[i], sc_program_file(progs[i]));
-            stream_done(&st, &res[i]);
-        }
-        cli_progress(&c, nprogs, nprogs, "");
+        ran = run_here(a, progs, n, res, tl, &st);
     }
-    if (c.timeline && write_timeline(c.timeline, c.timeline_f, tl, tl ? ran : 0) < 0 &&
-        exit_code == CLI_EXIT_OK)
+    int tl_bad = exit_code == CLI_EXIT_OK && c->timeline &&
+                 write_timeline(c->timeline, c->timeline_f, tl, ran) < 0;
+    if (exit_code == CLI_EXIT_OK)
+        exit_code = report(a, res, ran, n, inj, repro, tl);
+    timeline_free(tl, n);
+    if (tl_bad && exit_code != CLI_EXIT_INTERNAL)
         exit_code = CLI_EXIT_USAGE;
-
-    {
-        rp_run run;
-        run_init(&run, &c, &inj, res, ran);
-        run.interrupted = cli_interrupt_name();
-        run.planned = nprogs;
-        run.shard_k = shard.k;
-        run.shard_n = shard.n;
-        run.shard_total = shard.total;
-        run.host = shard.n ? cli_hostname() : NULL;
-        int rc;
-        if (streamed_to_stdout(&c)) {   /* the PASS/FAIL lines are out already */
-            rp_options ro = {c.color, c.verbose, c.quiet};
-            rc = rp_write_text_tail(&run, stdout, &ro) != 0 || fflush(stdout) != 0 ? -1 : 0;
-            if (rc)
-                cli_error("run", "cannot write the report to standard output: %s",
-                          strerror(errno ? errno : EIO));
-            if (cli_write_reports(&c, "run", &run, 0) != 0)
-                rc = -1;
-        } else {
-            errno = 0;
-            rc = cli_write_reports(&c, "run", &run, 1);
-        }
-        if (rc == 0 && c.html_f && rp_write_html(c.html_f, &run, tl, tl ? ran : 0) != 0) {
-            cli_error("run", "--html: cannot write %s: %s", c.html,
-                      er_kind_get() == ER_OOM ? "out of memory" : strerror(errno ? errno : EIO));
-            rc = -1;
-        }
-        timeline_free(tl, nprogs);
-        tl = NULL;
-        if (rc == 0 && cli_outputs_commit(&c, "run") < 0)
-            rc = -1;
-        if (rc != 0)
-            exit_code = CLI_EXIT_USAGE;   /* a write error: path and errno printed */
-        int any_error = 0, any_fail = 0;
-        for (size_t i = 0; i < nprogs; i++) {
-            any_error |= res[i].status == RP_ERROR;
-            any_fail |= res[i].status == RP_FAIL;
-        }
-        if (exit_code == CLI_EXIT_OK)
-            exit_code = any_error ? CLI_EXIT_INTERNAL : any_fail ? CLI_EXIT_FAIL : CLI_EXIT_OK;
-        if (run.interrupted) {
-            fprintf(stderr, "fakegc run: interrupted by %s: the report holds the scenarios "
-                    "that finished\n%zu of %zu finished: %u passed, %u failed\n",
-                    run.interrupted, ran, nprogs, run.passed, run.failed);
-            if (exit_code != CLI_EXIT_USAGE)
-                exit_code = cli_interrupt_exit();
-        }
-        for (size_t i = 0; shard.n && i < ran; i++)
-            if (res[i].status != RP_PASS)
-                fprintf(stderr, "fakegc run: shard %u/%u: %s %s; in one process: %s %s\n",
-                        shard.k, shard.n, rp_status_name(res[i].status), res[i].file, repro,
-                        res[i].file);
-    }
-
-out:
-    if (res) {
-        for (size_t i = 0; i < nprogs; i++)
-            rp_scenario_clear(&res[i]);
-        al_free(res, (nprogs ? nprogs : 1) * sizeof *res, AL_K_REPORT);
-    }
+    for (size_t i = 0; i < n; i++)
+        rp_scenario_clear(&res[i]);
+    al_free(res, cap * sizeof *res, AL_K_REPORT);
     cli_pool_release();   /* after the records that point into them */
+    return exit_code;
+}
+
+/* The scenario files of the command line, -k and --shard applied, none an
+ * output: 0, or the exit code (printed). */
+static int gather(run_args *a, char **paths, int npaths, cli_files *files)
+{
+    char def[4096];
+    char *defs[] = {def};
+    if (npaths == 0) {
+        cli_default_scenarios(def, sizeof def);
+        paths = defs;
+        npaths = 1;
+    }
+    int rc = cli_collect_scenarios("run", paths, npaths, files);
+    if (rc < 0)
+        return rc == -1 ? CLI_EXIT_USAGE : CLI_EXIT_INTERNAL;
+    if (cli_outputs_not_inputs(&a->c, "run", files->v, files->n) < 0)
+        return CLI_EXIT_USAGE;
+    if (a->c.match && cli_files_match(files, a->c.match) == 0) {
+        cli_error("run", "-k %s: no scenario matches", a->c.match);
+        return CLI_EXIT_USAGE;
+    }
+    cli_shard_files(&a->shard, files);
+    return 0;
+}
+
+int cli_run(int argc, char **argv)
+{
+    run_args a = {.shard = CLI_SHARD_NONE};
+    cli_common_init(&a.c);
+    char **paths;
+    int npaths;
+    int r = cli_parse(&cli_run_cmd, &a, argc, argv, &paths, &npaths);
+    if (r != CLI_PARSE_OK)
+        return cli_parse_exit(r);
+    char repro[1024];
+    cli_repro_command(repro, sizeof repro, &cli_run_cmd, argc, argv, NULL, 1, NULL);
+    char spec[160];
+    obj_config saved;
+    cli_order_apply(&a.order, &a.c, spec, sizeof spec, &saved);
+    if (cli_env_setup(&a.c, "run") < 0) {
+        obj_configure(&saved);
+        return CLI_EXIT_USAGE;
+    }
+    obj_set_memcheck_findings(1);
+    cli_files files = {0};
+    size_t nprogs = 0;
+    sc_program **progs = NULL;
+    inject_list inj;
+    inject_split(&a.c, &inj);
+    int exit_code = gather(&a, paths, npaths, &files);
+    if (exit_code == CLI_EXIT_OK &&
+        !(progs = al_malloc((files.n ? files.n : 1) * sizeof *progs, AL_K_SCENARIO, "programs"))) {
+        cli_error("run", "out of memory");
+        exit_code = CLI_EXIT_INTERNAL;
+    }
+    if (exit_code == CLI_EXIT_OK) {
+        int bad = parse_all(&a.c, &files, progs, &nprogs, &inj);
+        exit_code = bad < 0 ? CLI_EXIT_INTERNAL : bad ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+    }
+    if (exit_code == CLI_EXIT_OK)
+        exit_code = run_all(&a, progs, nprogs, &inj, repro);
     for (size_t i = 0; i < nprogs; i++)
         sc_program_free(progs[i]);
-    al_free(progs, (files.n ? files.n : 1) * sizeof *progs, AL_K_SCENARIO);
+    al_free(progs, progs ? (files.n ? files.n : 1) * sizeof *progs : 0, AL_K_SCENARIO);
     cli_files_free(&files);
-    obj_configure(&saved_order);
-    cli_env_teardown(&c);
+    obj_configure(&saved);
+    cli_env_teardown(&a.c);
     return exit_code;
 }

@@ -26,17 +26,14 @@ int cli_parse_shard(const char *v, uint32_t *k, uint32_t *n)
     return 0;
 }
 
-int cli_shard_option(const char *cmd, int argc, char **argv, int *i, cli_shard *s)
+int cli_shard_parse(void *at, const char *v, char *err, size_t n)
 {
-    const char *v = NULL;
-    int r = cli_opt_value(cmd, "--shard", argc, argv, i, &v);
-    if (r <= 0)
-        return r;
+    cli_shard *s = at;
     if (cli_parse_shard(v, &s->k, &s->n) < 0) {
-        cli_error(cmd, "--shard: expected K/N with 0 <= K < N <= 1000000, got '%s'", v);
+        snprintf(err, n, "expected K/N with 0 <= K < N <= 1000000");
         return -1;
     }
-    return 1;
+    return 0;
 }
 
 void cli_shard_files(cli_shard *s, cli_files *f)
@@ -61,15 +58,6 @@ const char *cli_hostname(void)
         strcpy(name, "?");
     return name;
 }
-
-/* Options of the commands that take a value (so that the value of a
- * dropped one goes with it, and an operand is told from a value). */
-static const char *const VALUED[] = {
-    "--allocator", "--inject", "--compat", "--gc", "--sweep", "--format", "--output",
-    "--dot", "--objects", "--timeline", "--jobs", "--repeat", "--max-bytes", "--max-statements",
-    "--max-objects", "--timeout", "--shard", "--seed", "--steps", "--seconds",
-    "--lifecycle", "--check-every", "--order", "--weights", "--out-dir", "--max-fail",
-    "--max-points", NULL};
 
 static int in_list(const char *a, const char *const *list, int *inline_value)
 {
@@ -96,13 +84,13 @@ static void add(char *buf, size_t n, size_t *len, const char *word)
         *len = (size_t)w < n - *len ? *len + (size_t)w : n - 1;
 }
 
-void cli_repro_command(char *buf, size_t n, const char *cmd, int argc, char **argv,
+void cli_repro_command(char *buf, size_t n, const cli_cmd *cmd, int argc, char **argv,
                        const char *const *drop, int drop_operands, const char *extra)
 {
     static const char *const ALWAYS[] = {"--shard", "--format", "--output", NULL};
     size_t len = 0;
     buf[0] = '\0';
-    int w = snprintf(buf, n, "fakegc %s", cmd);
+    int w = snprintf(buf, n, "fakegc %s", cmd->name);
     len = w > 0 && (size_t)w < n ? (size_t)w : 0;
     int only_operands = 0;
     for (int i = 1; i < argc; i++) {
@@ -117,13 +105,13 @@ void cli_repro_command(char *buf, size_t n, const char *cmd, int argc, char **ar
                 add(buf, n, &len, a);
             continue;
         }
+        int next = cli_opt_takes_next(cmd, a) && i + 1 < argc;
         if (in_list(a, ALWAYS, &inl) || in_list(a, drop, &inl)) {
-            if (!inl && in_list(a, VALUED, &inl) && i + 1 < argc)
-                i++;
+            i += next;
             continue;
         }
         add(buf, n, &len, a);
-        if (in_list(a, VALUED, &inl) && !inl && i + 1 < argc)
+        if (next)
             add(buf, n, &len, argv[++i]);
     }
     if (extra && *extra)

@@ -6,8 +6,7 @@
  * stress) belongs to shard i mod N. The rule depends only on the list, so
  * N shards on N machines together do exactly what one process does.
  *
- *   cli_shard s = CLI_SHARD_NONE;
- *   int r = cli_shard_option("run", argc, argv, &i, &s);   // 1, 0 or -1
+ *   cli_shard s = CLI_SHARD_NONE;   // a CLI_SHARD_ROW stores into it
  *   ...
  *   cli_shard_files(&s, &files);        // keep this shard's files
  */
@@ -29,9 +28,9 @@ typedef struct cli_shard {
 /* "K/N" with 0 <= K < N <= 1000000. 0, or -1. */
 int cli_parse_shard(const char *v, uint32_t *k, uint32_t *n);
 
-/* Consume `--shard K/N` (or --shard=K/N) at argv[*i]: 1, 0 when argv[*i]
- * is something else, -1 with a usage message printed. */
-int cli_shard_option(const char *cmd, int argc, char **argv, int *i, cli_shard *s);
+/* The --shard row's parser (CLI_K_FN) into a cli_shard. */
+int cli_shard_parse(void *at, const char *v, char *err, size_t n);
+#define CLI_SHARD_ROW(T, f, h) CLI_FN("--shard", 0, "K/N", NULL, T, f, cli_shard_parse, h)
 
 /* Keep the files f->v[i] with i mod N == K (freeing the others), in order;
  * s->total gets the count before. No-op when not sharded. */
@@ -41,11 +40,12 @@ void cli_shard_files(cli_shard *s, cli_files *f);
 const char *cli_hostname(void);
 
 /* The command line that reproduces one item in a single process:
- * "fakegc CMD ARGS... EXTRA" where ARGS are argv[1..argc) without --shard,
- * --format, --output and without the options in drop (each "--name", its
- * value dropped with it; NULL-terminated, may be NULL), and without the
- * operands when drop_operands. Written into buf (truncated to n). */
-void cli_repro_command(char *buf, size_t n, const char *cmd, int argc, char **argv,
+ * "fakegc CMD ARGS... EXTRA" where ARGS are argv[1..argc) (as cli_parse
+ * left them) without --shard, --format, --output and without the options
+ * in drop (each "--name", its value dropped with it; NULL-terminated, may
+ * be NULL), and without the operands when drop_operands. Which options
+ * take a value comes from cmd's rows. Written into buf (truncated to n). */
+void cli_repro_command(char *buf, size_t n, const cli_cmd *cmd, int argc, char **argv,
                        const char *const *drop, int drop_operands, const char *extra);
 
 #endif

@@ -11,28 +11,26 @@
 #include "fake/fk.h"
 #include "stress/st.h"
 
-#define SHRINK_MASK (CLI_O_ALLOCATOR | CLI_O_INJECT | CLI_O_COMPAT | CLI_O_GC | CLI_O_SWEEP | \
-                     CLI_O_OUTPUT | CLI_O_VERIFY | CLI_O_LIMITS | CLI_O_OUTPUT_STYLE)
+typedef struct shrink_args {
+    cli_common c;
+} shrink_args;
 
-static void help(FILE *f)
-{
-    fprintf(f,
-            "usage: fakegc shrink [OPTIONS] FILE.scn\n\n"
-            "Minimize a failing scenario: delta debugging over statements and blocks,\n"
-            "then simpler arguments (sizes to 2 and 1, keyword arguments dropped),\n"
-            "keeping the same failure: a failure of the same class (the same\n"
-            "expectation shape, the same --verify message, the same kind of retained\n"
-            "object at the end check, the same error, or the same crash). With --inject,\n"
-            "every smaller candidate must also pass without the injected bugs, so the\n"
-            "result shows the bug and nothing else. The result goes to --output or\n"
-            "stdout; a summary to stderr.\n\noptions:\n");
-    cli_common_help(f, SHRINK_MASK);
-    fprintf(f, "  --help               this text\n\n"
-               "exit status: 0 shrunk and written; 1 the input does not fail; 2 usage or\n"
-               "parse error; 3 internal error.\n");
-}
-
-void cli_shrink_help(FILE *f) { help(f); }
+const cli_cmd cli_shrink_cmd = {
+    "shrink", "[OPTIONS] FILE.scn",
+    "Minimize a failing scenario: delta debugging over statements and blocks,\n"
+    "then simpler arguments (sizes to 2 and 1, keyword arguments dropped),\n"
+    "keeping the same failure: a failure of the same class (the same\n"
+    "expectation shape, the same --verify message, the same kind of retained\n"
+    "object at the end check, the same error, or the same crash). With --inject,\n"
+    "every smaller candidate must also pass without the injected bugs, so the\n"
+    "result shows the bug and nothing else. The result goes to --output or\n"
+    "stdout; a summary to stderr.",
+    NULL,
+    CLI_O_ALLOCATOR | CLI_O_INJECT | CLI_O_COMPAT | CLI_O_GC | CLI_O_SWEEP | CLI_O_OUTPUT |
+        CLI_O_VERIFY | CLI_O_LIMITS | CLI_O_OUTPUT_STYLE,
+    "exit status: 0 shrunk and written; 1 the input does not fail; 2 usage or\n"
+    "parse error; 3 internal error.",
+    NULL, "minimize a failing scenario"};
 
 static char *read_all(const char *path, size_t *n)
 {
@@ -66,35 +64,18 @@ static char *read_all(const char *path, size_t *n)
 
 int cli_shrink(int argc, char **argv)
 {
-    cli_common c;
-    cli_common_init(&c);
-    const char *file = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            help(stdout);
-            return CLI_EXIT_OK;
-        }
-        if (a[0] == '-' && a[1]) {
-            int r = cli_common_option(&c, SHRINK_MASK, "shrink", argc, argv, &i);
-            if (r < 0)
-                return CLI_EXIT_USAGE;
-            if (r == 0) {
-                cli_unknown_option("shrink", a, help);
-                return CLI_EXIT_USAGE;
-            }
-            continue;
-        }
-        if (file) {
-            cli_error("shrink", "one scenario at a time (got '%s' and '%s')", file, a);
-            return CLI_EXIT_USAGE;
-        }
-        file = a;
-    }
-    if (!file) {
-        help(stderr);
+    shrink_args a;
+    cli_common_init(&a.c);
+    char **ops;
+    int nops;
+    int r = cli_parse(&cli_shrink_cmd, &a, argc, argv, &ops, &nops);
+    if (r != CLI_PARSE_OK)
+        return cli_parse_exit(r);
+    if (nops != 1) {
+        cli_error("shrink", "expected one scenario file, got %d (fakegc shrink --help)", nops);
         return CLI_EXIT_USAGE;
     }
+    const char *file = ops[0];
     struct stat fst;
     if (stat(file, &fst) != 0) {
         cli_error("shrink", "cannot open %s: %s", file, strerror(errno));
@@ -104,20 +85,20 @@ int cli_shrink(int argc, char **argv)
         cli_error("shrink", "%s is a folder: shrink takes one scenario file", file);
         return CLI_EXIT_USAGE;
     }
-    if (cli_env_setup(&c, "shrink") < 0)
+    if (cli_env_setup(&a.c, "shrink") < 0)
         return CLI_EXIT_USAGE;
     int exit_code = CLI_EXIT_OK;
     {
         char *in[1] = {(char *)file};
-        if (cli_outputs_not_inputs(&c, "shrink", in, 1) < 0) {
-            cli_env_teardown(&c);
+        if (cli_outputs_not_inputs(&a.c, "shrink", in, 1) < 0) {
+            cli_env_teardown(&a.c);
             return CLI_EXIT_USAGE;
         }
     }
     size_t cap = 0;
     char *src = NULL;
     int nerr = 0;
-    sc_program *p = sc_parse_file(file, stderr, cli_color_wanted(c.no_color, stderr), &nerr);
+    sc_program *p = sc_parse_file(file, stderr, cli_color_wanted(&a.c, stderr), &nerr);
     if (!p) {
         exit_code = CLI_EXIT_USAGE;
         goto out;
@@ -131,14 +112,14 @@ int cli_shrink(int argc, char **argv)
     }
     st_env e;
     st_env_default(&e);
-    e.inject = c.inject ? c.inject : "";
-    e.sc.gc = c.gc;
-    e.sc.sweep = c.sweep;
-    e.sc.design = c.design;
-    e.sc.verify = c.verify;
-    e.sc.max_bytes = c.max_bytes;
-    e.sc.max_statements = c.max_statements;
-    e.sc.max_objects = c.max_objects;
+    e.inject = a.c.inject ? a.c.inject : "";
+    e.sc.gc = a.c.gc;
+    e.sc.sweep = a.c.sweep;
+    e.sc.design = a.c.design;
+    e.sc.verify = a.c.verify;
+    e.sc.max_bytes = a.c.max_bytes;
+    e.sc.max_statements = a.c.max_statements;
+    e.sc.max_objects = a.c.max_objects;
     st_env_prepare(&e);
     st_outcome o;
     st_run_forked(&e, file, src, 0, &o);
@@ -151,17 +132,17 @@ int cli_shrink(int argc, char **argv)
         exit_code = CLI_EXIT_USAGE;
         goto out;
     }
-    int check_clean = c.inject && *c.inject;
+    int check_clean = a.c.inject && *a.c.inject;
     if (check_clean) {
         st_outcome clean;
         st_run_forked(&e, file, src, 1, &clean);
         if (clean.status != ST_PASS) {
             fprintf(stderr, "fakegc shrink: %s fails without --inject %s too; shrinking "
-                    "without the clean check\n", file, c.inject);
+                    "without the clean check\n", file, a.c.inject);
             check_clean = 0;
         }
     }
-    if (!c.quiet)
+    if (!a.c.quiet)
         fprintf(stderr, "fakegc shrink: keeping \"%s\" (%s)\n", o.cls[0], o.first);
     st_text res = {0};
     st_shrink_stats ss;
@@ -171,18 +152,18 @@ int cli_shrink(int argc, char **argv)
         exit_code = CLI_EXIT_INTERNAL;
         goto out;
     }
-    fprintf(c.out, "# %s\n# shrunk from %s by fakegc shrink\n", o.cls[0], file);
-    fputs(res.p ? res.p : "", c.out);
-    if (cli_outputs_commit(&c, "shrink") < 0)
+    fprintf(a.c.out, "# %s\n# shrunk from %s by fakegc shrink\n", o.cls[0], file);
+    fputs(res.p ? res.p : "", a.c.out);
+    if (cli_outputs_commit(&a.c, "shrink") < 0)
         exit_code = CLI_EXIT_USAGE;
-    if (!c.quiet)
+    if (!a.c.quiet)
         fprintf(stderr, "fakegc shrink: %zu -> %zu statements in %u runs%s%s\n",
                 st_count_statements(src), ss.after_statements, ss.runs,
-                c.output ? ", written to " : "", c.output ? c.output : "");
+                a.c.output ? ", written to " : "", a.c.output ? a.c.output : "");
     st_text_free(&res);
 out:
     if (src)
         al_free(src, cap, AL_K_SCENARIO);
-    cli_env_teardown(&c);
+    cli_env_teardown(&a.c);
     return exit_code;
 }

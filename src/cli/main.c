@@ -21,67 +21,52 @@
 #pragma weak cli_diff
 #pragma weak cli_bench
 #pragma weak cli_merge
-#pragma weak cli_run_help
-#pragma weak cli_list_help
-#pragma weak cli_stress_help
-#pragma weak cli_shrink_help
-#pragma weak cli_oom_help
-#pragma weak cli_diff_help
-#pragma weak cli_bench_help
-#pragma weak cli_merge_help
+#pragma weak cli_run_cmd
+#pragma weak cli_list_cmd
+#pragma weak cli_stress_cmd
+#pragma weak cli_shrink_cmd
+#pragma weak cli_oom_cmd
+#pragma weak cli_diff_cmd
+#pragma weak cli_bench_cmd
+#pragma weak cli_merge_cmd
 
 typedef struct command {
-    const char *name;
     int (*fn)(int argc, char **argv);
-    void (*help)(FILE *f);       /* its --help text: the options it documents */
-    const char *summary;
+    const cli_cmd *cmd;          /* its rows and help; NULL when not built */
 } command;
 
 static const command commands[] = {
-    {"run", cli_run, cli_run_help, "run scenario files (or every *.scn under folders)"},
-    {"stress", cli_stress, cli_stress_help, "random tensor lifecycles checked against a model"},
-    {"shrink", cli_shrink, cli_shrink_help, "minimize a failing scenario"},
-    {"oom", cli_oom, cli_oom_help, "fail each allocation in turn; every run must end cleanly"},
-    {"diff", cli_diff, cli_diff_help, "compare two JSON reports"},
-    {"merge", cli_merge, cli_merge_help, "merge the shard reports of one campaign"},
-    {"bench", cli_bench, cli_bench_help, "the benchmark suite"},
-    {"list", cli_list, cli_list_help, "list bugs, allocators or benches"},
+    {cli_run, &cli_run_cmd},       {cli_stress, &cli_stress_cmd}, {cli_shrink, &cli_shrink_cmd},
+    {cli_oom, &cli_oom_cmd},       {cli_diff, &cli_diff_cmd},     {cli_merge, &cli_merge_cmd},
+    {cli_bench, &cli_bench_cmd},   {cli_list, &cli_list_cmd},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
-/* Where the installed scripts (bisect.sh, xref/, ...) and data (scenarios,
- * report schemas) are: beside the binary's prefix (PREFIX/bin/fakegc ->
- * PREFIX/libexec/fakegc), else the source tree this binary was built from. */
-static void where(const char *rel, const char *src_sub, char *buf, size_t n)
+const cli_cmd *const *cli_commands(size_t *n)
 {
-    char exe[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    struct stat st;
-    if (len > 0) {
-        exe[len] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = '\0';
-            slash = strrchr(exe, '/');
-            if (slash && strcmp(slash, "/bin") == 0) {
-                *slash = '\0';
-                snprintf(buf, n, "%s/%s", exe, rel);
-                if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
-                    return;
-            }
-        }
-    }
-    snprintf(buf, n, "%s/%s", FAKEGC_SOURCE_DIR, src_sub);
+    static const cli_cmd *all[NCOMMANDS];
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        all[i] = commands[i].fn ? commands[i].cmd : NULL;
+    *n = NCOMMANDS;
+    return all;
 }
 
-static void usage(FILE *f)
+const cli_cmd *cli_command(const char *name)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (commands[i].fn && strcmp(commands[i].cmd->name, name) == 0)
+            return commands[i].cmd;
+    return NULL;
+}
+
+static int usage(FILE *f)
 {
     fprintf(f, "usage: fakegc COMMAND [OPTIONS] [ARGS]\n\n"
                "fakegc %s - memory-leak analysis and GC stress for a C model of\n"
                "PyTorch 1.13 fake tensors.\n\ncommands:\n", FAKEGC_VERSION);
     for (size_t i = 0; i < NCOMMANDS; i++)
-        fprintf(f, "  %-8s %s%s\n", commands[i].name, commands[i].summary,
-                commands[i].fn ? "" : " (not built)");
+        if (commands[i].fn)
+            fprintf(f, "  %-8s %s\n", commands[i].cmd->name, commands[i].cmd->summary);
     fprintf(f, "\noptions:\n"
                "  --help, --version    this text; the version\n"
                "  --libexec-dir        where the scripts are (bisect.sh, xref/xref.py)\n"
@@ -89,6 +74,55 @@ static void usage(FILE *f)
                "\n`fakegc COMMAND --help` for a command's options.\n"
                "exit status: 0 everything held; 1 a failure or retained objects; 2 usage\n"
                "or parse error (nothing ran); 3 internal error.\n");
+    return ferror(f) ? -1 : 0;
+}
+
+/* `fakegc --help`, `--version`, `--libexec-dir`, `--data-dir` (each
+ * abbreviated as getopt_long allows: --vers); -1 when cmd is none of them. */
+static int global_option(const char *cmd)
+{
+    static const char *const longs[] = {"--help", "--version", "--libexec-dir", "--data-dir"};
+    size_t nlong = 0, hit = 0;
+    for (size_t i = 0; cmd[0] == '-' && cmd[1] == '-' && cmd[2] && i < 4; i++)
+        if (strncmp(longs[i], cmd, strlen(cmd)) == 0)
+            hit = i, nlong++;
+    if (nlong == 1)
+        cmd = longs[hit];
+    int w;
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        w = usage(stdout);
+    } else if (strcmp(cmd, "--libexec-dir") == 0 || strcmp(cmd, "--data-dir") == 0) {
+        char buf[PATH_MAX + 64];
+        if (cmd[2] == 'l')
+            cli_where(FAKEGC_REL_LIBEXEC, "scripts", buf, sizeof buf);
+        else
+            cli_where(FAKEGC_REL_DATA, "", buf, sizeof buf);
+        w = printf("%s\n", buf) < 0;
+    } else if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+        w = cli_version(stdout);
+    } else {
+        return -1;
+    }
+    return w == 0 && cli_flush_stdout(NULL) == 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+}
+
+static int unknown_command(const char *cmd)
+{
+    static const char *const global[] = {"--help", "--version", "--libexec-dir", "--data-dir"};
+    const char *names[NCOMMANDS + 1];
+    size_t n = 0;
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (commands[i].fn)
+            names[n++] = commands[i].cmd->name;
+    names[n++] = "help";
+    const char *best = cmd[0] == '-' ? cli_suggest(cmd, global, 4, sizeof global[0])
+                                     : cli_suggest(cmd, names, n, sizeof names[0]);
+    const char *what = cmd[0] == '-' ? "option" : "command";
+    if (best)
+        cli_error(NULL, "unknown %s '%s'; did you mean '%s'?", what, cmd, best);
+    else
+        cli_error(NULL, "unknown %s '%s' (fakegc --help lists them)", what, cmd);
+    return CLI_EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
@@ -98,61 +132,18 @@ int main(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     const char *cmd = argv[1];
-    /* a global long option abbreviated as getopt_long allows (--vers) */
-    static const char *const longs[] = {"--help", "--version", "--libexec-dir", "--data-dir"};
-    size_t nlong = 0, hit = 0;
-    for (size_t i = 0; cmd[0] == '-' && cmd[1] == '-' && cmd[2] && i < 4; i++)
-        if (strncmp(longs[i], cmd, strlen(cmd)) == 0)
-            hit = i, nlong++;
-    if (nlong == 1)
-        cmd = longs[hit];
-    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
-        if (argc > 2 && strcmp(cmd, "help") == 0) {
-            for (size_t i = 0; i < NCOMMANDS; i++)
-                if (strcmp(argv[2], commands[i].name) == 0 && commands[i].fn) {
-                    char *args[] = {argv[2], (char *)"--help", NULL};
-                    return commands[i].fn(2, args);
-                }
+    for (size_t i = 0; strcmp(cmd, "help") == 0 && argc > 2 && i < NCOMMANDS; i++)
+        if (commands[i].fn && strcmp(argv[2], commands[i].cmd->name) == 0) {
+            char *args[] = {argv[2], (char *)"--help", NULL};
+            return commands[i].fn(2, args);
         }
-        usage(stdout);
-        return CLI_EXIT_OK;
-    }
-    if (strcmp(cmd, "--libexec-dir") == 0 || strcmp(cmd, "--data-dir") == 0) {
-        char buf[PATH_MAX + 64];
-        if (cmd[2] == 'l')
-            where(FAKEGC_REL_LIBEXEC, "scripts", buf, sizeof buf);
-        else
-            where(FAKEGC_REL_DATA, "", buf, sizeof buf);
-        printf("%s\n", buf);
-        return CLI_EXIT_OK;
-    }
-    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
-        printf("fakegc %s\n", FAKEGC_VERSION);
-        return CLI_EXIT_OK;
-    }
-    for (size_t i = 0; i < NCOMMANDS; i++) {
-        if (strcmp(cmd, commands[i].name) != 0)
-            continue;
-        if (!commands[i].fn) {
-            cli_error(NULL, "command '%s' is not built in this version", cmd);
-            return CLI_EXIT_USAGE;
-        }
-        /* getopt_long's abbreviations, the same for every command */
-        if (commands[i].help &&
-            cli_expand_abbreviations(cmd, argc - 1, argv + 1, commands[i].help) < 0)
-            return CLI_EXIT_USAGE;
-        return commands[i].fn(argc - 1, argv + 1);
-    }
-    static const char *const global[] = {"--help", "--version", "--libexec-dir", "--data-dir",
-                                         "help"};
-    const char *best = cmd[0] == '-' ? cli_suggest(cmd, global, 4, sizeof global[0])
-                                     : cli_suggest(cmd, commands, NCOMMANDS, sizeof commands[0]);
-    if (!best && cmd[0] != '-')
-        best = cli_suggest(cmd, global + 4, 1, sizeof global[0]);
-    const char *what = cmd[0] == '-' ? "option" : "command";
-    if (best)
-        cli_error(NULL, "unknown %s '%s'; did you mean '%s'?", what, cmd, best);
-    else
-        cli_error(NULL, "unknown %s '%s' (fakegc --help lists them)", what, cmd);
-    return CLI_EXIT_USAGE;
+    if (strcmp(cmd, "help") == 0)
+        cmd = "--help";
+    int g = global_option(cmd);
+    if (g >= 0)
+        return g;
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (commands[i].fn && strcmp(cmd, commands[i].cmd->name) == 0)
+            return commands[i].fn(argc - 1, argv + 1);
+    return unknown_command(cmd);
 }
