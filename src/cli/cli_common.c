@@ -562,13 +562,21 @@ int cli_outputs_not_inputs(const cli_common *c, const char *cmd, char *const *in
     return 0;
 }
 
-/* The CLI_K_IN rows' files against the outputs. */
+/* The CLI_K_IN rows' files: readable, and not an output. */
 static int outputs_not_in_rows(cli_common *c, const char *cmd)
 {
     const char *paths[CLI_MAX_OUTPUTS], *opts[CLI_MAX_OUTPUTS];
     struct gather g = {c, paths, opts, 0};
     if (c->cmd)
         cli_rows_each(c->cmd, CLI_K_IN, gather_in, &g);
+    for (size_t i = 0; i < g.n; i++) {
+        FILE *f = fopen(paths[i], "rb");
+        if (!f) {
+            cli_error(cmd, "%s: cannot read %s: %s", opts[i], paths[i], strerror(errno));
+            return -1;
+        }
+        fclose(f);
+    }
     return cli_outputs_not_inputs(c, cmd, (char *const *)paths, g.n);
 }
 
