@@ -256,7 +256,8 @@ typedef struct cli_files {
 } cli_files;
 int cli_collect_scenarios(const char *cmd, char *const *paths, int npaths, cli_files *out);
 /* Keep the files whose path contains pattern or matches it as a glob
- * (fnmatch, on the whole path or its last name); the count kept. */
+ * (fnmatch, on the whole path or on what follows one of its slashes); the
+ * count kept. */
 size_t cli_files_match(cli_files *f, const char *pattern);
 /* The scenarios a command runs when given no path: ./scenarios when there
  * is one, else the installed ones (fakegc --data-dir)/scenarios. */

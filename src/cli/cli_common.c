@@ -734,14 +734,21 @@ void cli_default_scenarios(char *buf, size_t n)
     snprintf(buf, n, "%s%sscenarios", data, data[0] && data[strlen(data) - 1] == '/' ? "" : "/");
 }
 
+/* Does the glob match path, or the part of it after one of its slashes
+ * ("memo/*" matches scenarios/memo/churn.scn)? */
+static int glob_tail(const char *pattern, const char *path)
+{
+    for (const char *p = path; p; p = strchr(p, '/'), p = p ? p + 1 : NULL)
+        if (fnmatch(pattern, p, 0) == 0)
+            return 1;
+    return 0;
+}
+
 size_t cli_files_match(cli_files *f, const char *pattern)
 {
     size_t kept = 0;
     for (size_t i = 0; i < f->n; i++) {
-        const char *base = strrchr(f->v[i], '/');
-        base = base ? base + 1 : f->v[i];
-        if (strstr(f->v[i], pattern) || fnmatch(pattern, f->v[i], 0) == 0 ||
-            fnmatch(pattern, base, 0) == 0)
+        if (strstr(f->v[i], pattern) || glob_tail(pattern, f->v[i]))
             f->v[kept++] = f->v[i];
         else
             al_free(f->v[i], strlen(f->v[i]) + 1, AL_K_SCENARIO);
