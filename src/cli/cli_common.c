@@ -735,7 +735,7 @@ void cli_default_scenarios(char *buf, size_t n)
 }
 
 /* Does the glob match path, or the part of it after one of its slashes
- * ("memo/*" matches scenarios/memo/churn.scn)? */
+ * (the glob memo/X* matches scenarios/memo/X.scn)? */
 static int glob_tail(const char *pattern, const char *path)
 {
     for (const char *p = path; p; p = strchr(p, '/'), p = p ? p + 1 : NULL)
