@@ -307,9 +307,12 @@ int cli_color_wanted(const cli_common *c, FILE *f)
 
 int cli_flush_stdout(const char *cmd)
 {
+    int e = ferror(stdout) ? errno : 0;
     errno = 0;
     if (fflush(stdout) == 0 && !ferror(stdout))
         return 0;
+    if (!errno)
+        errno = e;
     cli_error(cmd, "cannot write to standard output: %s", strerror(errno ? errno : EIO));
     clearerr(stdout);
     return -1;

@@ -61,7 +61,8 @@ const cli_cmd cli_oom_cmd = {
 static void json_head(const cli_common *c, const cli_shard *shard, FILE *f)
 {
     fprintf(f, "{\n  \"schema\": \"%s\", \"tool\": \"fakegc\", \"command\": \"oom\", "
-            "\"version\": \"%s\", \"allocator\": ", RP_SCHEMA_OOM, FAKEGC_VERSION);
+            "\"version\": \"%s\", \"commit\": \"%s\", \"allocator\": ", RP_SCHEMA_OOM, FAKEGC_VERSION,
+            cli_version_commit());
     rp_json_string(f, c->allocator);
     fputs(",\n  \"inject\": [", f);
     char ib[512];

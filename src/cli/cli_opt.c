@@ -257,7 +257,8 @@ static int one_option(const cli_cmd *cmd, const cli_opt **rows, size_t n, void *
     }
     if (r->kind == CLI_K_HELP || r->kind == CLI_K_VERSION) {
         int w = r->kind == CLI_K_HELP ? cli_help(cmd, stdout) : cli_version(stdout);
-        return w == 0 && cli_flush_stdout(cmd->name) == 0 ? CLI_PARSE_DONE : CLI_PARSE_ERROR;
+        int fl = cli_flush_stdout(cmd->name);   /* says why, when w failed too */
+        return w == 0 && fl == 0 ? CLI_PARSE_DONE : CLI_PARSE_ERROR;
     }
     char err[256];
     if (store(base, r, v, err, sizeof err) < 0) {

@@ -27,6 +27,7 @@ typedef struct run_args {
     cli_common c;
     cli_order order;
     cli_shard shard;
+    int own_oom;                /* fakegc's own allocations failed (--allocator ...:all) */
 } run_args;
 
 static const cli_opt rows[] = {
@@ -237,6 +238,7 @@ static void run_init(rp_run *run, const cli_common *c, const inject_list *inj,
     memset(run, 0, sizeof *run);
     run->tool = "fakegc";
     run->version = FAKEGC_VERSION;
+    run->commit = cli_version_commit();
     run->allocator = c->allocator;
     run->compat = c->compat;
     run->inject = (const char **)inj->v;
@@ -338,8 +340,10 @@ static size_t run_here(run_args *a, sc_program **progs, size_t n, rp_scenario *r
         }
         o.dot_cluster = (uint32_t)i;
         sc_run(progs[i], &o, &res[i]);
-        if (cli_interrupted()) {   /* stopped in hand: not a finished record */
-            rp_scenario_clear(&res[i]);
+        if (cli_interrupted() || !res[i].file) {   /* stopped in hand, or no room for */
+            rp_scenario_clear(&res[i]);             /* the record: not a finished one */
+            if (!res[i].file && !cli_interrupted())
+                a->own_oom = 1;
             break;
         }
         if (tl && o.on_statement_arg)
@@ -437,6 +441,11 @@ static int run_all(run_args *a, sc_program **progs, size_t n, const inject_list 
             ran = keep_finished(res, tl, n);
     } else {
         ran = run_here(a, progs, n, res, tl, &st);
+    }
+    if (a->own_oom) {   /* once, in words, instead of records without a name */
+        cli_error("run", "out of memory in fakegc itself (not in the model) after %zu of %zu "
+                  "scenarios: nothing reported", ran, n);
+        exit_code = CLI_EXIT_USAGE;
     }
     int tl_bad = exit_code == CLI_EXIT_OK && c->timeline &&
                  write_timeline(c->timeline, c->timeline_f, tl, ran) < 0;

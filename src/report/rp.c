@@ -100,7 +100,9 @@ const char *rp_run_status(const rp_run *run)
 {
     if (run->stopped || run->errors)
         return "error";
-    return run->failed ? "fail" : "pass";
+    if (run->failed)
+        return "fail";
+    return run->interrupted && strncmp(run->interrupted, "SIG", 3) == 0 ? "interrupted" : "pass";
 }
 
 int rp_scenario_set_file(rp_scenario *s, const char *file)

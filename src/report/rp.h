@@ -105,6 +105,7 @@ typedef struct rp_run {
     const char *interrupted;  /* "SIGINT"/"SIGTERM": the run stopped early and
                                  holds only the scenarios that finished; NULL */
     size_t planned;           /* with interrupted: the scenarios it was to run */
+    const char *commit;       /* the build's commit (JSON "commit"), or NULL */
 } rp_run;
 
 /* Schema ids of the JSON reports (cli.md "Reports: stable, typed"); the
@@ -125,7 +126,8 @@ void rp_json_string(FILE *f, const char *s);
  * report writes one}. 0, or -1 (ER_OOM, or a write error). */
 int rp_write_object_line(FILE *f, const char *scenario, uint32_t line, const hp_retained *r);
 
-/* "pass", "fail" (a scenario failed) or "error" (one errored, or stopped). */
+/* "pass", "fail" (a scenario failed), "error" (one errored, or stopped),
+ * or "interrupted" (a signal stopped a run where nothing failed). */
 const char *rp_run_status(const rp_run *run);
 
 typedef enum rp_format { RP_TEXT, RP_JSON, RP_JUNIT, RP_TAP } rp_format;

@@ -357,6 +357,9 @@ int rp_write_json(const rp_run *run, FILE *f)
     key(w, "{\n  ", "schema"); str(w, RP_SCHEMA_REPORT);
     key(w, ", ", "tool"); str(w, run->tool ? run->tool : "fakegc");
     key(w, ", ", "version"); str(w, run->version ? run->version : "");
+    if (run->commit) {
+        key(w, ", ", "commit"); str(w, run->commit);
+    }
     key(w, ", ", "allocator"); str(w, run->allocator ? run->allocator : "libc");
     key(w, ",\n  ", "inject");
     put(w, "[", 1);
