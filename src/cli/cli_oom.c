@@ -95,8 +95,9 @@ static void json_scenario(FILE *f, size_t i, const char *file, int rc, const st_
         fputs(", \"error\": \"the run without failures ended in an internal error\"}", f);
         return;
     }
-    fprintf(f, ", \"baseline\": \"%s\", \"allocations\": %" PRIu64,
-            rp_status_name((rp_status)r->baseline_status), r->allocations);
+    fprintf(f, ", \"baseline\": \"%s\", \"allocations\": %" PRIu64 ", \"contexts\": %" PRIu64
+            ", \"duplicates_skipped\": %" PRIu64, rp_status_name((rp_status)r->baseline_status),
+            r->allocations, r->contexts, r->skipped);
     fprintf(f, ",\n     \"transient\": %s", modes & 1 ? "" : "null");
     if (modes & 1)
         fprintf(f, "{\"points\": %" PRIu64 ", \"capped\": %s}", r->points[0],

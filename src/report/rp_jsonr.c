@@ -37,6 +37,10 @@ void rp_jr_free(rp_jr *j)
         al_free(j->str, j->str_cap, AL_K_REPORT);
     j->str = NULL;
     j->str_len = j->str_cap = 0;
+    if (j->kh)
+        al_free(j->kh, j->kh_cap * sizeof *j->kh, AL_K_REPORT);
+    j->kh = NULL;
+    j->kh_n = j->kh_cap = j->kh_base = 0;
 }
 
 int rp_jr_fail(rp_jr *j, const char *fmt, ...)
@@ -356,11 +360,73 @@ static int enter(rp_jr *j)
     return 0;
 }
 
+/* ---- duplicate keys: the hashes of the open objects' keys ---- */
+
+static int kh_push(rp_jr *j, uint64_t v)
+{
+    if (j->kh_n == j->kh_cap) {
+        size_t nc = j->kh_cap ? j->kh_cap * 2 : 64;
+        uint64_t *nv = al_realloc(j->kh, j->kh_cap * sizeof *nv, nc * sizeof *nv, AL_K_REPORT,
+                                  "rp_jr keys");
+        if (!nv)
+            return rp_jr_oom(j);
+        j->kh = nv;
+        j->kh_cap = nc;
+    }
+    j->kh[j->kh_n++] = v;
+    return 0;
+}
+
+static uint64_t key_hash(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;   /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+/* The key just decoded (j->str): refused when the object has it already. */
+static int key_add(rp_jr *j)
+{
+    uint64_t h = key_hash(j->str, j->str_len);
+    size_t n = j->kh_n - j->kh_base;
+    for (size_t i = 0; n < RP_JR_KEYS_LINEAR && i < n; i++)
+        if (j->kh[j->kh_base + i] == h)
+            return rp_jr_fail(j, "duplicate key \"%.64s\"", j->str);
+    return kh_push(j, h);
+}
+
+static int by_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The object closes: the keys past the linear check, sorted; then its
+ * hashes go. */
+static int keys_close(rp_jr *j)
+{
+    uint64_t *v = j->kh + j->kh_base;
+    size_t n = j->kh_n - j->kh_base;
+    if (n > RP_JR_KEYS_LINEAR) {
+        qsort(v, n, sizeof *v, by_u64);
+        for (size_t i = 1; i < n; i++)
+            if (v[i] == v[i - 1])
+                return rp_jr_fail(j, "duplicate key in the object that ends here");
+    }
+    j->kh_n = j->kh_base - 1;
+    j->kh_base = (size_t)j->kh[j->kh_n];
+    return 0;
+}
+
 int rp_jr_obj_open(rp_jr *j)
 {
     if (rp_jr_peek(j) != '{')
         return want(j, "expected an object");
-    return enter(j);
+    if (enter(j) != 0 || kh_push(j, j->kh_base) != 0)
+        return -1;
+    j->kh_base = j->kh_n;
+    return 0;
 }
 
 int rp_jr_obj_next(rp_jr *j, int *first, char *key, size_t cap)
@@ -370,6 +436,8 @@ int rp_jr_obj_next(rp_jr *j, int *first, char *key, size_t cap)
         if (c != '}')
             return c < 0 ? rp_jr_fail(j, "unexpected end of input")
                          : rp_jr_fail(j, "expected ',' or '}'");
+        if (keys_close(j) != 0)
+            return -1;
         j->p++;
         j->depth--;
         *first = 0;
@@ -378,7 +446,7 @@ int rp_jr_obj_next(rp_jr *j, int *first, char *key, size_t cap)
     if (!*first)
         j->p++;   /* ',' */
     *first = 0;
-    if (rp_jr_string(j) != 0)
+    if (rp_jr_string(j) != 0 || key_add(j) != 0)
         return -1;
     if (j->str_len < cap)
         memcpy(key, j->str, j->str_len + 1);
@@ -475,9 +543,12 @@ int rp_jr_read_file(const char *path, size_t limit, int kind, char **bufp, size_
      * the end): doubling a 1.4 GB report's buffer peaked at twice that */
     struct stat st;
     size_t first = 65536;
-    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
         first = (uint64_t)st.st_size >= limit ? limit + 1 : (size_t)st.st_size + 1;
-    for (;;) {
+        if ((uint64_t)st.st_size > limit)   /* refused unread */
+            why = "too large";
+    }
+    for (; !why;) {
         if (len == cap) {
             size_t ncap = cap ? cap * 2 : first;
             if (ncap > limit + 1)

@@ -25,9 +25,15 @@
  *   it is clamped to RP_JR_MAX_DEPTH).
  * - The grammar is strict RFC 8259 (no trailing commas, no leading zeros);
  *   strings are decoded to UTF-8, "\u0000" is refused.
- * - The one allocation is the decoded-string buffer (AL_K_REPORT). When it
- *   fails the call returns -1 with ER_OOM set and "out of memory" as the
- *   message; rp_jr_free releases it in every case.
+ * - A key given twice in one object is refused ("duplicate key \"K\""), in
+ *   the objects the caller reads and in those it skips alike: readers that
+ *   take the first and readers that take the last would disagree. Keys are
+ *   compared by a 64-bit hash of their decoded text; each object's first
+ *   RP_JR_KEYS_LINEAR keys at once, the rest when the object closes.
+ * - The allocations are the decoded-string buffer and the key hashes of the
+ *   open objects (AL_K_REPORT). When one fails the call returns -1 with
+ *   ER_OOM set and "out of memory" as the message; rp_jr_free releases them
+ *   in every case.
  */
 #ifndef FAKEGC_RP_JSONR_H
 #define FAKEGC_RP_JSONR_H
@@ -35,7 +41,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { RP_JR_MAX_DEPTH = 1024 };
+enum { RP_JR_MAX_DEPTH = 1024, RP_JR_KEYS_LINEAR = 256 };
+
+/* The largest JSON report `fakegc diff` and `fakegc merge` read (a 5M-object
+ * leak report is 1.4 GB); 1 GiB where size_t is 32 bits. */
+#define RP_JR_MAX_REPORT (SIZE_MAX > 0xffffffffu ? (size_t)16 << 30 : (size_t)1 << 30)
 
 typedef struct rp_jr {
     const char *s, *p, *end;   /* the text, the cursor, the end of the text */
@@ -48,13 +58,17 @@ typedef struct rp_jr {
     const char *deep_msg;
     char *str;                 /* the last string decoded: NUL-terminated */
     size_t str_len, str_cap;   /*   str_len bytes, valid until the next one */
+    /* The key hashes of the open objects, innermost last; each object's
+     * start (kh_base) is kept in the slot before its keys. */
+    uint64_t *kh;
+    size_t kh_n, kh_cap, kh_base;
 } rp_jr;
 
 /* Over text[0..len) (not NUL-terminated necessarily). name (NULL: "<json>")
  * starts every message; err may be NULL. Does not allocate. */
 void rp_jr_init(rp_jr *j, const char *text, size_t len, const char *name, int max_depth,
                 char *err, size_t errlen);
-/* Release the string buffer. */
+/* Release the string buffer and the key hashes. */
 void rp_jr_free(rp_jr *j);
 
 /* Fail at the cursor: "NAME:LINE:COL: message" into err (LINE and COL from

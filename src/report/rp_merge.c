@@ -16,7 +16,6 @@
 #include "report/rp_int.h"
 #include "report/rp_jsonr.h"
 
-#define MAX_FILE ((size_t)1 << 30)
 enum { DEPTH = 64, KEY = 64 };
 
 typedef struct span {
@@ -47,7 +46,8 @@ typedef struct doc {
 } doc;
 
 /* How a top-level field is merged; fields not listed are R_EQUAL. */
-enum { R_EQUAL, R_SHARD, R_CONCAT, R_SUM, R_MAX, R_RATE, R_FAILURES, R_DROP };
+enum { R_EQUAL, R_SHARD, R_CONCAT, R_SUM, R_MAX, R_RATE, R_FAILURES, R_DROP, R_SUMMARY,
+       R_STATUS };
 
 static const struct rule {
     const char *key;
@@ -57,7 +57,9 @@ static const struct rule {
     {"host", K_ALL, R_SHARD},
     {"lifecycle_first", K_STRESS, R_SHARD},
     {"scenarios", K_RUN | K_OOM, R_CONCAT},
-    {"summary", K_ALL, R_SUM},
+    {"summary", K_RUN | K_OOM, R_SUMMARY},  /* recomputed from the scenarios */
+    {"summary", K_STRESS, R_SUM},
+    {"status", K_ALL, R_STATUS},            /* recomputed */
     {"steps", K_STRESS, R_SUM},
     {"statements", K_STRESS, R_SUM},
     {"lifecycles", K_STRESS, R_SUM},
@@ -319,19 +321,29 @@ static const span *get(const doc *d, const char *key)
     return fields_get(&d->f, key);
 }
 
-static void doc_kind(doc *d)
+/* The kind, told by "schema" (which must be one this merge knows), else by
+ * "command", else run. 0 or -1. */
+static int doc_kind(mg *m, doc *d)
 {
     char v[64] = "";
     const span *s = get(d, "schema");
     const span *c = get(d, "command");
     d->kind = K_RUN;
-    for (size_t i = 0; i < sizeof KINDS / sizeof KINDS[0]; i++) {
-        size_t n = strcspn(KINDS[i].schema, "/");
-        if ((s && span_str(*s, v, sizeof v) == 0 && strncmp(v, KINDS[i].schema, n) == 0 &&
-             (v[n] == '/' || !v[n])) ||
-            (!s && c && span_str(*c, v, sizeof v) == 0 && strcmp(v, KINDS[i].command) == 0))
-            d->kind = KINDS[i].kind;
+    if (s) {
+        if (span_str(*s, v, sizeof v) != 0)
+            return fail(m, 1, "%s: \"schema\" is not a string", d->name);
+        for (size_t i = 0; i < sizeof KINDS / sizeof KINDS[0]; i++)
+            if (strcmp(v, KINDS[i].schema) == 0) {
+                d->kind = KINDS[i].kind;
+                return 0;
+            }
+        return fail(m, 1, "%s: unknown schema \"%s\" (merge reads %s, %s and %s)", d->name, v,
+                    KINDS[0].schema, KINDS[1].schema, KINDS[2].schema);
     }
+    for (size_t i = 0; i < sizeof KINDS / sizeof KINDS[0]; i++)
+        if (c && span_str(*c, v, sizeof v) == 0 && strcmp(v, KINDS[i].command) == 0)
+            d->kind = KINDS[i].kind;
+    return 0;
 }
 
 /* "shard": [K, N]; none: 0 of 1. */
@@ -359,14 +371,15 @@ static int doc_read(mg *m, doc *d, const char *path)
 {
     char e[512];
     d->name = path;
-    if (rp_jr_read_file(path, MAX_FILE, AL_K_REPORT, &d->buf, &d->len, &d->cap, e, sizeof e) != 0)
+    if (rp_jr_read_file(path, RP_JR_MAX_REPORT, AL_K_REPORT, &d->buf, &d->len, &d->cap, e, sizeof e) != 0)
         return fail(m, er_kind_get() != ER_OOM, "%s", e);
     int rc = span_fields((span){d->buf, d->len}, path, &d->f, e, sizeof e);
     if (rc == -2)
         return fail(m, 0, "%s: out of memory", path);
     if (rc < 0)
         return fail(m, 1, "%s (not a fakegc JSON report)", e);
-    doc_kind(d);
+    if (doc_kind(m, d) != 0)
+        return -1;
     return doc_shard(m, d);
 }
 
@@ -781,6 +794,8 @@ typedef struct totals {
     sfail *f;
     size_t nf, distinct;
     size_t scenarios;
+    uint64_t sum[6];                  /* run, oom: the summary, recomputed */
+    const char *status;               /* recomputed */
 } totals;
 
 static double doc_double(const doc *d, const char *key)
@@ -851,6 +866,8 @@ static void write_shard(const mg *m, FILE *o, const doc *d)
     (void)m;
 }
 
+static void write_summary(FILE *o, int kind, const uint64_t *sum);
+
 static int write_field(mg *m, FILE *o, const char *key, int rule, totals *t)
 {
     span *v;
@@ -884,6 +901,12 @@ static int write_field(mg *m, FILE *o, const char *key, int rule, totals *t)
         return 0;
     case R_FAILURES:
         write_failures(m, o, t->f, t->nf, t->distinct);
+        return 0;
+    case R_SUMMARY:
+        write_summary(o, m->d[0].kind, t->sum);
+        return 0;
+    case R_STATUS:
+        fprintf(o, "\"%s\"", t->status);
         return 0;
     default:
         return 0;
@@ -1101,6 +1124,134 @@ static void write_oom(const mg *m, FILE *o, int junit, const char *json, size_t 
     fields_free(&top);
 }
 
+/* ---- run and oom: the summary and the status, from the scenarios ---- */
+
+/* The summary's fields, in the order written. */
+static const char *const RUN_SUM[] = {"passed", "failed", "skipped", "errors"};
+static const char *const OOM_SUM[] = {"scenarios", "failure_points", "contexts",
+                                      "duplicates_skipped", "findings", "crashes"};
+
+static const char *const *sum_keys(int kind, size_t *n)
+{
+    *n = kind == K_RUN ? 4 : 6;
+    return kind == K_RUN ? RUN_SUM : OOM_SUM;
+}
+
+static void write_summary(FILE *o, int kind, const uint64_t *sum)
+{
+    size_t n;
+    const char *const *keys = sum_keys(kind, &n);
+    for (size_t i = 0; i < n; i++)
+        fprintf(o, "%s\"%s\": %" PRIu64, i ? ", " : "{", keys[i], sum[i]);
+    fputc('}', o);
+}
+
+static uint64_t mode_points(span item, const char *mode)
+{
+    span v;
+    return span_member(item, mode, &v) == 0 && span_is(v, '{') ? member_u64(v, "points") : 0;
+}
+
+/* One scenario record into the counts c (as sum_keys). 0, or -1 for a
+ * status its kind of report does not have. */
+static int count_scenario(mg *m, const doc *d, int kind, span item, uint64_t *c)
+{
+    static const char *const RUN_ST[] = {"pass", "fail", "skip", "error"};
+    char st[32], file[160];
+    member_str(item, "status", st, sizeof st);
+    if (kind == K_RUN) {
+        for (size_t i = 0; i < 4; i++)
+            if (strcmp(st, RUN_ST[i]) == 0) {
+                c[i]++;
+                return 0;
+            }
+    } else if (strcmp(st, "ok") == 0 || strcmp(st, "leak") == 0) {   /* as cli_oom.c counts */
+        c[0]++;
+        c[1] += mode_points(item, "transient") + mode_points(item, "persistent");
+        c[2] += member_u64(item, "contexts");
+        c[3] += member_u64(item, "duplicates_skipped");
+        c[4] += member_u64(item, "findings_total");
+        return 0;
+    } else if (strcmp(st, "finding") == 0 || strcmp(st, "error") == 0 ||
+               strcmp(st, "crash") == 0) {
+        c[0]++;
+        c[st[0] == 'c' ? 5 : 4]++;
+        return 0;
+    }
+    member_str(item, "file", file, sizeof file);
+    return fail(m, 1, "%s: scenario \"%s\" has status \"%s\", which a %s report does not have",
+                d->name, file, st, kind_row(kind)->name);
+}
+
+/* Each shard's summary is what its scenarios say, and each shard holds the
+ * scenarios the split gives it (campaign_files: F files, shard K of N has
+ * those i < F with i mod N == K); t->sum and t->status are the campaign's. */
+static int recompute(mg *m, totals *t)
+{
+    int kind = m->d[0].kind;
+    size_t nk;
+    const char *const *keys = sum_keys(kind, &nk);
+    const span *cf = get(&m->d[0], "campaign_files");
+    uint64_t files = 0;
+    if (cf && span_u64(*cf, &files) != 0)
+        return fail(m, 1, "%s: \"campaign_files\" is not a count", m->d[0].name);
+    for (size_t i = 0; i < m->n; i++) {
+        const doc *d = &m->d[i];
+        const span *s = get(d, "scenarios"), *sum = get(d, "summary");
+        items it = {0};
+        uint64_t c[6] = {0};
+        int r = s ? span_items(*s, &it) : -1;
+        if (r < 0) {
+            items_free(&it);
+            return fail(m, r == -1, "%s: no \"scenarios\" array", d->name);
+        }
+        for (size_t k = 0; r == 0 && k < it.n; k++)
+            r = count_scenario(m, d, kind, it.v[k], c);
+        size_t got = it.n;
+        items_free(&it);
+        if (r != 0)
+            return -1;
+        for (size_t k = 0; k < nk; k++) {
+            span v;
+            uint64_t x;
+            if (!sum || span_member(*sum, keys[k], &v) != 0 || span_u64(v, &x) != 0)
+                return fail(m, 1, "%s: its \"summary\" has no count \"%s\"", d->name, keys[k]);
+            if (x != c[k])
+                return fail(m, 1, "%s: its summary says \"%s\": %" PRIu64 " but its scenarios "
+                            "give %" PRIu64 " (the report was changed or cut)", d->name, keys[k],
+                            x, c[k]);
+            t->sum[k] += c[k];
+        }
+        uint64_t want = cf ? files / d->n + (d->k < files % d->n) : got;
+        if (got != want)
+            return fail(m, 1, "%s (shard %u of %u) holds %zu scenario%s, but a campaign of %"
+                        PRIu64 " files gives shard %u %" PRIu64 ": %" PRIu64 " %s",
+                        d->name, d->k, d->n, got, got == 1 ? "" : "s", files, d->k, want,
+                        got < want ? want - got : (uint64_t)got - want,
+                        got < want ? "missing" : "extra");
+    }
+    const span *stop = get(&m->d[0], "stopped");
+    int stopped = stop && !(stop->n == 4 && memcmp(stop->p, "null", 4) == 0);
+    if (kind == K_RUN)
+        t->status = stopped || t->sum[3] ? "error" : t->sum[1] ? "fail" : "pass";
+    else
+        t->status = stopped ? "error" : t->sum[4] || t->sum[5] ? "fail" : "pass";
+    return 0;
+}
+
+/* stress: a shard that ended in an error makes the campaign's status
+ * "error"; else any failure "fail". */
+static const char *stress_status(const mg *m, const totals *t)
+{
+    char st[16];
+    for (size_t i = 0; i < m->n; i++) {
+        const span *s = get(&m->d[i], "status");
+        if (s && span_str(*s, st, sizeof st) == 0 && strcmp(st, "error") == 0)
+            return "error";
+    }
+    return t->distinct ? "fail" : "pass";
+}
+
 /* ---- the entry point ---- */
 
 /* Run reports: the writers of rp.h over the merged report read back. */
@@ -1131,6 +1282,9 @@ static int merge(mg *m, rp_format fmt, FILE *out, const rp_options *o, rp_merge_
     if (rc == 0 && kind == K_STRESS) {
         stress_totals(m, &t);
         rc = stress_failures(m, &t.f, &t.nf, &t.distinct);
+        t.status = stress_status(m, &t);
+    } else if (rc == 0) {
+        rc = recompute(m, &t);
     }
     char *json = NULL;
     size_t len = 0;

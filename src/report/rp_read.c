@@ -22,7 +22,7 @@ enum { MAX_DEPTH = 64 };
  * 5M-object leak report is 1.4 GB and was refused at the old 1 GiB); a
  * larger file is refused with "PATH: larger than 16384 MiB, the reader's
  * limit" (exit 2 from diff) instead of exhausting memory. */
-#define MAX_FILE (SIZE_MAX > 0xffffffffu ? (size_t)16 << 30 : (size_t)1 << 30)
+#define MAX_FILE RP_JR_MAX_REPORT   /* the same for diff and merge */
 
 /* --- the string pool ---------------------------------------------------------- */
 
@@ -629,7 +629,11 @@ static int read_run(rd *d, rp_run *run)
         return -1;
     while ((k = rp_jr_obj_next(j, &first, key, sizeof key)) == 1) {
         int rc = 0;
-        if (strcmp(key, "tool") == 0) {
+        if (strcmp(key, "schema") == 0) {   /* a run report of this version, or none */
+            if ((rc = rp_jr_string(j)) == 0 && strcmp(j->str, RP_SCHEMA_REPORT) != 0)
+                return rp_jr_fail(j, "unknown schema \"%.64s\" (this fakegc reads %s run reports)",
+                                  j->str, RP_SCHEMA_REPORT);
+        } else if (strcmp(key, "tool") == 0) {
             rc = get_pooled(d, &run->tool);
         } else if (strcmp(key, "version") == 0) {
             rc = get_pooled(d, &run->version);
