@@ -225,3 +225,36 @@ Test(jsonr, string_allocation_failure)
     }
     cr_expect(done, "a clean run ended the loop");
 }
+
+/* A key given twice in one object: refused wherever it is (readers that
+ * keep the first and readers that keep the last would disagree); the same
+ * key in sibling or nested objects is fine. */
+Test(jsonr, duplicate_keys_are_refused)
+{
+    fails_with("{\"s\": [1], \"s\": []}", 8, "e.json:1:15: duplicate key \"s\"");
+    fails_with("[{\"a\": {\"x\": 1, \"y\": 2, \"x\": 3}}]", 8, "duplicate key \"x\"");
+    /* escapes decode first: "\u0061" is "a" */
+    fails_with("{\"a\": 1, \"\\u0061\": 2}", 8, "duplicate key \"a\"");
+    const char *ok = "[{\"a\": 1, \"b\": {\"a\": 2}}, {\"a\": 3, \"b\": {\"a\": 4, \"b\": 5}}]";
+    rp_jr j;
+    char err[128] = "";
+    rp_jr_init(&j, ok, strlen(ok), "ok.json", 8, err, sizeof err);
+    cr_assert_eq(rp_jr_skip(&j), 0, "%s", err);
+    rp_jr_free(&j);
+    /* past the linear check: 600 keys, the last one a repeat of the 3rd */
+    char *big = malloc(600 * 16 + 16);
+    cr_assert_not_null(big);
+    size_t n = (size_t)sprintf(big, "{");
+    for (int i = 0; i < 600; i++)
+        n += (size_t)sprintf(big + n, "%s\"k%d\": %d", i ? ", " : "", i == 599 ? 2 : i, i);
+    strcpy(big + n, "}");
+    fails_with(big, 8, "duplicate key in the object that ends here");
+    n = (size_t)sprintf(big, "{");
+    for (int i = 0; i < 600; i++)
+        n += (size_t)sprintf(big + n, "%s\"k%d\": %d", i ? ", " : "", i, i);
+    strcpy(big + n, "}");
+    rp_jr_init(&j, big, strlen(big), "big.json", 8, err, sizeof err);
+    cr_assert_eq(rp_jr_skip(&j), 0, "600 distinct keys: %s", err);
+    rp_jr_free(&j);
+    free(big);
+}

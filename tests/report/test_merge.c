@@ -165,7 +165,9 @@ Test(merge, sorts_scenarios_and_carries_unknown_fields)
     cr_assert_eq(merge(p, 2, RP_JSON, &out, &m, err, sizeof err), 0, "%s", err);
     cr_expect_eq(m.failed, 1);
     cr_expect(strstr(out, "\"new\": {\"x\": [1]}") != NULL, "%s", out);
-    cr_expect(strstr(out, "\"summary\": {\"passed\": 3, \"failed\": 1}") != NULL, "%s", out);
+    /* recomputed from the scenarios, every count */
+    cr_expect(strstr(out, "\"summary\": {\"passed\": 3, \"failed\": 1, \"skipped\": 0, "
+                          "\"errors\": 0}") != NULL, "%s", out);
     const char *fa = strstr(out, "s/a.scn"), *fb = strstr(out, "s/b.scn"),
                *fc = strstr(out, "s/c.scn"), *fd = strstr(out, "s/d.scn");
     cr_expect(fa && fb && fc && fd && fa < fb && fb < fc && fc < fd, "sorted: %s", out);
