@@ -574,6 +574,38 @@ int sc_ev_alive(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *
     return 0;
 }
 
+/* weakrefs(X) (version 3): the weak references to X that exist now, from
+ * any holder: weak counts (memo keys and weak values, StorageWeakRefs in
+ * memo keys, pending lists and finalizers, weak handles) plus the
+ * finalizers registered on it (weakref.finalize holds its tensor weakly
+ * through its callback alone). 1.13.1, a converted live tensor: 4. */
+int sc_ev_weakrefs(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                   sc_val *out)
+{
+    sc_val v = {0};
+    (void)recv, (void)a;
+    if (sc_eval(vm, e->args[0], &v) < 0)
+        return -1;
+    if (v.k != V_OBJ || !v.o) {
+        er_set(ER_TYPE, "weakrefs() needs an object, got %s", sc_val_type(&v));
+        sc_val_drop(&v);
+        return -1;
+    }
+    const obj *o = v.o;
+    int64_t n = (int64_t)o->weak;
+    const obj_cb *first = o->callbacks, *cb = first;
+    while (cb) {
+        if (cb->owner && cb->owner->type->kind == OBJ_FINALIZER)
+            n++;
+        cb = cb->next;
+        if (cb == first)
+            break;
+    }
+    sc_val_drop(&v);
+    sc_set_int(out, n);
+    return 0;
+}
+
 int sc_ev_dead(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a, sc_val *out)
 {
     int alive;

@@ -90,6 +90,8 @@ static const sc_word vocab[] = {
     B("raises", B_RAISES, 2, 2, kw_none, NULL, sc_ev_raises, NULL, NULL),
     B2("fake_converter", B_FAKE_CONVERTER, 0, 0, kw_mode, NULL, sc_ev_fake_converter, NULL,
        NULL),
+    ROW("weakrefs", SW_BUILTIN, 0, B_WEAKREFS, 1, 1, kw_none, 3, V3_STRESS, NO_XREF_WEAK, NULL,
+        sc_ev_weakrefs, 0),
 
     /* methods: tensor ops */
     OP("view", 0, -1, kw_none, sc_ar_view, NULL, NULL),
