@@ -87,7 +87,9 @@ Test(hold, each_class_and_the_culprits_first)
     obj_decref(a);
     obj_decref(b);
     /* f keeps q; the lost cycle: drop them the way a collection would */
+    obj_incref(u);   /* v's death drops u's last other reference */
     th_set(u, 0, NULL, "next", -1);
+    obj_decref(u);
     obj_decref(f);
 }
 
