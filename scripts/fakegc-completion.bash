@@ -1,8 +1,9 @@
 # bash completion for fakegc - installed as
 # share/bash-completion/completions/fakegc. Everything is asked of the
 # fakegc being completed, so it never disagrees with the binary: commands
-# from `fakegc --help`, options from `fakegc CMD --help`, bug, allocator
-# and benchmark names from `fakegc list`.
+# from `fakegc --help`, options and their words from `fakegc list options
+# CMD` (the option rows themselves), bug, allocator and benchmark names
+# from `fakegc list`.
 _fakegc_words() {
     # the first word of every indented line after "$2:" in "$1 --help"
     "$1" $3 --help 2>/dev/null | awk -v sect="$2:" '
@@ -32,32 +33,31 @@ _fakegc() {
         COMPREPLY=($(compgen -W "$("$fakegc" list allocators 2>/dev/null | awk '{print $1}')" \
                      -- "$cur"))
         return ;;
-    --format)
-        local fmts
-        fmts=$("$fakegc" "$cmd" --help 2>/dev/null | sed -n '/--format FMT/{N;s/.*--format FMT//;p;}' |
-               tr -c 'a-z\n' ' ' | tr ' ' '\n' |
-               grep -xE 'text|json|junit|tap|markdown' | sort -u)
-        COMPREPLY=($(compgen -W "$fmts" -- "$cur"))
-        return ;;
-    --gc) COMPREPLY=($(compgen -W "manual auto stress" -- "$cur")); return ;;
-    --sweep) COMPREPLY=($(compgen -W "eager periodic" -- "$cur")); return ;;
-    --compat) COMPREPLY=($(compgen -W "pytorch-1.13" -- "$cur")); return ;;
-    --output|--dot|--objects|--timeline|--junit|--tap|--json|--text|--baseline|--out-dir)
-        COMPREPLY=($(compgen -f -- "$cur"))
-        return ;;
     esac
+    # the row of the option before the cursor: its kind and words
+    local row
+    row=$("$fakegc" list options "$cmd" 2>/dev/null | awk -F'\t' -v o="$prev" '$2 == o')
+    if [ -n "$row" ]; then
+        local kind words
+        kind=$(printf '%s' "$row" | cut -f4)
+        words=$(printf '%s' "$row" | cut -f6)
+        case $kind in
+        choice) COMPREPLY=($(compgen -W "${words//|/ }" -- "$cur")); return ;;
+        input|output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        folder) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        esac
+    fi
     if [ "$cmd" = help ]; then
         COMPREPLY=($(compgen -W "$(_fakegc_words "$fakegc" commands)" -- "$cur"))
         return
     fi
     if [ "$cmd" = list ]; then
-        COMPREPLY=($(compgen -W "bugs allocators benches" -- "$cur"))
+        COMPREPLY=($(compgen -W "bugs allocators benches words options" -- "$cur"))
         return
     fi
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "$("$fakegc" "$cmd" --help 2>/dev/null |
-                                   grep -oE '(^|[ ,[])--?[a-zA-Z][a-zA-Z0-9-]*' |
-                                   sed 's/^[ ,[]//' | sort -u)" -- "$cur"))
+        COMPREPLY=($(compgen -W "$("$fakegc" list options "$cmd" 2>/dev/null |
+                                   awk -F'\t' '{print $2; if ($3 != "-") print $3}')" -- "$cur"))
         return
     fi
     if [ "$cmd" = bench ]; then

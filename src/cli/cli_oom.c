@@ -51,7 +51,7 @@ const cli_cmd cli_oom_cmd = {
     "ends that scenario's loop.",
     rows,
     CLI_O_ALLOCATOR | CLI_O_INJECT | CLI_O_COMPAT | CLI_O_GC | CLI_O_SWEEP | CLI_O_FORMAT |
-        CLI_O_OUTPUT | CLI_O_LIMITS | CLI_O_OUTPUT_STYLE,
+        CLI_O_OUTPUT | CLI_O_LIMITS | CLI_O_OUTPUT_STYLE | CLI_O_SELECT,
     "exit status: 0 every run ended cleanly; 1 a leak, an unclean end, a finding\n"
     "or a crash; 2 usage or parse error; 3 internal error.",
     NULL, "fail each allocation in turn; every run must end cleanly"};
@@ -335,6 +335,10 @@ int cli_oom(int argc, char **argv)
         exit_code = crc == -1 ? CLI_EXIT_USAGE : CLI_EXIT_INTERNAL;
     else if (cli_outputs_not_inputs(&a.c, "oom", fl.v, fl.n) < 0)
         exit_code = CLI_EXIT_USAGE;
+    else if (a.c.match && cli_files_match(&fl, a.c.match) == 0) {
+        cli_error("oom", "-k %s: no scenario matches", a.c.match);
+        exit_code = CLI_EXIT_USAGE;
+    }
     cli_shard_files(&a.shard, &fl);
     if (exit_code == CLI_EXIT_OK &&
         !(progs = al_malloc((fl.n ? fl.n : 1) * sizeof *progs, AL_K_SCENARIO, "oom programs")))

@@ -181,9 +181,10 @@ static int store(void *base, const cli_opt *r, const char *v, char *err, size_t 
     case CLI_K_ENUM:
     case CLI_K_WORD:
         if ((k = word_index(r->words, v)) < 0) {
-            snprintf(err, n, "unknown value (expected %s)", r->words);
-            for (char *p = strchr(err, '|'); p; p = strchr(p, '|'))
-                *p = ',';   /* "text, json" reads better than "text|json" */
+            size_t l = (size_t)snprintf(err, n, "unknown value (expected ");
+            for (const char *p = r->words; *p && l + 3 < n; p++)   /* "a, b", not "a|b" */
+                l += (size_t)snprintf(err + l, n - l, *p == '|' ? ", " : "%c", *p);
+            snprintf(err + (l < n ? l : n - 1), n - (l < n ? l : n - 1), ")");
             return -1;
         }
         if (r->kind == CLI_K_ENUM)

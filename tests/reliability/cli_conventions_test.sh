@@ -4,7 +4,12 @@
 # prefix of a long option is that option (--form json, --form=json), a
 # prefix of several is "ambiguous option '--x' could be --a, --b" with exit
 # 2, an unknown one gets a did-you-mean, -j2 / --jobs=2 / -- work, --help
-# goes to stdout with exit 0, and TERM=dumb gets no colour.
+# goes to stdout with exit 0, and TERM=dumb gets no colour. Then the
+# conventions users expect: -k PATTERN (run, oom), -x / --max-failures N,
+# --color=auto|always|never with NO_COLOR and FORCE_COLOR, --version and
+# every JSON report naming the commit, "status": "interrupted" after a
+# signal, diff's exit codes as its help says, and --help and `list
+# options` made from the same rows.
 set -u
 f=$1
 cd "$2" || exit 2
@@ -78,4 +83,56 @@ done
 # TERM=dumb: no colour even when asked by a terminal-looking setup
 TERM=dumb "$f" run $scn > "$tmp/out" 2>&1
 ! grep -q "$(printf '\033')" "$tmp/out" || fail "TERM=dumb got colour"
+# -k PATTERN: a path substring or a glob, on run and oom
+expect 0 "" run -k weak scenarios/memo
+! grep -q "^PASS" "$tmp/out" || grep "^PASS" "$tmp/out" | grep -qv weak && fail "-k weak ran others"
+grep -q "^PASS scenarios/memo/weak_keys.scn" "$tmp/out" || fail "-k weak: weak_keys.scn not run"
+expect 0 "" run -k 'memo/w*' -q scenarios
+grep -q "^[1-9][0-9]* passed" "$tmp/out" || fail "-k glob: nothing ran"
+expect 2 "no scenario matches" run -k no-such-thing scenarios/memo
+expect 0 "" oom -k weak_keys -q scenarios/memo
+grep -q "^oom: 1 scenario," "$tmp/out" || fail "oom -k: $(tail -1 "$tmp/out")"
+# -x / --max-failures N: stop after the Nth failed scenario
+expect 1 "stopped after 1 failed scenario" run -x --inject strong-memo --format json scenarios/memo
+/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (len(d["scenarios"]) < 10 and d["summary"]["failed"] == 1))' "$tmp/out" ||
+    fail "-x: more than the first failure ran"
+expect 1 "stopped after 2 failed scenarios" run --max-failures 2 --inject strong-memo scenarios/memo
+# --color=auto|always|never, NO_COLOR and FORCE_COLOR (stdout is a file here)
+esc=$(printf '\033')
+expect 0 "" run --color=always $scn
+grep -q "$esc" "$tmp/out" || fail "--color=always: no colour"
+FORCE_COLOR=1 "$f" run $scn > "$tmp/out" 2>&1; grep -q "$esc" "$tmp/out" || fail "FORCE_COLOR=1: no colour"
+FORCE_COLOR=1 "$f" run --color=never $scn > "$tmp/out" 2>&1; ! grep -q "$esc" "$tmp/out" || fail "--color=never coloured"
+NO_COLOR=1 "$f" run $scn > "$tmp/out" 2>&1; ! grep -q "$esc" "$tmp/out" || fail "NO_COLOR coloured"
+expect 0 "" run $scn
+! grep -q "$esc" "$tmp/out" || fail "auto: colour into a file"
+expect 2 "unknown value 'sometimes' (expected auto, always, never)" run --color=sometimes $scn
+# --version: the commit and the build type; every JSON report says the commit
+expect 0 "" --version
+grep -Eq '^fakegc [0-9.]+ \(commit [0-9a-z-]+, [A-Za-z]+ build\)$' "$tmp/out" || fail "--version: $(cat "$tmp/out")"
+expect 0 "" run --version
+grep -q "commit" "$tmp/out" || fail "run --version: no commit"
+expect 0 "" run --format json $scn
+grep -q '"commit": "' "$tmp/out" || fail "the run report has no commit"
+expect 0 "" oom --format json -q $scn
+grep -q '"commit": "' "$tmp/out" || fail "the oom report has no commit"
+# "status": "interrupted" after a signal
+printf 'repeat 30000000\n  t = empty(4)\nend\n' > "$tmp/slow.scn"
+"$f" run "$tmp/slow.scn" --format json --output "$tmp/int.json" & pid=$!
+sleep 1; kill -INT $pid; wait $pid
+grep -q '"status": "interrupted"' "$tmp/int.json" || fail "SIGINT: status $(grep -o '"status": "[a-z]*"' "$tmp/int.json" | head -1)"
+# diff's exit codes as its help says: an unreadable NEW is 2, a cut-off one 1
+"$f" run --format json --output "$tmp/base.json" $scn
+echo 'PASS not a report' > "$tmp/garbage.json"
+expect 2 "" diff "$tmp/base.json" "$tmp/garbage.json"
+expect 2 "" diff "$tmp/base.json" "$tmp"
+head -c 100 "$tmp/base.json" > "$tmp/cut.json"
+expect 1 "" diff "$tmp/base.json" "$tmp/cut.json"
+# the options come from one table: --help and `list options` agree
+for c in run stress shrink oom diff merge bench list; do
+    expect 0 "" list options $c
+    cut -f2 "$tmp/out" | sort > "$tmp/listed"
+    "$f" $c --help | grep -oE '^  (-[a-zA-Z], )?--[a-z][a-z-]*' | sed 's/.*--/--/' | sort > "$tmp/helped"
+    cmp -s "$tmp/listed" "$tmp/helped" || fail "$c: list options and --help differ: $(diff "$tmp/listed" "$tmp/helped" | head -3)"
+done
 echo "cli_conventions: ok"
