@@ -256,6 +256,7 @@ static int parse_all(cli_common *c, const cli_files *files, sc_program **progs, 
                      const inject_list *inj)
 {
     int bad = 0, dcolor = cli_color_wanted(c, stderr);
+    size_t budget = SC_KEEP_BUDGET;   /* past it, programs are re-parsed when they run */
     char **diag = al_malloc((files->n ? files->n : 1) * sizeof *diag, AL_K_SCENARIO, "diags");
     if (!diag)
         return -1;
@@ -264,7 +265,8 @@ static int parse_all(cli_common *c, const cli_files *files, sc_program **progs, 
         char *text = NULL;
         size_t len = 0;
         FILE *m = open_memstream(&text, &len);
-        sc_program *p = sc_parse_file(files->v[i], m ? m : stderr, m ? 0 : dcolor, &nerr);
+        sc_program *p = sc_check_file(files->v[i], m ? m : stderr, m ? 0 : dcolor, &nerr,
+                                      &budget);
         if (m)
             fclose(m);
         diag[i] = NULL;

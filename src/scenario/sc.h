@@ -73,6 +73,24 @@ void sc_list_words(FILE *f);
 
 const char *sc_program_file(const sc_program *p);
 size_t sc_program_statements(const sc_program *p);   /* statements in the text */
+
+/* Parse-check a file and keep it in a bounded form, for `run`, which parses
+ * every file before it runs any (nothing runs when one does not parse) and
+ * then runs each once. As sc_parse_file (the same diagnostics, NULL on an
+ * error), but the parsed program (about 23 bytes per byte of text) is kept
+ * only while it fits in *budget bytes (*budget shrinks by its size);
+ * otherwise it is freed at once and the handle keeps the file's name, its
+ * statement count and its text's length and hash: a parked program.
+ * sc_program_file, sc_program_statements and sc_program_free take both.
+ * sc_run of a parked program re-reads and re-parses the file, runs it and
+ * frees it again; a file whose text changed since the check, or that no
+ * longer parses, is an RP_ERROR record saying so (sc_run returns -1). So
+ * checking N files holds at most *budget plus one file's parse, whatever N.
+ * (Not for a program run many times, as oom does: each run re-parses.) */
+#define SC_KEEP_BUDGET ((size_t)64 << 20)
+sc_program *sc_check_file(const char *path, FILE *diag, int color, int *nerrors,
+                          size_t *budget);
+int sc_program_parked(const sc_program *p);
 /* Its `config compat` as an fk_design_id, or -1 when it has none. */
 int sc_program_compat(const sc_program *p);
 

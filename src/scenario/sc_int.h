@@ -14,6 +14,7 @@ typedef struct sc_chunk sc_chunk;
 typedef struct sc_arena {
     sc_chunk *head;
     size_t used, cap;        /* in head */
+    size_t total;            /* bytes of every chunk */
     int failed;              /* an allocation failed (ER_OOM set) */
 } sc_arena;
 void *sc_arena_alloc(sc_arena *a, size_t n);          /* zeroed, 8-aligned */
@@ -163,7 +164,15 @@ struct sc_program {
     /* config: -1 when not given */
     int cfg_gc, cfg_sweep, cfg_end_check;
     int cfg_compat;                /* fk_design_id, or -1 */
+    /* parked (sc_check_file): the arena is gone; file is an allocation of
+     * its own, and the text's length and hash say whether a re-read file
+     * is still the one checked */
+    int parked;
+    size_t text_len;
+    uint64_t text_hash;
 };
+/* sc_run of a parked program: re-read, re-parse, run, free (sc_park.c). */
+int sc_run_parked(const sc_program *p, const sc_options *o, rp_scenario *out);
 
 /* ---- the vocabulary (sc_words.c): one row per word ---- */
 typedef enum sc_wkind { SW_BUILTIN, SW_METHOD, SW_ATTR } sc_wkind;

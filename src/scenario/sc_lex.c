@@ -43,6 +43,7 @@ void *sc_arena_alloc(sc_arena *a, size_t n)
         }
         c->next = a->head;
         c->size = hdr + body;
+        a->total += c->size;
         a->head = c;
         a->used = hdr;
         a->cap = hdr + body;
@@ -72,7 +73,7 @@ void sc_arena_free(sc_arena *a)
         c = next;
     }
     a->head = NULL;
-    a->used = a->cap = 0;
+    a->used = a->cap = a->total = 0;
 }
 
 /* ---- lexer ---- */

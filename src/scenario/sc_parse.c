@@ -1600,6 +1600,8 @@ void sc_program_free(sc_program *p)
 {
     if (!p)
         return;
+    if (p->parked)
+        al_free(p->file, strlen(p->file) + 1, AL_K_SCENARIO);
     sc_arena_free(&p->arena);
     al_free(p, sizeof *p, AL_K_SCENARIO);
 }

@@ -382,6 +382,8 @@ static int run_program(const sc_program *p, const sc_options *opt, rp_scenario *
  * program (the caller may free it): the caller's site comes back. */
 int sc_run(const sc_program *p, const sc_options *opt, rp_scenario *out)
 {
+    if (p->parked)
+        return sc_run_parked(p, opt, out);
     obj_site saved = obj_current_site();
     /* Ids numbered from the scenario's start (tensor#7 alone is tensor#7 in
      * the suite too) whenever nothing is left of earlier runs. */

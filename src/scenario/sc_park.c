@@ -1,0 +1,86 @@
+/* sc_park.c - parked programs: checked once, re-parsed when they run
+ * (sc.h, sc_check_file). */
+#include "scenario/sc_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc/al.h"
+#include "core/er.h"
+
+static uint64_t text_hash(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;   /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+sc_program *sc_check_file(const char *path, FILE *diag, int color, int *nerrors,
+                          size_t *budget)
+{
+    sc_program *p = sc_parse_file(path, diag, color, nerrors);
+    if (!p)
+        return NULL;
+    size_t bytes = p->arena.total + sizeof *p;
+    if (bytes <= *budget) {
+        *budget -= bytes;
+        return p;
+    }
+    size_t n = strlen(p->file) + 1;
+    char *file = al_malloc(n, AL_K_SCENARIO, "sc_check_file");
+    if (!file)   /* keep it whole: correct, only not bounded */
+        return p;
+    memcpy(file, p->file, n);
+    p->text_len = p->len;
+    p->text_hash = text_hash(p->src, p->len);
+    sc_arena_free(&p->arena);
+    p->file = file;
+    p->src = NULL;
+    p->len = 0;
+    p->top = NULL;
+    p->ntop = 0;
+    p->var_names = p->checkpoint_names = NULL;
+    p->parked = 1;
+    return p;
+}
+
+int sc_program_parked(const sc_program *p) { return p->parked; }
+
+static int parked_error(const sc_program *p, rp_scenario *out, const char *why)
+{
+    char msg[600];
+    snprintf(msg, sizeof msg, "%s: %s", p->file, why);
+    out->status = RP_ERROR;
+    if (!out->file)
+        rp_scenario_set_file(out, p->file);
+    rp_scenario_set_error(out, msg);
+    return -1;
+}
+
+int sc_run_parked(const sc_program *p, const sc_options *o, rp_scenario *out)
+{
+    char *diag = NULL;
+    size_t dlen = 0;
+    FILE *m = open_memstream(&diag, &dlen);
+    int nerr = 0;
+    sc_program *q = sc_parse_file(p->file, m, 0, &nerr);
+    if (m)
+        fclose(m);
+    int rc;
+    if (!q) {
+        char why[480];
+        size_t l = diag ? strcspn(diag, "\n") : 0;
+        snprintf(why, sizeof why, "does not parse any more (it did when the run began): %.*s",
+                 (int)(l < 400 ? l : 400), diag ? diag : "");
+        rc = parked_error(p, out, er_kind_get() == ER_OOM ? "out of memory parsing it again"
+                                                          : why);
+    } else if (q->len != p->text_len || text_hash(q->src, q->len) != p->text_hash) {
+        rc = parked_error(p, out, "changed since the run began (every file is parsed first)");
+    } else {
+        rc = sc_run(q, o, out);
+    }
+    free(diag);
+    sc_program_free(q);
+    return rc;
+}
