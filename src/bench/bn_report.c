@@ -12,6 +12,7 @@
 #include "core/er.h"
 #include "report/rp.h"
 #include "report/rp_jsonr.h"
+#include "report/rp_jw.h"
 
 /* Reference figures quoted in the text report, as the targets were set:
  * PyTorch 1.13 from_real_tensor on a 4x4 tensor as measured by the team
@@ -24,81 +25,61 @@
 
 /* ---- writing ------------------------------------------------------------- */
 
-static void json_str(FILE *f, const char *s)
+/* ns figures with three decimals, null when not measured (v <= 0 where
+ * positive says "given") */
+static void ns(rp_jw *w, const char *k, double v, int null_unless_positive)
 {
-    fputc('"', f);
-    for (; s && *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
-    }
-    fputc('"', f);
+    rp_jw_key(w, ",", k);
+    if (null_unless_positive && !(v > 0))
+        rp_jw_raw(w, "null");
+    else
+        rp_jw_fixed(w, v, 3);
 }
 
-static void json_num(FILE *f, double v)
+static void bench_json(rp_jw *w, const bn_result *b, size_t i)
 {
-    if (!isfinite(v))
-        fputs("null", f);
-    else
-        fprintf(f, "%.3f", v);
+    rp_jw_key(w, i ? ",\n  {" : "\n  {", "name"); rp_jw_str(w, b->name);
+    if (b->status == BN_OK) {
+        ns(w, "ns_per_op", b->ns_per_op, 0);
+        rp_jw_key(w, ",", "ops"); rp_jw_u64(w, b->ops);
+        rp_jw_key(w, ",", "repeats"); rp_jw_u64(w, b->repeats);
+        rp_jw_key(w, ",", "peak_bytes"); rp_jw_u64(w, b->peak_bytes);
+        ns(w, "min_ns", b->min_ns, 0);
+        ns(w, "max_ns", b->max_ns, 0);
+        ns(w, "cpu_ns_per_op", b->cpu_ns_per_op, 0);
+    } else {
+        rp_jw_raw(w, ",\"ns_per_op\":null,\"ops\":0,\"repeats\":0,\"peak_bytes\":0,"
+                     "\"min_ns\":null,\"max_ns\":null,\"cpu_ns_per_op\":null");
+    }
+    ns(w, "target_ns", b->target_ns, 1);
+    rp_jw_key(w, ",", "available"); rp_jw_bool(w, b->status == BN_OK);
+    if (b->status != BN_OK) {
+        rp_jw_key(w, ",", "message"); rp_jw_str(w, b->message);
+    } else if (b->note[0]) {
+        rp_jw_key(w, ",", "note"); rp_jw_str(w, b->note);
+    }
+    rp_jw_raw(w, "}");
 }
 
 int bn_write_json(const bn_header *h, const bn_result *r, size_t n, FILE *f)
 {
-    fputs("{\"schema\":\"" RP_SCHEMA_BENCH "\",\"tool\":\"fakegc\",\"version\":", f);
-    json_str(f, h->version);
-    fputs(",\"allocator\":", f);
-    json_str(f, h->allocator);
-    fputs(",\"sweep\":", f);
-    json_str(f, h->sweep);
-    fprintf(f, ",\"build\":\"%s\",\"quick\":%s,\"repeats\":%u,\"calibration_ns\":",
-            bn_build_kind(), h->quick ? "true" : "false", h->repeats);
-    if (h->calibration_ns > 0)
-        json_num(f, h->calibration_ns);
-    else
-        fputs("null", f);
-    fputs(",\"benchmarks\":[", f);
-    for (size_t i = 0; i < n; i++) {
-        const bn_result *b = &r[i];
-        fputs(i ? ",\n  {" : "\n  {", f);
-        fputs("\"name\":", f);
-        json_str(f, b->name);
-        if (b->status == BN_OK) {
-            fputs(",\"ns_per_op\":", f);
-            json_num(f, b->ns_per_op);
-            fprintf(f, ",\"ops\":%llu,\"repeats\":%u,\"peak_bytes\":%llu,\"min_ns\":",
-                    (unsigned long long)b->ops, b->repeats, (unsigned long long)b->peak_bytes);
-            json_num(f, b->min_ns);
-            fputs(",\"max_ns\":", f);
-            json_num(f, b->max_ns);
-            fputs(",\"cpu_ns_per_op\":", f);
-            json_num(f, b->cpu_ns_per_op);
-        } else {
-            fputs(",\"ns_per_op\":null,\"ops\":0,\"repeats\":0,\"peak_bytes\":0,"
-                  "\"min_ns\":null,\"max_ns\":null,\"cpu_ns_per_op\":null",
-                  f);
-        }
-        fputs(",\"target_ns\":", f);
-        if (b->target_ns > 0)
-            json_num(f, b->target_ns);
-        else
-            fputs("null", f);
-        fprintf(f, ",\"available\":%s", b->status == BN_OK ? "true" : "false");
-        if (b->status != BN_OK) {
-            fputs(",\"message\":", f);
-            json_str(f, b->message);
-        } else if (b->note[0]) {
-            fputs(",\"note\":", f);
-            json_str(f, b->note);
-        }
-        fputc('}', f);
-    }
-    fputs("\n]}\n", f);
-    return ferror(f) ? -1 : 0;
+    rp_jw *w = rp_jw_open(f);
+    if (!w)
+        return -1;
+    rp_jw_key(w, "{", "schema"); rp_jw_str(w, RP_SCHEMA_BENCH);
+    rp_jw_key(w, ",", "tool"); rp_jw_str(w, "fakegc");
+    rp_jw_key(w, ",", "version"); rp_jw_str(w, h->version);
+    rp_jw_key(w, ",", "allocator"); rp_jw_str(w, h->allocator);
+    rp_jw_key(w, ",", "sweep"); rp_jw_str(w, h->sweep);
+    rp_jw_key(w, ",", "build"); rp_jw_str(w, bn_build_kind());
+    rp_jw_key(w, ",", "quick"); rp_jw_bool(w, h->quick);
+    rp_jw_key(w, ",", "repeats"); rp_jw_u64(w, h->repeats);
+    ns(w, "calibration_ns", h->calibration_ns, 1);
+    rp_jw_key(w, ",", "benchmarks"); rp_jw_raw(w, "[");
+    for (size_t i = 0; i < n; i++)
+        bench_json(w, &r[i], i);
+    rp_jw_raw(w, "\n]}\n");
+    return rp_jw_close(w);
 }
 
 /* "12.3", "1.23 k", "4.56 M" for a count; ns as "12.3 ns", "4.56 us". */

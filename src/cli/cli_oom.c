@@ -14,6 +14,7 @@
 #include "core/er.h"
 #include "fake/fk.h"
 #include "stress/st.h"
+#include "report/rp_jw.h"
 #include "worker/wk.h"
 
 typedef struct oom_args {
@@ -60,83 +61,110 @@ const cli_cmd cli_oom_cmd = {
 
 static void json_head(const cli_common *c, const cli_shard *shard, FILE *f)
 {
-    fprintf(f, "{\n  \"schema\": \"%s\", \"tool\": \"fakegc\", \"command\": \"oom\", "
-            "\"version\": \"%s\", \"commit\": \"%s\", \"allocator\": ", RP_SCHEMA_OOM, FAKEGC_VERSION,
-            cli_version_commit());
-    rp_json_string(f, c->allocator);
-    fputs(",\n  \"inject\": [", f);
+    rp_jw *w = rp_jw_open(f);
+    if (!w)
+        return;
+    rp_jw_key(w, "{\n  ", "schema"); rp_jw_str(w, RP_SCHEMA_OOM);
+    rp_jw_key(w, ", ", "tool"); rp_jw_str(w, "fakegc");
+    rp_jw_key(w, ", ", "command"); rp_jw_str(w, "oom");
+    rp_jw_key(w, ", ", "version"); rp_jw_str(w, FAKEGC_VERSION);
+    rp_jw_key(w, ", ", "commit"); rp_jw_str(w, cli_version_commit());
+    rp_jw_key(w, ", ", "allocator"); rp_jw_str(w, c->allocator);
+    rp_jw_key(w, ",\n  ", "inject"); rp_jw_raw(w, "[");
     char ib[512];
     snprintf(ib, sizeof ib, "%s", c->inject ? c->inject : "");
     int k = 0;
     char *save = NULL;
     for (char *tok = strtok_r(ib, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        fputs(k++ ? ", " : "", f);
-        rp_json_string(f, tok);
+        rp_jw_raw(w, k++ ? ", " : "");
+        rp_jw_str(w, tok);
     }
-    fputs("], \"compat\": ", f);
-    rp_json_string(f, c->compat);
+    rp_jw_raw(w, "]");
+    rp_jw_key(w, ", ", "compat"); rp_jw_str(w, c->compat);
     if (shard->n) {   /* what `fakegc merge` checks: one shard of a campaign */
-        fprintf(f, ",\n  \"shard\": [%u, %u], \"host\": ", shard->k, shard->n);
-        rp_json_string(f, cli_hostname());
-        fprintf(f, ", \"campaign_files\": %zu", shard->total);
+        rp_jw_key(w, ",\n  ", "shard"); rp_jw_raw(w, "["); rp_jw_u64(w, shard->k);
+        rp_jw_raw(w, ", "); rp_jw_u64(w, shard->n); rp_jw_raw(w, "]");
+        rp_jw_key(w, ", ", "host"); rp_jw_str(w, cli_hostname());
+        rp_jw_key(w, ", ", "campaign_files"); rp_jw_u64(w, shard->total);
     }
-    fputs(",\n  \"scenarios\": [", f);
+    rp_jw_key(w, ",\n  ", "scenarios"); rp_jw_raw(w, "[");
+    rp_jw_close(w);
+}
+
+static void json_mode(rp_jw *w, const char *sep, const char *name, int on, uint64_t points,
+                      int capped)
+{
+    rp_jw_key(w, sep, name);
+    if (!on) {
+        rp_jw_raw(w, "null");
+        return;
+    }
+    rp_jw_key(w, "{", "points"); rp_jw_u64(w, points);
+    rp_jw_key(w, ", ", "capped"); rp_jw_bool(w, capped);
+    rp_jw_raw(w, "}");
+}
+
+static void json_finding(rp_jw *w, const st_oom_result *r)
+{
+    char kind[64];   /* a bad access: kind, statement, and the point it came at */
+    wk_finding_kind(r->finding_what, kind, sizeof kind);
+    rp_jw_key(w, "{", "kind"); rp_jw_str(w, kind);
+    rp_jw_key(w, ", ", "line"); rp_jw_u64(w, r->finding_line);
+    rp_jw_key(w, ", ", "what"); rp_jw_str(w, r->finding_what);
+    rp_jw_key(w, ", ", "point"); rp_jw_u64(w, r->crash_point);
+    rp_jw_key(w, ", ", "mode");
+    rp_jw_raw(w, !r->crash_point ? "null}" : r->crash_persistent ? "\"persistent\"}"
+                                                                 : "\"transient\"}");
 }
 
 static void json_scenario(FILE *f, size_t i, const char *file, int rc, const st_oom_result *r,
                           int modes)
 {
+    rp_jw *w = rp_jw_open(f);
+    if (!w)
+        return;
     const char *status = rc < 0 ? "error" : r->finding ? "finding" : r->crashed ? "crash"
                        : r->nfindings ? "leak" : "ok";
-    fprintf(f, "%s\n    {\"file\": ", i ? "," : "");
-    rp_json_string(f, file);
-    fprintf(f, ", \"status\": \"%s\"", status);
+    rp_jw_key(w, i ? ",\n    {" : "\n    {", "file"); rp_jw_str(w, file);
+    rp_jw_key(w, ", ", "status"); rp_jw_str(w, status);
     if (rc < 0) {
-        fputs(", \"error\": \"the run without failures ended in an internal error\"}", f);
+        rp_jw_key(w, ", ", "error");
+        rp_jw_str(w, "the run without failures ended in an internal error");
+        rp_jw_raw(w, "}");
+        rp_jw_close(w);
         return;
     }
-    fprintf(f, ", \"baseline\": \"%s\", \"allocations\": %" PRIu64 ", \"contexts\": %" PRIu64
-            ", \"duplicates_skipped\": %" PRIu64, rp_status_name((rp_status)r->baseline_status),
-            r->allocations, r->contexts, r->skipped);
-    fprintf(f, ",\n     \"transient\": %s", modes & 1 ? "" : "null");
-    if (modes & 1)
-        fprintf(f, "{\"points\": %" PRIu64 ", \"capped\": %s}", r->points[0],
-                r->capped[0] ? "true" : "false");
-    fprintf(f, ", \"persistent\": %s", modes & 2 ? "" : "null");
-    if (modes & 2)
-        fprintf(f, "{\"points\": %" PRIu64 ", \"capped\": %s}", r->points[1],
-                r->capped[1] ? "true" : "false");
-    fputs(",\n     \"crash\": ", f);
+    rp_jw_key(w, ", ", "baseline"); rp_jw_str(w, rp_status_name((rp_status)r->baseline_status));
+    rp_jw_key(w, ", ", "allocations"); rp_jw_u64(w, r->allocations);
+    rp_jw_key(w, ", ", "contexts"); rp_jw_u64(w, r->contexts);
+    rp_jw_key(w, ", ", "duplicates_skipped"); rp_jw_u64(w, r->skipped);
+    json_mode(w, ",\n     ", "transient", modes & 1, r->points[0], r->capped[0]);
+    json_mode(w, ", ", "persistent", modes & 2, r->points[1], r->capped[1]);
+    rp_jw_key(w, ",\n     ", "crash");
     if (r->crashed) {
-        fprintf(f, "{\"what\": ");
-        rp_json_string(f, r->crash);
-        fprintf(f, ", \"point\": %" PRIu64 ", \"mode\": \"%s\"}", r->crash_point,
-                r->crash_persistent ? "persistent" : "transient");
+        rp_jw_key(w, "{", "what"); rp_jw_str(w, r->crash);
+        rp_jw_key(w, ", ", "point"); rp_jw_u64(w, r->crash_point);
+        rp_jw_key(w, ", ", "mode"); rp_jw_str(w, r->crash_persistent ? "persistent" : "transient");
+        rp_jw_raw(w, "}");
     } else {
-        fputs("null", f);
+        rp_jw_raw(w, "null");
     }
-    fputs(", \"finding\": ", f);
-    if (r->finding) {   /* a bad access: kind, statement, and the point it came at */
-        char kind[64];
-        wk_finding_kind(r->finding_what, kind, sizeof kind);
-        fputs("{\"kind\": ", f);
-        rp_json_string(f, kind);
-        fprintf(f, ", \"line\": %u, \"what\": ", r->finding_line);
-        rp_json_string(f, r->finding_what);
-        fprintf(f, ", \"point\": %" PRIu64 ", \"mode\": ", r->crash_point);
-        fputs(!r->crash_point ? "null}" : r->crash_persistent ? "\"persistent\"}"
-                                                              : "\"transient\"}", f);
-    } else {
-        fputs("null", f);
-    }
-    fprintf(f, ", \"findings_total\": %u, \"findings\": [", r->crashed ? 0 : r->nfindings);
+    rp_jw_key(w, ", ", "finding");
+    if (r->finding)
+        json_finding(w, r);
+    else
+        rp_jw_raw(w, "null");
+    rp_jw_key(w, ", ", "findings_total"); rp_jw_u64(w, r->crashed ? 0 : r->nfindings);
+    rp_jw_key(w, ", ", "findings"); rp_jw_raw(w, "[");
     for (uint32_t k = 0; !r->crashed && k < r->nfindings && k < ST_OOM_MAX_FINDINGS; k++) {
-        fprintf(f, "%s{\"mode\": \"%s\", \"point\": %" PRIu64 ", \"what\": ", k ? ", " : "",
-                r->f[k].persistent ? "persistent" : "transient", r->f[k].point);
-        rp_json_string(f, r->f[k].what);
-        fputc('}', f);
+        rp_jw_key(w, k ? ", {" : "{", "mode");
+        rp_jw_str(w, r->f[k].persistent ? "persistent" : "transient");
+        rp_jw_key(w, ", ", "point"); rp_jw_u64(w, r->f[k].point);
+        rp_jw_key(w, ", ", "what"); rp_jw_str(w, r->f[k].what);
+        rp_jw_raw(w, "}");
     }
-    fputs("]}", f);
+    rp_jw_raw(w, "]}");
+    rp_jw_close(w);
 }
 
 typedef struct oom_totals {

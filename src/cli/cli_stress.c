@@ -15,6 +15,7 @@
 #include "core/obj.h"
 #include "fake/fk.h"
 #include "stress/st.h"
+#include "report/rp_jw.h"
 #include "worker/wk.h"
 
 typedef struct stress_args {
@@ -78,23 +79,6 @@ const cli_cmd cli_stress_cmd = {
     "2 usage error; 3 internal error.",
     weights_help, "random tensor lifecycles checked against a model"};
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c == '\n')
-            fputs("\\n", f);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 /* The reproducers go to DIR: make it (like mkdir -p) and prove a file can
  * be created in it before any work (stress printed reproducer paths it had
  * never written). -1 with the reason printed. */
@@ -132,25 +116,25 @@ static void json_failure(FILE *out, const st_stress_result *r, const char *repro
     fprintf(out, ",\n \"failure\": {\"seed\": %" PRIu64 ", \"lifecycle_index\": %" PRIu64
             ", \"steps_to_detection\": %" PRIu64 ", \"reproduce\": ", r->fail_seed,
             r->fail_index, r->fail_steps);
-    json_str(out, repro);
+    rp_json_string(out, repro);
     fprintf(out, ", \"class\": ");
-    json_str(out, r->cls);
+    rp_json_string(out, r->cls);
     fprintf(out, ", \"first\": ");
-    json_str(out, r->first);
+    rp_json_string(out, r->first);
     if (strncmp(r->cls, "finding: ", 9) == 0) {   /* a bad access: its site and kind */
         char kind[64];
         wk_finding_kind(r->cls + 9, kind, sizeof kind);
         fprintf(out, ", \"finding\": {\"kind\": ");
-        json_str(out, kind);
+        rp_json_string(out, kind);
         fprintf(out, ", \"line\": %lu}", strtoul(r->first, NULL, 10));
     }
     fprintf(out, ", \"file\": ");
-    json_str(out, r->file);
+    rp_json_string(out, r->file);
     fprintf(out, ", \"statements\": %zu, \"min_file\": ", r->file_statements);
-    json_str(out, r->min_file);
+    rp_json_string(out, r->min_file);
     fprintf(out, ", \"min_statements\": %zu, \"shrink_runs\": %u, \"reproducer\": ",
             r->min_statements, r->shrink_runs);
-    json_str(out, r->min_text.p ? r->min_text.p : "");
+    rp_json_string(out, r->min_text.p ? r->min_text.p : "");
     fprintf(out, "}");
 }
 
@@ -165,7 +149,7 @@ static void write_json(const stress_args *a, int rc, const st_stress_result *r,
             "\"version\": \"%s\", \"commit\": \"%s\",\n", RP_SCHEMA_STRESS, FAKEGC_VERSION,
             cli_version_commit());
     fprintf(out, " \"allocator\": ");
-    json_str(out, c->allocator);
+    rp_json_string(out, c->allocator);
     fprintf(out, ", \"inject\": [");
     char ib[512];
     snprintf(ib, sizeof ib, "%s", c->inject ? c->inject : "");
@@ -173,7 +157,7 @@ static void write_json(const stress_args *a, int rc, const st_stress_result *r,
     char *save = NULL;
     for (char *tok = strtok_r(ib, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         fputs(k++ ? ", " : "", out);
-        json_str(out, tok);
+        rp_json_string(out, tok);
     }
     fprintf(out, "], \"compat\": %s%s%s,\n", c->compat ? "\"" : "",
             c->compat ? c->compat : "null", c->compat ? "\"" : "");
@@ -184,7 +168,7 @@ static void write_json(const stress_args *a, int rc, const st_stress_result *r,
     /* the campaign this shard is part of: lifecycles first, first+stride, ... */
     uint64_t budget = st_stress_lifecycles(o);
     fprintf(out, " \"host\": ");
-    json_str(out, cli_hostname());
+    rp_json_string(out, cli_hostname());
     fprintf(out, ", \"budget\": {\"steps\": %" PRIu64 ", \"seconds\": %g, \"lifecycles\": ",
             o->max_steps, o->max_seconds);
     if (budget == UINT64_MAX)

@@ -321,20 +321,7 @@ void sk_color(sk *s, const char *ansi)
         fputs(ansi, s->f);
 }
 
-void rp_json_str(FILE *f, const char *str)
-{
-    if (!str) {
-        fputs("null", f);
-        return;
-    }
-    fputc('"', f);
-    escape(f, str, SK_JSON);
-    fputc('"', f);
-}
-
 /* --- formatting helpers ------------------------------------------------------ */
-
-void rp_json_string(FILE *f, const char *s) { rp_json_str(f, s); }
 
 void rp_site(obj_site site, char *buf, size_t n)
 {

@@ -117,9 +117,6 @@ typedef struct rp_run {
 #define RP_SCHEMA_DIFF "fakegc-diff/2"
 #define RP_SCHEMA_OBJECTS "fakegc-objects/1"
 
-/* A JSON string literal (escaped, invalid UTF-8 as U+FFFD), null for NULL:
- * for the commands that write their own JSON (oom, stress). */
-void rp_json_string(FILE *f, const char *s);
 /* `--objects FILE`: one JSON line per reported object, written as it is
  * found (schema fakegc-objects/1): {"schema", "scenario", "line" (the
  * failing statement; 0: the teardown check), "object": a record as the

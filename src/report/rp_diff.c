@@ -7,6 +7,7 @@
  * failures by their text, retained records by kind + creating site + path
  * shape. */
 #include "report/rp_int.h"
+#include "report/rp_jw.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -630,20 +631,20 @@ static void write_json(FILE *f, const rp_run *base, const rp_run *cur, const dbl
     for (int r = 0; r < 2; r++) {
         fprintf(f, "  \"%s\": {\"scenarios\": %zu, \"passed\": %u, \"failed\": %u, \"allocator\": ",
                 r ? "new" : "base", runs[r]->n, runs[r]->passed, runs[r]->failed);
-        rp_json_str(f, runs[r]->allocator);
+        rp_json_string(f, runs[r]->allocator);
         fputs(", \"compat\": ", f);
-        rp_json_str(f, runs[r]->compat);
+        rp_json_string(f, runs[r]->compat);
         fputs(", \"inject\": [", f);
         for (size_t i = 0; i < runs[r]->ninject; i++) {
             fputs(i ? ", " : "", f);
-            rp_json_str(f, runs[r]->inject[i]);
+            rp_json_string(f, runs[r]->inject[i]);
         }
         fputs("]},\n", f);
     }
     fputs("  \"notes\": [", f);
     for (size_t i = 0; i < s->nnotes; i++) {
         fputs(i ? ", " : "", f);
-        rp_json_str(f, s->notes[i]);
+        rp_json_string(f, s->notes[i]);
     }
     fputs("],\n  \"scenarios\": [", f);
     int first = 1;
@@ -653,7 +654,7 @@ static void write_json(FILE *f, const rp_run *base, const rp_run *cur, const dbl
             continue;
         fputs(first ? "\n    {\"file\": " : ",\n    {\"file\": ", f);
         first = 0;
-        rp_json_str(f, fname(b->c ? b->c : b->b));
+        rp_json_string(f, fname(b->c ? b->c : b->b));
         fprintf(f, ", \"base_status\": \"%s\", \"status\": \"%s\", \"regressions\": %zu, "
                 "\"improvements\": %zu, \"items\": [", status_of(b->b), status_of(b->c),
                 b->regressions, b->improvements);
@@ -664,22 +665,22 @@ static void write_json(FILE *f, const rp_run *base, const rp_run *cur, const dbl
                     "\"text\": ", i ? "," : "", it->sign, it->kind,
                     it->regression ? "true" : "false", it->line, (unsigned long long)it->count,
                     (unsigned long long)it->bytes, (unsigned long long)it->retained_bytes);
-            rp_json_str(f, it->text);
+            rp_json_string(f, it->text);
             fputs(", \"object\": ", f);
             if (it->rec) {
                 char id[48];
                 snprintf(id, sizeof id, "%s#%llu", obj_kind_name(it->rec->kind),
                          (unsigned long long)it->rec->id);
-                rp_json_str(f, id);
+                rp_json_string(f, id);
             } else {
                 fputs("null", f);
             }
             fputs(", \"holder\": ", f);
-            rp_json_str(f, it->rec ? hp_holder_name(it->rec->holder) : NULL);
+            rp_json_string(f, it->rec ? hp_holder_name(it->rec->holder) : NULL);
             fputs(", \"path\": [", f);
             for (size_t p = 0; it->rec && p < it->rec->path_len; p++) {
                 fputs(p ? ", " : "", f);
-                rp_json_str(f, it->rec->path[p]);
+                rp_json_string(f, it->rec->path[p]);
             }
             fputs("]}", f);
         }

@@ -29,8 +29,6 @@ void sk_color(sk *s, const char *ansi);              /* no-op unless colour */
 /* Escape str for mode (SK_XML or SK_JSON) through put. */
 typedef void (*rp_put_fn)(void *ctx, const char *s, size_t n);
 void rp_escape(rp_put_fn put, void *ctx, const char *str, sk_mode mode);
-/* A JSON string literal with its quotes, or null for NULL. */
-void rp_json_str(FILE *f, const char *str);
 
 /* "file:line", "file" (line 0), "?" (no file). */
 void rp_site(obj_site site, char *buf, size_t n);

@@ -5,6 +5,7 @@
  * does not know are carried through byte for byte. Values are looked into
  * with the pull parser of rp_jsonr.h when a rule needs them. */
 #include "report/rp_merge.h"
+#include "report/rp_jw.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -541,7 +542,7 @@ static int write_sum(mg *m, FILE *o, const char *path, const span *v, size_t n)
                 sub[i] = *s;
         }
         fputs(k ? ", " : "", o);
-        rp_json_str(o, f[0].v[k].key);
+        rp_json_string(o, f[0].v[k].key);
         fputs(": ", o);
         if (rc == 0)
             rc = write_sum(m, o, p2, sub, n);
@@ -768,7 +769,7 @@ static void write_failures(mg *m, FILE *o, const sfail *f, size_t n, size_t dist
             continue;
         size_t texts = 0, best = group_best(f, n, i);
         fprintf(o, "%s{\"class\": ", w++ ? ",\n    " : "\n    ");
-        rp_json_str(o, f[i].cls);
+        rp_json_string(o, f[i].cls);
         fputs(", \"shards\": [", o);
         for (size_t k = i, c = 0; k < n; k++)
             if (in_group(f, k, i)) {
@@ -835,7 +836,7 @@ static void write_shard(const mg *m, FILE *o, const doc *d)
 {
     const span *h = get(d, "host");
     fprintf(o, "{\"shard\": %u, \"file\": ", d->k);
-    rp_json_str(o, d->name);
+    rp_json_string(o, d->name);
     fputs(", \"host\": ", o);
     if (h)
         fwrite(h->p, 1, h->n, o);
@@ -929,7 +930,7 @@ static int write_json(mg *m, FILE *o, totals *t)
             continue;
         fputs(sep, o);
         sep = ",\n  ";
-        rp_json_str(o, f->key);
+        rp_json_string(o, f->key);
         fputs(": ", o);
         if (rule == R_EQUAL)
             fwrite(f->v.p, 1, f->v.n, o);

@@ -1,5 +1,6 @@
 /* rp_xml.c - JUnit XML and TAP version 13 reports. */
 #include "report/rp_int.h"
+#include "report/rp_jw.h"
 
 #include <string.h>
 
@@ -148,17 +149,17 @@ static void yaml_record(FILE *f, const hp_retained *r, const char *ind)
     char site[512];
     rp_site(r->site, site, sizeof site);
     fprintf(f, "%s- id: %llu\n%s  kind: ", ind, (unsigned long long)r->id, ind);
-    rp_json_str(f, obj_kind_name(r->kind));
+    rp_json_string(f, obj_kind_name(r->kind));
     fprintf(f, "\n%s  created: ", ind);
-    rp_json_str(f, site);
+    rp_json_string(f, site);
     fprintf(f, "\n%s  bytes: %llu\n%s  retained_bytes: %llu\n%s  reason: ", ind,
             (unsigned long long)r->bytes, ind, (unsigned long long)r->retained_bytes, ind);
-    rp_json_str(f, hp_reason_name(r->reason));
+    rp_json_string(f, hp_reason_name(r->reason));
     fprintf(f, "\n%s  path: [", ind);
     for (size_t i = 0; i < r->path_len; i++) {
         if (i)
             fputs(", ", f);
-        rp_json_str(f, r->path[i]);
+        rp_json_string(f, r->path[i]);
     }
     fputs("]\n", f);
 }
@@ -182,11 +183,11 @@ int rp_write_tap(const rp_run *run, FILE *f, const rp_options *o)
         char msg[1024];
         summary(sc, msg, sizeof msg);
         fputs("  ---\n  message: ", f);
-        rp_json_str(f, msg);
+        rp_json_string(f, msg);
         fprintf(f, "\n  severity: %s\n", sc->status == RP_ERROR ? "error" : "fail");
         if (sc->error) {
             fputs("  error: ", f);
-            rp_json_str(f, sc->error);
+            rp_json_string(f, sc->error);
             fputc('\n', f);
         }
         if (sc->nfailures) {
@@ -194,11 +195,11 @@ int rp_write_tap(const rp_run *run, FILE *f, const rp_options *o)
             for (size_t k = 0; k < sc->nfailures; k++) {
                 const rp_failure *x = &sc->failures[k];
                 fprintf(f, "    - line: %u\n      text: ", x->line);
-                rp_json_str(f, x->text);
+                rp_json_string(f, x->text);
                 fputs("\n      actual: ", f);
-                rp_json_str(f, x->actual);
+                rp_json_string(f, x->actual);
                 fputs("\n      message: ", f);
-                rp_json_str(f, x->message);
+                rp_json_string(f, x->message);
                 fputc('\n', f);
             }
         }
@@ -224,7 +225,7 @@ int rp_write_tap(const rp_run *run, FILE *f, const rp_options *o)
                          (unsigned long long)gs[k].bytes_each, site,
                          hp_reason_name(gs[k].reason), gs[k].via);
                 fputs("    - ", f);
-                rp_json_str(f, line);
+                rp_json_string(f, line);
                 fputc('\n', f);
             }
             hp_groups_free(own, own ? ng : 0);

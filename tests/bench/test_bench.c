@@ -257,7 +257,7 @@ Test(bench, json_round_trip)
 {
     bn_result r[3] = {mk("alloc/pair", 12.5), mk("convert/miss", 250), mk("stress/steps", 0)};
     r[1].target_ns = 300;
-    snprintf(r[0].note, sizeof r[0].note, "a remark");
+    snprintf(r[0].note, sizeof r[0].note, "a remark \xff\xc0\xaf");
     r[2].status = BN_UNAVAILABLE;
     snprintf(r[2].message, sizeof r[2].message, "not available: \"quoted\"\\");
     bn_header h = {"0.1.0", "tracking/libc", "periodic", 1, 5, 0};
@@ -270,11 +270,13 @@ Test(bench, json_round_trip)
     cr_assert_eq(fread(buf, 1, (size_t)len, f), (size_t)len, "read back");
     buf[len] = '\0';
     fclose(f);
-    cr_expect(strstr(buf, "\"tool\":\"fakegc\"") != NULL, "tool: %s", buf);
-    cr_expect(strstr(buf, "\"ns_per_op\":12.500") != NULL, "ns_per_op: %s", buf);
-    cr_expect(strstr(buf, "\"target_ns\":300.000") != NULL, "target: %s", buf);
-    cr_expect(strstr(buf, "\"available\":false") != NULL, "unavailable: %s", buf);
-    cr_expect(strstr(buf, "\"note\":\"a remark\"") != NULL, "note: %s", buf);
+    cr_expect(strstr(buf, "\"tool\": \"fakegc\"") != NULL, "tool: %s", buf);
+    cr_expect(strstr(buf, "\"ns_per_op\": 12.500") != NULL, "ns_per_op: %s", buf);
+    cr_expect(strstr(buf, "\"target_ns\": 300.000") != NULL, "target: %s", buf);
+    cr_expect(strstr(buf, "\"available\": false") != NULL, "unavailable: %s", buf);
+    /* invalid UTF-8 in a note is replaced, never passed through */
+    cr_expect(strstr(buf, "\"note\": \"a remark \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"") != NULL,
+              "note: %s", buf);
     cr_expect(strstr(buf, "\\\"quoted\\\"\\\\") != NULL, "message escaped: %s", buf);
     bn_baseline b;
     char err[256];
