@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # campaign.sh - run one fakegc campaign as N shards on a batch engine, then
-# merge the shard reports (cli.md "Campaigns beyond one machine").
+# merge the shard reports (README "Campaigns", fakegc-merge(1)).
 #
 # usage: scripts/campaign.sh --engine slurm|parallel|local --shards N --out DIR
 #                            [OPTIONS] -- COMMAND ARGS...

@@ -1,7 +1,7 @@
 /* cli_shard.h - `--shard K/N` for run, oom and stress, and the
  * single-process command that reproduces a shard's failure.
  *
- * The split rule (cli.md "Campaigns beyond one machine"): item i of the
+ * The split rule (README "Campaigns"): item i of the
  * campaign's sorted list (a scenario file for run and oom, a lifecycle for
  * stress) belongs to shard i mod N. The rule depends only on the list, so
  * N shards on N machines together do exactly what one process does.

@@ -1,6 +1,6 @@
 /* fk.h - MetaConverter, FakeTensorConverter, fake modes, and the fake op
  * wrapper: PyTorch 1.13's torch/_subclasses/meta_utils.py and
- * fake_tensor.py, modelled for their memory behaviour (semantics.md).
+ * fake_tensor.py, modelled for their memory behaviour (fakegc-semantics(7)).
  *
  *   obj *m = fk_mode_new(FK_SWEEP_EAGER, 128);
  *   ts_tensor *f = fk_fake(m, t, NULL);      // memoized; new reference
@@ -30,7 +30,7 @@ typedef enum fk_policy {
 const char *fk_policy_name(fk_policy p);
 int fk_policy_from_name(const char *s, fk_policy *out);
 
-/* ---- memo designs (designs.md) ----
+/* ---- memo designs (fakegc-semantics(7), DESIGNS) ----
  * One row per design; the fake layer reads the current row instead of
  * branching on a compat mode. Objects take the design current when they are
  * made (modes, converters); the scenario runner sets it per scenario.
@@ -68,7 +68,7 @@ const fk_design *fk_design_now(void);
  * 0 or -1 with why. */
 int fk_design_verify(fk_design_id id, char *why, size_t n);
 
-/* Injectable bugs (cli.md "Injectable bugs"); all off by default. */
+/* Injectable bugs (fakegc-semantics(7), INJECTABLE BUGS); all off by default. */
 typedef struct fk_bugs {
     int strong_memo;               /* memo keys hold real tensors strongly */
     int strong_storage_memo;       /* storage memo holds storages strongly */
@@ -84,7 +84,7 @@ typedef struct fk_bugs {
 void fk_set_bugs(const fk_bugs *b);
 fk_bugs fk_get_bugs(void);
 
-/* Apply a comma-separated list of bug names from cli.md ("strong-memo,
+/* Apply a comma-separated list of bug names ("strong-memo,
  * early-free"): sets fk_bugs, ts_bugs and the ordering knobs a bug needs
  * (id-reuse defers callbacks). "" or NULL resets everything to off.
  * 0, or -1 with a message naming the valid bugs in err. */

@@ -1,6 +1,6 @@
 /* fk_conv.c - MetaConverter and FakeTensorConverter with their weak memos,
  * finalizers and the expired-storage sweep (PyTorch 1.13's meta_utils.py
- * and fake_tensor.py; see semantics.md for every rule modelled here). */
+ * and fake_tensor.py; see fakegc-semantics(7) for every rule modelled here). */
 #include <stdio.h>
 #include <string.h>
 
@@ -673,7 +673,7 @@ static int fconv_memo_set(fk_fconv *fc, ts_tensor *t, ts_tensor *out)
     return 0;
 }
 
-/* One memo (designs.md "Common to both 2.x designs", 1-4): the
+/* One memo (fakegc-semantics(7), DESIGNS, pytorch-2.0): the
  * MetaConverter builds the fake by a callback and memoizes it as a weak
  * value; a view's fake is made off its base's fake and is a view of it;
  * grad converts recursively; one finalizer per insertion (mconv_memo_set).

@@ -1,5 +1,5 @@
 /* rp_merge.h - merging the shard reports of one campaign (`fakegc merge`,
- * cli.md "Campaigns beyond one machine").
+ * README "Campaigns").
  *
  *   rp_merge_result m;
  *   int rc = rp_merge_files(paths, n, RP_JSON, stdout, &opts, &m, err, sizeof err);
