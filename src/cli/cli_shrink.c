@@ -62,6 +62,21 @@ static char *read_all(const char *path, size_t *n)
     return buf;
 }
 
+/* The runs' settings from the command line. */
+static void shrink_env(const cli_common *c, st_env *e)
+{
+    st_env_default(e);
+    e->inject = c->inject ? c->inject : "";
+    e->sc.gc = c->gc;
+    e->sc.sweep = c->sweep;
+    e->sc.design = c->design;
+    e->sc.verify = c->verify;
+    e->sc.max_bytes = c->max_bytes;
+    e->sc.max_statements = c->max_statements;
+    e->sc.max_objects = c->max_objects;
+    st_env_prepare(e);
+}
+
 int cli_shrink(int argc, char **argv)
 {
     shrink_args a;
@@ -111,16 +126,7 @@ int cli_shrink(int argc, char **argv)
         goto out;
     }
     st_env e;
-    st_env_default(&e);
-    e.inject = a.c.inject ? a.c.inject : "";
-    e.sc.gc = a.c.gc;
-    e.sc.sweep = a.c.sweep;
-    e.sc.design = a.c.design;
-    e.sc.verify = a.c.verify;
-    e.sc.max_bytes = a.c.max_bytes;
-    e.sc.max_statements = a.c.max_statements;
-    e.sc.max_objects = a.c.max_objects;
-    st_env_prepare(&e);
+    shrink_env(&a.c, &e);
     st_outcome o;
     st_run_forked(&e, file, src, 0, &o);
     if (o.status == ST_PASS) {
