@@ -240,7 +240,8 @@ void hp_summary_free(hp_summary *s);
  * HP_HOLD_UNTRACED, via "not traced"; at most max_groups groups, the
  * objects of any further key counted in one last group of type
  * "(other)"), and the HP_TOP objects holding the most references
- * directly become the top retainers: count = references it holds,
+ * directly (64 or more, or 1 MiB with what they point to) become the top
+ * retainers: count = references it holds,
  * retained_bytes = its own bytes plus those of what they point to,
  * main_count/main_kind/main_via the label holding the most, path "not
  * traced". No examples. Memory O(max_groups), time O(V + E); reads every

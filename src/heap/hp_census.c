@@ -90,7 +90,9 @@ static void fan_visit(obj *child, const char *label, long index, void *arg)
 
 static void top_offer(hp_top *top, size_t *ntop, obj *o, const fan *f)
 {
-    if (f->n < 2 || (*ntop == HP_TOP && f->n <= top[HP_TOP - 1].count))
+    /* worth a line as hp_summarize's are: 64 references or 1 MiB held */
+    if ((f->n < 64 && obj_self_bytes(o) + f->bytes < (1u << 20)) ||
+        (*ntop == HP_TOP && f->n <= top[HP_TOP - 1].count))
         return;
     size_t i = *ntop < HP_TOP ? (*ntop)++ : HP_TOP - 1;
     while (i > 0 && f->n > top[i - 1].count) {

@@ -636,8 +636,13 @@ static void failure_header(sk *s, const char *file, const rp_failure *f, const c
         sk_puts(s, f->actual);
     }
     if (msg) {
-        if (f->actual)
+        /* a long message on a line of its own rather than past the width */
+        if (f->actual && !sep && strlen(ind2) + 10 + strlen(f->actual) + 2 + strlen(msg) > TEXT_WIDTH) {
+            sk_puts(s, "\n");
+            sk_puts(s, ind2);
+        } else if (f->actual) {
             sk_puts(s, "  ");
+        }
         sk_puts(s, msg);
     }
     sk_puts(s, "\n");

@@ -210,9 +210,8 @@ static void limit_report(sc_vm *vm)
         return;
     }
     sc_summary_to_failure(&sm, f);
-    snprintf(msg, sizeof msg, "stopped by a limit; what was alive then, counted by kind "
-             "and site, not traced (%" PRIu64 " objects, more than the %u traced whole):",
-             n, (unsigned)SC_TRACE_BUDGET);
+    snprintf(msg, sizeof msg, "stopped by a limit; what was alive, counted (%" PRIu64
+             " objects: not traced past %u):", n, (unsigned)SC_TRACE_BUDGET);
 done:
     sc_rp_free_str(f->message);
     f->message = sc_rp_strdup(msg);

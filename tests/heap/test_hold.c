@@ -93,20 +93,22 @@ Test(hold, each_class_and_the_culprits_first)
     obj_decref(f);
 }
 
-/* 100 storages at one site, 40 nodes at another, a holder of four: one
- * group kept, the rest counted as "(other)", every object in a total. */
+/* 100 storages at one site, 40 nodes at another, a holder of four big
+ * ones (a small one is not named): one group kept, the rest counted as "(other)", every object in a total. */
 Test(hold, census_is_bounded_and_counts_everything)
 {
     obj_set_site("c.scn", 1);
     obj *st[100];
     for (int i = 0; i < 100; i++)
-        st[i] = th_new(&th_storage, 10);
+        st[i] = th_new(&th_storage, i < 4 ? 1u << 18 : 10);   /* 4 x 256 KiB */
     obj_set_site("c.scn", 2);
     obj *nd[40];
     for (int i = 0; i < 40; i++)
         nd[i] = th_new(&th_node, 1);
     for (int k = 0; k < 4; k++)
         th_set(nd[0], k, st[k], "memo", k);
+    for (int k = 0; k < 4; k++)   /* too little to name */
+        th_set(nd[1], k, st[4 + k], "memo", k);
     hp_summary s;
     AEQ(hp_census(1, &s), 0);
     EQ(s.total, 140);
@@ -123,6 +125,7 @@ Test(hold, census_is_bounded_and_counts_everything)
     EQ(s.top[0].id, nd[0]->id, "the node holding four leads");
     EQ(s.top[0].count, 4);
     EQ(s.top[0].main_count, 4);
+    EQ(s.ntop, 1, "four small references are not worth a line");
     cr_expect_str_eq(s.top[0].main_via, "memo");
     hp_summary_free(&s);
     AEQ(hp_census(512, &s), 0);
