@@ -56,6 +56,8 @@ int cli_bench(int argc, char **argv);
 int cli_merge(int argc, char **argv);
 extern const cli_cmd cli_run_cmd, cli_list_cmd, cli_stress_cmd, cli_shrink_cmd, cli_oom_cmd,
     cli_diff_cmd, cli_bench_cmd, cli_merge_cmd;
+int cli_record(int argc, char **argv);
+extern const cli_cmd cli_record_cmd;
 
 /* "fakegc 0.1.0 (commit abc1234, Debug)": the version, the commit it was
  * built from and the build type, on f. 0, or -1 when f failed. */

@@ -49,8 +49,9 @@ const cli_cmd cli_run_cmd = {
     "Each scenario's PASS/FAIL line is printed as it finishes; Ctrl-C prints\n"
     "the summary of what finished and exits 130.\n"
     "When walking folders, a sub-folder named errors/ (scenarios/errors/) is\n"
-    "skipped: its scripts are meant to be rejected by the parser. Name such a\n"
-    "file (or the folder itself) to run it.",
+    "skipped: its scripts are meant to be rejected by the parser; so is one\n"
+    "named leaks/ (scenarios/recorded/leaks/: recordings of leaking programs,\n"
+    "whose verdict fails). Name such a file (or the folder itself) to run it.",
     rows,
     CLI_O_ALLOCATOR | CLI_O_INJECT | CLI_O_COMPAT | CLI_O_GC | CLI_O_SWEEP | CLI_O_FORMAT |
         CLI_O_OUTPUT | CLI_O_DOT | CLI_O_TIMELINE | CLI_O_JOBS | CLI_O_REPEAT | CLI_O_VERIFY |

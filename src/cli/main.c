@@ -29,6 +29,8 @@
 #pragma weak cli_diff_cmd
 #pragma weak cli_bench_cmd
 #pragma weak cli_merge_cmd
+#pragma weak cli_record
+#pragma weak cli_record_cmd
 
 typedef struct command {
     int (*fn)(int argc, char **argv);
@@ -36,7 +38,7 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-    {cli_run, &cli_run_cmd},       {cli_stress, &cli_stress_cmd}, {cli_shrink, &cli_shrink_cmd},
+    {cli_run, &cli_run_cmd},       {cli_record, &cli_record_cmd},       {cli_stress, &cli_stress_cmd}, {cli_shrink, &cli_shrink_cmd},
     {cli_oom, &cli_oom_cmd},       {cli_diff, &cli_diff_cmd},     {cli_merge, &cli_merge_cmd},
     {cli_bench, &cli_bench_cmd},   {cli_list, &cli_list_cmd},
 };

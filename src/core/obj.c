@@ -394,6 +394,8 @@ obj_config obj_get_config(void) { return config; }
 obj *obj_live_first(void) { return live.head; }
 obj *obj_live_last(void) { return live.tail; }
 obj *obj_zombie_first(void) { return zombies.head; }
+uint64_t obj_next_id(void) { return next_id; }
+
 uint64_t obj_live_count(void) { return live_total; }
 uint64_t obj_zombie_count(void) { return zombies.n; }
 uint64_t obj_live_listed(void) { return live.n; }

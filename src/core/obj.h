@@ -295,6 +295,9 @@ static inline int obj_walk_both(obj *first, obj *last, size_t n,
         return first || last ? -1 : 0;
     return a && b && a->prev == b && b->next == a ? 0 : -1;   /* they met */
 }
+/* The id the next object made will get (ids only grow until obj_leftover
+ * renumbers an empty registry): objects made after this call have ids >= it. */
+uint64_t obj_next_id(void);
 uint64_t obj_live_count(void);   /* the list's length + collector-held */
 uint64_t obj_live_count_kind(obj_kind k);
 uint64_t obj_zombie_count(void);

@@ -79,6 +79,7 @@ void rp_scenario_clear(rp_scenario *s)
     if (s->checkpoints)
         al_free(s->checkpoints, s->ncheckpoints * sizeof *s->checkpoints, AL_K_REPORT);
     rp_free_str(s->error);
+    rp_free_str(s->verdict);
     hp_dtree_free(&s->dtree);
     memset(s, 0, sizeof *s);
 }
@@ -906,11 +907,43 @@ void rp_details(sk *s, const rp_scenario *sc, const rp_options *o, const char *i
         sk_puts(s, "\n");
         used++;
     }
+    size_t vlines = 0;
+    if (sc->verdict) {   /* one line each, indented; the JSON has them all */
+        enum { VERDICT_LINES = 40 };
+        const char *v = sc->verdict;
+        while (*v) {
+            const char *e = strchr(v, '\n');
+            size_t n = e ? (size_t)(e - v) : strlen(v);
+            if (vlines == VERDICT_LINES) {
+                size_t rest = 0;
+                for (const char *q = v; *q; q++)
+                    rest += *q == '\n';
+                sk_puts(s, indent);
+                sk_fmt(s, "... %zu more verdict lines (--format json has them all)\n", rest);
+                vlines++;
+                break;
+            }
+            char line[512];
+            snprintf(line, sizeof line, "%.*s", n > 500 ? 500 : (int)n, v);
+            sk_puts(s, indent);
+            sk_puts(s, line);
+            sk_puts(s, "\n");
+            vlines++;
+            v += n + (e != NULL);
+        }
+        if (sc->nfailures) {
+            sk_puts(s, indent);
+            sk_puts(s, "fidelity: the model did not show what PyTorch showed at these lines "
+                       "(the model is wrong):\n");
+            vlines++;
+        }
+    }
     size_t rlen = 0;
     char *rtext = retained_text(s, sc, o, indent, RP_SCENARIO_LINES / 2, &rlen);
     if (!rtext && (sc->nretained || sc->leaked_bytes))
         s->oom = 1;
     size_t budget = RP_SCENARIO_LINES - 1 - (rtext ? lines_in(rtext, rlen) : 0);
+    budget = budget > vlines + 8 ? budget - vlines : 8;
     for (size_t i = 0; i < sc->nfailures; i++) {
         const rp_failure *f = &sc->failures[i];
         long same = rp_failure_shares(sc, i);
@@ -998,7 +1031,7 @@ int rp_write_text_tail(const rp_run *run, FILE *f, const rp_options *o)
     sk s = {f, SK_RAW, o && o->color, 0};
     for (size_t i = 0; i < run->n; i++) {
         const rp_scenario *sc = &run->scenarios[i];
-        if (sc->status != RP_FAIL && sc->status != RP_ERROR)
+        if (sc->status != RP_FAIL && sc->status != RP_ERROR && !sc->verdict)
             continue;
         sk_puts(&s, "\n");
         sk_puts(&s, sc->file ? sc->file : "?");

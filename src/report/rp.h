@@ -85,6 +85,14 @@ typedef struct rp_scenario {
      * not JSON's): the page's growth table. */
     uint64_t kinds_start[OBJ_KIND_COUNT], kinds_end[OBJ_KIND_COUNT];
     int kinds_known;
+    /* The verdict of a recorded program (the scenario's `verdict()`): the
+     * leak classes of what it left behind (hp_class.h), counted (lost,
+     * accumulating, still reachable, lingering, suppressed) and said in
+     * lines ("lost: 20 fake tensors made at prog.py:13, held inside
+     * PyTorch: ..."); NULL when the scenario has no verdict. The failing
+     * classes are also failures (line 0, text "verdict: lost"). */
+    char *verdict;
+    uint64_t classes[5];
 } rp_scenario;
 
 typedef struct rp_run {

@@ -245,6 +245,19 @@ static int scenario(jw *w, const rp_scenario *s)
         rp_jw_put(w, "}", 1);
     }
     rp_jw_put(w, "]", 1);
+    rp_jw_key(w, ",\n      ", "verdict");
+    if (s->verdict) {
+        static const char *const cls[5] = {"lost", "accumulating", "reachable", "lingering",
+                                           "suppressed"};
+        for (int c = 0; c < 5; c++) {
+            rp_jw_key(w, c ? ", " : "{", cls[c]);
+            rp_jw_u64(w, s->classes[c]);
+        }
+        rp_jw_key(w, ", ", "text"); rp_jw_str(w, s->verdict);
+        rp_jw_put(w, "}", 1);
+    } else {
+        rp_jw_put(w, "null", 4);
+    }
     rp_jw_key(w, ",\n      ", "error"); rp_jw_str(w, s->error);
     rp_jw_key(w, ",\n      ", "valgrind");
     if (s->valgrind_checked) {

@@ -714,6 +714,8 @@ static int pre(sc_vm *vm, const sc_stmt *s)
     if (s->kind != S_EXPECT)
         sc_vm_drop_snapshot(vm);   /* the heap is about to change */
     obj_set_site(vm->p->file, s->line);
+    if (vm->at_file && s->kind != S_EXPECT)
+        sc_vm_at_statement(vm);
     return 0;
 }
 
@@ -887,9 +889,15 @@ static int st_repeat(sc_vm *vm, const sc_stmt *s)
     int pr = post(vm, s);
     if (pr < 0)
         return pr;
-    for (int64_t i = 0; i < n; i++)
-        if (exec_block(vm, s->body, s->nbody) < 0)
+    int64_t outer = vm->rep_iter;
+    for (int64_t i = 0; i < n; i++) {
+        vm->rep_iter = i;   /* at()'s STEP counts from the innermost repeat */
+        if (exec_block(vm, s->body, s->nbody) < 0) {
+            vm->rep_iter = outer;
             return -2;
+        }
+    }
+    vm->rep_iter = outer;
     return 1;
 }
 
@@ -964,6 +972,11 @@ size_t sc_vm_roots(sc_vm *vm)
         if (vm->root_use)
             vm->root_use[n] = 1;
         n++;
+    }
+    for (size_t i = 0; i < vm->nholds; i++) {   /* room made by hold() */
+        if (vm->root_use)
+            vm->root_use[n] = 1;
+        vm->roots[n++] = vm->holds[i];
     }
     return n;
 }

@@ -63,7 +63,15 @@ rp_failure *sc_add_failure(sc_vm *vm, const sc_stmt *s, const char *actual,
         f->text = sc_rp_strdup("");
     }
     f->actual = sc_rp_strdup(actual ? actual : "");
-    f->message = sc_rp_strdup(message ? message : "");
+    if (vm->fidelity && s->kind == S_EXPECT) {
+        char m[600];
+        snprintf(m, sizeof m, "fidelity: PyTorch showed the expected value here; the model "
+                              "is wrong%s%s", message && *message ? ": " : "",
+                 message ? message : "");
+        f->message = sc_rp_strdup(m);
+    } else {
+        f->message = sc_rp_strdup(message ? message : "");
+    }
     return f;
 }
 

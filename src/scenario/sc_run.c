@@ -105,6 +105,7 @@ static void teardown(sc_vm *vm, order *ord)
         vm->with_stack[vm->nwith] = NULL;
         obj_decref(m);
     }
+    sc_vm_release_holds(vm);   /* the program's own holds go last */
     obj_safepoint();
     gc_collect();
     fk_sweep_all();
@@ -377,6 +378,18 @@ static void record_checkpoints(sc_vm *vm)
 
 static int run_program(const sc_program *p, const sc_options *opt, rp_scenario *out);
 
+/* A recorded program says verdict() at its end (top level): its
+ * expectations are then fidelity checks (sc_add_failure says so). */
+static int has_verdict(const sc_program *p)
+{
+    for (uint32_t i = 0; i < p->ntop; i++) {
+        const sc_stmt *s = p->top[i];
+        if (s->kind == S_EXPR && s->e && s->e->kind == E_CALL && s->e->id == B_VERDICT)
+            return 1;
+    }
+    return 0;
+}
+
 /* Objects made after the run must not carry a site that points into the
  * program (the caller may free it): the caller's site comes back. */
 int sc_run(const sc_program *p, const sc_options *opt, rp_scenario *out)
@@ -447,6 +460,8 @@ static int run_program(const sc_program *p, const sc_options *opt, rp_scenario *
     vm.vars = al_malloc(nv * sizeof *vm.vars, AL_K_SCENARIO, "sc vars");
     vm.stamp = al_malloc(nv * sizeof *vm.stamp, AL_K_SCENARIO, "sc stamps");
     vm.roots = al_malloc(nroots * sizeof *vm.roots, AL_K_SCENARIO, "sc roots");
+    vm.roots_cap = nroots;
+    vm.fidelity = has_verdict(p);
     vm.cps = al_malloc(nc * sizeof *vm.cps, AL_K_SCENARIO, "sc checkpoints");
     order *ord = al_malloc(nv * sizeof *ord, AL_K_SCENARIO, "sc teardown order");
     vm.last_use = al_malloc(nv * sizeof *vm.last_use, AL_K_SCENARIO, "sc variable reads");
@@ -540,11 +555,12 @@ cleanup:
     }
     al_free(vm.vars, nv * sizeof *vm.vars, AL_K_SCENARIO);
     al_free(vm.stamp, nv * sizeof *vm.stamp, AL_K_SCENARIO);
-    al_free(vm.roots, nroots * sizeof *vm.roots, AL_K_SCENARIO);
+    sc_vm_release_holds(&vm);
+    al_free(vm.roots, vm.roots_cap * sizeof *vm.roots, AL_K_SCENARIO);
     al_free(vm.cps, nc * sizeof *vm.cps, AL_K_SCENARIO);
     al_free(ord, nv * sizeof *ord, AL_K_SCENARIO);
     al_free(vm.last_use, nv * sizeof *vm.last_use, AL_K_SCENARIO);
-    al_free(vm.root_use, nroots, AL_K_SCENARIO);
+    al_free(vm.root_use, vm.roots_cap, AL_K_SCENARIO);
 
     al_stats st1;
     al_stats_get(&st1);

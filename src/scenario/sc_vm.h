@@ -19,6 +19,15 @@ typedef struct sc_val {
     int64_t tup[TS_MAX_DIM]; /* V_TUPLE: i elements */
 } sc_val;
 
+/* One execution of a program site (an `at` call): the first object id made
+ * after it. */
+typedef struct sc_exec {
+    const char *file;
+    uint32_t line;
+    uint32_t round, rounds;  /* at(FILE, LINE, ROUND, ROUNDS); 0 0: counted */
+    uint64_t id;
+} sc_exec;
+
 typedef struct sc_census {
     int reached;
     uint64_t total;
@@ -60,6 +69,17 @@ struct sc_vm {
     uint32_t *last_use;
     uint8_t *root_use;
     uint64_t kinds0[OBJ_KIND_COUNT];   /* live objects per kind at the round's start */
+    size_t roots_cap;        /* entries of roots */
+    /* the program's words (sc_verdict.c) */
+    hp_root *holds;          /* hold(X, PATH): strong references, name = PATH */
+    size_t nholds, cap_holds;
+    const char *at_file;     /* at(FILE, LINE): the site of what follows */
+    uint32_t at_line;
+    sc_exec *execs;          /* at() calls, in order */
+    size_t nexecs, cap_execs;
+    int64_t rep_iter;        /* iteration of the innermost repeat (0-based) */
+    int fidelity;            /* the program has a verdict(): its expectations
+                                are fidelity checks */
 };
 
 /* The snapshot of the current heap state with the current roots (reused
@@ -85,13 +105,20 @@ uint64_t sc_model_bytes(void);
  * failed (recorded in out; vm->stopped set). */
 int sc_exec_program(sc_vm *vm);
 
-/* Roots for heap analysis: the bound variables and the `with` stack.
- * Returns the count; fills vm->roots and vm->root_use (a variable read at
- * or after the current statement, and every `with` entry, are in use). */
+/* Roots for heap analysis: the bound variables, the `with` stack and the
+ * program's holds (hold() makes room for them). Returns the count; fills
+ * vm->roots and vm->root_use (a variable read at or after the current
+ * statement, every `with` entry and every hold are in use). */
 size_t sc_vm_roots(sc_vm *vm);
 
 /* Values and expressions (sc_interp.c), for the words' evaluators. An
  * evaluated object is a new strong reference the caller drops. */
+/* The program's words (sc_verdict.c): the site of the statement about to
+ * run under at(); the holds dropped and the executions forgotten
+ * (teardown). */
+void sc_vm_at_statement(sc_vm *vm);
+void sc_vm_release_holds(sc_vm *vm);
+
 int sc_eval(sc_vm *vm, const sc_expr *e, sc_val *out);
 void sc_val_drop(sc_val *v);
 void sc_set_int(sc_val *v, int64_t i);

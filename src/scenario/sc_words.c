@@ -29,9 +29,11 @@ static const char *const kw_to_sparse[] = {"sparse_dim", NULL};
 static const char *const kw_diagonal[] = {"offset", NULL};
 static const char *const kw_fake[] = {"device", NULL};
 static const char *const kw_mfmt[] = {"memory_format", NULL};
+static const char *const kw_verdict[] = {"fail_on", "suppress", NULL};
 
 #define NO_XREF_CENSUS "fakegc's census has no PyTorch equivalent"
 #define NO_XREF_WEAK "weak handles are not translated"
+#define NO_PROGRAM "a recorded program's words (fakegc record): no PyTorch call to generate or translate"
 #define V2_STRESS "version 2: not generated yet (scenarios/v2 and xref cover it)"
 
 /* Each row: name, kind, method kind, id, positional arguments min..max
@@ -92,6 +94,9 @@ static const sc_word vocab[] = {
        NULL),
     ROW("weakrefs", SW_BUILTIN, 0, B_WEAKREFS, 1, 1, kw_none, 3, V3_STRESS, NO_XREF_WEAK, NULL,
         sc_ev_weakrefs, 0),
+    B("hold", B_HOLD, 2, 2, kw_none, NULL, sc_ev_hold, NO_PROGRAM, NO_PROGRAM),
+    B("at", B_AT, 2, 5, kw_none, NULL, sc_ev_at, NO_PROGRAM, NO_PROGRAM),
+    B("verdict", B_VERDICT, 0, 0, kw_verdict, NULL, sc_ev_verdict, NO_PROGRAM, NO_PROGRAM),
 
     /* methods: tensor ops */
     OP("view", 0, -1, kw_none, sc_ar_view, NULL, NULL),

@@ -1,0 +1,366 @@
+/* cli_record.c - `fakegc record [OPTIONS] [--] PROGRAM.py [ARGS...]`: record
+ * a real PyTorch program with scripts/record.py (run by the Python that has
+ * torch), then judge the recording exactly as `fakegc run` would (the same
+ * code, on the same file), so `fakegc run FILE.scn` later gives the same
+ * verdict.
+ *
+ * The program's own stdout goes to stderr: stdout carries the report. The
+ * program's failure (an exit status, a signal) is said on stderr and what
+ * was recorded up to there is judged. */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define RECORD_MASK (CLI_O_ALLOCATOR | CLI_O_INJECT | CLI_O_COMPAT | CLI_O_GC | CLI_O_SWEEP | \
+                     CLI_O_FORMAT | CLI_O_OUTPUT | CLI_O_DOT | CLI_O_TIMELINE |              \
+                     CLI_O_VERIFY | CLI_O_LIMITS | CLI_O_OUTPUT_STYLE | CLI_O_ALSO)
+
+#define RECORD_PYTHON "/usr/bin/python3"
+#define MAX_PASS 64
+
+typedef struct record_args {
+    cli_common c;
+    const char *keep, *python, *fail_on, *suppress, *max_events, *lang;
+    int no_batch;
+} record_args;
+
+#define RSTR(n, s, a, f, h) \
+    {n, s, CLI_K_STR, 0, 0, 0, a, NULL, 0, 0, offsetof(record_args, f), NULL, h}
+static const cli_opt rows[] = {
+    RSTR("--keep", 'o', "FILE.scn", keep,
+         "keep the recording (default: a temporary file);\n"
+         "`fakegc run FILE.scn` gives the same verdict"),
+    RSTR("--python", 0, "PATH", python, "the Python with torch (default " RECORD_PYTHON ")"),
+    RSTR("--fail-on", 0, "CLASSES", fail_on,
+         "what fails: lost,accumulating,reachable,lingering\n"
+         "(default lost,accumulating; written into the\nrecording's verdict())"),
+    RSTR("--suppress", 0, "FILE", suppress,
+         "suppression rules, one a line:\n  NAME: class=C kind=K site=GLOB holder=GLOB\n"
+         "(any subset of the keys); what a rule matches is\n"
+         "counted apart (\"suppressed: 3 fake tensors by rule\nNAME\") and does not fail"),
+    RSTR("--max-events", 0, "N", max_events, "the recorder's (scripts/record.py --help)"),
+    RSTR("--lang", 0, "1|2", lang, "the recorder's language version"),
+    CLI_FLAG("--no-batch", 0, record_args, no_batch, "no repeat blocks in the recording"),
+    CLI_END};
+
+const cli_cmd cli_record_cmd = {
+    "record", "[OPTIONS] [--] PROGRAM.py [ARGS...]",
+    "Run a PyTorch program under the recorder (record.py, with the Python that\n"
+    "has torch 1.13.1), replay the recording in the model under --compat\n"
+    "pytorch-1.13 and print the verdict: what the program left behind at its\n"
+    "end, in leak classes - lost (no root of the program reaches it: fails),\n"
+    "accumulating (held by the program, growing with the rounds of the loop\n"
+    "that made it: fails), still reachable (held by the program's variables,\n"
+    "not growing: reported), lingering (an expired storage awaiting the\n"
+    "periodic sweep: reported). Fidelity checks (the counters PyTorch showed)\n"
+    "are reported apart: a mismatch there means the model is wrong.\n"
+    "The program's stdout goes to stderr; stdout carries the report. Options\n"
+    "of the program itself go after `--`: fakegc record -- prog.py --its-flag.",
+    rows, RECORD_MASK,
+    "exit status: 0 clean; 1 a leak (or a fidelity mismatch); 2 usage; 3\n"
+    "internal error (the recorder failed, torch not importable, no recording).\n"
+    "A program that fails is reported with its exit status, and what was\n"
+    "recorded up to there is judged.",
+    NULL, "record a PyTorch program and judge what it leaves behind"};
+
+/* record.py: installed beside the binary (PREFIX/bin -> PREFIX/libexec/
+ * fakegc), else the source tree this binary was built from. */
+static void recorder_path(char *buf, size_t n)
+{
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    struct stat st;
+    if (len > 0) {
+        exe[len] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            slash = strrchr(exe, '/');
+            if (slash && strcmp(slash, "/bin") == 0) {
+                *slash = '\0';
+                snprintf(buf, n, "%s/%s/record.py", exe, FAKEGC_REL_LIBEXEC);
+                if (stat(buf, &st) == 0 && S_ISREG(st.st_mode))
+                    return;
+            }
+        }
+    }
+    snprintf(buf, n, "%s/scripts/record.py", FAKEGC_SOURCE_DIR);
+}
+
+typedef struct rec_args {
+    const char *python, *keep, *fail_on;
+    const char *rec[12];    /* recorder options with their values */
+    size_t nrec;
+    char *pass[MAX_PASS];   /* the run's options, as given */
+    size_t npass;
+    int compat_given;
+    int prog;               /* argv index of PROGRAM */
+} rec_args;
+
+static int own_option(const char *s)
+{
+    static const char *const own[] = {"--keep", "-o", "--python", "--fail-on", "--suppress",
+                                      "--max-events", "--lang", NULL};
+    for (size_t i = 0; own[i]; i++) {
+        size_t n = strlen(own[i]);
+        if (strncmp(s, own[i], n) == 0 && (s[n] == '\0' || s[n] == '='))
+            return s[n] == '=' ? 1 : 2;   /* words it takes */
+    }
+    return 0;
+}
+
+/* Options by the rows (checked before anything runs); then, on a copy of
+ * argv, where PROGRAM is and which words are the run's options. */
+static int parse(rec_args *a, int argc, char **argv)
+{
+    memset(a, 0, sizeof *a);
+    char **copy = calloc((size_t)argc + 1, sizeof *copy);
+    if (!copy)
+        return -1;
+    memcpy(copy, argv, (size_t)argc * sizeof *copy);
+    record_args ra = {0};
+    cli_common_init(&ra.c);
+    char **ops;
+    int nops;
+    int r = cli_parse(&cli_record_cmd, &ra, argc, argv, &ops, &nops);
+    if (r != CLI_PARSE_OK) {
+        free(copy);
+        return r == CLI_PARSE_DONE ? 1 : -1;
+    }
+    a->python = ra.python ? ra.python : RECORD_PYTHON;
+    a->keep = ra.keep;
+    a->fail_on = ra.fail_on;
+    const char *recv[][2] = {{"--suppress", ra.suppress}, {"--max-events", ra.max_events},
+                             {"--lang", ra.lang}};
+    for (size_t k = 0; k < 3; k++)
+        if (recv[k][1]) {
+            a->rec[a->nrec++] = recv[k][0];
+            a->rec[a->nrec++] = recv[k][1];
+        }
+    if (ra.no_batch)
+        a->rec[a->nrec++] = "--no-batch";
+    int i = 1;
+    for (; i < argc; i++) {
+        const char *s = copy[i];
+        if (strcmp(s, "--") == 0) {
+            i++;
+            break;
+        }
+        if (s[0] != '-' || !s[1])
+            break;
+        int w = own_option(s);
+        if (w) {
+            i += w - 1;
+            continue;
+        }
+        if (strcmp(s, "--no-batch") == 0)
+            continue;
+        if (strncmp(s, "--compat", 8) == 0)
+            a->compat_given = 1;
+        if (a->npass + 8 >= MAX_PASS) {
+            free(copy);
+            cli_error("record", "too many options");
+            return -1;
+        }
+        a->pass[a->npass++] = copy[i];
+        /* a common option's value: the next word unless it was --opt=V or a flag
+         * (the rows parsed it already, so this only has to find its end) */
+        if (!strchr(s, '=') && i + 1 < argc && copy[i + 1][0] != '-' && s[1] == '-' &&
+            nops > 0 && copy[i + 1] != ops[0])
+            a->pass[a->npass++] = copy[++i];
+    }
+    memcpy(argv, copy, (size_t)argc * sizeof *copy);   /* cli_parse moved the operands */
+    free(copy);
+    a->prog = i;
+    if (nops == 0 || a->prog >= argc) {
+        cli_error("record", "no program given (fakegc record [OPTIONS] [--] PROGRAM.py "
+                            "[ARGS...])");
+        return -1;
+    }
+    for (size_t k = 0; k + 1 < a->nrec; k++)
+        if (strcmp(a->rec[k], "--suppress") == 0 && access(a->rec[k + 1], R_OK) != 0) {
+            cli_error("record", "--suppress %s: %s", a->rec[k + 1], strerror(errno));
+            return -1;
+        }
+    struct stat st;
+    if (stat(argv[a->prog], &st) != 0 || !S_ISREG(st.st_mode)) {
+        cli_error("record", "%s: no such program", argv[a->prog]);
+        return -1;
+    }
+    return 0;
+}
+
+/* Run the recorder; its exit status as record.py gives it (the program's,
+ * 2, 3, 77), or 128 + N for a signal, -1 when it could not start. It also
+ * writes `program N` and `recorder ok|internal|refused` to the file
+ * `status` (FAKEGC_RECORD_STATUS): the program's 3 is not the recorder's. */
+static int record(const rec_args *a, const char *scn, const char *status_path, int argc,
+                  char **argv)
+{
+    char py[PATH_MAX];
+    recorder_path(py, sizeof py);
+    size_t n = 0, cap = 12 + a->nrec + (size_t)(argc - a->prog);
+    char **cmd = calloc(cap, sizeof *cmd);
+    if (!cmd)
+        return -1;
+    cmd[n++] = (char *)a->python;
+    cmd[n++] = py;
+    cmd[n++] = (char *)"-o";
+    cmd[n++] = (char *)scn;
+    if (a->fail_on) {
+        cmd[n++] = (char *)"--fail-on";
+        cmd[n++] = (char *)a->fail_on;
+    }
+    for (size_t k = 0; k < a->nrec; k++)
+        cmd[n++] = (char *)a->rec[k];
+    cmd[n++] = (char *)"--";
+    for (int k = a->prog; k < argc; k++)
+        cmd[n++] = argv[k];
+    cmd[n] = NULL;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        free(cmd);
+        return -1;
+    }
+    if (pid == 0) {
+        dup2(2, 1);   /* the program's output must not mix with the report */
+        setenv("FAKEGC_RECORD_STATUS", status_path, 1);
+        execv(a->python, cmd);
+        fprintf(stderr, "fakegc record: %s: %s\n", a->python, strerror(errno));
+        _exit(127);
+    }
+    free(cmd);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    if (WIFSIGNALED(status))
+        return 128 + WTERMSIG(status);
+    return WEXITSTATUS(status);
+}
+
+int cli_record(int argc, char **argv)
+{
+    rec_args a;
+    int pr = parse(&a, argc, argv);
+    if (pr != 0)
+        return pr > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+    if (access(a.python, X_OK) != 0) {
+        cli_error("record", "%s: not an executable Python (--python)", a.python);
+        return CLI_EXIT_USAGE;
+    }
+    char tmp[PATH_MAX] = "";
+    const char *scn = a.keep;
+    if (!scn) {
+        const char *d = getenv("TMPDIR");
+        snprintf(tmp, sizeof tmp, "%s/fakegc-record-XXXXXX.scn", d && *d ? d : "/tmp");
+        int fd = mkstemps(tmp, 4);
+        if (fd < 0) {
+            cli_error("record", "cannot make a temporary file in %s: %s", d ? d : "/tmp",
+                      strerror(errno));
+            return CLI_EXIT_INTERNAL;
+        }
+        close(fd);
+        scn = tmp;
+    }
+    char stf[PATH_MAX];
+    {
+        const char *d = getenv("TMPDIR");
+        snprintf(stf, sizeof stf, "%s/fakegc-record-XXXXXX", d && *d ? d : "/tmp");
+        int fd = mkstemp(stf);
+        if (fd < 0) {
+            cli_error("record", "cannot make a temporary file: %s", strerror(errno));
+            if (tmp[0])
+                unlink(tmp);
+            return CLI_EXIT_INTERNAL;
+        }
+        close(fd);
+    }
+    int rs = record(&a, scn, stf, argc, argv);
+    int program = -1;
+    char state[32] = "";
+    FILE *sf = fopen(stf, "r");
+    if (sf) {
+        if (fscanf(sf, "program %d recorder %31s", &program, state) != 2)
+            program = -1;
+        fclose(sf);
+    }
+    unlink(stf);
+    if (program >= 0 && rs != 77 && rs != 127) {
+        if (strcmp(state, "ok") != 0) {
+            if (program != 0)
+                fprintf(stderr, "fakegc record: %s exited with status %d\n", argv[a.prog],
+                        program);
+            rs = 3;
+        } else {
+            rs = program == 3 ? 1003 : program;   /* the program's own 3 */
+        }
+    }
+    int internal = 0;
+    struct stat st;
+    int have = stat(scn, &st) == 0 && st.st_size > 0;
+    if (rs < 0 || rs == 127) {
+        cli_error("record", "could not run the recorder with %s", a.python);
+        internal = 1;
+    } else if (rs == 77) {
+        cli_error("record", "torch is not importable by %s (use --python with the Python "
+                            "that has PyTorch 1.13.1)", a.python);
+        internal = 1;
+        have = 0;
+    } else if (rs == 2 && !have) {
+        if (tmp[0])
+            unlink(tmp);
+        return CLI_EXIT_USAGE;
+    } else if (rs == 3) {
+        cli_error("record", "the recorder failed (see the recording's header); judging "
+                            "what was recorded up to there");
+        internal = 1;
+    } else if (rs == 1003) {
+        fprintf(stderr, "fakegc record: %s exited with status 3; judging what was recorded "
+                        "up to there\n", argv[a.prog]);
+    } else if (rs > 128 && rs < 160) {
+        fprintf(stderr, "fakegc record: %s died of signal %d; judging what was recorded "
+                        "up to there\n", argv[a.prog], rs - 128);
+    } else if (rs != 0) {
+        fprintf(stderr, "fakegc record: %s exited with status %d; judging what was "
+                        "recorded up to there\n", argv[a.prog], rs);
+    }
+    if (!have) {
+        if (!internal)
+            cli_error("record", "no recording was written");
+        if (tmp[0])
+            unlink(tmp);
+        return CLI_EXIT_INTERNAL;
+    }
+    char *rargv[MAX_PASS + 8];
+    int rn = 0;
+    rargv[rn++] = (char *)"run";
+    if (!a.compat_given) {
+        rargv[rn++] = (char *)"--compat";
+        rargv[rn++] = (char *)"pytorch-1.13";
+    }
+    for (size_t k = 0; k < a.npass; k++)
+        rargv[rn++] = a.pass[k];
+    rargv[rn++] = (char *)"--";
+    rargv[rn++] = (char *)scn;
+    rargv[rn] = NULL;
+    int rc = cli_run(rn, rargv);
+    if (tmp[0])
+        unlink(tmp);
+    else
+        fprintf(stderr, "fakegc record: recording kept in %s (fakegc run%s %s)\n", scn,
+                a.compat_given ? "" : " --compat pytorch-1.13", scn);
+    if (internal && rc != CLI_EXIT_USAGE)
+        return CLI_EXIT_INTERNAL;
+    return rc;
+}

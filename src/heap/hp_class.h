@@ -1,0 +1,86 @@
+/* hp_class.h - leak classes of what a program left behind, after Valgrind's
+ * "definitely lost / still reachable": each subject alive (or lingering) in
+ * a snapshot taken at the program's end, after a full collection, with the
+ * program's own roots, is in exactly one class:
+ *
+ *   HP_CL_LOST          alive, and no root reaches it (hp_reason unreachable
+ *                       or refcount-leak): held inside the model's PyTorch
+ *                       (a reference no holder accounts for, or a cycle).
+ *   HP_CL_ACCUMULATING  reachable, and the subjects of its group (same
+ *                       category, creating site and holder shape) were made
+ *                       across the rounds of the loop around that site,
+ *                       still in its second half: at least 2 distinct
+ *                       rounds, the first in the first half, the last in
+ *                       the second half of the rounds (a cache that fills in
+ *                       its first rounds and then only hits is not
+ *                       accumulating). Values of live memo entries never
+ *                       are: they are bounded by their keys.
+ *   HP_CL_REACHABLE     reachable, not accumulating ("still reachable").
+ *   HP_CL_LINGERING     a dead storage kept by a pending list or a stale
+ *                       memo key: an expired storage awaiting the sweep.
+ *
+ * What is a subject, and its category (fake tensor, mode, ...), is the
+ * caller's: subject(r) returns a category index below HP_CAT_MAX, or -1 for
+ * what is not judged (real tensors, live storages: the program's data).
+ * Which round made an object is the caller's too: exec_of(site, id) gives
+ * the round (1-based) of the loop around `site` that made object `id`, and
+ * that loop's rounds in *total (0: unknown, never accumulating).
+ *
+ *   hp_class_spec sp = {subject, exec_of, arg, names};
+ *   hp_classes c;
+ *   if (hp_classify(g, &sp, &c) == 0) { ... c.groups[i] ...; hp_classes_free(&c); }
+ */
+#ifndef FAKEGC_HP_CLASS_H
+#define FAKEGC_HP_CLASS_H
+
+#include <stdint.h>
+
+#include "heap/hp.h"
+
+typedef enum hp_class {
+    HP_CL_LOST, HP_CL_ACCUMULATING, HP_CL_REACHABLE, HP_CL_LINGERING, HP_CL_COUNT
+} hp_class;
+const char *hp_class_name(hp_class c);   /* "lost", "accumulating", "still reachable",
+                                            "lingering" */
+/* The words of --fail-on: "lost" "accumulating" "reachable" "lingering";
+ * 0 and the bit mask (1 << class) of a comma list, -1 on an unknown word. */
+int hp_class_mask(const char *csv, unsigned *mask);
+
+enum { HP_CAT_MAX = 8 };
+
+typedef struct hp_class_spec {
+    int (*subject)(const hp_retained *r, void *arg);
+    uint32_t (*exec_of)(obj_site site, uint64_t id, uint32_t *total, void *arg);
+    void *arg;
+    const char *const *cat_names;   /* HP_CAT_MAX nouns, singular */
+} hp_class_spec;
+
+/* One group: subjects of one class, category, creating site and holder
+ * shape (the path with ids and indexes stripped). */
+typedef struct hp_class_group {
+    hp_class cls;
+    int cat;
+    obj_site site;
+    hp_reason reason;            /* the first member's */
+    uint64_t count;
+    uint32_t first_exec, last_exec, execs;  /* made in executions first..last
+                                               of the site's execs (0: unknown) */
+    int memo;                    /* its members are values of live memo entries:
+                                    bounded by their keys, never accumulating */
+    char via[256];               /* holder shape: "KEEP[] -> tensor", ids and
+                                    index contents dropped */
+    char example[256];           /* first member's path, ids kept, " -> " */
+} hp_class_group;
+
+typedef struct hp_classes {
+    uint64_t count[HP_CL_COUNT][HP_CAT_MAX];
+    hp_class_group *groups;      /* AL_K_HEAP; lost first, then accumulating,
+                                    reachable, lingering; biggest count first */
+    size_t ngroups;
+} hp_classes;
+
+/* 0, or -1 with ER_OOM (*out zeroed). */
+int hp_classify(hp_graph *g, const hp_class_spec *spec, hp_classes *out);
+void hp_classes_free(hp_classes *c);
+
+#endif

@@ -1,0 +1,608 @@
+/* sc_verdict.c - the program's words: `hold(X, "PATH")` (the program holds
+ * X at PATH until its end), `at("FILE", LINE)` (what follows was done at
+ * the program's FILE:LINE: the creating site of what it makes) and
+ * `verdict(fail_on="lost,accumulating")` (the model's own retention
+ * analysis at the program's end: leak classes, hp_class.h). */
+#include "scenario/sc_vm.h"
+#include "scenario/sc_eval.h"
+
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc/al.h"
+#include "core/er.h"
+#include "core/gc.h"
+#include "heap/hp_class.h"
+
+/* at(FILE, LINE[, ROUND, ROUNDS[, STEP]]): inside a repeat, the round of
+ * iteration i (0-based, innermost repeat) is ROUND + i * STEP. */
+
+/* ---- program files: interned for the life of the process (an object's
+ * site points at its file name, and reports outlive the run) ---- */
+
+enum { MAX_FILES = 64, FILE_LEN = 200 };
+static char files[MAX_FILES][FILE_LEN];
+static size_t nfiles;
+
+static const char *intern_file(const char *s, size_t n)
+{
+    if (n >= FILE_LEN)
+        n = FILE_LEN - 1;
+    for (size_t i = 0; i < nfiles; i++)
+        if (strlen(files[i]) == n && memcmp(files[i], s, n) == 0)
+            return files[i];
+    if (nfiles == MAX_FILES)
+        return NULL;
+    memcpy(files[nfiles], s, n);
+    files[nfiles][n] = '\0';
+    return files[nfiles++];
+}
+
+static int str_arg(sc_vm *vm, const sc_expr *e, const char *fn, const char **s, size_t *n)
+{
+    sc_val v = {0};
+    if (sc_eval(vm, e, &v) < 0)
+        return -1;
+    if (v.k != V_STR) {
+        er_set(ER_TYPE, "%s() needs a string, got %s", fn, sc_val_type(&v));
+        sc_val_drop(&v);
+        return -1;
+    }
+    *s = v.s;
+    *n = (size_t)v.i;
+    return 0;
+}
+
+int sc_ev_hold(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a, sc_val *out)
+{
+    (void)recv, (void)a;
+    const char *s;
+    size_t n;
+    if (str_arg(vm, e->args[1], "hold", &s, &n) < 0)
+        return -1;
+    sc_val x = {0};
+    if (sc_eval(vm, e->args[0], &x) < 0)
+        return -1;
+    if (x.k != V_OBJ) {
+        er_set(ER_TYPE, "hold() needs an object, got %s", sc_val_type(&x));
+        sc_val_drop(&x);
+        return -1;
+    }
+    if (vm->nholds == vm->cap_holds) {
+        size_t nc = vm->cap_holds ? vm->cap_holds * 2 : 16;
+        hp_root *nh = al_realloc(vm->holds, vm->cap_holds * sizeof *nh, nc * sizeof *nh,
+                                 AL_K_SCENARIO, "sc holds");
+        if (!nh) {
+            sc_val_drop(&x);
+            return er_set(ER_OOM, "out of memory holding %s", "an object");
+        }
+        vm->holds = nh;
+        vm->cap_holds = nc;
+    }
+    size_t need = vm->p->nvars + SC_MAX_NESTING + vm->nholds + 1;
+    if (need > vm->roots_cap) {   /* sc_vm_roots lists the holds too */
+        size_t nc = need * 2;
+        hp_root *nr = al_malloc(nc * sizeof *nr, AL_K_SCENARIO, "sc roots");
+        uint8_t *nu = al_malloc(nc, AL_K_SCENARIO, "sc roots in use");
+        if (!nr || !nu) {   /* both or neither: they share roots_cap */
+            if (nr)
+                al_free(nr, nc * sizeof *nr, AL_K_SCENARIO);
+            if (nu)
+                al_free(nu, nc, AL_K_SCENARIO);
+            sc_val_drop(&x);
+            return er_set(ER_OOM, "out of memory holding %s", "an object");
+        }
+        memcpy(nr, vm->roots, vm->roots_cap * sizeof *nr);
+        memcpy(nu, vm->root_use, vm->roots_cap);
+        al_free(vm->roots, vm->roots_cap * sizeof *nr, AL_K_SCENARIO);
+        al_free(vm->root_use, vm->roots_cap, AL_K_SCENARIO);
+        vm->roots = nr;
+        vm->root_use = nu;
+        vm->roots_cap = nc;
+    }
+    char *name = al_malloc(n + 1, AL_K_SCENARIO, "sc hold path");
+    if (!name) {
+        sc_val_drop(&x);
+        return er_set(ER_OOM, "out of memory holding %s", "an object");
+    }
+    memcpy(name, s, n);
+    name[n] = '\0';
+    vm->holds[vm->nholds].name = name;
+    vm->holds[vm->nholds].o = x.o;   /* takes the reference */
+    vm->nholds++;
+    out->k = V_NONE;
+    return 0;
+}
+
+void sc_vm_release_holds(sc_vm *vm)
+{
+    for (size_t i = 0; i < vm->nholds; i++) {
+        obj *o = vm->holds[i].o;
+        al_free((char *)vm->holds[i].name, strlen(vm->holds[i].name) + 1, AL_K_SCENARIO);
+        vm->holds[i].o = NULL;
+        obj_decref(o);
+    }
+    vm->nholds = 0;
+    al_free(vm->holds, vm->cap_holds * sizeof *vm->holds, AL_K_SCENARIO);
+    vm->holds = NULL;
+    vm->cap_holds = 0;
+    al_free(vm->execs, vm->cap_execs * sizeof *vm->execs, AL_K_SCENARIO);
+    vm->execs = NULL;
+    vm->nexecs = vm->cap_execs = 0;
+    vm->at_file = NULL;
+}
+
+/* The statement about to run is at the program's site. */
+void sc_vm_at_statement(sc_vm *vm)
+{
+    if (vm->at_file)
+        obj_set_site(vm->at_file, vm->at_line);
+}
+
+/* One execution of the site (a round of whatever the program does there):
+ * what it makes from now on has ids >= obj_next_id(). */
+static void count_execution(sc_vm *vm, uint32_t round, uint32_t rounds)
+{
+    if (vm->nexecs == vm->cap_execs) {
+        size_t nc = vm->cap_execs ? vm->cap_execs * 2 : 256;
+        sc_exec *ne = al_realloc(vm->execs, vm->cap_execs * sizeof *ne, nc * sizeof *ne,
+                                 AL_K_SCENARIO, "sc executions");
+        if (!ne) {
+            er_clear();   /* growth is then judged on fewer executions */
+            return;
+        }
+        vm->execs = ne;
+        vm->cap_execs = nc;
+    }
+    vm->execs[vm->nexecs++] = (sc_exec){vm->at_file, vm->at_line, round, rounds,
+                                        obj_next_id()};
+}
+
+int sc_ev_at(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a, sc_val *out)
+{
+    (void)recv, (void)a;
+    const char *s;
+    size_t n;
+    int64_t line;
+    int64_t round = 0, rounds = 0, step = 0;
+    if (str_arg(vm, e->args[0], "at", &s, &n) < 0 ||
+        sc_eval_int(vm, e->args[1], &line, "at()'s line") < 0)
+        return -1;
+    if (e->nargs == 3)
+        return er_set(ER_TYPE, "at(FILE, LINE, ROUND, ROUNDS): ROUND needs ROUNDS");
+    if (e->nargs >= 4 && (sc_eval_int(vm, e->args[2], &round, "at()'s round") < 0 ||
+                          sc_eval_int(vm, e->args[3], &rounds, "at()'s rounds") < 0))
+        return -1;
+    if (e->nargs == 5) {   /* in a repeat: ROUND + STEP per iteration */
+        if (sc_eval_int(vm, e->args[4], &step, "at()'s step") < 0)
+            return -1;
+        if (step < 0 || step > UINT32_MAX)
+            return er_set(ER_TYPE, "at(): step %" PRId64 " out of range", step);
+        round += step * vm->rep_iter;
+    }
+    if (line < 0 || line > UINT32_MAX)
+        return er_set(ER_TYPE, "at(): line %" PRId64 " out of range", line);
+    if (round < 0 || rounds < round || rounds > UINT32_MAX)
+        return er_set(ER_TYPE, "at(): round %" PRId64 " of %" PRId64 " out of range", round,
+                      rounds);
+    const char *f = intern_file(s, n);
+    if (!f)
+        return er_set(ER_LIMIT, "at(): more than %d program files", MAX_FILES);
+    vm->at_file = f;
+    vm->at_line = (uint32_t)line;
+    count_execution(vm, (uint32_t)round, (uint32_t)rounds);
+    out->k = V_NONE;
+    return 0;
+}
+
+/* ---- verdict() ---- */
+
+enum { CAT_FAKE, CAT_META, CAT_MODE, CAT_CONV, CAT_FIN, CAT_STORAGE, CAT_MEMO };
+static const char *const cat_one[HP_CAT_MAX] = {
+    "fake tensor", "meta tensor", "mode", "converter", "finalizer", "expired storage",
+    "stale memo entry", "?"};
+static const char *const cat_many[HP_CAT_MAX] = {
+    "fake tensors", "meta tensors", "modes", "converters", "finalizers", "expired storages",
+    "stale memo entries", "?"};
+
+static int subject(const hp_retained *r, void *arg)
+{
+    (void)arg;
+    if (r->reason == HP_STALE_MEMO || r->reason == HP_PENDING_STORAGE)
+        return r->kind == OBJ_STORAGE ? CAT_STORAGE : CAT_MEMO;
+    switch (r->kind) {
+    case OBJ_TENSOR:
+        if (strncmp(r->describe, "fake ", 5) == 0)
+            return CAT_FAKE;
+        if (r->path_len >= 2 && r->path[r->path_len - 2]) {   /* a fake's own meta */
+            const char *h = r->path[r->path_len - 2];
+            size_t hl = strlen(h);
+            if (hl >= 5 && strcmp(h + hl - 5, ".meta") == 0)
+                return -1;
+        }
+        return strstr(r->describe, " meta") ? CAT_META : -1;
+    case OBJ_FAKE_MODE: return CAT_MODE;
+    case OBJ_FAKE_CONVERTER:
+    case OBJ_META_CONVERTER: return CAT_CONV;
+    case OBJ_FINALIZER: return CAT_FIN;
+    default: return -1;
+    }
+}
+
+static int exec_cmp(const void *a, const void *b)
+{
+    const sc_exec *x = a, *y = b;
+    if (x->file != y->file)
+        return (uintptr_t)x->file < (uintptr_t)y->file ? -1 : 1;
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+typedef struct exec_index {
+    const sc_exec *v;   /* sorted by site, then id */
+    size_t n;
+} exec_index;
+
+static uint32_t exec_of(obj_site site, uint64_t id, uint32_t *total, void *arg)
+{
+    const exec_index *x = arg;
+    size_t lo = 0, hi = x->n;
+    while (lo < hi) {   /* first entry of the site */
+        size_t mid = (lo + hi) / 2;
+        const sc_exec *m = &x->v[mid];
+        if ((uintptr_t)m->file < (uintptr_t)site.file ||
+            (m->file == site.file && m->line < site.line))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t first = lo, k = lo, at = SIZE_MAX;
+    while (k < x->n && x->v[k].file == site.file && x->v[k].line == site.line) {
+        if (x->v[k].id <= id)
+            at = k;   /* the last at() of the site before the object */
+        k++;
+    }
+    if (at == SIZE_MAX) {
+        *total = 0;
+        return 0;
+    }
+    if (x->v[at].rounds) {   /* the recorder's rounds of the loop around it */
+        *total = x->v[at].rounds;
+        return x->v[at].round;
+    }
+    *total = (uint32_t)(k - first);   /* else: each at() is a round */
+    return (uint32_t)(at - first + 1);
+}
+
+typedef struct vbuf {
+    char *s;
+    size_t len, cap;
+    int oom;
+} vbuf;
+
+static void vput(vbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void vput(vbuf *b, const char *fmt, ...)
+{
+    if (b->oom)
+        return;
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    size_t add = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
+    if (b->len + add + 1 > b->cap) {
+        size_t nc = (b->cap ? b->cap * 2 : 1024) + add;
+        char *ns = realloc(b->s, nc);
+        if (!ns) {
+            b->oom = 1;
+            return;
+        }
+        b->s = ns;
+        b->cap = nc;
+    }
+    memcpy(b->s + b->len, line, add);
+    b->len += add;
+    b->s[b->len] = '\0';
+}
+
+static void site_text(const hp_class_group *g, char *buf, size_t n)
+{
+    if (g->site.file && g->site.line)
+        snprintf(buf, n, "%s:%u", g->site.file, g->site.line);
+    else
+        snprintf(buf, n, "%s", g->site.file ? g->site.file : "?");
+}
+
+static void group_line(vbuf *b, const hp_class_group *g, int suppressed_rule)
+{
+    (void)suppressed_rule;
+    char site[240];
+    site_text(g, site, sizeof site);
+    const char *noun = g->count == 1 ? cat_one[g->cat] : cat_many[g->cat];
+    vput(b, "  %s: %" PRIu64 " %s made at %s", hp_class_name(g->cls), g->count, noun, site);
+    switch (g->cls) {
+    case HP_CL_LOST:
+        if (g->reason == HP_REFCOUNT_LEAK)
+            vput(b, ", held inside PyTorch: a reference no holder accounts for (a "
+                    "reference-count leak, as 1.13.1's _fix_weakref after a memo hit)");
+        else if (strncmp(g->example, "unreachable -> ", 15) == 0)
+            vput(b, ", held inside PyTorch, through what no root of the program reaches: %s",
+                 g->example + 15);
+        else
+            vput(b, ", held inside PyTorch: %s", g->example);
+        break;
+    case HP_CL_ACCUMULATING:
+        vput(b, ", still growing at the end: +%.2f per round, made in rounds %u..%u of %u "
+                "of the loop around it; held by %s%s",
+             (double)g->count / (double)(g->last_exec - g->first_exec + 1), g->first_exec,
+             g->last_exec, g->execs,
+             strncmp(g->example, "finalizers", 10) == 0
+                 ? "PyTorch's finalizer registry (weakref.finalize): " : "the program at ",
+             g->example);
+        break;
+    case HP_CL_REACHABLE:
+        if (strncmp(g->example, "finalizers", 10) == 0)
+            vput(b, ", held by PyTorch's finalizer registry (weakref.finalize): %s",
+                 g->example);
+        else
+            vput(b, ", held by the program at %s", g->example);
+        break;
+    default:
+        vput(b, ", awaiting its converter's next sweep (the periodic policy sweeps every "
+                "sweep_every conversions): %s", g->example);
+        break;
+    }
+    vput(b, "\n");
+}
+
+/* ---- suppressions: one rule a line, `NAME: key=value ...` with keys
+ * class (lost accumulating reachable lingering), kind (fake meta mode
+ * converter finalizer storage memo), site (a glob on FILE:LINE) and holder
+ * (a glob on the holder path); a group matching every key a rule gives is
+ * counted apart, under the first such rule. `#` starts a comment. ---- */
+
+enum { MAX_RULES = 32 };
+static const char *const kind_words[] = {"fake", "meta", "mode", "converter", "finalizer",
+                                         "storage", "memo", NULL};
+
+typedef struct supp_rule {
+    char name[64], site[128], holder[160];
+    int cls, cat;                 /* -1: any */
+    uint64_t hits[HP_CAT_MAX];
+} supp_rule;
+
+static int word_index(const char *const *words, const char *w)
+{
+    for (int i = 0; words[i]; i++)
+        if (strcmp(words[i], w) == 0)
+            return i;
+    return -1;
+}
+
+static int rule_key(supp_rule *r, const char *k, const char *v, const char *file,
+                    unsigned line)
+{
+    if (strcmp(k, "class") == 0) {
+        unsigned m;
+        if (hp_class_mask(v, &m) < 0 || !m || (m & (m - 1)))
+            return er_set(ER_TYPE, "%s:%u: class \"%s\": one of lost, accumulating, reachable, "
+                                   "lingering", file, line, v);
+        for (r->cls = 0; !(m & (1u << r->cls)); r->cls++)
+            ;
+    } else if (strcmp(k, "kind") == 0) {
+        if ((r->cat = word_index(kind_words, v)) < 0)
+            return er_set(ER_TYPE, "%s:%u: kind \"%s\": one of fake, meta, mode, converter, "
+                                   "finalizer, storage, memo", file, line, v);
+    } else if (strcmp(k, "site") == 0) {
+        snprintf(r->site, sizeof r->site, "%s", v);
+    } else if (strcmp(k, "holder") == 0) {
+        snprintf(r->holder, sizeof r->holder, "%s", v);
+    } else {
+        return er_set(ER_TYPE, "%s:%u: unknown key \"%s\" (class, kind, site, holder)", file,
+                      line, k);
+    }
+    return 0;
+}
+
+static int rule_line(char *s, supp_rule *r, const char *file, unsigned line)
+{
+    char *colon = strchr(s, ':');
+    if (!colon)
+        return er_set(ER_TYPE, "%s:%u: a rule is `NAME: key=value ...`", file, line);
+    *colon = '\0';
+    memset(r, 0, sizeof *r);
+    r->cls = r->cat = -1;
+    if (sscanf(s, " %63s", r->name) != 1)
+        return er_set(ER_TYPE, "%s:%u: a rule needs a name", file, line);
+    char *save = NULL;
+    for (char *t = strtok_r(colon + 1, " \t\r\n", &save); t; t = strtok_r(NULL, " \t\r\n", &save)) {
+        char *eq = strchr(t, '=');
+        if (!eq)
+            return er_set(ER_TYPE, "%s:%u: \"%s\" is not key=value", file, line, t);
+        *eq = '\0';
+        if (rule_key(r, t, eq + 1, file, line) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int read_rules(const char *path, supp_rule *rules, size_t *n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return er_set(ER_TYPE, "suppressions %s: cannot open it", path);
+    char buf[512];
+    unsigned line = 0;
+    int rc = 0;
+    *n = 0;
+    while (rc == 0 && fgets(buf, sizeof buf, f)) {
+        line++;
+        char *h = strchr(buf, '#');
+        if (h)
+            *h = '\0';
+        if (strspn(buf, " \t\r\n") == strlen(buf))
+            continue;
+        if (*n == MAX_RULES)
+            rc = er_set(ER_LIMIT, "%s:%u: more than %d rules", path, line, MAX_RULES);
+        else
+            rc = rule_line(buf, &rules[(*n)++], path, line);
+    }
+    fclose(f);
+    return rc;
+}
+
+static supp_rule *rule_for(supp_rule *rules, size_t n, const hp_class_group *g)
+{
+    char site[240];
+    site_text(g, site, sizeof site);
+    for (size_t i = 0; i < n; i++) {
+        const supp_rule *r = &rules[i];
+        if ((r->cls < 0 || r->cls == (int)g->cls) && (r->cat < 0 || r->cat == g->cat) &&
+            (!r->site[0] || fnmatch(r->site, site, 0) == 0) &&
+            (!r->holder[0] || fnmatch(r->holder, g->example, 0) == 0))
+            return &rules[i];
+    }
+    return NULL;
+}
+
+static int verdict_text(sc_vm *vm, const hp_classes *c, unsigned mask, supp_rule *rules,
+                        size_t nrules)
+{
+    vbuf b = {0};
+    uint64_t tot[HP_CL_COUNT] = {0}, suppressed = 0;
+    for (int k = 0; k < HP_CL_COUNT; k++)
+        for (int j = 0; j < HP_CAT_MAX; j++)
+            tot[k] += c->count[k][j];
+    for (size_t i = 0; i < c->ngroups; i++) {
+        supp_rule *r = rule_for(rules, nrules, &c->groups[i]);
+        if (r) {
+            r->hits[c->groups[i].cat] += c->groups[i].count;
+            tot[c->groups[i].cls] -= c->groups[i].count;
+            suppressed += c->groups[i].count;
+        }
+    }
+    vput(&b, "verdict at line %u (the model's retention analysis after a full collection; "
+             "fails on:", vm->cur ? vm->cur->line : 0);
+    for (int k = 0; k < HP_CL_COUNT; k++)
+        if (mask & (1u << k))
+            vput(&b, " %s", hp_class_name((hp_class)k));
+    vput(&b, "): %" PRIu64 " lost, %" PRIu64 " accumulating, %" PRIu64 " still reachable, %"
+             PRIu64 " lingering\n", tot[0], tot[1], tot[2], tot[3]);
+    for (size_t i = 0; i < c->ngroups; i++)
+        if (!rule_for(rules, nrules, &c->groups[i]))
+            group_line(&b, &c->groups[i], 0);
+    for (size_t i = 0; i < nrules; i++)
+        for (int k = 0; k < HP_CAT_MAX; k++)
+            if (rules[i].hits[k])
+                vput(&b, "  suppressed: %" PRIu64 " %s by rule %s\n", rules[i].hits[k],
+                     rules[i].hits[k] == 1 ? cat_one[k] : cat_many[k], rules[i].name);
+    if (b.oom) {
+        free(b.s);
+        return er_set(ER_OOM, "out of memory writing the verdict");
+    }
+    rp_scenario *out = vm->out;
+    char *prev = out->verdict;
+    size_t pl = prev ? strlen(prev) : 0;
+    /* joined with the verdicts before it (checkpoints) */
+    char *joined = malloc(pl + b.len + 1);
+    if (!joined) {
+        free(b.s);
+        return er_set(ER_OOM, "out of memory writing the verdict");
+    }
+    if (pl)
+        memcpy(joined, prev, pl);
+    memcpy(joined + pl, b.s ? b.s : "", b.len);
+    joined[pl + b.len] = '\0';
+    free(b.s);
+    char *copy = sc_rp_strdup(joined);
+    free(joined);
+    if (!copy)
+        return er_set(ER_OOM, "out of memory writing the verdict");
+    sc_rp_free_str(prev);
+    out->verdict = copy;
+    for (int k = 0; k < HP_CL_COUNT; k++)
+        out->classes[k] = tot[k];
+    out->classes[HP_CL_COUNT] = suppressed;
+    for (int k = 0; k < HP_CL_COUNT; k++)
+        if ((mask & (1u << k)) && tot[k] && out->status == RP_PASS)
+            out->status = RP_FAIL;
+    return 0;
+}
+
+int sc_ev_verdict(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                  sc_val *out)
+{
+    (void)recv, (void)a;
+    unsigned mask = (1u << HP_CL_LOST) | (1u << HP_CL_ACCUMULATING);
+    const sc_expr *fo = sc_kwarg(e, "fail_on");
+    if (fo) {
+        const char *s;
+        size_t n;
+        char csv[128];
+        if (str_arg(vm, fo, "verdict", &s, &n) < 0)
+            return -1;
+        snprintf(csv, sizeof csv, "%.*s", n > 120 ? 120 : (int)n, s);
+        if (hp_class_mask(csv, &mask) < 0)
+            return er_set(ER_TYPE, "verdict(): fail_on \"%s\": expected a comma list of lost, "
+                                   "accumulating, reachable, lingering", csv);
+    }
+    supp_rule rules[MAX_RULES];
+    size_t nrules = 0;
+    const sc_expr *se = sc_kwarg(e, "suppress");
+    if (se) {
+        const char *s;
+        size_t n;
+        char path[1024];
+        if (str_arg(vm, se, "verdict", &s, &n) < 0)
+            return -1;
+        const char *slash = strrchr(vm->p->file, '/');
+        if (n && s[0] != '/' && slash)   /* beside the scenario */
+            snprintf(path, sizeof path, "%.*s/%.*s", (int)(slash - vm->p->file), vm->p->file,
+                     n > 900 ? 900 : (int)n, s);
+        else
+            snprintf(path, sizeof path, "%.*s", n > 1000 ? 1000 : (int)n, s);
+        if (read_rules(path, rules, &nrules) < 0)
+            return -1;
+    }
+    /* the program's end: a full collection (Python's gc.collect()), no sweep */
+    obj_safepoint();
+    gc_collect();
+    obj_safepoint();
+    sc_vm_drop_snapshot(vm);
+    size_t nr = sc_vm_roots(vm);
+    hp_graph *g = hp_snapshot(vm->roots, nr);
+    if (!g)
+        return -1;
+    sc_exec *sorted = NULL;
+    if (vm->nexecs) {
+        sorted = al_malloc(vm->nexecs * sizeof *sorted, AL_K_SCENARIO, "sc verdict execs");
+        if (!sorted) {
+            hp_free(g);
+            return er_set(ER_OOM, "out of memory judging %zu statements", vm->nexecs);
+        }
+        memcpy(sorted, vm->execs, vm->nexecs * sizeof *sorted);
+        qsort(sorted, vm->nexecs, sizeof *sorted, exec_cmp);
+    }
+    exec_index xi = {sorted, vm->nexecs};
+    hp_class_spec sp = {subject, exec_of, &xi, cat_one};
+    hp_classes c;
+    int rc = hp_classify(g, &sp, &c);
+    if (rc == 0) {
+        rc = verdict_text(vm, &c, mask, rules, nrules);
+        hp_classes_free(&c);
+    }
+    al_free(sorted, vm->nexecs * sizeof *sorted, AL_K_SCENARIO);
+    hp_free(g);
+    if (rc < 0)
+        return -1;
+    out->k = V_NONE;
+    return 0;
+}

@@ -1,0 +1,81 @@
+#!/usr/bin/python3
+"""truth.py PROGRAM.py - what real PyTorch 1.13.1 keeps when PROGRAM ends.
+
+Runs PROGRAM as the module __main__ (registered in sys.modules, so that
+objgraph sees it as a proper module), with a weak reference to every
+FakeTensor and FakeTensorMode it makes; at its end, after gc.collect(),
+counts those still alive and, for each, asks objgraph.find_backref_chain
+whether a chain of referrers reaches the program's module (held by the
+program) or not (lost: held inside PyTorch); the .grad of a held fake is
+held through it (a C++ slot the collector does not see). Prints JSON:
+  {"fake": {"alive": N, "held": K, "chained": C}, "mode": {...}}
+(chained: held with a chain of its own, grads aside)
+Exit 77 when torch or objgraph is not importable."""
+import gc
+import json
+import os
+import sys
+import types
+import weakref
+
+
+def main(prog):
+    try:
+        import objgraph
+        import torch  # noqa: F401
+        from torch._subclasses import fake_tensor as ft
+    except ImportError as e:
+        print("skipped: %s" % e)
+        return 77
+    made = {"fake": [], "mode": []}
+    new, init = ft.FakeTensor.__new__, ft.FakeTensorMode.__init__
+
+    def fake_new(cls, *a, **k):
+        x = new(cls, *a, **k)
+        made["fake"].append(weakref.ref(x))
+        return x
+
+    def mode_init(self, *a, **k):
+        init(self, *a, **k)
+        made["mode"].append(weakref.ref(self))
+
+    ft.FakeTensor.__new__ = staticmethod(fake_new)
+    ft.FakeTensorMode.__init__ = mode_init
+    prog = os.path.abspath(prog)
+    mod = types.ModuleType("__main__")
+    mod.__file__ = prog
+    sys.modules["__main__"] = mod
+    sys.path.insert(0, os.path.dirname(prog))
+    code = compile(open(prog).read(), prog, "exec")
+    exec(code, mod.__dict__)
+    gc.collect()
+    own = {"__main__"}
+
+    def is_program(x):
+        return isinstance(x, types.ModuleType) and x.__name__ in own
+
+    out = {}
+    for kind, refs in made.items():
+        alive = [r() for r in refs if r() is not None]
+        held, grads = 0, []
+        for x in alive:
+            chain = objgraph.find_backref_chain(x, is_program, max_depth=30,
+                                                extra_ignore=(id(alive), id(made), id(refs)))
+            if len(chain) > 1 and is_program(chain[0]):
+                held += 1
+                if kind == "fake" and x.grad is not None:
+                    grads.append(x.grad)
+            del chain
+        chained = held
+        # a held fake's .grad is held through it (a C++ slot gc does not see)
+        held += sum(1 for x in alive if any(x is g for g in grads))
+        del grads
+        out[kind] = {"alive": len(alive), "held": held, "chained": chained}
+        del alive
+    print(json.dumps(out))
+    sys.stdout.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
