@@ -546,6 +546,34 @@ static int read_fields(rp_jr *j, const field *f, size_t n)
     return k < 0 ? -1 : 0;
 }
 
+/* "verdict": null, or {"lost": N, ..., "suppressed": N, "text": "..."} */
+static int read_verdict(rp_jr *j, rp_scenario *s)
+{
+    static const char *const cls[5] = {"lost", "accumulating", "reachable", "lingering",
+                                       "suppressed"};
+    char key[32];
+    int first = 1, k, nul = rp_jr_is_null(j);
+    if (nul)
+        return nul < 0 ? -1 : 0;
+    if (rp_jr_obj_open(j) != 0)
+        return -1;
+    while ((k = rp_jr_obj_next(j, &first, key, sizeof key)) == 1) {
+        int rc = -2;
+        for (int c = 0; c < 5 && rc == -2; c++)
+            if (strcmp(key, cls[c]) == 0)
+                rc = rp_jr_get_u64(j, &s->classes[c], cls[c]);
+        if (rc == -2)
+            rc = strcmp(key, "text") == 0 ? get_str(j, &s->verdict) : rp_jr_skip(j);
+        if (rc != 0)
+            return -1;
+    }
+    if (k < 0)
+        return -1;
+    if (!s->verdict && rp_dup(&s->verdict, "") != 0)
+        return rp_jr_oom(j);
+    return 0;
+}
+
 static int read_scenario(rd *d, rp_scenario *s)
 {
     rp_jr *j = &d->j;
@@ -593,6 +621,8 @@ static int read_scenario(rd *d, rp_scenario *s)
             rc = read_checkpoints(j, s);
         } else if (strcmp(key, "error") == 0) {
             rc = get_str(j, &s->error);
+        } else if (strcmp(key, "verdict") == 0 && !s->verdict) {
+            rc = read_verdict(j, s);
         } else if (strcmp(key, "valgrind") == 0) {
             int nul = rp_jr_is_null(j);
             if (nul < 0)
