@@ -159,6 +159,8 @@ static void worker_main(pool *p, size_t k, pid_t parent)
     close(p->s[k].err);
     uint64_t idx;
     int files[WK_MAX_FILES];
+    for (size_t i = 0; i < WK_MAX_FILES; i++)
+        files[i] = -1;           /* recv_index sets only ops->nfiles */
     while (recv_index(sock, &idx, files, ops->nfiles) == 1) {
         /* stderr holds this job's words only */
         if (ftruncate(2, 0) < 0 || lseek(2, 0, SEEK_SET) < 0)
