@@ -264,9 +264,10 @@ size_t cli_files_match(cli_files *f, const char *pattern);
 /* The scenarios a command runs when given no path: ./scenarios when there
  * is one, else the installed ones (fakegc --data-dir)/scenarios. */
 void cli_default_scenarios(char *buf, size_t n);
-/* Where the installed scripts or data are (rel: FAKEGC_REL_LIBEXEC or
+/* Where an installed folder or file is (rel: under FAKEGC_REL_LIBEXEC or
  * FAKEGC_REL_DATA): beside the binary's prefix (PREFIX/bin/fakegc ->
- * PREFIX/rel), else the source tree's src_sub this binary was built from. */
+ * PREFIX/rel) when that exists, else the source tree's src_sub this binary
+ * was built from. */
 void cli_where(const char *rel, const char *src_sub, char *buf, size_t n);
 void cli_files_free(cli_files *f);
 

@@ -717,7 +717,7 @@ void cli_where(const char *rel, const char *src_sub, char *buf, size_t n)
             if (slash && strcmp(slash, "/bin") == 0) {
                 *slash = '\0';
                 snprintf(buf, n, "%s/%s", exe, rel);
-                if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
+                if (stat(buf, &st) == 0)
                     return;
             }
         }

@@ -75,24 +75,7 @@ const cli_cmd cli_record_cmd = {
  * fakegc), else the source tree this binary was built from. */
 static void recorder_path(char *buf, size_t n)
 {
-    char exe[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    struct stat st;
-    if (len > 0) {
-        exe[len] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = '\0';
-            slash = strrchr(exe, '/');
-            if (slash && strcmp(slash, "/bin") == 0) {
-                *slash = '\0';
-                snprintf(buf, n, "%s/%s/record.py", exe, FAKEGC_REL_LIBEXEC);
-                if (stat(buf, &st) == 0 && S_ISREG(st.st_mode))
-                    return;
-            }
-        }
-    }
-    snprintf(buf, n, "%s/scripts/record.py", FAKEGC_SOURCE_DIR);
+    cli_where(FAKEGC_REL_LIBEXEC "/record.py", "scripts/record.py", buf, n);
 }
 
 typedef struct rec_args {
