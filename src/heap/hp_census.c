@@ -147,7 +147,8 @@ static int emit(ctab *t, hp_summary *out)
         if (!(g->via = al_strdup("not traced", AL_K_HEAP, "hp_census")))
             return er_set(ER_OOM, "out of memory naming a census group");
     }
-    qsort(out->groups, ng, sizeof *out->groups, cmp_group);
+    if (ng)
+        qsort(out->groups, ng, sizeof *out->groups, cmp_group);
     return 0;
 }
 

@@ -175,7 +175,8 @@ static uint64_t *memo_values(const hp_graph *g, size_t *n)
         if (obj_edge_role(g->objs[x->src], g->labels[x->label]) == OBJ_ROLE_TENSOR_MEMO)
             ids[(*n)++] = g->objs[x->dst]->id;
     }
-    qsort(ids, *n, sizeof *ids, id_cmp);
+    if (*n)
+        qsort(ids, *n, sizeof *ids, id_cmp);
     return ids;
 }
 

@@ -187,7 +187,8 @@ static void expand(dt_work *w, uint32_t x)
             b->shallow += hp_self(g, c);
             b->retained += g->ret[c];
         }
-    qsort(w->b, w->nb, sizeof *w->b, by_retained);
+    if (w->nb)
+        qsort(w->b, w->nb, sizeof *w->b, by_retained);
     const dt_bucket *ov = &w->b[DT_BUCKETS];
     d->more_groups = ov->count ? 1 : 0;
     d->more_count = ov->count;

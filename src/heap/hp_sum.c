@@ -648,7 +648,8 @@ static int emit(hp_graph *g, const trie *t, gtab *gt, hp_summary *out)
 {
     for (size_t i = 0; i < gt->len; i++)
         gt->v[i].g.example = gt->v[i].nex ? gt->v[i].ex[0] : 0;   /* tie-break */
-    qsort(gt->v, gt->len, sizeof *gt->v, grp_cmp);
+    if (gt->len)   /* qsort(NULL, 0) is undefined: a heap with nothing to group */
+        qsort(gt->v, gt->len, sizeof *gt->v, grp_cmp);
     size_t nex = 0;
     for (size_t i = 0; i < gt->len; i++)
         nex += gt->v[i].nex;
