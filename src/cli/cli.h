@@ -35,6 +35,7 @@
 #include "report/rp.h"
 #include "report/rp_out.h"
 #include "cli/cli_opt.h"
+#include "scenario/sc_files.h"
 
 #define FAKEGC_VERSION "0.1.0"
 
@@ -241,34 +242,17 @@ void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(prin
  * NO_COLOR unset or empty and TERM not dumb. */
 int cli_color_wanted(const cli_common *c, FILE *f);
 
-/* Scenario files named on a command line: each path is a file, or a folder
- * walked for *.scn (sub-folders named `errors` are skipped: those scripts
- * must be rejected). Sorted, so runs are in a stable order.
- *
- *   cli_files f = {0};
- *   if (cli_collect_scenarios("run", paths, npaths, &f) < 0) ... // printed
- *   ... f.v[0 .. f.n) ...
- *   cli_files_free(&f);
- *
- * Returns 0, -1 for a path that cannot be read (CLI_EXIT_USAGE), -2 when
- * out of memory (CLI_EXIT_INTERNAL). */
-typedef struct cli_files {
-    char **v;
-    size_t n, cap;
-} cli_files;
-int cli_collect_scenarios(const char *cmd, char *const *paths, int npaths, cli_files *out);
-/* Keep the files whose path contains pattern or matches it as a glob
- * (fnmatch, on the whole path or on what follows one of its slashes); the
- * count kept. */
-size_t cli_files_match(cli_files *f, const char *pattern);
-/* The scenarios a command runs when given no path: ./scenarios when there
- * is one, else the installed ones (fakegc --data-dir)/scenarios. */
-void cli_default_scenarios(char *buf, size_t n);
+/* The scenario files of a command line (sc_files.h; with no path
+ * ./scenarios when there is one, else the installed ones: fakegc
+ * --data-dir), -k and --shard applied (shard may be
+ * NULL), none of them an output of c: 0, or the exit code (printed). */
+struct cli_shard;
+int cli_scenarios(cli_common *c, const char *cmd, char **paths, int npaths,
+                  struct cli_shard *shard, sc_files *files);
 /* Where an installed folder or file is (rel: under FAKEGC_REL_LIBEXEC or
  * FAKEGC_REL_DATA): beside the binary's prefix (PREFIX/bin/fakegc ->
  * PREFIX/rel) when that exists, else the source tree's src_sub this binary
  * was built from. */
 void cli_where(const char *rel, const char *src_sub, char *buf, size_t n);
-void cli_files_free(cli_files *f);
 
 #endif

@@ -2,12 +2,11 @@
  * environment a command runs in (allocator, injections, output files) and
  * the scenario files named on a command line. */
 #include "cli/cli.h"
+#include "cli/cli_shard.h"
 
 #include "heap/hp.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -725,7 +724,7 @@ void cli_where(const char *rel, const char *src_sub, char *buf, size_t n)
     snprintf(buf, n, "%s/%s", FAKEGC_SOURCE_DIR, src_sub);
 }
 
-void cli_default_scenarios(char *buf, size_t n)
+static void default_scenarios(char *buf, size_t n)
 {
     struct stat st;
     if (stat("scenarios", &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -737,198 +736,29 @@ void cli_default_scenarios(char *buf, size_t n)
     snprintf(buf, n, "%s%sscenarios", data, data[0] && data[strlen(data) - 1] == '/' ? "" : "/");
 }
 
-/* Does the glob match path, or the part of it after one of its slashes
- * (the glob memo/X* matches scenarios/memo/X.scn)? */
-static int glob_tail(const char *pattern, const char *path)
+int cli_scenarios(cli_common *c, const char *cmd, char **paths, int npaths, cli_shard *shard,
+                  sc_files *files)
 {
-    for (const char *p = path; p; p = strchr(p, '/'), p = p ? p + 1 : NULL)
-        if (fnmatch(pattern, p, 0) == 0)
-            return 1;
-    return 0;
-}
-
-size_t cli_files_match(cli_files *f, const char *pattern)
-{
-    size_t kept = 0;
-    for (size_t i = 0; i < f->n; i++) {
-        if (strstr(f->v[i], pattern) || glob_tail(pattern, f->v[i]))
-            f->v[kept++] = f->v[i];
-        else
-            al_free(f->v[i], strlen(f->v[i]) + 1, AL_K_SCENARIO);
+    char def[4096], who[64];
+    char *defs[] = {def};
+    if (npaths == 0) {
+        default_scenarios(def, sizeof def);
+        paths = defs;
+        npaths = 1;
     }
-    f->n = kept;
-    return kept;
-}
-
-static int files_push(cli_files *s, const char *str)
-{
-    if (s->n == s->cap) {
-        size_t nc = s->cap ? s->cap * 2 : 32;
-        char **nv = al_realloc(s->v, s->cap * sizeof *nv, nc * sizeof *nv, AL_K_SCENARIO,
-                               "cli files");
-        if (!nv)
-            return -2;
-        s->v = nv;
-        s->cap = nc;
-    }
-    char *d = al_strdup(str, AL_K_SCENARIO, "cli file");
-    if (!d)
-        return -2;
-    s->v[s->n++] = d;
-    return 0;
-}
-
-void cli_files_free(cli_files *s)
-{
-    for (size_t i = 0; i < s->n; i++)
-        al_free(s->v[i], strlen(s->v[i]) + 1, AL_K_SCENARIO);
-    al_free(s->v, s->cap * sizeof *s->v, AL_K_SCENARIO);
-    memset(s, 0, sizeof *s);
-}
-
-static int ends_with(const char *s, const char *suf)
-{
-    size_t a = strlen(s), b = strlen(suf);
-    return a >= b && strcmp(s + a - b, suf) == 0;
-}
-
-/* The (device, inode) pairs seen by one collection, so that a file reached
- * twice (a symlink, a folder linked into itself) is taken once and a folder
- * loop ends. Open addressing; grows at half full. */
-typedef struct walk_seen {
-    struct walk_key { dev_t dev; ino_t ino; } *k;
-    size_t n, cap;
-} walk_seen;
-
-static size_t seen_hash(dev_t dev, ino_t ino, size_t cap)
-{
-    uint64_t h = ((uint64_t)dev * 0x9e3779b97f4a7c15u) ^ ((uint64_t)ino * 0xc2b2ae3d27d4eb4fu);
-    return (size_t)(h ^ (h >> 29)) & (cap - 1);
-}
-
-/* 1 if (dev, ino) was seen before, 0 if it is new (now recorded), -2 OOM. */
-static int seen_add(walk_seen *w, dev_t dev, ino_t ino)
-{
-    if (2 * (w->n + 1) > w->cap) {
-        size_t nc = w->cap ? 2 * w->cap : 256;
-        struct walk_key *nk = al_calloc(nc, sizeof *nk, AL_K_SCENARIO, "cli walk seen");
-        if (!nk)
-            return -2;
-        for (size_t i = 0; i < w->cap; i++)
-            if (w->k[i].ino || w->k[i].dev) {
-                size_t j = seen_hash(w->k[i].dev, w->k[i].ino, nc);
-                while (nk[j].ino || nk[j].dev)
-                    j = (j + 1) & (nc - 1);
-                nk[j] = w->k[i];
-            }
-        al_free(w->k, w->cap * sizeof *w->k, AL_K_SCENARIO);
-        w->k = nk;
-        w->cap = nc;
-    }
-    size_t j = seen_hash(dev, ino, w->cap);
-    for (; w->k[j].ino || w->k[j].dev; j = (j + 1) & (w->cap - 1))
-        if (w->k[j].dev == dev && w->k[j].ino == ino)
-            return 1;
-    w->k[j].dev = dev;
-    w->k[j].ino = ino;
-    w->n++;
-    return 0;
-}
-
-static int files_take(const char *cmd, const char *path, cli_files *out, walk_seen *seen,
-                      int depth, int named);
-
-static int str_cmp(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The names in folder dir, hidden ones left out. */
-static int dir_names(const char *cmd, const char *dir, cli_files *names)
-{
-    DIR *d = opendir(dir);
-    if (!d) {
-        cli_error(cmd, "cannot read folder %s: %s", dir, strerror(errno));
-        return -1;
-    }
-    struct dirent *e;
-    int rc = 0;
-    while (rc == 0 && (e = readdir(d)) != NULL)
-        if (e->d_name[0] != '.')
-            rc = files_push(names, e->d_name);
-    closedir(d);
-    return rc;
-}
-
-static int files_walk(const char *cmd, const char *dir, cli_files *out, walk_seen *seen,
-                      int depth)
-{
-    if (depth > 64)
-        return 0;
-    cli_files names = {0};
-    int rc = dir_names(cmd, dir, &names);
-    /* sorted, so that of two paths to one file the first in order is kept */
-    if (names.n)
-        qsort(names.v, names.n, sizeof *names.v, str_cmp);
-    for (size_t i = 0; rc == 0 && i < names.n; i++) {
-        size_t n = strlen(dir) + strlen(names.v[i]) + 2;
-        char *path = al_malloc(n, AL_K_SCENARIO, "cli walk");
-        if (!path) {
-            rc = -2;
-            break;
-        }
-        snprintf(path, n, "%s%s%s", dir, ends_with(dir, "/") ? "" : "/", names.v[i]);
-        rc = files_take(cmd, path, out, seen, depth + 1, 0);
-        al_free(path, n, AL_K_SCENARIO);
-    }
-    cli_files_free(&names);
-    return rc;
-}
-
-/* One path: a folder is walked (unless named `errors` below the top, or
- * already visited: a loop, warned about), a *.scn file (any file when named
- * on the command line) is taken once. */
-static int files_take(const char *cmd, const char *path, cli_files *out, walk_seen *seen,
-                      int depth, int named)
-{
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        if (!named)
-            return 0;   /* a dangling link inside a folder */
-        cli_error(cmd, "cannot open %s: %s", path, strerror(errno));
-        return -1;
-    }
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    if (S_ISDIR(st.st_mode)) {
-        /* errors/: scripts the parser must reject; leaks/: recordings of
-         * leaking programs, whose verdict fails by design */
-        if (!named && (strcmp(base, "errors") == 0 || strcmp(base, "leaks") == 0))
-            return 0;
-        int again = seen_add(seen, st.st_dev, st.st_ino);
-        if (again == 1)
-            fprintf(stderr, "fakegc %s: warning: %s is a folder already visited "
-                            "(a symlink loop?); skipped\n", cmd, path);
-        return again ? (again < 0 ? -2 : 0) : files_walk(cmd, path, out, seen, depth);
-    }
-    if (!named && !(S_ISREG(st.st_mode) && ends_with(base, ".scn")))
-        return 0;
-    int again = seen_add(seen, st.st_dev, st.st_ino);
-    return again ? (again < 0 ? -2 : 0) : files_push(out, path);
-}
-
-int cli_collect_scenarios(const char *cmd, char *const *paths, int npaths, cli_files *out)
-{
-    walk_seen seen = {0};
-    int rc = 0;
-    for (int i = 0; i < npaths && rc == 0; i++)
-        rc = files_take(cmd, paths[i], out, &seen, 0, 1);
-    al_free(seen.k, seen.cap * sizeof *seen.k, AL_K_SCENARIO);
-    if (rc == -2)
-        cli_error(cmd, "out of memory");
+    snprintf(who, sizeof who, "fakegc %s", cmd);
+    int rc = sc_files_collect(who, paths, npaths, files);
     if (rc < 0)
-        return rc;
-    if (out->n)
-        qsort(out->v, out->n, sizeof *out->v, str_cmp);
+        return rc == -1 ? CLI_EXIT_USAGE : CLI_EXIT_INTERNAL;
+    if (cli_outputs_not_inputs(c, cmd, files->v, files->n) < 0)
+        return CLI_EXIT_USAGE;
+    if (c->match && sc_files_match(files, c->match) == 0) {
+        cli_error(cmd, "-k %s: no scenario matches", c->match);
+        return CLI_EXIT_USAGE;
+    }
+    if (shard) {
+        shard->total = files->n;
+        sc_files_shard(files, shard->k, shard->n);
+    }
     return 0;
 }

@@ -257,7 +257,7 @@ static void summary(const oom_args *a, FILE *out, size_t nprogs, const oom_total
 
 /* Parse every file into progs; a file that does not parse stops the run
  * with a complete report saying so. 0, or the exit code (printed). */
-static int parse_all(oom_args *a, const cli_files *fl, sc_program **progs, size_t *nprogs)
+static int parse_all(oom_args *a, const sc_files *fl, sc_program **progs, size_t *nprogs)
 {
     int bad = 0, json = a->c.format == RP_JSON;
     FILE *out = a->c.out;
@@ -346,28 +346,12 @@ int cli_oom(int argc, char **argv)
         return cli_parse_exit(r);
     char repro[1024];
     cli_repro_command(repro, sizeof repro, &cli_oom_cmd, argc, argv, NULL, 1, NULL);
-    char def[4096];
-    char *defs[] = {def};
-    if (npaths == 0) {
-        cli_default_scenarios(def, sizeof def);
-        paths = defs;
-        npaths = 1;
-    }
     if (cli_env_setup(&a.c, "oom") < 0)
         return CLI_EXIT_USAGE;
-    cli_files fl = {0};
+    sc_files fl = {0};
     sc_program **progs = NULL;
     size_t nprogs = 0;
-    int exit_code = CLI_EXIT_OK, crc = cli_collect_scenarios("oom", paths, npaths, &fl);
-    if (crc < 0)
-        exit_code = crc == -1 ? CLI_EXIT_USAGE : CLI_EXIT_INTERNAL;
-    else if (cli_outputs_not_inputs(&a.c, "oom", fl.v, fl.n) < 0)
-        exit_code = CLI_EXIT_USAGE;
-    else if (a.c.match && cli_files_match(&fl, a.c.match) == 0) {
-        cli_error("oom", "-k %s: no scenario matches", a.c.match);
-        exit_code = CLI_EXIT_USAGE;
-    }
-    cli_shard_files(&a.shard, &fl);
+    int exit_code = cli_scenarios(&a.c, "oom", paths, npaths, &a.shard, &fl);
     if (exit_code == CLI_EXIT_OK &&
         !(progs = al_malloc((fl.n ? fl.n : 1) * sizeof *progs, AL_K_SCENARIO, "oom programs")))
         exit_code = CLI_EXIT_INTERNAL;
@@ -380,7 +364,7 @@ int cli_oom(int argc, char **argv)
     for (size_t i = 0; i < nprogs; i++)
         sc_program_free(progs[i]);
     al_free(progs, progs ? (fl.n ? fl.n : 1) * sizeof *progs : 0, AL_K_SCENARIO);
-    cli_files_free(&fl);
+    sc_files_free(&fl);
     cli_env_teardown(&a.c);
     return exit_code;
 }

@@ -253,7 +253,7 @@ static void run_init(rp_run *run, const cli_common *c, const inject_list *inj,
  * parse, the report still gets written, complete: that file with status
  * error and its diagnostics, the others skipped (not run). Returns the
  * number of files that did not parse, or -1 out of memory. */
-static int parse_all(cli_common *c, const cli_files *files, sc_program **progs, size_t *nprogs,
+static int parse_all(cli_common *c, const sc_files *files, sc_program **progs, size_t *nprogs,
                      const inject_list *inj)
 {
     int bad = 0, dcolor = cli_color_wanted(c, stderr);
@@ -464,30 +464,6 @@ static int run_all(run_args *a, sc_program **progs, size_t n, const inject_list 
     return exit_code;
 }
 
-/* The scenario files of the command line, -k and --shard applied, none an
- * output: 0, or the exit code (printed). */
-static int gather(run_args *a, char **paths, int npaths, cli_files *files)
-{
-    char def[4096];
-    char *defs[] = {def};
-    if (npaths == 0) {
-        cli_default_scenarios(def, sizeof def);
-        paths = defs;
-        npaths = 1;
-    }
-    int rc = cli_collect_scenarios("run", paths, npaths, files);
-    if (rc < 0)
-        return rc == -1 ? CLI_EXIT_USAGE : CLI_EXIT_INTERNAL;
-    if (cli_outputs_not_inputs(&a->c, "run", files->v, files->n) < 0)
-        return CLI_EXIT_USAGE;
-    if (a->c.match && cli_files_match(files, a->c.match) == 0) {
-        cli_error("run", "-k %s: no scenario matches", a->c.match);
-        return CLI_EXIT_USAGE;
-    }
-    cli_shard_files(&a->shard, files);
-    return 0;
-}
-
 int cli_run(int argc, char **argv)
 {
     run_args a = {.shard = CLI_SHARD_NONE};
@@ -507,12 +483,12 @@ int cli_run(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     obj_set_memcheck_findings(1);
-    cli_files files = {0};
+    sc_files files = {0};
     size_t nprogs = 0;
     sc_program **progs = NULL;
     inject_list inj;
     inject_split(&a.c, &inj);
-    int exit_code = gather(&a, paths, npaths, &files);
+    int exit_code = cli_scenarios(&a.c, "run", paths, npaths, &a.shard, &files);
     if (exit_code == CLI_EXIT_OK &&
         !(progs = al_malloc((files.n ? files.n : 1) * sizeof *progs, AL_K_SCENARIO, "programs"))) {
         cli_error("run", "out of memory");
@@ -527,7 +503,7 @@ int cli_run(int argc, char **argv)
     for (size_t i = 0; i < nprogs; i++)
         sc_program_free(progs[i]);
     al_free(progs, progs ? (files.n ? files.n : 1) * sizeof *progs : 0, AL_K_SCENARIO);
-    cli_files_free(&files);
+    sc_files_free(&files);
     obj_configure(&saved);
     cli_env_teardown(&a.c);
     return exit_code;

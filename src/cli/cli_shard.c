@@ -36,21 +36,6 @@ int cli_shard_parse(void *at, const char *v, char *err, size_t n)
     return 0;
 }
 
-void cli_shard_files(cli_shard *s, cli_files *f)
-{
-    s->total = f->n;
-    if (s->n == 0)
-        return;
-    size_t kept = 0;
-    for (size_t i = 0; i < f->n; i++) {
-        if (i % s->n == s->k)
-            f->v[kept++] = f->v[i];
-        else
-            al_free(f->v[i], strlen(f->v[i]) + 1, AL_K_SCENARIO);
-    }
-    f->n = kept;
-}
-
 const char *cli_hostname(void)
 {
     static char name[256];

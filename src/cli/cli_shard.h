@@ -8,7 +8,7 @@
  *
  *   cli_shard s = CLI_SHARD_NONE;   // a CLI_SHARD_ROW stores into it
  *   ...
- *   cli_shard_files(&s, &files);        // keep this shard's files
+ *   cli_scenarios(&c, "run", paths, npaths, &s, &files);   // this shard's files
  */
 #ifndef FAKEGC_CLI_SHARD_H
 #define FAKEGC_CLI_SHARD_H
@@ -20,7 +20,7 @@
 
 typedef struct cli_shard {
     uint32_t k, n;        /* n == 0: not sharded */
-    size_t total;         /* items of the whole campaign (after cli_shard_files) */
+    size_t total;         /* items of the whole campaign (after cli_scenarios) */
 } cli_shard;
 
 #define CLI_SHARD_NONE {0, 0, 0}
@@ -31,10 +31,6 @@ int cli_parse_shard(const char *v, uint32_t *k, uint32_t *n);
 /* The --shard row's parser (CLI_K_FN) into a cli_shard. */
 int cli_shard_parse(void *at, const char *v, char *err, size_t n);
 #define CLI_SHARD_ROW(T, f, h) CLI_FN("--shard", 0, "K/N", NULL, T, f, cli_shard_parse, h)
-
-/* Keep the files f->v[i] with i mod N == K (freeing the others), in order;
- * s->total gets the count before. No-op when not sharded. */
-void cli_shard_files(cli_shard *s, cli_files *f);
 
 /* This machine's name (gethostname; "?" when it has none). */
 const char *cli_hostname(void);

@@ -1,0 +1,220 @@
+/* sc_files.c - collecting scenario files: a folder walk with a seen set of
+ * (device, inode) pairs, then a sort. */
+#include "scenario/sc_files.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "alloc/al.h"
+
+static int files_push(sc_files *s, const char *str)
+{
+    if (s->n == s->cap) {
+        size_t nc = s->cap ? s->cap * 2 : 32;
+        char **nv = al_realloc(s->v, s->cap * sizeof *nv, nc * sizeof *nv, AL_K_SCENARIO,
+                               "scenario files");
+        if (!nv)
+            return -2;
+        s->v = nv;
+        s->cap = nc;
+    }
+    char *d = al_strdup(str, AL_K_SCENARIO, "scenario file");
+    if (!d)
+        return -2;
+    s->v[s->n++] = d;
+    return 0;
+}
+
+void sc_files_free(sc_files *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        al_free(s->v[i], strlen(s->v[i]) + 1, AL_K_SCENARIO);
+    al_free(s->v, s->cap * sizeof *s->v, AL_K_SCENARIO);
+    memset(s, 0, sizeof *s);
+}
+
+/* Does the glob match path, or the part of it after one of its slashes? */
+static int glob_tail(const char *pattern, const char *path)
+{
+    for (const char *p = path; p; p = strchr(p, '/'), p = p ? p + 1 : NULL)
+        if (fnmatch(pattern, p, 0) == 0)
+            return 1;
+    return 0;
+}
+
+/* Keep v[i] where keep(i) holds, freeing the others; the count kept. */
+static size_t files_keep(sc_files *f, const char *pattern, uint32_t k, uint32_t n)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        int keep = pattern ? strstr(f->v[i], pattern) || glob_tail(pattern, f->v[i])
+                           : i % n == k;
+        if (keep)
+            f->v[kept++] = f->v[i];
+        else
+            al_free(f->v[i], strlen(f->v[i]) + 1, AL_K_SCENARIO);
+    }
+    return f->n = kept;
+}
+
+size_t sc_files_match(sc_files *f, const char *pattern)
+{
+    return files_keep(f, pattern, 0, 1);
+}
+
+void sc_files_shard(sc_files *f, uint32_t k, uint32_t n)
+{
+    if (n)
+        files_keep(f, NULL, k, n);
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+/* The (device, inode) pairs seen by one collection. Open addressing; grows
+ * at half full. */
+typedef struct walk {
+    const char *who;
+    sc_files *out;
+    struct walk_key { dev_t dev; ino_t ino; } *k;
+    size_t n, cap;
+} walk;
+
+static size_t seen_hash(dev_t dev, ino_t ino, size_t cap)
+{
+    uint64_t h = ((uint64_t)dev * 0x9e3779b97f4a7c15u) ^ ((uint64_t)ino * 0xc2b2ae3d27d4eb4fu);
+    return (size_t)(h ^ (h >> 29)) & (cap - 1);
+}
+
+static int seen_grow(walk *w)
+{
+    size_t nc = w->cap ? 2 * w->cap : 256;
+    struct walk_key *nk = al_calloc(nc, sizeof *nk, AL_K_SCENARIO, "scenario walk seen");
+    if (!nk)
+        return -2;
+    for (size_t i = 0; i < w->cap; i++)
+        if (w->k[i].ino || w->k[i].dev) {
+            size_t j = seen_hash(w->k[i].dev, w->k[i].ino, nc);
+            while (nk[j].ino || nk[j].dev)
+                j = (j + 1) & (nc - 1);
+            nk[j] = w->k[i];
+        }
+    al_free(w->k, w->cap * sizeof *w->k, AL_K_SCENARIO);
+    w->k = nk;
+    w->cap = nc;
+    return 0;
+}
+
+/* 1 if (dev, ino) was seen before, 0 if it is new (now recorded), -2 OOM. */
+static int seen_add(walk *w, dev_t dev, ino_t ino)
+{
+    if (2 * (w->n + 1) > w->cap && seen_grow(w) < 0)
+        return -2;
+    size_t j = seen_hash(dev, ino, w->cap);
+    for (; w->k[j].ino || w->k[j].dev; j = (j + 1) & (w->cap - 1))
+        if (w->k[j].dev == dev && w->k[j].ino == ino)
+            return 1;
+    w->k[j].dev = dev;
+    w->k[j].ino = ino;
+    w->n++;
+    return 0;
+}
+
+static int take(walk *w, const char *path, int depth, int named);
+
+static int str_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names in folder dir, hidden ones left out, sorted (so that of two
+ * paths to one file the first in order is kept). */
+static int dir_names(walk *w, const char *dir, sc_files *names)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "%s: cannot read folder %s: %s\n", w->who, dir, strerror(errno));
+        return -1;
+    }
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d)) != NULL)
+        if (e->d_name[0] != '.')
+            rc = files_push(names, e->d_name);
+    closedir(d);
+    if (names->n)
+        qsort(names->v, names->n, sizeof *names->v, str_cmp);
+    return rc;
+}
+
+static int walk_dir(walk *w, const char *dir, int depth)
+{
+    if (depth > 64)
+        return 0;
+    sc_files names = {0};
+    int rc = dir_names(w, dir, &names);
+    for (size_t i = 0; rc == 0 && i < names.n; i++) {
+        size_t n = strlen(dir) + strlen(names.v[i]) + 2;
+        char *path = al_malloc(n, AL_K_SCENARIO, "scenario walk");
+        if (!path) {
+            rc = -2;
+            break;
+        }
+        snprintf(path, n, "%s%s%s", dir, ends_with(dir, "/") ? "" : "/", names.v[i]);
+        rc = take(w, path, depth + 1, 0);
+        al_free(path, n, AL_K_SCENARIO);
+    }
+    sc_files_free(&names);
+    return rc;
+}
+
+/* One path: a folder is walked (unless named `errors` or `leaks` below the
+ * top, or already visited: a loop, warned about), a *.scn file (any file
+ * when named on the command line) is taken once. */
+static int take(walk *w, const char *path, int depth, int named)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        if (!named)
+            return 0;   /* a dangling link inside a folder */
+        fprintf(stderr, "%s: cannot open %s: %s\n", w->who, path, strerror(errno));
+        return -1;
+    }
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    int dir = S_ISDIR(st.st_mode);
+    if (!named && (dir ? strcmp(base, "errors") == 0 || strcmp(base, "leaks") == 0
+                       : !(S_ISREG(st.st_mode) && ends_with(base, ".scn"))))
+        return 0;
+    int again = seen_add(w, st.st_dev, st.st_ino);
+    if (again == 1 && dir)
+        fprintf(stderr, "%s: warning: %s is a folder already visited (a symlink loop?); "
+                        "skipped\n", w->who, path);
+    if (again)
+        return again < 0 ? -2 : 0;
+    return dir ? walk_dir(w, path, depth) : files_push(w->out, path);
+}
+
+int sc_files_collect(const char *who, char *const *paths, int npaths, sc_files *out)
+{
+    walk w = {who, out, NULL, 0, 0};
+    int rc = 0;
+    for (int i = 0; i < npaths && rc == 0; i++)
+        rc = take(&w, paths[i], 0, 1);
+    al_free(w.k, w.cap * sizeof *w.k, AL_K_SCENARIO);
+    if (rc == -2)
+        fprintf(stderr, "%s: out of memory\n", who);
+    if (rc < 0)
+        return rc;
+    if (out->n)
+        qsort(out->v, out->n, sizeof *out->v, str_cmp);
+    return 0;
+}
