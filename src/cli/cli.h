@@ -86,7 +86,8 @@ enum {
     CLI_O_ALSO = 1u << 14,       /* --json FILE, --junit FILE, --tap FILE, --text FILE */
     CLI_O_HTML = 1u << 15,       /* --html FILE (rp_html.h) */
     CLI_O_SELECT = 1u << 16,     /* -k PATTERN */
-    CLI_O_STOP = 1u << 17        /* -x, --max-failures N */
+    CLI_O_STOP = 1u << 17,       /* -x, --max-failures N */
+    CLI_O_JSON = 1u << 18        /* --format text|json (before CLI_O_FORMAT's) */
 };
 
 enum { CLI_COLOR_AUTO, CLI_COLOR_ALWAYS, CLI_COLOR_NEVER };

@@ -44,8 +44,6 @@ static const cli_opt rows[] = {
     CLI_ENUM("--sweep", "POLICY", "eager|periodic", bench_args, c.sweep,
              "storage-memo policy of the modes benchmarks make:\n"
              "eager (default) or periodic (PyTorch 1.13)"),
-    CLI_ENUM("--format", "FMT", "text|json", bench_args, c.format,
-             "text (default) or json (stable, for scripts)"),
     CLI_END};
 
 const cli_cmd cli_bench_cmd = {
@@ -55,7 +53,7 @@ const cli_cmd cli_bench_cmd = {
     "a benchmark (fakegc list benches), a group (`weaktable`) or a prefix\n"
     "ending in '*'; none runs them all. Measure a release build\n"
     "(cmake --preset release: -O3 -DNDEBUG; scripts/bench.sh does it).",
-    rows, CLI_O_ALLOCATOR | CLI_O_OUTPUT,
+    rows, CLI_O_ALLOCATOR | CLI_O_OUTPUT | CLI_O_JSON,
     "exit status: 0 done; 1 slower than the baseline; 2 usage; 3 a benchmark\n"
     "failed (the model returned an error or leaked blocks).",
     NULL, "the benchmark suite"};

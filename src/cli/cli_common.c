@@ -143,6 +143,9 @@ const cli_opt cli_common_rows[] = {
      offsetof(C, gc), NULL, "manual, auto or stress (overrides config gc)"},
     {"--sweep", 0, CLI_K_ENUM, sizeof(int), 0, CLI_O_SWEEP, "POLICY", "eager|periodic", 0, 0,
      offsetof(C, sweep), NULL, "eager or periodic (overrides config sweep)"},
+    {"--format", 0, CLI_K_ENUM, sizeof(int), 0, CLI_O_JSON, "FMT", "text|json", 0, 0,
+     offsetof(C, format), NULL, "text (default) or json (stable, for scripts; its\n"
+                                "schema in fakegc-report(5))"},
     {"--format", 0, CLI_K_ENUM, sizeof(int), 0, CLI_O_FORMAT, "FMT", "text|json|junit|tap", 0,
      0, offsetof(C, format), NULL, "text (default), json, junit, tap"},
     {"--examples", 0, CLI_K_UINT, CLI_SZ(C, examples), 0, CLI_O_FORMAT, "K", NULL, 1, 1000,

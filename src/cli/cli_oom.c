@@ -34,8 +34,6 @@ static const cli_opt rows[] = {
              "fail the 1st, 2nd, 3rd ... allocation until a run has\n"
              "no failure (the quadratic loop, for comparison)"),
     CLI_SHARD_ROW(oom_args, shard, "only the files i (of the sorted list) with i mod N == K"),
-    CLI_ENUM("--format", "FMT", "text|json", oom_args, c.format,
-             "text (default) or json (schema fakegc-oom/2)"),
     CLI_END};
 
 const cli_cmd cli_oom_cmd = {
@@ -51,8 +49,8 @@ const cli_cmd cli_oom_cmd = {
     "allocator, or a decref of a dead object) is a finding at its statement and\n"
     "ends that scenario's loop.",
     rows,
-    CLI_O_ALLOCATOR | CLI_O_INJECT | CLI_O_COMPAT | CLI_O_GC | CLI_O_SWEEP | CLI_O_FORMAT |
-        CLI_O_OUTPUT | CLI_O_LIMITS | CLI_O_OUTPUT_STYLE | CLI_O_SELECT,
+    CLI_O_ALLOCATOR | CLI_O_INJECT | CLI_O_COMPAT | CLI_O_GC | CLI_O_SWEEP | CLI_O_JSON |
+        CLI_O_FORMAT | CLI_O_OUTPUT | CLI_O_LIMITS | CLI_O_OUTPUT_STYLE | CLI_O_SELECT,
     "exit status: 0 every run ended cleanly; 1 a leak, an unclean end, a finding\n"
     "or a crash; 2 usage or parse error; 3 internal error.",
     NULL, "fail each allocation in turn; every run must end cleanly"};

@@ -12,20 +12,20 @@
 enum { MAX_ROWS = 128 };
 
 /* The rows cmd takes: its own, then the common ones its mask selects (and
- * those every command takes, mask 0) that it does not override. */
+ * those every command takes, mask 0) that it does not override; of two
+ * common rows of one name, the first in cli_common_rows. */
 static size_t rows_of(const cli_cmd *cmd, const cli_opt **out)
 {
     size_t n = 0;
     for (const cli_opt *r = cmd->opts; r && r->name && n < MAX_ROWS; r++)
         out[n++] = r;
-    size_t own = n;
     for (const cli_opt *r = cli_common_rows; r->name && n < MAX_ROWS; r++) {
         if (r->mask && !(r->mask & cmd->common))
             continue;
         size_t j = 0;
-        while (j < own && strcmp(out[j]->name, r->name) != 0)
+        while (j < n && strcmp(out[j]->name, r->name) != 0)
             j++;
-        if (j == own)
+        if (j == n)
             out[n++] = r;
     }
     return n;

@@ -3,11 +3,7 @@
 # report, an interrupted one and a scenario gone are regressions (exit 1);
 # "scenarios": [] must not say "0 regressions" and exit 0.
 fakegc=$1
-d=$(mktemp -d) || exit 2
-trap 'rm -rf "$d"' EXIT
-cd "$d" || exit 2
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+. "$(dirname "$0")/scratch.sh"
 printf 't = empty(1)\n' > a.scn
 cp a.scn b.scn
 "$fakegc" run a.scn b.scn --format json --output base.json

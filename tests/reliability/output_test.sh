@@ -6,11 +6,7 @@
 # scenario in hand, write a report marked interrupted and exit 130/143;
 # SIGKILL leaves the previous report whole.
 fakegc=$1
-d=$(mktemp -d) || exit 2
-trap 'rm -rf "$d"' EXIT
-cd "$d" || exit 2
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+. "$(dirname "$0")/scratch.sh"
 printf 't = empty(1)\n' > ok.scn
 printf 't = empty(1\n' > broken.scn
 mkdir slow

@@ -7,11 +7,7 @@
 # is exit 2, and fakegc's own out-of-memory is said once, in words.
 f=$1
 src=$2
-d=$(mktemp -d) || exit 2
-trap 'rm -rf "$d"' EXIT
-cd "$d" || exit 2
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+. "$(dirname "$0")/scratch.sh"
 printf 't = empty(1)\n' > ok.scn
 mkdir slow
 printf 'repeat 30000000\n  t = empty(4)\nend\n' > slow/b.scn

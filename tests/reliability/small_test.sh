@@ -8,11 +8,7 @@
 # limit, and fail:N fails the model, not the parser (exit 3 "out of memory").
 fakegc=$1
 src=$2
-d=$(mktemp -d) || exit 2
-trap 'rm -rf "$d"' EXIT
-cd "$d" || exit 2
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+. "$(dirname "$0")/scratch.sh"
 printf '\357\273\277t = empty(1)\nexpect t.dim() == 1\n' > bom.scn
 "$fakegc" run bom.scn >out 2>&1 || bad "BOM: exit $?: $(cat out)"
 printf 't = empty(1)\ru = t.t()\r' > cr.scn
