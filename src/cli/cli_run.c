@@ -3,7 +3,6 @@
  * process or in --jobs worker processes, and write one report. */
 #include "cli/cli.h"
 #include "cli/cli_shard.h"
-#include "cli/cli_pool.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -19,9 +18,11 @@
 #include "core/wt.h"
 #include "fake/fk.h"
 #include "instrument/in_guard.h"
+#include "report/rp_collect.h"
 #include "report/rp_html.h"
 #include "report/rp_timeline.h"
 #include "scenario/sc.h"
+#include "worker/wk.h"
 
 typedef struct run_args {
     cli_common c;
@@ -64,7 +65,7 @@ const cli_cmd cli_run_cmd = {
 
 /* ---- running ---- */
 
-void cli_run_options(const cli_common *c, sc_options *o, FILE *dot)
+static void run_options(const cli_common *c, sc_options *o, FILE *dot)
 {
     sc_options_default(o);
     o->gc = c->gc;
@@ -120,17 +121,12 @@ static void stream_done(streamer *st, const rp_scenario *s)
     }
 }
 
-static void stream_done_cb(void *arg, const rp_scenario *s)
-{
-    stream_done(arg, s);
-}
-
 static int streamed_to_stdout(const cli_common *c)
 {
     return c->format == RP_TEXT && c->out == stdout;
 }
 
-void cli_timeline_hook(void *arg, uint32_t line, uint64_t objects, uint64_t bytes)
+static void timeline_hook(void *arg, uint32_t line, uint64_t objects, uint64_t bytes)
 {
     if (arg)
         rp_timeline_add_memo(arg, line, objects, bytes, wt_count_all());
@@ -151,32 +147,29 @@ static char *read_source(const char *file)
     return src;
 }
 
-/* Before the run: the marks, so that their statements are kept as events. */
-static void timeline_source(rp_timeline *t, const char *file)
+/* A series for p, with its marks known before the run (so that their
+ * statements are kept as events): 0, or -1 (out of memory). */
+static int timeline_begin(rp_timeline *t, const sc_program *p)
 {
-    char *src = read_source(file);
+    if (rp_timeline_begin(t, sc_program_file(p)) < 0)
+        return -1;
+    char *src = read_source(sc_program_file(p));
     rp_timeline_source(t, src);
     al_free(src, src ? SOURCE_CAP + 1 : 0, AL_K_REPORT);
+    return 0;
 }
 
 /* The chart's title and marks: status, failed lines, del/gc() lines. */
-void cli_timeline_end(rp_timeline *t, const rp_scenario *s, const char *file)
+static void timeline_end(rp_timeline *t, const rp_scenario *s, const sc_program *p)
 {
     uint32_t lines[256];
     size_t n = 0;
     for (size_t k = 0; k < s->nfailures && n < 256; k++)
         if (s->failures[k].line)
             lines[n++] = s->failures[k].line;
-    char *src = read_source(file);
+    char *src = read_source(sc_program_file(p));
     rp_timeline_end(t, (int)s->status, lines, n, src);
     al_free(src, src ? SOURCE_CAP + 1 : 0, AL_K_REPORT);
-}
-
-static void timeline_free(rp_timeline *tl, size_t n)
-{
-    for (size_t i = 0; tl && i < n; i++)
-        rp_timeline_clear(&tl[i]);
-    al_free(tl, tl ? (n ? n : 1) * sizeof *tl : 0, AL_K_REPORT);
 }
 
 static int write_timeline(const char *path, FILE *f, const rp_timeline *tl, size_t n)
@@ -190,28 +183,6 @@ static int write_timeline(const char *path, FILE *f, const rp_timeline *tl, size
         return -1;
     }
     return 0;
-}
-
-/* After an interruption under --jobs: the records that finished (a worker's
- * record always names its file), moved to the front in their order, with
- * their timelines (tl may be NULL); the count. The rest are empty. */
-static size_t keep_finished(rp_scenario *res, rp_timeline *tl, size_t n)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (res[i].file) {
-            if (k != i) {
-                res[k] = res[i];
-                memset(&res[i], 0, sizeof res[i]);
-                if (tl) {
-                    rp_timeline_clear(&tl[k]);
-                    tl[k] = tl[i];
-                    memset(&tl[i], 0, sizeof tl[i]);
-                }
-            }
-            k++;
-        }
-    return k;
 }
 
 /* The injected bugs as a list (for the report). */
@@ -324,37 +295,186 @@ static int parse_all(cli_common *c, const sc_files *files, sc_program **progs, s
 
 /* The scenarios in this process, in order, until the end, an interruption
  * or --max-failures: the number with a complete record. */
-static size_t run_here(run_args *a, sc_program **progs, size_t n, rp_scenario *res,
-                       rp_timeline *tl, streamer *st)
+static size_t run_here(run_args *a, sc_program **progs, size_t n, rp_collect *col, streamer *st)
 {
     sc_options o;
-    cli_run_options(&a->c, &o, a->c.dot_f);
+    run_options(&a->c, &o, a->c.dot_f);
     o.dom_tree = a->c.html != NULL;
-    if (tl)
-        o.on_statement = cli_timeline_hook;
     size_t i = 0;
     for (; i < n && !cli_interrupted() && !cli_stopping(); i++) {
+        rp_scenario *r = &col->res[i];
         cli_progress(&a->c, i, n, sc_program_file(progs[i]));
-        if (tl && rp_timeline_begin(&tl[i], sc_program_file(progs[i])) == 0) {
-            timeline_source(&tl[i], sc_program_file(progs[i]));
-            o.on_statement_arg = &tl[i];
-        } else {
-            o.on_statement_arg = NULL;
-        }
+        rp_timeline *t = col->tl && timeline_begin(&col->tl[i], progs[i]) == 0 ? &col->tl[i] : NULL;
+        o.on_statement = t ? timeline_hook : NULL;
+        o.on_statement_arg = t;
         o.dot_cluster = (uint32_t)i;
-        sc_run(progs[i], &o, &res[i]);
-        if (cli_interrupted() || !res[i].file) {   /* stopped in hand, or no room for */
-            rp_scenario_clear(&res[i]);             /* the record: not a finished one */
-            if (!res[i].file && !cli_interrupted())
-                a->own_oom = 1;
+        sc_run(progs[i], &o, r);
+        if (cli_interrupted() || !r->file) {   /* stopped in hand, or no room for */
+            rp_scenario_clear(r);               /* the record: not a finished one */
+            a->own_oom |= !cli_interrupted();
             break;
         }
-        if (tl && o.on_statement_arg)
-            cli_timeline_end(&tl[i], &res[i], sc_program_file(progs[i]));
-        stream_done(st, &res[i]);
+        if (t)
+            timeline_end(t, r, progs[i]);
+        stream_done(st, r);
     }
     cli_progress(&a->c, n, n, "");
     return i;
+}
+
+/* ---- --jobs: the scenarios in reused worker processes (wk_pool_run) ---- */
+
+enum { F_RECORD, F_TIMELINE, F_DOT, F_OBJECTS, NFILES };
+
+typedef struct jobs {
+    run_args *a;
+    sc_program **progs;
+    size_t n, finished;
+    rp_collect *col;
+    streamer *st;
+    wk_spool side[2];   /* --dot, --objects pieces, put back in scenario order */
+} jobs;
+
+typedef struct tl_keep {
+    rp_timeline t;
+    int fd;
+} tl_keep;
+
+/* A finding ends the worker: its series so far, with a last point at the
+ * statement in hand (the values before it: it did not finish). */
+static void keep_timeline(void *arg, uint32_t line, const char *what)
+{
+    tl_keep *k = arg;
+    rp_timeline *t = &k->t;
+    (void)what;
+    rp_timeline_add(t, line, t->n ? t->objects[t->n - 1] : 0, t->n ? t->bytes[t->n - 1] : 0);
+    (void)rp_timeline_save(k->fd, t);
+}
+
+static FILE *side_file(int fd, int want)
+{
+    int d = want ? dup(fd) : -1;
+    FILE *f = d < 0 ? NULL : fdopen(d, "w");
+    if (!f && d >= 0)
+        close(d);
+    return f;
+}
+
+/* In a worker: scenario i, its record, series and side files to files[]. */
+static int worker_one(void *arg, size_t i, const int *files)
+{
+    jobs *j = arg;
+    const cli_common *c = &j->a->c;
+    FILE *df = side_file(files[F_DOT], c->dot_f != NULL);
+    FILE *of = side_file(files[F_OBJECTS], c->objects_f != NULL);
+    if ((c->dot_f && !df) || (c->objects_f && !of))
+        return -1;
+    sc_options o;
+    run_options(c, &o, df);
+    o.objects = of;
+    o.dot_cluster = (uint32_t)i;
+    tl_keep k = {.fd = files[F_TIMELINE]};
+    if (j->col->tl && timeline_begin(&k.t, j->progs[i]) == 0) {
+        o.on_statement = timeline_hook;
+        o.on_statement_arg = &k.t;
+        wk_on_finding(keep_timeline, &k);
+    }
+    rp_scenario s = {0};
+    sc_run(j->progs[i], &o, &s);
+    int bad = cli_interrupted() != 0;   /* stopped in hand: no record */
+    cli_canary_leak("worker");
+    bad = bad || rp_collect_write_one(files[F_RECORD], &s) < 0;
+    bad |= (df && fclose(df) != 0) | (of && fclose(of) != 0);
+    if (k.t.stmt) {
+        timeline_end(&k.t, &s, j->progs[i]);
+        bad |= rp_timeline_save(k.fd, &k.t) != 0;
+        rp_timeline_clear(&k.t);
+    }
+    rp_scenario_clear(&s);
+    return bad ? -1 : 0;
+}
+
+/* How a worker's death reads in its scenario's error. */
+static void death_words(const jobs *j, const wk_end *e, char *msg, size_t n)
+{
+    const char *sep = e->what[0] ? ": " : "";
+    if (e->how == WK_TIMEOUT)
+        snprintf(msg, n, "worker timed out after %u s (--timeout)", j->a->c.timeout);
+    else if (e->how == WK_SIGNAL)
+        snprintf(msg, n, "worker crashed: signal %d (%s)%s%.255s", e->code, strsignal(e->code),
+                 sep, e->what);
+    else if (e->how == WK_EXIT)
+        snprintf(msg, n, "worker exited with status %d%s%.255s", e->code, sep, e->what);
+    else
+        snprintf(msg, n, "%s", e->what);   /* WK_LOST: "cannot start a worker: ..." */
+}
+
+/* In the parent, as scenario i ends: its record (or how it ended), its
+ * series, its side files, its PASS/FAIL line. */
+static void job_done(void *arg, size_t i, const wk_end *e, const int *files)
+{
+    jobs *j = arg;
+    const char *file = sc_program_file(j->progs[i]);
+    rp_scenario *r = &j->col->res[i];
+    char msg[400];
+    if (e->how != WK_OK && cli_interrupted())
+        return;   /* stopped in hand by the interruption: no record */
+    if (e->how == WK_OK) {
+        rp_collect_read(j->col, i, files[F_RECORD], file);
+    } else if (e->how == WK_FINDING) {
+        wk_finding_kind(e->what, msg, sizeof msg);
+        rp_collect_finding(j->col, i, file, e->line, msg, e->what);
+    } else {
+        death_words(j, e, msg, sizeof msg);
+        rp_collect_error(j->col, i, file, msg);
+    }
+    int got = j->col->tl && rp_collect_load_timeline(j->col, i, files[F_TIMELINE]) == 0;
+    if (j->col->tl && !(got && e->how == WK_OK) &&
+        (got || timeline_begin(&j->col->tl[i], j->progs[i]) == 0))
+        timeline_end(&j->col->tl[i], r, j->progs[i]);
+    for (int k = 0; k < 2; k++)
+        (void)wk_spool_add(&j->side[k], i, files[F_DOT + k]);
+    stream_done(j->st, r);
+    j->finished++;
+    cli_progress(&j->a->c, j->finished, j->n, j->finished < j->n ? file : "");
+}
+
+static int job_stop(void)
+{
+    return cli_interrupted() ? cli_interrupted() : cli_stopping() ? -1 : 0;
+}
+
+static int finished(void *arg, size_t i)
+{
+    return ((const jobs *)arg)->col->res[i].file != NULL;
+}
+
+/* The scenarios in min(--jobs, n) workers: the number with a record, or
+ * (size_t)-1 with the exit code in *exit_code (printed). */
+static size_t run_jobs(run_args *a, sc_program **progs, size_t n, rp_collect *col, streamer *st,
+                       int *exit_code)
+{
+    jobs j = {a, progs, n, 0, col, st, {{0}, {0}}};
+    wk_pool_ops ops = {NFILES, a->c.timeout, worker_one, job_done, job_stop, &j};
+    char err[300];
+    FILE *to[2] = {a->c.dot_f, a->c.objects_f};
+    int sbad = wk_spool_init(&j.side[0], n) < 0 || wk_spool_init(&j.side[1], n) < 0;
+    if (sbad) {
+        const char *tmp = getenv("TMPDIR");
+        cli_error("run", "--jobs: cannot make a temporary file in %s: %s (set TMPDIR to a "
+                  "writable folder)", tmp && *tmp ? tmp : "/tmp", strerror(errno));
+        *exit_code = CLI_EXIT_USAGE;   /* the environment, not a bug of ours */
+    } else if (wk_pool_run(&ops, n, a->c.jobs > 1 ? (size_t)a->c.jobs : 1, err, sizeof err) < 0) {
+        cli_error("run", "--jobs: %s", err);
+        *exit_code = CLI_EXIT_INTERNAL;
+    }
+    for (int k = 0; k < 2 && !sbad; k++)
+        if (to[k] && wk_spool_write(&j.side[k], to[k], finished, &j) < 0)
+            cli_error("run", "cannot copy the workers' %s: %s", k ? "--objects" : "--dot",
+                      strerror(errno ? errno : EIO));
+    wk_spool_free(&j.side[0]);
+    wk_spool_free(&j.side[1]);
+    return cli_interrupted() || cli_stopping() ? rp_collect_keep_finished(col) : n;
 }
 
 /* The report of the ran scenarios (of nprogs) and the exit code. */
@@ -417,50 +537,32 @@ static int run_all(run_args *a, sc_program **progs, size_t n, const inject_list 
                    const char *repro)
 {
     cli_common *c = &a->c;
-    size_t cap = n ? n : 1;
-    rp_scenario *res = al_calloc(cap, sizeof *res, AL_K_REPORT, "cli results");
-    /* one series per scenario, sampled where it runs (a worker hands its
-     * scenario's series back with the record) */
-    int want_tl = c->timeline || c->html;
-    rp_timeline *tl = want_tl ? al_calloc(cap, sizeof *tl, AL_K_REPORT, "cli timeline") : NULL;
-    if (!res || (want_tl && !tl)) {
+    rp_collect col;
+    if (rp_collect_init(&col, n, c->timeline || c->html) < 0) {
         cli_error("run", "out of memory");
-        al_free(res, res ? cap * sizeof *res : 0, AL_K_REPORT);
-        timeline_free(tl, n);
         return CLI_EXIT_INTERNAL;
     }
     cli_interrupt_install();
     cli_stop_after(c->exitfirst ? 1 : c->max_failures);
-    size_t ran = n;
     streamer st;
     stream_init(&st, c, n);
     int guarded = strstr(c->allocator, "guard") != NULL ||
                   (c->inject && strstr(c->inject, "early-free"));
-    int exit_code = CLI_EXIT_OK, prc;
-    if (c->jobs > 1 || guarded) {
-        if ((prc = cli_pool_run(c, progs, n, res, c->dot_f, tl, stream_done_cb, &st)) < 0)
-            exit_code = prc == -2 ? CLI_EXIT_USAGE : CLI_EXIT_INTERNAL;   /* -2: TMPDIR */
-        else if (cli_interrupted() || cli_stopping())
-            ran = keep_finished(res, tl, n);
-    } else {
-        ran = run_here(a, progs, n, res, tl, &st);
-    }
+    int exit_code = CLI_EXIT_OK;
+    size_t ran = c->jobs > 1 || guarded ? run_jobs(a, progs, n, &col, &st, &exit_code)
+                                        : run_here(a, progs, n, &col, &st);
     if (a->own_oom) {   /* once, in words, instead of records without a name */
         cli_error("run", "out of memory in fakegc itself (not in the model) after %zu of %zu "
                   "scenarios: nothing reported", ran, n);
         exit_code = CLI_EXIT_USAGE;
     }
     int tl_bad = exit_code == CLI_EXIT_OK && c->timeline &&
-                 write_timeline(c->timeline, c->timeline_f, tl, ran) < 0;
+                 write_timeline(c->timeline, c->timeline_f, col.tl, ran) < 0;
     if (exit_code == CLI_EXIT_OK)
-        exit_code = report(a, res, ran, n, inj, repro, tl);
-    timeline_free(tl, n);
+        exit_code = report(a, col.res, ran, n, inj, repro, col.tl);
     if (tl_bad && exit_code != CLI_EXIT_INTERNAL)
         exit_code = CLI_EXIT_USAGE;
-    for (size_t i = 0; i < n; i++)
-        rp_scenario_clear(&res[i]);
-    al_free(res, cap * sizeof *res, AL_K_REPORT);
-    cli_pool_release();   /* after the records that point into them */
+    rp_collect_free(&col);
     return exit_code;
 }
 

@@ -117,7 +117,8 @@ typedef struct wk_pool_ops {
      * The pool closes them afterwards. */
     void (*done)(void *arg, size_t idx, const wk_end *e, const int *files);
     /* In the parent (NULL: never): a signal number to stop handing out jobs
-     * and send that signal to the jobs in hand; 0 to go on. */
+     * and send that signal to the jobs in hand; -1 to stop handing out jobs
+     * and let those in hand finish; 0 to go on. */
     int (*stop)(void);
     void *arg;
 } wk_pool_ops;

@@ -407,7 +407,7 @@ int wk_pool_run(const wk_pool_ops *ops, size_t njobs, size_t nworkers, char *err
         dispatch(&p, &next, stop);
         if (busy(&p) == 0)
             break;
-        if (stop && !told) {   /* the jobs in hand stop too */
+        if (stop > 0 && !told) {   /* the jobs in hand stop too */
             for (size_t k = 0; k < p.nw; k++)
                 if (p.s[k].pid && p.s[k].busy)
                     kill(p.s[k].pid, stop);

@@ -1,0 +1,204 @@
+/* rp_collect.c - one run's records put together from parts (see
+ * rp_collect.h). */
+#include "report/rp_collect.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "alloc/al.h"
+#include "core/er.h"
+
+int rp_collect_init(rp_collect *c, size_t n, int timelines)
+{
+    memset(c, 0, sizeof *c);
+    c->n = n;
+    c->res = al_calloc(n ? n : 1, sizeof *c->res, AL_K_REPORT, "rp collect");
+    if (timelines)
+        c->tl = al_calloc(n ? n : 1, sizeof *c->tl, AL_K_REPORT, "rp collect timelines");
+    if (!c->res || (timelines && !c->tl)) {
+        rp_collect_free(c);
+        return -1;
+    }
+    return 0;
+}
+
+void rp_collect_free(rp_collect *c)
+{
+    size_t cap = c->n ? c->n : 1;
+    for (size_t i = 0; i < c->n; i++) {
+        if (c->res)
+            rp_scenario_clear(&c->res[i]);
+        if (c->tl)
+            rp_timeline_clear(&c->tl[i]);
+    }
+    al_free(c->res, c->res ? cap * sizeof *c->res : 0, AL_K_REPORT);
+    al_free(c->tl, c->tl ? cap * sizeof *c->tl : 0, AL_K_REPORT);
+    for (size_t i = 0; i < c->npools; i++)   /* after the records pointing into them */
+        rp_read_pool_free(c->pools[i]);
+    al_free(c->pools, c->cap * sizeof *c->pools, AL_K_REPORT);
+    memset(c, 0, sizeof *c);
+}
+
+int rp_collect_write_one(int fd, const rp_scenario *s)
+{
+    rp_run one;
+    memset(&one, 0, sizeof one);
+    one.tool = "fakegc";
+    one.scenarios = (rp_scenario *)s;
+    one.n = 1;
+    rp_run_count(&one);
+    int dfd = dup(fd);
+    FILE *f = dfd < 0 ? NULL : fdopen(dfd, "w");
+    if (!f) {
+        if (dfd >= 0)
+            close(dfd);
+        return -1;
+    }
+    rp_options ro = {0, 0, 0};
+    int bad = rp_write(&one, RP_JSON, f, &ro) != 0;
+    bad |= fclose(f) != 0;
+    return bad ? -1 : 0;
+}
+
+void rp_collect_error(rp_collect *c, size_t i, const char *file, const char *msg)
+{
+    rp_scenario *s = &c->res[i];
+    rp_scenario_clear(s);
+    s->status = RP_ERROR;
+    rp_scenario_set_file(s, file);
+    rp_scenario_set_error(s, msg);
+    er_clear();
+}
+
+void rp_collect_finding(rp_collect *c, size_t i, const char *file, uint32_t line,
+                        const char *kind, const char *what)
+{
+    rp_scenario *s = &c->res[i];
+    char text[160];
+    snprintf(text, sizeof text, "finding: %s", kind);
+    rp_scenario_clear(s);
+    rp_scenario_set_file(s, file);
+    s->status = RP_FAIL;
+    s->failed = 1;
+    rp_scenario_add_failure(s, line, 0, text, what,
+                            "a bad access caught at this statement (by the guard allocator, "
+                            "or a decref of a dead object); the scenario stopped here");
+    er_clear();
+}
+
+static int keep_pool(rp_collect *c, void *owned)
+{
+    if (c->npools == c->cap) {
+        size_t nc = c->cap ? c->cap * 2 : 16;
+        void **np = al_realloc(c->pools, c->cap * sizeof *np, nc * sizeof *np, AL_K_REPORT,
+                               "rp collect pools");
+        if (!np)
+            return -1;
+        c->pools = np;
+        c->cap = nc;
+    }
+    c->pools[c->npools++] = owned;
+    return 0;
+}
+
+/* fd's whole content, NUL-terminated (AL_K_REPORT, *len + 1 bytes), or NULL
+ * with why in err. */
+static char *slurp(int fd, size_t *len, char *err, size_t n)
+{
+    struct stat st;
+    if (fstat(fd, &st) < 0) {
+        snprintf(err, n, "%s", strerror(errno));
+        return NULL;
+    }
+    if (st.st_size <= 0) {
+        snprintf(err, n, "no scenario in it");
+        return NULL;
+    }
+    size_t size = (size_t)st.st_size, got = 0;
+    char *buf = al_malloc(size + 1, AL_K_REPORT, "rp collect record");
+    if (!buf) {
+        snprintf(err, n, "out of memory");
+        return NULL;
+    }
+    while (got < size) {
+        ssize_t r = pread(fd, buf + got, size - got, (off_t)got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    buf[got] = '\0';
+    *len = got;
+    return buf;
+}
+
+int rp_collect_read(rp_collect *c, size_t i, int fd, const char *file)
+{
+    rp_scenario *s = &c->res[i];
+    char err[256] = "", msg[320];
+    size_t len = 0;
+    rp_run rr;
+    memset(&rr, 0, sizeof rr);
+    char *text = slurp(fd, &len, err, sizeof err);
+    int ok = text && rp_read_json_text(text, len, file, &rr, err, sizeof err) == 0;
+    al_free(text, text ? len + 1 : 0, AL_K_REPORT);
+    if (ok && rr.n == 1 && keep_pool(c, rr.owned) == 0) {
+        rp_scenario_clear(s);
+        *s = rr.scenarios[0];
+        memset(&rr.scenarios[0], 0, sizeof rr.scenarios[0]);
+        rr.owned = NULL;   /* s points into it: kept until rp_collect_free */
+        rp_run_free_read(&rr);
+        return 0;
+    }
+    if (ok)
+        snprintf(err, sizeof err, "%s", rr.n == 1 ? "out of memory" : "no scenario in it");
+    if (ok || rr.scenarios)
+        rp_run_free_read(&rr);
+    snprintf(msg, sizeof msg, "cannot read the worker's report: %s", err);
+    rp_collect_error(c, i, file, msg);
+    return -1;
+}
+
+int rp_collect_load_timeline(rp_collect *c, size_t i, int fd)
+{
+    rp_timeline *t = &c->tl[i];
+    rp_timeline_clear(t);
+    int dfd = dup(fd);
+    FILE *f = dfd < 0 ? NULL : fdopen(dfd, "r");
+    if (!f) {
+        if (dfd >= 0)
+            close(dfd);
+        return -1;
+    }
+    int rc = rp_timeline_load(f, t);
+    fclose(f);
+    return rc;
+}
+
+size_t rp_collect_keep_finished(rp_collect *c)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        if (!c->res[i].file) {
+            rp_scenario_clear(&c->res[i]);
+            if (c->tl)
+                rp_timeline_clear(&c->tl[i]);
+            continue;
+        }
+        if (k != i) {
+            c->res[k] = c->res[i];
+            memset(&c->res[i], 0, sizeof c->res[i]);
+            if (c->tl) {
+                rp_timeline_clear(&c->tl[k]);
+                c->tl[k] = c->tl[i];
+                memset(&c->tl[i], 0, sizeof c->tl[i]);
+            }
+        }
+        k++;
+    }
+    return k;
+}

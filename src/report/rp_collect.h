@@ -1,0 +1,67 @@
+/* rp_collect.h - one run's records put together from parts: scenarios
+ * that ran elsewhere (a worker process) hand back a one-scenario JSON
+ * record and a timeline series, or end without one (a crash, a finding, a
+ * timeout), and the run gets one record per scenario, in scenario order.
+ *
+ *   rp_collect c;
+ *   if (rp_collect_init(&c, n, want_timelines) < 0) ...          // ER_OOM
+ *   // in the worker:  rp_collect_write_one(fd, &record);
+ *   // in the parent, as each scenario ends:
+ *   rp_collect_read(&c, i, fd, file);              // the worker's record
+ *   rp_collect_finding(&c, i, file, line, kind, what);   // or a finding
+ *   rp_collect_error(&c, i, file, "worker crashed: ...");   // or a death
+ *   rp_collect_load_timeline(&c, i, fd);           // its series, if any
+ *   size_t ran = rp_collect_keep_finished(&c);     // after a stop
+ *   ... write the report of c.res[0..ran), c.tl ...
+ *   rp_collect_free(&c);
+ *
+ * A record read back points into the strings of its JSON reader
+ * (rp_read_json's pool): the collection keeps those pools until
+ * rp_collect_free, after the records. A scenario without a record keeps a
+ * zeroed rp_scenario (file NULL): it did not finish. Memory: AL_K_REPORT.
+ */
+#ifndef FAKEGC_RP_COLLECT_H
+#define FAKEGC_RP_COLLECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report/rp.h"
+#include "report/rp_timeline.h"
+
+typedef struct rp_collect {
+    rp_scenario *res;     /* n records, zeroed until a scenario ends */
+    rp_timeline *tl;      /* n series, or NULL (no timelines wanted) */
+    size_t n;
+    void **pools;         /* the read-back records' string pools */
+    size_t npools, cap;
+} rp_collect;
+
+/* 0, or -1 (ER_OOM, nothing held). */
+int rp_collect_init(rp_collect *c, size_t n, int timelines);
+/* Frees every record, series and pool; c is zeroed. */
+void rp_collect_free(rp_collect *c);
+
+/* The worker's side: s as a one-scenario JSON report, written to fd (its
+ * offset onwards). 0, or -1 (a write error, or ER_OOM). */
+int rp_collect_write_one(int fd, const rp_scenario *s);
+
+/* Scenario i's record from fd (from offset 0: what rp_collect_write_one
+ * wrote); when fd holds none, the record is an error saying so. file: the
+ * scenario's name. 0, or -1 (the record is that error). */
+int rp_collect_read(rp_collect *c, size_t i, int fd, const char *file);
+/* Scenario i is an error: msg (its worker died, could not start...). */
+void rp_collect_error(rp_collect *c, size_t i, const char *file, const char *msg);
+/* Scenario i was stopped by a bad access at line: a failure "finding:
+ * KIND" whose actual is what the guard said. */
+void rp_collect_finding(rp_collect *c, size_t i, const char *file, uint32_t line,
+                        const char *kind, const char *what);
+/* Scenario i's series from fd (from offset 0, rp_timeline_save's form):
+ * 0, or -1 when fd holds none (the series is then empty, not begun). */
+int rp_collect_load_timeline(rp_collect *c, size_t i, int fd);
+
+/* The scenarios that finished (a record with a file), moved to the front in
+ * their order with their series; the rest emptied. Their count. */
+size_t rp_collect_keep_finished(rp_collect *c);
+
+#endif
