@@ -132,44 +132,25 @@ static void timeline_hook(void *arg, uint32_t line, uint64_t objects, uint64_t b
         rp_timeline_add_memo(arg, line, objects, bytes, wt_count_all());
 }
 
-enum { SOURCE_CAP = 1 << 20 };   /* the first MiB is plenty for marks */
-
-/* The scenario's text (SOURCE_CAP + 1 bytes, AL_K_REPORT), or NULL. */
-static char *read_source(const char *file)
-{
-    FILE *f = fopen(file, "r");
-    if (!f)
-        return NULL;
-    char *src = al_malloc(SOURCE_CAP + 1, AL_K_REPORT, "timeline source");
-    if (src)
-        src[fread(src, 1, SOURCE_CAP, f)] = '\0';
-    fclose(f);
-    return src;
-}
-
 /* A series for p, with its marks known before the run (so that their
  * statements are kept as events): 0, or -1 (out of memory). */
 static int timeline_begin(rp_timeline *t, const sc_program *p)
 {
     if (rp_timeline_begin(t, sc_program_file(p)) < 0)
         return -1;
-    char *src = read_source(sc_program_file(p));
-    rp_timeline_source(t, src);
-    al_free(src, src ? SOURCE_CAP + 1 : 0, AL_K_REPORT);
+    sc_program_marks(p, t->marks, RP_TIMELINE_LINES);
     return 0;
 }
 
-/* The chart's title and marks: status, failed lines, del/gc() lines. */
-static void timeline_end(rp_timeline *t, const rp_scenario *s, const sc_program *p)
+/* The chart's title and the failed lines. */
+static void timeline_end(rp_timeline *t, const rp_scenario *s)
 {
     uint32_t lines[256];
     size_t n = 0;
     for (size_t k = 0; k < s->nfailures && n < 256; k++)
         if (s->failures[k].line)
             lines[n++] = s->failures[k].line;
-    char *src = read_source(sc_program_file(p));
-    rp_timeline_end(t, (int)s->status, lines, n, src);
-    al_free(src, src ? SOURCE_CAP + 1 : 0, AL_K_REPORT);
+    rp_timeline_end(t, (int)s->status, lines, n);
 }
 
 static int write_timeline(const char *path, FILE *f, const rp_timeline *tl, size_t n)
@@ -315,7 +296,7 @@ static size_t run_here(run_args *a, sc_program **progs, size_t n, rp_collect *co
             break;
         }
         if (t)
-            timeline_end(t, r, progs[i]);
+            timeline_end(t, r);
         stream_done(st, r);
     }
     cli_progress(&a->c, n, n, "");
@@ -386,7 +367,7 @@ static int worker_one(void *arg, size_t i, const int *files)
     bad = bad || rp_collect_write_one(files[F_RECORD], &s) < 0;
     bad |= (df && fclose(df) != 0) | (of && fclose(of) != 0);
     if (k.t.stmt) {
-        timeline_end(&k.t, &s, j->progs[i]);
+        timeline_end(&k.t, &s);
         bad |= rp_timeline_save(k.fd, &k.t) != 0;
         rp_timeline_clear(&k.t);
     }
@@ -431,7 +412,7 @@ static void job_done(void *arg, size_t i, const wk_end *e, const int *files)
     int got = j->col->tl && rp_collect_load_timeline(j->col, i, files[F_TIMELINE]) == 0;
     if (j->col->tl && !(got && e->how == WK_OK) &&
         (got || timeline_begin(&j->col->tl[i], j->progs[i]) == 0))
-        timeline_end(&j->col->tl[i], r, j->progs[i]);
+        timeline_end(&j->col->tl[i], r);
     for (int k = 0; k < 2; k++)
         (void)wk_spool_add(&j->side[k], i, files[F_DOT + k]);
     stream_done(j->st, r);

@@ -74,56 +74,13 @@ void rp_timeline_add_memo(rp_timeline *t, uint32_t line, uint64_t objects, uint6
         t->max_memo = memo;
 }
 
-static void mark_source(rp_timeline *t, const char *src)
-{
-    uint32_t line = 1;
-    for (const char *p = src; p && *p && line < RP_TIMELINE_LINES; line++) {
-        const char *end = strchr(p, '\n');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        const char *q = p;
-        while (q < p + len && (*q == ' ' || *q == '\t'))
-            q++;
-        size_t rest = (size_t)(p + len - q);
-        if (rest > 4 && strncmp(q, "del ", 4) == 0)
-            t->marks[line] |= RP_TL_DEL;
-        if (rest > 11 && strncmp(q, "checkpoint ", 11) == 0)
-            t->marks[line] |= RP_TL_CHECKPOINT;
-        if (rest > 7 && strncmp(q, "expect ", 7) == 0)
-            t->marks[line] |= RP_TL_EXPECT;
-        for (const char *w = q; w + 7 <= p + len && *w != '#'; w++)
-            if (strncmp(w, ".sweep(", 7) == 0) {
-                t->marks[line] |= RP_TL_SWEEP;
-                break;
-            }
-        for (const char *g = q; g + 4 <= p + len; g++) {
-            if (*g == '#')
-                break;
-            if (strncmp(g, "gc()", 4) == 0 && (g == q || !(g[-1] == '_' || (g[-1] >= 'a' && g[-1] <= 'z')))) {
-                t->marks[line] |= RP_TL_GC;
-                break;
-            }
-        }
-        p = end ? end + 1 : p + len;
-    }
-}
-
-void rp_timeline_end(rp_timeline *t, int status, const uint32_t *fail_lines, size_t nfail,
-                     const char *source)
+void rp_timeline_end(rp_timeline *t, int status, const uint32_t *fail_lines, size_t nfail)
 {
     t->status = status;
     t->nfailed = (uint32_t)nfail;
-    if (!t->marks)
-        return;
-    mark_source(t, source);
-    for (size_t i = 0; i < nfail; i++)
+    for (size_t i = 0; t->marks && i < nfail; i++)
         if (fail_lines[i] < RP_TIMELINE_LINES)
             t->marks[fail_lines[i]] |= RP_TL_FAIL;
-}
-
-void rp_timeline_source(rp_timeline *t, const char *source)
-{
-    if (t->marks)
-        mark_source(t, source);
 }
 
 void rp_timeline_clear(rp_timeline *t)

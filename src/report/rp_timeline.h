@@ -25,8 +25,9 @@
 enum { RP_TL_DEL = 1, RP_TL_GC = 2, RP_TL_FAIL = 4, RP_TL_CHECKPOINT = 8, RP_TL_SWEEP = 16,
        RP_TL_EXPECT = 32 };
 /* RP_TL_EVENT_MAX events are kept: statements on a line marked gc(),
- * checkpoint, X.sweep() or expect, recorded whatever the sampling stride
- * (when the marks are known before the run: rp_timeline_source). */
+ * checkpoint, X.sweep() or expect, recorded whatever the sampling stride.
+ * The runner sets marks[] (what each line does: the parsed program knows)
+ * between rp_timeline_begin and the first rp_timeline_add. */
 #define RP_TL_EVENT_MAX 256
 #define RP_TL_EVENTS (RP_TL_GC | RP_TL_CHECKPOINT | RP_TL_SWEEP | RP_TL_EXPECT)
 typedef struct rp_tl_event {
@@ -57,14 +58,10 @@ void rp_timeline_add(rp_timeline *t, uint32_t line, uint64_t objects, uint64_t b
 /* The same with the memo entries live after the statement (memo 0 above). */
 void rp_timeline_add_memo(rp_timeline *t, uint32_t line, uint64_t objects, uint64_t bytes,
                           uint64_t memo);
-/* After the run: the scenario's status and failed lines, and its `del` and
- * `gc()` lines, its `checkpoint` and `X.sweep()` lines (read from `source`, the scenario's text; NULL: none). */
-void rp_timeline_end(rp_timeline *t, int status, const uint32_t *fail_lines, size_t nfail,
-                     const char *source);
+/* After the run: the scenario's status and failed lines (marked
+ * RP_TL_FAIL). */
+void rp_timeline_end(rp_timeline *t, int status, const uint32_t *fail_lines, size_t nfail);
 void rp_timeline_clear(rp_timeline *t);
-/* Before the run: the marks of the scenario's source, so that the
- * statements on marked lines are kept as events. */
-void rp_timeline_source(rp_timeline *t, const char *source);
 /* The whole series in a private binary form, for a --jobs worker to hand
  * its scenario's timeline to the parent (same build, same machine). save:
  * to a file descriptor with write(2) only, so a worker can save what it

@@ -94,6 +94,13 @@ int sc_program_parked(const sc_program *p);
 /* Its `config compat` as an fk_design_id, or -1 when it has none. */
 int sc_program_compat(const sc_program *p);
 
+/* The marks of p's lines on a timeline chart (RP_TL_DEL, RP_TL_GC,
+ * RP_TL_CHECKPOINT, RP_TL_SWEEP, RP_TL_EXPECT of report/rp_timeline.h):
+ * marks[line] |= what its statements do (a `del`, a gc() call, ...), for
+ * lines < nlines, nested statements included. A parked program is parsed
+ * again (nothing marked when its file changed or no longer parses). */
+void sc_program_marks(const sc_program *p, uint8_t *marks, size_t nlines);
+
 /* -1 in an override field means "the scenario's config". */
 enum { SC_GC_MANUAL = 0, SC_GC_AUTO = 1, SC_GC_STRESS = 2 };
 

@@ -173,6 +173,9 @@ struct sc_program {
 };
 /* sc_run of a parked program: re-read, re-parse, run, free (sc_park.c). */
 int sc_run_parked(const sc_program *p, const sc_options *o, rp_scenario *out);
+/* A parked program parsed again (to free), or NULL when its file no longer
+ * parses or is not the text checked. */
+sc_program *sc_unpark(const sc_program *p);
 
 /* ---- the vocabulary (sc_words.c): one row per word ---- */
 typedef enum sc_wkind { SW_BUILTIN, SW_METHOD, SW_ATTR } sc_wkind;

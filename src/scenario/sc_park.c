@@ -47,6 +47,16 @@ sc_program *sc_check_file(const char *path, FILE *diag, int color, int *nerrors,
 
 int sc_program_parked(const sc_program *p) { return p->parked; }
 
+sc_program *sc_unpark(const sc_program *p)
+{
+    sc_program *q = sc_parse_file(p->file, NULL, 0, NULL);
+    if (q && (q->len != p->text_len || text_hash(q->src, q->len) != p->text_hash)) {
+        sc_program_free(q);
+        return NULL;
+    }
+    return q;
+}
+
 static int parked_error(const sc_program *p, rp_scenario *out, const char *why)
 {
     char msg[600];
