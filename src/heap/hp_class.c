@@ -212,6 +212,8 @@ int hp_classify(hp_graph *g, const hp_class_spec *sp, hp_classes *out)
             return er_set(ER_OOM, "out of memory classifying %zu objects", n);
         }
         gr->count++;
+        gr->bytes += r[i].bytes;
+        gr->retained += r[i].retained_bytes;
         gr->memo = in_memo;
         note_exec(gr, sp, &r[i]);
     }

@@ -63,6 +63,12 @@ typedef struct hp_class_group {
     obj_site site;
     hp_reason reason;            /* the first member's */
     uint64_t count;
+    uint64_t bytes;              /* its members' own bytes (obj_self_bytes) */
+    uint64_t retained;           /* what its members retain (their dominator
+                                    subtrees: members share one path shape,
+                                    so none dominates another; the groups
+                                    of a class may nest, so those are not
+                                    added) */
     uint32_t first_exec, last_exec, execs;  /* made in executions first..last
                                                of the site's execs (0: unknown) */
     int memo;                    /* its members are values of live memo entries:

@@ -80,6 +80,8 @@ void rp_scenario_clear(rp_scenario *s)
         al_free(s->checkpoints, s->ncheckpoints * sizeof *s->checkpoints, AL_K_REPORT);
     rp_free_str(s->error);
     rp_free_str(s->verdict);
+    if (s->vgroups)
+        al_free(s->vgroups, s->nvgroups * sizeof *s->vgroups, AL_K_REPORT);
     hp_dtree_free(&s->dtree);
     memset(s, 0, sizeof *s);
 }
@@ -169,6 +171,22 @@ int rp_scenario_add_checkpoint(rp_scenario *s, const char *name, int64_t growth)
     memset(nc[n].kinds, 0, sizeof nc[n].kinds);
     s->checkpoints = nc;
     s->ncheckpoints = n + 1;
+    return 0;
+}
+
+int rp_scenario_add_vgroup(rp_scenario *s, const rp_vgroup *g)
+{
+    if (s->nvgroups < RP_VGROUPS) {
+        size_t n = s->nvgroups;
+        rp_vgroup *ng = al_realloc(s->vgroups, n * sizeof *ng, (n + 1) * sizeof *ng,
+                                   AL_K_REPORT, "rp verdict groups");
+        if (!ng)
+            return er_set(ER_OOM, "out of memory recording a verdict group");
+        ng[n] = *g;
+        s->vgroups = ng;
+        s->nvgroups = n + 1;
+    }
+    s->vgroups_total++;
     return 0;
 }
 

@@ -93,7 +93,32 @@ typedef struct rp_scenario {
      * classes are also failures (line 0, text "verdict: lost"). */
     char *verdict;
     uint64_t classes[5];
+    /* The verdict's groups, as the page shows them: an array of exactly
+     * nvgroups (AL_K_REPORT, NULL when 0) of the first RP_VGROUPS groups
+     * (lost first, then accumulating, still reachable, lingering; biggest
+     * first), of vgroups_total in all. In JSON as verdict.groups. */
+    struct rp_vgroup *vgroups; size_t nvgroups;
+    uint64_t vgroups_total;
 } rp_scenario;
+
+/* One group of a verdict (hp_class_group): subjects of one class and
+ * category, made at one program line, held in one way. */
+enum { RP_VGROUPS = 64 };
+typedef struct rp_vgroup {
+    uint8_t cls;                  /* hp_class */
+    uint8_t suppressed;           /* a --suppress rule counted it apart */
+    uint64_t count, bytes, retained;   /* members, their bytes, what they retain */
+    uint32_t first_round, last_round, rounds;   /* of the loop around the
+                                                   site (0: unknown) */
+    char noun[32];                /* "fake tensors" */
+    char site[160];               /* the program's line: "prog.py:11" */
+    char holder[96];              /* "KEEP", "PyTorch's finalizer registry",
+                                     "inside PyTorch" */
+    char path[256];               /* its first member's: "KEEP[0] -> tensor#11" */
+} rp_vgroup;
+/* Append one (copied) to s; 0, or -1 with ER_OOM. Past RP_VGROUPS only
+ * vgroups_total grows. */
+int rp_scenario_add_vgroup(rp_scenario *s, const rp_vgroup *g);
 
 typedef struct rp_run {
     const char *tool, *version, *allocator, *compat;  /* compat may be NULL */

@@ -2,11 +2,13 @@
 #include "report/rp_html.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "alloc/al.h"
 #include "core/er.h"
+#include "heap/hp_class.h"
 #include "report/rp_int.h"
 
 /* ---- output helpers ------------------------------------------------------ */
@@ -46,7 +48,9 @@ static const char CSS[] =
     ".more{color:#666;font-size:12px}.tl{margin:1em 0}.tl svg{border:1px solid #ddd;"
     "background:#fcfcfc;cursor:crosshair;width:100%;max-width:960px}"
     ".readout{font-family:ui-monospace,monospace;font-size:12px;min-height:1.4em}"
-    ".lg span{margin-right:1.2em;font-size:12px}.new{color:#c0392b}.gone{color:#2a7d2a}";
+    ".lg span{margin-right:1.2em;font-size:12px}.new{color:#c0392b}.gone{color:#2a7d2a}"
+    ".verdict{border-left:4px solid #c0392b;padding:.1em .8em;background:#fdf6f5}"
+    "li.vc.fails b{color:#c0392b}li.vc small{color:#666}";
 
 static const char JS[] =
     "(function(){\n"
@@ -226,6 +230,135 @@ static void h_classes(FILE *f, const rp_scenario *s)
     fputs("</ul>\n", f);
 }
 
+/* ---- a recorded program's verdict (rp_vgroup) ---------------------------- */
+
+/* Does the verdict fail on class c: its text's "fails on: lost
+ * accumulating)" names it. */
+static int fails_on(const rp_scenario *s, int c)
+{
+    const char *p = s->verdict ? strstr(s->verdict, "fails on:") : NULL;
+    const char *e = p ? strchr(p, ')') : NULL;
+    const char *w = hp_class_name((hp_class)c);
+    size_t n = strlen(w);
+    for (const char *q = p; q && e && (q = strstr(q, w)) && q < e; q += n)
+        if (q[-1] == ' ' && (q[n] == ' ' || q[n] == ')'))
+            return 1;
+    return 0;
+}
+
+/* Distinct words of one field over a class's groups, at most 3:
+ * "KEEP, mode". */
+static void h_distinct(FILE *f, const rp_scenario *s, int c, size_t off)
+{
+    const char *seen[3];
+    size_t n = 0, more = 0;
+    for (size_t i = 0; i < s->nvgroups; i++) {
+        const rp_vgroup *g = &s->vgroups[i];
+        const char *w = (const char *)g + off;
+        if (g->cls != c || g->suppressed || !w[0])
+            continue;
+        size_t k = 0;
+        while (k < n && strcmp(seen[k], w) != 0)
+            k++;
+        if (k < n)
+            continue;
+        if (n == 3) {
+            more++;
+            continue;
+        }
+        seen[n++] = w;
+        fputs(n > 1 ? ", <code>" : "<code>", f);
+        h_txt(f, w);
+        fputs("</code>", f);
+    }
+    if (more)
+        fprintf(f, " and %zu more", more);
+}
+
+/* One line per leak class: count, bytes, holders and the program's lines. */
+static void h_verdict(FILE *f, const rp_scenario *s)
+{
+    fputs("<div class=\"verdict\"><p><b>Verdict</b>", f);
+    if (s->nvgroups && s->vgroups[0].site[0]) {   /* the program: "prog.py" of "prog.py:11" */
+        fputs(" on <code>", f);
+        const char *site = s->vgroups[0].site, *colon = strrchr(site, ':');
+        char prog[160];
+        snprintf(prog, sizeof prog, "%.*s", colon ? (int)(colon - site) : (int)strlen(site), site);
+        h_txt(f, prog);
+        fputs("</code>", f);
+    }
+    fputs(" (what the program left behind at its end, after a full collection):", f);
+    static const char *const cls_css[HP_CL_COUNT] = {"lost", "acc", "reach", "ling"};
+    int any = 0;
+    for (int c = 0; c < HP_CL_COUNT; c++)
+        fprintf(f, "%s %" PRIu64 " %s", c ? "," : "", s->classes[c], hp_class_name((hp_class)c));
+    if (s->classes[HP_CL_COUNT])
+        fprintf(f, " (%" PRIu64 " suppressed)", s->classes[HP_CL_COUNT]);
+    fputs("</p>\n<ul class=\"vclasses\">\n", f);
+    for (int c = 0; c < HP_CL_COUNT; c++) {
+        uint64_t cnt = 0, b = 0;
+        for (size_t i = 0; i < s->nvgroups; i++)
+            if (s->vgroups[i].cls == c && !s->vgroups[i].suppressed) {
+                cnt += s->vgroups[i].count;
+                b += s->vgroups[i].bytes;
+            }
+        if (!cnt)
+            continue;
+        any = 1;
+        int fails = fails_on(s, c);
+        fprintf(f, "<li class=\"vc %s%s\"><b>%s</b> <small>(%s)</small>: %" PRIu64
+                " objects, ", cls_css[c], fails ? " fails" : "", hp_class_name((hp_class)c),
+                fails ? "fails" : "reported", cnt);
+        h_bytes(f, b);
+        fputs("; held by ", f);
+        h_distinct(f, s, c, offsetof(rp_vgroup, holder));
+        fputs("; made at ", f);
+        h_distinct(f, s, c, offsetof(rp_vgroup, site));
+        fputs("</li>\n", f);
+    }
+    fputs("</ul>\n", f);
+    if (!any && !s->nvgroups)
+        fputs("<p>Nothing was left behind.</p>\n", f);
+    if (s->nvgroups < s->vgroups_total)
+        h_kept(f, s->nvgroups, s->vgroups_total, "verdict groups");
+    fputs("</div>\n", f);
+}
+
+/* The verdict's groups in the Groups section: one row each, the culprits
+ * (lost, accumulating) first. */
+static void h_vgroups(FILE *f, const rp_scenario *s)
+{
+    fputs("<h4>the verdict: what the program left behind, by leak class</h4>\n"
+          "<table class=\"groups vgroups\"><tr><th>class</th><th class=\"n\">count x kind</th>"
+          "<th>made at (program line)</th><th>held by</th><th class=\"n\">in all</th>"
+          "<th class=\"n\">retained</th><th>rounds</th></tr>\n", f);
+    for (size_t i = 0; i < s->nvgroups; i++) {
+        const rp_vgroup *g = &s->vgroups[i];
+        fprintf(f, "<tr class=\"grp vgrp\"><td>%s%s</td><td class=\"n\">%" PRIu64 " x ",
+                hp_class_name((hp_class)g->cls), g->suppressed ? " (suppressed)" : "", g->count);
+        h_txt(f, g->noun);
+        fputs("</td><td class=\"site\">", f);
+        h_txt(f, g->site);
+        fputs("</td><td><b>", f);
+        h_txt(f, g->holder);
+        fputs("</b></td><td class=\"n\">", f);
+        h_bytes(f, g->bytes);
+        fputs("</td><td class=\"n\">", f);
+        h_bytes(f, g->retained);
+        fputs("</td><td>", f);
+        if (g->rounds)
+            fprintf(f, "%u..%u of %u", g->first_round, g->last_round, g->rounds);
+        fputs("</td></tr>\n<tr><td></td><td colspan=\"6\"><div class=\"path\">", f);
+        h_txt(f, g->path);
+        fputs("</div>", f);
+        if (g->count > 1)
+            fprintf(f, "<span class=\"sim\">+%" PRIu64 " similar</span>", g->count - 1);
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</table>\n", f);
+    h_kept(f, s->nvgroups, s->vgroups_total, "verdict groups");
+}
+
 static void h_summary(FILE *f, const rp_run *run, const size_t *idx, size_t nidx)
 {
     fputs("<section id=\"summary\"><h2>Summary</h2>\n<p id=\"verdict\">", f);
@@ -255,6 +388,8 @@ static void h_summary(FILE *f, const rp_run *run, const size_t *idx, size_t nidx
             h_txt(f, s->error);
             fputs("</p>\n", f);
         }
+        if (s->verdict)
+            h_verdict(f, s);
         size_t nf = s->nfailures < RP_HTML_FAILURES ? s->nfailures : RP_HTML_FAILURES;
         fputs("<ul class=\"fails\">\n", f);
         for (size_t i = 0; i < nf; i++)
@@ -382,12 +517,14 @@ static void h_groups(FILE *f, const rp_run *run, const size_t *idx, size_t nidx)
         const rp_scenario *s = &run->scenarios[idx[k]];
         h_state st[RP_HTML_STATES];
         size_t n = states_of(s, st, RP_HTML_STATES);
-        if (!n)
+        if (!n && !s->nvgroups)
             continue;
         any = 1;
         fputs("<h3>", f);
         h_txt(f, s->file);
         fputs("</h3>\n", f);
+        if (s->nvgroups)
+            h_vgroups(f, s);
         for (size_t i = 0; i < n; i++)
             h_state_groups(f, &st[i]);
         size_t all = states_count(s);

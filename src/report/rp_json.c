@@ -11,6 +11,7 @@
 
 #include "alloc/al.h"
 #include "core/er.h"
+#include "heap/hp_class.h"
 
 typedef rp_jw jw;
 
@@ -68,6 +69,39 @@ static void group(jw *w, const hp_group *g, const hp_retained *recs, size_t nrec
 
 /* Biggest retainers: [{"id", "type", "retained_bytes", "count",
  * "main_count", "main_kind", "main_via", "path"}] */
+/* verdict.groups: the verdict's groups as the page shows them (rp_vgroup),
+ * and groups_total (more than RP_VGROUPS are counted, not kept). */
+static void verdict_groups(rp_jw *w, const rp_scenario *s)
+{
+    rp_jw_key(w, ",\n        ", "groups_total");
+    rp_jw_u64(w, s->vgroups_total);
+    rp_jw_key(w, ", ", "groups");
+    rp_jw_put(w, "[", 1);
+    for (size_t i = 0; i < s->nvgroups; i++) {
+        const rp_vgroup *g = &s->vgroups[i];
+        rp_jw_key(w, i ? ",\n          {" : "\n          {", "class");
+        rp_jw_str(w, hp_class_name((hp_class)g->cls));
+        rp_jw_key(w, ", ", "kind"); rp_jw_str(w, g->noun);
+        rp_jw_key(w, ", ", "count"); rp_jw_u64(w, g->count);
+        rp_jw_key(w, ", ", "bytes"); rp_jw_u64(w, g->bytes);
+        rp_jw_key(w, ", ", "retained_bytes"); rp_jw_u64(w, g->retained);
+        rp_jw_key(w, ", ", "site"); rp_jw_str(w, g->site);
+        rp_jw_key(w, ", ", "holder"); rp_jw_str(w, g->holder);
+        rp_jw_key(w, ", ", "path"); rp_jw_str(w, g->path);
+        rp_jw_key(w, ", ", "rounds");
+        rp_jw_put(w, "[", 1);
+        rp_jw_u64(w, g->first_round);
+        rp_jw_put(w, ", ", 2);
+        rp_jw_u64(w, g->last_round);
+        rp_jw_put(w, ", ", 2);
+        rp_jw_u64(w, g->rounds);
+        rp_jw_put(w, "]", 1);
+        rp_jw_key(w, ", ", "suppressed"); rp_jw_bool(w, g->suppressed);
+        rp_jw_put(w, "}", 1);
+    }
+    rp_jw_put(w, "]", 1);
+}
+
 static void biggest(jw *w, const hp_top *t, size_t n)
 {
     rp_jw_put(w, "[", 1);
@@ -254,6 +288,7 @@ static int scenario(jw *w, const rp_scenario *s)
             rp_jw_u64(w, s->classes[c]);
         }
         rp_jw_key(w, ", ", "text"); rp_jw_str(w, s->verdict);
+        verdict_groups(w, s);
         rp_jw_put(w, "}", 1);
     } else {
         rp_jw_put(w, "null", 4);

@@ -15,6 +15,7 @@
 
 #include "alloc/al.h"
 #include "core/er.h"
+#include "heap/hp_class.h"
 #include "report/rp_jsonr.h"
 
 enum { MAX_DEPTH = 64 };
@@ -546,7 +547,94 @@ static int read_fields(rp_jr *j, const field *f, size_t n)
     return k < 0 ? -1 : 0;
 }
 
-/* "verdict": null, or {"lost": N, ..., "suppressed": N, "text": "..."} */
+/* A string into a fixed field (cut to fit). */
+static int get_fixed(rp_jr *j, char *buf, size_t n)
+{
+    int nul = rp_jr_is_null(j);
+    buf[0] = '\0';
+    if (nul)
+        return nul < 0 ? -1 : 0;
+    if (rp_jr_string(j) != 0)
+        return -1;
+    snprintf(buf, n, "%s", j->str);
+    return 0;
+}
+
+/* [first, last, of] into a verdict group's rounds. */
+static int get_rounds(rp_jr *j, rp_vgroup *g)
+{
+    uint32_t *v[3] = {&g->first_round, &g->last_round, &g->rounds};
+    int first = 1, k;
+    size_t i = 0;
+    if (rp_jr_arr_open(j) != 0)
+        return -1;
+    while ((k = rp_jr_arr_next(j, &first)) == 1)
+        if ((i < 3 ? rp_jr_get_u32(j, v[i++], "rounds") : rp_jr_skip(j)) != 0)
+            return -1;
+    return k < 0 ? -1 : 0;
+}
+
+static int vgroup_key(rp_jr *j, const char *key, rp_vgroup *g)
+{
+    if (strcmp(key, "class") == 0) {
+        if (rp_jr_string(j) != 0)
+            return -1;
+        for (int c = 0; c < HP_CL_COUNT; c++)
+            if (strcmp(j->str, hp_class_name((hp_class)c)) == 0)
+                g->cls = (uint8_t)c;
+        return 0;
+    }
+    struct { const char *k; char *buf; size_t n; } str[] = {
+        {"kind", g->noun, sizeof g->noun}, {"site", g->site, sizeof g->site},
+        {"holder", g->holder, sizeof g->holder}, {"path", g->path, sizeof g->path}};
+    for (size_t i = 0; i < sizeof str / sizeof *str; i++)
+        if (strcmp(key, str[i].k) == 0)
+            return get_fixed(j, str[i].buf, str[i].n);
+    struct { const char *k; uint64_t *u; } num[] = {
+        {"count", &g->count}, {"bytes", &g->bytes}, {"retained_bytes", &g->retained}};
+    for (size_t i = 0; i < sizeof num / sizeof *num; i++)
+        if (strcmp(key, num[i].k) == 0)
+            return rp_jr_get_u64(j, num[i].u, num[i].k);
+    if (strcmp(key, "rounds") == 0)
+        return get_rounds(j, g);
+    if (strcmp(key, "suppressed") == 0) {
+        int b = 0;
+        int rc = rp_jr_get_bool(j, &b);
+        g->suppressed = (uint8_t)(b != 0);
+        return rc;
+    }
+    return rp_jr_skip(j);
+}
+
+/* "groups": [{"class", "kind", "count", ...}] (rp_vgroup) */
+static int read_vgroups(rp_jr *j, rp_scenario *s)
+{
+    int first = 1, k;
+    uint64_t total = s->vgroups_total;
+    if (rp_jr_arr_open(j) != 0)
+        return -1;
+    while ((k = rp_jr_arr_next(j, &first)) == 1) {
+        rp_vgroup g;
+        memset(&g, 0, sizeof g);
+        char key[32];
+        int f2 = 1, k2;
+        if (rp_jr_obj_open(j) != 0)
+            return -1;
+        while ((k2 = rp_jr_obj_next(j, &f2, key, sizeof key)) == 1)
+            if (vgroup_key(j, key, &g) != 0)
+                return -1;
+        if (k2 < 0)
+            return -1;
+        if (rp_scenario_add_vgroup(s, &g) != 0)
+            return rp_jr_oom(j);
+    }
+    if (total > s->vgroups_total)   /* "groups_total" came first */
+        s->vgroups_total = total;
+    return k < 0 ? -1 : 0;
+}
+
+/* "verdict": null, or {"lost": N, ..., "suppressed": N, "text": "...",
+ * "groups_total": N, "groups": [...]} */
 static int read_verdict(rp_jr *j, rp_scenario *s)
 {
     static const char *const cls[5] = {"lost", "accumulating", "reachable", "lingering",
@@ -562,6 +650,14 @@ static int read_verdict(rp_jr *j, rp_scenario *s)
         for (int c = 0; c < 5 && rc == -2; c++)
             if (strcmp(key, cls[c]) == 0)
                 rc = rp_jr_get_u64(j, &s->classes[c], cls[c]);
+        if (rc == -2 && strcmp(key, "groups_total") == 0) {
+            uint64_t t = 0;
+            rc = rp_jr_get_u64(j, &t, "groups_total");
+            if (t > s->vgroups_total)
+                s->vgroups_total = t;
+        }
+        if (rc == -2 && strcmp(key, "groups") == 0 && !s->vgroups)
+            rc = read_vgroups(j, s);
         if (rc == -2)
             rc = strcmp(key, "text") == 0 ? get_str(j, &s->verdict) : rp_jr_skip(j);
         if (rc != 0)

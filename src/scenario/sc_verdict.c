@@ -363,6 +363,34 @@ static void group_line(vbuf *b, const hp_class_group *g, int suppressed_rule)
     vput(b, "\n");
 }
 
+/* The group as the page shows it (rp_vgroup): who holds it, in words. */
+static int add_vgroup(rp_scenario *out, const hp_class_group *g, int suppressed)
+{
+    rp_vgroup v;
+    memset(&v, 0, sizeof v);
+    v.cls = (uint8_t)g->cls;
+    v.suppressed = (uint8_t)suppressed;
+    v.count = g->count;
+    v.bytes = g->bytes;
+    v.retained = g->retained;
+    v.first_round = g->first_exec;
+    v.last_round = g->last_exec;
+    v.rounds = g->execs;
+    snprintf(v.noun, sizeof v.noun, "%s", g->count == 1 ? cat_one[g->cat] : cat_many[g->cat]);
+    site_text(g, v.site, sizeof v.site);
+    snprintf(v.path, sizeof v.path, "%s", g->example);
+    if (g->cls == HP_CL_LOST)
+        snprintf(v.holder, sizeof v.holder, "inside PyTorch");
+    else if (g->cls == HP_CL_LINGERING)
+        snprintf(v.holder, sizeof v.holder, "a pending sweep");
+    else if (strncmp(g->example, "finalizers", 10) == 0)
+        snprintf(v.holder, sizeof v.holder, "PyTorch's finalizer registry");
+    else   /* the program's root: "KEEP" of "KEEP[0] -> tensor#11" */
+        snprintf(v.holder, sizeof v.holder, "%.*s", (int)strcspn(g->example, ".[ "),
+                 g->example);
+    return rp_scenario_add_vgroup(out, &v);
+}
+
 /* ---- suppressions: one rule a line, `NAME: key=value ...` with keys
  * class (lost accumulating reachable lingering), kind (fake meta mode
  * converter finalizer storage memo), site (a glob on FILE:LINE) and holder
@@ -496,9 +524,13 @@ static int verdict_text(sc_vm *vm, const hp_classes *c, unsigned mask, supp_rule
             vput(&b, " %s", hp_class_name((hp_class)k));
     vput(&b, "): %" PRIu64 " lost, %" PRIu64 " accumulating, %" PRIu64 " still reachable, %"
              PRIu64 " lingering\n", tot[0], tot[1], tot[2], tot[3]);
-    for (size_t i = 0; i < c->ngroups; i++)
-        if (!rule_for(rules, nrules, &c->groups[i]))
+    for (size_t i = 0; i < c->ngroups; i++) {
+        int supp = rule_for(rules, nrules, &c->groups[i]) != NULL;
+        if (!supp)
             group_line(&b, &c->groups[i], 0);
+        if (add_vgroup(vm->out, &c->groups[i], supp) != 0)
+            b.oom = 1;
+    }
     for (size_t i = 0; i < nrules; i++)
         for (int k = 0; k < HP_CAT_MAX; k++)
             if (rules[i].hits[k])
@@ -599,6 +631,8 @@ int sc_ev_verdict(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args
         rc = verdict_text(vm, &c, mask, rules, nrules);
         hp_classes_free(&c);
     }
+    if (rc == 0)   /* the page's dominator tree: the heap the verdict judged */
+        sc_vm_emit(vm, g, -1, NULL, 0, NULL, 0, vm->cur ? vm->cur->line : 0);
     al_free(sorted, vm->nexecs * sizeof *sorted, AL_K_SCENARIO);
     hp_free(g);
     if (rc < 0)
