@@ -25,7 +25,7 @@ typedef struct stress_args {
     double seconds;
     cli_order order;
     cli_shard shard;
-    const char *weights;
+    const char *weights, *html;
     int no_shrink, dump;
 } stress_args;
 
@@ -53,6 +53,8 @@ static const cli_opt rows[] = {
     CLI_FLAG("--no-shrink", 0, stress_args, no_shrink,
              "write the failing lifecycle without minimizing it"),
     CLI_FLAG("--dump", 0, stress_args, dump, "print the lifecycle of --seed and exit"),
+    CLI_STR("--html", "FILE", stress_args, html,
+            "on a failure, the page of the reproducer's run\n(fakegc run --html), path printed"),
     CLI_ENUM("--format", "FMT", "text|json", stress_args, c.format,
              "text (default) or json (schema fakegc-stress/2)"),
     CLI_END};
@@ -237,6 +239,42 @@ static void write_text(const stress_args *a, const st_stress_result *r, const ch
                 r->failed == 1 ? "" : "s");
 }
 
+/* --html: the reproducer's run (the "reproduce:" line) writes the page,
+ * whole or not at all. The exit code: a's, or 2 when it was not written. */
+static int write_page(const stress_args *a, const st_stress_result *r, int exit_code)
+{
+    const char *file = r->min_file[0] ? r->min_file : r->file;
+    if (!r->failed || !file[0]) {
+        fprintf(stderr, "fakegc stress: nothing failed: no page written (--html)\n");
+        return exit_code;
+    }
+    char *v[16];
+    int n = 0;
+    const char *inj = a->o.env.inject;
+    const cli_common *c = &a->c;
+    v[n++] = (char *)"run";
+    v[n++] = (char *)"-q";
+    v[n++] = (char *)"--output=/dev/null";
+    if (strncmp(r->cls, "finding: ", 9) != 0)
+        v[n++] = (char *)"--verify";
+    const char *kv[][2] = {{"--inject", inj && *inj ? inj : NULL},
+                           {"--allocator", strcmp(c->allocator, "libc") ? c->allocator : NULL},
+                           {"--compat", c->compat}, {"--html", a->html}};
+    for (size_t k = 0; k < sizeof kv / sizeof *kv; k++)
+        if (kv[k][1]) {
+            v[n++] = (char *)kv[k][0];
+            v[n++] = (char *)kv[k][1];
+        }
+    v[n++] = (char *)"--";
+    v[n++] = (char *)file;
+    v[n] = NULL;
+    int rc = cli_run(n, v);
+    if (rc == CLI_EXIT_USAGE || rc == CLI_EXIT_INTERNAL)
+        return CLI_EXIT_USAGE;   /* cli_run said why */
+    fprintf(stderr, "fakegc stress: the reproducer's page: %s\n", a->html);
+    return exit_code;
+}
+
 /* The campaign's options into a->o once the command line is parsed. 0,
  * or -1 (printed). */
 static int campaign(stress_args *a)
@@ -333,10 +371,10 @@ int cli_stress(int argc, char **argv)
     }
     environment(&a);
     int exit_code;
+    st_stress_result res = {0};
     if (a.dump) {
         exit_code = dump(&a);
     } else {
-        st_stress_result res;
         int rc = st_stress(&a.o, &res);
         exit_code = rc < 0 ? CLI_EXIT_INTERNAL : res.failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
         if (rc < 0)
@@ -362,5 +400,7 @@ int cli_stress(int argc, char **argv)
     }
     obj_configure(&saved);
     cli_env_teardown(&a.c);
+    if (a.html && !a.dump && exit_code != CLI_EXIT_USAGE && exit_code != CLI_EXIT_INTERNAL)
+        exit_code = write_page(&a, &res, exit_code);
     return exit_code;
 }
