@@ -5,7 +5,8 @@ console error, fetches nothing but itself, and its controls work.
 
 usage: browser.py OUTDIR KIND=PAGE [KIND=PAGE ...]
   KIND: clean (a passing run), leak (a failing run with a dominator tree
-  and a timeline) or diff (a diff's page). Writes OUTDIR/KIND.png and
+  and a timeline), diff (a diff's page), record (a recorded leaking
+  program's page) or stress (a stress reproducer's page). Writes OUTDIR/KIND.png and
   prints one line per page: "KIND: BYTES bytes, loaded in MS ms".
 Exit 0 all good, 1 a check failed, 77 no Chromium/chromedriver/Selenium.
 """
@@ -103,23 +104,23 @@ def visible(d, el):
                             "e.getClientRects().length>0", el)
 
 
-def check_tree(d):
+def check_tree(d, kind="leak"):
     closed = d.find_elements(By.CSS_SELECTOR, "#tree details:not([open]) > summary")
-    check(closed, "leak: no collapsed dominator-tree node to expand")
+    check(closed, "%s: no collapsed dominator-tree node to expand" % kind)
     if not closed:
         return
     s = closed[0]
     det = s.find_element(By.XPATH, "..")
     kids = det.find_elements(By.CSS_SELECTOR, ":scope > ul > li")
-    check(kids, "leak: the collapsed node has no children in the page")
-    check(kids and not visible(d, kids[0]), "leak: a child is visible before the click")
+    check(kids, "%s: the collapsed node has no children in the page" % kind)
+    check(kids and not visible(d, kids[0]), "%s: a child is visible before the click" % kind)
     d.execute_script("arguments[0].scrollIntoView({block:'center'})", s)
     s.click()
-    check(kids and visible(d, kids[0]), "leak: the child did not appear after the click")
+    check(kids and visible(d, kids[0]), "%s: the child did not appear after the click" % kind)
     text = kids[0].text if kids else ""
     check(" x " in text and "retained" in text,
-          "leak: the expanded child says %r, not 'N x kind ... retained'" % text)
-    print("leak: expanded %r -> first child %r" % (s.text[:80], text[:100]))
+          "%s: the expanded child says %r, not 'N x kind ... retained'" % (kind, text))
+    print("%s: expanded %r -> first child %r" % (kind, s.text[:80], text[:100]))
 
 
 def check_timeline(d):
@@ -157,6 +158,48 @@ def check_leak(d):
     check_timeline(d)
 
 
+def check_record(d):
+    """A recorded leaking program (leak_accumulating.py): the verdict first
+    in the summary, the failing class with its holder, groups at the
+    program's lines."""
+    check("FAIL" in verdict(d), "record: verdict is %r" % verdict(d))
+    summary = d.find_element(By.ID, "summary")
+    v = summary.find_elements(By.CSS_SELECTOR, ".verdict")
+    check(v, "record: the summary has no verdict")
+    if not v:
+        return
+    first = summary.find_elements(By.CSS_SELECTOR, "h3 ~ *")
+    check(first and first[0] == v[0], "record: the verdict is not the first thing under the "
+          "scenario's heading")
+    lines = [li.text for li in v[0].find_elements(By.CSS_SELECTOR, "li.vc")]
+    print("record: verdict lines", lines)
+    acc = [t for t in lines if t.startswith("accumulating")]
+    check(acc and "(fails)" in acc[0] and "held by KEEP" in acc[0]
+          and "leak_accumulating.py:" in acc[0],
+          "record: no 'accumulating (fails) ... held by KEEP ... leak_accumulating.py:N' in %r"
+          % lines)
+    check(lines and lines[0].startswith("accumulating"), "record: the failing class is not "
+          "first: %r" % lines)
+    rows = d.find_elements(By.CSS_SELECTOR, "#groups tr.vgrp")
+    check(rows, "record: no verdict group rows")
+    sites = [r.find_element(By.CSS_SELECTOR, "td.site").text for r in rows]
+    import re
+    check(sites and all(re.fullmatch(r"leak_accumulating\.py:\d+", x) for x in sites),
+          "record: the groups do not name program lines: %r" % sites)
+    check_tree(d, "record")
+
+
+def check_stress(d):
+    """The page of a stress reproducer's run: it fails, and the culprit
+    (held by a memo) comes before what a variable holds."""
+    check("FAIL" in verdict(d), "stress: verdict is %r" % verdict(d))
+    cls = [li.text for li in d.find_elements(By.CSS_SELECTOR, "#summary li.cls")]
+    check(cls and cls[0].startswith("held by memo"),
+          "stress: the first leak class is not the memo's: %r" % cls)
+    check(d.find_elements(By.CSS_SELECTOR, "#groups tr.grp"), "stress: no group rows")
+    print("stress: leak classes", cls)
+
+
 def check_diff(d):
     check("regressed" in verdict(d), "diff: verdict is %r" % verdict(d))
     check(d.find_elements(By.CSS_SELECTOR, "tr.newfail"), "diff: no new failure rows")
@@ -183,7 +226,8 @@ def main():
         print("SKIP: chromium, chromedriver or python3-selenium is not installed")
         return 77
     outdir = sys.argv[1]
-    checks = {"clean": check_clean, "leak": check_leak, "diff": check_diff}
+    checks = {"clean": check_clean, "leak": check_leak, "diff": check_diff,
+              "record": check_record, "stress": check_stress}
     profile = tempfile.mkdtemp(prefix="fakegc-chromium-")
     d = start(profile)
     try:

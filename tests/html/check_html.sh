@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # check_html.sh FAKEGC BUILD_DIR - the HTML pages in a real browser: a clean
-# run, a big leak (strong-memo over tests/html/leak.scn: about 1.2M objects)
-# and the diff between them, each opened in headless Chromium by
+# run, a big leak (strong-memo over tests/html/leak.scn: about 1.2M objects),
+# the diff between them, a recorded leaking program (fakegc record --html)
+# and a stress reproducer's run (fakegc stress --html), each opened in headless Chromium by
 # tests/html/browser.py (console errors, network fetches, tree expansion,
 # jump to peak, range selection, load time and size), with a screenshot of
 # each in BUILD_DIR/html/. Exit 77 (skipped) only when Chromium,
@@ -43,9 +44,34 @@ if command -v dot >/dev/null && command -v rsvg-convert >/dev/null; then
     dot -Tsvg "$out/leak.dot" -o "$out/leak-dot.svg" && rsvg-convert -o "$out/leak-dot.png" \
         "$out/leak-dot.svg" || { echo "FAIL: graphviz or rsvg-convert rejected the DOT"; exit 1; }
 fi
+# a recorded leaking program (fakegc record --html; without torch, its
+# shipped recording): the verdict, its classes and holders, program lines
+root=$(cd "$here/../.." && pwd)
+if "$py" -c 'import torch' 2>/dev/null; then
+    "$fakegc" record -q --html "$out/record.html" \
+        "$root/scripts/record/examples/leak_accumulating.py" >/dev/null 2>"$out/record.err"
+else
+    echo "note: $py has no torch: the shipped recording of leak_accumulating.py instead"
+    "$fakegc" run -q --compat pytorch-1.13 --html "$out/record.html" \
+        "$root/scenarios/recorded/leaks/leak_accumulating.scn" >/dev/null
+fi
+rc=$?
+[ "$rc" -eq 1 ] || { echo "FAIL: the recorded leak exited $rc, not 1"; cat "$out/record.err"; exit 1; }
+# a stress failure: the page of its shrunk reproducer's run, path printed
+"$fakegc" stress -q --inject strong-memo --steps 2000 --out-dir "$out/stress" \
+    --html "$out/stress.html" >/dev/null 2>"$out/stress.err"
+rc=$?
+[ "$rc" -eq 1 ] || { echo "FAIL: stress exited $rc, not 1"; cat "$out/stress.err"; exit 1; }
+grep -qF "the reproducer's page: $out/stress.html" "$out/stress.err" ||
+    { echo "FAIL: stress did not print the page's path"; cat "$out/stress.err"; exit 1; }
 # the page is written whole or not at all: an unwritable target leaves nothing
 if "$fakegc" run "$scn" -q --html /nonexistent-dir/x.html >/dev/null 2>&1; then
     echo "FAIL: --html into a missing folder succeeded"; exit 1
 fi
+rm -rf "$out/stress-bad"
+if "$fakegc" stress -q --inject strong-memo --steps 2000 --out-dir "$out/stress-bad" \
+    --html /nonexistent-dir/x.html >/dev/null 2>&1 || [ $? -ne 2 ]; then
+    echo "FAIL: stress --html into a missing folder did not exit 2"; exit 1
+fi
 exec "$py" "$here/browser.py" "$out" clean="$out/clean.html" leak="$out/leak.html" \
-    diff="$out/diff.html"
+    diff="$out/diff.html" record="$out/record.html" stress="$out/stress.html"
