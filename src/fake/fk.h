@@ -36,8 +36,39 @@ int fk_policy_from_name(const char *s, fk_policy *out);
  * made (modes, converters); the scenario runner sets it per scenario.
  * FK_D_DEFAULT is fakegc's own design (no --compat, no config compat). */
 typedef enum fk_design_id {
-    FK_D_DEFAULT, FK_D_1_13, FK_D_2_0, FK_D_COUNT
+    FK_D_DEFAULT, FK_D_1_13, FK_D_2_0, FK_D_2_3, FK_D_COUNT
 } fk_design_id;
+
+/* The weak tables a design has (fk_design.tables[]). */
+typedef enum fk_table_id {
+    FK_T_TENSOR_MEMO,     /* MetaConverter.tensor_memo */
+    FK_T_STORAGE_MEMO,    /* MetaConverter.storage_memo */
+    FK_T_FAKE_MEMO,       /* FakeTensorConverter.tensor_memo (1.13) */
+    FK_T_LOOKUP_TENSOR,   /* MetaTensorDescriber.lookup_tensor (2.3) */
+    FK_T_LOOKUP_STORAGE,  /* MetaTensorDescriber.lookup_storage (2.3) */
+    FK_T_COUNT
+} fk_table_id;
+
+/* What a table keys on: the real object itself (a weak key), or the
+ * describer's integer id for it (a strong key that never dies). */
+typedef enum fk_key_kind {
+    FK_KEY_NONE, FK_KEY_TENSOR, FK_KEY_STORAGE, FK_KEY_TENSOR_ID, FK_KEY_STORAGE_ID
+} fk_key_kind;
+
+/* Which deaths clear an entry (fk_table_spec.clears). */
+enum {
+    FK_CLR_KEY = 1u << 0,       /* the key's own weak callback (WeakIdKeyDictionary) */
+    FK_CLR_VALUE = 1u << 1,     /* its weak value dies (WeakValueDictionary) */
+    FK_CLR_FINALIZER = 1u << 2, /* a weakref.finalize on the real tensor (del_ten) */
+    FK_CLR_SWEEP = 1u << 3      /* a pending StorageWeakRef, at the next sweep */
+};
+
+typedef struct fk_table_spec {
+    unsigned char exists;
+    unsigned char key;          /* fk_key_kind */
+    unsigned char value_weak;   /* the value is held weakly */
+    unsigned char clears;       /* FK_CLR_* */
+} fk_table_spec;
 
 typedef struct fk_design {
     const char *name;          /* the --compat / config compat value */
@@ -54,7 +85,18 @@ typedef struct fk_design {
     unsigned char view_flags_from_base; /* a converted view's requires_grad and
                                   leafness are its as_strided's off the meta
                                   base, not the real view's */
+    unsigned char op_outputs_memoized; /* each new output of an op dispatched
+                                  on fakes (a conversion's fake-view step
+                                  included) gets a tensor-memo entry of its
+                                  own under a fresh id (from_meta_and_device) */
+    fk_table_spec tables[FK_T_COUNT];
 } fk_design;
+
+/* The row's table t ({0} when the design has none). */
+const fk_table_spec *fk_design_table(const fk_design *d, fk_table_id t);
+/* The design keeps finalizers / a pending list with its sweep. */
+int fk_design_has_finalizers(const fk_design *d);
+int fk_design_sweeps(const fk_design *d);
 
 const fk_design *fk_design_get(fk_design_id id);       /* NULL: no such row */
 /* The --compat names ("pytorch-1.13", ...); "default" is not one. 0 or -1. */
@@ -67,6 +109,11 @@ const fk_design *fk_design_now(void);
 /* The row's rules are consistent (no rule that needs a table it lacks).
  * 0 or -1 with why. */
 int fk_design_verify(fk_design_id id, char *why, size_t n);
+/* The same checks on any row (tests build broken ones): each table's key
+ * kind allows the deaths that clear it, id keys need the describer's
+ * lookup table, weak values are cleared by their death, a periodic policy
+ * needs a sweep, and the flags agree with the tables. */
+int fk_design_check(const fk_design *d, char *why, size_t n);
 
 /* Injectable bugs (fakegc-semantics(7), INJECTABLE BUGS); all off by default. */
 typedef struct fk_bugs {

@@ -208,6 +208,88 @@ static int fin_attach(ts_tensor *t, obj *conv, obj *self_ref, int is_meta,
 }
 
 /* ---------------------------------------------------------------------
+ * MetaTensorDescriber (pytorch-2.3): the integer ids it gives real tensors
+ * and storages are Python ints, modelled as objects: lookup_tensor and
+ * lookup_storage hold them as values, tensor_memo and storage_memo as keys
+ * (a dict holds its keys strongly), so an id lives while either table has
+ * it. Each is made once per describer, so identity is equality, and they
+ * count from 0 in each describer, never reused ("Don't use id() directly",
+ * meta_utils.py@0f315d37:214,248-258).
+ * ------------------------------------------------------------------- */
+
+typedef struct fk_mid {
+    obj hdr;                  /* OBJ_GENERIC */
+    int64_t id;
+    int storage;              /* MetaStorageId, else MetaTensorId */
+} fk_mid;
+
+static void mid_describe(const obj *self, char *buf, size_t n)
+{
+    const fk_mid *m = (const fk_mid *)self;
+    snprintf(buf, n, "%s %lld", m->storage ? "MetaStorageId" : "MetaTensorId",
+             (long long)m->id);
+}
+
+static al_pool mid_pool = AL_POOL_INIT(sizeof(fk_mid), AL_K_OBJECT);
+
+static const obj_type mid_type = {
+    .name = "MetaId", .kind = OBJ_GENERIC, .describe = mid_describe, .pool = &mid_pool,
+};
+
+/* A fresh id (a new reference): the describer's next tensor or storage id. */
+static obj *mid_new(struct fk_mconv *mc, int storage)
+{
+    fk_mid *m = (fk_mid *)obj_new(&mid_type, sizeof *m);
+    if (!m)
+        return NULL;
+    m->storage = storage;
+    m->id = storage ? mc->next_storage_id++ : mc->next_tensor_id++;
+    return &m->hdr;
+}
+
+/* get_tensor_id / get_storage_id (meta_utils.py@0f315d37:248-258): key's
+ * id, made and entered on first sight. Borrowed; NULL with ER_OOM. */
+static obj *describer_id(fk_mconv *mc, int storage, obj *key)
+{
+    wt_table *lookup = storage ? mc->lookup_storage : mc->lookup_tensor;
+    obj *id = wt_get(lookup, key);
+    if (id)
+        return id;
+    id = mid_new(mc, storage);
+    if (!id)
+        return NULL;
+    int rc = wt_put(lookup, key, id);
+    obj_decref(id);
+    return rc == 0 ? id : NULL;
+}
+
+/* describe_tensor: ids for t's storage, then t, then its grad's, then its
+ * base's (meta_utils.py@0f315d37:311,384,457,472); sparse tensors have no
+ * storage id (:303-311). 0 or -1 (ER_OOM). */
+static int describe(fk_mconv *mc, ts_tensor *t)
+{
+    if (!mc->lookup_tensor)
+        return 0;
+    if (t->layout == TS_STRIDED && t->storage &&
+        !describer_id(mc, 1, &t->storage->hdr))
+        return -1;
+    if (!describer_id(mc, 0, &t->hdr))
+        return -1;
+    if (t->grad && describe(mc, t->grad) != 0)
+        return -1;
+    if (t->base && t->layout == TS_STRIDED && describe(mc, t->base) != 0)
+        return -1;
+    return 0;
+}
+
+/* The key of t's tensor-memo entry: t, or (describer) its id, NULL when it
+ * has none (lookup_tensor.get(t), fake_tensor.py@946abe14:270-274). */
+static obj *tensor_key(fk_mconv *mc, ts_tensor *t)
+{
+    return mc->lookup_tensor ? wt_get(mc->lookup_tensor, &t->hdr) : &t->hdr;
+}
+
+/* ---------------------------------------------------------------------
  * MetaConverter
  * ------------------------------------------------------------------- */
 
@@ -235,6 +317,10 @@ static void mconv_traverse(obj *self, obj_visit_fn visit, void *arg)
         wt_traverse(mc->tensor_memo, visit, arg);
     if (mc->storage_memo)
         wt_traverse(mc->storage_memo, visit, arg);
+    if (mc->lookup_tensor)
+        wt_traverse(mc->lookup_tensor, visit, arg);
+    if (mc->lookup_storage)
+        wt_traverse(mc->lookup_storage, visit, arg);
     if (mc->self_ref)
         visit(mc->self_ref, "self_ref", -1, arg);
 }
@@ -246,6 +332,10 @@ static void mconv_traverse_weak(obj *self, obj_visit_fn visit, void *arg)
         wt_traverse_weak(mc->tensor_memo, visit, arg);
     if (mc->storage_memo)
         wt_traverse_weak(mc->storage_memo, visit, arg);
+    if (mc->lookup_tensor)
+        wt_traverse_weak(mc->lookup_tensor, visit, arg);
+    if (mc->lookup_storage)
+        wt_traverse_weak(mc->lookup_storage, visit, arg);
     for (size_t i = 0; i < mc->npending; i++)
         visit(&mc->pending[i]->hdr, "pending", (long)i, arg);
 }
@@ -262,12 +352,12 @@ static void mconv_release(obj *self)
             mc->list_next->list_prev = mc->list_prev;
         mc->list_prev = mc->list_next = NULL;
     }
-    wt_table *tm = mc->tensor_memo, *sm = mc->storage_memo;
-    mc->tensor_memo = mc->storage_memo = NULL;
-    if (tm)
-        wt_free(tm);
-    if (sm)
-        wt_free(sm);
+    /* the converter's death drops its four tables (2.3) */
+    wt_table *tabs[4] = {mc->tensor_memo, mc->storage_memo, mc->lookup_tensor,
+                         mc->lookup_storage};
+    mc->tensor_memo = mc->storage_memo = mc->lookup_tensor = mc->lookup_storage = NULL;
+    for (int i = 0; i < 4; i++)
+        wt_free(tabs[i]);
     ts_storage **p = mc->pending;
     size_t np = mc->npending, cap = mc->cap_pending;
     mc->pending = NULL;
@@ -286,6 +376,10 @@ static uint64_t mconv_owned(const obj *self)
         n += wt_bytes(mc->tensor_memo);
     if (mc->storage_memo)
         n += wt_bytes(mc->storage_memo);
+    if (mc->lookup_tensor)
+        n += wt_bytes(mc->lookup_tensor);
+    if (mc->lookup_storage)
+        n += wt_bytes(mc->lookup_storage);
     return n;
 }
 
@@ -302,9 +396,9 @@ static void mconv_describe(const obj *self, char *buf, size_t n)
 static obj_role conv_edge_role(const obj *self, const char *label)
 {
     (void)self;
-    if (strcmp(label, "tensor_memo") == 0)
+    if (strcmp(label, "tensor_memo") == 0 || strcmp(label, "lookup_tensor") == 0)
         return OBJ_ROLE_TENSOR_MEMO;
-    if (strcmp(label, "storage_memo") == 0)
+    if (strcmp(label, "storage_memo") == 0 || strcmp(label, "lookup_storage") == 0)
         return OBJ_ROLE_STORAGE_MEMO;
     if (strcmp(label, "pending") == 0)
         return OBJ_ROLE_PENDING;
@@ -325,6 +419,37 @@ static wt_key_mode tensor_key_mode(void)
     return fk_bug_state.id_reuse ? WT_KEY_ADDRESS : WT_KEY_WEAK;
 }
 
+/* A table of design d as its row says (fk_design.tables), with the
+ * injected bugs: strong-memo / id-reuse on real-tensor keys,
+ * strong-storage-memo on real-storage keys, strong-fake-value on the fake
+ * tables' values. Ids are keys a dict holds strongly. The storage memo of
+ * a periodic policy leaves its dead keys to the sweep. NULL: no such table
+ * (no error), or ER_OOM (*oom set). */
+static wt_table *table_new(const fk_design *d, fk_table_id t, fk_policy policy,
+                           const char *label, int *oom)
+{
+    const fk_table_spec *sp = fk_design_table(d, t);
+    if (!sp->exists)
+        return NULL;
+    wt_key_mode km = sp->key == FK_KEY_TENSOR ? tensor_key_mode()
+                   : sp->key == FK_KEY_STORAGE && fk_bug_state.strong_storage_memo
+                   ? WT_KEY_STRONG
+                   : sp->key == FK_KEY_STORAGE ? WT_KEY_WEAK : WT_KEY_STRONG;
+    int fakes = t == FK_T_FAKE_MEMO || (t == FK_T_TENSOR_MEMO && sp->value_weak);
+    wt_val_mode vm = sp->value_weak && !(fakes && fk_bug_state.strong_fake_value)
+        ? WT_VAL_WEAK : WT_VAL_STRONG;
+    unsigned flags = vm == WT_VAL_WEAK && (sp->clears & FK_CLR_VALUE)
+        ? WT_REMOVE_ON_VALUE_DEATH : 0;
+    /* an address key (id-reuse) is a cached id(): its entry outlives it */
+    if ((sp->clears & FK_CLR_KEY) && km != WT_KEY_ADDRESS &&
+        !(policy == FK_SWEEP_PERIODIC && (sp->clears & FK_CLR_SWEEP)))
+        flags |= WT_REMOVE_ON_KEY_DEATH;
+    wt_table *w = wt_new(km, vm, flags, label);
+    if (!w)
+        *oom = 1;
+    return w;
+}
+
 obj *fk_meta_converter_new(fk_policy policy, int64_t sweep_every)
 {
     if (sweep_every < 1)
@@ -334,19 +459,17 @@ obj *fk_meta_converter_new(fk_policy policy, int64_t sweep_every)
         return NULL;
     mc->policy = policy;
     mc->design = fk_design_now();
-    mc->check_expired_frequency = sweep_every;
-    /* weak values (2.x): the entry leaves when its meta tensor or fake dies;
-     * strong-fake-value makes them strong again (a cycle through the fake) */
-    mc->tensor_memo = mc->design->memo_values_weak && !fk_bug_state.strong_fake_value
-        ? wt_new(tensor_key_mode(), WT_VAL_WEAK, WT_REMOVE_ON_VALUE_DEATH, "tensor_memo")
-        : wt_new(tensor_key_mode(), WT_VAL_STRONG, 0, "tensor_memo");
-    unsigned sflags = policy == FK_SWEEP_EAGER ? WT_REMOVE_ON_KEY_DEATH : 0;
-    mc->storage_memo = wt_new(fk_bug_state.strong_storage_memo ? WT_KEY_STRONG
-                                                               : WT_KEY_WEAK,
-                              WT_VAL_STRONG, sflags, "storage_memo");
-    if (mc->tensor_memo && mc->storage_memo)
+    const fk_design *d = mc->design;
+    /* without a sweep (2.3) sweep_every and check_count read 0 */
+    mc->check_expired_frequency = fk_design_sweeps(d) ? sweep_every : 0;
+    int oom = 0;
+    mc->tensor_memo = table_new(d, FK_T_TENSOR_MEMO, policy, "tensor_memo", &oom);
+    mc->storage_memo = table_new(d, FK_T_STORAGE_MEMO, policy, "storage_memo", &oom);
+    mc->lookup_tensor = table_new(d, FK_T_LOOKUP_TENSOR, policy, "lookup_tensor", &oom);
+    mc->lookup_storage = table_new(d, FK_T_LOOKUP_STORAGE, policy, "lookup_storage", &oom);
+    if (!oom)
         mc->self_ref = wr_new(&mc->hdr, NULL, NULL);
-    if (!mc->tensor_memo || !mc->storage_memo || !mc->self_ref) {
+    if (oom || !mc->tensor_memo || !mc->storage_memo || !mc->self_ref) {
         er_set(ER_OOM, "out of memory creating a MetaConverter");
         obj_decref(&mc->hdr);
         return NULL;
@@ -387,39 +510,83 @@ static uint64_t mconv_sweep(fk_mconv *mc)
 
 uint64_t fk_meta_sweep(obj *mc) { return mconv_sweep((fk_mconv *)mc); }
 
-/* meta_storage(s): the meta storage memoized for real storage s. Borrowed. */
+/* meta_storage(s): the meta storage memoized for real storage s, under s
+ * or (2.3) its id, as a new reference: in 2.3 the memo holds it weakly, so
+ * the tensor made over it must take it before this reference goes
+ * (meta_utils.py@0f315d37:1748-1756,1771; its storage_memo entry leaves
+ * when no fake holds the storage any more). */
 static ts_storage *meta_storage(fk_mconv *mc, ts_storage *s)
 {
-    obj *hit = wt_get(mc->storage_memo, &s->hdr);
-    if (hit)
-        return (ts_storage *)hit;
-    ts_storage *ms = ts_storage_new(s->nbytes, ts_meta(), TS_INIT_NONE);
-    if (!ms)
+    obj *key = mc->lookup_storage ? wt_get(mc->lookup_storage, &s->hdr) : &s->hdr;
+    if (!key) {
+        er_set(ER_INTERNAL, "storage#%llu has no describer id",
+               (unsigned long long)s->hdr.id);
         return NULL;
-    int rc = wt_put(mc->storage_memo, &s->hdr, &ms->hdr);
-    obj_decref(&ms->hdr);           /* the memo holds it now (or nothing) */
-    return rc == 0 ? ms : NULL;
+    }
+    obj *hit = wt_get(mc->storage_memo, key);
+    if (hit) {
+        obj_incref(hit);
+        return (ts_storage *)hit;
+    }
+    ts_storage *ms = ts_storage_new(s->nbytes, ts_meta(), TS_INIT_NONE);
+    if (ms && wt_put(mc->storage_memo, key, &ms->hdr) != 0) {
+        obj_decref(&ms->hdr);
+        return NULL;
+    }
+    return ms;
 }
 
-/* set_tensor_memo: insert, then attach the finalizer; undo on failure. */
+/* set_tensor_memo: insert under t (or its id), then, where the design has
+ * them, attach the finalizer; undo on failure. */
 static int mconv_memo_set(fk_mconv *mc, ts_tensor *t, ts_tensor *r)
 {
-    if (wt_put(mc->tensor_memo, &t->hdr, &r->hdr) != 0)
+    obj *key = tensor_key(mc, t);
+    if (!key)
+        return er_set(ER_INTERNAL, "tensor#%llu has no describer id",
+                      (unsigned long long)t->hdr.id);
+    if (wt_put(mc->tensor_memo, key, &r->hdr) != 0)
         return -1;
+    if (!fk_design_has_finalizers(mc->design))
+        return 0;    /* 2.3: no finalizer (meta_utils.py@0f315d37:818-819) */
     ts_storage *weak_st = t->layout == TS_STRIDED ? t->storage : NULL;
     if (fin_attach(t, &mc->hdr, mc->self_ref, 1, weak_st) != 0) {
-        wt_remove(mc->tensor_memo, &t->hdr);
+        wt_remove(mc->tensor_memo, key);
         return -1;
     }
     return 0;
 }
 
+/* The entry under key (t itself, or its id), checked against t: a value
+ * made for another tensor is a wrong hit, possible only with address keys
+ * (id-reuse). */
+static ts_tensor *memo_lookup_key(wt_table *memo, const obj *key, ts_tensor *t)
+{
+    obj *v = key ? wt_get(memo, key) : NULL;
+    if (v && ts_of(v)->source_id != t->hdr.id)
+        wrong_hits++;
+    return v ? ts_of(v) : NULL;
+}
+
 static ts_tensor *memo_lookup(wt_table *memo, ts_tensor *t)
 {
-    obj *v = wt_get(memo, &t->hdr);
-    if (v && ts_of(v)->source_id != t->hdr.id)
-        wrong_hits++;      /* only possible with address keys (id-reuse) */
-    return v ? ts_of(v) : NULL;
+    return memo_lookup_key(memo, &t->hdr, t);
+}
+
+/* MetaConverter.tensor_memo's entry for t (lookup_tensor first in 2.3). */
+static ts_tensor *mconv_memo_get(fk_mconv *mc, ts_tensor *t)
+{
+    return memo_lookup_key(mc->tensor_memo, tensor_key(mc, t), t);
+}
+
+/* see [expired-storages]: every meta_tensor call, recursive ones too,
+ * counts toward the next sweep, in designs that sweep */
+static void count_toward_sweep(fk_mconv *mc)
+{
+    if (fk_design_sweeps(mc->design) &&
+        ++mc->check_expired_count >= mc->check_expired_frequency) {
+        mconv_sweep(mc);
+        mc->check_expired_count = 0;
+    }
 }
 
 /* FakeTensorConverter._get_memo: in PyTorch 1.13.1 a hit calls
@@ -485,6 +652,7 @@ static ts_tensor *convert_fresh(fk_mconv *mc, ts_tensor *t, ts_tensor *base)
         ms->nbytes = ts_storage_extent(t);
         r = ts_from_storage(ms, t->ndim, t->sizes, t->strides,
                             t->storage_offset, t->dtype);
+        obj_decref(&ms->hdr);
     }
     if (!r)
         return NULL;
@@ -500,12 +668,8 @@ static ts_tensor *convert_fresh(fk_mconv *mc, ts_tensor *t, ts_tensor *base)
 
 ts_tensor *fk_meta_tensor(fk_mconv *mc, ts_tensor *t)
 {
-    /* see [expired-storages]: counted on every call, recursive ones too */
-    if (++mc->check_expired_count >= mc->check_expired_frequency) {
-        mconv_sweep(mc);
-        mc->check_expired_count = 0;
-    }
-    ts_tensor *hit = memo_lookup(mc->tensor_memo, t);
+    count_toward_sweep(mc);
+    ts_tensor *hit = mconv_memo_get(mc, t);
     if (hit) {
         /* one memo (2.x): a mode's entries are fakes; their meta tensor */
         hit = ts_is_fake(hit) ? hit->meta : hit;
@@ -538,6 +702,10 @@ ts_tensor *fk_meta_convert(obj *o, ts_tensor *t)
         return t;
     }
     mc->hits++;
+    /* 2.3: described after the checks, before converting
+     * (meta_utils.py@0f315d37:1897-1910, then describe_tensor) */
+    if (describe(mc, t) != 0)
+        return NULL;
     return fk_meta_tensor(mc, t);
 }
 
@@ -682,11 +850,8 @@ static int fconv_memo_set(fk_fconv *fc, ts_tensor *t, ts_tensor *out)
  * :671 (grad), :197-198 (finalizer last). */
 static ts_tensor *one_memo_fake(fk_mconv *mc, fk_mode *mode, ts_tensor *t)
 {
-    if (++mc->check_expired_count >= mc->check_expired_frequency) {
-        mconv_sweep(mc);
-        mc->check_expired_count = 0;
-    }
-    ts_tensor *hit = memo_lookup(mc->tensor_memo, t);
+    count_toward_sweep(mc);
+    ts_tensor *hit = mconv_memo_get(mc, t);
     if (hit) {
         obj_incref(&hit->hdr);
         return hit;
@@ -709,6 +874,13 @@ static ts_tensor *one_memo_fake(fk_mconv *mc, fk_mode *mode, ts_tensor *t)
     out->requires_grad = t->requires_grad;
     out->is_leaf = t->is_leaf;       /* derived: meta_tensor keeps leafness */
     out->base = basef;               /* holds the base's fake (its reference) */
+    /* 2.3: the fake-view step is an op on the base's fake, whose output
+     * from_meta_and_device memoizes under a fresh id
+     * (meta_utils.py@0f315d37:1205; fake_tensor.py@946abe14:1869) */
+    if (basef && fk_memo_op_output(&mode->hdr, out) != 0) {
+        obj_decref(&out->hdr);
+        return NULL;
+    }
     if (t->grad) {
         ts_tensor *g = one_memo_fake(mc, mode, t->grad);
         if (!g || ts_set_grad(out, g) != 0) {
@@ -738,8 +910,9 @@ static ts_tensor *from_real_one_memo(fk_fconv *fc, fk_mode *mode, ts_tensor *t)
 {
     fk_mconv *mc = fc->meta;
     /* a hit is returned before anything else, no counter moves
-     * (fake_tensor.py@6ec61862:259) */
-    ts_tensor *hit = memo_lookup(mc->tensor_memo, t);
+     * (fake_tensor.py@6ec61862:259, fake_tensor.py@946abe14:304; in 2.3
+     * through lookup_tensor.get, which gives no id, :270-274) */
+    ts_tensor *hit = mconv_memo_get(mc, t);
     if (hit && ts_is_fake(hit)) {
         obj_incref(&hit->hdr);
         return hit;
@@ -754,6 +927,8 @@ static ts_tensor *from_real_one_memo(fk_fconv *fc, fk_mode *mode, ts_tensor *t)
         return NULL;
     }
     mc->hits++;
+    if (describe(mc, t) != 0)
+        return NULL;
     return one_memo_fake(mc, mode, t);
 }
 
@@ -805,7 +980,7 @@ static ts_tensor *from_meta_and_device(fk_mode *mode, ts_tensor *t,
 {
     fk_fconv *fc = mode->converter;
     int one = !fc->design->fake_memo;
-    ts_tensor *hit = one ? memo_lookup(fc->meta->tensor_memo, t) : fake_memo_hit(fc, t);
+    ts_tensor *hit = one ? mconv_memo_get(fc->meta, t) : fake_memo_hit(fc, t);
     if (hit) {
         obj_incref(&hit->hdr);
         return hit;
@@ -816,6 +991,18 @@ static ts_tensor *from_meta_and_device(fk_mode *mode, ts_tensor *t,
     /* FakeTensor(fake_mode, t, device) is _make_subclass(cls, t,
      * t.requires_grad): a leaf, even over a meta tensor that is not */
     out->is_leaf = 1;
+    if (one && fc->meta->lookup_tensor) {
+        /* 2.3: set_tensor_memo gives t an id (fake_tensor.py@946abe14:
+         * 276-278,426-427); t is held by the fake here, so its
+         * lookup_tensor entry lives as long as the fake */
+        fk_mconv *mc = fc->meta;
+        obj *id = describer_id(mc, 0, &t->hdr);
+        if (!id || wt_put(mc->tensor_memo, id, &out->hdr) != 0) {
+            obj_decref(&out->hdr);
+            return NULL;
+        }
+        return out;
+    }
     if (one) {
         /* 2.x: memoized under the meta tensor in the one memo, with the
          * FakeTensorConverter's finalizer, which only pops the entry
@@ -834,6 +1021,25 @@ static ts_tensor *from_meta_and_device(fk_mode *mode, ts_tensor *t,
         return NULL;
     }
     return out;
+}
+
+int fk_memo_op_output(obj *mode, ts_tensor *out)
+{
+    if (!fk_is_mode(mode) || !ts_is_fake(out))
+        return 0;
+    fk_mconv *mc = ((fk_mode *)mode)->converter->meta;
+    if (!mc->design->op_outputs_memoized || !mc->lookup_tensor)
+        return 0;
+    /* from_meta_and_device(meta output) in 2.3: a fresh id, the entry
+     * id -> fake; the meta output's lookup_tensor entry leaves when the op
+     * returns, as PyTorch's fake does not hold it (derived; pytorch#178584).
+     * The entry leaves with the fake (weak value). */
+    obj *id = mid_new(mc, 0);
+    if (!id)
+        return -1;
+    int rc = wt_put(mc->tensor_memo, id, &out->hdr);
+    obj_decref(id);
+    return rc;
 }
 
 ts_tensor *fk_fake(obj *mode, ts_tensor *t, const ts_device *device)
@@ -894,7 +1100,7 @@ ts_tensor *fk_mode_meta(obj *mode, ts_tensor *t)
             return t;
         }
         mc->hits++;
-        ts_tensor *f = one_memo_fake(mc, (fk_mode *)mode, t);
+        ts_tensor *f = describe(mc, t) == 0 ? one_memo_fake(mc, (fk_mode *)mode, t) : NULL;
         if (!f)
             return NULL;
         ts_tensor *r = f->meta;
@@ -946,8 +1152,11 @@ int fk_counters_get(obj *o, fk_counters *out)
                                                                  : mc->tensor_memo);
     out->memo_meta = (int64_t)wt_count(mc->tensor_memo);
     out->memo_storage = (int64_t)wt_count(mc->storage_memo);
-    out->memo_tensor_ids = out->memo_meta;
-    out->memo_storage_ids = out->memo_storage;
+    /* 2.3: the describer's tables; else the memos' keys */
+    out->memo_tensor_ids = (int64_t)wt_count(mc->lookup_tensor ? mc->lookup_tensor
+                                                               : mc->tensor_memo);
+    out->memo_storage_ids = (int64_t)wt_count(mc->lookup_storage ? mc->lookup_storage
+                                                                 : mc->storage_memo);
     out->memo_constants = 0;
     out->pending = (int64_t)mc->npending;
     out->hits = mc->hits;
@@ -960,8 +1169,11 @@ int fk_counters_get(obj *o, fk_counters *out)
 uint64_t fk_stale_all(void)
 {
     uint64_t n = 0;
-    for (fk_mconv *mc = mconv_list; mc; mc = mc->list_next)
+    for (fk_mconv *mc = mconv_list; mc; mc = mc->list_next) {
         n += wt_stale(mc->tensor_memo) + wt_stale(mc->storage_memo);
+        if (mc->lookup_tensor)
+            n += wt_stale(mc->lookup_tensor) + wt_stale(mc->lookup_storage);
+    }
     for (fk_fconv *fc = fconv_list; fc; fc = fc->list_next)
         n += wt_stale(fc->tensor_memo);
     return n;
@@ -985,10 +1197,43 @@ static int awaited_by_finalizer(fk_mconv *mc, const obj *key)
     return 0;
 }
 
+/* 2.3: the describer's keys are alive (their callbacks remove them at
+ * death; not address keys, the id-reuse bug), and nothing is pending. */
+static int verify_describer(fk_mconv *mc, char *why, size_t n)
+{
+    if (!mc->lookup_tensor)
+        return 0;
+    if (wt_verify(mc->lookup_tensor, why, n) != 0 ||
+        wt_verify(mc->lookup_storage, why, n) != 0)
+        return -1;
+    if (mc->npending || mc->check_expired_count) {
+        snprintf(why, n, "MetaConverter#%llu: no sweep in %s, yet %zu pending",
+                 (unsigned long long)mc->hdr.id, mc->design->name, mc->npending);
+        return -1;
+    }
+    if (fk_bug_state.id_reuse)
+        return 0;
+    wt_table *tabs[2] = {mc->lookup_tensor, mc->lookup_storage};
+    for (int i = 0; i < 2; i++) {
+        wt_iter it;
+        obj *key, *val;
+        uint64_t id;
+        wt_iter_init(&it, tabs[i]);
+        while (wt_iter_next(&it, &key, &id, &val))
+            if (obj_expired(key)) {
+                snprintf(why, n, "MetaConverter#%llu: %s key #%llu is dead",
+                         (unsigned long long)mc->hdr.id, i ? "lookup_storage"
+                         : "lookup_tensor", (unsigned long long)id);
+                return -1;
+            }
+    }
+    return 0;
+}
+
 static int verify_mconv(fk_mconv *mc, char *why, size_t n)
 {
     if (wt_verify(mc->tensor_memo, why, n) != 0 ||
-        wt_verify(mc->storage_memo, why, n) != 0)
+        wt_verify(mc->storage_memo, why, n) != 0 || verify_describer(mc, why, n) != 0)
         return -1;
     wt_iter it;
     obj *key, *val;

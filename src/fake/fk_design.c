@@ -7,12 +7,20 @@
  *   meta_utils.py@003dca52  003dca52773ade8fdcb6e05f932b8f7212354201 (2.1-2.2)
  *   meta_utils.py@0f315d37  0f315d37a4534a9a3a796b845cb3ac4a0e647034 (2.3+)
  *   fake_tensor.py@946abe14 946abe145c61e0b6b807d209e0ac0896b4143a00 (2.3-2.4)
+ *   weak.py@03e156b8        torch/utils/weak.py 03e156b8e50a6df611ff81db21cc79b3d2aecd5e (2.x)
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "core/er.h"
 #include "fake/fk_internal.h"
+
+/* 1.13's tables (the default design's too). The storage memo is cleared by
+ * the key's death under the eager policy and by the sweep under the periodic
+ * one (a mode's policy picks); del_ten pops an expired storage's entry. */
+#define T_113_TENSOR_MEMO {1, FK_KEY_TENSOR, 0, FK_CLR_FINALIZER}
+#define T_1X_STORAGE_MEMO {1, FK_KEY_STORAGE, 0, FK_CLR_KEY | FK_CLR_SWEEP | FK_CLR_FINALIZER}
+#define T_113_FAKE_MEMO {1, FK_KEY_TENSOR, 1, FK_CLR_FINALIZER | FK_CLR_VALUE}
 
 static const fk_design designs[FK_D_COUNT] = {
     [FK_D_DEFAULT] = {
@@ -22,6 +30,11 @@ static const fk_design designs[FK_D_COUNT] = {
         .policy = FK_SWEEP_EAGER,
         .fake_memo = 1,
         .fix_weakref_leak = 0,
+        .tables = {
+            [FK_T_TENSOR_MEMO] = T_113_TENSOR_MEMO,
+            [FK_T_STORAGE_MEMO] = T_1X_STORAGE_MEMO,
+            [FK_T_FAKE_MEMO] = T_113_FAKE_MEMO,
+        },
     },
     [FK_D_1_13] = {
         .name = "pytorch-1.13",
@@ -42,6 +55,11 @@ static const fk_design designs[FK_D_COUNT] = {
          * y = x.view(2, 4); y.requires_grad_(); MetaConverter()(y.view(2, 2, 2))
          * gives requires_grad False, is_leaf True) */
         .view_flags_from_base = 1,
+        .tables = {
+            [FK_T_TENSOR_MEMO] = T_113_TENSOR_MEMO,
+            [FK_T_STORAGE_MEMO] = T_1X_STORAGE_MEMO,
+            [FK_T_FAKE_MEMO] = T_113_FAKE_MEMO,
+        },
     },
     [FK_D_2_0] = {
         .name = "pytorch-2.0",
@@ -63,8 +81,66 @@ static const fk_design designs[FK_D_COUNT] = {
         /* pytorch#90823 fixed it before 2.0: _get_memo still calls
          * _fix_weakref on a hit (fake_tensor.py@6ec61862:225), harmlessly */
         .fix_weakref_leak = 0,
+        .tables = {
+            /* meta_utils.py@003dca52:131: WeakIdKeyDictionary with weak
+             * values; del_ten (:169-198) pops it when the tensor dies */
+            [FK_T_TENSOR_MEMO] = {1, FK_KEY_TENSOR, 1, FK_CLR_FINALIZER | FK_CLR_VALUE},
+            /* :132,143-161,182-195: StorageWeakRef keys, pending, sweep */
+            [FK_T_STORAGE_MEMO] = T_1X_STORAGE_MEMO,
+        },
+    },
+    [FK_D_2_3] = {
+        .name = "pytorch-2.3",
+        .what = "PyTorch 2.3 and later: a MetaTensorDescriber gives never-reused ids to "
+                "real tensors and storages, id -> fake and id -> meta storage tables with "
+                "weak values; no finalizers, no pending list, no sweep",
+        /* no sweep at all; the policy only names what modes report */
+        .policy = FK_SWEEP_EAGER,
+        /* fake_tensor.py@946abe14:227: the converter's tensor_memo is its
+         * MetaConverter's; the callback mk_fake_tensor builds fakes (:314-330) */
+        .fake_memo = 0,
+        .memo_values_weak = 1,
+        /* meta_utils.py@0f315d37:1587 (base first), :1205 (as_strided off
+         * the base's fake) */
+        .fakes_are_views = 1,
+        .fix_weakref_leak = 0,
+        /* fake_tensor.py@946abe14:1869,417-428: dispatched outputs go
+         * through from_meta_and_device, which memoizes under a fresh id
+         * (:276-278 set_tensor_memo -> describer.get_tensor_id) */
+        .op_outputs_memoized = 1,
+        .tables = {
+            /* meta_utils.py@0f315d37:793-795: WeakValueDictionary[MetaTensorId, fake] */
+            [FK_T_TENSOR_MEMO] = {1, FK_KEY_TENSOR_ID, 1, FK_CLR_VALUE},
+            /* :788-790: WeakValueDictionary[MetaStorageId, UntypedStorage] */
+            [FK_T_STORAGE_MEMO] = {1, FK_KEY_STORAGE_ID, 1, FK_CLR_VALUE},
+            /* :241-243 WeakIdKeyDictionary: each key's callback removes its
+             * entry (weak.py@03e156b8:91-99,149-150); ids from a counter,
+             * never reused (:214,248-258) */
+            [FK_T_LOOKUP_TENSOR] = {1, FK_KEY_TENSOR, 0, FK_CLR_KEY},
+            [FK_T_LOOKUP_STORAGE] = {1, FK_KEY_STORAGE, 0, FK_CLR_KEY},
+        },
     },
 };
+
+static const fk_table_spec no_table;
+
+const fk_table_spec *fk_design_table(const fk_design *d, fk_table_id t)
+{
+    return d && t >= 0 && t < FK_T_COUNT ? &d->tables[t] : &no_table;
+}
+
+int fk_design_has_finalizers(const fk_design *d)
+{
+    for (int t = 0; t < FK_T_COUNT; t++)
+        if (d->tables[t].exists && (d->tables[t].clears & FK_CLR_FINALIZER))
+            return 1;
+    return 0;
+}
+
+int fk_design_sweeps(const fk_design *d)
+{
+    return (d->tables[FK_T_STORAGE_MEMO].clears & FK_CLR_SWEEP) != 0;
+}
 
 const fk_design *fk_design_get(fk_design_id id)
 {
@@ -108,6 +184,70 @@ fk_design_id fk_design_current(void) { return current; }
 
 const fk_design *fk_design_now(void) { return &designs[current]; }
 
+static const char *const table_names[FK_T_COUNT] = {
+    "tensor_memo", "storage_memo", "fake memo", "lookup_tensor", "lookup_storage",
+};
+
+/* One table's rules: what it keys on allows the deaths that clear it. */
+static int verify_table(const fk_design *d, fk_table_id t, char *why, size_t n)
+{
+    const fk_table_spec *s = &d->tables[t];
+    const char *tn = table_names[t];
+    int by_id = s->key == FK_KEY_TENSOR_ID || s->key == FK_KEY_STORAGE_ID;
+    int lookup = t == FK_T_LOOKUP_TENSOR || t == FK_T_LOOKUP_STORAGE;
+    const char *bad = NULL;
+    if (s->key == FK_KEY_NONE || s->key > FK_KEY_STORAGE_ID)
+        bad = "no key kind";
+    else if (!s->clears)
+        bad = "nothing ever clears an entry";
+    else if (!!(s->clears & FK_CLR_VALUE) != s->value_weak)
+        bad = "a value death clears it iff its values are weak";
+    else if (by_id && (s->clears & (FK_CLR_KEY | FK_CLR_FINALIZER | FK_CLR_SWEEP)))
+        bad = "keyed by ids, which never die, yet cleared by a key's death";
+    else if ((s->clears & FK_CLR_SWEEP) && (t != FK_T_STORAGE_MEMO || s->key != FK_KEY_STORAGE))
+        bad = "swept, but not the storage memo keyed by storages";
+    else if (lookup && (s->key != (t == FK_T_LOOKUP_TENSOR ? FK_KEY_TENSOR : FK_KEY_STORAGE) ||
+                        s->clears != FK_CLR_KEY || s->value_weak))
+        bad = "a describer table maps its real objects to ids, cleared by their death";
+    else if (s->key == FK_KEY_TENSOR_ID && !d->tables[FK_T_LOOKUP_TENSOR].exists)
+        bad = "keyed by tensor ids without lookup_tensor";
+    else if (s->key == FK_KEY_STORAGE_ID && !d->tables[FK_T_LOOKUP_STORAGE].exists)
+        bad = "keyed by storage ids without lookup_storage";
+    if (bad) {
+        snprintf(why, n, "design %s: %s: %s", d->name, tn, bad);
+        return -1;
+    }
+    return 0;
+}
+
+static int verify_tables(const fk_design *d, char *why, size_t n)
+{
+    if (!d->tables[FK_T_TENSOR_MEMO].exists || !d->tables[FK_T_STORAGE_MEMO].exists) {
+        snprintf(why, n, "design %s: no tensor or storage memo", d->name);
+        return -1;
+    }
+    for (int t = 0; t < FK_T_COUNT; t++)
+        if (d->tables[t].exists && verify_table(d, (fk_table_id)t, why, n) != 0)
+            return -1;
+    const char *bad = NULL;
+    if (d->fake_memo != d->tables[FK_T_FAKE_MEMO].exists)
+        bad = "fake_memo disagrees with its tables";
+    else if (d->memo_values_weak != d->tables[FK_T_TENSOR_MEMO].value_weak)
+        bad = "memo_values_weak disagrees with its tensor memo";
+    else if (d->policy == FK_SWEEP_PERIODIC && !fk_design_sweeps(d))
+        bad = "a periodic policy without a sweep";
+    else if (d->op_outputs_memoized && (d->fake_memo || !d->memo_values_weak))
+        bad = "op outputs memoized outside one memo of weak fakes";
+    else if (d->tables[FK_T_TENSOR_MEMO].key == FK_KEY_TENSOR_ID &&
+             d->tables[FK_T_STORAGE_MEMO].key != FK_KEY_STORAGE_ID)
+        bad = "tensor ids with a storage memo keyed by storages";
+    if (bad) {
+        snprintf(why, n, "design %s: %s", d->name, bad);
+        return -1;
+    }
+    return 0;
+}
+
 int fk_design_verify(fk_design_id id, char *why, size_t n)
 {
     const fk_design *d = fk_design_get(id);
@@ -115,6 +255,11 @@ int fk_design_verify(fk_design_id id, char *why, size_t n)
         snprintf(why, n, "design %d: no such row", (int)id);
         return -1;
     }
+    return fk_design_check(d, why, n);
+}
+
+int fk_design_check(const fk_design *d, char *why, size_t n)
+{
     if (!d->what || !*d->what) {
         snprintf(why, n, "design %s: no description", d->name);
         return -1;
@@ -138,5 +283,5 @@ int fk_design_verify(fk_design_id id, char *why, size_t n)
         snprintf(why, n, "design %s: the _fix_weakref leak without a fake memo", d->name);
         return -1;
     }
-    return 0;
+    return verify_tables(d, why, n);
 }

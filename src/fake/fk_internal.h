@@ -7,8 +7,16 @@
 
 typedef struct fk_mconv {
     obj hdr;                    /* OBJ_META_CONVERTER */
-    wt_table *tensor_memo;      /* real tensor -> meta tensor (strong values) */
-    wt_table *storage_memo;     /* real storage -> meta storage (strong values) */
+    /* Keys and values as the design's tables say (fk_design.tables): in
+     * 1.13 and 2.0 real tensor -> meta tensor or fake, real storage -> meta
+     * storage; in 2.3 id -> fake (or meta tensor) and id -> meta storage,
+     * weak values, the ids being the describer's id objects. */
+    wt_table *tensor_memo;
+    wt_table *storage_memo;
+    /* 2.3's MetaTensorDescriber (NULL in other designs): real tensor -> id,
+     * real storage -> id, weak keys; ids from counters, never reused */
+    wt_table *lookup_tensor, *lookup_storage;
+    int64_t next_tensor_id, next_storage_id;
     ts_storage **pending;       /* maybe_storages_to_delete: weak counts */
     size_t npending, cap_pending;
     fk_policy policy;
@@ -37,6 +45,10 @@ extern fk_bugs fk_bug_state;
 
 /* MetaConverter.meta_tensor without the hit/miss accounting. */
 ts_tensor *fk_meta_tensor(fk_mconv *mc, ts_tensor *t);
+/* A new output of an op dispatched on fakes of `mode`: in designs that
+ * memoize op outputs (2.3's from_meta_and_device), its entry under a fresh
+ * id. 0, or -1 (ER_OOM). */
+int fk_memo_op_output(obj *mode, ts_tensor *out);
 /* Run deferred (id-reuse) finalizers now; returns how many ran. */
 size_t fk_run_deferred(void);
 

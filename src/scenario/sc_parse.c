@@ -51,7 +51,8 @@ static const char *const gc_values[] = {"manual", "auto", "stress", NULL};
 static const char *const sweep_values[] = {"eager", "periodic", NULL};
 static const char *const end_values[] = {"strict", "off", NULL};
 /* fk_design_id order from FK_D_1_13 on (fake/fk.h); "default" is not a value */
-static const char *const compat_values[] = {"pytorch-1.13", "pytorch-2.0", NULL};
+static const char *const compat_values[] = {"pytorch-1.13", "pytorch-2.0", "pytorch-2.3",
+                                            NULL};
 
 static int find_in(const char *const *list, const char *s, size_t n)
 {

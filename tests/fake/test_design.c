@@ -51,7 +51,7 @@ Test(design, names_round_trip)
     EQ(fk_design_from_name("pytorch-1.12", &got), -1);
     char names[128];
     fk_design_names(names, sizeof names);
-    cr_assert_str_eq(names, "pytorch-1.13, pytorch-2.0");
+    cr_assert_str_eq(names, "pytorch-1.13, pytorch-2.0, pytorch-2.3");
 }
 
 Test(design, pytorch_113_is_periodic_with_the_fix_weakref_leak)
@@ -148,4 +148,120 @@ Test(design, mode_keeps_the_design_it_was_made_under)
     EQ(hit_then_drop(FK_D_1_13), 1);
     /* the immortal fake is 1.13.1's, reclaimed only at process end: this
      * test leaves it, so it does not check for leftovers */
+}
+
+/* pytorch-2.3 as data: the describer's two lookup tables keyed by real
+ * objects, the memos keyed by their ids with weak values; no finalizer,
+ * no sweep; the bugs of finalizers and sweeps do not apply. */
+Test(design, pytorch_23_has_the_describer_tables)
+{
+    const fk_design *d = fk_design_get(FK_D_2_3);
+    cr_assert_not_null(d);
+    const fk_table_spec *lt = fk_design_table(d, FK_T_LOOKUP_TENSOR);
+    const fk_table_spec *tm = fk_design_table(d, FK_T_TENSOR_MEMO);
+    const fk_table_spec *sm = fk_design_table(d, FK_T_STORAGE_MEMO);
+    EQ(lt->exists, 1);
+    EQ(lt->key, FK_KEY_TENSOR);
+    EQ(lt->clears, FK_CLR_KEY);
+    EQ(fk_design_table(d, FK_T_LOOKUP_STORAGE)->key, FK_KEY_STORAGE);
+    EQ(tm->key, FK_KEY_TENSOR_ID);
+    EQ(tm->value_weak, 1);
+    EQ(tm->clears, FK_CLR_VALUE);
+    EQ(sm->key, FK_KEY_STORAGE_ID);
+    EQ(sm->clears, FK_CLR_VALUE);
+    EQ(fk_design_table(d, FK_T_FAKE_MEMO)->exists, 0);
+    EQ(fk_design_has_finalizers(d), 0);
+    EQ(fk_design_sweeps(d), 0);
+    EQ(fk_design_has_finalizers(fk_design_get(FK_D_2_0)), 1);
+    EQ(fk_design_sweeps(fk_design_get(FK_D_1_13)), 1);
+    EQ(fk_design_table(fk_design_get(FK_D_1_13), FK_T_LOOKUP_TENSOR)->exists, 0);
+    char err[256];
+    EQ(fk_inject_check("no-sweep", FK_D_2_3, err, sizeof err), -1);
+    EQ(fk_inject_check("finalizer-holds-converter", FK_D_2_3, err, sizeof err), -1);
+    EQ(fk_inject_check("strong-memo,id-reuse,strong-storage-memo", FK_D_2_3, err, sizeof err), 0);
+}
+
+/* fk_design_check refuses rows whose tables contradict each other. */
+static int check_broken(void (*breakit)(fk_design *))
+{
+    fk_design d = *fk_design_get(FK_D_2_3);
+    char why[200];
+    cr_assert_eq(fk_design_check(&d, why, sizeof why), 0, "%s", why);
+    breakit(&d);
+    return fk_design_check(&d, why, sizeof why);
+}
+
+static void no_lookup(fk_design *d) { d->tables[FK_T_LOOKUP_TENSOR].exists = 0; }
+static void strong_cleared(fk_design *d) { d->tables[FK_T_STORAGE_MEMO].value_weak = 0; }
+static void id_key_death(fk_design *d) { d->tables[FK_T_TENSOR_MEMO].clears |= FK_CLR_KEY; }
+static void periodic(fk_design *d) { d->policy = FK_SWEEP_PERIODIC; }
+static void id_sweep(fk_design *d) { d->tables[FK_T_STORAGE_MEMO].clears |= FK_CLR_SWEEP; }
+static void lookup_weak(fk_design *d) { d->tables[FK_T_LOOKUP_STORAGE].value_weak = 1; }
+static void fake_memo(fk_design *d) { d->fake_memo = 1; }
+static void mixed_keys(fk_design *d)
+{
+    d->tables[FK_T_STORAGE_MEMO] = (fk_table_spec){1, FK_KEY_STORAGE, 0, FK_CLR_KEY};
+}
+
+Test(design, check_refuses_contradicting_tables)
+{
+    EQ(check_broken(no_lookup), -1);
+    EQ(check_broken(strong_cleared), -1);
+    EQ(check_broken(id_key_death), -1);
+    EQ(check_broken(periodic), -1);
+    EQ(check_broken(id_sweep), -1);
+    EQ(check_broken(lookup_weak), -1);
+    EQ(check_broken(fake_memo), -1);
+    EQ(check_broken(mixed_keys), -1);
+}
+
+static ts_tensor *vec(int64_t n)
+{
+    int64_t s[1] = {n};
+    return ts_empty(1, s, TS_F32, ts_cpu(), TS_INIT_NONE, 0);
+}
+
+/* Each death clears its own half: the real tensor its lookup entry, the
+ * fake its id -> fake entry, the last fake over a meta storage its
+ * storage_memo entry; the converter's death drops the rest. */
+Test(design, pytorch_23_each_death_clears_its_own_half)
+{
+    fk_design_set(FK_D_2_3);
+    obj *m = fk_mode_new(FK_SWEEP_PERIODIC, 128);
+    fk_design_set(FK_D_DEFAULT);
+    ts_tensor *t = vec(4), *keep = vec(2);
+    ts_tensor *f = fk_fake(m, t, NULL);
+    cr_assert_not_null(f, "%s", er_message());
+    ts_tensor *f2 = fk_fake(m, keep, NULL);
+    fk_counters c;
+    fk_counters_get(m, &c);
+    EQ(c.memo_tensor_ids, 2);
+    EQ(c.memo_storage_ids, 2);
+    EQ(c.memo_fake, 2);
+    EQ(c.memo_storage, 2);
+    EQ(c.sweep_every, 0);
+    EQ(c.pending, 0);
+    obj_decref(&t->hdr);
+    fk_counters_get(m, &c);
+    EQ(c.memo_tensor_ids, 1);
+    EQ(c.memo_storage_ids, 1);
+    EQ(c.memo_fake, 2);
+    EQ(c.memo_storage, 2);
+    obj_decref(&f->hdr);
+    fk_counters_get(m, &c);
+    EQ(c.memo_fake, 1);
+    EQ(c.memo_storage, 1);
+    EQ(fk_sweep(m), 0);
+    char why[200];
+    cr_assert_eq(fk_verify(m, why, sizeof why), 0, "%s", why);
+    /* keep's tensor and storage ids are alive, held by lookup entries */
+    EQ(obj_live_count_kind(OBJ_GENERIC), 2);
+    obj_decref(m);       /* f2 holds the mode */
+    EQ(obj_live_count_kind(OBJ_GENERIC), 2);
+    obj_decref(&f2->hdr);
+    /* the converter died: its four tables and the ids they held went,
+     * while keep (a key of one of them) lives on */
+    EQ(obj_live_count_kind(OBJ_GENERIC), 0);
+    EQ(keep->hdr.weak, 0);
+    obj_decref(&keep->hdr);
 }
