@@ -31,8 +31,10 @@ the program's run; each wrapper calls the original and only reads state):
 Deaths: weakref.finalize on every recorded object (CPython runs it when the
 refcount reaches 0, so the order is exact); deaths are written at the next
 event, as one `del` line, followed by the counters. The cycle collector is
-disabled inside the conversion wrapper (so no death lands inside a
-conversion); it runs as usual elsewhere. tests/record/ checks each hook.
+disabled inside the conversion wrapper, and a death CPython still runs
+inside a conversion or an op (an explicit gc.collect(), a refcount drop) is
+written after that event's own lines, never among them; the collector runs
+as usual elsewhere. tests/record/ checks each hook.
 
 Exit: the program's exit status (0 when it ends normally); 2 usage;
 3 the recorder itself failed (the scenario is written up to there, its
@@ -187,6 +189,32 @@ class no_cycles:
         return False
 
 
+class Event:
+    """One recorded event in progress (a conversion, an op): a death that
+    CPython runs inside it (the cycle collector may run at any allocation,
+    and explicit gc.collect() calls are not stopped by gc.disable()) is
+    kept aside and written after the event's own lines (Recorder.undefer),
+    never among them, where its counter reads would see the conversion
+    half done. Nested events keep deferring to the outermost."""
+
+    def __init__(self, rec):
+        self.rec = rec
+
+    def __enter__(self):
+        r = self.rec
+        r.scope += 1
+        if r.deferred is None:
+            r.deferred = []
+
+    def __exit__(self, *exc):
+        r = self.rec
+        if r.scope == 1:
+            r.safe(r.undefer)
+            r.deferred = None
+        r.scope -= 1
+        return False
+
+
 class Recorder:
     def __init__(self, torch, program, max_events=0, lang=1):
         self.torch = torch
@@ -208,6 +236,8 @@ class Recorder:
         self.notes_seen = set()
         self.objs = {}            # id(obj) -> Obj while PyTorch's object lives
         self.need = False         # a death's counters are still to be read
+        self.deferred = None      # deaths seen inside the current event, or None
+        self.scope = 0            # depth of events (conversion, op) in progress
         self.keep_checks = []     # (Obj, its del Line): storage still held?
         self.free = {}            # (prefix, site) -> [free names]
         self.count = {}           # prefix -> last number
@@ -371,8 +401,28 @@ class Recorder:
         o = self.objs.pop(oid, None)
         if o is None or self.stopped:
             return
+        if self.deferred is not None:
+            self.deferred.append(o)      # inside an event: written after its lines
+            return
         if o.kind not in ("real", "grad"):
             self.settle()      # ours is its first callback (see refresh())
+        self.write_death(o)
+
+    def undefer(self):
+        """Write the deaths seen inside the outermost event in progress,
+        after its own lines, then read the counters once: they already
+        include every one of those deaths."""
+        if self.scope != 1 or not self.deferred:
+            return
+        ds, self.deferred = self.deferred, []
+        for o in ds:
+            if not self.stopped:
+                self.write_death(o)
+        if not self.stopped:
+            self.need = False
+            self.expects()
+
+    def write_death(self, o):
         self.stats["deaths"] += 1
         if o.kind in ("real", "keeper", "grad"):
             self.unhold(o)
@@ -710,7 +760,7 @@ class Recorder:
         return None
 
     def on_convert(self, *args):
-        with no_cycles():
+        with no_cycles(), Event(self):
             return self.convert(*args)
 
     def convert(self, orig, conv, mode, t, device, a, k):
@@ -804,6 +854,7 @@ class Recorder:
             self.emit("%s = %s" % (name, call), site)
         else:
             self.emit(call, site)
+        self.undefer()
         self.expects(only=cid)
 
     def call(self, orig, conv, mode, t, device, a, k, capture=True):
@@ -836,7 +887,7 @@ class Recorder:
             self.refresh(t.grad)
 
     def on_meta(self, *args):
-        with no_cycles():
+        with no_cycles(), Event(self):
             return self.meta_call(*args)
 
     def meta_call(self, orig, mc, t, a, k):
@@ -874,16 +925,18 @@ class Recorder:
         else:
             o = Obj("meta", id(out))
             self.emit("%s = %s" % (self.bind(o, "r", site, out), call), site)
+        self.undefer()
         self.expects(only=co.oid)
 
     def on_dispatch(self, orig, mode, func, types, args, kwargs):
-        self.disp_depth += 1
-        try:
-            out = orig(mode, func, types, args, kwargs)
-        finally:
-            self.disp_depth -= 1
-        if self.disp_depth == 0 and self.conv_depth == 0 and not self.stopped:
-            self.safe(self.outputs, out)
+        with Event(self):
+            self.disp_depth += 1
+            try:
+                out = orig(mode, func, types, args, kwargs)
+            finally:
+                self.disp_depth -= 1
+            if self.disp_depth == 0 and self.conv_depth == 0 and not self.stopped:
+                self.safe(self.outputs, out)
         return out
 
     def outputs(self, out):

@@ -178,6 +178,31 @@ class Rec(Base):
         self.assertIn("non-leaf in PyTorch", text)
         self.assertReplays(out)
 
+    def test_cycle_death_inside_a_conversion(self):
+        """tests/record/programs/cycle_death_in_conversion.py: the cycle
+        collector frees three earlier modes and their fakes inside the 9th
+        conversion of the 4th mode. Their deaths are written after that
+        conversion (never between its lines and its counters), and the
+        replay has 0 fidelity mismatches (was: `expect m4.memo_fake == 9
+        actual: 8`)."""
+        prog = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs",
+                            "cycle_death_in_conversion.py")
+        out = os.path.join(self.d, "cd.scn")
+        r = subprocess.run(["/usr/bin/python3", RECORD, "--no-batch", "-o", out, prog],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertReplays(out)
+        lines = [ln.split("#")[0].strip() for ln in open(out)]
+        conv = [i for i, ln in enumerate(lines) if ln.endswith(" = m4.fake(t9)")][0]
+        end = conv + 1
+        while lines[end].startswith("del "):
+            end += 1
+        dead = lines[conv + 1:end]       # 3 modes and their 34 fakes each
+        self.assertEqual(sorted(d for d in dead if d.startswith("del m")),
+                         ["del m1", "del m2", "del m3"], lines[conv - 6:conv + 3])
+        self.assertEqual(len(dead), 3 + 3 * 34)
+        self.assertTrue(lines[end].startswith("expect m"), lines[end])
+
     def test_lang_2_forms(self):
         """--lang 2 writes set_(), fake_converter() and c.fake(m, t). The
         replay needs an interpreter with the language's version 2;
