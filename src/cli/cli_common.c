@@ -473,31 +473,6 @@ static void discard_outputs(cli_common *c)
     set_files(c);
 }
 
-/* The real path of path's folder and its last name: "a/./b" and "a/b" (even
- * when b does not exist yet) give the same. 0, or -1 (no such folder). */
-static int real_target(const char *path, char *buf, size_t n)
-{
-    char dir[PATH_MAX], real[PATH_MAX];
-    const char *slash = strrchr(path, '/');
-    const char *base = slash ? slash + 1 : path;
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path + 1) : 1, slash ? path : ".");
-    if (!realpath(dir, real))
-        return -1;
-    snprintf(buf, n, "%s/%s", real, base);
-    return 0;
-}
-
-/* Do paths a and b name one file: by device and inode when both exist, by
- * the real path of their folders otherwise. */
-static int same_target(const char *a, const char *b)
-{
-    char ra[2 * PATH_MAX], rb[2 * PATH_MAX];
-    if (strcmp(a, b) == 0 || rp_out_same_file(a, b))
-        return 1;
-    return real_target(a, ra, sizeof ra) == 0 && real_target(b, rb, sizeof rb) == 0 &&
-           strcmp(ra, rb) == 0;
-}
-
 struct gather {
     cli_common *c;
     const char **paths, **opts;
@@ -524,7 +499,7 @@ static int open_outputs(cli_common *c, const char *cmd)
         cli_rows_each(c->cmd, CLI_K_OUT, gather_out, &g);
     for (size_t i = 0; i < g.n; i++) {
         for (size_t j = 0; j < i; j++)
-            if (same_target(paths[j], paths[i])) {
+            if (rp_out_same_target(paths[j], paths[i])) {
                 cli_error(cmd, "%s and %s both name %s", opts[j], opts[i], paths[i]);
                 discard_outputs(c);
                 return -1;
@@ -559,7 +534,7 @@ int cli_outputs_not_inputs(const cli_common *c, const char *cmd, char *const *in
 {
     for (size_t i = 0; i < c->nouts; i++)
         for (size_t j = 0; j < n; j++)
-            if (same_target(c->outs[i].path, inputs[j])) {
+            if (rp_out_same_target(c->outs[i].path, inputs[j])) {
                 cli_error(cmd, "%s %s is one of the inputs; refusing to overwrite it",
                           c->outs[i].opt, c->outs[i].path);
                 return -1;

@@ -2,9 +2,6 @@
  * the independent model of src/stress; a failure is written, shrunk and
  * printed, and the command exits 1. */
 #include "cli/cli.h"
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <errno.h>
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -14,9 +11,7 @@
 #include "cli/cli_shard.h"
 #include "core/obj.h"
 #include "fake/fk.h"
-#include "stress/st.h"
-#include "report/rp_jw.h"
-#include "worker/wk.h"
+#include "stress/st_report.h"
 
 typedef struct stress_args {
     cli_common c;
@@ -81,164 +76,6 @@ const cli_cmd cli_stress_cmd = {
     "2 usage error; 3 internal error.",
     weights_help, "random tensor lifecycles checked against a model"};
 
-/* The reproducers go to DIR: make it (like mkdir -p) and prove a file can
- * be created in it before any work (stress printed reproducer paths it had
- * never written). -1 with the reason printed. */
-static int out_dir_unwritable(const char *dir)
-{
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", dir);
-    for (char *q = buf + 1;; q++) {
-        if (*q == '/' || *q == '\0') {
-            char c = *q;
-            *q = '\0';
-            if (mkdir(buf, 0777) < 0 && errno != EEXIST) {
-                cli_error("stress", "--out-dir %s: cannot create %s: %s", dir, buf,
-                          strerror(errno));
-                return -1;
-            }
-            *q = c;
-            if (!c)
-                break;
-        }
-    }
-    snprintf(buf, sizeof buf, "%s/.fakegc-probe-%ld", dir, (long)getpid());
-    int fd = open(buf, O_WRONLY | O_CREAT | O_EXCL, 0600);
-    if (fd < 0) {
-        cli_error("stress", "--out-dir %s: cannot write in it: %s", dir, strerror(errno));
-        return -1;
-    }
-    close(fd);
-    unlink(buf);
-    return 0;
-}
-
-static void json_failure(FILE *out, const st_stress_result *r, const char *repro)
-{
-    fprintf(out, ",\n \"failure\": {\"seed\": %" PRIu64 ", \"lifecycle_index\": %" PRIu64
-            ", \"steps_to_detection\": %" PRIu64 ", \"reproduce\": ", r->fail_seed,
-            r->fail_index, r->fail_steps);
-    rp_json_string(out, repro);
-    fprintf(out, ", \"class\": ");
-    rp_json_string(out, r->cls);
-    fprintf(out, ", \"first\": ");
-    rp_json_string(out, r->first);
-    if (strncmp(r->cls, "finding: ", 9) == 0) {   /* a bad access: its site and kind */
-        char kind[64];
-        wk_finding_kind(r->cls + 9, kind, sizeof kind);
-        fprintf(out, ", \"finding\": {\"kind\": ");
-        rp_json_string(out, kind);
-        fprintf(out, ", \"line\": %lu}", strtoul(r->first, NULL, 10));
-    }
-    fprintf(out, ", \"file\": ");
-    rp_json_string(out, r->file);
-    fprintf(out, ", \"statements\": %zu, \"min_file\": ", r->file_statements);
-    rp_json_string(out, r->min_file);
-    fprintf(out, ", \"min_statements\": %zu, \"shrink_runs\": %u, \"reproducer\": ",
-            r->min_statements, r->shrink_runs);
-    rp_json_string(out, r->min_text.p ? r->min_text.p : "");
-    fprintf(out, "}");
-}
-
-/* The JSON report (schema fakegc-stress/2). */
-static void write_json(const stress_args *a, int rc, const st_stress_result *r,
-                       const char *repro)
-{
-    FILE *out = a->c.out;
-    const st_stress_opts *o = &a->o;
-    const cli_common *c = &a->c;
-    fprintf(out, "{\"schema\": \"%s\", \"tool\": \"fakegc\", \"command\": \"stress\", "
-            "\"version\": \"%s\", \"commit\": \"%s\",\n", RP_SCHEMA_STRESS, FAKEGC_VERSION,
-            cli_version_commit());
-    fprintf(out, " \"allocator\": ");
-    rp_json_string(out, c->allocator);
-    fprintf(out, ", \"inject\": [");
-    char ib[512];
-    snprintf(ib, sizeof ib, "%s", c->inject ? c->inject : "");
-    int k = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(ib, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        fputs(k++ ? ", " : "", out);
-        rp_json_string(out, tok);
-    }
-    fprintf(out, "], \"compat\": %s%s%s,\n", c->compat ? "\"" : "",
-            c->compat ? c->compat : "null", c->compat ? "\"" : "");
-    fprintf(out, " \"status\": \"%s\",\n", rc < 0 ? "error" : r->failed ? "fail" : "pass");
-    fprintf(out, " \"seed\": %" PRIu64 ", \"shard\": [%u, %u], \"lifecycle\": %u, "
-            "\"check_every\": %" PRIu64 ",\n", o->seed, o->shard_k, o->shard_n, o->cfg.steps,
-            o->check_every);
-    /* the campaign this shard is part of: lifecycles first, first+stride, ... */
-    uint64_t budget = st_stress_lifecycles(o);
-    fprintf(out, " \"host\": ");
-    rp_json_string(out, cli_hostname());
-    fprintf(out, ", \"budget\": {\"steps\": %" PRIu64 ", \"seconds\": %g, \"lifecycles\": ",
-            o->max_steps, o->max_seconds);
-    if (budget == UINT64_MAX)
-        fprintf(out, "null");
-    else
-        fprintf(out, "%" PRIu64, budget);
-    fprintf(out, "}, \"lifecycle_first\": %u, \"lifecycle_stride\": %u,\n", o->shard_k,
-            o->shard_n ? o->shard_n : 1);
-    fprintf(out, " \"order\": {\"callbacks_reverse\": %s, \"defer_callbacks\": %s, "
-            "\"address_reuse\": %s, \"weak_clear_late\": %s}, \"gc\": \"%s\",\n",
-            a->order.reverse ? "true" : "false", a->order.defer ? "true" : "false",
-            a->order.reuse ? "true" : "false", a->order.late ? "true" : "false",
-            c->gc == 2 ? "stress" : "manual");
-    fprintf(out, " \"weights\": {");
-    for (int i = 0; i < ST_W_COUNT; i++)
-        fprintf(out, "%s\"%s\": %u", i ? ", " : "", st_weight_name(i), o->cfg.weights.w[i]);
-    double sps = r->seconds > 0 ? (double)r->steps / r->seconds : 0;
-    fprintf(out, "},\n \"steps\": %" PRIu64 ", \"statements\": %" PRIu64
-            ", \"lifecycles\": %" PRIu64 ", \"seconds\": %.3f, \"steps_per_second\": %.0f, "
-            "\"max_live_objects\": %" PRIu64 ",\n", r->steps, r->statements, r->lifecycles,
-            r->seconds, sps, r->max_live);
-    fprintf(out, " \"failures\": %d", r->failed);
-    if (r->failed)
-        json_failure(out, r, repro);
-    fprintf(out, "\n}\n");
-}
-
-/* The text report: the failure with its reproducer, and the totals. */
-static void write_text(const stress_args *a, const st_stress_result *r, const char *repro)
-{
-    FILE *out = a->c.out;
-    const cli_common *c = &a->c;
-    if (r->failed) {
-        fprintf(out, "FAIL stress seed %" PRIu64 " after %" PRIu64 " steps: %s\n", r->fail_seed,
-                r->fail_steps, r->cls);
-        fprintf(out, "  first failure: %s\n", r->first);
-        if (r->file[0])
-            fprintf(out, "  lifecycle: %s (%zu statements)\n", r->file, r->file_statements);
-        if (r->min_file[0])
-            fprintf(out, "  reproducer: %s (%zu statements, %u runs to shrink)\n\n",
-                    r->min_file, r->min_statements, r->shrink_runs);
-        if (r->min_text.p)
-            fputs(r->min_text.p, out);
-        fprintf(out, "\nlifecycle %" PRIu64 " alone, in one process: %s\n", r->fail_index,
-                repro);
-        if (r->write_error)
-            fprintf(out, "  (could not write %s: %s)\n", r->unwritten, strerror(r->write_error));
-        /* the allocator too: a guard finding needs the guard; no --verify
-         * for a finding, whose broken heap --verify would report one
-         * statement earlier as an invariant instead */
-        int guarded = strncmp(r->cls, "finding: ", 9) == 0;
-        const char *inj = a->o.env.inject;
-        if (inj && *inj && (r->min_file[0] || r->file[0]))
-            fprintf(out, "\nreproduce: fakegc run%s --inject %s%s%s%s%s %s\n",
-                    guarded ? "" : " --verify", inj,
-                    strcmp(c->allocator, "libc") ? " --allocator " : "",
-                    strcmp(c->allocator, "libc") ? c->allocator : "",
-                    c->compat ? " --compat " : "", c->compat ? c->compat : "",
-                    r->min_file[0] ? r->min_file : r->file);
-    }
-    double sps = r->seconds > 0 ? (double)r->steps / r->seconds : 0;
-    if (!c->quiet || r->failed)
-        fprintf(out, "stress: %" PRIu64 " steps (%" PRIu64 " statements, %" PRIu64
-                " lifecycles) in %.2f s, %.0f steps/s, %d failure%s\n", r->steps,
-                r->statements, r->lifecycles, r->seconds, sps, r->failed,
-                r->failed == 1 ? "" : "s");
-}
-
 /* --html: the reproducer's run (the "reproduce:" line) writes the page,
  * whole or not at all. The exit code: a's, or 2 when it was not written. */
 static int write_page(const stress_args *a, const st_stress_result *r, int exit_code)
@@ -297,8 +134,11 @@ static int campaign(stress_args *a)
                   "yet (it predicts the default design and pytorch-1.13)", a->c.compat);
         return -1;
     }
-    if (!a->dump && o->out_dir && out_dir_unwritable(o->out_dir) < 0)
+    char err[600];   /* the reproducers' folder, proved before any work */
+    if (!a->dump && o->out_dir && rp_out_dir(o->out_dir, err, sizeof err) < 0) {
+        cli_error("stress", "--out-dir %s: %s", o->out_dir, err);
         return -1;
+    }
     o->shard_k = a->shard.k;
     o->shard_n = a->shard.n ? a->shard.n : 1;
     o->shrink = !a->no_shrink;
@@ -390,10 +230,12 @@ int cli_stress(int argc, char **argv)
                      a.o.cfg.steps);
             cli_repro_command(repro, sizeof repro, &cli_stress_cmd, argc, argv, drop, 0, extra);
         }
-        if (a.c.format == RP_JSON)
-            write_json(&a, rc, &res, repro);
-        else
-            write_text(&a, &res, repro);
+        st_doc_head h = {FAKEGC_VERSION, cli_version_commit(), a.c.allocator, a.c.inject,
+                         a.c.compat, cli_hostname(), 0, 0, 0};
+        st_stress_doc d = {a.c.out, a.c.format == RP_JSON, a.c.quiet, &h, &a.o,
+                           {a.order.reverse, a.order.defer, a.order.reuse, a.order.late},
+                           a.c.gc == 2, repro};
+        st_stress_doc_write(&d, rc, &res);
         if (cli_outputs_commit(&a.c, "stress") < 0)
             exit_code = CLI_EXIT_USAGE;
         st_text_free(&res.min_text);

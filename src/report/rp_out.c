@@ -2,6 +2,7 @@
 #include "report/rp_out.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,10 +118,57 @@ void rp_out_abort(rp_out *o)
     release(o);
 }
 
-int rp_out_same_file(const char *path, const char *other)
+/* The real path of path's folder and its last name. 0, or -1 (no such
+ * folder). */
+static int real_target(const char *path, char *buf, size_t n)
 {
-    struct stat a, b;
-    if (stat(path, &a) != 0 || stat(other, &b) != 0)
-        return 0;
-    return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+    char dir[PATH_MAX], real[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path + 1) : 1, slash ? path : ".");
+    if (!realpath(dir, real))
+        return -1;
+    snprintf(buf, n, "%s/%s", real, base);
+    return 0;
+}
+
+int rp_out_same_target(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    char ra[2 * PATH_MAX], rb[2 * PATH_MAX];
+    if (strcmp(a, b) == 0)
+        return 1;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+        sa.st_ino == sb.st_ino)
+        return 1;
+    return real_target(a, ra, sizeof ra) == 0 && real_target(b, rb, sizeof rb) == 0 &&
+           strcmp(ra, rb) == 0;
+}
+
+int rp_out_dir(const char *dir, char *err, size_t n)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", dir);
+    for (char *q = buf + 1;; q++) {
+        if (*q != '/' && *q != '\0')
+            continue;
+        char c = *q;
+        *q = '\0';
+        if (mkdir(buf, 0777) < 0 && errno != EEXIST) {
+            snprintf(err, n, "cannot create %s: %s", buf, strerror(errno));
+            return -1;
+        }
+        *q = c;
+        if (!c)
+            break;
+    }
+    snprintf(buf, sizeof buf, "%s/.fakegc-probe-%ld", dir, (long)getpid());
+    int fd = open(buf, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    if (fd < 0) {
+        snprintf(err, n, "cannot write in it: %s", strerror(errno));
+        return -1;
+    }
+    close(fd);
+    unlink(buf);
+    return 0;
 }

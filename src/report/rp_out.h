@@ -42,8 +42,14 @@ int rp_out_commit(rp_out *o, char *err, size_t n);
  * a closed or zeroed rp_out. */
 void rp_out_abort(rp_out *o);
 
-/* 1 when path names the same file (device and inode) as other, 0 when not
- * or when either does not exist. */
-int rp_out_same_file(const char *path, const char *other);
+/* 1 when paths a and b name one file: the same string, the same device
+ * and inode when both exist, else the same real path of their folders and
+ * the same last name ("a/./b" and "a/b" even when b does not exist yet). */
+int rp_out_same_target(const char *a, const char *b);
+
+/* Make folder dir (like mkdir -p) and prove a file can be created in it,
+ * before any work that would write there. 0, or -1 with "cannot create
+ * PATH: strerror" or "cannot write in it: strerror" in err. */
+int rp_out_dir(const char *dir, char *err, size_t n);
 
 #endif
