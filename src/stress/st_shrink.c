@@ -331,18 +331,39 @@ static const char *value_end(const char *p)
     return p;
 }
 
+/* Where l's comment starts ('#' outside a string), or l + len: a
+ * comment is provenance (`# prog.py:13`), never simplified. */
+static const char *code_end(const char *l, size_t len)
+{
+    int str = 0;
+    for (const char *p = l; p < l + len; p++) {
+        if (str && *p == '\\' && p + 1 < l + len)
+            p++;
+        else if (*p == '"')
+            str = !str;
+        else if (!str && *p == '#')
+            return p;
+    }
+    return l + len;
+}
+
+/* Simpler arguments for statement i: keyword arguments dropped, integers
+ * to 2 then 1; its comment and an at(FILE, LINE, ...) statement (where the
+ * program's lines are) stay as they were. */
 static void simplify_line(shr *s, size_t i)
 {
     char cand[1024];
-    int changed = 1;
+    const char *w = skip_ws(s->lines[i], s->lines[i] + s->lens[i]);
+    int changed = strncmp(w, "at(", 3) != 0;
     for (int rounds = 0; changed && rounds < 16 && !s->oom; rounds++) {
         changed = 0;
         const char *l = s->lines[i];
         size_t len = s->lens[i];
+        const char *end = code_end(l, len);
         if (len >= sizeof cand)
             return;
         /* drop one `, name=value` (a success frees l: stop at once) */
-        for (const char *p = l; !changed && *p; p++) {
+        for (const char *p = l; !changed && p < end; p++) {
             if (p[0] != ',' )
                 continue;
             const char *q = p + 1;
@@ -354,6 +375,8 @@ static void simplify_line(shr *s, size_t i)
             if (q == name || *q != '=' || q[1] == '=')
                 continue;
             const char *ve = value_end(q + 1);
+            if (ve > end)
+                continue;
             size_t a = (size_t)(p - l), b = (size_t)(ve - l);
             memcpy(cand, l, a);
             memcpy(cand + a, l + b, len - b);
@@ -365,7 +388,7 @@ static void simplify_line(shr *s, size_t i)
             continue;
         /* integers to 2, then to 1 (outside strings) */
         int str = 0;
-        for (const char *p = l; !changed && *p; p++) {
+        for (const char *p = l; !changed && p < end; p++) {
             if (*p == '"') {
                 str = !str;
                 continue;

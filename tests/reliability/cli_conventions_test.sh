@@ -8,8 +8,9 @@
 # conventions users expect: -k PATTERN (run, oom), -x / --max-failures N,
 # --color=auto|always|never with NO_COLOR and FORCE_COLOR, --version and
 # every JSON report naming the commit, "status": "interrupted" after a
-# signal, diff's exit codes as its help says, and --help and `list
-# options` made from the same rows.
+# signal, diff's exit codes as its help says, shrink keeping a
+# recording's `# prog.py:13` comments, and --help and `list options` made
+# from the same rows.
 set -u
 f=$1
 cd "$2" || exit 2
@@ -128,6 +129,14 @@ expect 2 "" diff "$tmp/base.json" "$tmp/garbage.json"
 expect 2 "" diff "$tmp/base.json" "$tmp"
 head -c 100 "$tmp/base.json" > "$tmp/cut.json"
 expect 1 "" diff "$tmp/base.json" "$tmp/cut.json"
+# shrink keeps a recording's provenance comments as they were
+rec=scenarios/recorded/aliasing.scn
+expect 0 "" shrink --compat pytorch-1.13 --inject strong-memo -q $rec
+grep -o '# aliasing.py:.*' "$tmp/out" > "$tmp/kept"
+grep -o '# aliasing.py:.*' $rec > "$tmp/orig"
+[ -s "$tmp/kept" ] && grep -q '# aliasing.py:21$' "$tmp/kept" || fail "shrink: provenance lost: $(head -3 "$tmp/kept")"
+bad=$(grep -vxFf "$tmp/orig" "$tmp/kept" | head -1)
+[ -z "$bad" ] || fail "shrink rewrote a provenance comment: $bad"
 # the options come from one table: --help and `list options` agree
 for c in run stress shrink oom diff merge bench list; do
     expect 0 "" list options $c
