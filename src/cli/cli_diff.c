@@ -7,6 +7,7 @@
 
 #include "core/er.h"
 #include "report/rp_html.h"
+#include "scenario/sc_files.h"
 
 typedef struct diff_args {
     cli_common c;
@@ -31,8 +32,9 @@ const cli_cmd cli_diff_cmd = {
     "its dominating object; growth per scenario and checkpoint), `-` what is\n"
     "gone (improvements), `~` notes (peak-byte changes, a changed allocator,\n"
     "compat or inject). The last line counts scenarios and items. A scenario\n"
-    "of BASE missing from NEW is a regression.",
-    rows, CLI_O_OUTPUT | CLI_O_OUTPUT_STYLE | CLI_O_HTML,
+    "of BASE missing from NEW is a regression. -k compares only the scenarios\n"
+    "it matches, in both reports.",
+    rows, CLI_O_OUTPUT | CLI_O_OUTPUT_STYLE | CLI_O_HTML | CLI_O_SELECT,
     "exit status: 0 no regression; 1 a regression; 2 usage error or an\n"
     "unreadable report; 3 internal error.",
     NULL, "compare two JSON reports"};
@@ -80,6 +82,47 @@ static int read_both(diff_args *a, char **files, rp_run *runs, int *nread)
     return 0;
 }
 
+static int keep_match(const char *file, void *pattern)
+{
+    return sc_files_path_matches(pattern, file);
+}
+
+/* Compare the two reports read (only -k's scenarios): the exit status. */
+static int compare(diff_args *a, char **files, rp_run *runs)
+{
+    rp_run view[2];
+    int nview = 0;
+    while (a->c.match && nview < 2 && rp_run_view(&runs[nview], keep_match,
+                                                  (void *)a->c.match, &view[nview]) == 0)
+        nview++;
+    int r = a->c.match && nview < 2 ? -1 : 0;
+    const rp_run *b = nview ? &view[0] : &runs[0], *c = nview ? &view[1] : &runs[1];
+    int exit_code = r < 0 ? CLI_EXIT_INTERNAL : CLI_EXIT_OK;
+    if (r == 0 && nview && !b->n && !c->n) {
+        cli_error("diff", "-k %s: no scenario matches", a->c.match);
+        exit_code = CLI_EXIT_USAGE;
+        r = -1;
+    }
+    if (r == 0) {
+        cli_canary_leak("diff");
+        rp_diff_options ro = {.color = a->format == RP_DIFF_TEXT && cli_color_wanted(&a->c, a->c.out),
+                              .verbose = a->c.verbose, .allow_missing = a->allow_missing,
+                              .format = (rp_diff_format)a->format};
+        r = rp_diff_write(b, c, a->c.out, &ro);
+        exit_code = r < 0 ? CLI_EXIT_INTERNAL : r > 0 ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+        if (r >= 0 && a->c.html_f &&
+            rp_write_html_diff(a->c.html_f, b, c, files[0], files[1], &ro) < 0) {
+            cli_error("diff", "--html: cannot write %s", a->c.html);
+            exit_code = CLI_EXIT_USAGE;
+        } else if (r >= 0 && cli_outputs_commit(&a->c, "diff") < 0) {
+            exit_code = CLI_EXIT_USAGE;
+        }
+    }
+    while (nview)
+        rp_run_view_free(&view[--nview]);
+    return exit_code;
+}
+
 int cli_diff(int argc, char **argv)
 {
     diff_args a = {.format = RP_DIFF_TEXT};
@@ -104,24 +147,8 @@ int cli_diff(int argc, char **argv)
     memset(runs, 0, sizeof runs);
     int nread = 0;
     int exit_code = read_both(&a, files, runs, &nread);
-    if (nread == 2) {
-        cli_canary_leak("diff");
-        rp_diff_options ro;
-        memset(&ro, 0, sizeof ro);
-        ro.color = a.format == RP_DIFF_TEXT && cli_color_wanted(&a.c, a.c.out);
-        ro.verbose = a.c.verbose;
-        ro.allow_missing = a.allow_missing;
-        ro.format = (rp_diff_format)a.format;
-        r = rp_diff_write(&runs[0], &runs[1], a.c.out, &ro);
-        exit_code = r < 0 ? CLI_EXIT_INTERNAL : r > 0 ? CLI_EXIT_FAIL : CLI_EXIT_OK;
-        if (r >= 0 && a.c.html_f &&
-            rp_write_html_diff(a.c.html_f, &runs[0], &runs[1], files[0], files[1], &ro) < 0) {
-            cli_error("diff", "--html: cannot write %s", a.c.html);
-            exit_code = CLI_EXIT_USAGE;
-        } else if (cli_outputs_commit(&a.c, "diff") < 0) {
-            exit_code = CLI_EXIT_USAGE;
-        }
-    }
+    if (nread == 2)
+        exit_code = compare(&a, files, runs);
     for (int k = 0; k < nread; k++)
         rp_run_free_read(&runs[k]);
     er_clear();

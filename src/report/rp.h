@@ -260,4 +260,12 @@ typedef struct rp_diff_options {
 } rp_diff_options;
 int rp_diff_write(const rp_run *base, const rp_run *cur, FILE *f, const rp_diff_options *o);
 
+/* A view of `in` holding only the scenarios whose file keep(file, ctx)
+ * accepts (`diff -k`), in order, with passed/failed/skipped/errors counted
+ * again. Shallow: the scenarios still belong to in, which must outlive the
+ * view. 0, or -1 (ER_OOM). rp_run_view_free frees the view's own array. */
+int rp_run_view(const rp_run *in, int (*keep)(const char *file, void *ctx), void *ctx,
+                rp_run *view);
+void rp_run_view_free(rp_run *view);
+
 #endif

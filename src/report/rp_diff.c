@@ -775,3 +775,52 @@ int rp_diff(const rp_run *base, const rp_run *cur, FILE *f, const rp_options *o)
     d.verbose = o && o->verbose;
     return rp_diff_write(base, cur, f, &d);
 }
+
+int rp_run_view(const rp_run *in, int (*keep)(const char *file, void *ctx), void *ctx,
+                rp_run *view)
+{
+    *view = *in;
+    view->owned = NULL;
+    view->n = view->passed = view->failed = view->skipped = view->errors = 0;
+    view->scenarios = in->n ? al_malloc(in->n * sizeof *view->scenarios, AL_K_REPORT,
+                                        "rp_run_view")
+                            : NULL;
+    if (in->n && !view->scenarios) {
+        er_set(ER_OOM, "out of memory selecting scenarios");
+        return -1;
+    }
+    for (size_t i = 0; i < in->n; i++) {
+        const rp_scenario *sc = &in->scenarios[i];
+        if (!keep(fname(sc), ctx))
+            continue;
+        view->scenarios[view->n++] = *sc;
+        view->passed += sc->status == RP_PASS;
+        view->failed += bad(sc->status);
+        view->errors += sc->status == RP_ERROR;
+        view->skipped += sc->status == RP_SKIP;
+    }
+    if (view->n < in->n) {   /* exactly n, so that rp_run_view_free knows the size */
+        rp_scenario *v = view->n ? al_realloc(view->scenarios, in->n * sizeof *v,
+                                              view->n * sizeof *v, AL_K_REPORT, "rp_run_view")
+                                 : NULL;
+        if (view->n && !v) {
+            al_free(view->scenarios, in->n * sizeof *v, AL_K_REPORT);
+            view->scenarios = NULL;
+            view->n = 0;
+            er_set(ER_OOM, "out of memory selecting scenarios");
+            return -1;
+        }
+        if (!view->n)
+            al_free(view->scenarios, in->n * sizeof *v, AL_K_REPORT);
+        view->scenarios = v;
+    }
+    return 0;
+}
+
+void rp_run_view_free(rp_run *view)
+{
+    if (view->scenarios)
+        al_free(view->scenarios, view->n * sizeof *view->scenarios, AL_K_REPORT);
+    view->scenarios = NULL;
+    view->n = 0;
+}

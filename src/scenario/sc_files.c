@@ -47,13 +47,17 @@ static int glob_tail(const char *pattern, const char *path)
     return 0;
 }
 
+int sc_files_path_matches(const char *pattern, const char *path)
+{
+    return strstr(path, pattern) || glob_tail(pattern, path);
+}
+
 /* Keep v[i] where keep(i) holds, freeing the others; the count kept. */
 static size_t files_keep(sc_files *f, const char *pattern, uint32_t k, uint32_t n)
 {
     size_t kept = 0;
     for (size_t i = 0; i < f->n; i++) {
-        int keep = pattern ? strstr(f->v[i], pattern) || glob_tail(pattern, f->v[i])
-                           : i % n == k;
+        int keep = pattern ? sc_files_path_matches(pattern, f->v[i]) : i % n == k;
         if (keep)
             f->v[kept++] = f->v[i];
         else

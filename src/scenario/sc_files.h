@@ -34,6 +34,8 @@ int sc_files_collect(const char *who, char *const *paths, int npaths, sc_files *
  * (fnmatch, on the whole path or on what follows one of its slashes: memo/X*
  * matches scenarios/memo/X.scn); the count kept. */
 size_t sc_files_match(sc_files *f, const char *pattern);
+/* The test sc_files_match keeps a path by (-k PATTERN): 1 or 0. */
+int sc_files_path_matches(const char *pattern, const char *path);
 /* Keep the files f->v[i] with i mod n == k, in order (n 0: all). */
 void sc_files_shard(sc_files *f, uint32_t k, uint32_t n);
 void sc_files_free(sc_files *f);

@@ -5,7 +5,7 @@
 # prefix of several is "ambiguous option '--x' could be --a, --b" with exit
 # 2, an unknown one gets a did-you-mean, -j2 / --jobs=2 / -- work, --help
 # goes to stdout with exit 0, and TERM=dumb gets no colour. Then the
-# conventions users expect: -k PATTERN (run, oom), -x / --max-failures N,
+# conventions users expect: -k PATTERN (run, oom, diff), -x / --max-failures N,
 # --color=auto|always|never with NO_COLOR and FORCE_COLOR, --version and
 # every JSON report naming the commit, "status": "interrupted" after a
 # signal, diff's exit codes as its help says, shrink keeping a
@@ -137,6 +137,16 @@ grep -o '# aliasing.py:.*' $rec > "$tmp/orig"
 [ -s "$tmp/kept" ] && grep -q '# aliasing.py:21$' "$tmp/kept" || fail "shrink: provenance lost: $(head -3 "$tmp/kept")"
 bad=$(grep -vxFf "$tmp/orig" "$tmp/kept" | head -1)
 [ -z "$bad" ] || fail "shrink rewrote a provenance comment: $bad"
+# diff -k PATTERN: only the scenarios it matches, in both reports
+"$f" run --format json --output "$tmp/memo.json" scenarios/memo > /dev/null
+"$f" run --inject strong-memo --format json --output "$tmp/memo-bad.json" scenarios/memo > /dev/null
+expect 1 "" diff "$tmp/memo.json" "$tmp/memo-bad.json"
+expect 0 "" diff -k 'memo/[fh]*' "$tmp/memo.json" "$tmp/memo-bad.json"
+grep -q "^fakegc diff: 3 scenarios in base, 3 now" "$tmp/out" || fail "diff -k glob: $(head -1 "$tmp/out")"
+expect 1 "" diff -k weak_keys --format json "$tmp/memo.json" "$tmp/memo-bad.json"
+/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not ([s["file"] for s in d["scenarios"]] == ["scenarios/memo/weak_keys.scn"] and d["base"]["scenarios"] == 1))' "$tmp/out" ||
+    fail "diff -k weak_keys: not weak_keys.scn alone: $(head -c 300 "$tmp/out")"
+expect 2 "-k no-such: no scenario matches" diff -k no-such "$tmp/memo.json" "$tmp/memo-bad.json"
 # the options come from one table: --help and `list options` agree
 for c in run stress shrink oom diff merge bench list; do
     expect 0 "" list options $c
