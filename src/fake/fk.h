@@ -127,6 +127,15 @@ typedef struct fk_bugs {
     int fix_weakref;               /* PyTorch 1.13.1's own leak: a fake memo
                                       hit calls _fix_weakref, after which the
                                       fake (and so its mode) is never freed */
+    /* version 3, designs.md "Injectable bugs" (each a PyTorch fault) */
+    int constant_retains_real;     /* finish/clear_non_cpu_constants keep them */
+    int cache_holds_shape_env;     /* symbolic ops cached with their ShapeEnv */
+    int no_clear_after_compile;    /* tr.finish() leaves the mode's tables */
+    int converter_closure_cycle;   /* a miss leaves a cycle holding the converter */
+    int fake_holds_mode;           /* mode_ref="weak" ignored */
+    int premature_weak_clear;      /* gc clears weak refs of survivors */
+    int tracer_holds_real;         /* a graph argument holds its real example */
+    int shape_env_tracks_real;     /* tr.finish() leaves se.tracked */
 } fk_bugs;
 void fk_set_bugs(const fk_bugs *b);
 fk_bugs fk_get_bugs(void);
@@ -221,5 +230,74 @@ void fk_reset(void);
 int fk_verify(obj *o, char *why, size_t n);
 
 extern const obj_type fk_mode_type, fk_fake_converter_type, fk_meta_converter_type;
+
+/* ---- version 3: constants, ShapeEnv, tracer, dispatch cache ----
+ * (designs.md "Common to both 2.x designs" rule 6 and "Additions, version 3".)
+ * fk_const.c: a constant conversion gives `constant = t` (strong, the
+ * fake's "constant" edge) to each fake it builds and records a weak ref to
+ * the returned fake under StorageWeakRef(t's storage) in the converter's
+ * constant map (memo_constants). fk_shape.c: ShapeEnv (tracked fakes, its
+ * own op cache) and dynamic fakes (their "shape_env" edge). fk_tracer.c: a
+ * compile's graph arguments. fk_cache.c: the process-wide dispatch cache
+ * (live only where the design has one). Each returns NULL / -1 with the
+ * error set (ER_TYPE for misuse, ER_OOM). */
+
+/* Options of fake_mode() beyond the sweep policy. */
+typedef struct fk_mode_opts {
+    obj *shape_env;        /* NULL, or a ShapeEnv the mode holds */
+    int propagate_real;    /* converted non-view fakes hold a real copy */
+    int mode_ref_weak;     /* its fakes hold it weakly */
+} fk_mode_opts;
+obj *fk_mode_new_v3(fk_policy policy, int64_t sweep_every, const fk_mode_opts *o);
+
+/* How m.fake(t, ...) converts. */
+typedef struct fk_fake_opts {
+    const ts_device *device;   /* from_meta_and_device, or NULL */
+    int constant;              /* make_constant=True */
+    int dynamic;               /* sizes are symbols of the mode's ShapeEnv */
+} fk_fake_opts;
+ts_tensor *fk_fake_v3(obj *mode, ts_tensor *t, const fk_fake_opts *o);
+
+/* f.constant(): the real tensor fake f holds as its constant (borrowed),
+ * or NULL when it has none; -1 (ER_TYPE) when f is not a fake. */
+int fk_constant_of(ts_tensor *f, ts_tensor **out);
+/* m.clear_non_cpu_constants(): how many constants it dropped. */
+int64_t fk_clear_non_cpu_constants(obj *mode);
+/* The mode a fake belongs to (borrowed): NULL with ER_DEAD_REF when its
+ * weak mode reference died; ER_TYPE when t is not a fake. */
+obj *fk_fake_mode_of(ts_tensor *t);
+/* The ShapeEnv a mode holds (borrowed), or NULL. */
+obj *fk_mode_shape_env(obj *mode);
+
+obj *fk_shape_env_new(void);
+int fk_is_shape_env(const obj *o);
+int64_t fk_shape_env_cache_size(const obj *se);
+int64_t fk_shape_env_tracked(const obj *se);
+
+obj *fk_tracer_new(obj *mode);
+int fk_is_tracer(const obj *o);
+ts_tensor *fk_tracer_input(obj *tr, ts_tensor *t);   /* new reference */
+int fk_tracer_finish(obj *tr);
+
+/* The dispatch cache: one per process, entries held by no object (the
+ * scenario runner clears it before each scenario and before reclaiming). */
+typedef struct fk_cache_stats {
+    int64_t size, hits, misses, bypasses;
+} fk_cache_stats;
+void fk_cache_stats_get(fk_cache_stats *out);
+void fk_cache_clear(void);
+/* Drop the entries that hold no object (their counters stay), freeing the
+ * table when none is left: what a scenario leaves in the process's cache
+ * is then only what its entries hold. */
+void fk_cache_trim(void);
+/* A handle object for `fake_cache()` (new reference; one while held). */
+obj *fk_cache_handle(void);
+int fk_is_cache_handle(const obj *o);
+/* The objects cache entries hold (only under cache-holds-shape-env):
+ * calls visit(held, "entry", N) for each; for reports' roots. */
+void fk_cache_visit(obj_visit_fn visit, void *arg);
+/* gc(): a full collection (gc_collect), under premature-weak-clear also
+ * clearing the memo keys of what the collected objects referenced. */
+uint64_t fk_collect(void);
 
 #endif

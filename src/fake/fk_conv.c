@@ -729,6 +729,7 @@ static void fconv_traverse_weak(obj *self, obj_visit_fn visit, void *arg)
     fk_fconv *fc = (fk_fconv *)self;
     if (fc->tensor_memo)
         wt_traverse_weak(fc->tensor_memo, visit, arg);
+    fk_cmap_traverse_weak(&fc->cmap, visit, arg);
 }
 
 static void fconv_release(obj *self)
@@ -747,6 +748,7 @@ static void fconv_release(obj *self)
     fc->tensor_memo = NULL;
     if (tm)
         wt_free(tm);
+    fk_cmap_free(&fc->cmap);
     obj *m = fc->meta ? &fc->meta->hdr : NULL;
     fc->meta = NULL;
     obj_decref(m);
@@ -771,6 +773,10 @@ static void mode_traverse(obj *self, obj_visit_fn visit, void *arg)
     fk_mode *m = (fk_mode *)self;
     if (m->converter)
         visit(&m->converter->hdr, "converter", -1, arg);
+    if (m->shape_env)
+        visit(m->shape_env, "shape_env", -1, arg);
+    if (m->weak_self)
+        visit(m->weak_self, "weak_self", -1, arg);
 }
 
 static void mode_release(obj *self)
@@ -779,6 +785,8 @@ static void mode_release(obj *self)
     obj *c = m->converter ? &m->converter->hdr : NULL;
     m->converter = NULL;
     obj_decref(c);
+    obj_clear_ref(&m->shape_env);
+    obj_clear_ref(&m->weak_self);
 }
 
 const obj_type fk_mode_type = {
@@ -865,7 +873,7 @@ static ts_tensor *one_memo_fake(fk_mconv *mc, fk_mode *mode, ts_tensor *t)
         obj_incref(&basem->hdr);
     }
     ts_tensor *r = convert_fresh(mc, t, basem);
-    ts_tensor *out = r ? ts_fake_new(r, &mode->hdr, t->device, t->hdr.id) : NULL;
+    ts_tensor *out = r ? ts_fake_new(r, fk_mode_holder(mode), t->device, t->hdr.id) : NULL;
     obj_decref(r ? &r->hdr : NULL);
     if (!out) {
         obj_decref(basef ? &basef->hdr : NULL);
@@ -877,7 +885,7 @@ static ts_tensor *one_memo_fake(fk_mconv *mc, fk_mode *mode, ts_tensor *t)
     /* 2.3: the fake-view step is an op on the base's fake, whose output
      * from_meta_and_device memoizes under a fresh id
      * (meta_utils.py@0f315d37:1205; fake_tensor.py@946abe14:1869) */
-    if (basef && fk_memo_op_output(&mode->hdr, out) != 0) {
+    if ((basef && fk_memo_op_output(&mode->hdr, out) != 0) || fk_v3_built(mode, out, t) != 0) {
         obj_decref(&out->hdr);
         return NULL;
     }
@@ -953,10 +961,12 @@ static ts_tensor *from_real_tensor(fk_fconv *fc, fk_mode *mode, ts_tensor *t)
         er_set(ER_UNSUPPORTED, "meta converter nyi");
         return NULL;
     }
-    ts_tensor *out = ts_fake_new(meta_t, &mode->hdr, t->device, t->hdr.id);
+    ts_tensor *out = ts_fake_new(meta_t, fk_mode_holder(mode), t->device, t->hdr.id);
     obj_decref(&meta_t->hdr);
-    if (!out)
+    if (!out || fk_v3_built(mode, out, t) != 0) {
+        obj_decref(out ? &out->hdr : NULL);
         return NULL;
+    }
     out->requires_grad = t->requires_grad;
     out->is_leaf = 1;   /* _make_subclass: a leaf, even for a non-leaf source */
     if (t->grad) {
@@ -985,7 +995,7 @@ static ts_tensor *from_meta_and_device(fk_mode *mode, ts_tensor *t,
         obj_incref(&hit->hdr);
         return hit;
     }
-    ts_tensor *out = ts_fake_new(t, &mode->hdr, device, t->hdr.id);
+    ts_tensor *out = ts_fake_new(t, fk_mode_holder(mode), device, t->hdr.id);
     if (!out)
         return NULL;
     /* FakeTensor(fake_mode, t, device) is _make_subclass(cls, t,
@@ -1157,7 +1167,7 @@ int fk_counters_get(obj *o, fk_counters *out)
                                                                : mc->tensor_memo);
     out->memo_storage_ids = (int64_t)wt_count(mc->lookup_storage ? mc->lookup_storage
                                                                  : mc->storage_memo);
-    out->memo_constants = 0;
+    out->memo_constants = fc ? (int64_t)fc->cmap.n : 0;
     out->pending = (int64_t)mc->npending;
     out->hits = mc->hits;
     out->misses = mc->misses;
@@ -1299,6 +1309,23 @@ int fk_verify(obj *o, char *why, size_t n)
 
 void fk_reset(void)
 {
+    fk_cache_clear();
     fk_run_deferred();
     wrong_hits = 0;
+}
+
+void fk_mode_clear_tables(fk_mode *m)
+{
+    fk_fconv *fc = m->converter;
+    wt_clear(fc->tensor_memo);
+    wt_clear(fc->meta->tensor_memo);
+    wt_clear(fc->meta->storage_memo);
+}
+
+void fk_forget_key(const obj *key)
+{
+    for (fk_mconv *mc = mconv_list; mc; mc = mc->list_next)
+        wt_remove(mc->tensor_memo, key);
+    for (fk_fconv *fc = fconv_list; fc; fc = fc->list_next)
+        wt_remove(fc->tensor_memo, key);
 }

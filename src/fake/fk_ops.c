@@ -88,6 +88,11 @@ ts_tensor *fk_apply_in(ts_op op, ts_tensor *self, const ts_args *a, obj *active)
         dev = inner.device;
         inner.has_device = 0;
     }
+    /* version 3: the dispatch cache, constant propagation (fk_mode3.c) */
+    fk_opctx cx;
+    ts_tensor *done;
+    if (fk_v3_pre_op(op, self, a, mode, &cx, &done) < 0 || done)
+        return done;
     /* Autograd runs above the fake mode: an out-of-place op's result
      * requires grad, and is no leaf, when a fake input requires grad, as
      * for real tensors (PyTorch 1.13.1: f.requires_grad_(); f.mul(2).is_leaf
@@ -121,6 +126,8 @@ ts_tensor *fk_apply_in(ts_op op, ts_tensor *self, const ts_args *a, obj *active)
         obj_decref(&r->hdr);
         if (op == TS_OP_SET_ && refresh_from_meta(self) != 0)
             return NULL;   /* the meta tensor moved; its fake could not follow */
+        if (fk_v3_post_op(op, self, a, self, &cx) != 0)
+            return NULL;
         obj_incref(&self->hdr);
         return self;
     }
@@ -132,7 +139,10 @@ ts_tensor *fk_apply_in(ts_op op, ts_tensor *self, const ts_args *a, obj *active)
         out->base = self->base ? self->base : self;
         obj_incref(&out->base->hdr);
     }
-    if (out && fk_memo_op_output(mode, out) != 0) {
+    /* an output served from the dispatch cache gets no memo entry
+     * (fake_tensor.py@946abe14:1350-1398, derived) */
+    if (out && ((!cx.cache_hit && fk_memo_op_output(cx.mode, out) != 0) ||
+                fk_v3_post_op(op, self, a, out, &cx) != 0)) {
         obj_decref(&out->hdr);
         return NULL;
     }
@@ -141,6 +151,7 @@ ts_tensor *fk_apply_in(ts_op op, ts_tensor *self, const ts_args *a, obj *active)
 
 #define ALL ((1u << FK_D_COUNT) - 1)
 #define D(x) (1u << (x))
+#define V2 (D(FK_D_2_0))   /* the 2.x designs */
 
 /* designs.md "Injectable bugs": each bug with the designs it applies to.
  * fix-weakref is 1.13.1's own leak: on in pytorch-1.13 (asking for it
@@ -159,6 +170,13 @@ static const fk_bug_info bug_list[] = {
     {"fix-weakref", "PyTorch 1.13.1's own leak: after a fake memo hit the fake and its mode "
      "are never freed (on in pytorch-1.13; fixed by pytorch#90823)",
      D(FK_D_DEFAULT) | D(FK_D_1_13)},
+    /* designs.md "Injectable bugs": PyTorch 2.x's own leaks, each with its PR */
+    {"fake-holds-mode", "mode_ref=\"weak\" is ignored: fakes hold their mode and its tables "
+     "strongly (pytorch#168326, #169388)", V2},
+    {"premature-weak-clear", "gc() clears the weak refs (memo keys) of every object a "
+     "collected cycle referenced that survives (pytorch#145253, fixed by #164269)", V2},
+    {"tracer-holds-real", "a graph argument holds its real example strongly (pytorch#100515)",
+     V2},
 };
 
 const fk_bug_info *fk_bug_list(size_t *n)
@@ -227,6 +245,9 @@ int fk_inject(const char *csv, char *err, size_t errlen)
         else if (strcmp(name, "view-base-leak") == 0) tb.view_base_leak = 1;
         else if (strcmp(name, "early-free") == 0) tb.early_free = 1;
         else if (strcmp(name, "fix-weakref") == 0) fb.fix_weakref = 1;
+        else if (strcmp(name, "fake-holds-mode") == 0) fb.fake_holds_mode = 1;
+        else if (strcmp(name, "premature-weak-clear") == 0) fb.premature_weak_clear = 1;
+        else if (strcmp(name, "tracer-holds-real") == 0) fb.tracer_holds_real = 1;
         else {
             p = name;
             len = strlen(name);

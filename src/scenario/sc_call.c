@@ -319,13 +319,50 @@ static int eval_policy_kw(sc_vm *vm, const sc_expr *e, fk_policy *pol, int64_t *
     return 0;
 }
 
+/* mode_ref= of fake_mode(): "strong" (default) or "weak". */
+static int eval_mode_ref_kw(sc_vm *vm, const sc_expr *e, int *weak)
+{
+    const sc_expr *k = sc_kwarg(e, "mode_ref");
+    *weak = 0;
+    if (!k)
+        return 0;
+    sc_val v = {0};
+    if (sc_eval(vm, k, &v) < 0)
+        return -1;
+    int ok = v.k == V_STR && ((v.i == 4 && memcmp(v.s, "weak", 4) == 0) ||
+                              (v.i == 6 && memcmp(v.s, "strong", 6) == 0));
+    *weak = ok && v.i == 4;
+    if (!ok)
+        er_set(ER_TYPE, "mode_ref= must be \"strong\" or \"weak\", got %s", sc_val_type(&v));
+    sc_val_drop(&v);
+    return ok ? 0 : -1;
+}
+
+/* fake_mode(sweep=, sweep_every=, shape_env=, propagate_real=, mode_ref=) */
 int sc_ev_fake_mode(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
                     sc_val *out)
 {
     fk_policy pol;
-    int64_t every;
+    int64_t every, real = 0;
+    fk_mode_opts mo = {0};
+    sc_val se = {0};
     (void)recv, (void)a;
-    return eval_policy_kw(vm, e, &pol, &every) < 0 ? -1 : sc_set_obj(out, fk_mode_new(pol, every));
+    if (eval_policy_kw(vm, e, &pol, &every) < 0 || eval_int_kw(vm, e, "propagate_real", &real) < 0 ||
+        eval_mode_ref_kw(vm, e, &mo.mode_ref_weak) < 0)
+        return -1;
+    const sc_expr *k = sc_kwarg(e, "shape_env");
+    if (k && sc_eval(vm, k, &se) < 0)
+        return -1;
+    if (k && se.k != V_NONE && !(se.k == V_OBJ && fk_is_shape_env(se.o))) {
+        er_set(ER_TYPE, "shape_env= must be a shape_env() or none, got %s", sc_val_type(&se));
+        sc_val_drop(&se);
+        return -1;
+    }
+    mo.shape_env = se.k == V_OBJ ? se.o : NULL;
+    mo.propagate_real = real != 0;
+    obj *m = fk_mode_new_v3(pol, every, &mo);
+    sc_val_drop(&se);
+    return sc_set_obj(out, m);
 }
 
 int sc_ev_meta_converter(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
@@ -352,7 +389,7 @@ int sc_ev_fake_converter(sc_vm *vm, const sc_expr *e, const sc_val *recv, const 
 /* The kinds live() knows, as a predicate over objects. */
 typedef enum live_kind {
     LK_ANY, LK_TENSOR, LK_STORAGE, LK_MODE, LK_CONVERTER, LK_FINALIZER,
-    LK_WEAKREF, LK_FAKE, LK_META, LK_SPARSE, LK_DATA, LK_UNKNOWN
+    LK_WEAKREF, LK_FAKE, LK_META, LK_SPARSE, LK_SHAPE_ENV, LK_TRACER, LK_DATA, LK_UNKNOWN
 } live_kind;
 
 static live_kind live_kind_of(const char *kind, size_t len)
@@ -368,6 +405,8 @@ static live_kind live_kind_of(const char *kind, size_t len)
     if (IS("fake")) return LK_FAKE;
     if (IS("meta")) return LK_META;
     if (IS("sparse")) return LK_SPARSE;
+    if (IS("shape_env")) return LK_SHAPE_ENV;
+    if (IS("tracer")) return LK_TRACER;
 #undef IS
     return LK_UNKNOWN;
 }
@@ -385,6 +424,8 @@ static int live_match(const obj *o, live_kind k)
     case LK_CONVERTER: return ok == OBJ_FAKE_CONVERTER || ok == OBJ_META_CONVERTER;
     case LK_FINALIZER: return ok == OBJ_FINALIZER;
     case LK_WEAKREF: return ok == OBJ_WEAKREF;
+    case LK_SHAPE_ENV: return fk_is_shape_env(o);
+    case LK_TRACER: return fk_is_tracer(o);
     case LK_DATA:
         return ok == OBJ_STORAGE && ((const ts_storage *)o)->device.type != TS_DEV_META;
     default: break;
@@ -470,7 +511,7 @@ int sc_ev_gc(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a, 
     (void)vm, (void)e, (void)recv, (void)a;
     uint64_t before = obj_live_count();
     obj_safepoint();
-    gc_collect();
+    fk_collect();
     fk_sweep_all();
     obj_safepoint();
     uint64_t after = obj_live_count();
@@ -1127,10 +1168,8 @@ int sc_ev_fake_mode_of(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts
     (void)vm, (void)a;
     if (!t)
         return -1;
-    if (!ts_is_fake(t) || !t->mode)
-        return er_set(ER_TYPE, "'Tensor' object has no attribute 'fake_mode' (not a fake "
-                      "tensor)");
-    return set_obj_ref(out, t->mode);
+    obj *m = fk_fake_mode_of(t);
+    return m ? set_obj_ref(out, m) : -1;
 }
 
 /* The one tensor argument of m.fake(t) / m.meta(t), or NULL (er set). */
@@ -1155,8 +1194,12 @@ int sc_ev_fake(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a
     if (recv->k != V_OBJ || !fk_is_mode(recv->o))
         return er_set(ER_TYPE, "%s has no method '%s'", sc_val_type(recv), e->name);
     ts_tensor *src = conv_arg(vm, e, &x);
-    if (src && eval_device_kw(vm, e, &dev, &given) == 0) {
-        ts_tensor *res = fk_fake(recv->o, src, given ? &dev : NULL);
+    int64_t constant = 0, dynamic = 0;
+    if (src && eval_device_kw(vm, e, &dev, &given) == 0 &&
+        eval_int_kw(vm, e, "constant", &constant) == 0 &&
+        eval_int_kw(vm, e, "dynamic", &dynamic) == 0) {
+        fk_fake_opts fo = {given ? &dev : NULL, constant != 0, dynamic != 0};
+        ts_tensor *res = fk_fake_v3(recv->o, src, &fo);
         rc = res ? sc_set_obj(out, &res->hdr) : -1;
     }
     sc_val_drop(&x);
@@ -1266,6 +1309,8 @@ int sc_ev_counter(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args
                   sc_val *out)
 {
     int64_t v = 0;   /* set on success; gcc -O3 cannot see it */
+    if (recv->k == V_OBJ && fk_is_cache_handle(recv->o) && (e->id == A_HITS || e->id == A_MISSES))
+        return sc_ev_v3_attr(vm, e, recv, a, out);
     (void)vm, (void)a;
     if (sc_read_counter(recv, e, &v) < 0)
         return -1;
@@ -1333,3 +1378,128 @@ void sc_census_objects(const sc_expr *e, hp_graph *g)
             hp_select(g, o);
 }
 
+
+/* ---- version 3: ShapeEnv, tracer, dispatch cache, constants ---- */
+
+int sc_ev_shape_env(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                    sc_val *out)
+{
+    (void)vm, (void)e, (void)recv, (void)a;
+    return sc_set_obj(out, fk_shape_env_new());
+}
+
+int sc_ev_fake_cache(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                     sc_val *out)
+{
+    (void)vm, (void)e, (void)recv, (void)a;
+    return sc_set_obj(out, fk_cache_handle());
+}
+
+int sc_ev_tracer(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                 sc_val *out)
+{
+    sc_val m = {0};
+    (void)recv, (void)a;
+    if (sc_eval(vm, e->args[0], &m) < 0)
+        return -1;
+    obj *tr = m.k == V_OBJ ? fk_tracer_new(m.o)
+                           : (er_set(ER_TYPE, "tracer() needs a fake mode, got %s",
+                                     sc_val_type(&m)), NULL);
+    sc_val_drop(&m);
+    return sc_set_obj(out, tr);
+}
+
+/* The receiver of a version-3 method: an object `is` accepts, else ER_TYPE. */
+static obj *v3_recv(const sc_expr *e, const sc_val *recv, int (*is)(const obj *))
+{
+    if (recv->k == V_OBJ && is(recv->o))
+        return recv->o;
+    er_set(ER_TYPE, "%s has no method '%s'", sc_val_type(recv), e->name);
+    return NULL;
+}
+
+static int is_tensor_obj(const obj *o) { return ts_is_tensor(o); }
+
+/* f.constant(): the real tensor a fake holds as its constant, or none */
+int sc_ev_constant(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                   sc_val *out)
+{
+    ts_tensor *c = NULL;
+    (void)vm, (void)a;
+    obj *f = v3_recv(e, recv, is_tensor_obj);
+    if (!f || fk_constant_of(ts_of(f), &c) < 0)
+        return -1;
+    return set_obj_ref(out, c ? &c->hdr : NULL);
+}
+
+int sc_ev_clear_constants(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                          sc_val *out)
+{
+    (void)vm, (void)a;
+    obj *m = v3_recv(e, recv, fk_is_mode);
+    int64_t n = m ? fk_clear_non_cpu_constants(m) : -1;
+    if (n < 0)
+        return -1;
+    sc_set_int(out, n);
+    return 0;
+}
+
+/* tr.input(t): the fake of a graph input */
+int sc_ev_input(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                sc_val *out)
+{
+    sc_val x = {0};
+    int rc = -1;
+    (void)a;
+    obj *tr = v3_recv(e, recv, fk_is_tracer);
+    ts_tensor *t = tr ? conv_arg(vm, e, &x) : NULL;
+    if (t) {
+        ts_tensor *f = fk_tracer_input(tr, t);
+        rc = f ? sc_set_obj(out, &f->hdr) : -1;
+    }
+    sc_val_drop(&x);
+    return rc;
+}
+
+int sc_ev_finish(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                 sc_val *out)
+{
+    (void)vm, (void)a;
+    obj *tr = v3_recv(e, recv, fk_is_tracer);
+    if (!tr || fk_tracer_finish(tr) < 0)
+        return -1;
+    out->k = V_NONE;
+    return 0;
+}
+
+/* fake_cache().clear(): FakeTensorMode.cache_clear() */
+int sc_ev_clear(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                sc_val *out)
+{
+    (void)vm, (void)a;
+    if (!v3_recv(e, recv, fk_is_cache_handle))
+        return -1;
+    fk_cache_clear();
+    out->k = V_NONE;
+    return 0;
+}
+
+/* se.cache_size, se.tracked, and the cache's size, hits, misses, bypasses;
+ * on other objects these names are user attributes */
+int sc_ev_v3_attr(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                  sc_val *out)
+{
+    (void)vm, (void)a;
+    if (fk_is_shape_env(recv->o) && (e->id == A_CACHE_SIZE || e->id == A_TRACKED)) {
+        sc_set_int(out, e->id == A_TRACKED ? fk_shape_env_tracked(recv->o)
+                                           : fk_shape_env_cache_size(recv->o));
+        return 0;
+    }
+    if (!fk_is_cache_handle(recv->o) || e->id == A_CACHE_SIZE || e->id == A_TRACKED)
+        return user_attr(e, recv, out);
+    fk_cache_stats st;
+    fk_cache_stats_get(&st);
+    sc_set_int(out, e->id == A_SIZE ? st.size : e->id == A_HITS ? st.hits
+                  : e->id == A_MISSES ? st.misses : st.bypasses);
+    return 0;
+}

@@ -20,7 +20,8 @@ sc_eval_fn sc_ev_dense, sc_ev_empty_strided, sc_ev_sparse_coo, sc_ev_sparse_csr,
     sc_ev_quantized, sc_ev_fake_mode, sc_ev_meta_converter, sc_ev_fake_converter,
     sc_ev_weakref, sc_ev_gc, sc_ev_live, sc_ev_bytes, sc_ev_heap_bytes, sc_ev_unreachable,
     sc_ev_stale, sc_ev_growth, sc_ev_alive, sc_ev_dead, sc_ev_raises,
-    sc_ev_weakrefs, sc_ev_hold, sc_ev_at, sc_ev_verdict;
+    sc_ev_weakrefs, sc_ev_hold, sc_ev_at, sc_ev_verdict,
+    sc_ev_shape_env, sc_ev_fake_cache, sc_ev_tracer;   /* version 3 */
 
 /* tensor ops: one evaluator, an argument parser per calling convention */
 sc_args_fn sc_ar_dims, sc_ar_view, sc_ar_slice, sc_ar_diagonal, sc_ar_as_strided,
@@ -30,9 +31,10 @@ sc_eval_fn sc_ev_op;
 
 /* queries, values and the other methods */
 sc_eval_fn sc_ev_query, sc_ev_nbytes, sc_ev_dtype, sc_ev_device, sc_ev_layout, sc_ev_base,
-    sc_ev_storage, sc_ev_fake_mode_of, sc_ev_fake, sc_ev_meta, sc_ev_sweep, sc_ev_get;
+    sc_ev_storage, sc_ev_fake_mode_of, sc_ev_fake, sc_ev_meta, sc_ev_sweep, sc_ev_get,
+    sc_ev_constant, sc_ev_clear_constants, sc_ev_input, sc_ev_finish, sc_ev_clear;
 
 /* attributes */
-sc_eval_fn sc_ev_grad, sc_ev_counter;
+sc_eval_fn sc_ev_grad, sc_ev_counter, sc_ev_v3_attr;
 
 #endif

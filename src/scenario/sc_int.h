@@ -91,20 +91,24 @@ typedef enum sc_builtin {
     B_EMPTY, B_ZEROS, B_ONES, B_RAND, B_EMPTY_STRIDED, B_SPARSE_COO,
     B_SPARSE_CSR, B_QUANTIZED, B_FAKE_MODE, B_META_CONVERTER, B_WEAKREF,
     B_GC, B_LIVE, B_BYTES, B_HEAP_BYTES, B_UNREACHABLE, B_STALE, B_GROWTH,
-    B_ALIVE, B_DEAD, B_RAISES, B_FAKE_CONVERTER, B_WEAKREFS, B_HOLD, B_AT, B_VERDICT, B_COUNT
+    B_ALIVE, B_DEAD, B_RAISES, B_FAKE_CONVERTER, B_WEAKREFS, B_HOLD, B_AT, B_VERDICT,
+    B_SHAPE_ENV, B_FAKE_CACHE, B_TRACER,   /* version 3 */
+    B_COUNT
 } sc_builtin;
 
 /* What a method's receiver must be: MK_OP a tensor; MK_QUERY and MK_VALUE
  * a tensor or a storage; the others check it themselves. */
 typedef enum sc_mkind {
     MK_OP, MK_QUERY, MK_FAKE, MK_META, MK_SWEEP, MK_GET,
-    MK_VALUE      /* version 2: a query whose answer is not an integer */
+    MK_VALUE,     /* version 2: a query whose answer is not an integer */
+    MK_OBJ        /* version 3: a method of a mode, tracer or cache */
 } sc_mkind;
 
 typedef enum sc_attr {
     A_USER, A_GRAD, A_MEMO_FAKE, A_MEMO_META, A_MEMO_STORAGE, A_PENDING,
     A_HITS, A_MISSES, A_SWEEP_EVERY, A_CHECK_COUNT,
-    A_MEMO_TENSOR_IDS, A_MEMO_STORAGE_IDS, A_MEMO_CONSTANTS   /* version 3 */
+    A_MEMO_TENSOR_IDS, A_MEMO_STORAGE_IDS, A_MEMO_CONSTANTS,  /* version 3 */
+    A_CACHE_SIZE, A_TRACKED, A_SIZE, A_BYPASSES
 } sc_attr;
 
 typedef struct sc_pos { uint32_t line, col; } sc_pos;

@@ -38,7 +38,7 @@ static const char *const error_names[] = {
     "OutOfMemory", "LimitExceeded", NULL};
 static const char *const live_kinds[] = {
     "any", "tensor", "storage", "fake", "meta", "sparse", "mode", "converter",
-    "finalizer", "weakref", NULL};
+    "finalizer", "weakref", "shape_env", "tracer", NULL};
 static const char *const dtype_names[] = {
     "f16", "bf16", "f32", "f64", "c64", "c128", "i8", "u8", "i32", "i64",
     "bool", NULL};

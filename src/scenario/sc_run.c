@@ -437,6 +437,7 @@ static int run_program(const sc_program *p, const sc_options *opt, rp_scenario *
     fk_design_id design = opt->design >= 0 ? (fk_design_id)opt->design
                         : p->cfg_compat >= 0 ? (fk_design_id)p->cfg_compat : FK_D_DEFAULT;
     fk_design_set(design);
+    fk_cache_clear();          /* the process-wide dispatch cache, per scenario */
     char ierr[256];
     if (fk_inject_check(fk_inject_active(), design, ierr, sizeof ierr) != 0) {
         /* the file's config compat names a design the bug does not apply
@@ -495,6 +496,7 @@ static int run_program(const sc_program *p, const sc_options *opt, rp_scenario *
         }
         memset(vm.cps, 0, nc * sizeof *vm.cps);
         vm.nwith = 0;
+        fk_cache_clear();      /* each run of the program starts with it empty */
         vm.count_expectations = r == 0;
         for (int k = 0; k < OBJ_KIND_COUNT; k++) {
             out->kinds_start[k] = obj_live_count_kind((obj_kind)k);
@@ -525,6 +527,7 @@ static int run_program(const sc_program *p, const sc_options *opt, rp_scenario *
         if (vm.stopped)
             break;
     }
+    fk_cache_trim();           /* entries that hold nothing are no one's memory */
     if (rounds == 1 || (vm.stopped && done == 1)) {
         if (vm.end_check)
             end_check(&vm, base);
@@ -534,6 +537,7 @@ static int run_program(const sc_program *p, const sc_options *opt, rp_scenario *
 
 cleanup:
     sc_vm_drop_snapshot(&vm);
+    fk_cache_clear();          /* what its entries hold, before reclaiming */
     sc_reclaim_all(done > 0);
     fk_design_set(FK_D_DEFAULT);
     gc_set_auto(0, 700);

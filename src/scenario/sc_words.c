@@ -19,6 +19,8 @@ static const char *const kw_empty[] = {"dtype", "device", "requires_grad", "memo
 static const char *const kw_coo[] = {"nnz", "sparse_dim", "dtype", "device", "coalesced", NULL};
 static const char *const kw_csr[] = {"nnz", "dtype", "device", NULL};
 static const char *const kw_mode[] = {"sweep", "sweep_every", NULL};
+static const char *const kw_fake_mode[] = {"sweep", "sweep_every", "shape_env", "propagate_real",
+                                           "mode_ref", NULL};
 static const char *const kw_live[] = {"kind", NULL};
 static const char *const kw_none[] = {NULL};
 static const char *const kw_slice[] = {"step", NULL};
@@ -27,7 +29,7 @@ static const char *const kw_to[] = {"device", "dtype", NULL};
 static const char *const kw_sum[] = {"dim", NULL};
 static const char *const kw_to_sparse[] = {"sparse_dim", NULL};
 static const char *const kw_diagonal[] = {"offset", NULL};
-static const char *const kw_fake[] = {"device", NULL};
+static const char *const kw_fake[] = {"device", "constant", "dynamic", NULL};
 static const char *const kw_mfmt[] = {"memory_format", NULL};
 static const char *const kw_verdict[] = {"fail_on", "suppress", NULL};
 
@@ -59,6 +61,12 @@ static const char *const kw_verdict[] = {"fail_on", "suppress", NULL};
 #define A(n, id, ev, ns, nx) ROW(n, SW_ATTR, 0, id, 0, 0, kw_none, 1, ns, nx, NULL, ev, 0)
 #define A3(n, id, ev, ns, nx) ROW(n, SW_ATTR, 0, id, 0, 0, kw_none, 3, ns, nx, NULL, ev, 0)
 #define V3_STRESS "version 3: not generated yet (scenarios/designs covers it)"
+#define V3_XREF_23 "version 3: PyTorch 2.x machinery (ShapeEnv, compile, dispatch cache): " \
+    "not in 1.13.1"
+#define V3_XREF_CONST "version 3: constants are not translated yet"
+#define B3(n, id, lo, hi, ev, ns, nx) \
+    ROW(n, SW_BUILTIN, 0, id, lo, hi, kw_none, 3, ns, nx, NULL, ev, 0)
+#define M3(n, hi, ev, ns, nx) ROW(n, SW_METHOD, MK_OBJ, 0, hi, hi, kw_none, 3, ns, nx, NULL, ev, 0)
 #define V3_XREF "version 3: not translated yet (under 1.13 it reads memo_meta and memo_storage)"
 
 static const sc_word vocab[] = {
@@ -72,7 +80,7 @@ static const sc_word vocab[] = {
     B("sparse_coo", B_SPARSE_COO, 0, -1, kw_coo, sc_ar_sizes, sc_ev_sparse_coo, NULL, NULL),
     B("sparse_csr", B_SPARSE_CSR, 2, 2, kw_csr, sc_ar_csr, sc_ev_sparse_csr, NULL, NULL),
     B("quantized", B_QUANTIZED, 0, -1, kw_none, sc_ar_sizes, sc_ev_quantized, NULL, NULL),
-    B("fake_mode", B_FAKE_MODE, 0, 0, kw_mode, NULL, sc_ev_fake_mode, NULL, NULL),
+    B("fake_mode", B_FAKE_MODE, 0, 0, kw_fake_mode, NULL, sc_ev_fake_mode, NULL, NULL),
     B("meta_converter", B_META_CONVERTER, 0, 0, kw_mode, NULL, sc_ev_meta_converter, NULL,
       NULL),
     B("weakref", B_WEAKREF, 1, 1, kw_none, NULL, sc_ev_weakref, NULL, NO_XREF_WEAK),
@@ -97,6 +105,9 @@ static const sc_word vocab[] = {
     B("hold", B_HOLD, 2, 2, kw_none, NULL, sc_ev_hold, NO_PROGRAM, NO_PROGRAM),
     B("at", B_AT, 2, 5, kw_none, NULL, sc_ev_at, NO_PROGRAM, NO_PROGRAM),
     B("verdict", B_VERDICT, 0, 0, kw_verdict, NULL, sc_ev_verdict, NO_PROGRAM, NO_PROGRAM),
+    B3("shape_env", B_SHAPE_ENV, 0, 0, sc_ev_shape_env, V3_STRESS, V3_XREF_23),
+    B3("fake_cache", B_FAKE_CACHE, 0, 0, sc_ev_fake_cache, V3_STRESS, V3_XREF_23),
+    B3("tracer", B_TRACER, 1, 1, sc_ev_tracer, V3_STRESS, V3_XREF_23),
 
     /* methods: tensor ops */
     OP("view", 0, -1, kw_none, sc_ar_view, NULL, NULL),
@@ -175,6 +186,12 @@ static const sc_word vocab[] = {
     M2("base", MK_VALUE, 0, 0, kw_none, sc_ev_base, V2_STRESS, NULL),
     M2("storage", MK_VALUE, 0, 0, kw_none, sc_ev_storage, NULL, NULL),
     M2("fake_mode", MK_VALUE, 0, 0, kw_none, sc_ev_fake_mode_of, V2_STRESS, NULL),
+    /* version 3 */
+    M3("constant", 0, sc_ev_constant, V3_STRESS, V3_XREF_CONST),
+    M3("clear_non_cpu_constants", 0, sc_ev_clear_constants, V3_STRESS, V3_XREF_23),
+    M3("input", 1, sc_ev_input, V3_STRESS, V3_XREF_23),
+    M3("finish", 0, sc_ev_finish, V3_STRESS, V3_XREF_23),
+    M3("clear", 0, sc_ev_clear, V3_STRESS, V3_XREF_23),
 
     /* attributes (A_USER, any other name, is not a row) */
     A("grad", A_GRAD, sc_ev_grad, NULL, NULL),
@@ -189,8 +206,11 @@ static const sc_word vocab[] = {
       "PyTorch's check_expired_count is not compared (xref's counters stop at sweep_every)"),
     A3("memo_tensor_ids", A_MEMO_TENSOR_IDS, sc_ev_counter, V3_STRESS, V3_XREF),
     A3("memo_storage_ids", A_MEMO_STORAGE_IDS, sc_ev_counter, V3_STRESS, V3_XREF),
-    A3("memo_constants", A_MEMO_CONSTANTS, sc_ev_counter, V3_STRESS,
-       "version 3: no constant conversions are modelled yet"),
+    A3("memo_constants", A_MEMO_CONSTANTS, sc_ev_counter, V3_STRESS, V3_XREF_CONST),
+    A3("cache_size", A_CACHE_SIZE, sc_ev_v3_attr, V3_STRESS, V3_XREF_23),
+    A3("tracked", A_TRACKED, sc_ev_v3_attr, V3_STRESS, V3_XREF_23),
+    A3("size", A_SIZE, sc_ev_v3_attr, V3_STRESS, V3_XREF_23),
+    A3("bypasses", A_BYPASSES, sc_ev_v3_attr, V3_STRESS, V3_XREF_23),
 };
 
 #define NVOCAB (sizeof vocab / sizeof vocab[0])

@@ -1,0 +1,236 @@
+/* fk_cache.c - FakeTensorMode's dispatch cache (designs.md "pytorch-2.3",
+ * Dispatch cache), and the version-3 rules each design has.
+ *
+ * One cache per process, shared by every mode (fake_tensor.py@946abe14:
+ * 928-931). Key: the op, each tensor argument's metadata (dtype, sizes,
+ * strides, device, layout, storage offset, storage nbytes, requires_grad,
+ * conj/neg) and the op's other arguments (:1157-1186); never a tensor, mode
+ * or ShapeEnv (:813-835,1264). Kept here as a 64-bit hash of that key. An
+ * entry holds nothing - except under cache-holds-shape-env, where an op
+ * with symbolic inputs is stored with its unstripped key, which holds the
+ * ShapeEnv (before pytorch#127596). Bypass (counted, nothing stored): a
+ * constant input, a sparse input (:1244-1266,1299-1300); a mode with
+ * propagate_real does not use the cache (:982-985,1449-1452). Ops with
+ * symbolic inputs are cached on their ShapeEnv (_fake_tensor_utils.py@
+ * a29b95dc:235-244). The cache is not an object: `fake_cache()` is a
+ * handle to it, and the scenario runner clears it before each scenario. */
+#include <string.h>
+
+#include "alloc/al.h"
+#include "core/er.h"
+#include "fake/fk_internal.h"
+
+/* ---- the rules of each design (rows by design name; none: all off) ---- */
+
+static const fk_v3_rules rules[] = {
+    /* fake_tensor.py@946abe14:928-931 (the cache), tr.finish()'s clears:
+     * pytorch#171209 (tables), #193015 (se.tracked), #184445 (constants) */
+    {"pytorch-2.3", 1, 1},
+};
+static const fk_v3_rules none;
+
+const fk_v3_rules *fk_v3_rules_now(void)
+{
+    const char *d = fk_design_now()->name;
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
+        if (strcmp(rules[i].design, d) == 0)
+            return &rules[i];
+    return &none;
+}
+
+/* ---- entries ---- */
+
+typedef struct entry {
+    uint64_t key;
+    obj *hold;                  /* strong: the bug's ShapeEnv, else NULL */
+} entry;
+
+static entry *entries;
+static size_t nentries, cap_entries;
+static fk_cache_stats stats;
+
+void fk_cache_stats_get(fk_cache_stats *out)
+{
+    *out = stats;
+    out->size = (int64_t)nentries;
+}
+
+void fk_cache_clear(void)
+{
+    entry *v = entries;
+    size_t n = nentries, cap = cap_entries;
+    entries = NULL;
+    nentries = cap_entries = 0;
+    memset(&stats, 0, sizeof stats);
+    for (size_t i = 0; i < n; i++)
+        obj_decref(v[i].hold);
+    al_free(v, cap * sizeof *v, AL_K_MEMO);
+}
+
+void fk_cache_trim(void)
+{
+    size_t keep = 0;
+    for (size_t i = 0; i < nentries; i++)
+        if (entries[i].hold)
+            entries[keep++] = entries[i];
+    nentries = keep;
+    if (!keep) {
+        al_free(entries, cap_entries * sizeof *entries, AL_K_MEMO);
+        entries = NULL;
+        cap_entries = 0;
+    }
+}
+
+void fk_cache_visit(obj_visit_fn visit, void *arg)
+{
+    for (size_t i = 0; i < nentries; i++)
+        if (entries[i].hold)
+            visit(entries[i].hold, "entry", (long)i, arg);
+}
+
+static int lookup(uint64_t key)
+{
+    for (size_t i = 0; i < nentries; i++)
+        if (entries[i].key == key)
+            return 1;
+    return 0;
+}
+
+static int store(uint64_t key, obj *hold)
+{
+    if (nentries == cap_entries) {
+        size_t ncap = cap_entries ? cap_entries * 2 : 16;
+        entry *nv = al_realloc(entries, cap_entries * sizeof *nv, ncap * sizeof *nv,
+                               AL_K_MEMO, "fk dispatch cache");
+        if (!nv)
+            return er_set(ER_OOM, "out of memory growing the dispatch cache");
+        entries = nv;
+        cap_entries = ncap;
+    }
+    obj_incref(hold);
+    entries[nentries++] = (entry){key, hold};
+    return 0;
+}
+
+/* ---- the key ---- */
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) {
+        h ^= (v >> (8 * i)) & 0xff;
+        h *= 1099511628211ull;          /* FNV-1a */
+    }
+    return h;
+}
+
+static uint64_t tensor_key(uint64_t h, const ts_tensor *t)
+{
+    const ts_tensor *m = ts_is_fake(t) ? t->meta : t;
+    h = mix(h, (uint64_t)t->dtype);
+    h = mix(h, (uint64_t)t->layout);
+    h = mix(h, (uint64_t)t->device.type << 32 | (uint32_t)t->device.index);
+    h = mix(h, (uint64_t)t->ndim);
+    for (int d = 0; d < t->ndim; d++) {
+        h = mix(h, (uint64_t)t->sizes[d]);
+        h = mix(h, t->layout == TS_STRIDED ? (uint64_t)t->strides[d] : 0);
+    }
+    h = mix(h, (uint64_t)t->storage_offset);
+    h = mix(h, m && m->storage ? m->storage->nbytes : 0);
+    return mix(h, (uint64_t)(t->requires_grad | t->neg << 1 | t->conj << 2));
+}
+
+static uint64_t op_key(ts_op op, const ts_tensor *self, const ts_args *a)
+{
+    uint64_t h = mix(14695981039346656037ull, (uint64_t)op);
+    h = tensor_key(h, self);
+    if (!a)
+        return h;
+    if (a->other)
+        h = tensor_key(h, a->other);
+    h = mix(h, (uint64_t)a->n);
+    for (int i = 0; i < a->n && i < TS_MAX_DIM; i++)
+        h = mix(h, (uint64_t)a->v[i]);
+    h = mix(h, (uint64_t)a->n2);
+    for (int i = 0; i < a->n2 && i < TS_MAX_DIM; i++)
+        h = mix(h, (uint64_t)a->v2[i]);
+    uint64_t sc;
+    memcpy(&sc, &a->scalar, sizeof sc);
+    h = mix(h, (uint64_t)a->offset);
+    h = mix(h, a->has_scalar ? sc ^ (uint64_t)a->scalar_bool : 1);
+    h = mix(h, a->has_dim ? (uint64_t)a->dim : ~0ull);
+    h = mix(h, a->has_dtype ? (uint64_t)a->dtype : ~0ull);
+    h = mix(h, a->has_device ? (uint64_t)a->device.type << 32 | (uint32_t)a->device.index
+                             : ~0ull);
+    h = mix(h, a->has_sparse_dim ? (uint64_t)a->sparse_dim : ~0ull);
+    h = mix(h, a->has_mfmt ? (uint64_t)a->mfmt : ~0ull);
+    return mix(h, (uint64_t)a->set_geom);
+}
+
+/* ---- around an op ---- */
+
+int fk_cache_pre_op(ts_op op, ts_tensor *self, const ts_args *a, fk_mode *m, fk_opctx *cx)
+{
+    if (!fk_v3_rules_now()->dispatch_cache || m->propagate_real)
+        return 0;
+    const ts_tensor *other = a ? a->other : NULL;
+    if (fk_const_get(self) || (other && ts_is_fake(other) && fk_const_get(other)) ||
+        self->layout != TS_STRIDED || (other && other->layout != TS_STRIDED) ||
+        op == TS_OP_SET_) {
+        stats.bypasses++;
+        return 0;
+    }
+    uint64_t key = op_key(op, self, a);
+    obj *hold = NULL;
+    if (cx->symbolic) {
+        if (!fk_bug_state.cache_holds_shape_env)
+            return fk_shape_cache(cx->symbolic, key);
+        key = mix(key, cx->symbolic->id);    /* the key holds its ShapeEnv */
+        hold = cx->symbolic;
+    }
+    if (lookup(key)) {
+        stats.hits++;
+        cx->cache_hit = 1;
+        return 0;
+    }
+    cx->cache_store = 1;
+    cx->key = key;
+    cx->hold = hold;
+    return 0;
+}
+
+int fk_cache_post_op(fk_opctx *cx)
+{
+    if (!cx->cache_store)
+        return 0;
+    cx->cache_store = 0;
+    if (store(cx->key, cx->hold) < 0)
+        return -1;
+    stats.misses++;
+    return 0;
+}
+
+/* ---- the handle `fake_cache()` returns ---- */
+
+static obj *handle;
+
+static void handle_release(obj *self)
+{
+    if (handle == self)
+        handle = NULL;
+}
+
+static const obj_type handle_type = {
+    .name = "fake_cache", .kind = OBJ_GENERIC, .release = handle_release,
+};
+
+obj *fk_cache_handle(void)
+{
+    if (handle) {
+        obj_incref(handle);
+        return handle;
+    }
+    handle = obj_new(&handle_type, sizeof(obj));
+    return handle;
+}
+
+int fk_is_cache_handle(const obj *o) { return o && o->type == &handle_type; }

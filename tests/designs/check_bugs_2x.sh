@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# check_bugs_2x.sh FAKEGC ROOT [BUG...]
+# The PyTorch 2.x bugs (designs.md, "Injectable bugs"): each shipped
+# scenario passes as it is and fails (exit 1) with --inject of its bug.
+set -u
+fakegc=$1
+cd "$2" || exit 2
+shift 2
+
+# bug | scenario
+table=(
+  "fake-holds-mode|scenarios/bugs-2x/fake_holds_mode_20.scn"
+  "premature-weak-clear|scenarios/bugs-2x/premature_weak_clear_20.scn"
+  "tracer-holds-real|scenarios/bugs-2x/tracer_holds_real.scn"
+)
+
+want=" $* "
+bad=0
+checked=0
+for row in "${table[@]}"; do
+  IFS='|' read -r bug scn <<< "$row"
+  if [ $# -gt 0 ] && [[ "$want" != *" $bug "* ]]; then continue; fi
+  checked=$((checked + 1))
+  "$fakegc" run -q "$scn" > /dev/null 2>&1
+  plain=$?
+  "$fakegc" run -q --inject "$bug" "$scn" > /dev/null 2>&1
+  injected=$?
+  if [ "$plain" -ne 0 ] || [ "$injected" -ne 1 ]; then
+    echo "FAIL $bug: $scn exits $plain as it is (want 0), $injected with --inject $bug (want 1)"
+    bad=$((bad + 1))
+  else
+    echo "ok   $bug: $scn passes, fails with --inject $bug"
+  fi
+done
+[ "$checked" -gt 0 ] || { echo "no bug checked"; exit 2; }
+exit $((bad > 0))
