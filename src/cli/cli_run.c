@@ -29,6 +29,7 @@ typedef struct run_args {
     cli_order order;
     cli_shard shard;
     int own_oom;                /* fakegc's own allocations failed (--allocator ...:all) */
+    int changed;                /* a file changed since it was parsed (exit 2) */
 } run_args;
 
 static const cli_opt rows[] = {
@@ -274,6 +275,16 @@ static int parse_all(cli_common *c, const sc_files *files, sc_program **progs, s
     return bad;
 }
 
+/* The error record of a file that changed since it was parsed is the
+ * input's fault, not fakegc's: said with its path, and exit 2. */
+static void check_changed(run_args *a, const rp_scenario *r, const sc_program *p)
+{
+    if (r->status == RP_ERROR && sc_program_changed(p)) {
+        cli_error("run", "%s", r->error ? r->error : sc_program_file(p));
+        a->changed = 1;
+    }
+}
+
 /* The scenarios in this process, in order, until the end, an interruption
  * or --max-failures: the number with a complete record. */
 static size_t run_here(run_args *a, sc_program **progs, size_t n, rp_collect *col, streamer *st)
@@ -297,6 +308,7 @@ static size_t run_here(run_args *a, sc_program **progs, size_t n, rp_collect *co
         }
         if (t)
             timeline_end(t, r);
+        check_changed(a, r, progs[i]);
         stream_done(st, r);
     }
     cli_progress(&a->c, n, n, "");
@@ -415,6 +427,7 @@ static void job_done(void *arg, size_t i, const wk_end *e, const int *files)
         timeline_end(&j->col->tl[i], r);
     for (int k = 0; k < 2; k++)
         (void)wk_spool_add(&j->side[k], i, files[F_DOT + k]);
+    check_changed(j->a, r, j->progs[i]);
     stream_done(j->st, r);
     j->finished++;
     cli_progress(&j->a->c, j->finished, j->n, j->finished < j->n ? file : "");
@@ -541,7 +554,7 @@ static int run_all(run_args *a, sc_program **progs, size_t n, const inject_list 
                  write_timeline(c->timeline, c->timeline_f, col.tl, ran) < 0;
     if (exit_code == CLI_EXIT_OK)
         exit_code = report(a, col.res, ran, n, inj, repro, col.tl);
-    if (tl_bad && exit_code != CLI_EXIT_INTERNAL)
+    if ((tl_bad && exit_code != CLI_EXIT_INTERNAL) || (a->changed && !cli_interrupted()))
         exit_code = CLI_EXIT_USAGE;
     rp_collect_free(&col);
     return exit_code;

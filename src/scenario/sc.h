@@ -91,6 +91,10 @@ size_t sc_program_statements(const sc_program *p);   /* statements in the text *
 sc_program *sc_check_file(const char *path, FILE *diag, int color, int *nerrors,
                           size_t *budget);
 int sc_program_parked(const sc_program *p);
+/* 1 when p is parked and its file is no longer the text checked (changed,
+ * gone, unreadable): the error record sc_run made of it is about the
+ * input, not about fakegc. 0 otherwise. Reads the file again. */
+int sc_program_changed(const sc_program *p);
 /* Its `config compat` as an fk_design_id, or -1 when it has none. */
 int sc_program_compat(const sc_program *p);
 

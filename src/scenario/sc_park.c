@@ -8,12 +8,18 @@
 #include "alloc/al.h"
 #include "core/er.h"
 
-static uint64_t text_hash(const char *s, size_t n)
+#define FNV_BASIS 1469598103934665603ull   /* FNV-1a */
+
+static uint64_t text_hash_more(uint64_t h, const char *s, size_t n)
 {
-    uint64_t h = 1469598103934665603ull;   /* FNV-1a */
     for (size_t i = 0; i < n; i++)
         h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
     return h;
+}
+
+static uint64_t text_hash(const char *s, size_t n)
+{
+    return text_hash_more(FNV_BASIS, s, n);
 }
 
 sc_program *sc_check_file(const char *path, FILE *diag, int color, int *nerrors,
@@ -55,6 +61,27 @@ sc_program *sc_unpark(const sc_program *p)
         return NULL;
     }
     return q;
+}
+
+int sc_program_changed(const sc_program *p)
+{
+    if (!p->parked)
+        return 0;
+    FILE *f = fopen(p->file, "rb");
+    if (!f)
+        return 1;
+    uint64_t h = FNV_BASIS;
+    size_t n = 0, got, skip = 0;
+    char buf[1 << 16];
+    while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
+        if (n == 0 && got >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
+            skip = 3;   /* as sc_parse: a byte order mark is not text */
+        h = text_hash_more(h, buf + skip, got - skip);
+        n += got - skip;
+        skip = 0;
+    }
+    fclose(f);
+    return n != p->text_len || h != p->text_hash;
 }
 
 static int parked_error(const sc_program *p, rp_scenario *out, const char *why)
