@@ -293,9 +293,10 @@ void fk_cache_trim(void);
 /* A handle object for `fake_cache()` (new reference; one while held). */
 obj *fk_cache_handle(void);
 int fk_is_cache_handle(const obj *o);
-/* The objects cache entries hold (only under cache-holds-shape-env):
- * calls visit(held, "entry", N) for each; for reports' roots. */
-void fk_cache_visit(obj_visit_fn visit, void *arg);
+/* The cache as an object while its entries hold objects (only under
+ * cache-holds-shape-env), else NULL (borrowed): the handle, whose edges
+ * are the entries' ("entry", N), for reports' roots ("fake_cache"). */
+obj *fk_cache_anchor(void);
 /* gc(): a full collection (gc_collect), under premature-weak-clear also
  * clearing the memo keys of what the collected objects referenced. */
 uint64_t fk_collect(void);

@@ -48,6 +48,7 @@ typedef struct entry {
 static entry *entries;
 static size_t nentries, cap_entries;
 static fk_cache_stats stats;
+static obj *anchor;             /* strong: the handle, while an entry holds */
 
 void fk_cache_stats_get(fk_cache_stats *out)
 {
@@ -65,6 +66,7 @@ void fk_cache_clear(void)
     for (size_t i = 0; i < n; i++)
         obj_decref(v[i].hold);
     al_free(v, cap * sizeof *v, AL_K_MEMO);
+    obj_clear_ref(&anchor);
 }
 
 void fk_cache_trim(void)
@@ -79,13 +81,6 @@ void fk_cache_trim(void)
         entries = NULL;
         cap_entries = 0;
     }
-}
-
-void fk_cache_visit(obj_visit_fn visit, void *arg)
-{
-    for (size_t i = 0; i < nentries; i++)
-        if (entries[i].hold)
-            visit(entries[i].hold, "entry", (long)i, arg);
 }
 
 static int lookup(uint64_t key)
@@ -107,6 +102,8 @@ static int store(uint64_t key, obj *hold)
         entries = nv;
         cap_entries = ncap;
     }
+    if (hold && !anchor && !(anchor = fk_cache_handle()))
+        return -1;
     obj_incref(hold);
     entries[nentries++] = (entry){key, hold};
     return 0;
@@ -213,6 +210,17 @@ int fk_cache_post_op(fk_opctx *cx)
 
 static obj *handle;
 
+/* The entries' holds are the cache's (anchor keeps the handle alive while
+ * there are any): reported as the handle's edges. */
+static void handle_traverse(obj *self, obj_visit_fn visit, void *arg)
+{
+    if (self != anchor)
+        return;
+    for (size_t i = 0; i < nentries; i++)
+        if (entries[i].hold)
+            visit(entries[i].hold, "entry", (long)i, arg);
+}
+
 static void handle_release(obj *self)
 {
     if (handle == self)
@@ -220,8 +228,11 @@ static void handle_release(obj *self)
 }
 
 static const obj_type handle_type = {
-    .name = "fake_cache", .kind = OBJ_GENERIC, .release = handle_release,
+    .name = "fake_cache", .kind = OBJ_GENERIC, .traverse = handle_traverse,
+    .release = handle_release,
 };
+
+obj *fk_cache_anchor(void) { return anchor; }
 
 obj *fk_cache_handle(void)
 {

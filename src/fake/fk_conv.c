@@ -1314,18 +1314,27 @@ void fk_reset(void)
     wrong_hits = 0;
 }
 
+/* pytorch#171209: the converter's tables are emptied at a compile's end,
+ * the describer's four in 2.3 included, so that no weak ref is left on the
+ * real tensors */
 void fk_mode_clear_tables(fk_mode *m)
 {
     fk_fconv *fc = m->converter;
-    wt_clear(fc->tensor_memo);
-    wt_clear(fc->meta->tensor_memo);
-    wt_clear(fc->meta->storage_memo);
+    fk_mconv *mc = fc->meta;
+    wt_table *tabs[5] = {fc->tensor_memo, mc->tensor_memo, mc->storage_memo,
+                         mc->lookup_tensor, mc->lookup_storage};
+    for (int i = 0; i < 5; i++)
+        if (tabs[i])
+            wt_clear(tabs[i]);
 }
 
 void fk_forget_key(const obj *key)
 {
-    for (fk_mconv *mc = mconv_list; mc; mc = mc->list_next)
+    for (fk_mconv *mc = mconv_list; mc; mc = mc->list_next) {
         wt_remove(mc->tensor_memo, key);
+        if (mc->lookup_tensor)
+            wt_remove(mc->lookup_tensor, key);
+    }
     for (fk_fconv *fc = fconv_list; fc; fc = fc->list_next)
         wt_remove(fc->tensor_memo, key);
 }

@@ -151,7 +151,7 @@ ts_tensor *fk_apply_in(ts_op op, ts_tensor *self, const ts_args *a, obj *active)
 
 #define ALL ((1u << FK_D_COUNT) - 1)
 #define D(x) (1u << (x))
-#define V2 (D(FK_D_2_0))   /* the 2.x designs */
+#define V2 (D(FK_D_2_0) | D(FK_D_2_3))   /* the 2.x designs */
 
 /* designs.md "Injectable bugs": each bug with the designs it applies to.
  * fix-weakref is 1.13.1's own leak: on in pytorch-1.13 (asking for it
@@ -177,6 +177,16 @@ static const fk_bug_info bug_list[] = {
      "collected cycle referenced that survives (pytorch#145253, fixed by #164269)", V2},
     {"tracer-holds-real", "a graph argument holds its real example strongly (pytorch#100515)",
      V2},
+    {"constant-retains-real", "tr.finish() and m.clear_non_cpu_constants() keep constants: an "
+     "example fake keeps its real CUDA tensor (pytorch#124345, #184445)", D(FK_D_2_3)},
+    {"cache-holds-shape-env", "ops with symbolic inputs are stored in the process's dispatch "
+     "cache with unstripped keys holding their ShapeEnv (pytorch#127596)", D(FK_D_2_3)},
+    {"no-clear-after-compile", "tr.finish() leaves the mode's tables, so weak refs stay on the "
+     "real tensors (pytorch#171209, #141548)", D(FK_D_2_3)},
+    {"converter-closure-cycle", "every miss leaves a garbage closure cycle holding the "
+     "MetaConverter, alive until gc() (pytorch#175660)", D(FK_D_2_3)},
+    {"shape-env-tracks-real", "tr.finish() leaves se.tracked: tracked fakes and their real "
+     "copies stay (pytorch#193015, #190093)", D(FK_D_2_3)},
 };
 
 const fk_bug_info *fk_bug_list(size_t *n)
@@ -248,6 +258,11 @@ int fk_inject(const char *csv, char *err, size_t errlen)
         else if (strcmp(name, "fake-holds-mode") == 0) fb.fake_holds_mode = 1;
         else if (strcmp(name, "premature-weak-clear") == 0) fb.premature_weak_clear = 1;
         else if (strcmp(name, "tracer-holds-real") == 0) fb.tracer_holds_real = 1;
+        else if (strcmp(name, "constant-retains-real") == 0) fb.constant_retains_real = 1;
+        else if (strcmp(name, "cache-holds-shape-env") == 0) fb.cache_holds_shape_env = 1;
+        else if (strcmp(name, "no-clear-after-compile") == 0) fb.no_clear_after_compile = 1;
+        else if (strcmp(name, "converter-closure-cycle") == 0) fb.converter_closure_cycle = 1;
+        else if (strcmp(name, "shape-env-tracks-real") == 0) fb.shape_env_tracks_real = 1;
         else {
             p = name;
             len = strlen(name);

@@ -978,6 +978,15 @@ size_t sc_vm_roots(sc_vm *vm)
             vm->root_use[n] = 1;
         vm->roots[n++] = vm->holds[i];
     }
+    obj *fc = fk_cache_anchor();   /* the process's dispatch cache, when its
+                                      entries hold objects */
+    if (fc && n < vm->roots_cap) {
+        vm->roots[n].name = "fake_cache";
+        vm->roots[n].o = fc;
+        if (vm->root_use)
+            vm->root_use[n] = 1;
+        n++;
+    }
     return n;
 }
 

@@ -457,7 +457,7 @@ static int run_program(const sc_program *p, const sc_options *opt, rp_scenario *
                  : p->cfg_end_check >= 0 ? p->cfg_end_check : 1;
 
     size_t nv = p->nvars ? p->nvars : 1, nc = p->ncheckpoints ? p->ncheckpoints : 1;
-    size_t nroots = nv + SC_MAX_NESTING;
+    size_t nroots = nv + SC_MAX_NESTING + 1;   /* + the dispatch cache */
     vm.vars = al_malloc(nv * sizeof *vm.vars, AL_K_SCENARIO, "sc vars");
     vm.stamp = al_malloc(nv * sizeof *vm.stamp, AL_K_SCENARIO, "sc stamps");
     vm.roots = al_malloc(nroots * sizeof *vm.roots, AL_K_SCENARIO, "sc roots");

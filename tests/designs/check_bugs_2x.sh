@@ -9,9 +9,16 @@ shift 2
 
 # bug | scenario
 table=(
+  "constant-retains-real|scenarios/bugs-2x/constant_retains_real.scn"
+  "cache-holds-shape-env|scenarios/bugs-2x/cache_holds_shape_env.scn"
+  "no-clear-after-compile|scenarios/bugs-2x/no_clear_after_compile.scn"
+  "converter-closure-cycle|scenarios/bugs-2x/converter_closure_cycle.scn"
+  "fake-holds-mode|scenarios/bugs-2x/fake_holds_mode.scn"
   "fake-holds-mode|scenarios/bugs-2x/fake_holds_mode_20.scn"
+  "premature-weak-clear|scenarios/bugs-2x/premature_weak_clear.scn"
   "premature-weak-clear|scenarios/bugs-2x/premature_weak_clear_20.scn"
   "tracer-holds-real|scenarios/bugs-2x/tracer_holds_real.scn"
+  "shape-env-tracks-real|scenarios/bugs-2x/shape_env_tracks_real.scn"
 )
 
 want=" $* "
