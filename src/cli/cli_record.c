@@ -19,6 +19,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "scenario/sc.h"
+
 #define RECORD_MASK (CLI_O_ALLOCATOR | CLI_O_INJECT | CLI_O_COMPAT | CLI_O_GC | CLI_O_SWEEP | CLI_O_HTML | \
                      CLI_O_FORMAT | CLI_O_OUTPUT | CLI_O_DOT | CLI_O_TIMELINE |              \
                      CLI_O_VERIFY | CLI_O_LIMITS | CLI_O_OUTPUT_STYLE | CLI_O_ALSO)
@@ -28,7 +30,7 @@
 
 typedef struct record_args {
     cli_common c;
-    const char *keep, *python, *fail_on, *suppress, *max_events, *lang;
+    const char *keep, *python, *fail_on, *suppress, *max_events, *lang, *designs;
     int no_batch;
 } record_args;
 
@@ -48,6 +50,11 @@ static const cli_opt rows[] = {
          "counted apart (\"suppressed: 3 fake tensors by rule\nNAME\") and does not fail"),
     RSTR("--max-events", 0, "N", max_events, "the recorder's (scripts/record.py --help)"),
     RSTR("--lang", 0, "1|2", lang, "the recorder's language version"),
+    RSTR("--designs", 0, "all|D1,D2", designs,
+         "replay under each memo design (what-if: the\n1.13.1 expectations are checked under "
+         "pytorch-1.13\nonly) and print one row per design: peak and final\nmemo entries, "
+         "pending storages, the verdict, what\nis left at the end by class; exit 1 when a "
+         "design\nfails"),
     CLI_FLAG("--no-batch", 0, record_args, no_batch, "no repeat blocks in the recording"),
     CLI_END};
 
@@ -79,7 +86,7 @@ static void recorder_path(char *buf, size_t n)
 }
 
 typedef struct rec_args {
-    const char *python, *keep, *fail_on;
+    const char *python, *keep, *fail_on, *designs;
     const char *rec[12];    /* recorder options with their values */
     size_t nrec;
     char *pass[MAX_PASS];   /* the run's options, as given */
@@ -91,7 +98,7 @@ typedef struct rec_args {
 static int own_option(const char *s)
 {
     static const char *const own[] = {"--keep", "-o", "--python", "--fail-on", "--suppress",
-                                      "--max-events", "--lang", NULL};
+                                      "--max-events", "--lang", "--designs", NULL};
     for (size_t i = 0; own[i]; i++) {
         size_t n = strlen(own[i]);
         if (strncmp(s, own[i], n) == 0 && (s[n] == '\0' || s[n] == '='))
@@ -121,6 +128,7 @@ static int parse(rec_args *a, int argc, char **argv)
     a->python = ra.python ? ra.python : RECORD_PYTHON;
     a->keep = ra.keep;
     a->fail_on = ra.fail_on;
+    a->designs = ra.designs;
     const char *recv[][2] = {{"--suppress", ra.suppress}, {"--max-events", ra.max_events},
                              {"--lang", ra.lang}};
     for (size_t k = 0; k < 3; k++)
@@ -173,6 +181,8 @@ static int parse(rec_args *a, int argc, char **argv)
             cli_error("record", "--suppress %s: %s", a->rec[k + 1], strerror(errno));
             return -1;
         }
+    if (a->designs && sc_designs_table(NULL, NULL, a->designs, NULL, NULL, stderr) != 0)
+        return -1;
     struct stat st;
     if (stat(argv[a->prog], &st) != 0 || !S_ISREG(st.st_mode)) {
         cli_error("record", "%s: no such program", argv[a->prog]);
@@ -324,6 +334,14 @@ int cli_record(int argc, char **argv)
         if (tmp[0])
             unlink(tmp);
         return CLI_EXIT_INTERNAL;
+    }
+    if (a.designs) {
+        sc_options o;
+        sc_options_default(&o);
+        int dr = sc_designs_table(scn, argv[a.prog], a.designs, &o, stdout, stderr);
+        if (tmp[0])
+            unlink(tmp);
+        return dr == 2 ? CLI_EXIT_USAGE : dr < 0 || internal ? CLI_EXIT_INTERNAL : dr;
     }
     char *rargv[MAX_PASS + 8];
     int rn = 0;

@@ -80,6 +80,7 @@ void rp_scenario_clear(rp_scenario *s)
         al_free(s->checkpoints, s->ncheckpoints * sizeof *s->checkpoints, AL_K_REPORT);
     rp_free_str(s->error);
     rp_free_str(s->verdict);
+    rp_free_str(s->whatif);
     if (s->vgroups)
         al_free(s->vgroups, s->nvgroups * sizeof *s->vgroups, AL_K_REPORT);
     hp_dtree_free(&s->dtree);
@@ -926,6 +927,14 @@ void rp_details(sk *s, const rp_scenario *sc, const rp_options *o, const char *i
         used++;
     }
     size_t vlines = 0;
+    if (sc->whatif) {   /* a few lines: said before the verdict it explains */
+        sk_puts(s, indent);
+        for (const char *w = sc->whatif; *w; w++) {
+            sk_fmt(s, "%c", *w);
+            if (*w == '\n' && w[1])
+                sk_puts(s, indent);
+        }
+    }
     if (sc->verdict) {   /* one line each, indented; the JSON has them all */
         enum { VERDICT_LINES = 40 };
         const char *v = sc->verdict;
@@ -1049,7 +1058,7 @@ int rp_write_text_tail(const rp_run *run, FILE *f, const rp_options *o)
     sk s = {f, SK_RAW, o && o->color, 0};
     for (size_t i = 0; i < run->n; i++) {
         const rp_scenario *sc = &run->scenarios[i];
-        if (sc->status != RP_FAIL && sc->status != RP_ERROR && !sc->verdict)
+        if (sc->status != RP_FAIL && sc->status != RP_ERROR && !sc->verdict && !sc->whatif)
             continue;
         sk_puts(&s, "\n");
         sk_puts(&s, sc->file ? sc->file : "?");

@@ -99,6 +99,16 @@ typedef struct rp_scenario {
      * first), of vgroups_total in all. In JSON as verdict.groups. */
     struct rp_vgroup *vgroups; size_t nvgroups;
     uint64_t vgroups_total;
+    /* A recording replayed under a design other than the one it was
+     * recorded on (a what-if, designs.md): its expectations are not checked
+     * but counted (skipped_fidelity), and whatif says so with that design's
+     * final counters per mode, one line each (NULL otherwise). Every
+     * recording's run samples after each statement the memo entries and
+     * pending storages summed over the live converters (memo_known). */
+    uint64_t skipped_fidelity;
+    char *whatif;
+    uint64_t memo_peak, memo_final, pending_peak, pending_final;
+    int memo_known;
 } rp_scenario;
 
 /* One group of a verdict (hp_class_group): subjects of one class and

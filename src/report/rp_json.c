@@ -293,6 +293,18 @@ static int scenario(jw *w, const rp_scenario *s)
     } else {
         rp_jw_put(w, "null", 4);
     }
+    rp_jw_key(w, ",\n      ", "whatif");
+    if (s->whatif) {
+        rp_jw_key(w, "{", "skipped_fidelity"); rp_jw_u64(w, s->skipped_fidelity);
+        rp_jw_key(w, ", ", "memo_peak"); rp_jw_u64(w, s->memo_peak);
+        rp_jw_key(w, ", ", "memo_final"); rp_jw_u64(w, s->memo_final);
+        rp_jw_key(w, ", ", "pending_peak"); rp_jw_u64(w, s->pending_peak);
+        rp_jw_key(w, ", ", "pending_final"); rp_jw_u64(w, s->pending_final);
+        rp_jw_key(w, ", ", "text"); rp_jw_str(w, s->whatif);
+        rp_jw_put(w, "}", 1);
+    } else {
+        rp_jw_put(w, "null", 4);
+    }
     rp_jw_key(w, ",\n      ", "error"); rp_jw_str(w, s->error);
     rp_jw_key(w, ",\n      ", "valgrind");
     if (s->valgrind_checked) {

@@ -112,6 +112,12 @@ int rp_write_junit(const rp_run *run, FILE *f, const rp_options *o)
         fputs("\" classname=\"", f);
         classname(&s, sc->file);
         fprintf(f, "\" time=\"%.6f\"", sc->wall_ms / 1000.0);
+        if (sc->status == RP_PASS && sc->whatif) {
+            fputs(">\n      <system-out>", f);
+            sk_puts(&s, sc->whatif);
+            fputs("</system-out>\n    </testcase>\n", f);
+            continue;
+        }
         if (sc->status == RP_PASS) {
             fputs("/>\n", f);
             continue;
@@ -178,6 +184,12 @@ int rp_write_tap(const rp_run *run, FILE *f, const rp_options *o)
         if (sc->status == RP_SKIP)
             fputs(" # SKIP", f);
         fputc('\n', f);
+        for (const char *w = sc->whatif; w && *w;) {   /* what-if: comment lines */
+            const char *e = strchr(w, '\n');
+            int n = e ? (int)(e - w) : (int)strlen(w);
+            fprintf(f, "# %.*s\n", n, w);
+            w += n + (e != NULL);
+        }
         if (ok)
             continue;
         char msg[1024];

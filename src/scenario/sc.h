@@ -158,6 +158,20 @@ typedef struct sc_options {
 
 void sc_options_default(sc_options *o);
 
+/* `fakegc record --designs CSV`: run the recording at path under each
+ * design of CSV ("all": every row of the design table but fakegc's own
+ * default; else a comma list of names) with the options base, and print
+ * under a title naming label (NULL: path)
+ * to f one row per design: peak and final memo entries and pending
+ * storages (summed over the live converters), the verdict, and what is
+ * left at the end by leak class. Under the recorded design (pytorch-1.13)
+ * its expectations are checked; under the others they are skipped (a
+ * what-if). Returns 0 when every design passes, 1 when one fails, 2 on a
+ * bad CSV or a file that does not parse (said on diag), -1 when fakegc
+ * itself failed. path NULL: only check CSV (0 or 2). */
+int sc_designs_table(const char *path, const char *label, const char *csv,
+                     const sc_options *base, FILE *f, FILE *diag);
+
 /* Run p, filling *out (zero it first; free with rp_scenario_clear). Returns
  * 0 when the scenario ran to a verdict (pass or fail, in out->status), -1
  * when fakegc itself failed (out->status RP_ERROR, out->error says why).

@@ -463,6 +463,8 @@ static int run_program(const sc_program *p, const sc_options *opt, rp_scenario *
     vm.roots = al_malloc(nroots * sizeof *vm.roots, AL_K_SCENARIO, "sc roots");
     vm.roots_cap = nroots;
     vm.fidelity = has_verdict(p);
+    vm.track = sc_is_recording(p);
+    vm.whatif = sc_whatif_of(p, (int)design);
     vm.cps = al_malloc(nc * sizeof *vm.cps, AL_K_SCENARIO, "sc checkpoints");
     order *ord = al_malloc(nv * sizeof *ord, AL_K_SCENARIO, "sc teardown order");
     vm.last_use = al_malloc(nv * sizeof *vm.last_use, AL_K_SCENARIO, "sc variable reads");
@@ -509,6 +511,11 @@ static int run_program(const sc_program *p, const sc_options *opt, rp_scenario *
         if (r + 1 == rounds || vm.stopped) {
             uint64_t fp1 = al_footprint();
             out->footprint_bytes = fp1 > fp0 ? fp1 - fp0 : 0;
+        }
+        if ((r + 1 == rounds || vm.stopped) && sc_whatif_finish(&vm) != 0) {
+            out->status = RP_ERROR;
+            rp_scenario_set_error(out, "OutOfMemory: writing the what-if counters");
+            er_clear();
         }
         if (r + 1 == rounds || vm.stopped) {
             record_checkpoints(&vm);

@@ -80,6 +80,9 @@ struct sc_vm {
     int64_t rep_iter;        /* iteration of the innermost repeat (0-based) */
     int fidelity;            /* the program has a verdict(): its expectations
                                 are fidelity checks */
+    int whatif;              /* a recording under another design: its
+                                expectations are skipped (sc_whatif.c) */
+    int track;               /* a recording: memo counters sampled per statement */
 };
 
 /* The snapshot of the current heap state with the current roots (reused
@@ -118,6 +121,19 @@ size_t sc_vm_roots(sc_vm *vm);
  * (teardown). */
 void sc_vm_at_statement(sc_vm *vm);
 void sc_vm_release_holds(sc_vm *vm);
+
+/* What-if replay (sc_whatif.c, designs.md "Replaying a 1.13.1 recording
+ * under 2.x"). sc_is_recording: p's first line is the recorder's. 
+ * sc_whatif_of: 1 when p is a recording and design (an fk_design_id, not
+ * the default) is another row than the one it was recorded on. After each
+ * statement of a recording, sc_whatif_sample adds the memo entries and
+ * pending storages of the live converters to the peaks (vm->out->memo_*);
+ * at the program's end, sc_whatif_finish writes vm->out->whatif (a what-if only):
+ * the skipped count and this design's final counters per mode. */
+int sc_is_recording(const sc_program *p);
+int sc_whatif_of(const sc_program *p, int design);
+void sc_whatif_sample(sc_vm *vm);
+int sc_whatif_finish(sc_vm *vm);
 
 int sc_eval(sc_vm *vm, const sc_expr *e, sc_val *out);
 void sc_val_drop(sc_val *v);

@@ -272,6 +272,52 @@ class Cmd(Base):
             print("step", step)
     """
 
+    def test_designs_what_if(self):
+        """tests/record/programs/fix_weakref_steps.py converts the same
+        parameters twice per step: 1.13.1's _fix_weakref leak (20 fakes and
+        their 10 modes lost) shows under pytorch-1.13 and not under 2.0.
+        The kept recording replayed under 2.0 is a what-if: its expectations
+        skipped and counted in every format, the verdict alone deciding."""
+        prog = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs",
+                            "fix_weakref_steps.py")
+        out = os.path.join(self.d, "fw.scn")
+        rc, so, se = self.fakegc("record", "--designs", "all", "-o", out, "--", prog)
+        self.assertEqual(rc, 1, se)
+        rows = {ln.split()[0]: ln for ln in so.splitlines()[2:]}
+        self.assertIn("20 lost fake tensors, 10 lost modes", rows["pytorch-1.13"], so)
+        self.assertRegex(rows["pytorch-1.13"], r"^pytorch-1.13 +60 +60 +0 +0 +FAIL \(lost")
+        self.assertNotIn("lost", rows["pytorch-2.0"], so)
+        self.assertRegex(rows["pytorch-2.0"], r"^pytorch-2.0 +40 +0 +0 +0 ")
+        rc, so2, se = self.fakegc("record", "--designs", "pytorch-2.0,pytorch-1.13", "--", prog)
+        self.assertEqual([ln.split()[0] for ln in so2.splitlines()[2:]],
+                         ["pytorch-2.0", "pytorch-1.13"])
+        rc, so, se = self.fakegc("record", "--designs", "pytorch-0.4", "--", prog)
+        self.assertEqual(rc, 2)
+        self.assertIn("no design 'pytorch-0.4'", se)
+        # the kept recording, replayed under each design
+        rc, rep = self.replay(out)                  # pytorch-1.13: checked
+        self.assertEqual((rc, rep["whatif"], rep["failures"]), (1, None, []))
+        r = subprocess.run([FAKEGC, "run", "--format", "json", "--compat", "pytorch-2.0", out],
+                           stdout=subprocess.PIPE, text=True)
+        w = json.loads(r.stdout)["scenarios"][0]
+        nexpect = sum(1 for ln in open(out) if ln.lstrip().startswith("expect "))
+        self.assertEqual(w["whatif"]["skipped_fidelity"], nexpect)
+        self.assertEqual(w["failures"], [])
+        self.assertEqual(w["verdict"]["lost"], 0)
+        for fmt, want in (("text", "skipped: %d expectations (1.13.1 fidelity" % nexpect),
+                          ("tap", "# what-if under pytorch-2.0:"),
+                          ("junit", "skipped: %d expectations (1.13.1 fidelity" % nexpect)):
+            r = subprocess.run([FAKEGC, "run", "--format", fmt, "--compat", "pytorch-2.0", out],
+                               stdout=subprocess.PIPE, text=True)
+            self.assertIn(want, r.stdout, fmt)
+        # without the recorder's first line it is no recording: checked, and 2.0 differs
+        plain = os.path.join(self.d, "plain.scn")
+        with open(out) as f, open(plain, "w") as g:
+            g.writelines(f.readlines()[1:])
+        r = subprocess.run([FAKEGC, "run", "--format", "json", "--compat", "pytorch-2.0", plain],
+                           stdout=subprocess.PIPE, text=True)
+        self.assertNotEqual(json.loads(r.stdout)["scenarios"][0]["failures"], [])
+
     def test_record_command(self):
         prog = self.write(self.KEEP)
         out = os.path.join(self.d, "keep.scn")
