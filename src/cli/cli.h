@@ -12,7 +12,6 @@
  *   int cli_frob(int argc, char **argv)
  *   {
  *       frob_args a = {0};              // its cli_common first
- *       cli_common_init(&a.c);
  *       char **ops; int nops;
  *       int r = cli_parse(&cli_frob_cmd, &a, argc, argv, &ops, &nops);
  *       if (r != CLI_PARSE_OK) return cli_parse_exit(r);

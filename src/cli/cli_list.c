@@ -97,10 +97,8 @@ static int list_one(const char *what, const char *arg)
 int cli_list(int argc, char **argv)
 {
     list_args a;
-    cli_common_init(&a.c);
     char **ops;
-    int n;
-    int r = cli_parse(&cli_list_cmd, &a, argc, argv, &ops, &n);
+    int n, r = cli_parse(&cli_list_cmd, &a, argc, argv, &ops, &n);
     if (r != CLI_PARSE_OK)
         return cli_parse_exit(r);
     if (n < 1 || n > 2 || (n == 2 && strcmp(ops[0], "options") != 0)) {

@@ -124,10 +124,8 @@ static int loop_all(oom_args *a, st_oom_doc *d, sc_program **progs, size_t nprog
 int cli_oom(int argc, char **argv)
 {
     oom_args a = {.shard = CLI_SHARD_NONE};
-    cli_common_init(&a.c);
     char **paths;
-    int npaths;
-    int r = cli_parse(&cli_oom_cmd, &a, argc, argv, &paths, &npaths);
+    int npaths, r = cli_parse(&cli_oom_cmd, &a, argc, argv, &paths, &npaths);
     if (r != CLI_PARSE_OK)
         return cli_parse_exit(r);
     char repro[1024];

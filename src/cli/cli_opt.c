@@ -278,6 +278,7 @@ int cli_parse(const cli_cmd *cmd, void *base, int argc, char **argv, char ***ops
 {
     const cli_opt *rows[MAX_ROWS];
     size_t n = rows_of(cmd, rows);
+    cli_common_init(base);
     ((cli_common *)base)->cmd = cmd;
     /* options first, then "--" (when there was one), then the operands, as
      * GNU getopt permutes: argv stays a command line that means the same */

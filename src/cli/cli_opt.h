@@ -21,7 +21,6 @@
  *   int cli_frob(int argc, char **argv)
  *   {
  *       frob_args a = {.times = 1};
- *       cli_common_init(&a.c);
  *       char **ops; int nops;
  *       int r = cli_parse(&cli_frob_cmd, &a, argc, argv, &ops, &nops);
  *       if (r != CLI_PARSE_OK) return cli_parse_exit(r);   // help printed, or an error
@@ -124,8 +123,9 @@ const cli_cmd *cli_command(const char *name);
 enum { CLI_PARSE_OK = 0, CLI_PARSE_DONE = 1, CLI_PARSE_ERROR = -1 };
 
 /* Parse argv[1..argc) by cmd's rows into base (whose first member is a
- * cli_common). Operands (words not options, everything after "--", a lone
- * "-") are gathered in order at *ops (argv's own array, from argv + 1), *nops of them.
+ * cli_common, which cli_common_init sets first). Operands (words not
+ * options, everything after "--", a lone "-") are gathered in order at
+ * *ops (argv's own array, from argv + 1), *nops of them.
  * A long option spelled by a unique prefix is rewritten in argv to its
  * whole name, so that argv can be replayed (cli_repro_command). Returns
  * CLI_PARSE_OK; CLI_PARSE_DONE when --help or --version was printed (exit

@@ -187,7 +187,6 @@ static int dump(stress_args *a)
 int cli_stress(int argc, char **argv)
 {
     stress_args a = {.shard = CLI_SHARD_NONE};
-    cli_common_init(&a.c);
     st_config_default(&a.o.cfg);
     a.o.seed = 1;
     a.o.check_every = 1000;

@@ -54,3 +54,14 @@ er_kind er_kind_from_name(const char *name)
             return (er_kind)k;
     return ER_NONE;
 }
+
+int er_why(char *why, size_t n, const char *fmt, ...)
+{
+    if (why && n) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(why, n, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}

@@ -14,6 +14,8 @@
 #ifndef FAKEGC_ER_H
 #define FAKEGC_ER_H
 
+#include <stddef.h>
+
 typedef enum er_kind {
     ER_NONE = 0,
     ER_OOM,             /* OutOfMemory */
@@ -39,5 +41,9 @@ void er_clear(void);
 const char *er_kind_name(er_kind kind);
 /* Inverse of er_kind_name; ER_NONE when unknown. */
 er_kind er_kind_from_name(const char *name);
+
+/* What a X_verify(..., why, n) says when an invariant fails: the message
+ * into why (when why and n), and -1 to return. Not the error record. */
+int er_why(char *why, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -17,7 +17,6 @@
  */
 #include "obj.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -410,17 +409,6 @@ const char *obj_kind_name(obj_kind k)
     return (unsigned)k < OBJ_KIND_COUNT ? kind_names[k] : "?";
 }
 
-__attribute__((format(printf, 3, 4)))
-static int fail(char *why, size_t n, const char *fmt, ...)
-{
-    if (why && n) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, n, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 /* Walk one list checking links; returns its length, or UINT64_MAX when the
  * links are broken (why filled). */
@@ -430,14 +418,14 @@ static uint64_t walk(const obj_list *l, const char *name, char *why, size_t n)
     const obj *prev = NULL;
     for (const obj *o = l->head; o; o = o->next) {
         if (o->prev != prev || ++len > l->n) {
-            fail(why, n, "%s list: broken link at #%llu", name,
+            er_why(why, n, "%s list: broken link at #%llu", name,
                  (unsigned long long)o->id);
             return UINT64_MAX;
         }
         prev = o;
     }
     if (prev != l->tail || len != l->n) {
-        fail(why, n, "%s list: tail or length wrong (%llu, recorded %llu)", name,
+        er_why(why, n, "%s list: tail or length wrong (%llu, recorded %llu)", name,
              (unsigned long long)len, (unsigned long long)l->n);
         return UINT64_MAX;
     }
@@ -452,7 +440,7 @@ static int check_callbacks(const obj *o, char *why, size_t n)
     const obj_cb *cb = h;
     do {
         if (cb->target != o || cb->next->prev != cb)
-            return fail(why, n, "callback ring of #%llu is broken",
+            return er_why(why, n, "callback ring of #%llu is broken",
                         (unsigned long long)o->id);
         cb = cb->next;
     } while (cb != h);
@@ -472,17 +460,17 @@ int obj_verify(char *why, size_t n)
         with_attrs += (o->flags & OBJ_F_ATTRS) != 0;
         unsigned long long id = (unsigned long long)o->id;
         if (!o->type || (unsigned)o->type->kind >= OBJ_KIND_COUNT)
-            return fail(why, n, "live #%llu has no valid type", id);
+            return er_why(why, n, "live #%llu has no valid type", id);
         if (o->strong == 0)
-            return fail(why, n, "live #%llu has strong 0", id);
+            return er_why(why, n, "live #%llu has strong 0", id);
         if (o->flags & (OBJ_F_DEAD | OBJ_F_QUEUED | OBJ_F_GC_MARK | OBJ_F_GC_REFS))
-            return fail(why, n, "live #%llu has flags 0x%x", id, o->flags);
+            return er_why(why, n, "live #%llu has flags 0x%x", id, o->flags);
         if (o->id <= last || o->id >= next_id)
-            return fail(why, n, "live #%llu out of creation order", id);
+            return er_why(why, n, "live #%llu out of creation order", id);
         if (o->size < sizeof(obj))
-            return fail(why, n, "live #%llu has size %u", id, o->size);
+            return er_why(why, n, "live #%llu has size %u", id, o->size);
         if (o->site >= nsites)
-            return fail(why, n, "live #%llu has site %u of %u interned", id, o->site,
+            return er_why(why, n, "live #%llu has site %u of %u interned", id, o->site,
                         nsites);
         if (check_callbacks(o, why, n))
             return -1;
@@ -490,41 +478,41 @@ int obj_verify(char *why, size_t n)
         last = o->id;
     }
     if (live.n + offlist != live_total)
-        return fail(why, n, "live count %llu != listed %llu + held %llu",
+        return er_why(why, n, "live count %llu != listed %llu + held %llu",
                     (unsigned long long)live_total, (unsigned long long)live.n,
                     (unsigned long long)offlist);
     for (const obj *o = queue.head; o; o = o->next)
         with_attrs += (o->flags & OBJ_F_ATTRS) != 0;
     if (offlist == 0 && with_attrs != obj_int_attr_objects())
-        return fail(why, n, "%llu objects flagged with attributes, %zu in the map",
+        return er_why(why, n, "%llu objects flagged with attributes, %zu in the map",
                     (unsigned long long)with_attrs, obj_int_attr_objects());
     if (offlist == 0)
         for (int k = 0; k < OBJ_KIND_COUNT; k++)
             if (kinds[k] != live_kind[k])
-                return fail(why, n, "live %s count %llu, listed %llu", kind_names[k],
+                return er_why(why, n, "live %s count %llu, listed %llu", kind_names[k],
                             (unsigned long long)live_kind[k],
                             (unsigned long long)kinds[k]);
     for (const obj *o = zombies.head; o; o = o->next) {
         unsigned long long id = (unsigned long long)o->id;
         if (o->strong != 0 || o->weak == 0)
-            return fail(why, n, "zombie #%llu has strong %u weak %u", id, o->strong,
+            return er_why(why, n, "zombie #%llu has strong %u weak %u", id, o->strong,
                         o->weak);
         if ((o->flags & (OBJ_F_DEAD | OBJ_F_QUEUED | OBJ_F_GC_MARK)) != OBJ_F_DEAD)
-            return fail(why, n, "zombie #%llu has flags 0x%x", id, o->flags);
+            return er_why(why, n, "zombie #%llu has flags 0x%x", id, o->flags);
         if (o->callbacks || (o->flags & OBJ_F_ATTRS))
-            return fail(why, n, "zombie #%llu still has callbacks or attributes", id);
+            return er_why(why, n, "zombie #%llu still has callbacks or attributes", id);
     }
     for (const obj *o = queue.head; o; o = o->next)
         if (o->strong != 0 ||
             (o->flags & (OBJ_F_DEAD | OBJ_F_QUEUED)) != (OBJ_F_DEAD | OBJ_F_QUEUED))
-            return fail(why, n, "queued #%llu is not dying", (unsigned long long)o->id);
+            return er_why(why, n, "queued #%llu is not dying", (unsigned long long)o->id);
     size_t nd = 0;
     for (const obj_cb *cb = deferred.next; cb != &deferred; cb = cb->next) {
         if (cb->target || cb->next->prev != cb || ++nd > deferred_n)
-            return fail(why, n, "deferred callback queue is broken");
+            return er_why(why, n, "deferred callback queue is broken");
     }
     if (nd != deferred_n)
-        return fail(why, n, "deferred callback count %zu, listed %zu", deferred_n, nd);
+        return er_why(why, n, "deferred callback count %zu, listed %zu", deferred_n, nd);
     return 0;
 }
 

@@ -31,7 +31,6 @@
  */
 #include "wt.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -835,53 +834,42 @@ void wt_traverse_weak(const wt_table *t, obj_visit_fn visit, void *arg)
 
 /* --- verification ---------------------------------------------------------- */
 
-__attribute__((format(printf, 3, 4)))
-static int fail(char *why, size_t n, const char *fmt, ...)
-{
-    if (why && n) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, n, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 static int verify_entry(const wt_table *t, const wt_entry *e, char *why, size_t n)
 {
     const char *l = label_of(t);
     unsigned long long id = (unsigned long long)e->key_id;
     if (e->table != t)
-        return fail(why, n, "%s: entry #%llu points at another table", l, id);
+        return er_why(why, n, "%s: entry #%llu points at another table", l, id);
     if (!e->key || !e->value)
-        return fail(why, n, "%s: entry #%llu has a NULL key or value", l, id);
+        return er_why(why, n, "%s: entry #%llu has a NULL key or value", l, id);
     if (t->km != WT_KEY_ADDRESS) {
         if (e->key->id != e->key_id)
-            return fail(why, n, "%s: entry #%llu key header says #%llu", l, id,
+            return er_why(why, n, "%s: entry #%llu key header says #%llu", l, id,
                         (unsigned long long)e->key->id);
         if (t->km == WT_KEY_WEAK && e->key->weak == 0)
-            return fail(why, n, "%s: weak key #%llu holds no weak count", l, id);
+            return er_why(why, n, "%s: weak key #%llu holds no weak count", l, id);
         if (t->km == WT_KEY_STRONG && e->key->strong == 0)
-            return fail(why, n, "%s: strong key #%llu is dead", l, id);
+            return er_why(why, n, "%s: strong key #%llu is dead", l, id);
     }
     if (t->vm == WT_VAL_WEAK && e->value->weak == 0)
-        return fail(why, n, "%s: weak value of #%llu holds no weak count", l, id);
+        return er_why(why, n, "%s: weak value of #%llu holds no weak count", l, id);
     if (t->vm == WT_VAL_STRONG && e->value->strong == 0)
-        return fail(why, n, "%s: strong value of #%llu is dead", l, id);
+        return er_why(why, n, "%s: strong value of #%llu is dead", l, id);
     if (t->flags & WT_REMOVE_ON_KEY_DEATH) {
         /* a pending deferred callback (next set, no target) is fine */
         const obj_cb *kc = &e->cb[0];
         if (kc->target && kc->target != e->key)
-            return fail(why, n, "%s: key callback of #%llu on the wrong object", l, id);
+            return er_why(why, n, "%s: key callback of #%llu on the wrong object", l, id);
         if (t->km != WT_KEY_ADDRESS && !obj_expired(e->key) && kc->target != e->key)
-            return fail(why, n, "%s: live key #%llu has no death callback", l, id);
+            return er_why(why, n, "%s: live key #%llu has no death callback", l, id);
     }
     if (t->flags & WT_REMOVE_ON_VALUE_DEATH) {
         const obj_cb *vc = &e->cb[val_cb_at(t)];
         if (vc->target && vc->target != e->value)
-            return fail(why, n, "%s: value callback of #%llu on the wrong object", l, id);
+            return er_why(why, n, "%s: value callback of #%llu on the wrong object", l, id);
         if (!obj_expired(e->value) && vc->target != e->value)
-            return fail(why, n, "%s: live value of #%llu has no death callback", l, id);
+            return er_why(why, n, "%s: live value of #%llu has no death callback", l, id);
     }
     return 0;
 }
@@ -894,14 +882,14 @@ static int verify_slot(const wt_table *t, size_t j, char *why, size_t n)
     const wt_slot *s = &t->slots[j];
     unsigned long long id = (unsigned long long)s->e->key_id;
     if (s->tag != entry_tag(t, s->e))
-        return fail(why, n, "%s: slot %zu tag %#llx, entry #%llu says %#llx", l, j,
+        return er_why(why, n, "%s: slot %zu tag %#llx, entry #%llu says %#llx", l, j,
                     (unsigned long long)s->tag, id, (unsigned long long)entry_tag(t, s->e));
     for (size_t i = home_of(t, s->tag); i != j; i = (i + 1) & t->mask) {
         if (!t->slots[i].e)
-            return fail(why, n, "%s: entry #%llu in slot %zu, past the empty slot %zu "
+            return er_why(why, n, "%s: entry #%llu in slot %zu, past the empty slot %zu "
                         "from its home %zu", l, id, j, i, home_of(t, s->tag));
         if (t->slots[i].tag == s->tag)
-            return fail(why, n, "%s: duplicate key #%llu in slots %zu and %zu", l, id, i, j);
+            return er_why(why, n, "%s: duplicate key #%llu in slots %zu and %zu", l, id, i, j);
     }
     return verify_entry(t, s->e, why, n);
 }
@@ -910,35 +898,35 @@ int wt_verify(const wt_table *t, char *why, size_t n)
 {
     const char *l = label_of(t);
     if (t->nslots && (t->nslots & (t->nslots - 1)))
-        return fail(why, n, "%s: %zu slots is not a power of two", l, t->nslots);
+        return er_why(why, n, "%s: %zu slots is not a power of two", l, t->nslots);
     if (t->nslots && (t->nslots < MIN_SLOTS || t->shift != 64 - log2_of(t->nslots) ||
                       t->mask != t->nslots - 1))
-        return fail(why, n, "%s: shift %u mask %#zx for %zu slots", l, t->shift, t->mask,
+        return er_why(why, n, "%s: shift %u mask %#zx for %zu slots", l, t->shift, t->mask,
                     t->nslots);
     if (!t->nslots && (t->count || t->slots))
-        return fail(why, n, "%s: %zu entries but no slots", l, t->count);
+        return er_why(why, n, "%s: %zu entries but no slots", l, t->count);
     if (t->cap < t->nslots)
-        return fail(why, n, "%s: %zu slots in an array of %zu", l, t->nslots, t->cap);
+        return er_why(why, n, "%s: %zu slots in an array of %zu", l, t->nslots, t->cap);
     if (t->nslots && t->count > max_load(t->nslots))
-        return fail(why, n, "%s: %zu entries in %zu slots, over the maximum load", l,
+        return er_why(why, n, "%s: %zu entries in %zu slots, over the maximum load", l,
                     t->count, t->nslots);
     if (!t->addr_tags && (t->km == WT_KEY_ADDRESS || t->nslots > ADDR_TAG_SLOTS))
-        return fail(why, n, "%s: tagged by id in %zu slots (mode %d)", l, t->nslots,
+        return er_why(why, n, "%s: tagged by id in %zu slots (mode %d)", l, t->nslots,
                     (int)t->km);
     size_t count = 0;
     for (size_t j = 0; j < t->nslots; j++) {
         if (!t->slots[j].e) {
             if (t->slots[j].tag)
-                return fail(why, n, "%s: empty slot %zu has the tag %#llx", l, j,
+                return er_why(why, n, "%s: empty slot %zu has the tag %#llx", l, j,
                             (unsigned long long)t->slots[j].tag);
             continue;
         }
         if (++count > t->count)
-            return fail(why, n, "%s: more entries than the count %zu", l, t->count);
+            return er_why(why, n, "%s: more entries than the count %zu", l, t->count);
         if (verify_slot(t, j, why, n))
             return -1;
     }
     if (count != t->count)
-        return fail(why, n, "%s: %zu entries, count says %zu", l, count, t->count);
+        return er_why(why, n, "%s: %zu entries, count says %zu", l, count, t->count);
     return 0;
 }

@@ -21,6 +21,9 @@
 #define T_113_TENSOR_MEMO {1, FK_KEY_TENSOR, 0, FK_CLR_FINALIZER}
 #define T_1X_STORAGE_MEMO {1, FK_KEY_STORAGE, 0, FK_CLR_KEY | FK_CLR_SWEEP | FK_CLR_FINALIZER}
 #define T_113_FAKE_MEMO {1, FK_KEY_TENSOR, 1, FK_CLR_FINALIZER | FK_CLR_VALUE}
+#define T_113_TABLES                                                                       \
+    {[FK_T_TENSOR_MEMO] = T_113_TENSOR_MEMO, [FK_T_STORAGE_MEMO] = T_1X_STORAGE_MEMO,        \
+     [FK_T_FAKE_MEMO] = T_113_FAKE_MEMO}
 
 static const fk_design designs[FK_D_COUNT] = {
     [FK_D_DEFAULT] = {
@@ -30,11 +33,7 @@ static const fk_design designs[FK_D_COUNT] = {
         .policy = FK_SWEEP_EAGER,
         .fake_memo = 1,
         .fix_weakref_leak = 0,
-        .tables = {
-            [FK_T_TENSOR_MEMO] = T_113_TENSOR_MEMO,
-            [FK_T_STORAGE_MEMO] = T_1X_STORAGE_MEMO,
-            [FK_T_FAKE_MEMO] = T_113_FAKE_MEMO,
-        },
+        .tables = T_113_TABLES,
     },
     [FK_D_1_13] = {
         .name = "pytorch-1.13",
@@ -55,11 +54,7 @@ static const fk_design designs[FK_D_COUNT] = {
          * y = x.view(2, 4); y.requires_grad_(); MetaConverter()(y.view(2, 2, 2))
          * gives requires_grad False, is_leaf True) */
         .view_flags_from_base = 1,
-        .tables = {
-            [FK_T_TENSOR_MEMO] = T_113_TENSOR_MEMO,
-            [FK_T_STORAGE_MEMO] = T_1X_STORAGE_MEMO,
-            [FK_T_FAKE_MEMO] = T_113_FAKE_MEMO,
-        },
+        .tables = T_113_TABLES,
     },
     [FK_D_2_0] = {
         .name = "pytorch-2.0",

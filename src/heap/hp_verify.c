@@ -1,24 +1,12 @@
 /* hp_verify.c - heap invariants: counts against the edges actually held. */
 #include "heap/hp_int.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "alloc/al.h"
 #include "core/er.h"
 
-__attribute__((format(printf, 3, 4)))
-static int fail(char *why, size_t n, const char *fmt, ...)
-{
-    if (why && n) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, n, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 /* "Type#id" and "kind#id" */
 static void name_of(const obj *o, char *buf, size_t n, int kind)
@@ -50,17 +38,17 @@ static int check(hp_graph *g, const uint32_t *incoming, uint32_t *rootrefs, char
         const char *rn = hp_root_name(g, (uint32_t)r);
         uint32_t v = hp_lookup(g, o);
         if (v == HP_NONE)
-            return fail(why, wn, "root '%s' points to an object in neither registry list (%p)",
+            return er_why(why, wn, "root '%s' points to an object in neither registry list (%p)",
                         rn, (const void *)o);
         if (v >= g->nlive) {
             name_of(o, a, sizeof a, 1);
-            return fail(why, wn, "root '%s' holds dead %s", rn, a);
+            return er_why(why, wn, "root '%s' holds dead %s", rn, a);
         }
         rootrefs[v]++;
     }
     if (g->unknown_seen) {
         edge_name(g, g->unknown_src, g->unknown_label, g->unknown_index, b, sizeof b);
-        return fail(why, wn, "%s points to an object in neither registry list (%p)", b,
+        return er_why(why, wn, "%s points to an object in neither registry list (%p)", b,
                     g->unknown_ptr);
     }
     for (size_t v = 0; v < g->n; v++) {
@@ -68,16 +56,16 @@ static int check(hp_graph *g, const uint32_t *incoming, uint32_t *rootrefs, char
         name_of(o, a, sizeof a, 0);
         if (v < g->nlive) {
             if (o->flags & OBJ_F_DEAD)
-                return fail(why, wn, "%s is in the live registry but flagged dead", a);
+                return er_why(why, wn, "%s is in the live registry but flagged dead", a);
             if (o->strong == 0)
-                return fail(why, wn, "%s is in the live registry with strong count 0", a);
+                return er_why(why, wn, "%s is in the live registry with strong count 0", a);
         } else {
             if (o->strong != 0)
-                return fail(why, wn, "zombie %s has strong count %u", a, o->strong);
+                return er_why(why, wn, "zombie %s has strong count %u", a, o->strong);
             if (o->weak == 0)
-                return fail(why, wn, "zombie %s has weak count 0 (should have been freed)", a);
+                return er_why(why, wn, "zombie %s has weak count 0 (should have been freed)", a);
             if (!(o->flags & OBJ_F_DEAD))
-                return fail(why, wn, "zombie %s is not flagged dead", a);
+                return er_why(why, wn, "zombie %s is not flagged dead", a);
         }
     }
     for (size_t k = 0; k < g->strong.n; k++) {
@@ -86,7 +74,7 @@ static int check(hp_graph *g, const uint32_t *incoming, uint32_t *rootrefs, char
             continue;
         edge_name(g, e->src, g->labels[e->label], e->index, b, sizeof b);
         name_of(g->objs[e->dst], a, sizeof a, 1);
-        return fail(why, wn, "%s holds dead %s strongly", b, a);
+        return er_why(why, wn, "%s holds dead %s strongly", b, a);
     }
     for (size_t v = 0; v < g->nlive; v++) {
         const obj *o = g->objs[v];
@@ -94,7 +82,7 @@ static int check(hp_graph *g, const uint32_t *incoming, uint32_t *rootrefs, char
         uint64_t want = (uint64_t)incoming[v] + rootrefs[v] + fin;
         if (o->strong != want) {
             name_of(o, a, sizeof a, 0);
-            return fail(why, wn,
+            return er_why(why, wn,
                         "strong count of %s (%s) is %u, but %llu references were found: "
                         "%u strong edges, %u roots, %u finalizer registry",
                         a, obj_kind_name(o->type->kind), o->strong, (unsigned long long)want,
@@ -123,7 +111,7 @@ int hp_verify(const hp_root *roots, size_t nroots, char *why, size_t n)
     rc = check(&g, incoming, rootrefs, why, n);
     goto out;
 oom:
-    fail(why, n, "%s", er_kind_get() == ER_OOM ? "out of memory" : er_message());
+    er_why(why, n, "%s", er_kind_get() == ER_OOM ? "out of memory" : er_message());
 out:
     hp_xfree(incoming, g.n, sizeof *incoming);
     hp_xfree(rootrefs, g.n, sizeof *rootrefs);

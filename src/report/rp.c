@@ -355,18 +355,7 @@ void rp_site(obj_site site, char *buf, size_t n)
 
 void rp_bytes(uint64_t b, char *buf, size_t n)
 {
-    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
-    if (b < 1024) {
-        snprintf(buf, n, "%llu B", (unsigned long long)b);
-        return;
-    }
-    double v = (double)b / 1024.0;
-    size_t u = 0;
-    while (v >= 1024.0 && u + 1 < sizeof units / sizeof units[0]) {
-        v /= 1024.0;
-        u++;
-    }
-    snprintf(buf, n, "%.1f %s", v, units[u]);
+    hp_human_bytes(b, buf, n);
 }
 
 /* Text lines stay within TEXT_WIDTH columns where they can: a chain of

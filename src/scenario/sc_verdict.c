@@ -57,6 +57,14 @@ static int str_arg(sc_vm *vm, const sc_expr *e, const char *fn, const char **s, 
     return 0;
 }
 
+/* verdict()'s string keyword kw: 1 with *s and *n, 0 when not given, -1
+ * an error (set). */
+static int kw_str(sc_vm *vm, const sc_expr *e, const char *kw, const char **s, size_t *n)
+{
+    const sc_expr *k = sc_kwarg(e, kw);
+    return !k ? 0 : str_arg(vm, k, "verdict", s, n) < 0 ? -1 : 1;
+}
+
 int sc_ev_hold(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a, sc_val *out)
 {
     (void)recv, (void)a;
@@ -574,13 +582,13 @@ int sc_ev_verdict(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args
 {
     (void)recv, (void)a;
     unsigned mask = (1u << HP_CL_LOST) | (1u << HP_CL_ACCUMULATING);
-    const sc_expr *fo = sc_kwarg(e, "fail_on");
-    if (fo) {
-        const char *s;
-        size_t n;
+    const char *s;
+    size_t n;
+    int has = kw_str(vm, e, "fail_on", &s, &n);
+    if (has < 0)
+        return -1;
+    if (has) {
         char csv[128];
-        if (str_arg(vm, fo, "verdict", &s, &n) < 0)
-            return -1;
         snprintf(csv, sizeof csv, "%.*s", n > 120 ? 120 : (int)n, s);
         if (hp_class_mask(csv, &mask) < 0)
             return er_set(ER_TYPE, "verdict(): fail_on \"%s\": expected a comma list of lost, "
@@ -588,13 +596,10 @@ int sc_ev_verdict(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args
     }
     supp_rule rules[MAX_RULES];
     size_t nrules = 0;
-    const sc_expr *se = sc_kwarg(e, "suppress");
-    if (se) {
-        const char *s;
-        size_t n;
+    if ((has = kw_str(vm, e, "suppress", &s, &n)) < 0)
+        return -1;
+    if (has) {
         char path[1024];
-        if (str_arg(vm, se, "verdict", &s, &n) < 0)
-            return -1;
         const char *slash = strrchr(vm->p->file, '/');
         if (n && s[0] != '/' && slash)   /* beside the scenario */
             snprintf(path, sizeof path, "%.*s/%.*s", (int)(slash - vm->p->file), vm->p->file,

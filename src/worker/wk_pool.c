@@ -77,30 +77,44 @@ static void close_files(int *files)
     }
 }
 
-/* A message: the index, with up to WK_MAX_FILES fds attached. */
-static int send_index(int sock, uint64_t idx, const int *fds, size_t nfds)
-{
-    struct iovec iov = {&idx, sizeof idx};
+/* A message: the index, with room for up to WK_MAX_FILES fds. */
+typedef struct index_msg {
+    struct iovec iov;
     union {
         struct cmsghdr h;
         char buf[CMSG_SPACE(sizeof(int) * WK_MAX_FILES)];
     } u;
     struct msghdr m;
-    memset(&m, 0, sizeof m);
-    m.msg_iov = &iov;
-    m.msg_iovlen = 1;
+} index_msg;
+
+/* The message of *idx with controllen bytes of room for fds (0: none). */
+static struct msghdr *msg_init(index_msg *x, uint64_t *idx, size_t controllen)
+{
+    memset(x, 0, sizeof *x);
+    x->iov.iov_base = idx;
+    x->iov.iov_len = sizeof *idx;
+    x->m.msg_iov = &x->iov;
+    x->m.msg_iovlen = 1;
+    if (controllen) {
+        x->m.msg_control = x->u.buf;
+        x->m.msg_controllen = controllen;
+    }
+    return &x->m;
+}
+
+static int send_index(int sock, uint64_t idx, const int *fds, size_t nfds)
+{
+    index_msg x;
+    struct msghdr *m = msg_init(&x, &idx, nfds ? CMSG_SPACE(sizeof(int) * nfds) : 0);
     if (nfds) {
-        memset(&u, 0, sizeof u);
-        m.msg_control = u.buf;
-        m.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
-        struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+        struct cmsghdr *c = CMSG_FIRSTHDR(m);
         c->cmsg_level = SOL_SOCKET;
         c->cmsg_type = SCM_RIGHTS;
         c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
         memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
     }
     ssize_t r;
-    while ((r = sendmsg(sock, &m, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+    while ((r = sendmsg(sock, m, MSG_NOSIGNAL)) < 0 && errno == EINTR)
         ;
     return r == (ssize_t)sizeof idx ? 0 : -1;
 }
@@ -108,27 +122,18 @@ static int send_index(int sock, uint64_t idx, const int *fds, size_t nfds)
 /* 1 with *idx (and fds, -1 where none came), 0 at end of file, -1 error. */
 static int recv_index(int sock, uint64_t *idx, int *fds, size_t nfds)
 {
-    struct iovec iov = {idx, sizeof *idx};
-    union {
-        struct cmsghdr h;
-        char buf[CMSG_SPACE(sizeof(int) * WK_MAX_FILES)];
-    } u;
-    struct msghdr m;
-    memset(&m, 0, sizeof m);
-    m.msg_iov = &iov;
-    m.msg_iovlen = 1;
-    m.msg_control = u.buf;
-    m.msg_controllen = sizeof u.buf;
+    index_msg x;
+    struct msghdr *m = msg_init(&x, idx, sizeof x.u.buf);
     for (size_t i = 0; i < nfds; i++)
         fds[i] = -1;
     ssize_t r;
-    while ((r = recvmsg(sock, &m, 0)) < 0 && errno == EINTR)
+    while ((r = recvmsg(sock, m, 0)) < 0 && errno == EINTR)
         ;
     if (r == 0)
         return 0;
     if (r != (ssize_t)sizeof *idx)
         return -1;
-    for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c))
         if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
             size_t got = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
             int tmp[WK_MAX_FILES];

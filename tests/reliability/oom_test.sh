@@ -6,11 +6,7 @@
 # tries fewer points than --every-point and both end clean; --max-points
 # caps.
 fakegc=$1
-d=$(mktemp -d) || exit 2
-trap 'rm -rf "$d"' EXIT
-cd "$d" || exit 2
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+. "$(dirname "$0")/scratch.sh"
 cat > churn.scn <<'SCN'
 m = fake_mode()
 repeat 5000

@@ -4,11 +4,7 @@
 # file at a time): three large files peak about as one does, not three
 # times as high; and a parse error still runs nothing.
 fakegc=$1
-d=$(mktemp -d) || exit 2
-trap 'rm -rf "$d"' EXIT
-cd "$d" || exit 2
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+. "$(dirname "$0")/scratch.sh"
 # about 4 MB each: about 90 MiB parsed, past the 64 MiB kept
 /usr/bin/python3 -c '
 line = "t = empty(3, 5)\nexpect t.size(1) == 5\ndel t\n"
