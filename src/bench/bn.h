@@ -115,6 +115,7 @@ typedef struct bn_base_entry {
     double ns_per_op;     /* < 0 when null (not available in the baseline) */
     double min_ns, max_ns;   /* the best and worst repeat, < 0 when absent */
     double cpu_ns;           /* cpu_ns_per_op, < 0 when absent */
+    uint64_t peak_bytes;     /* 0 when absent */
 } bn_base_entry;
 
 typedef struct bn_baseline {
@@ -124,6 +125,11 @@ typedef struct bn_baseline {
     int quick;            /* -1 when absent */
     double calibration_ns;   /* < 0 when absent */
 } bn_baseline;
+
+/* Its benchmarks as results (name pointing into b, so b must outlive
+ * them; BN_UNAVAILABLE where ns_per_op was null), for comparing two saved
+ * files: at most max; the count. */
+size_t bn_baseline_results(const bn_baseline *b, bn_result *out, size_t max);
 
 /* Parse a bench JSON document (the bn_write_json schema; unknown keys are
  * skipped; depth limit 32; any input may be hostile). 0, or -1 with
@@ -148,6 +154,11 @@ size_t bn_compare(const bn_result *r, size_t n, const bn_baseline *b, double tol
  * across runs on a shared machine. */
 double bn_calibrate(double *spread);
 
+/* Notes on f when the two runs differ in a way that moves the figures:
+ * the allocator, the sweep, --quick (quick < 0: unknown). */
+void bn_compare_notes(const bn_baseline *then, const char *allocator, const char *sweep,
+                      int quick, FILE *f);
+
 /* The gate for a shared runner: compares each benchmark's median CPU time
  * per operation (this thread's CPU time: what other processes take is not
  * counted; wall time when either side lacks it), and widens the tolerance
@@ -161,10 +172,20 @@ double bn_calibrate(double *spread);
  * the ratios flagged more than wall times did.) With cfg, a benchmark
  * found slow is run again (bn_run with cfg), up to BN_GATE_RERUNS times,
  * and the fastest of its runs is the one compared: a regression is a
- * slow-down every run shows. NULL cfg compares r as it is. */
-enum { BN_GATE_RERUNS = 2 };
+ * slow-down every run shows. NULL cfg compares r as it is.
+ *
+ * Memory too: a benchmark whose peak_bytes rose by more than
+ * peak_tolerance_pct percent (and by more than BN_PEAK_SLACK bytes) over
+ * the baseline's is a regression (peaks are the allocator front's live
+ * bytes: the same from run to run within a fraction of a percent). f gets
+ * one table row per benchmark (time and peak, then and now, the change and
+ * the limit), then a line per regression naming the benchmark and both
+ * values: "REGRESSION convert/miss: peak memory 34.6 MiB (36322336 bytes),
+ * baseline 1542.2 KiB (1579232 bytes)
+ * (+2200%, 23.0x; limit +10%)". */
+enum { BN_GATE_RERUNS = 2, BN_PEAK_SLACK = 4096 };
 size_t bn_compare_gate(const bn_result *r, size_t n, const bn_baseline *b,
-                       double tolerance_pct, double calibration_ns, double calib_spread,
-                       const bn_config *cfg, FILE *f);
+                       double tolerance_pct, double peak_tolerance_pct, double calibration_ns,
+                       double calib_spread, const bn_config *cfg, FILE *f);
 
 #endif

@@ -197,8 +197,7 @@ typedef struct rd {
     size_t cap;
 } rd;
 
-static int add_entry(rd *d, const char *name, double ns, double min_ns, double max_ns,
-                     double cpu_ns)
+static int add_entry(rd *d, const bn_base_entry *in)
 {
     bn_baseline *b = d->out;
     if (b->n == d->cap) {
@@ -210,12 +209,7 @@ static int add_entry(rd *d, const char *name, double ns, double min_ns, double m
         b->e = ne;
         d->cap = nc;
     }
-    bn_base_entry *e = &b->e[b->n++];
-    snprintf(e->name, sizeof e->name, "%s", name);
-    e->ns_per_op = ns;
-    e->min_ns = min_ns;
-    e->max_ns = max_ns;
-    e->cpu_ns = cpu_ns;
+    b->e[b->n++] = *in;
     return 0;
 }
 
@@ -248,8 +242,9 @@ static int read_ns(rp_jr *j, const char *name, double *ns)
 static int read_bench(rd *d)
 {
     rp_jr *j = &d->j;
-    char key[64], name[64] = "";
-    double ns = -1, mn = -1, mx = -1, cpu = -1;
+    char key[64];
+    bn_base_entry e = {.name = "", .ns_per_op = -1, .min_ns = -1, .max_ns = -1, .cpu_ns = -1};
+    char *name = e.name;
     int have_name = 0, have_ns = 0, first = 1, k;
     if (rp_jr_peek(j) != '{')
         return rp_jr_fail(j, "\"benchmarks\" must hold objects");
@@ -261,15 +256,18 @@ static int read_bench(rd *d)
             if (rp_jr_peek(j) != '"') {
                 rc = wrong_kind(j, "a benchmark's \"name\" must be a string");
             } else if ((rc = rp_jr_string(j)) == 0) {
-                snprintf(name, sizeof name, "%s", j->str);
+                snprintf(name, sizeof e.name, "%s", j->str);
                 have_name = 1;
             }
         } else if (strcmp(key, "ns_per_op") == 0) {
-            rc = read_ns(j, name, &ns);
+            rc = read_ns(j, name, &e.ns_per_op);
             have_ns = 1;
         } else if (strcmp(key, "min_ns") == 0 || strcmp(key, "max_ns") == 0 ||
                    strcmp(key, "cpu_ns_per_op") == 0) {
-            rc = read_ns(j, name, key[0] == 'c' ? &cpu : key[1] == 'i' ? &mn : &mx);
+            rc = read_ns(j, name, key[0] == 'c' ? &e.cpu_ns : key[1] == 'i' ? &e.min_ns
+                                                                            : &e.max_ns);
+        } else if (strcmp(key, "peak_bytes") == 0) {
+            rc = rp_jr_get_u64(j, &e.peak_bytes, "a benchmark's \"peak_bytes\"");
         } else {
             rc = rp_jr_skip(j);
         }
@@ -282,7 +280,7 @@ static int read_bench(rd *d)
         return rp_jr_fail(j, "a benchmark without a \"name\"");
     if (!have_ns)
         return rp_jr_fail(j, "benchmark '%s' has no \"ns_per_op\"", name);
-    return add_entry(d, name, ns, mn, mx, cpu);
+    return add_entry(d, &e);
 }
 
 static int read_benches(rd *d)
@@ -413,6 +411,39 @@ void bn_baseline_free(bn_baseline *b)
     b->n = 0;
 }
 
+size_t bn_baseline_results(const bn_baseline *b, bn_result *out, size_t max)
+{
+    size_t n = 0;
+    for (; n < b->n && n < max; n++) {
+        const bn_base_entry *e = &b->e[n];
+        bn_result *r = &out[n];
+        memset(r, 0, sizeof *r);
+        r->name = e->name;
+        r->status = e->ns_per_op > 0 ? BN_OK : BN_UNAVAILABLE;
+        r->ns_per_op = e->ns_per_op;
+        r->min_ns = e->min_ns;
+        r->max_ns = e->max_ns;
+        r->cpu_ns_per_op = e->cpu_ns;
+        r->peak_bytes = e->peak_bytes;
+        if (r->status != BN_OK)
+            snprintf(r->message, sizeof r->message, "not available in that run");
+    }
+    return n;
+}
+
+void bn_compare_notes(const bn_baseline *then, const char *allocator, const char *sweep,
+                      int quick, FILE *f)
+{
+    if (then->allocator[0] && strcmp(then->allocator, allocator) != 0)
+        fprintf(f, "  note: the baseline used allocator %s, this run %s\n", then->allocator,
+                allocator);
+    if (then->sweep[0] && strcmp(then->sweep, sweep) != 0)
+        fprintf(f, "  note: the baseline used sweep %s, this run %s\n", then->sweep, sweep);
+    if (then->quick >= 0 && quick >= 0 && then->quick != quick)
+        fprintf(f, "  note: the baseline was %s--quick, this run %s\n",
+                then->quick ? "" : "not ", quick ? "is" : "is not");
+}
+
 /* The baseline's entry for benchmark `name`, or NULL. */
 static const bn_base_entry *base_entry(const bn_baseline *b, const char *name)
 {
@@ -430,7 +461,7 @@ static const bn_base_entry *comparable(const bn_result *r, const bn_baseline *b,
         return NULL;
     const bn_base_entry *e = base_entry(b, r->name);
     if ((!e || e->ns_per_op <= 0) && f)
-        fprintf(f, "  %-22s %10.1f ns/op  (not in the baseline)\n", r->name, r->ns_per_op);
+        fprintf(f, "  %-28s %7.1f     (not in the baseline)\n", r->name, r->ns_per_op);
     return e && e->ns_per_op > 0 ? e : NULL;
 }
 
@@ -504,10 +535,13 @@ typedef struct gate_row {
     int cpu;                    /* CPU times compared (else wall) */
     double now, then, change, noise, limit;
     int slow;
+    uint64_t peak_now, peak_then;   /* peak_then 0: the baseline has none */
+    double peak_change;
+    int peak_up;                /* peak memory over its limit */
 } gate_row;
 
 static gate_row gate_judge(const bn_result *r, const bn_base_entry *e, double tolerance_pct,
-                           double calibration_ns)
+                           double peak_tolerance_pct, double calibration_ns)
 {
     gate_row g;
     g.cpu = r->cpu_ns_per_op > 0 && e->cpu_ns > 0;
@@ -527,6 +561,12 @@ static gate_row gate_judge(const bn_result *r, const bn_base_entry *e, double to
      * cycles) is cache placement between runs, not code: a 3 ns lookup
      * moved 28% between two back-to-back runs */
     g.slow = g.change > g.limit && g.now - g.then > calibration_ns;
+    /* peaks do not wander with the machine's load: the tolerance alone */
+    g.peak_now = r->peak_bytes;
+    g.peak_then = e->peak_bytes;
+    g.peak_change = g.peak_then ? ((double)g.peak_now / (double)g.peak_then - 1) * 100 : 0;
+    g.peak_up = g.peak_then && g.peak_change > peak_tolerance_pct &&
+                g.peak_now > g.peak_then + BN_PEAK_SLACK;
     return g;
 }
 
@@ -535,11 +575,12 @@ static gate_row gate_judge(const bn_result *r, const bn_base_entry *e, double to
  * shows is the code's; one that a re-run does not show was the machine's
  * (on a shared VM a whole run of a few rows went 40-60% slower, its repeats
  * within 2% of each other, while the calibration loop did not move). How
- * many re-runs it took goes in *reruns. */
+ * many re-runs it took goes in *reruns. Peaks are the first run's. */
 static gate_row gate_confirm(const bn_result *r, const bn_base_entry *e, double tolerance_pct,
-                             double calibration_ns, const bn_config *cfg, int *reruns)
+                             double peak_tolerance_pct, double calibration_ns,
+                             const bn_config *cfg, int *reruns)
 {
-    gate_row g = gate_judge(r, e, tolerance_pct, calibration_ns);
+    gate_row g = gate_judge(r, e, tolerance_pct, peak_tolerance_pct, calibration_ns);
     int k = cfg ? bn_find(r->name) : -1;
     *reruns = 0;
     while (g.slow && k >= 0 && *reruns < BN_GATE_RERUNS) {
@@ -547,54 +588,118 @@ static gate_row gate_confirm(const bn_result *r, const bn_base_entry *e, double 
         if (bn_run((size_t)k, cfg, &again) != 0 || again.status != BN_OK)
             break;
         ++*reruns;
-        gate_row h = gate_judge(&again, e, tolerance_pct, calibration_ns);
-        if (h.now < g.now)
-            g = h;
+        gate_row h = gate_judge(&again, e, tolerance_pct, peak_tolerance_pct, calibration_ns);
+        if (h.now < g.now) {
+            g.cpu = h.cpu;
+            g.now = h.now;
+            g.change = h.change;
+            g.noise = h.noise;
+            g.limit = h.limit;
+            g.slow = h.slow;
+        }
     }
     return g;
 }
 
-size_t bn_compare_gate(const bn_result *r, size_t n, const bn_baseline *b,
-                       double tolerance_pct, double calibration_ns, double calib_spread,
-                       const bn_config *cfg, FILE *f)
+static void gate_head(const bn_baseline *b, double tolerance_pct, double peak_tolerance_pct,
+                      double calibration_ns, double calib_spread, const bn_config *cfg,
+                      FILE *f)
 {
-    size_t regressions = 0;
-    double worst_noise = 0;
-    if (f) {
-        fprintf(f, "  machine noise: calibration loop %.3f ns/iteration, spread %.0f%% over 7 "
-                "repeats", calibration_ns, calib_spread * 100);
+    if (calibration_ns > 0) {
+        fprintf(f, "  machine noise: calibration loop %.3f ns/iteration", calibration_ns);
+        if (calib_spread > 0)
+            fprintf(f, ", spread %.0f%% over 7 repeats", calib_spread * 100);
         if (b->calibration_ns > 0)
             fprintf(f, " (baseline's run: %.3f)", b->calibration_ns);
-        fputs("\n  compared: median CPU ns/op; limit: the tolerance, or twice the larger "
-              "spread between repeats, at most 4x the tolerance; and more than one "
-              "calibration iteration", f);
         fputs("\n", f);
-        if (cfg)
-            fprintf(f, "  re-runs: a slow one is run again, up to %d times, and its fastest "
-                    "run counts\n", BN_GATE_RERUNS);
     }
+    fprintf(f, "  time: median CPU ns/op; limit: the tolerance (%.0f%%), or twice the larger "
+            "spread between repeats, at most 4x the tolerance; and more than one "
+            "calibration iteration\n", tolerance_pct);
+    fprintf(f, "  peak: the allocator's peak live bytes; limit: +%.0f%% (--peak-tolerance) "
+            "and more than %d bytes\n", peak_tolerance_pct, BN_PEAK_SLACK);
+    if (cfg)
+        fprintf(f, "  re-runs: a slow one is run again, up to %d times, and its fastest "
+                "run counts\n", BN_GATE_RERUNS);
+    fprintf(f, "\n  %-28s %11s %11s %8s %6s %11s %11s %8s\n", "benchmark", "ns/op", "baseline",
+            "change", "limit", "peak", "baseline", "change");
+}
+
+static void gate_line(const bn_result *r, const gate_row *g, int reruns, FILE *f)
+{
+    char pn[32], pt[32] = "-", pc[16] = "-";
+    fmt_bytes(pn, sizeof pn, g->peak_now);
+    if (g->peak_then) {
+        fmt_bytes(pt, sizeof pt, g->peak_then);
+        snprintf(pc, sizeof pc, "%+.1f%%", g->peak_change);
+    }
+    fprintf(f, "  %-28s %7.1f %-3s %11.1f %+7.1f%% %5.0f%% %11s %11s %8s%s%s", r->name, g->now,
+            g->cpu ? "cpu" : "", g->then, g->change, g->limit, pn, pt, pc,
+            g->slow ? "  SLOWER" : "", g->peak_up ? "  MORE MEMORY" : "");
+    if (reruns)
+        fprintf(f, "  (%s on %d re-run%s)", g->slow ? "confirmed" : "passed", reruns,
+                reruns == 1 ? "" : "s");
+    fputs("\n", f);
+}
+
+/* "REGRESSION NAME: ..." naming both values, after the table. */
+static void gate_verdict(const char *name, const gate_row *g, double peak_tolerance_pct,
+                         FILE *f)
+{
+    if (g->slow)
+        fprintf(f, "REGRESSION %s: %.1f %s ns/op, baseline %.1f (%+.0f%%, limit +%.0f%%)\n",
+                name, g->now, g->cpu ? "cpu" : "wall", g->then, g->change, g->limit);
+    if (g->peak_up) {
+        char pn[32], pt[32];
+        fmt_bytes(pn, sizeof pn, g->peak_now);
+        fmt_bytes(pt, sizeof pt, g->peak_then);
+        fprintf(f, "REGRESSION %s: peak memory %s (%llu bytes), baseline %s (%llu bytes) "
+                "(%+.0f%%, %.1fx; limit +%.0f%%)\n", name, pn,
+                (unsigned long long)g->peak_now, pt, (unsigned long long)g->peak_then,
+                g->peak_change, (double)g->peak_now / (double)g->peak_then,
+                peak_tolerance_pct);
+    }
+}
+
+size_t bn_compare_gate(const bn_result *r, size_t n, const bn_baseline *b,
+                       double tolerance_pct, double peak_tolerance_pct, double calibration_ns,
+                       double calib_spread, const bn_config *cfg, FILE *f)
+{
+    size_t regressions = 0, slow = 0, more = 0;
+    double worst_noise = 0;
+    enum { MAX_ROWS = 128 };
+    gate_row rows[MAX_ROWS];
+    size_t at[MAX_ROWS], nrows = 0;
+    if (f)
+        gate_head(b, tolerance_pct, peak_tolerance_pct, calibration_ns, calib_spread, cfg, f);
     for (size_t i = 0; i < n; i++) {
         const bn_base_entry *e = comparable(&r[i], b, f);
         if (!e)
             continue;
         int reruns;
-        gate_row g = gate_confirm(&r[i], e, tolerance_pct, calibration_ns, cfg, &reruns);
+        gate_row g = gate_confirm(&r[i], e, tolerance_pct, peak_tolerance_pct, calibration_ns,
+                                  cfg, &reruns);
         if (g.noise > worst_noise)
             worst_noise = g.noise;
-        regressions += (size_t)g.slow;
-        if (!f)
-            continue;
-        fprintf(f, "  %-22s %10.1f %s ns/op  baseline %10.1f  %+7.1f%%  (noise %.0f%%, "
-                "limit %.0f%%)%s", r[i].name, g.now, g.cpu ? "cpu" : "wall", g.then,
-                g.change, g.noise, g.limit, g.slow ? "  REGRESSION" : "");
-        if (reruns)
-            fprintf(f, "  (%s on %d re-run%s)", g.slow ? "confirmed" : "passed", reruns,
-                    reruns == 1 ? "" : "s");
-        fputs("\n", f);
+        regressions += (size_t)(g.slow || g.peak_up);
+        slow += (size_t)g.slow;
+        more += (size_t)g.peak_up;
+        if (f)
+            gate_line(&r[i], &g, reruns, f);
+        if ((g.slow || g.peak_up) && nrows < MAX_ROWS) {
+            rows[nrows] = g;
+            at[nrows++] = i;
+        }
     }
-    if (f)
-        fprintf(f, "baseline: %zu regression%s (tolerance %.0f%%; the noisiest benchmark "
-                "spread %.0f%% between repeats)\n", regressions, regressions == 1 ? "" : "s",
-                tolerance_pct, worst_noise);
+    if (!f)
+        return regressions;
+    if (nrows)
+        fputs("\n", f);
+    for (size_t k = 0; k < nrows; k++)
+        gate_verdict(r[at[k]].name, &rows[k], peak_tolerance_pct, f);
+    fprintf(f, "baseline: %zu regression%s (%zu slower, %zu using more memory; tolerance "
+            "%.0f%%, peak tolerance %.0f%%; the noisiest benchmark spread %.0f%% between "
+            "repeats)\n", regressions, regressions == 1 ? "" : "s", slow, more, tolerance_pct,
+            peak_tolerance_pct, worst_noise);
     return regressions;
 }

@@ -18,8 +18,8 @@ const char *const *cli_bench_names(size_t *n) { return bn_names(n); }
 typedef struct bench_args {
     cli_common c;
     uint64_t repeats, min_ms, trace;   /* min_ms UINT64_MAX: the default */
-    int quick;
-    double tolerance;
+    int quick, compare;
+    double tolerance, peak_tolerance;
     const char *baseline;
 } bench_args;
 
@@ -31,12 +31,18 @@ static const cli_opt rows[] = {
              "timed milliseconds per repeat (default 50; 2 with\n--quick)"),
     CLI_FLAG("--quick", 0, bench_args, quick, "smoke-test sizes: 1M -> 10k (names stay the same)"),
     CLI_IN("--baseline", "FILE.json", bench_args, baseline,
-           "compare ns/op with an earlier `--format json` run;\n"
-           "exit 1 if one is slower by more than --tolerance\n"
-           "(a slow one is run again, up to twice, and the\n"
-           "fastest run counts)"),
+           "compare with an earlier `--format json` run: exit 1\n"
+           "if one is slower by more than --tolerance (a slow\n"
+           "one is run again, up to twice, and the fastest run\n"
+           "counts) or its peak memory rose by more than\n"
+           "--peak-tolerance"),
+    CLI_FLAG("--compare", 0, bench_args, compare,
+             "bench --compare OLD.json NEW.json: compare two saved\n"
+             "runs (no benchmark is run): the same table and gate"),
     CLI_FN("--tolerance", 0, "PCT", NULL, bench_args, tolerance, cli_parse_percent,
            "allowed slow-down in percent (default 25)"),
+    CLI_FN("--peak-tolerance", 0, "PCT", NULL, bench_args, peak_tolerance, cli_parse_percent,
+           "allowed rise of a benchmark's peak memory in percent\n(default 10)"),
     CLI_UINT("--trace-memo", 0, "N", bench_args, trace, 1, 100000000,
              "instead of timing: N lifecycles of lifecycle/churn\n"
              "under --sweep, printing the storage-memo size after\n"
@@ -47,15 +53,16 @@ static const cli_opt rows[] = {
     CLI_END};
 
 const cli_cmd cli_bench_cmd = {
-    "bench", "[NAME...] [OPTIONS]",
+    "bench", "[NAME...] [OPTIONS] | --compare OLD.json NEW.json",
     "Run the benchmark suite: median ns per operation over repeats, operations\n"
     "per repeat, and the allocator's peak bytes during each benchmark. NAME is\n"
     "a benchmark (fakegc list benches), a group (`weaktable`) or a prefix\n"
     "ending in '*'; none runs them all. Measure a release build\n"
     "(cmake --preset release: -O3 -DNDEBUG; scripts/bench.sh does it).",
     rows, CLI_O_ALLOCATOR | CLI_O_OUTPUT | CLI_O_JSON,
-    "exit status: 0 done; 1 slower than the baseline; 2 usage; 3 a benchmark\n"
-    "failed (the model returned an error or leaked blocks).",
+    "exit status: 0 done; 1 slower than the baseline or more memory; 2 usage or\n"
+    "an unreadable file; 3 a benchmark failed (the model returned an error or\n"
+    "leaked blocks).",
     NULL, "the benchmark suite"};
 
 /* Mark the benchmarks NAME selects; 0 or -1 (message printed). */
@@ -114,17 +121,38 @@ static int against_baseline(const bench_args *a, const bn_header *h, const bn_co
     }
     FILE *f = a->c.format == RP_JSON ? stderr : a->c.out;
     fprintf(f, "\ncompared with %s:\n", a->baseline);
-    if (b.allocator[0] && strcmp(b.allocator, h->allocator) != 0)
-        fprintf(f, "  note: the baseline used allocator %s, this run %s\n", b.allocator,
-                h->allocator);
-    if (b.sweep[0] && strcmp(b.sweep, h->sweep) != 0)
-        fprintf(f, "  note: the baseline used sweep %s, this run %s\n", b.sweep, h->sweep);
-    if (b.quick >= 0 && b.quick != cfg->quick)
-        fprintf(f, "  note: the baseline was %s--quick, this run %s\n", b.quick ? "" : "not ",
-                cfg->quick ? "is" : "is not");
-    size_t reg = bn_compare_gate(res, nres, &b, a->tolerance, calib, spread, cfg, f);
+    bn_compare_notes(&b, h->allocator, h->sweep, cfg->quick, f);
+    size_t reg = bn_compare_gate(res, nres, &b, a->tolerance, a->peak_tolerance, calib, spread,
+                                 cfg, f);
     bn_baseline_free(&b);
     return reg ? 1 : 0;
+}
+
+/* bench --compare OLD.json NEW.json: the gate between two saved runs, as
+ * diff's exit status (0 none, 1 a regression, 2 a file unreadable). */
+static int compare_files(const bench_args *a, char **files)
+{
+    bn_baseline b[2];
+    char err[512];
+    bn_result res[MAX_BENCH];
+    int nread = 0;
+    while (nread < 2 && bn_baseline_read(files[nread], &b[nread], err, sizeof err) == 0)
+        nread++;
+    int status = CLI_EXIT_USAGE;
+    if (nread < 2) {
+        cli_error("bench", "--compare: %s", err);
+    } else {
+        fprintf(a->c.out, "fakegc bench --compare %s (baseline) %s (new):\n", files[0],
+                files[1]);
+        bn_compare_notes(&b[0], b[1].allocator, b[1].sweep, b[1].quick, a->c.out);
+        size_t n = bn_baseline_results(&b[1], res, MAX_BENCH);
+        size_t reg = bn_compare_gate(res, n, &b[0], a->tolerance, a->peak_tolerance,
+                                     b[1].calibration_ns, 0, NULL, a->c.out);
+        status = reg ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+    }
+    while (nread)
+        bn_baseline_free(&b[--nread]);
+    return status;
 }
 
 /* Run the selected benchmarks, write the table or JSON, gate on the
@@ -165,15 +193,35 @@ static int measure(bench_args *a, bn_config *cfg, const int *sel, size_t nb)
     return status;
 }
 
+/* --compare: its arguments checked, the outputs set up, the comparison. */
+static int compare_two(bench_args *a, char **files, int nfiles)
+{
+    if (nfiles != 2 || a->baseline || a->c.format == RP_JSON) {
+        cli_error("bench", "--compare takes two saved runs (OLD.json NEW.json), writes a "
+                  "table, and runs nothing (no --baseline, no --format json)");
+        return CLI_EXIT_USAGE;
+    }
+    if (cli_env_setup(&a->c, "bench") < 0)
+        return CLI_EXIT_USAGE;
+    int status = cli_outputs_not_inputs(&a->c, "bench", files, 2) < 0 ? CLI_EXIT_USAGE
+                                                                       : compare_files(a, files);
+    if (status != CLI_EXIT_USAGE && cli_outputs_commit(&a->c, "bench") < 0)
+        status = CLI_EXIT_USAGE;
+    cli_env_teardown(&a->c);
+    return status;
+}
+
 int cli_bench(int argc, char **argv)
 {
-    bench_args a = {.repeats = 5, .min_ms = UINT64_MAX, .tolerance = 25};
+    bench_args a = {.repeats = 5, .min_ms = UINT64_MAX, .tolerance = 25, .peak_tolerance = 10};
     cli_common_init(&a.c);
     char **names;
     int nnames;
     int r = cli_parse(&cli_bench_cmd, &a, argc, argv, &names, &nnames);
     if (r != CLI_PARSE_OK)
         return cli_parse_exit(r);
+    if (a.compare)
+        return compare_two(&a, names, nnames);
     size_t nb = bn_count();
     int sel[MAX_BENCH] = {0};
     if (nb > MAX_BENCH) {

@@ -355,7 +355,7 @@ Test(bench, baseline_file_errors)
 
 Test(bench, compare_flags_only_slowdowns_past_tolerance)
 {
-    bn_base_entry e[3] = {{"a", 100, -1, -1, -1}, {"b", 100, -1, -1, -1}, {"c", -1, -1, -1, -1}};
+    bn_base_entry e[3] = {{"a", 100, -1, -1, -1, 0}, {"b", 100, -1, -1, -1, 0}, {"c", -1, -1, -1, -1, 0}};
     bn_baseline b;
     memset(&b, 0, sizeof b);
     b.e = e;
@@ -383,7 +383,7 @@ Test(bench, compare_flags_only_slowdowns_past_tolerance)
  * measured spread (at most 4x), and a real slow-down still caught. */
 Test(bench, gate_uses_cpu_time_and_noise)
 {
-    bn_base_entry e[2] = {{"a", 100, 100, 110, 100}, {"b", 100, 100, 110, 100}};
+    bn_base_entry e[2] = {{"a", 100, 100, 110, 100, 0}, {"b", 100, 100, 110, 100, 0}};
     bn_baseline b;
     memset(&b, 0, sizeof b);
     b.e = e;
@@ -392,26 +392,65 @@ Test(bench, gate_uses_cpu_time_and_noise)
     /* a: 1.9x the wall time, but the same CPU time (another process ran) */
     r[0].cpu_ns_per_op = 101, r[0].min_ns = 180, r[0].max_ns = 200;
     r[1].cpu_ns_per_op = 150, r[1].min_ns = 150, r[1].max_ns = 155;
-    cr_expect_eq(bn_compare_gate(r, 2, &b, 25, 1.0, 0.1, NULL, NULL), 1,
+    cr_expect_eq(bn_compare_gate(r, 2, &b, 25, 10, 1.0, 0.1, NULL, NULL), 1,
                  "only b (1.5x the CPU time) is a regression");
     /* noisy repeats widen the limit: b spread 60% -> limit 120% > its 50% */
     r[1].max_ns = 240;
-    cr_expect_eq(bn_compare_gate(r, 2, &b, 25, 1.0, 0.1, NULL, NULL), 0);
+    cr_expect_eq(bn_compare_gate(r, 2, &b, 25, 10, 1.0, 0.1, NULL, NULL), 0);
     /* but never past 4x the tolerance: a 3x slow-down with wild noise fails */
     r[1].cpu_ns_per_op = 300, r[1].max_ns = 3000;
-    cr_expect_eq(bn_compare_gate(r, 2, &b, 25, 1.0, 0.1, NULL, NULL), 1);
+    cr_expect_eq(bn_compare_gate(r, 2, &b, 25, 10, 1.0, 0.1, NULL, NULL), 1);
     /* a few-ns operation 28% slower by less than one calibration iteration
      * (cache placement between two runs) is not a regression; 2 ns is */
-    bn_base_entry t[1] = {{"t", 2.8, 2.8, 2.9, 2.8}};
+    bn_base_entry t[1] = {{"t", 2.8, 2.8, 2.9, 2.8, 0}};
     b.e = t;
     b.n = 1;
     bn_result q[1] = {mk("t", 3.6)};
     q[0].cpu_ns_per_op = 3.6, q[0].min_ns = 3.5, q[0].max_ns = 3.7;
-    size_t reg = bn_compare_gate(q, 1, &b, 25, 1.45, 0.02, NULL, NULL);
+    size_t reg = bn_compare_gate(q, 1, &b, 25, 10, 1.45, 0.02, NULL, NULL);
     cr_expect_eq(reg, 0, "0.8 ns under a 1.45 ns iteration: %zu regressions", reg);
     q[0].cpu_ns_per_op = 4.8;
-    reg = bn_compare_gate(q, 1, &b, 25, 1.45, 0.02, NULL, NULL);
+    reg = bn_compare_gate(q, 1, &b, 25, 10, 1.45, 0.02, NULL, NULL);
     cr_expect_eq(reg, 1, "2 ns over a 1.45 ns iteration: %zu regressions", reg);
+}
+
+/* Peak memory is gated too: a 23x rise fails, naming the benchmark and
+ * both values, a rise within --peak-tolerance or under BN_PEAK_SLACK bytes
+ * passes, and a baseline without peaks gates time alone. The peak comes
+ * back from a saved JSON document. */
+Test(bench, gate_on_peak_memory)
+{
+    const char *t = "{\"benchmarks\":[{\"name\":\"convert/miss\",\"ns_per_op\":100,"
+                    "\"cpu_ns_per_op\":100,\"peak_bytes\":1579232},"
+                    "{\"name\":\"alloc/pair\",\"ns_per_op\":100,\"peak_bytes\":64}]}";
+    bn_baseline b;
+    char err[256];
+    cr_assert_eq(bn_baseline_parse(t, strlen(t), "t", &b, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(b.n, 2);
+    cr_expect_eq(b.e[0].peak_bytes, 1579232, "peak_bytes read back: %llu, want 1579232",
+                 (unsigned long long)b.e[0].peak_bytes);
+    bn_result r[2] = {mk("convert/miss", 100), mk("alloc/pair", 100)};
+    r[0].cpu_ns_per_op = 100, r[0].peak_bytes = 1579232 * 23;
+    r[1].peak_bytes = 64 * 40;   /* 40x, but 2.5 KiB: under the slack */
+    char buf[4096] = "";
+    FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+    cr_assert_not_null(f);
+    size_t reg = bn_compare_gate(r, 2, &b, 25, 10, 1.0, 0.01, NULL, f);
+    fclose(f);
+    cr_expect_eq(reg, 1, "%zu regressions, want 1: %s", reg, buf);
+    cr_expect(strstr(buf, "REGRESSION convert/miss: peak memory 34.6 MiB (36322336 bytes), "
+                          "baseline 1542.2 KiB (1579232 bytes)") != NULL, "%s", buf);
+    cr_expect(strstr(buf, "REGRESSION alloc/pair") == NULL, "%s", buf);
+    r[0].peak_bytes = 1579232 + 1579232 / 20;   /* +5% */
+    reg = bn_compare_gate(r, 2, &b, 25, 10, 1.0, 0.01, NULL, NULL);
+    cr_expect_eq(reg, 0, "+5%% within a 10%% peak tolerance: %zu regressions", reg);
+    reg = bn_compare_gate(r, 2, &b, 25, 4, 1.0, 0.01, NULL, NULL);
+    cr_expect_eq(reg, 1, "+5%% over a 4%% peak tolerance: %zu regressions", reg);
+    b.e[0].peak_bytes = 0;   /* an older baseline: no peaks */
+    r[0].peak_bytes = 1579232 * 23;
+    reg = bn_compare_gate(r, 2, &b, 25, 10, 1.0, 0.01, NULL, NULL);
+    cr_expect_eq(reg, 0, "no peak in the baseline, no peak verdict: %zu regressions", reg);
+    bn_baseline_free(&b);
 }
 
 /* With a config, a slow verdict is re-run: a slow-down the real benchmark
@@ -430,23 +469,23 @@ Test(bench, gate_reruns_a_slow_benchmark_before_calling_it_a_regression)
     cr_assert_not_null(b.e);
     /* alloc/pair takes 10-30 ns (1 us under Valgrind); this run claims
      * 1 ms, the baseline 100 us */
-    b.e[0] = (bn_base_entry){"alloc/pair", 1e5, 1e5, 1e5, 1e5};
+    b.e[0] = (bn_base_entry){"alloc/pair", 1e5, 1e5, 1e5, 1e5, 0};
     bn_result r[1] = {mk("alloc/pair", 1e6)};
     r[0].cpu_ns_per_op = 1e6, r[0].min_ns = 1e6, r[0].max_ns = 1e6;
-    size_t reg = bn_compare_gate(r, 1, &b, 25, 1.0, 0.01, NULL, NULL);
+    size_t reg = bn_compare_gate(r, 1, &b, 25, 10, 1.0, 0.01, NULL, NULL);
     cr_expect_eq(reg, 1, "without re-runs 10x is a regression: %zu", reg);
     char buf[4096] = "";
     FILE *f = fmemopen(buf, sizeof buf - 1, "w");
     cr_assert_not_null(f);
-    reg = bn_compare_gate(r, 1, &b, 25, 1.0, 0.01, &cfg, f);
+    reg = bn_compare_gate(r, 1, &b, 25, 10, 1.0, 0.01, &cfg, f);
     fclose(f);
     cr_expect_eq(reg, 0, "the re-run is fast, so no regression: %zu\n%s", reg, buf);
     cr_expect(strstr(buf, "passed on 1 re-run") != NULL, "the re-run is said: %s", buf);
     /* a baseline no real run can match: every re-run confirms it */
-    b.e[0] = (bn_base_entry){"alloc/pair", 0.01, 0.01, 0.01, 0.01};
+    b.e[0] = (bn_base_entry){"alloc/pair", 0.01, 0.01, 0.01, 0.01, 0};
     f = fmemopen(buf, sizeof buf - 1, "w");
     cr_assert_not_null(f);
-    reg = bn_compare_gate(r, 1, &b, 25, 0.001, 0.01, &cfg, f);
+    reg = bn_compare_gate(r, 1, &b, 25, 10, 0.001, 0.01, &cfg, f);
     fclose(f);
     cr_expect_eq(reg, 1, "slow on every run: %zu\n%s", reg, buf);
     cr_expect(strstr(buf, "confirmed on 2 re-runs") != NULL, "both re-runs said: %s", buf);

@@ -8,7 +8,8 @@
 # conventions users expect: -k PATTERN (run, oom, diff), -x / --max-failures N,
 # --color=auto|always|never with NO_COLOR and FORCE_COLOR, --version and
 # every JSON report naming the commit, "status": "interrupted" after a
-# signal, diff's exit codes as its help says, shrink keeping a
+# signal, diff's exit codes as its help says, bench gating peak memory
+# and comparing two saved runs, shrink keeping a
 # recording's `# prog.py:13` comments, and --help and `list options` made
 # from the same rows.
 set -u
@@ -147,6 +148,27 @@ expect 1 "" diff -k weak_keys --format json "$tmp/memo.json" "$tmp/memo-bad.json
 /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not ([s["file"] for s in d["scenarios"]] == ["scenarios/memo/weak_keys.scn"] and d["base"]["scenarios"] == 1))' "$tmp/out" ||
     fail "diff -k weak_keys: not weak_keys.scn alone: $(head -c 300 "$tmp/out")"
 expect 2 "-k no-such: no scenario matches" diff -k no-such "$tmp/memo.json" "$tmp/memo-bad.json"
+# bench gates peak memory as well as time, live (--baseline) and between
+# two saved runs (--compare OLD NEW, exit codes as diff's)
+expect 0 "" bench --quick --repeats 1 alloc/pair convert/miss --format json --output "$tmp/bA.json"
+/usr/bin/python3 - "$tmp/bA.json" "$tmp/bB.json" "$tmp/bLow.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+miss = [b for b in d["benchmarks"] if b["name"] == "convert/miss"][0]
+peak = miss["peak_bytes"]
+miss["peak_bytes"] = peak * 23          # NEW: 23x the peak memory
+json.dump(d, open(sys.argv[2], "w"))
+miss["peak_bytes"] = peak // 23         # a baseline 23x lower than a live run
+json.dump(d, open(sys.argv[3], "w"))
+PY
+expect 1 "" bench --compare "$tmp/bA.json" "$tmp/bB.json"
+grep -Eq '^REGRESSION convert/miss: peak memory .* \([0-9]+ bytes\), baseline .* \([0-9]+ bytes\)' "$tmp/out" ||
+    fail "bench --compare: a 23x peak is not named: $(grep -m2 'REGRESSION\|^baseline' "$tmp/out")"
+expect 0 "" bench --compare "$tmp/bA.json" "$tmp/bA.json"
+grep -q "^  convert/miss " "$tmp/out" || fail "bench --compare: no table row for convert/miss"
+expect 2 "cannot read" bench --compare "$tmp/bA.json" "$tmp/none.json"
+expect 1 "" bench --quick --repeats 1 convert/miss --baseline "$tmp/bLow.json" --tolerance 1000
+grep -q '^REGRESSION convert/miss: peak memory' "$tmp/out" || fail "bench --baseline: a 23x peak passes"
 # the options come from one table: --help and `list options` agree
 for c in run stress shrink oom diff merge bench list; do
     expect 0 "" list options $c
