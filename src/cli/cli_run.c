@@ -81,6 +81,8 @@ static void run_options(const cli_common *c, sc_options *o, FILE *dot)
     o->dot = dot;
     o->objects = c->objects_f;
     o->stop = cli_interrupt_flag();
+    /* the page's tree, and the JSON's (workers, diff pages) */
+    o->dom_tree = c->html || c->format == RP_JSON || c->also[RP_JSON];
 }
 
 /* ---- streamed results and Ctrl-C ---- */
@@ -291,7 +293,6 @@ static size_t run_here(run_args *a, sc_program **progs, size_t n, rp_collect *co
 {
     sc_options o;
     run_options(&a->c, &o, a->c.dot_f);
-    o.dom_tree = a->c.html != NULL;
     size_t i = 0;
     for (; i < n && !cli_interrupted() && !cli_stopping(); i++) {
         rp_scenario *r = &col->res[i];

@@ -638,8 +638,8 @@ static void h_tree(FILE *f, const rp_run *run, const size_t *idx, size_t nidx)
         h_kept(f, t->n, t->groups_seen, "tree nodes (groups looked at)");
     }
     if (!any)
-        fputs("<p>No heap state was reported (or the scenarios ran in worker processes, "
-              "which do not hand their trees back).</p>\n", f);
+        fputs("<p>No heap state was reported (a report read back keeps its trees when it "
+              "was written with --html or --format json).</p>\n", f);
     fputs("</section>\n", f);
 }
 
@@ -1125,8 +1125,8 @@ static void h_diff_table(FILE *f, const rp_run *base, const rp_run *cur)
         h_kept(f, rows, all, "scenarios");
 }
 
-/* The text diff, its last line apart (the verdict). */
-static void h_diff_text(FILE *f, const char *txt, size_t len)
+/* The text diff's last line (its verdict). */
+static void h_diff_verdict(FILE *f, const char *txt, size_t len)
 {
     const char *end = txt + len;
     while (end > txt && end[-1] == '\n')
@@ -1138,7 +1138,13 @@ static void h_diff_text(FILE *f, const char *txt, size_t len)
     char *v = strndup(last, (size_t)(end - last));
     h_txt(f, v ? v : "");
     free(v);
-    fputs("</code></p>\n<h2 id=\"text\">The text diff</h2>\n<pre>", f);
+    fputs("</code></p>\n", f);
+}
+
+/* The text diff, at most RP_HTML_DIFF_TEXT bytes. */
+static void h_diff_text(FILE *f, const char *txt, size_t len)
+{
+    fputs("<h2 id=\"text\">The text diff</h2>\n<pre>", f);
     size_t keep = len < RP_HTML_DIFF_TEXT ? len : RP_HTML_DIFF_TEXT;
     char *t = strndup(txt, keep);
     h_txt(f, t ? t : "");
@@ -1174,7 +1180,7 @@ int rp_write_html_diff(FILE *f, const rp_run *base, const rp_run *cur, const cha
     fputs("</code> &rarr; new <code>", f);
     h_txt(f, cur_name);
     fputs("</code></p>\n<nav><a href=\"#summary\">Summary</a><a href=\"#scenarios\">Scenarios"
-          "</a><a href=\"#text\">Text diff</a></nav></header>\n"
+          "</a><a href=\"#tree\">Dominator tree</a><a href=\"#text\">Text diff</a></nav></header>\n"
           "<section id=\"summary\"><h2>Summary</h2>\n<p id=\"verdict\">", f);
     fputs(reg ? "<span class=\"v fail\">REGRESSION</span> the new run regressed"
               : "<span class=\"v pass\">OK</span> no regression", f);
@@ -1182,6 +1188,11 @@ int rp_write_html_diff(FILE *f, const rp_run *base, const rp_run *cur, const cha
             base->passed, base->failed, cur->passed, cur->failed);
     fputs("</section>\n<section id=\"scenarios\"><h2>Scenarios</h2>\n", f);
     h_diff_table(f, base, cur);
+    h_diff_verdict(f, txt, len);
+    fputs("</section>\n", f);
+    size_t idx[RP_HTML_SCENARIOS];   /* the new run's trees, those not passing first */
+    h_tree(f, cur, idx, pick_scenarios(cur, idx, RP_HTML_SCENARIOS));
+    fputs("<section id=\"textdiff\">\n", f);
     h_diff_text(f, txt, len);
     fputs("</section>\n", f);
     free(txt);

@@ -69,6 +69,52 @@ static void group(jw *w, const hp_group *g, const hp_retained *recs, size_t nrec
 
 /* Biggest retainers: [{"id", "type", "retained_bytes", "count",
  * "main_count", "main_kind", "main_via", "path"}] */
+/* "dtree": the aggregated dominator tree the page draws (hp_dtree), or
+ * null: {"line", "objects", "groups_seen", "unexpanded", "nodes": [{"parent"
+ * (-1: top), "kind", "type" (null: a top-level node), "label", "example",
+ * "id", "count", "shallow", "retained", "more": [groups, count, retained],
+ * "expanded", "zombie"}]}. Parents come before their children. */
+static void dtree(rp_jw *w, const rp_scenario *s)
+{
+    const hp_dtree *t = &s->dtree;
+    rp_jw_key(w, ",\n      ", "dtree");
+    if (!t->n) {
+        rp_jw_put(w, "null", 4);
+        return;
+    }
+    rp_jw_key(w, "{", "line"); rp_jw_u64(w, s->dtree_line);
+    rp_jw_key(w, ", ", "objects"); rp_jw_u64(w, t->objects);
+    rp_jw_key(w, ", ", "groups_seen"); rp_jw_u64(w, t->groups_seen);
+    rp_jw_key(w, ", ", "unexpanded"); rp_jw_u64(w, t->unexpanded);
+    rp_jw_key(w, ", ", "nodes");
+    rp_jw_put(w, "[", 1);
+    for (size_t i = 0; i < t->n; i++) {
+        const hp_dnode *d = &t->nodes[i];
+        rp_jw_key(w, i ? ",\n        {" : "\n        {", "parent");
+        rp_jw_i64(w, d->parent == HP_DT_TOP ? -1 : (int64_t)d->parent);
+        rp_jw_key(w, ", ", "kind"); rp_jw_str(w, obj_kind_name(d->kind));
+        rp_jw_key(w, ", ", "type"); rp_jw_str(w, d->type_name);
+        rp_jw_key(w, ", ", "label"); rp_jw_str(w, d->label);
+        rp_jw_key(w, ", ", "example"); rp_jw_str(w, d->example);
+        rp_jw_key(w, ", ", "id"); rp_jw_u64(w, d->first_id);
+        rp_jw_key(w, ", ", "count"); rp_jw_u64(w, d->count);
+        rp_jw_key(w, ", ", "shallow"); rp_jw_u64(w, d->shallow);
+        rp_jw_key(w, ", ", "retained"); rp_jw_u64(w, d->retained);
+        rp_jw_key(w, ", ", "more");
+        rp_jw_put(w, "[", 1);
+        rp_jw_u64(w, d->more_groups);
+        rp_jw_put(w, ", ", 2);
+        rp_jw_u64(w, d->more_count);
+        rp_jw_put(w, ", ", 2);
+        rp_jw_u64(w, d->more_retained);
+        rp_jw_put(w, "]", 1);
+        rp_jw_key(w, ", ", "expanded"); rp_jw_bool(w, d->expanded);
+        rp_jw_key(w, ", ", "zombie"); rp_jw_bool(w, d->zombie);
+        rp_jw_put(w, "}", 1);
+    }
+    rp_jw_put(w, "]}", 2);
+}
+
 /* verdict.groups: the verdict's groups as the page shows them (rp_vgroup),
  * and groups_total (more than RP_VGROUPS are counted, not kept). */
 static void verdict_groups(rp_jw *w, const rp_scenario *s)
@@ -305,6 +351,7 @@ static int scenario(jw *w, const rp_scenario *s)
     } else {
         rp_jw_put(w, "null", 4);
     }
+    dtree(w, s);
     rp_jw_key(w, ",\n      ", "error"); rp_jw_str(w, s->error);
     rp_jw_key(w, ",\n      ", "valgrind");
     if (s->valgrind_checked) {

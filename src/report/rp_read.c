@@ -560,6 +560,128 @@ static int get_fixed(rp_jr *j, char *buf, size_t n)
     return 0;
 }
 
+/* One node of "dtree"."nodes" (rp_json.c's dtree); its parent must come
+ * before it. */
+static int dnode_key(rd *d, const char *key, hp_dnode *n, size_t at)
+{
+    rp_jr *j = &d->j;
+    if (strcmp(key, "parent") == 0) {
+        int64_t p = 0;
+        if (rp_jr_get_i64(j, &p, "parent") != 0)
+            return -1;
+        if (p < -1 || (p >= 0 && (uint64_t)p >= at))
+            return rp_jr_fail(j, "dtree: node %zu's parent %lld does not come before it", at,
+                              (long long)p);
+        n->parent = p < 0 ? HP_DT_TOP : (uint32_t)p;
+        return 0;
+    }
+    if (strcmp(key, "kind") == 0) {
+        if (rp_jr_string(j) != 0)
+            return -1;
+        for (int x = 0; x < OBJ_KIND_COUNT; x++)
+            if (strcmp(obj_kind_name((obj_kind)x), j->str) == 0)
+                n->kind = (obj_kind)x;
+        return 0;
+    }
+    if (strcmp(key, "type") == 0)
+        return get_pooled(d, &n->type_name);
+    if (strcmp(key, "label") == 0)
+        return get_fixed(j, n->label, sizeof n->label);
+    if (strcmp(key, "example") == 0)
+        return get_fixed(j, n->example, sizeof n->example);
+    struct { const char *k; uint64_t *u; } num[] = {
+        {"id", &n->first_id}, {"count", &n->count}, {"shallow", &n->shallow},
+        {"retained", &n->retained}};
+    for (size_t i = 0; i < sizeof num / sizeof *num; i++)
+        if (strcmp(key, num[i].k) == 0)
+            return rp_jr_get_u64(j, num[i].u, num[i].k);
+    if (strcmp(key, "more") == 0) {
+        uint64_t *v[3] = {&n->more_groups, &n->more_count, &n->more_retained};
+        int first = 1, k;
+        size_t i = 0;
+        if (rp_jr_arr_open(j) != 0)
+            return -1;
+        while ((k = rp_jr_arr_next(j, &first)) == 1)
+            if ((i < 3 ? rp_jr_get_u64(j, v[i++], "more") : rp_jr_skip(j)) != 0)
+                return -1;
+        return k < 0 ? -1 : 0;
+    }
+    int b = 0;
+    if (strcmp(key, "expanded") == 0 || strcmp(key, "zombie") == 0) {
+        int rc = rp_jr_get_bool(j, &b);
+        *(key[0] == 'e' ? &n->expanded : &n->zombie) = (uint8_t)(b != 0);
+        return rc;
+    }
+    return rp_jr_skip(j);
+}
+
+static int read_dnodes(rd *d, hp_dtree *t)
+{
+    rp_jr *j = &d->j;
+    int first = 1, k;
+    if (rp_jr_arr_open(j) != 0)
+        return -1;
+    while ((k = rp_jr_arr_next(j, &first)) == 1) {
+        if (t->n == t->cap) {
+            size_t nc = t->cap ? t->cap * 2 : 64;
+            hp_dnode *nn = al_realloc(t->nodes, t->cap * sizeof *nn, nc * sizeof *nn, AL_K_HEAP,
+                                      "rp dtree nodes");
+            if (!nn)
+                return rp_jr_oom(j);
+            t->nodes = nn;
+            t->cap = nc;
+        }
+        hp_dnode *n = &t->nodes[t->n];
+        memset(n, 0, sizeof *n);
+        n->parent = HP_DT_TOP;
+        char key[32];
+        int f2 = 1, k2;
+        if (rp_jr_obj_open(j) != 0)
+            return -1;
+        while ((k2 = rp_jr_obj_next(j, &f2, key, sizeof key)) == 1)
+            if (dnode_key(d, key, n, t->n) != 0)
+                return -1;
+        if (k2 < 0)
+            return -1;
+        if (n->parent != HP_DT_TOP)
+            t->nodes[n->parent].nkids++;
+        t->n++;
+    }
+    return k < 0 ? -1 : 0;
+}
+
+/* "dtree": null, or {"line", "objects", "groups_seen", "unexpanded",
+ * "nodes"} (rp_json.c) into s->dtree. */
+static int read_dtree(rd *d, rp_scenario *s)
+{
+    rp_jr *j = &d->j;
+    int nul = rp_jr_is_null(j);
+    if (nul)
+        return nul < 0 ? -1 : 0;
+    char key[32];
+    int first = 1, k;
+    if (rp_jr_obj_open(j) != 0)
+        return -1;
+    while ((k = rp_jr_obj_next(j, &first, key, sizeof key)) == 1) {
+        int rc;
+        if (strcmp(key, "line") == 0)
+            rc = rp_jr_get_u32(j, &s->dtree_line, "line");
+        else if (strcmp(key, "objects") == 0)
+            rc = rp_jr_get_u64(j, &s->dtree.objects, "objects");
+        else if (strcmp(key, "groups_seen") == 0)
+            rc = rp_jr_get_u64(j, &s->dtree.groups_seen, "groups_seen");
+        else if (strcmp(key, "unexpanded") == 0)
+            rc = rp_jr_get_u64(j, &s->dtree.unexpanded, "unexpanded");
+        else if (strcmp(key, "nodes") == 0 && !s->dtree.n)
+            rc = read_dnodes(d, &s->dtree);
+        else
+            rc = rp_jr_skip(j);
+        if (rc != 0)
+            return -1;
+    }
+    return k < 0 ? -1 : 0;
+}
+
 /* [first, last, of] into a verdict group's rounds. */
 static int get_rounds(rp_jr *j, rp_vgroup *g)
 {
@@ -719,6 +841,8 @@ static int read_scenario(rd *d, rp_scenario *s)
             rc = get_str(j, &s->error);
         } else if (strcmp(key, "verdict") == 0 && !s->verdict) {
             rc = read_verdict(j, s);
+        } else if (strcmp(key, "dtree") == 0 && !s->dtree.nodes) {
+            rc = read_dtree(d, s);
         } else if (strcmp(key, "valgrind") == 0) {
             int nul = rp_jr_is_null(j);
             if (nul < 0)
