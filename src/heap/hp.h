@@ -193,6 +193,10 @@ void hp_select_clear(hp_graph *g);
 /* Mark o (no-op for objects outside the snapshot, or NULL). */
 void hp_select(hp_graph *g, const obj *o);
 size_t hp_selected(const hp_graph *g);
+/* Mark every live object of the snapshot whose id is at least first_id
+ * (made since obj_next_id() gave first_id): what a growth() counts as
+ * new. Returns how many were newly marked. */
+size_t hp_select_since(hp_graph *g, uint64_t first_id);
 /* Mark the targets of from's strong edges in the snapshot whose role
  * (obj_edge_role of from and the edge's label) is `role`: the entries of a
  * memo, read from the snapshot's edge array (touching no target object,

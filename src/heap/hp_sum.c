@@ -37,6 +37,19 @@ void hp_select(hp_graph *g, const obj *o)
 
 size_t hp_selected(const hp_graph *g) { return g ? g->nsel : 0; }
 
+size_t hp_select_since(hp_graph *g, uint64_t first_id)
+{
+    size_t k = 0;
+    for (size_t v = 0; g && v < g->nlive; v++)
+        if (g->objs[v]->id >= first_id && !(g->region[v] & HP_F_SEL)) {
+            g->region[v] |= HP_F_SEL;
+            k++;
+        }
+    if (g)
+        g->nsel += k;
+    return k;
+}
+
 size_t hp_select_role(hp_graph *g, const obj *from, obj_role role)
 {
     uint32_t u = hp_lookup(g, from);

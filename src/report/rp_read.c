@@ -272,6 +272,48 @@ static int read_path(rd *d, hp_retained *r)
     return 0;
 }
 
+/* A kind's name into *out: 0, or -1 (an unknown kind). */
+static int get_kind(rp_jr *j, obj_kind *out)
+{
+    if (rp_jr_string(j) != 0)
+        return -1;
+    for (int x = 0; x < OBJ_KIND_COUNT; x++)
+        if (strcmp(obj_kind_name((obj_kind)x), j->str) == 0) {
+            *out = (obj_kind)x;
+            return 0;
+        }
+    return rp_jr_fail(j, "unknown kind \"%.40s\"", j->str);
+}
+
+/* The keys a record and a group share (holder, kind, type, created,
+ * reason): 0, -1, or 1 when key is none of them. */
+static int shared_key(rd *d, const char *key, hp_retained *r)
+{
+    rp_jr *j = &d->j;
+    int rc;
+    if (strcmp(key, "holder") == 0) {
+        if ((rc = rp_jr_string(j)) == 0 && hp_holder_parse(j->str, &r->holder) != 0)
+            rc = rp_jr_fail(j, "unknown holder \"%.40s\"", j->str);
+        return rc;
+    }
+    if (strcmp(key, "kind") == 0)
+        return get_kind(j, &r->kind);
+    if (strcmp(key, "type") == 0)
+        return get_pooled(d, &r->type_name);
+    if (strcmp(key, "created") == 0)
+        return read_site(d, &r->site);
+    if (strcmp(key, "reason") != 0)
+        return 1;
+    if ((rc = rp_jr_string(j)) != 0)
+        return rc;
+    for (int x = HP_REACHABLE; x <= HP_UNTRACED; x++)
+        if (strcmp(hp_reason_name((hp_reason)x), j->str) == 0) {
+            r->reason = (hp_reason)x;
+            return 0;
+        }
+    return rp_jr_fail(j, "unknown reason \"%.40s\"", j->str);
+}
+
 static int read_record(rd *d, hp_retained *r)
 {
     rp_jr *j = &d->j;
@@ -281,43 +323,15 @@ static int read_record(rd *d, hp_retained *r)
         return -1;
     r->holder = HP_HOLD_VARIABLE;   /* a report from before holder classes */
     while ((k = rp_jr_obj_next(j, &first, key, sizeof key)) == 1) {
-        int rc = 0;
-        if (strcmp(key, "id") == 0) {
+        int rc = shared_key(d, key, r);
+        have_kind |= strcmp(key, "kind") == 0;
+        if (rc != 1) {
+        } else if (strcmp(key, "id") == 0) {
             rc = rp_jr_get_u64(j, &r->id, "id");
-        } else if (strcmp(key, "holder") == 0) {
-            if ((rc = rp_jr_string(j)) == 0 && hp_holder_parse(j->str, &r->holder) != 0)
-                rc = rp_jr_fail(j, "unknown holder \"%.40s\"", j->str);
-        } else if (strcmp(key, "kind") == 0) {
-            if ((rc = rp_jr_string(j)) == 0) {
-                int found = 0;
-                for (int x = 0; x < OBJ_KIND_COUNT && !found; x++)
-                    if (strcmp(obj_kind_name((obj_kind)x), j->str) == 0) {
-                        r->kind = (obj_kind)x;
-                        found = 1;
-                    }
-                if (!found)
-                    rc = rp_jr_fail(j, "unknown kind \"%.40s\"", j->str);
-                have_kind = 1;
-            }
-        } else if (strcmp(key, "type") == 0) {
-            rc = get_pooled(d, &r->type_name);
-        } else if (strcmp(key, "created") == 0) {
-            rc = read_site(d, &r->site);
         } else if (strcmp(key, "bytes") == 0) {
             rc = rp_jr_get_u64(j, &r->bytes, "bytes");
         } else if (strcmp(key, "retained_bytes") == 0) {
             rc = rp_jr_get_u64(j, &r->retained_bytes, "retained_bytes");
-        } else if (strcmp(key, "reason") == 0) {
-            if ((rc = rp_jr_string(j)) == 0) {
-                int found = 0;
-                for (int x = HP_REACHABLE; x <= HP_UNTRACED && !found; x++)
-                    if (strcmp(hp_reason_name((hp_reason)x), j->str) == 0) {
-                        r->reason = (hp_reason)x;
-                        found = 1;
-                    }
-                if (!found)
-                    rc = rp_jr_fail(j, "unknown reason \"%.40s\"", j->str);
-            }
         } else if (strcmp(key, "path") == 0) {
             rc = read_path(d, r);
         } else if (strcmp(key, "describe") == 0) {
@@ -337,6 +351,111 @@ static int read_record(rd *d, hp_retained *r)
     if (!have_kind)
         return rp_jr_fail(j, "a retained record without \"kind\"");
     return 0;
+}
+
+/* A group's "examples" (ids): where the first is in the records, and how
+ * many of them follow it there. */
+static int group_examples(rp_jr *j, hp_group *g, const hp_retained *r, size_t n)
+{
+    int first = 1, k;
+    size_t i = 0;
+    g->example = n;
+    if (rp_jr_arr_open(j) != 0)
+        return -1;
+    while ((k = rp_jr_arr_next(j, &first)) == 1) {
+        uint64_t id;
+        if (rp_jr_get_u64(j, &id, "examples") != 0)
+            return -1;
+        if (i++ == 0)
+            for (size_t x = 0; x < n && g->example == n; x++)
+                if (r[x].id == id)
+                    g->example = x;
+        if (g->example < n && g->example + g->nexamples < n &&
+            r[g->example + g->nexamples].id == id)
+            g->nexamples++;
+    }
+    return k < 0 ? -1 : 0;
+}
+
+static int read_group(rd *d, hp_group *g, const hp_retained *recs, size_t nrecs)
+{
+    rp_jr *j = &d->j;
+    char key[32];
+    int first = 1, k;
+    hp_retained r;
+    memset(&r, 0, sizeof r);
+    r.holder = HP_HOLD_VARIABLE;
+    if (rp_jr_obj_open(j) != 0)
+        return -1;
+    while ((k = rp_jr_obj_next(j, &first, key, sizeof key)) == 1) {
+        int rc = shared_key(d, key, &r);
+        if (rc != 1) {
+        } else if (strcmp(key, "count") == 0) {
+            rc = rp_jr_get_u64(j, &g->count, "count");
+        } else if (strcmp(key, "bytes_each") == 0) {
+            rc = rp_jr_get_u64(j, &g->bytes_each, "bytes_each");
+        } else if (strcmp(key, "total_bytes") == 0) {
+            rc = rp_jr_get_u64(j, &g->total_bytes, "total_bytes");
+        } else if (strcmp(key, "total_retained") == 0) {
+            rc = rp_jr_get_u64(j, &g->total_retained, "total_retained");
+        } else if (strcmp(key, "via") == 0 && !g->via) {
+            if ((rc = rp_jr_string(j)) == 0 && !(g->via = al_strdup(j->str, AL_K_HEAP, "rp_read via")))
+                rc = rp_jr_oom(j);
+        } else if (strcmp(key, "examples") == 0) {
+            rc = group_examples(j, g, recs, nrecs);
+        } else {
+            rc = rp_jr_skip(j);
+        }
+        if (rc != 0)
+            return -1;
+    }
+    g->kind = r.kind;
+    g->type_name = r.type_name;
+    g->site = r.site;
+    g->reason = r.reason;
+    g->holder = r.holder;
+    return k < 0 ? -1 : 0;
+}
+
+static void group_vias_free(hp_group *g, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (g[i].via)
+            al_free(g[i].via, strlen(g[i].via) + 1, AL_K_HEAP);
+}
+
+/* "groups" (read after the records their examples name) into an exactly
+ * sized AL_K_HEAP array (hp_groups_free): the counts the writer had, not
+ * the examples'. */
+static int read_groups(rd *d, const hp_retained *recs, size_t nrecs, hp_group **out,
+                       size_t *nout)
+{
+    rp_jr *j = &d->j;
+    int first = 1, k;
+    if (rp_jr_arr_open(j) != 0)
+        return -1;
+    vec x = {NULL, 0, 0, sizeof(hp_group)};
+    while ((k = rp_jr_arr_next(j, &first)) == 1) {
+        hp_group g;
+        memset(&g, 0, sizeof g);
+        if (read_group(d, &g, recs, nrecs) != 0 || vec_push(j, &x, &g) != 0) {
+            group_vias_free(&g, 1);
+            k = -1;
+            break;
+        }
+    }
+    hp_group *v = k == 0 && x.n ? al_malloc(x.n * sizeof *v, AL_K_HEAP, "rp_read groups") : NULL;
+    if (k == 0 && (v || !x.n)) {
+        if (x.n)
+            memcpy(v, x.v, x.n * sizeof *v);
+        *out = v;
+        *nout = x.n;
+        vec_free(&x);
+        return 0;
+    }
+    group_vias_free(x.v, x.n);
+    vec_free(&x);
+    return k == 0 ? rp_jr_oom(j) : -1;
 }
 
 /* An array of records into an exactly sized AL_K_HEAP array. */
@@ -432,6 +551,8 @@ static int read_failure(rd *d, rp_failure *f)
             rc = read_records(d, &f->objects, &f->nobjects);
         else if (strcmp(key, "objects_total") == 0)
             rc = rp_jr_get_u64(j, &f->objects_total, "objects_total");
+        else if (strcmp(key, "groups") == 0 && !f->groups)
+            rc = read_groups(d, f->objects, f->nobjects, &f->groups, &f->ngroups);
         else
             rc = rp_jr_skip(j);
         if (rc != 0)
@@ -446,6 +567,7 @@ static void failure_free(rp_failure *f)
     rp_free_str(f->actual);
     rp_free_str(f->message);
     hp_retained_free(f->objects, f->nobjects);
+    hp_groups_free(f->groups, f->ngroups);
     memset(f, 0, sizeof *f);
 }
 
@@ -575,14 +697,8 @@ static int dnode_key(rd *d, const char *key, hp_dnode *n, size_t at)
         n->parent = p < 0 ? HP_DT_TOP : (uint32_t)p;
         return 0;
     }
-    if (strcmp(key, "kind") == 0) {
-        if (rp_jr_string(j) != 0)
-            return -1;
-        for (int x = 0; x < OBJ_KIND_COUNT; x++)
-            if (strcmp(obj_kind_name((obj_kind)x), j->str) == 0)
-                n->kind = (obj_kind)x;
-        return 0;
-    }
+    if (strcmp(key, "kind") == 0)
+        return get_kind(j, &n->kind);
     if (strcmp(key, "type") == 0)
         return get_pooled(d, &n->type_name);
     if (strcmp(key, "label") == 0)
@@ -825,6 +941,10 @@ static int read_scenario(rd *d, rp_scenario *s)
             s->failed = (uint32_t)f;
         } else if (strcmp(key, "failures") == 0 && !s->failures) {
             rc = read_failures(d, s);
+        } else if (strcmp(key, "groups") == 0 && !s->groups && s->retained) {
+            rc = read_groups(d, s->retained, s->nretained, &s->groups, &s->ngroups);
+        } else if (strcmp(key, "retained_total") == 0) {
+            rc = rp_jr_get_u64(j, &s->retained_total, "retained_total");
         } else if (strcmp(key, "retained") == 0 && !s->retained) {
             rc = read_records(d, &s->retained, &s->nretained);
         } else if (strcmp(key, "stats") == 0) {
@@ -863,7 +983,7 @@ static int read_scenario(rd *d, rp_scenario *s)
         return -1;
     if (!s->file || !have_status)
         return rp_jr_fail(j, "a scenario without \"file\" or \"status\"");
-    if (hp_group_records(s->retained, s->nretained, &s->groups, &s->ngroups) != 0)
+    if (!s->groups && hp_group_records(s->retained, s->nretained, &s->groups, &s->ngroups) != 0)
         return rp_jr_oom(j);
     return 0;
 }

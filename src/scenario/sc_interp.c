@@ -464,6 +464,18 @@ static void memo_objects(obj *o, int attr, collect *c)
     }
 }
 
+/* The reached checkpoint a growth("NAME") side names, or NULL. */
+static const sc_census *growth_since(const sc_vm *vm, const sc_expr *e)
+{
+    if (e->kind != E_CALL || e->id != B_GROWTH || e->nargs != 1 || e->args[0]->kind != E_STR)
+        return NULL;
+    for (uint32_t c = 0; c < vm->p->ncheckpoints; c++)
+        if (vm->cps[c].reached && strlen(vm->p->checkpoint_names[c]) == e->args[0]->slen &&
+            memcmp(vm->p->checkpoint_names[c], e->args[0]->name, e->args[0]->slen) == 0)
+            return &vm->cps[c];
+    return NULL;
+}
+
 /* Attach the objects behind a failing expectation to f (best effort): the
  * liveness subjects, and for a comparison the memo entries / census
  * objects of its sides, as totals, groups and a few examples each. */
@@ -482,6 +494,9 @@ static void attach_objects(sc_vm *vm, rp_failure *f, obj *const *objs, size_t n,
         hp_select(g, objs[i]);
     for (int i = 0; cmp && i < 2; i++) {
         sc_census_objects(cmp->args[i], g);
+        const sc_census *since = growth_since(vm, cmp->args[i]);
+        if (since)   /* growth("NAME"): every object made since, of every kind */
+            hp_select_since(g, since->next_id);
         if (held[i].k != V_OBJ)
             continue;
         collect col;
@@ -610,15 +625,11 @@ static void attach_kinds(sc_vm *vm, rp_failure *f, const sc_expr *cmp)
     const uint64_t *base = NULL;
     for (int i = 0; i < 2 && !base; i++) {
         const sc_expr *e = cmp->args[i];
-        if (e->kind != E_CALL)
-            continue;
-        if (e->id == B_LIVE)
+        const sc_census *since = growth_since(vm, e);
+        if (e->kind == E_CALL && e->id == B_LIVE)
             base = vm->kinds0;
-        if (e->id == B_GROWTH && e->nargs == 1 && e->args[0]->kind == E_STR)
-            for (uint32_t c = 0; c < vm->p->ncheckpoints; c++)
-                if (vm->cps[c].reached && strlen(vm->p->checkpoint_names[c]) == e->args[0]->slen &&
-                    memcmp(vm->p->checkpoint_names[c], e->args[0]->name, e->args[0]->slen) == 0)
-                    base = vm->cps[c].kinds;
+        if (since)
+            base = since->kinds;
     }
     if (!base || !f)
         return;
@@ -884,6 +895,7 @@ static int st_checkpoint(sc_vm *vm, const sc_stmt *s)
     sc_census *c = &vm->cps[s->slot];
     c->reached = 1;
     c->total = obj_live_count();
+    c->next_id = obj_next_id();
     for (int k = 0; k < OBJ_KIND_COUNT; k++)
         c->kinds[k] = obj_live_count_kind((obj_kind)k);
     return 0;

@@ -31,6 +31,7 @@ typedef struct sc_exec {
 typedef struct sc_census {
     int reached;
     uint64_t total;
+    uint64_t next_id;        /* obj_next_id() there: objects made since have ids >= it */
     uint64_t kinds[OBJ_KIND_COUNT];
 } sc_census;
 

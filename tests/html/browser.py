@@ -205,6 +205,7 @@ def check_diff(d):
     check(d.find_elements(By.CSS_SELECTOR, "tr.newfail"), "diff: no new failure rows")
     check(d.find_element(By.ID, "verdict-line").text.startswith("diff:"),
           "diff: no text verdict line")
+    check_tree(d, "diff")
 
 
 def screenshot(d, path):
@@ -239,7 +240,7 @@ def main():
             check(ms < LOAD_BUDGET_MS, "%s: loaded in %.0f ms (budget %d)" % (kind, ms, LOAD_BUDGET_MS))
             check(size < 5 * 1024 * 1024, "%s: %d bytes (budget 5 MB)" % (kind, size))
             if kind == "diff":
-                section_order(d, kind, ["summary", "scenarios", "text"])
+                section_order(d, kind, ["summary", "scenarios", "tree", "text"])
             else:
                 section_order(d, kind, ["summary", "groups", "tree", "growth", "timeline"])
             checks[kind.split("-")[0]](d)

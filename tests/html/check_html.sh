@@ -35,6 +35,24 @@ rc=$?
 for want in "300000 x tensor (tensor) via tensor_memo" "100000 x tensor (tensor) via tensor_memo"; do
     grep -qF "$want" "$out/leak.html" || { echo "FAIL: the page's tree lacks '$want'"; exit 1; }
 done
+# a failing growth() names groups that cover its count, every kind that grew
+"$py" - "$out/leak.json" <<'PY' || exit 1
+import json, sys
+s = json.load(open(sys.argv[1]))["scenarios"][0]
+f = [x for x in s["failures"] if x["text"].startswith('expect growth("start")')][0]
+covered = sum(g["count"] for g in f["groups"])
+kinds = sorted({g["kind"] for g in f["groups"]})
+print("growth: %d objects, groups cover %d, kinds %s" % (f["objects_total"], covered, kinds))
+if str(f["actual"]) != "1200000" or covered != 1200000 or kinds != ["finalizer", "storage", "tensor"]:
+    sys.exit("FAIL: the growth failure's groups do not cover its 1200000 objects of 3 kinds")
+PY
+grep -qF "300000 x finalizer" "$out/leak.html" ||
+    { echo "FAIL: the page's groups lack the growth's 300000 finalizers"; exit 1; }
+# run --jobs: the workers hand their trees back in the JSON; the same tree
+"$fakegc" run "$scn" -q --inject strong-memo --jobs 2 --html "$out/jobs.html" >/dev/null
+for want in "300000 x tensor (tensor) via tensor_memo" "100000 x tensor (tensor) via tensor_memo"; do
+    grep -qF "$want" "$out/jobs.html" || { echo "FAIL: the --jobs page's tree lacks '$want'"; exit 1; }
+done
 # --dot at scale: one node per group, with its count and bytes in MiB
 "$fakegc" run "$scn" -q --inject strong-memo --dot "$out/leak.dot" >/dev/null
 for want in "150000 x tensor f32[4, 4] cpu" "35.5 MiB in all" "kept 2 of 2 groups"; do
@@ -74,4 +92,5 @@ if "$fakegc" stress -q --inject strong-memo --steps 2000 --out-dir "$out/stress-
     echo "FAIL: stress --html into a missing folder did not exit 2"; exit 1
 fi
 exec "$py" "$here/browser.py" "$out" clean="$out/clean.html" leak="$out/leak.html" \
-    diff="$out/diff.html" record="$out/record.html" stress="$out/stress.html"
+    diff="$out/diff.html" record="$out/record.html" stress="$out/stress.html" \
+    leak-jobs="$out/jobs.html"
