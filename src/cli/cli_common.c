@@ -137,6 +137,9 @@ const cli_opt cli_common_rows[] = {
      "2.x runs here: scripts/xref cannot check it): one\n"
      "tensor memo of weak fakes, one finalizer per entry,\n"
      "fakes of views are views, periodic sweep;\n"
+     "pytorch-2.3: PyTorch 2.3+, read from source (xref\n"
+     "cannot check it either): describer ids, id -> fake\n"
+     "and id -> meta storage, weak values, no sweep;\n"
      "without: fakegc's design (1.13's tables, eager,\n"
      "no _fix_weakref leak)"},
     {"--gc", 0, CLI_K_ENUM, sizeof(int), 0, CLI_O_GC, "MODE", "manual|auto|stress", 0, 0,
