@@ -294,6 +294,24 @@ void *al_realloc(void *p, size_t old_n, size_t n, al_kind kind, const char *site
     return q;
 }
 
+int al_grow(void *pv, size_t *cap, size_t n, size_t elem, size_t first, al_kind kind,
+            const char *site)
+{
+    if (n < *cap)
+        return 0;
+    size_t nc = *cap ? *cap * 2 : first;
+    void *p;
+    memcpy(&p, pv, sizeof p);   /* pv is a T **: read and write it as bytes */
+    if (nc < *cap || nc > SIZE_MAX / elem)
+        return -1;
+    void *np = al_realloc(p, *cap * elem, nc * elem, kind, site);
+    if (!np)
+        return -1;
+    memcpy(pv, &np, sizeof np);
+    *cap = nc;
+    return 0;
+}
+
 char *al_strdup(const char *s, al_kind kind, const char *site)
 {
     size_t n = strlen(s) + 1;

@@ -111,6 +111,12 @@ void *al_calloc(size_t count, size_t n, al_kind kind, const char *site); /* over
 void al_free(void *p, size_t n, al_kind kind);          /* p may be NULL */
 void *al_realloc(void *p, size_t old_n, size_t n, al_kind kind, const char *site);
 char *al_strdup(const char *s, al_kind kind, const char *site); /* free with strlen+1 */
+/* Room for element n of the array at *(T **)pv, elem bytes each, *cap of
+ * them: when n == *cap, al_realloc to twice as many (first when 0).
+ *   if (al_grow(&v->p, &v->cap, v->n, sizeof *v->p, 64, AL_K_REPORT, "x") < 0) ...
+ * 0, or -1 when out of memory (the array and *cap as they were). */
+int al_grow(void *pv, size_t *cap, size_t n, size_t elem, size_t first, al_kind kind,
+            const char *site);
 
 /* Pools: a free list of same-sized blocks in front of the allocator, for
  * records made and dropped by the thousand (finalizers, memo entries).

@@ -91,15 +91,9 @@ void rp_collect_finding(rp_collect *c, size_t i, const char *file, uint32_t line
 
 static int keep_pool(rp_collect *c, void *owned)
 {
-    if (c->npools == c->cap) {
-        size_t nc = c->cap ? c->cap * 2 : 16;
-        void **np = al_realloc(c->pools, c->cap * sizeof *np, nc * sizeof *np, AL_K_REPORT,
-                               "rp collect pools");
-        if (!np)
-            return -1;
-        c->pools = np;
-        c->cap = nc;
-    }
+    if (al_grow(&c->pools, &c->cap, c->npools, sizeof *c->pools, 16, AL_K_REPORT,
+                "rp collect pools") < 0)
+        return -1;
     c->pools[c->npools++] = owned;
     return 0;
 }

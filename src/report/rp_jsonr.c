@@ -364,15 +364,8 @@ static int enter(rp_jr *j)
 
 static int kh_push(rp_jr *j, uint64_t v)
 {
-    if (j->kh_n == j->kh_cap) {
-        size_t nc = j->kh_cap ? j->kh_cap * 2 : 64;
-        uint64_t *nv = al_realloc(j->kh, j->kh_cap * sizeof *nv, nc * sizeof *nv, AL_K_REPORT,
-                                  "rp_jr keys");
-        if (!nv)
-            return rp_jr_oom(j);
-        j->kh = nv;
-        j->kh_cap = nc;
-    }
+    if (al_grow(&j->kh, &j->kh_cap, j->kh_n, sizeof *j->kh, 64, AL_K_REPORT, "rp_jr keys") < 0)
+        return rp_jr_oom(j);
     j->kh[j->kh_n++] = v;
     return 0;
 }

@@ -287,15 +287,8 @@ static void items_free(items *it)
 
 static int items_push(items *it, span s)
 {
-    if (it->n == it->cap) {
-        size_t nc = it->cap ? it->cap * 2 : 64;
-        span *nv = al_realloc(it->v, it->cap * sizeof *nv, nc * sizeof *nv, AL_K_REPORT,
-                              "rp_merge");
-        if (!nv)
-            return -2;
-        it->v = nv;
-        it->cap = nc;
-    }
+    if (al_grow(&it->v, &it->cap, it->n, sizeof *it->v, 64, AL_K_REPORT, "rp_merge") < 0)
+        return -2;
     it->v[it->n++] = s;
     return 0;
 }

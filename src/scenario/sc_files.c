@@ -14,15 +14,8 @@
 
 static int files_push(sc_files *s, const char *str)
 {
-    if (s->n == s->cap) {
-        size_t nc = s->cap ? s->cap * 2 : 32;
-        char **nv = al_realloc(s->v, s->cap * sizeof *nv, nc * sizeof *nv, AL_K_SCENARIO,
-                               "scenario files");
-        if (!nv)
-            return -2;
-        s->v = nv;
-        s->cap = nc;
-    }
+    if (al_grow(&s->v, &s->cap, s->n, sizeof *s->v, 32, AL_K_SCENARIO, "scenario files") < 0)
+        return -2;
     char *d = al_strdup(str, AL_K_SCENARIO, "scenario file");
     if (!d)
         return -2;

@@ -68,15 +68,8 @@ void st_script_free(st_script *s)
 
 static int script_push(st_script *s, const st_action *a)
 {
-    if (s->n == s->cap) {
-        size_t nc = s->cap ? s->cap * 2 : 256;
-        st_action *np = al_realloc(s->a, s->cap * sizeof *np, nc * sizeof *np, AL_K_SCENARIO,
-                                   "st actions");
-        if (!np)
-            return -1;
-        s->a = np;
-        s->cap = nc;
-    }
+    if (al_grow(&s->a, &s->cap, s->n, sizeof *s->a, 256, AL_K_SCENARIO, "st actions") < 0)
+        return -1;
     s->a[s->n++] = *a;
     return 0;
 }

@@ -388,3 +388,28 @@ Test(front, pools_cache_up_to_their_byte_budget)
     cr_assert_eq(al_pool_cached_bytes(), 0, "nothing cached after install (%zu)",
                  al_pool_cached_bytes());
 }
+
+Test(front, grow_doubles_at_the_end_and_keeps_the_array_on_failure)
+{
+    al_allocator *a = make("libc");
+    al_install(a);
+    uint32_t *v = NULL;
+    size_t cap = 0;
+    for (size_t n = 0; n < 9; n++) {
+        cr_assert_eq(al_grow(&v, &cap, n, sizeof *v, 4, AL_K_OTHER, "t_grow"), 0);
+        v[n] = (uint32_t)n * 7;
+    }
+    cr_assert_eq(cap, 16, "4, then 8, then 16 for the 9th element: cap %zu", cap);
+    cr_assert_eq(al_grow(&v, &cap, 3, sizeof *v, 4, AL_K_OTHER, "t_grow"), 0);
+    cr_assert_eq(cap, 16, "room already: no growth (cap %zu)", cap);
+    uint32_t *before = v;
+    al_fail_at(1, 0);
+    cr_assert_eq(al_grow(&v, &cap, 16, sizeof *v, 4, AL_K_OTHER, "t_grow"), -1);
+    cr_assert_eq(v, before, "a failed growth keeps the array");
+    cr_assert_eq(cap, 16, "and its capacity (cap %zu)", cap);
+    for (size_t n = 0; n < 9; n++)
+        cr_assert_eq(v[n], (uint32_t)n * 7, "element %zu kept", n);
+    al_free(v, cap * sizeof *v, AL_K_OTHER);
+    cr_assert_eq(al_live_blocks(), 0);
+    done(a);
+}
