@@ -68,7 +68,7 @@ int bn_write_json(const bn_header *h, const bn_result *r, size_t n, FILE *f)
         return -1;
     rp_jw_key(w, "{", "schema"); rp_jw_str(w, RP_SCHEMA_BENCH);
     rp_jw_key(w, ",", "tool"); rp_jw_str(w, "fakegc");
-    rp_jw_key(w, ",", "version"); rp_jw_str(w, h->version);
+    rp_jw_build(w, ",");   /* version, commit, build_type */
     rp_jw_key(w, ",", "allocator"); rp_jw_str(w, h->allocator);
     rp_jw_key(w, ",", "sweep"); rp_jw_str(w, h->sweep);
     rp_jw_key(w, ",", "build"); rp_jw_str(w, bn_build_kind());

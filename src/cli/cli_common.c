@@ -20,10 +20,19 @@
 #include "core/obj.h"
 #include "fake/fk.h"
 #include "scenario/sc.h"
+#include "report/rp_jw.h"
+
+#ifndef FAKEGC_COMMIT
+#define FAKEGC_COMMIT "unknown"
+#endif
+#ifndef FAKEGC_BUILD_TYPE
+#define FAKEGC_BUILD_TYPE "unknown"
+#endif
 
 void cli_common_init(cli_common *c)
 {
     memset(c, 0, sizeof *c);
+    rp_jw_build_set(FAKEGC_VERSION, FAKEGC_COMMIT, FAKEGC_BUILD_TYPE);   /* every JSON says it */
     c->allocator = "libc";
     c->gc = -1;
     c->sweep = -1;
@@ -322,13 +331,6 @@ int cli_flush_stdout(const char *cmd)
     clearerr(stdout);
     return -1;
 }
-
-#ifndef FAKEGC_COMMIT
-#define FAKEGC_COMMIT "unknown"
-#endif
-#ifndef FAKEGC_BUILD_TYPE
-#define FAKEGC_BUILD_TYPE "unknown"
-#endif
 
 int cli_version(FILE *f)
 {

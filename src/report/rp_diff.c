@@ -622,75 +622,98 @@ static void write_markdown(FILE *f, const rp_run *base, const rp_run *cur, const
                 MD_BUDGET + 2000);
 }
 
-static void write_json(FILE *f, const rp_run *base, const rp_run *cur, const dblock *bl,
-                       size_t nb, const dsum *s, const rp_diff_options *o)
+static void json_side(rp_jw *w, const char *sep, const char *name, const rp_run *r)
 {
-    const rp_run *runs[2] = {base, cur};
-    fprintf(f, "{\n  \"schema\": \"%s\", \"tool\": \"fakegc\", \"command\": \"diff\",\n",
-            RP_SCHEMA_DIFF);
-    for (int r = 0; r < 2; r++) {
-        fprintf(f, "  \"%s\": {\"scenarios\": %zu, \"passed\": %u, \"failed\": %u, \"allocator\": ",
-                r ? "new" : "base", runs[r]->n, runs[r]->passed, runs[r]->failed);
-        rp_json_string(f, runs[r]->allocator);
-        fputs(", \"compat\": ", f);
-        rp_json_string(f, runs[r]->compat);
-        fputs(", \"inject\": [", f);
-        for (size_t i = 0; i < runs[r]->ninject; i++) {
-            fputs(i ? ", " : "", f);
-            rp_json_string(f, runs[r]->inject[i]);
-        }
-        fputs("]},\n", f);
+    rp_jw_key(w, sep, name);
+    rp_jw_key(w, "{", "scenarios"); rp_jw_u64(w, r->n);
+    rp_jw_key(w, ", ", "passed"); rp_jw_u64(w, r->passed);
+    rp_jw_key(w, ", ", "failed"); rp_jw_u64(w, r->failed);
+    rp_jw_key(w, ", ", "allocator"); rp_jw_str(w, r->allocator);
+    rp_jw_key(w, ", ", "compat"); rp_jw_str(w, r->compat);
+    rp_jw_key(w, ", ", "inject"); rp_jw_raw(w, "[");
+    for (size_t i = 0; i < r->ninject; i++) {
+        rp_jw_raw(w, i ? ", " : "");
+        rp_jw_str(w, r->inject[i]);
     }
-    fputs("  \"notes\": [", f);
+    rp_jw_raw(w, "]}");
+}
+
+static void json_item(rp_jw *w, const ditem *it, int first)
+{
+    char sign[2] = {it->sign, '\0'};
+    rp_jw_key(w, first ? "\n      {" : ",\n      {", "sign"); rp_jw_str(w, sign);
+    rp_jw_key(w, ", ", "kind"); rp_jw_str(w, it->kind);
+    rp_jw_key(w, ", ", "regression"); rp_jw_bool(w, it->regression);
+    rp_jw_key(w, ", ", "line"); rp_jw_u64(w, it->line);
+    rp_jw_key(w, ", ", "count"); rp_jw_u64(w, it->count);
+    rp_jw_key(w, ", ", "bytes"); rp_jw_u64(w, it->bytes);
+    rp_jw_key(w, ", ", "retained_bytes"); rp_jw_u64(w, it->retained_bytes);
+    rp_jw_key(w, ", ", "text"); rp_jw_str(w, it->text);
+    rp_jw_key(w, ", ", "object");
+    if (it->rec) {
+        char id[48];
+        snprintf(id, sizeof id, "%s#%llu", obj_kind_name(it->rec->kind),
+                 (unsigned long long)it->rec->id);
+        rp_jw_str(w, id);
+    } else {
+        rp_jw_raw(w, "null");
+    }
+    rp_jw_key(w, ", ", "holder"); rp_jw_str(w, it->rec ? hp_holder_name(it->rec->holder) : NULL);
+    rp_jw_key(w, ", ", "path"); rp_jw_raw(w, "[");
+    for (size_t p = 0; it->rec && p < it->rec->path_len; p++) {
+        rp_jw_raw(w, p ? ", " : "");
+        rp_jw_str(w, it->rec->path[p]);
+    }
+    rp_jw_raw(w, "]}");
+}
+
+/* 0, or -1 (out of memory, or f had a write error). */
+static int write_json(FILE *f, const rp_run *base, const rp_run *cur, const dblock *bl,
+                      size_t nb, const dsum *s, const rp_diff_options *o)
+{
+    rp_jw *w = rp_jw_open(f);
+    if (!w)
+        return -1;
+    rp_jw_key(w, "{\n  ", "schema"); rp_jw_str(w, RP_SCHEMA_DIFF);
+    rp_jw_key(w, ", ", "tool"); rp_jw_str(w, "fakegc");
+    rp_jw_key(w, ", ", "command"); rp_jw_str(w, "diff");
+    rp_jw_build(w, ",\n  ");
+    json_side(w, ",\n  ", "base", base);
+    json_side(w, ",\n  ", "new", cur);
+    rp_jw_key(w, ",\n  ", "notes"); rp_jw_raw(w, "[");
     for (size_t i = 0; i < s->nnotes; i++) {
-        fputs(i ? ", " : "", f);
-        rp_json_string(f, s->notes[i]);
+        rp_jw_raw(w, i ? ", " : "");
+        rp_jw_str(w, s->notes[i]);
     }
-    fputs("],\n  \"scenarios\": [", f);
+    rp_jw_key(w, "],\n  ", "scenarios"); rp_jw_raw(w, "[");
     int first = 1;
     for (size_t k = 0; k < nb; k++) {
         const dblock *b = &bl[k];
         if (!b->n)
             continue;
-        fputs(first ? "\n    {\"file\": " : ",\n    {\"file\": ", f);
+        rp_jw_key(w, first ? "\n    {" : ",\n    {", "file");
         first = 0;
-        rp_json_string(f, fname(b->c ? b->c : b->b));
-        fprintf(f, ", \"base_status\": \"%s\", \"status\": \"%s\", \"regressions\": %zu, "
-                "\"improvements\": %zu, \"items\": [", status_of(b->b), status_of(b->c),
-                b->regressions, b->improvements);
-        for (size_t i = 0; i < b->n; i++) {
-            const ditem *it = &b->v[i];
-            fprintf(f, "%s\n      {\"sign\": \"%c\", \"kind\": \"%s\", \"regression\": %s, "
-                    "\"line\": %u, \"count\": %llu, \"bytes\": %llu, \"retained_bytes\": %llu, "
-                    "\"text\": ", i ? "," : "", it->sign, it->kind,
-                    it->regression ? "true" : "false", it->line, (unsigned long long)it->count,
-                    (unsigned long long)it->bytes, (unsigned long long)it->retained_bytes);
-            rp_json_string(f, it->text);
-            fputs(", \"object\": ", f);
-            if (it->rec) {
-                char id[48];
-                snprintf(id, sizeof id, "%s#%llu", obj_kind_name(it->rec->kind),
-                         (unsigned long long)it->rec->id);
-                rp_json_string(f, id);
-            } else {
-                fputs("null", f);
-            }
-            fputs(", \"holder\": ", f);
-            rp_json_string(f, it->rec ? hp_holder_name(it->rec->holder) : NULL);
-            fputs(", \"path\": [", f);
-            for (size_t p = 0; it->rec && p < it->rec->path_len; p++) {
-                fputs(p ? ", " : "", f);
-                rp_json_string(f, it->rec->path[p]);
-            }
-            fputs("]}", f);
-        }
-        fputs(b->n ? "\n    ]}" : "]}", f);
+        rp_jw_str(w, fname(b->c ? b->c : b->b));
+        rp_jw_key(w, ", ", "base_status"); rp_jw_str(w, status_of(b->b));
+        rp_jw_key(w, ", ", "status"); rp_jw_str(w, status_of(b->c));
+        rp_jw_key(w, ", ", "regressions"); rp_jw_u64(w, b->regressions);
+        rp_jw_key(w, ", ", "improvements"); rp_jw_u64(w, b->improvements);
+        rp_jw_key(w, ", ", "items"); rp_jw_raw(w, "[");
+        for (size_t i = 0; i < b->n; i++)
+            json_item(w, &b->v[i], i == 0);
+        rp_jw_raw(w, "\n    ]}");
     }
-    fprintf(f, "%s],\n  \"status\": \"%s\",\n  \"summary\": {\"regressed_scenarios\": %zu, "
-            "\"improved_scenarios\": %zu, \"regressions\": %zu, \"improvements\": %zu, "
-            "\"missing\": %zu, \"missing_allowed\": %s}\n}\n", first ? "" : "\n  ",
-            s->regressions ? "fail" : "pass", s->reg_scn, s->imp_scn, s->regressions,
-            s->improvements, s->missing, o && o->allow_missing ? "true" : "false");
+    rp_jw_key(w, first ? "],\n  " : "\n  ],\n  ", "status");
+    rp_jw_str(w, s->regressions ? "fail" : "pass");
+    rp_jw_key(w, ",\n  ", "summary");
+    rp_jw_key(w, "{", "regressed_scenarios"); rp_jw_u64(w, s->reg_scn);
+    rp_jw_key(w, ", ", "improved_scenarios"); rp_jw_u64(w, s->imp_scn);
+    rp_jw_key(w, ", ", "regressions"); rp_jw_u64(w, s->regressions);
+    rp_jw_key(w, ", ", "improvements"); rp_jw_u64(w, s->improvements);
+    rp_jw_key(w, ", ", "missing"); rp_jw_u64(w, s->missing);
+    rp_jw_key(w, ", ", "missing_allowed"); rp_jw_bool(w, o && o->allow_missing);
+    rp_jw_raw(w, "}\n}\n");
+    return rp_jw_close(w);
 }
 
 int rp_diff_write(const rp_run *base, const rp_run *cur, FILE *f, const rp_diff_options *o)
@@ -749,7 +772,10 @@ int rp_diff_write(const rp_run *base, const rp_run *cur, FILE *f, const rp_diff_
     }
     run_notes(base, cur, &s);
     switch (o ? o->format : RP_DIFF_TEXT) {
-    case RP_DIFF_JSON: write_json(f, base, cur, bl, n, &s, o); break;
+    case RP_DIFF_JSON:
+        if (write_json(f, base, cur, bl, n, &s, o) != 0 && er_kind_get() == ER_OOM)
+            goto out;
+        break;
     case RP_DIFF_MARKDOWN: write_markdown(f, base, cur, bl, n, &s); break;
     default: write_text(f, base, cur, bl, n, &s, o); break;
     }

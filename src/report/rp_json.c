@@ -376,6 +376,7 @@ int rp_write_json(const rp_run *run, FILE *f)
     rp_jw_key(w, ", ", "version"); rp_jw_str(w, run->version ? run->version : "");
     if (run->commit) {
         rp_jw_key(w, ", ", "commit"); rp_jw_str(w, run->commit);
+        rp_jw_key(w, ", ", "build_type"); rp_jw_str(w, rp_jw_build_type());
     }
     rp_jw_key(w, ", ", "allocator"); rp_jw_str(w, run->allocator ? run->allocator : "libc");
     rp_jw_key(w, ",\n  ", "inject");

@@ -147,3 +147,21 @@ void rp_json_string(FILE *f, const char *s)
     rp_escape(file_put, f, s, SK_JSON);
     fputc('"', f);
 }
+
+static const char *build_id[3] = {"unknown", "unknown", "unknown"};
+
+void rp_jw_build_set(const char *version, const char *commit, const char *build_type)
+{
+    build_id[0] = version;
+    build_id[1] = commit;
+    build_id[2] = build_type;
+}
+
+void rp_jw_build(rp_jw *w, const char *sep)
+{
+    rp_jw_key(w, sep, "version"); rp_jw_str(w, build_id[0]);
+    rp_jw_key(w, ", ", "commit"); rp_jw_str(w, build_id[1]);
+    rp_jw_key(w, ", ", "build_type"); rp_jw_str(w, build_id[2]);
+}
+
+const char *rp_jw_build_type(void) { return build_id[2]; }

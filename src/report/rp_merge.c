@@ -470,7 +470,7 @@ static int check_options(mg *m)
 /* ---- merging values ---- */
 
 /* Numbers: the sum (an integer when every value is one). */
-static void write_sum_numbers(FILE *o, const span *v, size_t n)
+static void write_sum_numbers(rp_jw *o, const span *v, size_t n)
 {
     int ints = 1;
     uint64_t u = 0;
@@ -486,13 +486,13 @@ static void write_sum_numbers(FILE *o, const span *v, size_t n)
         d += y;
     }
     if (ints)
-        fprintf(o, "%" PRIu64, u);
+        rp_jw_u64(o, u);
     else
-        fprintf(o, "%.17g", d);
+        rp_jw_num(o, d);
 }
 
 /* Sum numbers, recursively in objects; other values must be equal. */
-static int write_sum(mg *m, FILE *o, const char *path, const span *v, size_t n)
+static int write_sum(mg *m, rp_jw *o, const char *path, const span *v, size_t n)
 {
     int nums = 1, objs = 1;
     for (size_t i = 0; i < n; i++) {
@@ -508,7 +508,7 @@ static int write_sum(mg *m, FILE *o, const char *path, const span *v, size_t n)
             if (!canon_eq(v[0], v[i]))
                 return fail(m, 1, "%s and %s differ in \"%s\" (not one campaign)",
                             m->d[0].name, m->d[i].name, path);
-        fwrite(v[0].p, 1, v[0].n, o);
+        rp_jw_put(o, v[0].p, v[0].n);
         return 0;
     }
     fields *f = al_malloc(n * sizeof *f, AL_K_REPORT, "rp_merge");
@@ -523,7 +523,7 @@ static int write_sum(mg *m, FILE *o, const char *path, const span *v, size_t n)
         if (f[i].n != f[0].n)
             rc = fail(m, 1, "%s and %s differ in the fields of \"%s\" (not one campaign)",
                       m->d[0].name, m->d[i].name, path);
-    fputc('{', o);
+    rp_jw_raw(o, "{");
     for (size_t k = 0; rc == 0 && k < f[0].n; k++) {
         char p2[256];
         snprintf(p2, sizeof p2, "%s.%s", path, f[0].v[k].key);
@@ -534,13 +534,13 @@ static int write_sum(mg *m, FILE *o, const char *path, const span *v, size_t n)
             else
                 sub[i] = *s;
         }
-        fputs(k ? ", " : "", o);
-        rp_json_string(o, f[0].v[k].key);
-        fputs(": ", o);
+        rp_jw_raw(o, k ? ", " : "");
+        rp_jw_str(o, f[0].v[k].key);
+        rp_jw_raw(o, ": ");
         if (rc == 0)
             rc = write_sum(m, o, p2, sub, n);
     }
-    fputc('}', o);
+    rp_jw_raw(o, "}");
     for (size_t i = 0; f && i < n; i++)
         fields_free(&f[i]);
     al_free(f, f ? n * sizeof *f : 0, AL_K_REPORT);
@@ -565,7 +565,7 @@ static int by_file(const void *a, const void *b)
     return c ? c : x->order < y->order ? -1 : 1;
 }
 
-static int write_concat(mg *m, FILE *o, const char *key, size_t *count)
+static int write_concat(mg *m, rp_jw *o, const char *key, size_t *count)
 {
     items it = {0};
     for (size_t i = 0; i < m->n; i++) {
@@ -596,12 +596,12 @@ static int write_concat(mg *m, FILE *o, const char *key, size_t *count)
             clip(k[i].file, f, sizeof f);
             rc = fail(m, 1, "%s is in more than one shard (not one campaign's split)", f);
         }
-    fputc('[', o);
+    rp_jw_raw(o, "[");
     for (size_t i = 0; i < it.n; i++) {
-        fputs(i ? ",\n    " : "\n    ", o);
-        fwrite(k[i].item.p, 1, k[i].item.n, o);
+        rp_jw_raw(o, i ? ",\n    " : "\n    ");
+        rp_jw_put(o, k[i].item.p, k[i].item.n);
     }
-    fputs(it.n ? "\n  ]" : "]", o);
+    rp_jw_raw(o, it.n ? "\n  ]" : "]");
     *count = it.n;
     al_free(k, (it.n ? it.n : 1) * sizeof *k, AL_K_REPORT);
     items_free(&it);
@@ -749,35 +749,43 @@ static size_t group_best(const sfail *f, size_t n, size_t lead)
     return best;
 }
 
-static void write_failures(mg *m, FILE *o, const sfail *f, size_t n, size_t distinct)
+static void write_failures(mg *m, rp_jw *o, const sfail *f, size_t n, size_t distinct)
 {
-    fprintf(o, "%zu", distinct);
+    rp_jw_u64(o, distinct);
     if (!n)
         return;
-    fputs(",\n  \"failure\": ", o);
-    fwrite(f[0].raw.p, 1, f[0].raw.n, o);
-    fputs(",\n  \"distinct_failures\": [", o);
+    rp_jw_key(o, ",\n  ", "failure");
+    rp_jw_put(o, f[0].raw.p, f[0].raw.n);
+    rp_jw_key(o, ",\n  ", "distinct_failures");
+    rp_jw_raw(o, "[");
     for (size_t i = 0, w = 0; i < n; i++) {
         if (f[i].dup_of >= 0)
             continue;
         size_t texts = 0, best = group_best(f, n, i);
-        fprintf(o, "%s{\"class\": ", w++ ? ",\n    " : "\n    ");
-        rp_json_string(o, f[i].cls);
-        fputs(", \"shards\": [", o);
+        rp_jw_key(o, w++ ? ",\n    {" : "\n    {", "class");
+        rp_jw_str(o, f[i].cls);
+        rp_jw_key(o, ", ", "shards");
+        rp_jw_raw(o, "[");
         for (size_t k = i, c = 0; k < n; k++)
             if (in_group(f, k, i)) {
-                fprintf(o, "%s%u", c++ ? ", " : "", m->d[f[k].shard].k);
+                rp_jw_raw(o, c++ ? ", " : "");
+                rp_jw_u64(o, m->d[f[k].shard].k);
                 texts += f[k].new_text;
             }
-        fputs("], \"seeds\": [", o);
+        rp_jw_key(o, "], ", "seeds");
+        rp_jw_raw(o, "[");
         for (size_t k = i, c = 0; k < n; k++)
-            if (in_group(f, k, i))
-                fprintf(o, "%s%" PRIu64, c++ ? ", " : "", f[k].seed);
-        fprintf(o, "], \"reproducers\": %zu, \"failure\": ", texts);
-        fwrite(f[best].raw.p, 1, f[best].raw.n, o);
-        fputc('}', o);
+            if (in_group(f, k, i)) {
+                rp_jw_raw(o, c++ ? ", " : "");
+                rp_jw_u64(o, f[k].seed);
+            }
+        rp_jw_key(o, "], ", "reproducers");
+        rp_jw_u64(o, texts);
+        rp_jw_key(o, ", ", "failure");
+        rp_jw_put(o, f[best].raw.p, f[best].raw.n);
+        rp_jw_raw(o, "}");
     }
-    fputs("\n  ]", o);
+    rp_jw_raw(o, "\n  ]");
 }
 
 /* ---- the merged report ---- */
@@ -825,22 +833,23 @@ static void stress_totals(const mg *m, totals *t)
     }
 }
 
-static void write_shard(const mg *m, FILE *o, const doc *d)
+static void write_shard(rp_jw *o, const doc *d)
 {
     const span *h = get(d, "host");
-    fprintf(o, "{\"shard\": %u, \"file\": ", d->k);
-    rp_json_string(o, d->name);
-    fputs(", \"host\": ", o);
+    rp_jw_key(o, "{", "shard"); rp_jw_u64(o, d->k);
+    rp_jw_key(o, ", ", "file"); rp_jw_str(o, d->name);
+    rp_jw_key(o, ", ", "host");
     if (h)
-        fwrite(h->p, 1, h->n, o);
+        rp_jw_put(o, h->p, h->n);
     else
-        fputs("null", o);
+        rp_jw_raw(o, "null");
     if (d->kind != K_STRESS) {
         const span *s = get(d, "scenarios");
         items it = {0};
         if (s)
             span_items(*s, &it);
-        fprintf(o, ", \"scenarios\": %zu}", it.n);
+        rp_jw_key(o, ", ", "scenarios"); rp_jw_u64(o, it.n);
+        rp_jw_raw(o, "}");
         items_free(&it);
         return;
     }
@@ -848,21 +857,25 @@ static void write_shard(const mg *m, FILE *o, const doc *d)
     uint64_t ran = doc_u64(d, "lifecycles") + (doc_u64(d, "failures") > 0);
     double s = doc_double(d, "seconds");
     uint64_t steps = doc_u64(d, "steps");
-    fprintf(o, ", \"seeds\": {\"first\": %" PRIu64 ", \"stride\": %u, \"last\": ", seed + first,
-            d->n);
+    rp_jw_key(o, ", ", "seeds");
+    rp_jw_key(o, "{", "first"); rp_jw_u64(o, seed + first);
+    rp_jw_key(o, ", ", "stride"); rp_jw_u64(o, d->n);
+    rp_jw_key(o, ", ", "last");
     if (ran)
-        fprintf(o, "%" PRIu64 "}", seed + first + (ran - 1) * d->n);
+        rp_jw_u64(o, seed + first + (ran - 1) * d->n);
     else
-        fputs("null}", o);
-    fprintf(o, ", \"lifecycles\": %" PRIu64 ", \"steps\": %" PRIu64 ", \"seconds\": %.3f, "
-            "\"steps_per_second\": %.0f, \"failures\": %" PRIu64 "}", doc_u64(d, "lifecycles"),
-            steps, s, s > 0 ? (double)steps / s : 0.0, doc_u64(d, "failures"));
-    (void)m;
+        rp_jw_raw(o, "null");
+    rp_jw_key(o, "}, ", "lifecycles"); rp_jw_u64(o, doc_u64(d, "lifecycles"));
+    rp_jw_key(o, ", ", "steps"); rp_jw_u64(o, steps);
+    rp_jw_key(o, ", ", "seconds"); rp_jw_fixed(o, s, 3);
+    rp_jw_key(o, ", ", "steps_per_second"); rp_jw_fixed(o, s > 0 ? (double)steps / s : 0.0, 0);
+    rp_jw_key(o, ", ", "failures"); rp_jw_u64(o, doc_u64(d, "failures"));
+    rp_jw_raw(o, "}");
 }
 
-static void write_summary(FILE *o, int kind, const uint64_t *sum);
+static void write_summary(rp_jw *o, int kind, const uint64_t *sum);
 
-static int write_field(mg *m, FILE *o, const char *key, int rule, totals *t)
+static int write_field(mg *m, rp_jw *o, const char *key, int rule, totals *t)
 {
     span *v;
     switch (rule) {
@@ -885,13 +898,16 @@ static int write_field(mg *m, FILE *o, const char *key, int rule, totals *t)
         al_free(v, m->n * sizeof *v, AL_K_REPORT);
         return rc;
     case R_MAX:
-        if (strcmp(key, "seconds") == 0)
-            fprintf(o, "%.3f, \"cpu_seconds\": %.3f", t->seconds, t->cpu_seconds);
-        else
-            fprintf(o, "%" PRIu64, t->max_live);
+        if (strcmp(key, "seconds") == 0) {
+            rp_jw_fixed(o, t->seconds, 3);
+            rp_jw_key(o, ", ", "cpu_seconds");
+            rp_jw_fixed(o, t->cpu_seconds, 3);
+        } else {
+            rp_jw_u64(o, t->max_live);
+        }
         return 0;
     case R_RATE:
-        fprintf(o, "%.0f", t->seconds > 0 ? (double)t->steps / t->seconds : 0.0);
+        rp_jw_fixed(o, t->seconds > 0 ? (double)t->steps / t->seconds : 0.0, 0);
         return 0;
     case R_FAILURES:
         write_failures(m, o, t->f, t->nf, t->distinct);
@@ -900,19 +916,24 @@ static int write_field(mg *m, FILE *o, const char *key, int rule, totals *t)
         write_summary(o, m->d[0].kind, t->sum);
         return 0;
     case R_STATUS:
-        fprintf(o, "\"%s\"", t->status);
+        rp_jw_str(o, t->status);
         return 0;
     default:
         return 0;
     }
 }
 
-static int write_json(mg *m, FILE *o, totals *t)
+/* The merged document into o (a memory stream); 0, or -1 (printed in m). */
+static int write_json(mg *m, FILE *out, totals *t)
 {
     const doc *d0 = &m->d[0];
+    rp_jw *o = rp_jw_open(out);
+    if (!o)
+        return fail(m, 0, "out of memory");
     const char *sep = "{\n  ";
     if (!get(d0, "schema")) {
-        fprintf(o, "%s\"schema\": \"%s\"", sep, kind_row(d0->kind)->schema);
+        rp_jw_key(o, sep, "schema");
+        rp_jw_str(o, kind_row(d0->kind)->schema);
         sep = ",\n  ";
     }
     int rc = 0;
@@ -921,21 +942,27 @@ static int write_json(mg *m, FILE *o, totals *t)
         int rule = rule_of(f->key, d0->kind);
         if (rule == R_SHARD || rule == R_DROP)
             continue;
-        fputs(sep, o);
+        rp_jw_raw(o, sep);
         sep = ",\n  ";
-        rp_json_string(o, f->key);
-        fputs(": ", o);
+        rp_jw_str(o, f->key);
+        rp_jw_raw(o, ": ");
         if (rule == R_EQUAL)
-            fwrite(f->v.p, 1, f->v.n, o);
+            rp_jw_put(o, f->v.p, f->v.n);
         else
             rc = write_field(m, o, f->key, rule, t);
     }
-    fprintf(o, "%s\"merged\": %zu,\n  \"shards\": [", sep, m->n);
+    rp_jw_key(o, sep, "merged"); rp_jw_u64(o, m->n);
+    rp_jw_key(o, ",\n  ", "merged_by");
+    rp_jw_build(o, "{");
+    rp_jw_key(o, "},\n  ", "shards");
+    rp_jw_raw(o, "[");
     for (size_t i = 0; i < m->n; i++) {
-        fputs(i ? ",\n    " : "\n    ", o);
-        write_shard(m, o, &m->d[i]);
+        rp_jw_raw(o, i ? ",\n    " : "\n    ");
+        write_shard(o, &m->d[i]);
     }
-    fputs("\n  ]\n}\n", o);
+    rp_jw_raw(o, "\n  ]\n}\n");
+    if (rp_jw_close(o) != 0 && rc == 0)
+        rc = fail(m, 0, "out of memory");
     return rc;
 }
 
@@ -1131,13 +1158,15 @@ static const char *const *sum_keys(int kind, size_t *n)
     return kind == K_RUN ? RUN_SUM : OOM_SUM;
 }
 
-static void write_summary(FILE *o, int kind, const uint64_t *sum)
+static void write_summary(rp_jw *o, int kind, const uint64_t *sum)
 {
     size_t n;
     const char *const *keys = sum_keys(kind, &n);
-    for (size_t i = 0; i < n; i++)
-        fprintf(o, "%s\"%s\": %" PRIu64, i ? ", " : "{", keys[i], sum[i]);
-    fputc('}', o);
+    for (size_t i = 0; i < n; i++) {
+        rp_jw_key(o, i ? ", " : "{", keys[i]);
+        rp_jw_u64(o, sum[i]);
+    }
+    rp_jw_raw(o, "}");
 }
 
 static uint64_t mode_points(span item, const char *mode)

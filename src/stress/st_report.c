@@ -16,6 +16,7 @@ static void head(rp_jw *w, const char *schema, const char *cmd, const st_doc_hea
     rp_jw_key(w, ", ", "command"); rp_jw_str(w, cmd);
     rp_jw_key(w, ", ", "version"); rp_jw_str(w, h->version);
     rp_jw_key(w, ", ", "commit"); rp_jw_str(w, h->commit);
+    rp_jw_key(w, ", ", "build_type"); rp_jw_str(w, rp_jw_build_type());
     rp_jw_key(w, ", ", "allocator"); rp_jw_str(w, h->allocator);
     rp_jw_key(w, ",\n  ", "inject"); rp_jw_raw(w, "[");
     char ib[512];

@@ -7,7 +7,7 @@
 # goes to stdout with exit 0, and TERM=dumb gets no colour. Then the
 # conventions users expect: -k PATTERN (run, oom, diff), -x / --max-failures N,
 # --color=auto|always|never with NO_COLOR and FORCE_COLOR, --version and
-# every JSON report naming the commit, "status": "interrupted" after a
+# every JSON report naming the version, commit and build type, "status": "interrupted" after a
 # signal, diff's exit codes as its help says, bench gating peak memory
 # and comparing two saved runs, shrink keeping a
 # recording's `# prog.py:13` comments, and --help and `list options` made
@@ -169,6 +169,23 @@ grep -q "^  convert/miss " "$tmp/out" || fail "bench --compare: no table row for
 expect 2 "cannot read" bench --compare "$tmp/bA.json" "$tmp/none.json"
 expect 1 "" bench --quick --repeats 1 convert/miss --baseline "$tmp/bLow.json" --tolerance 1000
 grep -q '^REGRESSION convert/miss: peak memory' "$tmp/out" || fail "bench --baseline: a 23x peak passes"
+# every JSON fakegc writes names the build: version, commit and build type
+# as --version says them (run, oom, stress, bench, diff; merge as merged_by)
+"$f" --version > "$tmp/ver"
+build=$(sed -n 's/^fakegc \([0-9.]*\) (commit \([0-9a-z-]*\), \([A-Za-z]*\) build)$/"version": "\1", "commit": "\2", "build_type": "\3"/p' "$tmp/ver")
+[ -n "$build" ] || fail "--version: $(cat "$tmp/ver")"
+"$f" run --shard 0/2 --format json --output "$tmp/s0.json" scenarios/memo > /dev/null
+"$f" run --shard 1/2 --format json --output "$tmp/s1.json" scenarios/memo > /dev/null
+"$f" merge --format json --output "$tmp/merged.json" "$tmp/s0.json" "$tmp/s1.json" || fail "merge: exit $?"
+"$f" oom --format json --output "$tmp/oom.json" -q $scn || fail "oom: exit $?"
+"$f" stress --steps 200 --format json --output "$tmp/stress.json" --out-dir "$tmp/st" -q || fail "stress: exit $?"
+"$f" diff --format json --output "$tmp/diff.json" "$tmp/memo.json" "$tmp/memo-bad.json"
+for j in memo oom stress bA diff s0; do
+    grep -qF "$build" "$tmp/$j.json" || fail "$j.json does not say $build: $(head -c 300 "$tmp/$j.json")"
+done
+grep -qF "\"merged_by\": {$build}" "$tmp/merged.json" || fail "merge: no merged_by {$build}"
+/usr/bin/python3 tests/report/validate.py src/report/schema/fakegc-report-2.schema.json "$tmp/merged.json" ||
+    fail "the merged report does not validate"
 # the options come from one table: --help and `list options` agree
 for c in run stress shrink oom diff merge bench list; do
     expect 0 "" list options $c
