@@ -134,7 +134,14 @@ static int campaign(stress_args *a)
                   "yet (it predicts the default design and pytorch-1.13)", a->c.compat);
         return -1;
     }
-    char err[600];   /* the reproducers' folder, proved before any work */
+    char err[600];
+    /* without --compat the lifecycles run the default design: a bug that
+     * does not apply to it is a usage error too */
+    if (a->c.design < 0 && fk_inject_check(a->c.inject, FK_D_DEFAULT, err, sizeof err) != 0) {
+        cli_error("stress", "--inject: %s", err);
+        return -1;
+    }
+    /* the reproducers' folder, proved before any work */
     if (!a->dump && o->out_dir && rp_out_dir(o->out_dir, err, sizeof err) < 0) {
         cli_error("stress", "--out-dir %s: %s", o->out_dir, err);
         return -1;

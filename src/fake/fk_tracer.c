@@ -12,13 +12,13 @@
 
 #include "alloc/al.h"
 #include "core/er.h"
-#include "core/wr.h"
 #include "fake/fk_internal.h"
 
 typedef struct graph_arg {
     ts_tensor *fake;            /* strong */
-    obj *example;               /* strong: a weak handle to the real tensor
-                                   (or the tensor itself, under the bug) */
+    obj *example;               /* the real tensor: a weak count (TensorWeakRef),
+                                   a strong one under tracer-holds-real */
+    int strong;
 } graph_arg;
 
 typedef struct fk_tracer {
@@ -35,8 +35,17 @@ static void tr_traverse(obj *self, obj_visit_fn visit, void *arg)
         visit(tr->mode, "mode", -1, arg);
     for (size_t i = 0; i < tr->nargs; i++) {
         visit(&tr->args[i].fake->hdr, "graph_arg", (long)i, arg);
-        visit(tr->args[i].example, "example", (long)i, arg);
+        if (tr->args[i].strong)
+            visit(tr->args[i].example, "example", (long)i, arg);
     }
+}
+
+static void tr_traverse_weak(obj *self, obj_visit_fn visit, void *arg)
+{
+    fk_tracer *tr = (fk_tracer *)self;
+    for (size_t i = 0; i < tr->nargs; i++)
+        if (!tr->args[i].strong)
+            visit(tr->args[i].example, "example", (long)i, arg);
 }
 
 static void drop_args(fk_tracer *tr)
@@ -47,7 +56,10 @@ static void drop_args(fk_tracer *tr)
     tr->nargs = tr->cap_args = 0;
     for (size_t i = 0; i < n; i++) {
         obj_decref(&v[i].fake->hdr);
-        obj_decref(v[i].example);
+        if (v[i].strong)
+            obj_decref(v[i].example);
+        else
+            obj_weak_decref(v[i].example);
     }
     al_free(v, cap * sizeof *v, AL_K_OBJECT);
 }
@@ -71,6 +83,7 @@ static void tr_describe(const obj *self, char *buf, size_t n)
 
 static const obj_type tracer_type = {
     .name = "tracer", .kind = OBJ_GENERIC, .traverse = tr_traverse,
+    .traverse_weak = tr_traverse_weak,
     .release = tr_release, .owned_bytes = tr_owned, .describe = tr_describe,
 };
 
@@ -88,7 +101,7 @@ obj *fk_tracer_new(obj *mode)
 
 int fk_is_tracer(const obj *o) { return o && o->type == &tracer_type; }
 
-static int push_arg(fk_tracer *tr, ts_tensor *f, obj *example)
+static int push_arg(fk_tracer *tr, ts_tensor *f, obj *example, int strong)
 {
     if (tr->nargs == tr->cap_args) {
         size_t ncap = tr->cap_args ? tr->cap_args * 2 : 4;
@@ -100,7 +113,11 @@ static int push_arg(fk_tracer *tr, ts_tensor *f, obj *example)
         tr->cap_args = ncap;
     }
     obj_incref(&f->hdr);
-    tr->args[tr->nargs++] = (graph_arg){f, example};
+    if (strong)
+        obj_incref(example);
+    else
+        obj_weak_incref(example);
+    tr->args[tr->nargs++] = (graph_arg){f, example, strong};
     return 0;
 }
 
@@ -114,15 +131,9 @@ ts_tensor *fk_tracer_input(obj *o, ts_tensor *t)
     ts_tensor *f = fk_fake(tr->mode, t, NULL);
     if (!f)
         return NULL;
-    obj *example = &t->hdr;
-    if (fk_bug_state.tracer_holds_real)
-        obj_incref(example);
-    else
-        example = wr_new(&t->hdr, NULL, NULL);
     obj *se = fk_mode_shape_env(tr->mode);
-    if (!example || push_arg(tr, f, example) < 0 || (se && fk_shape_track(se, f) < 0)) {
-        if (example && (!tr->nargs || tr->args[tr->nargs - 1].example != example))
-            obj_decref(example);
+    if (push_arg(tr, f, &t->hdr, fk_bug_state.tracer_holds_real) < 0 ||
+        (se && fk_shape_track(se, f) < 0)) {
         obj_decref(&f->hdr);
         return NULL;
     }

@@ -107,7 +107,7 @@ static const sc_word vocab[] = {
     B("verdict", B_VERDICT, 0, 0, kw_verdict, NULL, sc_ev_verdict, NO_PROGRAM, NO_PROGRAM),
     B3("shape_env", B_SHAPE_ENV, 0, 0, sc_ev_shape_env, V3_STRESS, V3_XREF_23),
     B3("fake_cache", B_FAKE_CACHE, 0, 0, sc_ev_fake_cache, V3_STRESS, V3_XREF_23),
-    B3("tracer", B_TRACER, 1, 1, sc_ev_tracer, V3_STRESS, V3_XREF_23),
+    B3("tracer", B_TRACER, 1, 1, sc_ev_tracer, NULL, V3_XREF_23),
 
     /* methods: tensor ops */
     OP("view", 0, -1, kw_none, sc_ar_view, NULL, NULL),
@@ -189,8 +189,8 @@ static const sc_word vocab[] = {
     /* version 3 */
     M3("constant", 0, sc_ev_constant, V3_STRESS, V3_XREF_CONST),
     M3("clear_non_cpu_constants", 0, sc_ev_clear_constants, V3_STRESS, V3_XREF_23),
-    M3("input", 1, sc_ev_input, V3_STRESS, V3_XREF_23),
-    M3("finish", 0, sc_ev_finish, V3_STRESS, V3_XREF_23),
+    M3("input", 1, sc_ev_input, NULL, V3_XREF_23),
+    M3("finish", 0, sc_ev_finish, NULL, V3_XREF_23),
     M3("clear", 0, sc_ev_clear, V3_STRESS, V3_XREF_23),
 
     /* attributes (A_USER, any other name, is not a row) */

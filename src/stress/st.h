@@ -42,6 +42,7 @@ enum {
     ST_W_DEL, ST_W_WEAKREF, ST_W_GC, ST_W_SWEEP, ST_W_WITH, ST_W_ERROR,
     ST_W_SET, ST_W_DTYPE_VIEW, ST_W_STORAGE,   /* version 2 of the language */
     ST_W_FAKE_CONVERTER, ST_W_CONVERT,
+    ST_W_TRACER,        /* version 3 */
     ST_W_EXPECT,        /* not an action: percent chance of a model check per step */
     ST_W_COUNT
 };

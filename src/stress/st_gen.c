@@ -162,6 +162,8 @@ static const struct {
     [ST_W_FAKE_CONVERTER] = {"fake_converter", 1, "c = fake_converter(): a stand-alone "
                                                  "FakeTensorConverter (version 2)"},
     [ST_W_CONVERT] = {"convert", 2, "f = c.fake(m, t): memoized in c, f holds m (version 2)"},
+    [ST_W_TRACER] = {"tracer", 2, "c = tracer(m), f = c.input(t) (a graph argument: the fake "
+                                  "held, t not), c.finish() (version 3)"},
     [ST_W_EXPECT] = {"expect", 70, "percent chance of a model check after a step"},
 };
 
@@ -1013,6 +1015,60 @@ static int act_with(gen *g, const st_action *a)
     return 1;
 }
 
+/* version 3, a compile (designs.md "Additions, version 3"): c = tracer(m)
+ * holds m; f = c.input(t) is m.fake(t) plus a graph argument holding the
+ * fake (t only weakly: pytorch#100515), at most two per tracer here (its
+ * attr[] edges); c.finish() drops them. Not modelled: 2.3's clears. */
+static int tracer_input(gen *g, const st_action *a, int32_t tr)
+{
+    mnode *x = &g->m.n[tr];
+    int k = x->attr[0] < 0 ? 0 : x->attr[1] < 0 ? 1 : -1;
+    if (k < 0 || x->mode < 0 || (a->dst >= 0 && !is_f(a->dst)))
+        return 0;
+    mmode *md = &g->m.m[g->m.n[x->mode].mi];
+    int32_t ti = vtensor(g, a->b);
+    if (ti < 0 || !md->alive || conv_blocked(g, md, ti) || fake_hit_leaks(g, md, ti) ||
+        m_fake_check(&g->m, md, ti, 0) != MERR_NONE)
+        return 0;
+    char cn[8], tn[8], expr[64];
+    snprintf(expr, sizeof expr, "%s.input(%s)", vname(a->a, cn), vname(a->b, tn));
+    emit_stmt(g, 0, a->dst, expr);
+    int32_t f = m_fake(&g->m, md, ti, 0, g->m.n[ti].dev);
+    if (f < 0)
+        return -1;
+    m_set_edge(&g->m, &g->m.n[tr].attr[k], f);
+    bind(g, a->dst, f);
+    return 1;
+}
+
+static int act_tracer(gen *g, const st_action *a)
+{
+    char cn[8], mn[8];
+    if (a->sub == 0) {                      /* c = tracer(m) */
+        mmode *md = m_mode_of_var(&g->m, a->b);
+        if (!md || !is_m(a->b) || !is_c(a->dst))
+            return 0;
+        char expr[32];
+        snprintf(expr, sizeof expr, "tracer(%s)", vname(a->b, mn));
+        emit_stmt(g, 0, a->dst, expr);
+        int32_t tr = m_new(&g->m, NK_TRACER);
+        if (tr < 0)
+            return -1;
+        m_set_edge(&g->m, &g->m.n[tr].mode, md->node);
+        bind(g, a->dst, tr);
+        return 1;
+    }
+    int32_t tr = vnode(g, a->a);
+    if (tr < 0 || !is_c(a->a) || g->m.n[tr].kind != NK_TRACER)
+        return 0;
+    if (a->sub == 1)
+        return tracer_input(g, a, tr);
+    emit(g, "%s.finish()", vname(a->a, cn));
+    m_set_edge(&g->m, &g->m.n[tr].attr[0], -1);
+    m_set_edge(&g->m, &g->m.n[tr].attr[1], -1);
+    return 1;
+}
+
 static int apply(gen *g, const st_action *a)
 {
     int r;
@@ -1040,6 +1096,7 @@ static int apply(gen *g, const st_action *a)
     case A_SET: r = act_set(g, a); break;
     case A_DTVIEW: r = act_dtview(g, a); break;
     case A_STORAGE: r = act_storage(g, a); break;
+    case A_TRACER: r = act_tracer(g, a); break;
     default: r = 0; break;
     }
     if (r < 0 || g->m.oom)
@@ -1624,6 +1681,15 @@ static int draw(gen *g, st_action *a, int kind)
         a->a = (int8_t)x;
         a->b = (int8_t)(st_rng_below(r, 4) == 0 ? pick_bound(g, 0, NVARS, NULL) : -1);
         return 1;
+    }
+    case ST_W_TRACER: {
+        a->op = A_TRACER;
+        a->sub = (uint8_t)st_rng_below(r, 3);
+        a->a = (int8_t)pick(r, V_C, NV_C);
+        a->dst = a->sub == 0 ? a->a : (int8_t)(st_rng_below(r, 4) == 0 ? -1 : pick(r, V_F, NV_F));
+        a->b = (int8_t)(a->sub == 0 ? pick_bound(g, V_M, NV_M, ok_mode)
+                                    : pick_bound(g, V_T, NV_T, ok_tensor));
+        return a->b >= 0 || a->sub == 2;
     }
     case ST_W_WEAKREF: {
         int x = pick_bound(g, 0, V_W, NULL);

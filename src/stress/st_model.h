@@ -25,7 +25,8 @@
 
 #define M_MAXD 5               /* dimensions the generator ever makes */
 
-enum { NK_NONE, NK_TENSOR, NK_STORAGE, NK_MODE, NK_WEAK };
+enum { NK_NONE, NK_TENSOR, NK_STORAGE, NK_MODE, NK_WEAK,
+       NK_TRACER };     /* version 3: tracer(m); mode edge, graph args in attr[] */
 enum { LY_STRIDED, LY_COO, LY_CSR };
 enum { DV_CPU, DV_CUDA, DV_CUDA1, DV_META, DV_LAZY, DV_COUNT };
 enum { DC_FLOAT, DC_COMPLEX, DC_INT, DC_BOOL };
@@ -87,7 +88,8 @@ enum {
     A_CTOR = 1, A_VIEW, A_NEWOP, A_INPLACE, A_SPARSE, A_MODE, A_MCONV, A_FAKE, A_META,
     A_REFAKE, A_ATTR, A_GRAD, A_DEL, A_WEAK, A_GC, A_SWEEP, A_WITH, A_END,
     A_SET, A_DTVIEW, A_STORAGE,  /* version 2: set_, view(dtype), t.storage() */
-    A_FCONV, A_CFAKE             /* version 2: fake_converter(), c.fake(m, t) */
+    A_FCONV, A_CFAKE,            /* version 2: fake_converter(), c.fake(m, t) */
+    A_TRACER                     /* version 3: tracer(m), tr.input(t), tr.finish() (sub) */
 };
 
 /* action variants (st_action.sub) and flags */

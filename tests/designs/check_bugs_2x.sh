@@ -40,4 +40,12 @@ for row in "${table[@]}"; do
   fi
 done
 [ "$checked" -gt 0 ] || { echo "no bug checked"; exit 2; }
+# outside its designs a bug is a usage error, for stress too (its
+# lifecycles run the default design without --compat)
+"$fakegc" stress --inject tracer-holds-real --steps 10 > /dev/null 2>&1
+rc=$?
+if [ "$rc" -ne 2 ]; then
+  echo "FAIL stress --inject tracer-holds-real under the default design exits $rc (want 2)"
+  bad=$((bad + 1))
+fi
 exit $((bad > 0))
