@@ -40,6 +40,8 @@ typedef struct dt_work {
     size_t max_nodes, max_kids;
     dt_bucket *b; size_t nb;   /* buckets of the node being expanded */
     uint32_t *bh;              /* bucket hash: index + 1 */
+    uint32_t *canon;           /* per root: the first root of its name's shape
+                                  ("KEEP[0]", "KEEP[1]": "KEEP[]"), or NULL */
 } dt_work;
 
 void hp_human_bytes(uint64_t b, char *buf, size_t n)
@@ -58,26 +60,70 @@ void hp_human_bytes(uint64_t b, char *buf, size_t n)
     snprintf(buf, n, "%.1f %s", v, unit[u]);
 }
 
+/* A root name's shape: what brackets hold dropped ("KEEP[3]" -> "KEEP[]"). */
+static void name_shape(const char *s, char *buf, size_t n)
+{
+    size_t k = 0;
+    int depth = 0;
+    for (; *s && k + 1 < n; s++) {
+        depth -= *s == ']' && depth > 0;
+        if (!depth)
+            buf[k++] = *s;
+        depth += *s == '[';
+    }
+    buf[k] = '\0';
+}
+
+/* Roots of one name shape share their first's index: the members of a
+ * list the program holds are one node. Quadratic in the roots, which are
+ * the program's variables and holds (a few hundred). */
+static uint32_t *root_canon(const hp_graph *g)
+{
+    size_t n = g->nroots + 1;   /* + the finalizers' implicit root */
+    uint32_t *c = hp_xalloc(n, sizeof *c);
+    if (!c)
+        return NULL;
+    char a[96], b[96];
+    for (uint32_t i = 0; i < n; i++) {
+        c[i] = i;
+        name_shape(hp_root_name(g, i), a, sizeof a);
+        for (uint32_t j = 0; j < i && c[i] == i; j++)
+            if (c[j] == j && (name_shape(hp_root_name(g, j), b, sizeof b), strcmp(a, b) == 0))
+                c[i] = j;
+    }
+    return c;
+}
+
 /* The edge that holds v in its BFS tree: a label number, a root index with
  * DT_ROOT_BIT, or DT_NO_LABEL. */
-static uint32_t holder_label(const hp_graph *g, uint32_t v)
+static uint32_t holder_label(const dt_work *w, uint32_t v)
 {
+    const hp_graph *g = w->g;
     if (HP_REGION(g, v) == HP_R_ZOMBIE) {
         uint32_t e = g->zedge ? g->zedge[v - g->nlive] : HP_NONE;
         return e == HP_NONE ? DT_NO_LABEL : g->weak.e[e].label;
     }
-    if (g->region[v] & HP_F_TROOT)
-        return g->pedge[v] == HP_NONE ? DT_NO_LABEL : (g->pedge[v] | DT_ROOT_BIT);
+    if (g->region[v] & HP_F_TROOT) {
+        uint32_t r = g->pedge[v];
+        if (r == HP_NONE)
+            return DT_NO_LABEL;
+        return (w->canon && r <= g->nroots ? w->canon[r] : r) | DT_ROOT_BIT;
+    }
     return g->pedge[v] == HP_NONE ? DT_NO_LABEL : g->strong.e[g->pedge[v]].label;
 }
 
-static void label_text(const hp_graph *g, uint32_t label, char *buf, size_t n)
+/* many: the label of several members (a root's name shape) */
+static void label_text(const hp_graph *g, uint32_t label, int many, char *buf, size_t n)
 {
-    if (label == DT_NO_LABEL)
+    char shape[96];
+    if (label == DT_NO_LABEL) {
         snprintf(buf, n, "%s", "");
-    else if (label & DT_ROOT_BIT)
-        snprintf(buf, n, "root %s", hp_root_name(g, label & ~DT_ROOT_BIT));
-    else
+    } else if (label & DT_ROOT_BIT) {
+        const char *name = hp_root_name(g, label & ~DT_ROOT_BIT);
+        if (many)
+            name_shape(name, shape, sizeof shape);
+        snprintf(buf, n, "root %s", many ? shape : name);
+    } else
         snprintf(buf, n, "%s", g->labels[label]);
 }
 
@@ -126,7 +172,7 @@ static int add_node(dt_work *w, uint32_t parent, const dt_bucket *b, uint32_t mo
         d->type_name = b->type->name ? b->type->name : "?";
         d->first_id = o->id;
         d->zombie = HP_REGION(w->g, b->first) == HP_R_ZOMBIE;
-        label_text(w->g, b->label, d->label, sizeof d->label);
+        label_text(w->g, b->label, b->count > 1, d->label, sizeof d->label);
         char desc[48] = "";
         if (!d->zombie && o->type->describe)
             o->type->describe(o, desc, sizeof desc);
@@ -180,7 +226,7 @@ static void expand(dt_work *w, uint32_t x)
             uint32_t c = w->cl[k];
             if (c >= g->n)
                 continue;
-            dt_bucket *b = bucket_get(w, g->objs[c]->type, holder_label(g, c));
+            dt_bucket *b = bucket_get(w, g->objs[c]->type, holder_label(w, c));
             if (!b->count)
                 b->first = c;
             b->count++;
@@ -221,7 +267,7 @@ static void expand(dt_work *w, uint32_t x)
             uint32_t c = w->cl[k];
             if (c >= g->n)
                 continue;
-            const dt_bucket *b = bucket_get(w, g->objs[c]->type, holder_label(g, c));
+            const dt_bucket *b = bucket_get(w, g->objs[c]->type, holder_label(w, c));
             if (b->keep)
                 w->pool[w->moff[b->keep - 1] + w->mlen[b->keep - 1]++] = c;
         }
@@ -250,6 +296,7 @@ static void work_free(dt_work *w)
     }
     hp_xfree(w->b, DT_BUCKETS + 1, sizeof *w->b);
     hp_xfree(w->bh, 2 * DT_BUCKETS, sizeof *w->bh);
+    hp_xfree(w->canon, w->g->nroots + 1, sizeof *w->canon);
 }
 
 /* The three top-level nodes: what the roots hold, the unreachable part,
@@ -298,7 +345,9 @@ int hp_dom_tree(hp_graph *g, size_t max_nodes, size_t max_kids, hp_dtree *out)
     w.pool = hp_xalloc(g->n + 3, sizeof *w.pool);
     w.b = hp_xalloc(DT_BUCKETS + 1, sizeof *w.b);
     w.bh = hp_xalloc(2 * DT_BUCKETS, sizeof *w.bh);
-    if (!w.moff || !w.mlen || !w.pool || !w.b || !w.bh || build_children(&w) != 0) {
+    w.canon = root_canon(g);
+    if (!w.moff || !w.mlen || !w.pool || !w.b || !w.bh || !w.canon ||
+        build_children(&w) != 0) {
         work_free(&w);
         hp_dtree_free(out);
         return er_set(ER_OOM, "out of memory building the dominator tree");

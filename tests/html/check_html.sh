@@ -75,6 +75,9 @@ else
 fi
 rc=$?
 [ "$rc" -eq 1 ] || { echo "FAIL: the recorded leak exited $rc, not 1"; cat "$out/record.err"; exit 1; }
+# the list the program keeps its fakes in is one tree node, not 100
+grep -qF "100 x tensor (tensor) via root KEEP[]" "$out/record.html" ||
+    { echo "FAIL: the record page's tree does not group KEEP's 100 fakes"; exit 1; }
 # a stress failure: the page of its shrunk reproducer's run, path printed
 "$fakegc" stress -q --inject strong-memo --steps 2000 --out-dir "$out/stress" \
     --html "$out/stress.html" >/dev/null 2>"$out/stress.err"
