@@ -26,7 +26,6 @@
 #define FAKEGC_CLI_H
 
 #include <stdint.h>
-#include <signal.h>
 #include <stdio.h>
 
 #include "alloc/al.h"
@@ -35,6 +34,7 @@
 #include "report/rp_out.h"
 #include "cli/cli_opt.h"
 #include "scenario/sc_files.h"
+#include "worker/wk_stop.h"
 
 #define FAKEGC_VERSION "0.1.0"
 
@@ -90,14 +90,6 @@ enum {
 };
 
 enum { CLI_COLOR_AUTO, CLI_COLOR_ALWAYS, CLI_COLOR_NEVER };
-enum { CLI_MAX_OUTPUTS = 12 };
-
-/* One output file of a command (a CLI_K_OUT row given a path). */
-typedef struct cli_output {
-    const char *opt;             /* "--junit" */
-    const char *path;
-    rp_out o;                    /* open from cli_env_setup to the commit */
-} cli_output;
 
 typedef struct cli_common {
     const char *allocator;       /* spec for as_create; default "libc" */
@@ -127,8 +119,7 @@ typedef struct cli_common {
     FILE *out;                   /* report destination (stdout or --output) */
     FILE *dot_f, *timeline_f, *objects_f, *html_f;  /* --dot, --timeline, --objects,
                                                        --html destinations, or NULL */
-    cli_output outs[CLI_MAX_OUTPUTS];      /* every output given, open */
-    size_t nouts;
+    rp_outs outs;                /* every output given, open */
     int color;                   /* colour in the text report */
 } cli_common;
 
@@ -175,24 +166,16 @@ int cli_write_reports(cli_common *c, const char *cmd, const rp_run *run, int mai
  * const char * at the start of each), within an edit distance of 2, or
  * NULL. For "did you mean" in option and command errors. */
 const char *cli_suggest(const char *word, const void *names, size_t n, size_t stride);
-/* SIGINT and SIGTERM ask a command to stop after the scenario in hand: the
- * first one sets a flag (cli_interrupted), the second one kills as usual.
- * A command checks the flag between scenarios, reports what finished with
- * the report marked interrupted, and exits cli_interrupt_exit() (130 for
- * SIGINT, 143 for SIGTERM). Workers forked after the install inherit it. */
-void cli_interrupt_install(void);
-int cli_interrupted(void);           /* the signal number, or 0 */
-/* The flag itself, for sc_options.stop: a scenario in hand stops at its
- * next statement (its record is then dropped, not reported). */
-const volatile sig_atomic_t *cli_interrupt_flag(void);
-const char *cli_interrupt_name(void); /* "SIGINT", "SIGTERM" or NULL */
-int cli_interrupt_exit(void);        /* 128 + the signal number */
-/* --max-failures N: cli_stop_after(N) (0: never), then each failed
- * scenario's cli_note_failure(); cli_stopping() is set at the Nth, and a
- * command stops handing out scenarios (those in hand finish). */
-void cli_stop_after(uint64_t n);
-void cli_note_failure(void);
-int cli_stopping(void);
+/* SIGINT, SIGTERM and --max-failures ask a command to stop after the
+ * scenarios in hand: wk_stop.h, by these names too. */
+#define cli_interrupt_install wk_interrupt_install
+#define cli_interrupted wk_interrupted
+#define cli_interrupt_flag wk_interrupt_flag
+#define cli_interrupt_name wk_interrupt_name
+#define cli_interrupt_exit wk_interrupt_exit
+#define cli_stop_after wk_stop_after
+#define cli_note_failure wk_note_failure
+#define cli_stopping wk_stopping
 
 /* Valgrind canaries (tests/CMakeLists.txt, fakegc_canary): in a build with
  * FAKEGC_CANARY defined, cli_canary_leak("diff") loses a 64-byte block when

@@ -8,7 +8,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -375,90 +374,11 @@ void cli_progress(const cli_common *c, size_t done, size_t total, const char *fi
     fflush(stderr);
 }
 
-/* ---- interruption ---- */
-
-static volatile sig_atomic_t interrupted_by;
-
-static void on_interrupt(int sig)
-{
-    interrupted_by = sig;
-}
-
-void cli_interrupt_install(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_interrupt;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESETHAND;   /* a second signal kills */
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-}
-
-const volatile sig_atomic_t *cli_interrupt_flag(void)
-{
-    return &interrupted_by;
-}
-
-int cli_interrupted(void)
-{
-    return (int)interrupted_by;
-}
-
-const char *cli_interrupt_name(void)
-{
-    return interrupted_by == SIGINT ? "SIGINT" : interrupted_by == SIGTERM ? "SIGTERM" : NULL;
-}
-
-int cli_interrupt_exit(void)
-{
-    return 128 + (int)interrupted_by;
-}
-
-static uint64_t stop_after, failures;
-static volatile sig_atomic_t stopping;
-
-void cli_stop_after(uint64_t n)
-{
-    stop_after = n;
-    failures = 0;
-    stopping = 0;
-}
-
-void cli_note_failure(void)
-{
-    if (stop_after && ++failures >= stop_after)
-        stopping = 1;
-}
-
-int cli_stopping(void)
-{
-    return (int)stopping;
-}
-
 /* ---- output files ---- */
-
-/* What an output writes when opened and before its commit (may be NULL). */
-static const struct out_hooks {
-    const char *opt;
-    int (*begin)(FILE *f);
-    int (*end)(FILE *f);
-} hooks[] = {{"--dot", hp_dot_begin, hp_dot_end}};
-
-static const struct out_hooks *hooks_of(const char *opt)
-{
-    for (size_t i = 0; i < sizeof hooks / sizeof hooks[0]; i++)
-        if (strcmp(hooks[i].opt, opt) == 0)
-            return &hooks[i];
-    return NULL;
-}
 
 FILE *cli_output_file(const cli_common *c, const char *opt)
 {
-    for (size_t i = 0; i < c->nouts; i++)
-        if (strcmp(c->outs[i].opt, opt) == 0)
-            return c->outs[i].o.f;
-    return NULL;
+    return rp_outs_file(&c->outs, opt);
 }
 
 static void set_files(cli_common *c)
@@ -473,114 +393,78 @@ static void set_files(cli_common *c)
 
 static void discard_outputs(cli_common *c)
 {
-    for (size_t i = 0; i < c->nouts; i++)
-        rp_out_abort(&c->outs[i].o);
+    rp_outs_abort(&c->outs);
     set_files(c);
 }
 
 struct gather {
     cli_common *c;
-    const char **paths, **opts;
+    const char *paths[RP_OUTS_MAX], *names[RP_OUTS_MAX];
     size_t n;
 };
 
-static void gather_out(const cli_opt *r, void *arg)
+static void gather(const cli_opt *r, void *arg)
 {
     struct gather *g = arg;
     const char *path = *(const char **)((char *)g->c + r->off);
-    if (path && g->n < CLI_MAX_OUTPUTS) {
+    if (path && g->n < RP_OUTS_MAX) {
         g->paths[g->n] = path;
-        g->opts[g->n++] = r->name;
+        g->names[g->n++] = r->name;
     }
-}
-
-static int open_outputs(cli_common *c, const char *cmd)
-{
-    const char *paths[CLI_MAX_OUTPUTS], *opts[CLI_MAX_OUTPUTS];
-    struct gather g = {c, paths, opts, 0};
-    char err[600];
-    c->nouts = 0;
-    if (c->cmd)
-        cli_rows_each(c->cmd, CLI_K_OUT, gather_out, &g);
-    for (size_t i = 0; i < g.n; i++) {
-        for (size_t j = 0; j < i; j++)
-            if (rp_out_same_target(paths[j], paths[i])) {
-                cli_error(cmd, "%s and %s both name %s", opts[j], opts[i], paths[i]);
-                discard_outputs(c);
-                return -1;
-            }
-        cli_output *o = &c->outs[c->nouts];
-        o->opt = opts[i];
-        o->path = paths[i];
-        if (rp_out_open(&o->o, paths[i], err, sizeof err) < 0) {
-            cli_error(cmd, "%s: cannot write %s", opts[i], err);
-            discard_outputs(c);
-            return -1;
-        }
-        c->nouts++;
-        const struct out_hooks *h = hooks_of(opts[i]);
-        if (h && h->begin(o->o.f) != 0) {
-            cli_error(cmd, "%s: cannot write %s: %s", opts[i], paths[i],
-                      strerror(errno ? errno : EIO));
-            discard_outputs(c);
-            return -1;
-        }
-    }
-    set_files(c);
-    return 0;
-}
-
-static void gather_in(const cli_opt *r, void *arg)
-{
-    gather_out(r, arg);
 }
 
 int cli_outputs_not_inputs(const cli_common *c, const char *cmd, char *const *inputs, size_t n)
 {
-    for (size_t i = 0; i < c->nouts; i++)
-        for (size_t j = 0; j < n; j++)
-            if (rp_out_same_target(c->outs[i].path, inputs[j])) {
-                cli_error(cmd, "%s %s is one of the inputs; refusing to overwrite it",
-                          c->outs[i].opt, c->outs[i].path);
-                return -1;
-            }
-    return 0;
+    char err[600];
+    if (rp_outs_not_inputs(&c->outs, (const char *const *)inputs, n, err, sizeof err) == 0)
+        return 0;
+    cli_error(cmd, "%s", err);
+    return -1;
 }
 
-/* The CLI_K_IN rows' files: readable, and not an output. */
-static int outputs_not_in_rows(cli_common *c, const char *cmd)
+/* Every CLI_K_OUT row's file opened (--dot's graph begun), and every
+ * CLI_K_IN row's file readable and not an output. */
+static int open_outputs(cli_common *c, const char *cmd)
 {
-    const char *paths[CLI_MAX_OUTPUTS], *opts[CLI_MAX_OUTPUTS];
-    struct gather g = {c, paths, opts, 0};
-    if (c->cmd)
-        cli_rows_each(c->cmd, CLI_K_IN, gather_in, &g);
-    for (size_t i = 0; i < g.n; i++) {
-        FILE *f = fopen(paths[i], "rb");
+    struct gather out = {.c = c}, in = {.c = c};
+    char err[600];
+    if (c->cmd) {
+        cli_rows_each(c->cmd, CLI_K_OUT, gather, &out);
+        cli_rows_each(c->cmd, CLI_K_IN, gather, &in);
+    }
+    if (rp_outs_open(&c->outs, out.names, out.paths, out.n, err, sizeof err) < 0) {
+        cli_error(cmd, "%s", err);
+        return -1;
+    }
+    set_files(c);
+    if (c->dot_f && hp_dot_begin(c->dot_f) != 0) {
+        cli_error(cmd, "--dot: cannot write %s: %s", c->dot, strerror(errno ? errno : EIO));
+        discard_outputs(c);
+        return -1;
+    }
+    for (size_t i = 0; i < in.n; i++) {
+        FILE *f = fopen(in.paths[i], "rb");
         if (!f) {
-            cli_error(cmd, "%s: cannot read %s: %s", opts[i], paths[i], strerror(errno));
+            cli_error(cmd, "%s: cannot read %s: %s", in.names[i], in.paths[i], strerror(errno));
+            discard_outputs(c);
             return -1;
         }
         fclose(f);
     }
-    return cli_outputs_not_inputs(c, cmd, (char *const *)paths, g.n);
+    if (cli_outputs_not_inputs(c, cmd, (char *const *)in.paths, in.n) < 0) {
+        discard_outputs(c);
+        return -1;
+    }
+    return 0;
 }
 
 int cli_outputs_commit(cli_common *c, const char *cmd)
 {
-    char err[600];
-    int rc = 0;
-    for (size_t i = 0; i < c->nouts; i++) {
-        cli_output *o = &c->outs[i];
-        if (!o->o.f)
-            continue;
-        const struct out_hooks *h = hooks_of(o->opt);
-        if (h && h->end)
-            h->end(o->o.f);   /* a write error fails the commit */
-        if (rp_out_commit(&o->o, err, sizeof err) < 0) {
-            cli_error(cmd, "%s: cannot write %s", o->opt, err);
-            rc = -1;
-        }
-    }
+    char who[64];
+    snprintf(who, sizeof who, "fakegc %s", cmd);
+    if (c->dot_f)
+        hp_dot_end(c->dot_f);   /* a write error fails the commit */
+    int rc = rp_outs_commit(&c->outs, who);
     set_files(c);
     errno = 0;
     if (fflush(stdout) != 0 || ferror(stdout)) {
@@ -610,10 +494,6 @@ int cli_env_setup(cli_common *c, const char *cmd)
     }
     if (open_outputs(c, cmd) < 0)
         goto undo;
-    if (outputs_not_in_rows(c, cmd) < 0) {
-        discard_outputs(c);
-        goto undo;
-    }
     c->color = c->format == RP_TEXT && cli_color_wanted(c, c->out);
     er_clear();
     return 0;

@@ -172,3 +172,68 @@ int rp_out_dir(const char *dir, char *err, size_t n)
     unlink(buf);
     return 0;
 }
+
+/* ---- a command's outputs ---- */
+
+int rp_outs_open(rp_outs *s, const char *const *names, const char *const *paths, size_t n,
+                 char *err, size_t errn)
+{
+    char why[600];
+    memset(s, 0, sizeof *s);
+    for (size_t i = 0; i < n && i < RP_OUTS_MAX; i++) {
+        for (size_t j = 0; j < i; j++)
+            if (rp_out_same_target(paths[j], paths[i])) {
+                snprintf(err, errn, "%s and %s both name %s", names[j], names[i], paths[i]);
+                rp_outs_abort(s);
+                return -1;
+            }
+        if (rp_out_open(&s->v[i].o, paths[i], why, sizeof why) < 0) {
+            snprintf(err, errn, "%s: cannot write %s", names[i], why);
+            rp_outs_abort(s);
+            return -1;
+        }
+        s->v[i].name = names[i];
+        s->v[i].path = paths[i];
+        s->n++;
+    }
+    return 0;
+}
+
+FILE *rp_outs_file(const rp_outs *s, const char *name)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (strcmp(s->v[i].name, name) == 0)
+            return s->v[i].o.f;
+    return NULL;
+}
+
+int rp_outs_not_inputs(const rp_outs *s, const char *const *inputs, size_t n, char *err,
+                       size_t errn)
+{
+    for (size_t i = 0; i < s->n; i++)
+        for (size_t j = 0; j < n; j++)
+            if (rp_out_same_target(s->v[i].path, inputs[j])) {
+                snprintf(err, errn, "%s %s is one of the inputs; refusing to overwrite it",
+                         s->v[i].name, s->v[i].path);
+                return -1;
+            }
+    return 0;
+}
+
+int rp_outs_commit(rp_outs *s, const char *who)
+{
+    char err[600];
+    int rc = 0;
+    for (size_t i = 0; i < s->n; i++)
+        if (s->v[i].o.f && rp_out_commit(&s->v[i].o, err, sizeof err) < 0) {
+            fprintf(stderr, "%s: %s: cannot write %s\n", who, s->v[i].name, err);
+            rc = -1;
+        }
+    return rc;
+}
+
+void rp_outs_abort(rp_outs *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        rp_out_abort(&s->v[i].o);
+}

@@ -52,4 +52,42 @@ int rp_out_same_target(const char *a, const char *b);
  * PATH: strerror" or "cannot write in it: strerror" in err. */
 int rp_out_dir(const char *dir, char *err, size_t n);
 
+/* ---- a command's outputs, together ----
+ *
+ *   rp_outs s;
+ *   const char *names[] = {"--output", "--dot"}, *paths[] = {"r.txt", "g.dot"};
+ *   if (rp_outs_open(&s, names, paths, 2, err, sizeof err) < 0) ...
+ *   // "--output and --dot both name r.txt", "--dot: cannot write g.dot: ..."
+ *   fputs("...", rp_outs_file(&s, "--dot"));
+ *   if (rp_outs_commit(&s, "fakegc run") < 0) ...   // each failure printed
+ *
+ * Every output is opened before any work, so an unwritable one, or two
+ * naming one file (rp_out_same_target), is refused first; all of them are
+ * put in place by one commit, or dropped by rp_outs_abort. The names and
+ * paths are not copied. */
+enum { RP_OUTS_MAX = 12 };
+
+typedef struct rp_outs {
+    size_t n;
+    struct rp_outs_one {
+        const char *name, *path;
+        rp_out o;
+    } v[RP_OUTS_MAX];
+} rp_outs;
+
+/* 0, or -1 with the reason in err (nothing left open). At most RP_OUTS_MAX. */
+int rp_outs_open(rp_outs *s, const char *const *names, const char *const *paths, size_t n,
+                 char *err, size_t errn);
+/* The open file of output name, or NULL. */
+FILE *rp_outs_file(const rp_outs *s, const char *name);
+/* 0, or -1 with "--junit f.scn is one of the inputs; refusing to overwrite
+ * it" in err, when an output names one of inputs[0..n). */
+int rp_outs_not_inputs(const rp_outs *s, const char *const *inputs, size_t n, char *err,
+                       size_t errn);
+/* Commit every output still open: 0, or -1 after printing "WHO: NAME:
+ * cannot write PATH: strerror" on stderr for each that failed. */
+int rp_outs_commit(rp_outs *s, const char *who);
+/* Drop every output still open: the previous files stay as they were. */
+void rp_outs_abort(rp_outs *s);
+
 #endif
