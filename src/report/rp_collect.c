@@ -196,3 +196,38 @@ size_t rp_collect_keep_finished(rp_collect *c)
     }
     return k;
 }
+
+void rp_collect_not_run(rp_collect *c, char *const *files, char *const *diags)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        const char *d = diags[i];
+        size_t l = d ? strlen(d) : 0;
+        while (l && d[l - 1] == '\n')
+            l--;
+        char *msg = al_malloc(l + 1, AL_K_REPORT, "rp collect diagnostics");
+        if (msg) {
+            memcpy(msg, d ? d : "", l);
+            msg[l] = '\0';
+        }
+        rp_collect_error(c, i, files[i], d ? (msg ? msg : "out of memory")
+                                           : "not run: another file did not parse");
+        c->res[i].status = d ? RP_ERROR : RP_SKIP;
+        al_free(msg, msg ? l + 1 : 0, AL_K_REPORT);
+    }
+}
+
+void rp_collect_run(rp_collect *c, rp_run *run, size_t n, const char *inject)
+{
+    memset(run, 0, sizeof *run);
+    size_t k = 0;
+    snprintf(c->inject_buf, sizeof c->inject_buf, "%s", inject ? inject : "");
+    char *save = NULL;
+    for (char *tok = strtok_r(c->inject_buf, ",", &save); tok && k < 32;
+         tok = strtok_r(NULL, ",", &save))
+        c->inject[k++] = tok;
+    run->inject = c->inject;
+    run->ninject = k;
+    run->scenarios = c->res;
+    run->n = n;
+    rp_run_count(run);
+}

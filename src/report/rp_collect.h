@@ -35,6 +35,8 @@ typedef struct rp_collect {
     size_t n;
     void **pools;         /* the read-back records' string pools */
     size_t npools, cap;
+    const char *inject[32];   /* rp_collect_run's list, in inject_buf */
+    char inject_buf[512];
 } rp_collect;
 
 /* 0, or -1 (ER_OOM, nothing held). */
@@ -59,6 +61,15 @@ void rp_collect_finding(rp_collect *c, size_t i, const char *file, uint32_t line
 /* Scenario i's series from fd (from offset 0, rp_timeline_save's form):
  * 0, or -1 when fd holds none (the series is then empty, not begun). */
 int rp_collect_load_timeline(rp_collect *c, size_t i, int fd);
+
+/* Nothing ran because some file did not parse: record i is an error with
+ * diags[i] (its diagnostics) when that is set, else skipped ("not run:
+ * another file did not parse"); files[i] names it. */
+void rp_collect_not_run(rp_collect *c, char *const *files, char *const *diags);
+
+/* run: the first n records (scenarios, counts) and inject (a comma list,
+ * NULL: none) as a list; the rest of run zeroed. run points into c. */
+void rp_collect_run(rp_collect *c, rp_run *run, size_t n, const char *inject);
 
 /* The scenarios that finished (a record with a file), moved to the front in
  * their order with their series; the rest emptied. Their count. */
