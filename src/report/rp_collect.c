@@ -11,14 +11,25 @@
 #include "alloc/al.h"
 #include "core/er.h"
 
+/* A stdio stream over a copy of fd (the caller's fd stays open), or NULL. */
+static FILE *dup_stream(int fd, const char *mode)
+{
+    int d = dup(fd);
+    FILE *f = d < 0 ? NULL : fdopen(d, mode);
+    if (!f && d >= 0)
+        close(d);
+    return f;
+}
+
 int rp_collect_init(rp_collect *c, size_t n, int timelines)
 {
     memset(c, 0, sizeof *c);
     c->n = n;
     c->res = al_calloc(n ? n : 1, sizeof *c->res, AL_K_REPORT, "rp collect");
+    c->pools = al_calloc(n ? n : 1, sizeof *c->pools, AL_K_REPORT, "rp collect pools");
     if (timelines)
         c->tl = al_calloc(n ? n : 1, sizeof *c->tl, AL_K_REPORT, "rp collect timelines");
-    if (!c->res || (timelines && !c->tl)) {
+    if (!c->res || !c->pools || (timelines && !c->tl)) {
         rp_collect_free(c);
         return -1;
     }
@@ -38,7 +49,7 @@ void rp_collect_free(rp_collect *c)
     al_free(c->tl, c->tl ? cap * sizeof *c->tl : 0, AL_K_REPORT);
     for (size_t i = 0; i < c->npools; i++)   /* after the records pointing into them */
         rp_read_pool_free(c->pools[i]);
-    al_free(c->pools, c->cap * sizeof *c->pools, AL_K_REPORT);
+    al_free(c->pools, c->pools ? cap * sizeof *c->pools : 0, AL_K_REPORT);
     memset(c, 0, sizeof *c);
 }
 
@@ -50,13 +61,9 @@ int rp_collect_write_one(int fd, const rp_scenario *s)
     one.scenarios = (rp_scenario *)s;
     one.n = 1;
     rp_run_count(&one);
-    int dfd = dup(fd);
-    FILE *f = dfd < 0 ? NULL : fdopen(dfd, "w");
-    if (!f) {
-        if (dfd >= 0)
-            close(dfd);
+    FILE *f = dup_stream(fd, "w");
+    if (!f)
         return -1;
-    }
     rp_options ro = {0, 0, 0};
     int bad = rp_write(&one, RP_JSON, f, &ro) != 0;
     bad |= fclose(f) != 0;
@@ -87,15 +94,6 @@ void rp_collect_finding(rp_collect *c, size_t i, const char *file, uint32_t line
                             "a bad access caught at this statement (by the guard allocator, "
                             "or a decref of a dead object); the scenario stopped here");
     er_clear();
-}
-
-static int keep_pool(rp_collect *c, void *owned)
-{
-    if (al_grow(&c->pools, &c->cap, c->npools, sizeof *c->pools, 16, AL_K_REPORT,
-                "rp collect pools") < 0)
-        return -1;
-    c->pools[c->npools++] = owned;
-    return 0;
 }
 
 /* fd's whole content, NUL-terminated (AL_K_REPORT, *len + 1 bytes), or NULL
@@ -140,7 +138,8 @@ int rp_collect_read(rp_collect *c, size_t i, int fd, const char *file)
     char *text = slurp(fd, &len, err, sizeof err);
     int ok = text && rp_read_json_text(text, len, file, &rr, err, sizeof err) == 0;
     al_free(text, text ? len + 1 : 0, AL_K_REPORT);
-    if (ok && rr.n == 1 && keep_pool(c, rr.owned) == 0) {
+    if (ok && rr.n == 1 && c->npools < c->n) {   /* one read per scenario at most */
+        c->pools[c->npools++] = rr.owned;
         rp_scenario_clear(s);
         *s = rr.scenarios[0];
         memset(&rr.scenarios[0], 0, sizeof rr.scenarios[0]);
@@ -149,7 +148,7 @@ int rp_collect_read(rp_collect *c, size_t i, int fd, const char *file)
         return 0;
     }
     if (ok)
-        snprintf(err, sizeof err, "%s", rr.n == 1 ? "out of memory" : "no scenario in it");
+        snprintf(err, sizeof err, "%s", rr.n == 1 ? "read twice" : "no scenario in it");
     if (ok || rr.scenarios)
         rp_run_free_read(&rr);
     snprintf(msg, sizeof msg, "cannot read the worker's report: %s", err);
@@ -161,13 +160,9 @@ int rp_collect_load_timeline(rp_collect *c, size_t i, int fd)
 {
     rp_timeline *t = &c->tl[i];
     rp_timeline_clear(t);
-    int dfd = dup(fd);
-    FILE *f = dfd < 0 ? NULL : fdopen(dfd, "r");
-    if (!f) {
-        if (dfd >= 0)
-            close(dfd);
+    FILE *f = dup_stream(fd, "r");
+    if (!f)
         return -1;
-    }
     int rc = rp_timeline_load(f, t);
     fclose(f);
     return rc;

@@ -33,8 +33,8 @@ typedef struct rp_collect {
     rp_scenario *res;     /* n records, zeroed until a scenario ends */
     rp_timeline *tl;      /* n series, or NULL (no timelines wanted) */
     size_t n;
-    void **pools;         /* the read-back records' string pools */
-    size_t npools, cap;
+    void **pools;         /* the read-back records' string pools (n at most) */
+    size_t npools;
     const char *inject[32];   /* rp_collect_run's list, in inject_buf */
     char inject_buf[512];
 } rp_collect;

@@ -9,15 +9,9 @@
 fakegc=$1
 mkdir tmp suite
 export TMPDIR=$d/tmp
-cat > suite/a_leak.scn <<'SCN'
-m = fake_mode()
-repeat 200
-t = empty(1)
-f = m.fake(t)
-del f, t
-end
-expect m.memo_meta == 0
-SCN
+# each conversion memoized for good under strong-memo: a leak to report
+printf 'm = fake_mode()\nrepeat 200\n  f = m.fake(empty(1))\nend\nexpect m.memo_meta == 0\n' \
+    > suite/a_leak.scn
 # slow, and leaking too when it ends: a worker is busy with it at the kill
 { cat suite/a_leak.scn; printf 'repeat 100000000\n  u = empty(4)\nend\n'; } > suite/b_slow.scn
 cp suite/b_slow.scn suite/c_slow.scn
