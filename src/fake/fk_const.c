@@ -30,8 +30,9 @@ static const char const_attr[] = "constant";
 
 ts_tensor *fk_const_get(const ts_tensor *f)
 {
+    /* the edge is an attribute a scenario could set to anything */
     obj *c = obj_attr_get(&f->hdr, const_attr);
-    return c ? ts_of(c) : NULL;
+    return c && ts_is_tensor(c) && !obj_expired(c) ? ts_of(c) : NULL;
 }
 
 int fk_const_set(ts_tensor *f, ts_tensor *c)

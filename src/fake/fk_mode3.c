@@ -174,7 +174,8 @@ ts_tensor *fk_fake_v3(obj *mode, ts_tensor *t, const fk_fake_opts *o)
 
 static obj *symbolic_of(const ts_tensor *t)
 {
-    return t && ts_is_fake(t) ? obj_attr_get(&t->hdr, "shape_env") : NULL;
+    obj *se = t && ts_is_fake(t) ? obj_attr_get(&t->hdr, "shape_env") : NULL;
+    return fk_is_shape_env(se) ? se : NULL;
 }
 
 int fk_v3_pre_op(ts_op op, ts_tensor *self, const ts_args *a, obj *holder, fk_opctx *cx,

@@ -12,7 +12,7 @@ ts_tensor *fk_wrap_new(obj *mode, ts_tensor *meta, ts_device device)
         er_set(ER_TYPE, "not a fake mode");
         return NULL;
     }
-    return ts_fake_new(meta, mode, device, 0);
+    return ts_fake_new(meta, fk_mode_holder((fk_mode *)mode), device, 0);
 }
 
 /* After set_ on a fake's meta tensor the fake's metadata follow it (the
@@ -66,7 +66,7 @@ ts_tensor *fk_apply_in(ts_op op, ts_tensor *self, const ts_args *a, obj *active)
         return NULL;
     }
     if (active)
-        mode = active;
+        mode = fk_is_mode(active) ? fk_mode_holder((fk_mode *)active) : active;
     ts_args inner;
     if (a)
         inner = *a;
