@@ -622,12 +622,21 @@ static void write_markdown(FILE *f, const rp_run *base, const rp_run *cur, const
                 MD_BUDGET + 2000);
 }
 
+/* Members k[i]: v[i] for i < n, each after ", ". */
+static void json_u64s(rp_jw *w, const char *const *k, const uint64_t *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        rp_jw_key(w, ", ", k[i]);
+        rp_jw_u64(w, v[i]);
+    }
+}
+
 static void json_side(rp_jw *w, const char *sep, const char *name, const rp_run *r)
 {
     rp_jw_key(w, sep, name);
     rp_jw_key(w, "{", "scenarios"); rp_jw_u64(w, r->n);
-    rp_jw_key(w, ", ", "passed"); rp_jw_u64(w, r->passed);
-    rp_jw_key(w, ", ", "failed"); rp_jw_u64(w, r->failed);
+    json_u64s(w, (const char *const[]){"passed", "failed"},
+              (const uint64_t[]){r->passed, r->failed}, 2);
     rp_jw_key(w, ", ", "allocator"); rp_jw_str(w, r->allocator);
     rp_jw_key(w, ", ", "compat"); rp_jw_str(w, r->compat);
     rp_jw_key(w, ", ", "inject"); rp_jw_raw(w, "[");
@@ -644,10 +653,8 @@ static void json_item(rp_jw *w, const ditem *it, int first)
     rp_jw_key(w, first ? "\n      {" : ",\n      {", "sign"); rp_jw_str(w, sign);
     rp_jw_key(w, ", ", "kind"); rp_jw_str(w, it->kind);
     rp_jw_key(w, ", ", "regression"); rp_jw_bool(w, it->regression);
-    rp_jw_key(w, ", ", "line"); rp_jw_u64(w, it->line);
-    rp_jw_key(w, ", ", "count"); rp_jw_u64(w, it->count);
-    rp_jw_key(w, ", ", "bytes"); rp_jw_u64(w, it->bytes);
-    rp_jw_key(w, ", ", "retained_bytes"); rp_jw_u64(w, it->retained_bytes);
+    json_u64s(w, (const char *const[]){"line", "count", "bytes", "retained_bytes"},
+              (const uint64_t[]){it->line, it->count, it->bytes, it->retained_bytes}, 4);
     rp_jw_key(w, ", ", "text"); rp_jw_str(w, it->text);
     rp_jw_key(w, ", ", "object");
     if (it->rec) {
@@ -707,10 +714,9 @@ static int write_json(FILE *f, const rp_run *base, const rp_run *cur, const dblo
     rp_jw_str(w, s->regressions ? "fail" : "pass");
     rp_jw_key(w, ",\n  ", "summary");
     rp_jw_key(w, "{", "regressed_scenarios"); rp_jw_u64(w, s->reg_scn);
-    rp_jw_key(w, ", ", "improved_scenarios"); rp_jw_u64(w, s->imp_scn);
-    rp_jw_key(w, ", ", "regressions"); rp_jw_u64(w, s->regressions);
-    rp_jw_key(w, ", ", "improvements"); rp_jw_u64(w, s->improvements);
-    rp_jw_key(w, ", ", "missing"); rp_jw_u64(w, s->missing);
+    json_u64s(w, (const char *const[]){"improved_scenarios", "regressions", "improvements",
+                                       "missing"},
+              (const uint64_t[]){s->imp_scn, s->regressions, s->improvements, s->missing}, 4);
     rp_jw_key(w, ", ", "missing_allowed"); rp_jw_bool(w, o && o->allow_missing);
     rp_jw_raw(w, "}\n}\n");
     return rp_jw_close(w);

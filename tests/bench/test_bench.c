@@ -414,19 +414,24 @@ Test(bench, gate_uses_cpu_time_and_noise)
     cr_expect_eq(reg, 1, "2 ns over a 1.45 ns iteration: %zu regressions", reg);
 }
 
+/* t parses into *b with n benchmarks. */
+static void parses(const char *t, bn_baseline *b, size_t n)
+{
+    char err[256];
+    cr_assert_eq(bn_baseline_parse(t, strlen(t), "t", b, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(b->n, n, "%zu benchmarks, want %zu", b->n, n);
+}
+
 /* Peak memory is gated too: a 23x rise fails, naming the benchmark and
  * both values, a rise within --peak-tolerance or under BN_PEAK_SLACK bytes
  * passes, and a baseline without peaks gates time alone. The peak comes
  * back from a saved JSON document. */
 Test(bench, gate_on_peak_memory)
 {
-    const char *t = "{\"benchmarks\":[{\"name\":\"convert/miss\",\"ns_per_op\":100,"
-                    "\"cpu_ns_per_op\":100,\"peak_bytes\":1579232},"
-                    "{\"name\":\"alloc/pair\",\"ns_per_op\":100,\"peak_bytes\":64}]}";
     bn_baseline b;
-    char err[256];
-    cr_assert_eq(bn_baseline_parse(t, strlen(t), "t", &b, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(b.n, 2);
+    parses("{\"benchmarks\":[{\"name\":\"convert/miss\",\"ns_per_op\":100,"
+           "\"cpu_ns_per_op\":100,\"peak_bytes\":1579232},"
+           "{\"name\":\"alloc/pair\",\"ns_per_op\":100,\"peak_bytes\":64}]}", &b, 2);
     cr_expect_eq(b.e[0].peak_bytes, 1579232, "peak_bytes read back: %llu, want 1579232",
                  (unsigned long long)b.e[0].peak_bytes);
     bn_result r[2] = {mk("convert/miss", 100), mk("alloc/pair", 100)};
