@@ -131,7 +131,8 @@ static int campaign(stress_args *a)
     }
     if (a->c.design >= 0 && !st_design_predicted(a->c.design)) {
         cli_error("stress", "--compat %s: the stress model does not predict this design "
-                  "yet (it predicts the default design and pytorch-1.13)", a->c.compat);
+                  "yet (it predicts the default design, pytorch-1.13 and pytorch-2.0; "
+                  "it has no dispatch cache)", a->c.compat);
         return -1;
     }
     char err[600];

@@ -266,18 +266,28 @@ static obj *describer_id(fk_mconv *mc, int storage, obj *key)
 /* describe_tensor: ids for t's storage, then t, then its grad's, then its
  * base's (meta_utils.py@0f315d37:311,384,457,472); sparse tensors have no
  * storage id (:303-311). 0 or -1 (ER_OOM). */
-static int describe(fk_mconv *mc, ts_tensor *t)
+static int describe_at(fk_mconv *mc, ts_tensor *t, int depth);
+
+static int describe(fk_mconv *mc, ts_tensor *t) { return describe_at(mc, t, 0); }
+
+/* As meta_tensor, describe_tensor recurses into grad and base without end
+ * for a grad that reaches its tensor again (PyTorch: RecursionError). */
+static int describe_at(fk_mconv *mc, ts_tensor *t, int depth)
 {
     if (!mc->lookup_tensor)
         return 0;
+    if (depth >= 200)
+        return er_set(ER_LIMIT, "maximum recursion depth exceeded describing tensor#%llu "
+                      "(its grad reaches it again through a view's base)",
+                      (unsigned long long)t->hdr.id);
     if (t->layout == TS_STRIDED && t->storage &&
         !describer_id(mc, 1, &t->storage->hdr))
         return -1;
     if (!describer_id(mc, 0, &t->hdr))
         return -1;
-    if (t->grad && describe(mc, t->grad) != 0)
+    if (t->grad && describe_at(mc, t->grad, depth + 1) != 0)
         return -1;
-    if (t->base && t->layout == TS_STRIDED && describe(mc, t->base) != 0)
+    if (t->base && t->layout == TS_STRIDED && describe_at(mc, t->base, depth + 1) != 0)
         return -1;
     return 0;
 }
@@ -856,7 +866,29 @@ static int fconv_memo_set(fk_fconv *fc, ts_tensor *t, ts_tensor *out)
  * meta_utils.py@003dca52:293-296 (every call counts), :298,685 (a hit
  * returns the entry), :355 (base first), :593,617-626 (storage entry),
  * :671 (grad), :197-198 (finalizer last). */
+static ts_tensor *one_memo_fake_at(fk_mconv *mc, fk_mode *mode, ts_tensor *t);
+
+/* The entry is set last, so a grad that reaches its tensor again through a
+ * view's base (t.grad = t.view(...)) recurses without end, as in PyTorch 2.x
+ * (a RecursionError): stopped at a depth no real tensor reaches. */
+enum { FK_MAX_CONVERT_DEPTH = 200 };
+static int convert_depth;
+
 static ts_tensor *one_memo_fake(fk_mconv *mc, fk_mode *mode, ts_tensor *t)
+{
+    if (convert_depth >= FK_MAX_CONVERT_DEPTH) {
+        er_set(ER_LIMIT, "maximum recursion depth exceeded converting tensor#%llu "
+               "(its grad reaches it again through a view's base)",
+               (unsigned long long)t->hdr.id);
+        return NULL;
+    }
+    convert_depth++;
+    ts_tensor *r = one_memo_fake_at(mc, mode, t);
+    convert_depth--;
+    return r;
+}
+
+static ts_tensor *one_memo_fake_at(fk_mconv *mc, fk_mode *mode, ts_tensor *t)
 {
     count_toward_sweep(mc);
     ts_tensor *hit = mconv_memo_get(mc, t);

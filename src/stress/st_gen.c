@@ -230,8 +230,11 @@ void st_config_default(st_config *c)
 
 int st_design_predicted(int design)
 {
+    /* every design's memo rules come from its row (st_model.c); but where
+     * op outputs are memoized (2.3) an output served from the process's
+     * dispatch cache gets no entry, and the model has no dispatch cache */
     const fk_design *d = fk_design_get((fk_design_id)design);
-    return d && d->fake_memo;
+    return d && !d->op_outputs_memoized;
 }
 
 /* ---- actions ---- */
@@ -649,10 +652,35 @@ static int view_overreaches(const gen *g, const mmode *md, int32_t t)
     return need > have;
 }
 
+/* 2.x converts base and grad before setting the entry: a grad that reaches
+ * an unconverted tensor on the way (t.grad = t.view(...)) recurses without
+ * end (fakegc: LimitExceeded). 1 when t's base/grad edges reach a tensor
+ * still being converted, or go deeper than the generator follows. */
+static int one_recurses(const gen *g, const mmode *md, int32_t t, int32_t *stack, int depth)
+{
+    if (t < 0 || m_lookup(&md->fake, t) >= 0)
+        return 0;
+    if (depth >= 16)
+        return 1;
+    for (int i = 0; i < depth; i++)
+        if (stack[i] == t)
+            return 1;
+    stack[depth] = t;
+    const mnode *x = &g->m.n[t];
+    if (x->base >= 0 && x->layout == LY_STRIDED &&
+        one_recurses(g, md, x->base, stack, depth + 1))
+        return 1;
+    return one_recurses(g, md, g->m.n[t].grad, stack, depth + 1);
+}
+
 /* Conversions the generator does not make: a view of a tensor set_
- * re-pointed (see NF_SET), a view that overreaches, or one with such a grad. */
+ * re-pointed (see NF_SET), a view that overreaches, or one with such a
+ * grad; under one memo (2.x), one that recurses without end. */
 static int conv_blocked(const gen *g, const mmode *md, int32_t t)
 {
+    int32_t stack[16];
+    if (md->one && one_recurses(g, md, t, stack, 0))
+        return 1;
     for (int depth = 0; t >= 0 && depth < 8; depth++) {
         const mnode *x = &g->m.n[t];
         if ((x->flags & NF_SET) && (x->base >= 0 || depth > 0))
@@ -1111,11 +1139,13 @@ static int apply(gen *g, const st_action *a)
 static const char *const counter_name[] = {"memo_fake", "memo_meta", "memo_storage", "pending",
                                            "hits", "misses", "sweep_every", "check_count"};
 
-static int64_t counter(const mmode *md, int k)
+static int64_t counter(const model *m, const mmode *md, int k)
 {
     switch (k) {
     case 0: return md->fake.n;
-    case 1: return md->meta.n;
+    /* one memo (2.x): a mode's or converter's fakes are the MetaConverter's
+     * entries; a stand-alone MetaConverter's are meta tensors */
+    case 1: return md->one && !(m->n[md->node].flags & NF_MC) ? md->fake.n : md->meta.n;
     case 2: return md->stor.n;
     case 3: return md->pending.n;
     case 4: return md->hits;
@@ -1131,7 +1161,7 @@ static void check_counter(gen *g, int slot, int k)
     if (!md || (k == 0 && is_c(slot)))
         return;
     char mn[8];
-    emit(g, "expect %s.%s == %" PRId64, vname(slot, mn), counter_name[k], counter(md, k));
+    emit(g, "expect %s.%s == %" PRId64, vname(slot, mn), counter_name[k], counter(&g->m, md, k));
 }
 
 static void check_weak(gen *g, int slot)

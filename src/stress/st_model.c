@@ -72,6 +72,14 @@ int32_t m_lookup(const mpvec *v, int32_t key)
     return -1;
 }
 
+static int pv_has(const mpvec *v, int32_t key)
+{
+    for (uint32_t i = 0; i < v->n; i++)
+        if (v->p[i].k == key)
+            return 1;
+    return 0;
+}
+
 /* Remove key's entry; returns its value (the caller drops the memo's
  * reference when the table holds values strongly), or -1. */
 static int32_t pv_remove(mpvec *v, int32_t key)
@@ -93,6 +101,7 @@ int m_init(model *m, const st_config *c)
     m->c = c;
     for (int i = 0; i < NVARS; i++)
         m->var[i] = -1;
+    m->next_opkey = -2;
     m->ncap = 1024;
     m->n = al_malloc(m->ncap * sizeof *m->n, AL_K_SCENARIO, "st model nodes");
     m->mcap = 8;
@@ -194,8 +203,13 @@ static void meta_finalizer(model *m, mmode *md, int32_t key, int32_t s)
 {
     if (!md->alive)
         return;
-    int32_t val = pv_remove(&md->meta, key);
-    m_unref(m, val);
+    if (md->one) {
+        /* 2.0 del_ten: pops the one memo's entry (a weak value) */
+        pv_remove(&md->fake, key);
+        pv_remove(&md->meta, key);
+    } else {
+        m_unref(m, pv_remove(&md->meta, key));
+    }
     if (s < 0)
         return;
     if (!m->n[s].alive)
@@ -242,27 +256,41 @@ static void callbacks(model *m, int32_t i)
             mmode *md = &m->m[k];
             if (!md->alive)
                 continue;
-            if (!x->fake && m_lookup(&md->meta, i) >= 0) {
-                /* meta_utils.py set_tensor_memo: weak_st = StorageWeakRef(
-                 * t.storage()) is taken when the entry is made, so after a
-                 * set_ it is the old storage */
-                int32_t s = m_lookup(&md->mstor, i);
-                pv_remove(&md->mstor, i);
+            /* meta_utils.py set_tensor_memo: weak_st = StorageWeakRef(
+             * t.storage()) is taken when the entry is made, so after a
+             * set_ it is the old storage. 1.13: one finalizer with the
+             * meta entry; 2.0: one per insertion (meta_utils.py@003dca52:197) */
+            while (md->fins && pv_has(&md->mstor, i) &&
+                   (md->one || m_lookup(&md->meta, i) >= 0)) {
+                int32_t s = pv_remove(&md->mstor, i);
                 if (m->c->defer_callbacks)
                     defer_push(m, (int32_t)k, i, s);
                 else
                     meta_finalizer(m, md, i, s);
+                if (!md->one)
+                    break;
             }
-            pv_remove(&md->fake, i);          /* key died */
-        }
-        if (x->fake && x->mode >= 0) {       /* value died: WeakValueDictionary */
-            /* the memo holding it: its converter's (x->mi), else its mode's */
-            mmode *md = &m->m[x->mi >= 0 ? x->mi : m->n[x->mode].mi];
-            for (uint32_t e = 0; md->alive && e < md->fake.n;) {
-                if (md->fake.p[e].v == i)
-                    md->fake.p[e] = md->fake.p[--md->fake.n];
+            if (!md->ids && !md->one)
+                pv_remove(&md->fake, i);      /* the fake memo's key died */
+            for (uint32_t e = 0; md->one && !x->fake && e < md->meta.n;) {
+                if (md->meta.p[e].v == i)     /* a weak meta value died */
+                    md->meta.p[e] = md->meta.p[--md->meta.n];
                 else
                     e++;
+            }
+        }
+        if (x->fake && x->mode >= 0) {       /* value died: WeakValueDictionary */
+            /* the memos holding it: its converter's (x->mi), and its
+             * mode's (2.3: an op output, a conversion's fake-view step) */
+            int32_t mis[2] = {x->mi >= 0 ? x->mi : m->n[x->mode].mi, m->n[x->mode].mi};
+            for (int j = 0; j < 2 - (mis[0] == mis[1]); j++) {
+                mmode *md = &m->m[mis[j]];
+                for (uint32_t e = 0; md->alive && e < md->fake.n;) {
+                    if (md->fake.p[e].v == i)
+                        md->fake.p[e] = md->fake.p[--md->fake.n];
+                    else
+                        e++;
+                }
             }
         }
     } else if (x->kind == NK_STORAGE) {
@@ -270,8 +298,16 @@ static void callbacks(model *m, int32_t i)
             m->bytes -= x->nbytes;
         for (uint32_t k = 0; k < m->nm; k++) {
             mmode *md = &m->m[k];
-            if (md->alive && md->policy == FK_SWEEP_EAGER)
+            if (md->alive && md->ids) {
+                /* 2.3: a meta storage died, its id -> storage entry goes */
+                for (uint32_t e = 0; e < md->stor.n;)
+                    if (md->stor.p[e].v == i)
+                        md->stor.p[e] = md->stor.p[--md->stor.n];
+                    else
+                        e++;
+            } else if (md->alive && md->policy == FK_SWEEP_EAGER) {
                 m_unref(m, pv_remove(&md->stor, i));
+            }
         }
     } else if (x->kind == NK_MODE) {
         mmode *md = &m->m[x->mi];
@@ -279,9 +315,9 @@ static void callbacks(model *m, int32_t i)
         if (!(x->flags & (NF_MC | NF_FC)))
             m->live_modes--;
         /* the converter goes with it: its tables are freed */
-        for (uint32_t e = 0; e < md->meta.n; e++)
+        for (uint32_t e = 0; e < md->meta.n && !md->one; e++)
             m_unref(m, md->meta.p[e].v);
-        for (uint32_t e = 0; e < md->stor.n; e++)
+        for (uint32_t e = 0; e < md->stor.n && !md->ids; e++)
             m_unref(m, md->stor.p[e].v);
         md->meta.n = md->stor.n = md->fake.n = md->pending.n = md->mstor.n = 0;
     }
@@ -331,7 +367,7 @@ static void mark(model *m, int32_t root)
         }
         if (x->kind == NK_MODE) {
             mmode *md = &m->m[x->mi];
-            for (int tbl = 0; tbl < 2; tbl++) {
+            for (int tbl = md->one; tbl < 2 - md->ids; tbl++) {   /* strong values */
                 mpvec *v = tbl ? &md->stor : &md->meta;
                 for (uint32_t k = 0; k < v->n; k++) {
                     int32_t c = v->p[k].v;
@@ -393,8 +429,10 @@ void m_gc(model *m, int sweep)
         m->draining = 0;
         drain(m);
     }
+    /* fk_sweep_all's order: the newest converter first (a sweep can free a
+     * meta storage another converter has pending: 2.x converts meta tensors) */
     if (sweep)
-        for (uint32_t k = 0; k < m->nm; k++)
+        for (uint32_t k = m->nm; k-- > 0;)
             if (m->m[k].alive)
                 m_sweep(m, &m->m[k]);
     m_run_deferred(m);
@@ -714,6 +752,14 @@ int32_t m_mode_new(model *m, int is_mc, int policy, int64_t every)
     md->policy = (uint8_t)policy;
     md->alive = 1;
     md->freq = every < 1 ? 1 : every;
+    const fk_design *d = fk_design_get((fk_design_id)m->c->design);
+    md->one = !d->fake_memo;
+    md->ids = fk_design_table(d, FK_T_LOOKUP_TENSOR)->exists;
+    md->fins = (uint8_t)fk_design_has_finalizers(d);
+    md->sweeps = (uint8_t)fk_design_sweeps(d);
+    md->opmemo = d->op_outputs_memoized;
+    if (!md->sweeps)
+        md->freq = 0;        /* sweep_every reads 0 */
     m->n[i].mi = (int32_t)m->nm++;
     if (is_mc)
         m->n[i].flags |= NF_MC;
@@ -794,7 +840,8 @@ static int32_t convert_fresh(model *m, mmode *md, int32_t t)
     } else {
         int32_t s = x->storage;
         int32_t ms = m_lookup(&md->stor, s);
-        if (ms < 0) {
+        int fresh = ms < 0;
+        if (fresh) {
             ms = m_storage(m, m->n[s].nbytes, DV_META);
             if (ms < 0 || pv_push(m, &md->stor, s, ms) < 0)
                 return -1;
@@ -816,7 +863,8 @@ static int32_t convert_fresh(model *m, mmode *md, int32_t t)
         memcpy(y->strides, x->strides, sizeof y->strides);
         y->offset = x->offset;
         y->storage = ms;
-        m_ref(m, ms);
+        if (!(fresh && md->ids))
+            m_ref(m, ms);    /* 2.3: the memo holds a fresh one weakly */
         y->flags = (uint16_t)(x->flags & NF_USTR);
     }
     if (r < 0)
@@ -828,12 +876,19 @@ static int32_t convert_fresh(model *m, mmode *md, int32_t t)
     return r;
 }
 
-static int32_t meta_tensor(model *m, mmode *md, int32_t t)
+/* see [expired-storages]: every meta_tensor call counts, in designs
+ * that sweep */
+static void count_call(model *m, mmode *md)
 {
-    if (++md->count >= md->freq) {
+    if (md->sweeps && ++md->count >= md->freq) {
         m_sweep(m, md);
         md->count = 0;
     }
+}
+
+static int32_t meta_tensor(model *m, mmode *md, int32_t t)
+{
+    count_call(m, md);
     int32_t hit = m_lookup(&md->meta, t);
     if (hit >= 0) {
         m_ref(m, hit);
@@ -845,14 +900,115 @@ static int32_t meta_tensor(model *m, mmode *md, int32_t t)
     if (pv_push(m, &md->meta, t, r) < 0)   /* the memo keeps the creation ref */
         return -1;
     const mnode *x = &m->n[t];
-    if (pv_push(m, &md->mstor, t, x->layout == LY_STRIDED ? x->storage : -1) < 0)
+    if (md->fins &&
+        pv_push(m, &md->mstor, t, x->layout == LY_STRIDED ? x->storage : -1) < 0)
         return -1;
-    m_ref(m, r);
+    if (!md->one)
+        m_ref(m, r);   /* 2.x: weak values, the caller has the only reference */
     return r;
+}
+
+/* 2.x: what the MetaConverter rejects for a fake ("meta converter nyi"):
+ * a fake, sparse CSR, a view of a sparse base, lazy; neg/conj and meta
+ * tensors convert (meta_utils.py@003dca52:679,711-716,
+ * meta_utils.py@0f315d37:1897-1904) */
+static int one_unsupported(const model *m, int32_t t)
+{
+    const mnode *x = &m->n[t];
+    return x->fake || x->layout == LY_CSR ||
+           (x->base >= 0 && m->n[x->base].layout != LY_STRIDED) || x->dev == DV_LAZY;
+}
+
+/* 2.x: the one memo's conversion (fake/fk_conv.c one_memo_fake): the base
+ * first, the view's fake off the base's fake (a view of it, which it
+ * holds), grad recursively, the entry last with its finalizer (2.0); in 2.3
+ * the fake-view step is an op whose output gets an entry of its own. */
+static int32_t one_fake(model *m, mmode *md, int32_t t, int32_t owner)
+{
+    count_call(m, md);
+    int32_t hit = m_lookup(&md->fake, t);
+    if (hit >= 0) {
+        m_ref(m, hit);
+        return hit;
+    }
+    const mnode *x = &m->n[t];
+    int32_t bf = -1, r;
+    if (x->base >= 0 && x->layout == LY_STRIDED) {
+        bf = one_fake(m, md, x->base, owner);
+        if (bf < 0)
+            return -1;
+        x = &m->n[t];
+        int64_t sz[M_MAXD], st[M_MAXD];
+        memcpy(sz, x->sizes, sizeof sz);
+        memcpy(st, x->strides, sizeof st);
+        r = m_view(m, m->n[bf].meta, x->ndim, sz, st, x->offset);
+        if (r >= 0) {
+            const uint16_t copied = NF_RG | NF_LEAF | NF_NEG | NF_CONJ | NF_USTR;
+            m->n[r].dtype = m->n[t].dtype;
+            m->n[r].flags = (uint16_t)((m->n[r].flags & ~(copied | NF_QUANT)) |
+                                       (m->n[t].flags & copied) | NF_MEMO);
+        }
+    } else {
+        r = convert_fresh(m, md, t);
+    }
+    if (r < 0)
+        return -1;
+    int32_t f = m_fake_new(m, r, owner, m->n[t].dev);
+    if (f < 0)
+        return -1;
+    x = &m->n[t];
+    mnode *y = &m->n[f];
+    y->flags = (uint16_t)((y->flags & ~(NF_RG | NF_LEAF)) | (x->flags & (NF_RG | NF_LEAF)));
+    y->base = bf;                       /* bf's reference */
+    y->mi = (int32_t)(md - m->m);
+    /* dispatched to the owner mode: its converter memoizes it */
+    mmode *om = &m->m[m->n[owner].mi];
+    if (bf >= 0 && om->opmemo && pv_push(m, &om->fake, m->next_opkey--, f) < 0)
+        return -1;
+    if (x->grad >= 0) {
+        int32_t g = one_fake(m, md, x->grad, owner);
+        if (g < 0)
+            return -1;
+        m->n[f].grad = g;
+    }
+    if (pv_push(m, &md->fake, t, f) < 0)
+        return -1;
+    if (md->fins) {
+        x = &m->n[t];
+        if (pv_push(m, &md->mstor, t, x->layout == LY_STRIDED ? x->storage : -1) < 0)
+            return -1;
+    }
+    return f;
+}
+
+void m_op_output(model *m, int32_t f)
+{
+    const mnode *y = &m->n[f];
+    if (f < 0 || !y->fake || y->mode < 0)
+        return;
+    mmode *md = &m->m[m->n[y->mode].mi];
+    if (md->alive && md->opmemo)
+        pv_push(m, &md->fake, m->next_opkey--, f);
 }
 
 int32_t m_meta_convert(model *m, mmode *md, int32_t t)
 {
+    if (md->one && !(m->n[md->node].flags & NF_MC)) {
+        /* mode.meta(t) in 2.x: the meta tensor of t's fake (fk_mode_meta) */
+        if ((m->n[t].flags & NF_QUANT) || one_unsupported(m, t)) {
+            md->misses++;
+            m_ref(m, t);
+            return t;
+        }
+        md->hits++;
+        int32_t f = one_fake(m, md, t, md->node);
+        if (f < 0)
+            return -1;
+        int32_t r = m->n[f].meta;
+        m_ref(m, r);
+        m_unref(m, f);
+        return r;
+    }
     if (m_meta_unsupported(m, t)) {
         md->misses++;
         m_ref(m, t);
@@ -871,7 +1027,8 @@ static int fake_check_real(model *m, mmode *md, int32_t t, int depth)
     const mnode *x = &m->n[t];
     if (x->flags & NF_QUANT)
         return depth ? MERR_SKIP : MERR_UNSUP;
-    if (m_meta_unsupported(m, t) && (x->fake || x->dev != DV_META))
+    if (md->one ? one_unsupported(m, t)
+                : m_meta_unsupported(m, t) && (x->fake || x->dev != DV_META))
         return depth ? MERR_SKIP : MERR_UNSUP;
     if (x->grad >= 0) {
         if (depth > 8)
@@ -908,6 +1065,10 @@ static int32_t from_real(model *m, mmode *md, int32_t t, int32_t owner)
         m_ref(m, hit);
         return hit;
     }
+    if (md->one) {
+        md->hits++;    /* once: the recursion is the MetaConverter's */
+        return one_fake(m, md, t, owner);
+    }
     int32_t mt = m_meta_convert(m, md, t);
     if (mt < 0)
         return -1;
@@ -943,6 +1104,10 @@ int32_t m_fake(model *m, mmode *md, int32_t t, int with_device, uint8_t dev)
         return -1;
     converted_leaf(&m->n[f], &m->n[t]);
     if (pv_push(m, &md->fake, t, f) < 0)
+        return -1;
+    /* 2.0: the FakeTensorConverter's finalizer on the meta tensor only pops
+     * the entry (fake_tensor.py@6ec61862:229-244,304-313) */
+    if (md->one && md->fins && pv_push(m, &md->mstor, t, -1) < 0)
         return -1;
     m->n[f].mi = (int32_t)(md - m->m);
     return f;

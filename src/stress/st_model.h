@@ -76,6 +76,16 @@ typedef struct mmode {
     int32_t node;
     uint8_t policy;          /* FK_SWEEP_EAGER / FK_SWEEP_PERIODIC */
     uint8_t alive;
+    /* the design's rules (fake/fk.h, its row's tables), per converter:
+     * one   one tensor memo, the MetaConverter's, of weak values (2.x): a
+     *       mode's fakes are its values (`fake`), `meta` only for a
+     *       stand-alone MetaConverter;
+     * ids   2.3's describer: entries are keyed by ids that outlive their
+     *       real objects, storage-memo values are weak;
+     * fins  finalizers on converted tensors (1.13, 2.0), one per insertion
+     *       under `one`;
+     * sweeps a pending list and its sweep; opmemo op outputs memoized */
+    uint8_t one, ids, fins, sweeps, opmemo;
     int64_t freq, count, hits, misses;
     mpvec fake, meta, stor;  /* key node -> value node */
     mpvec mstor;             /* meta key -> the storage it had when its entry was
@@ -132,6 +142,7 @@ typedef struct model {
     uint32_t ndeferred, capdeferred;
     int draining;
     int oom;
+    int32_t next_opkey;      /* 2.3: fresh keys (ids) of op outputs, < -1 */
 } model;
 
 extern const char *const m_dtype_name[D_COUNT];
@@ -190,6 +201,9 @@ int32_t m_fake(model *m, mmode *md, int32_t t, int with_device, uint8_t dev);
 /* converter(mode, t) of a stand-alone FakeTensorConverter md: memoized in
  * md, the fake holds `owner` (a mode node). New ref. */
 int32_t m_convert(model *m, mmode *md, int32_t t, int32_t owner);
+/* A new fake output f of an op: memoized under a fresh key where the
+ * design memoizes op outputs (2.3's from_meta_and_device). */
+void m_op_output(model *m, int32_t f);
 /* fake_converter(): an NK_MODE node flagged NF_FC with its own memos. */
 int32_t m_converter_new(model *m, int policy, int64_t every);
 

@@ -954,6 +954,8 @@ int32_t m_run_plan(model *m, int32_t ti, const mplan *p, int view_op)
         m->n[f].base = base;
         m_ref(m, base);
     }
+    if (f >= 0)
+        m_op_output(m, f);   /* fake_tensor.py@946abe14:1869 */
     return f;
 }
 

@@ -265,3 +265,41 @@ Test(design, pytorch_23_each_death_clears_its_own_half)
     EQ(keep->hdr.weak, 0);
     obj_decref(&keep->hdr);
 }
+
+/* 2.x converts base and grad before setting the entry: a grad that is a
+ * view of its own tensor recurses without end (PyTorch: RecursionError).
+ * fakegc stops with LimitExceeded, in 2.0 and in 2.3 (whose describer
+ * recurses first), and the mode converts on. */
+static void grad_cycle(fk_design_id d)
+{
+    fk_design_set(d);
+    obj *m = fk_mode_new(fk_design_get(d)->policy, 128);
+    fk_design_set(FK_D_DEFAULT);
+    ts_tensor *t = vec(4);
+    ts_args a;
+    memset(&a, 0, sizeof a);
+    a.n = 1;
+    a.v[0] = 4;
+    ts_tensor *v = ts_apply(TS_OP_VIEW, t, &a);
+    cr_assert_not_null(v, "%s", er_message());
+    EQ(ts_set_grad(t, v), 0);
+    er_clear();
+    cr_assert_null(fk_fake(m, t, NULL));
+    EQ(er_kind_get(), ER_LIMIT);
+    er_clear();
+    ts_tensor *u = vec(2);
+    ts_tensor *fu = fk_fake(m, u, NULL);
+    cr_assert_not_null(fu, "%s", er_message());
+    obj_decref(&fu->hdr);
+    obj_decref(&u->hdr);
+    ts_set_grad(t, NULL);
+    obj_decref(&v->hdr);
+    obj_decref(&t->hdr);
+    obj_decref(m);
+}
+
+Test(design, grad_reaching_its_tensor_is_a_limit_not_a_crash)
+{
+    grad_cycle(FK_D_2_0);
+    grad_cycle(FK_D_2_3);
+}
