@@ -646,6 +646,10 @@ static int view_overreaches(const gen *g, const mmode *md, int32_t t)
         return 1;
     uint64_t need = m_storage_bytes(x->ndim, x->sizes, x->strides, x->offset, x->dtype);
     int32_t hit = m_lookup(&md->meta, x->base);
+    if (md->one && !(g->m.n[md->node].flags & NF_MC)) {   /* the base's fake's meta */
+        int32_t fh = m_lookup(&md->fake, x->base);
+        hit = fh >= 0 ? g->m.n[fh].meta : -1;
+    }
     uint64_t have = hit >= 0 && g->m.n[hit].storage >= 0
                   ? g->m.n[g->m.n[hit].storage].nbytes
                   : m_storage_bytes(b->ndim, b->sizes, b->strides, b->offset, b->dtype);
