@@ -69,6 +69,17 @@ static void group(jw *w, const hp_group *g, const hp_retained *recs, size_t nrec
 
 /* Biggest retainers: [{"id", "type", "retained_bytes", "count",
  * "main_count", "main_kind", "main_via", "path"}] */
+/* [a, b, c] */
+static void triple(rp_jw *w, uint64_t a, uint64_t b, uint64_t c)
+{
+    uint64_t v[3] = {a, b, c};
+    for (int i = 0; i < 3; i++) {
+        rp_jw_put(w, i ? ", " : "[", i ? 2 : 1);
+        rp_jw_u64(w, v[i]);
+    }
+    rp_jw_put(w, "]", 1);
+}
+
 /* "dtree": the aggregated dominator tree the page draws (hp_dtree), or
  * null: {"line", "objects", "groups_seen", "unexpanded", "nodes": [{"parent"
  * (-1: top), "kind", "type" (null: a top-level node), "label", "example",
@@ -101,13 +112,7 @@ static void dtree(rp_jw *w, const rp_scenario *s)
         rp_jw_key(w, ", ", "shallow"); rp_jw_u64(w, d->shallow);
         rp_jw_key(w, ", ", "retained"); rp_jw_u64(w, d->retained);
         rp_jw_key(w, ", ", "more");
-        rp_jw_put(w, "[", 1);
-        rp_jw_u64(w, d->more_groups);
-        rp_jw_put(w, ", ", 2);
-        rp_jw_u64(w, d->more_count);
-        rp_jw_put(w, ", ", 2);
-        rp_jw_u64(w, d->more_retained);
-        rp_jw_put(w, "]", 1);
+        triple(w, d->more_groups, d->more_count, d->more_retained);
         rp_jw_key(w, ", ", "expanded"); rp_jw_bool(w, d->expanded);
         rp_jw_key(w, ", ", "zombie"); rp_jw_bool(w, d->zombie);
         rp_jw_put(w, "}", 1);
@@ -135,13 +140,7 @@ static void verdict_groups(rp_jw *w, const rp_scenario *s)
         rp_jw_key(w, ", ", "holder"); rp_jw_str(w, g->holder);
         rp_jw_key(w, ", ", "path"); rp_jw_str(w, g->path);
         rp_jw_key(w, ", ", "rounds");
-        rp_jw_put(w, "[", 1);
-        rp_jw_u64(w, g->first_round);
-        rp_jw_put(w, ", ", 2);
-        rp_jw_u64(w, g->last_round);
-        rp_jw_put(w, ", ", 2);
-        rp_jw_u64(w, g->rounds);
-        rp_jw_put(w, "]", 1);
+        triple(w, g->first_round, g->last_round, g->rounds);
         rp_jw_key(w, ", ", "suppressed"); rp_jw_bool(w, g->suppressed);
         rp_jw_put(w, "}", 1);
     }

@@ -682,6 +682,19 @@ static int get_fixed(rp_jr *j, char *buf, size_t n)
     return 0;
 }
 
+/* [a, b, c] (rp_json.c's triple); what follows the third is skipped. */
+static int get_triple(rp_jr *j, uint64_t v[3], const char *what)
+{
+    int first = 1, k;
+    size_t i = 0;
+    if (rp_jr_arr_open(j) != 0)
+        return -1;
+    while ((k = rp_jr_arr_next(j, &first)) == 1)
+        if ((i < 3 ? rp_jr_get_u64(j, &v[i++], what) : rp_jr_skip(j)) != 0)
+            return -1;
+    return k < 0 ? -1 : 0;
+}
+
 /* One node of "dtree"."nodes" (rp_json.c's dtree); its parent must come
  * before it. */
 static int dnode_key(rd *d, const char *key, hp_dnode *n, size_t at)
@@ -712,15 +725,12 @@ static int dnode_key(rd *d, const char *key, hp_dnode *n, size_t at)
         if (strcmp(key, num[i].k) == 0)
             return rp_jr_get_u64(j, num[i].u, num[i].k);
     if (strcmp(key, "more") == 0) {
-        uint64_t *v[3] = {&n->more_groups, &n->more_count, &n->more_retained};
-        int first = 1, k;
-        size_t i = 0;
-        if (rp_jr_arr_open(j) != 0)
-            return -1;
-        while ((k = rp_jr_arr_next(j, &first)) == 1)
-            if ((i < 3 ? rp_jr_get_u64(j, v[i++], "more") : rp_jr_skip(j)) != 0)
-                return -1;
-        return k < 0 ? -1 : 0;
+        uint64_t v[3] = {0, 0, 0};
+        int rc = get_triple(j, v, "more");
+        n->more_groups = v[0];
+        n->more_count = v[1];
+        n->more_retained = v[2];
+        return rc;
     }
     int b = 0;
     if (strcmp(key, "expanded") == 0 || strcmp(key, "zombie") == 0) {
@@ -801,15 +811,15 @@ static int read_dtree(rd *d, rp_scenario *s)
 /* [first, last, of] into a verdict group's rounds. */
 static int get_rounds(rp_jr *j, rp_vgroup *g)
 {
-    uint32_t *v[3] = {&g->first_round, &g->last_round, &g->rounds};
-    int first = 1, k;
-    size_t i = 0;
-    if (rp_jr_arr_open(j) != 0)
+    uint64_t v[3] = {0, 0, 0};
+    if (get_triple(j, v, "rounds") != 0)
         return -1;
-    while ((k = rp_jr_arr_next(j, &first)) == 1)
-        if ((i < 3 ? rp_jr_get_u32(j, v[i++], "rounds") : rp_jr_skip(j)) != 0)
-            return -1;
-    return k < 0 ? -1 : 0;
+    if (v[0] > UINT32_MAX || v[1] > UINT32_MAX || v[2] > UINT32_MAX)
+        return rp_jr_fail(j, "rounds: out of range");
+    g->first_round = (uint32_t)v[0];
+    g->last_round = (uint32_t)v[1];
+    g->rounds = (uint32_t)v[2];
+    return 0;
 }
 
 static int vgroup_key(rp_jr *j, const char *key, rp_vgroup *g)
