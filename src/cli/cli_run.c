@@ -22,8 +22,6 @@ typedef struct run_args {
     int changed;                /* a file changed since it was parsed (exit 2) */
     sc_program **progs;
     size_t n, done;
-    FILE *stream;               /* where the PASS/FAIL lines go, NULL: nowhere */
-    rp_options stream_ro;
     rp_collect col;
 } run_args;
 
@@ -97,9 +95,9 @@ static void stream_init(run_args *a)
 {
     const cli_common *c = &a->c;
     int text_stdout = c->format == RP_TEXT && c->out == stdout;
-    a->stream = text_stdout ? stdout : isatty(2) ? stderr : NULL;
-    a->stream_ro.color = text_stdout ? c->color : cli_color_wanted(c, stderr);
-    a->stream_ro.quiet = c->quiet;
+    rp_options ro = {text_stdout ? c->color : cli_color_wanted(c, stderr), 0, c->quiet};
+    rp_collect_stream(&a->col, text_stdout ? stdout : isatty(2) ? stderr : NULL, &ro,
+                      isatty(2) && !c->quiet);
 }
 
 /* A scenario's record is complete: -x, its line, the progress line, and a
@@ -114,12 +112,7 @@ static void scenario_done(void *arg, size_t i)
         cli_error("run", "%s", s->error ? s->error : s->file);
         a->changed = 1;
     }
-    if (a->stream && !(a->c.quiet && (s->status == RP_PASS || s->status == RP_SKIP))) {
-        if (isatty(2) && !a->c.quiet)
-            fputs("\r\033[K", stderr);   /* the progress line gives way */
-        rp_write_status_line(s, a->stream, &a->stream_ro);
-        fflush(a->stream);
-    }
+    rp_collect_said(&a->col, i);
     a->done++;
     cli_progress(&a->c, a->done, a->n, a->done < a->n ? sc_program_file(a->progs[a->done]) : "");
 }
@@ -198,15 +191,9 @@ static int report(run_args *a, size_t ran, size_t nprogs, const char *repro)
     if (rc == 0 && cli_outputs_commit(c, "run") < 0)
         rc = -1;
     int exit_code = run.errors ? CLI_EXIT_INTERNAL : run.failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
-    if (cli_interrupted()) {
-        fprintf(stderr, "fakegc run: interrupted by %s: the report holds the scenarios "
-                "that finished\n%zu of %zu finished: %u passed, %u failed\n",
-                run.interrupted, ran, nprogs, run.passed, run.failed);
+    rp_collect_say_stopped(stderr, "fakegc run", &run);
+    if (cli_interrupted())
         exit_code = cli_interrupt_exit();
-    } else if (ran < nprogs) {
-        fprintf(stderr, "fakegc run: stopped after %u failed scenario%s (--max-failures): "
-                "%zu of %zu ran\n", run.failed, run.failed == 1 ? "" : "s", ran, nprogs);
-    }
     for (size_t i = 0; a->shard.n && i < ran; i++)
         if (res[i].status != RP_PASS)
             fprintf(stderr, "fakegc run: shard %u/%u: %s %s; in one process: %s %s\n",

@@ -226,3 +226,34 @@ void rp_collect_run(rp_collect *c, rp_run *run, size_t n, const char *inject)
     run->n = n;
     rp_run_count(run);
 }
+
+void rp_collect_stream(rp_collect *c, FILE *f, const rp_options *o, int clear)
+{
+    c->stream = f;
+    c->stream_ro = *o;
+    c->stream_clear = clear;
+}
+
+void rp_collect_said(rp_collect *c, size_t i)
+{
+    const rp_scenario *s = &c->res[i];
+    if (!c->stream || (c->stream_ro.quiet && (s->status == RP_PASS || s->status == RP_SKIP)))
+        return;
+    if (c->stream_clear)
+        fputs("\r\033[K", stderr);
+    rp_write_status_line(s, c->stream, &c->stream_ro);
+    fflush(c->stream);
+}
+
+void rp_collect_say_stopped(FILE *f, const char *cmd, const rp_run *run)
+{
+    if (!run->interrupted)
+        return;
+    if (strcmp(run->interrupted, "max-failures") != 0)
+        fprintf(f, "%s: interrupted by %s: the report holds the scenarios that finished\n"
+                "%zu of %zu finished: %u passed, %u failed\n", cmd, run->interrupted, run->n,
+                run->planned, run->passed, run->failed);
+    else
+        fprintf(f, "%s: stopped after %u failed scenario%s (--max-failures): %zu of %zu ran\n",
+                cmd, run->failed, run->failed == 1 ? "" : "s", run->n, run->planned);
+}

@@ -35,6 +35,9 @@ typedef struct rp_collect {
     size_t n;
     void **pools;         /* the read-back records' string pools (n at most) */
     size_t npools;
+    FILE *stream;             /* rp_collect_stream's */
+    rp_options stream_ro;
+    int stream_clear;
     const char *inject[32];   /* rp_collect_run's list, in inject_buf */
     char inject_buf[512];
 } rp_collect;
@@ -70,6 +73,15 @@ void rp_collect_not_run(rp_collect *c, char *const *files, char *const *diags);
 /* run: the first n records (scenarios, counts) and inject (a comma list,
  * NULL: none) as a list; the rest of run zeroed. run points into c. */
 void rp_collect_run(rp_collect *c, rp_run *run, size_t n, const char *inject);
+
+/* Each record's status line ("PASS file") as it is complete, to f (NULL:
+ * nowhere); o->quiet: only those that did not pass; clear: "\r\033[K" on
+ * stderr before each (a progress line there gives way). */
+void rp_collect_stream(rp_collect *c, FILE *f, const rp_options *o, int clear);
+void rp_collect_said(rp_collect *c, size_t i);
+/* On f, when run stopped early (run->interrupted set): what stopped it,
+ * and how many of run->planned finished. */
+void rp_collect_say_stopped(FILE *f, const char *cmd, const rp_run *run);
 
 /* The scenarios that finished (a record with a file), moved to the front in
  * their order with their series; the rest emptied. Their count. */
