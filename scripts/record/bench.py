@@ -52,8 +52,8 @@ def main():
                 j = subprocess.run([o.fakegc, "run", "--format", "json", "--compat",
                                     "pytorch-1.13", out], stdout=subprocess.PIPE, text=True)
                 s = json.loads(j.stdout)["scenarios"][0]
-                if s["status"] != "pass":
-                    raise SystemExit("bench.py: the replay of %s failed" % n)
+                if s["failures"]:   # a leaking example fails its verdict; fidelity may not fail
+                    raise SystemExit("bench.py: the replay of %s has fidelity mismatches" % n)
                 plain.append(p)
                 rec.append(r)
                 rep.append(s["stats"]["wall_ms"])

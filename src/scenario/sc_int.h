@@ -168,6 +168,7 @@ struct sc_program {
     /* config: -1 when not given */
     int cfg_gc, cfg_sweep, cfg_end_check;
     int cfg_compat;                /* fk_design_id, or -1 */
+    const char *cfg_suppress;      /* config suppress: a rules file, or NULL */
     /* parked (sc_check_file): the arena is gone; file is an allocation of
      * its own, and the text's length and hash say whether a re-read file
      * is still the one checked */

@@ -46,7 +46,8 @@ static const char *const mfmt_names[] = {"contiguous_format", "channels_last", N
 static const char *const device_names[] = {"cpu", "cuda", "meta", "lazy", NULL};
 static const char *const stmt_keywords[] = {
     "del", "expect", "repeat", "with", "end", "config", "checkpoint", NULL};
-static const char *const config_keys[] = {"gc", "sweep", "end_check", "compat", NULL};
+static const char *const config_keys[] = {"gc", "sweep", "end_check", "compat", "suppress",
+                                          NULL};
 static const char *const gc_values[] = {"manual", "auto", "stress", NULL};
 static const char *const sweep_values[] = {"eager", "periodic", NULL};
 static const char *const end_values[] = {"strict", "off", NULL};
@@ -182,7 +183,7 @@ typedef struct parser {
     uint32_t phantom_blocks;   /* misspelt repeat/with lines: ends to absorb */
     int binary;                /* NUL or invalid UTF-8 seen: stop at once */
     int seen_stmt;             /* a statement other than config */
-    int cfg_seen[4];
+    int cfg_seen[5];
     vec checkpoints;           /* names (arena strings) */
     /* Reads of a user attribute whose name is near a counter's (memo_mta),
      * and the attribute names the script stores: a read of a name no line
@@ -1069,7 +1070,8 @@ static void parse_config(parser *p)
                      best);
         else
             error_at(p, kt.line, kt.col,
-                     "unknown config key '%s'; expected gc, sweep, end_check or compat", key);
+                     "unknown config key '%s'; expected gc, sweep, end_check, compat or "
+                     "suppress", key);
         return;
     }
     next(p);
@@ -1094,6 +1096,16 @@ static void parse_config(parser *p)
         return;
     }
     next(p);
+    if (k == 4) {   /* suppress: a rules file (verdict(suppress=) says how it is read) */
+        if (p->cfg_seen[k]) {
+            error_at(p, kt.line, kt.col, "config '%s' is set twice", key);
+            return;
+        }
+        p->cfg_seen[k] = 1;
+        p->prog->cfg_suppress = v.name;
+        expect_eol(p, "the config value");
+        return;
+    }
     const char *const *choices = k == 0 ? gc_values : k == 1 ? sweep_values
                                : k == 2 ? end_values : compat_values;
     char what[96];
@@ -1594,6 +1606,7 @@ static sc_program *program_new(const char *file, const char *src, size_t len)
     }
     prog->len = len;
     prog->cfg_gc = prog->cfg_sweep = prog->cfg_end_check = prog->cfg_compat = -1;
+    prog->cfg_suppress = NULL;
     return prog;
 }
 

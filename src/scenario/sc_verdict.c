@@ -329,6 +329,29 @@ static void site_text(const hp_class_group *g, char *buf, size_t n)
         snprintf(buf, n, "%s", g->site.file ? g->site.file : "?");
 }
 
+/* The converter that keeps a lingering group (the last object of its
+ * example path, "... -> meta_converter#3"): how many more conversions
+ * until its next periodic sweep reclaims it (sweep_every - check_count);
+ * -1 when it is not a live converter that sweeps. */
+static int64_t conversions_to_sweep(const hp_class_group *g)
+{
+    for (const char *h = g->example + strlen(g->example); h-- > g->example;) {
+        if (*h != '#')
+            continue;
+        uint64_t id = strtoull(h + 1, NULL, 10);
+        for (obj *o = obj_live_first(); o; o = obj_iter_next(o)) {
+            fk_counters c;
+            if (o->id != id)
+                continue;
+            if (fk_counters_get(o, &c) == 0 && c.sweep_every > 0)
+                return c.sweep_every - c.check_count;
+            er_clear();
+            break;
+        }
+    }
+    return -1;
+}
+
 static void group_line(vbuf *b, const hp_class_group *g, int suppressed_rule)
 {
     (void)suppressed_rule;
@@ -363,10 +386,17 @@ static void group_line(vbuf *b, const hp_class_group *g, int suppressed_rule)
         else
             vput(b, ", held by the program at %s", g->example);
         break;
-    default:
-        vput(b, ", awaiting its converter's next sweep (the periodic policy sweeps every "
-                "sweep_every conversions): %s", g->example);
+    default: {
+        int64_t left = conversions_to_sweep(g);
+        if (left > 0)
+            vput(b, ", reclaimed at its converter's next sweep, in %" PRId64 " conversion%s "
+                    "(the periodic policy sweeps every sweep_every conversions): %s",
+                 left, left == 1 ? "" : "s", g->example);
+        else
+            vput(b, ", awaiting its converter's next sweep (the periodic policy sweeps every "
+                    "sweep_every conversions): %s", g->example);
         break;
+    }
     }
     vput(b, "\n");
 }
@@ -598,6 +628,11 @@ int sc_ev_verdict(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args
     size_t nrules = 0;
     if ((has = kw_str(vm, e, "suppress", &s, &n)) < 0)
         return -1;
+    if (!has && vm->p->cfg_suppress) {   /* the keyword wins over config suppress */
+        s = vm->p->cfg_suppress;
+        n = strlen(s);
+        has = 1;
+    }
     if (has) {
         char path[1024];
         const char *slash = strrchr(vm->p->file, '/');

@@ -15,7 +15,13 @@ requires:
     objgraph.find_backref_chain; held = with one): lost == alive - held,
     accumulating + still reachable == held;
   - the recorder's own holders (hold lines of fakes) to be exactly the fakes
-    objgraph finds a chain for.
+    objgraph finds a chain for;
+  - the verdict's finalizers, all classes together, to be the
+    weakref.finalize objects PyTorch still holds (truth.py), and finalizers
+    judged accumulating to grow in PyTorch too, by the same amount per
+    round as the model says (sampled at each FakeTensorMode made);
+  - a lingering expired storage's "next sweep, in N conversions" to be what
+    the live mode's MetaConverter counts in PyTorch.
 Exit 77 (skipped) where torch, objgraph or (ResNet examples) torchvision is
 not importable."""
 import difflib
@@ -50,6 +56,21 @@ def classes(text):
             key = (m.group(1), noun)
             out[key] = out.get(key, 0) + int(m.group(2))
     return out
+
+
+def finalizer_check(got, tf, text):
+    """The model's finalizers against PyTorch's registry (truth.py)."""
+    bad = []
+    total = sum(v for (c, noun), v in got.items() if noun == "finalizer")
+    if total != tf["alive"]:
+        bad.append("finalizers: the model keeps %d, PyTorch %d" % (total, tf["alive"]))
+    m = re.search(r"accumulating: \d+ finalizers .*?\+([0-9.]+) per round", text)
+    if m:
+        steps = [b - a for a, b in zip(tf["per_mode"], tf["per_mode"][1:])]
+        if not steps or any(s != float(m.group(1)) for s in steps):
+            bad.append("finalizers: the model says +%s per round, PyTorch grew by %s per mode"
+                       % (m.group(1), steps))
+    return bad
 
 
 def run(cmd, **k):
@@ -119,6 +140,12 @@ def main(fakegc, root, name):
                 bad.append("%ss: the model says %d lost, %d held; PyTorch kept %d, %d of them "
                            "held by the program (objgraph)" % (noun, lost, held, tr["alive"],
                                                               tr["held"]))
+        bad += finalizer_check(got, truth["finalizer"], sc["verdict"]["text"])
+        said = [int(n) for n in re.findall(r"expired storages? made at .*?next sweep, in (\d+) "
+                                           r"conversions?", sc["verdict"]["text"])]
+        if sorted(said) != sorted(truth["mode"]["to_sweep"]):
+            bad.append("next sweep in %s conversions, PyTorch: in %s" % (said,
+                       truth["mode"]["to_sweep"]))
         holds = len(re.findall(r"^hold\((f|x)\d+, ", "".join(new), re.M))
         if holds != truth["fake"]["chained"]:
             bad.append("the recorder found holders for %d fakes, objgraph for %d"

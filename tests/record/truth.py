@@ -9,7 +9,13 @@ whether a chain of referrers reaches the program's module (held by the
 program) or not (lost: held inside PyTorch); the .grad of a held fake is
 held through it (a C++ slot the collector does not see). Prints JSON:
   {"fake": {"alive": N, "held": K, "chained": C}, "mode": {...}}
-(chained: held with a chain of its own, grads aside)
+(chained: held with a chain of its own, grads aside), and
+  "finalizer": {"alive": N, "per_mode": [...]}: the weakref.finalize objects
+PyTorch registered during the program and still holds at its end, and how
+many it held when each FakeTensorMode was made (a series that grows with
+the modes of a loop is an accumulating registry); "mode" also has
+"to_sweep": for each alive mode with expired storages pending, the
+conversions left until its next sweep.
 Exit 77 when torch or objgraph is not importable."""
 import gc
 import json
@@ -28,6 +34,7 @@ def main(prog):
         print("skipped: %s" % e)
         return 77
     made = {"fake": [], "mode": []}
+    fin0, per_mode = len(weakref.finalize._registry), []
     new, init = ft.FakeTensor.__new__, ft.FakeTensorMode.__init__
 
     def fake_new(cls, *a, **k):
@@ -38,6 +45,7 @@ def main(prog):
     def mode_init(self, *a, **k):
         init(self, *a, **k)
         made["mode"].append(weakref.ref(self))
+        per_mode.append(len(weakref.finalize._registry) - fin0)
 
     ft.FakeTensor.__new__ = staticmethod(fake_new)
     ft.FakeTensorMode.__init__ = mode_init
@@ -71,7 +79,12 @@ def main(prog):
         held += sum(1 for x in alive if any(x is g for g in grads))
         del grads
         out[kind] = {"alive": len(alive), "held": held, "chained": chained}
+        if kind == "mode":   # conversions to its next sweep, where storages wait for it
+            mcs = [m.fake_tensor_converter.meta_converter for m in alive]
+            out[kind]["to_sweep"] = [mc.check_expired_frequency - mc.check_expired_count
+                                     for mc in mcs if mc.maybe_storages_to_delete]
         del alive
+    out["finalizer"] = {"alive": len(weakref.finalize._registry) - fin0, "per_mode": per_mode}
     print(json.dumps(out))
     sys.stdout.flush()
     os._exit(0)
