@@ -65,9 +65,10 @@ def finalizer_check(got, tf, text):
     if total != tf["alive"]:
         bad.append("finalizers: the model keeps %d, PyTorch %d" % (total, tf["alive"]))
     m = re.search(r"accumulating: \d+ finalizers .*?\+([0-9.]+) per round", text)
-    if m:
+    if m:   # PyTorch grows by the same step at each mode, a round making k modes
         steps = [b - a for a, b in zip(tf["per_mode"], tf["per_mode"][1:])]
-        if not steps or any(s != float(m.group(1)) for s in steps):
+        rate = float(m.group(1))
+        if not steps or len(set(steps)) != 1 or steps[0] <= 0 or rate % steps[0]:
             bad.append("finalizers: the model says +%s per round, PyTorch grew by %s per mode"
                        % (m.group(1), steps))
     return bad

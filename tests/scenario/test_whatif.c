@@ -1,0 +1,119 @@
+/* What-if replay (sc_whatif.c): a recording run under another memo design
+ * skips its expectations (counted), its verdict alone decides, and the
+ * report carries that design's final counters; under the recorded design
+ * (pytorch-1.13), or for a scenario that is no recording, nothing is
+ * skipped. After every run the process is back to zero objects. */
+#include <criterion/criterion.h>
+/* criterion/new/assert.h packs its results in bit-fields */
+#pragma GCC diagnostic ignored "-Wconversion"
+#include <criterion/new/assert.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/obj.h"
+#include "fake/fk.h"
+#include "scenario/sc.h"
+
+#define HEADER "# recorded by scripts/record.py from prog.py (torch 1.13.0a0)\n"
+/* a memo hit: 1.13.1 keeps the fake (its _fix_weakref leak), 2.x does not;
+ * the recorded counters are 1.13.1's (one fake memo entry apart from the
+ * MetaConverter's), so 2.0 (one memo) reads another memo_fake */
+#define BODY                                                                        \
+    "config sweep = \"periodic\"\n"                                                 \
+    "config end_check = \"off\"\n"                                                  \
+    "m = fake_mode()\n"                                                             \
+    "t = empty(4)\n"                                                                \
+    "f = m.fake(t)\n"                                                               \
+    "f2 = m.fake(t)\n"                                                              \
+    "expect m.memo_fake == 1\n"                                                     \
+    "expect m.hits == 1\n"                                                          \
+    "del f, f2, t, m\n"                                                             \
+    "verdict()\n"                                                                   \
+    "expect live(\"fake\") == 1\n"
+
+static int run_as(const char *src, const char *design, rp_scenario *out)
+{
+    sc_options o;
+    sc_options_default(&o);
+    fk_design_id d;
+    cr_assert(eq(int, fk_design_from_name(design, &d), 0));
+    o.design = (int)d;
+    memset(out, 0, sizeof *out);
+    char diag[2048] = "";
+    FILE *f = fmemopen(diag, sizeof diag - 1, "w");
+    int rc = sc_run_source("t.scn", src, &o, out, f);
+    fclose(f);
+    cr_assert(ne(int, rc, -2), "did not parse: %s", diag);
+    return rc;
+}
+
+static void done(rp_scenario *r)
+{
+    rp_scenario_clear(r);
+    cr_assert(eq(u64, obj_live_count(), 0));
+}
+
+Test(whatif, recorded_design_checks_everything)
+{
+    rp_scenario r;
+    run_as(HEADER BODY, "pytorch-1.13", &r);
+    cr_assert(eq(u64, r.skipped_fidelity, 0));
+    cr_assert(eq(ptr, r.whatif, NULL));
+    cr_assert(eq(u32, r.passed, 3));
+    cr_assert(eq(u64, r.classes[0], 4), "1.13.1's leak is lost (fake, mode, 2 converters): %s",
+              r.verdict);
+    cr_assert(eq(int, r.status, RP_FAIL));
+    cr_assert(eq(int, r.memo_known, 1));
+    cr_assert(eq(u64, r.memo_peak, 3), "fake, meta and storage entries");
+    done(&r);
+}
+
+Test(whatif, another_design_skips_and_the_verdict_decides)
+{
+    rp_scenario r;
+    run_as(HEADER BODY, "pytorch-2.0", &r);
+    cr_assert(eq(u64, r.skipped_fidelity, 3));
+    cr_assert(eq(u32, r.passed + r.failed, 0));
+    cr_assert(eq(sz, r.nfailures, 0));
+    cr_assert(eq(u64, r.classes[0], 0), "%s", r.verdict);
+    cr_assert(eq(int, r.status, RP_PASS), "%s", r.verdict);
+    cr_assert(ne(ptr, r.whatif, NULL));
+    cr_assert(ne(ptr, strstr(r.whatif, "what-if under pytorch-2.0: "), NULL), "%s", r.whatif);
+    cr_assert(ne(ptr, strstr(r.whatif, "skipped: 3 expectations (1.13.1 fidelity"), NULL),
+              "%s", r.whatif);
+    cr_assert(eq(u64, r.memo_peak, 2), "one memo: meta and storage entries");
+    cr_assert(eq(u64, r.memo_final, 0));
+    done(&r);
+}
+
+Test(whatif, no_recording_is_checked_under_any_design)
+{
+    rp_scenario r;
+    run_as(BODY, "pytorch-2.0", &r);
+    cr_assert(eq(u64, r.skipped_fidelity, 0));
+    cr_assert(eq(ptr, r.whatif, NULL));
+    cr_assert(eq(u32, r.passed + r.failed, 3));
+    cr_assert(eq(int, r.memo_known, 0));
+    done(&r);
+}
+
+Test(whatif, final_counters_per_live_mode)
+{
+    rp_scenario r;
+    run_as(HEADER "m = fake_mode()\nt = empty(4)\nf = m.fake(t)\nverdict()\n", "pytorch-2.0",
+           &r);
+    cr_assert(ne(ptr, strstr(r.whatif, "final counters of m (mode#"), NULL), "%s", r.whatif);
+    cr_assert(ne(ptr, strstr(r.whatif, "memo_meta 1, memo_storage 1"), NULL), "%s", r.whatif);
+    done(&r);
+}
+
+Test(whatif, designs_list_is_checked)
+{
+    cr_assert(eq(int, sc_designs_table(NULL, NULL, "all", NULL, NULL, stderr), 0));
+    cr_assert(eq(int, sc_designs_table(NULL, NULL, "pytorch-2.0,pytorch-1.13", NULL, NULL,
+                                       stderr), 0));
+    FILE *null = fopen("/dev/null", "w");
+    cr_assert(eq(int, sc_designs_table(NULL, NULL, "pytorch-2.0,nope", NULL, NULL, null), 2));
+    cr_assert(eq(int, sc_designs_table(NULL, NULL, "", NULL, NULL, null), 2));
+    fclose(null);
+}
