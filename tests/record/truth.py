@@ -14,8 +14,9 @@ held through it (a C++ slot the collector does not see). Prints JSON:
 PyTorch registered during the program and still holds at its end, and how
 many it held when each FakeTensorMode was made (a series that grows with
 the modes of a loop is an accumulating registry); "mode" also has
-"to_sweep": for each alive mode with expired storages pending, the
-conversions left until its next sweep.
+"to_sweep": the distinct numbers of conversions left until the next sweep
+of each live MetaConverter (a mode's or a stand-alone one) with expired
+storages pending.
 Exit 77 when torch or objgraph is not importable."""
 import gc
 import json
@@ -36,6 +37,14 @@ def main(prog):
     made = {"fake": [], "mode": []}
     fin0, per_mode = len(weakref.finalize._registry), []
     new, init = ft.FakeTensor.__new__, ft.FakeTensorMode.__init__
+    from torch._subclasses import meta_utils as mu
+    mc_init, mcs = mu.MetaConverter.__init__, []
+
+    def meta_init(self, *a, **k):
+        mc_init(self, *a, **k)
+        mcs.append(weakref.ref(self))
+
+    mu.MetaConverter.__init__ = meta_init
 
     def fake_new(cls, *a, **k):
         x = new(cls, *a, **k)
@@ -79,10 +88,12 @@ def main(prog):
         held += sum(1 for x in alive if any(x is g for g in grads))
         del grads
         out[kind] = {"alive": len(alive), "held": held, "chained": chained}
-        if kind == "mode":   # conversions to its next sweep, where storages wait for it
-            mcs = [m.fake_tensor_converter.meta_converter for m in alive]
-            out[kind]["to_sweep"] = [mc.check_expired_frequency - mc.check_expired_count
-                                     for mc in mcs if mc.maybe_storages_to_delete]
+        if kind == "mode":   # conversions to the next sweep, where storages wait for it
+            live = [r() for r in mcs if r() is not None]
+            out[kind]["to_sweep"] = sorted(set(
+                mc.check_expired_frequency - mc.check_expired_count
+                for mc in live if mc.maybe_storages_to_delete))
+            del live
         del alive
     out["finalizer"] = {"alive": len(weakref.finalize._registry) - fin0, "per_mode": per_mode}
     print(json.dumps(out))
