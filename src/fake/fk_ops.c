@@ -212,7 +212,8 @@ int fk_inject_check(const char *csv, fk_design_id d, char *err, size_t errlen)
                 continue;
             if (err && errlen) {
                 int w = snprintf(err, errlen, "bug '%s' does not apply to %s (it applies to:",
-                                 b->name, fk_design_get(d)->name);
+                                 b->name, d == FK_D_DEFAULT ? "the default design"
+                                                            : fk_design_get(d)->name);
                 for (int k = 0; k < FK_D_COUNT && w > 0 && (size_t)w < errlen; k++)
                     if (b->designs & D(k))
                         w += snprintf(err + w, errlen - (size_t)w, " %s",
