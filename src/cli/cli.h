@@ -5,9 +5,8 @@
  * Every subcommand is `int cli_NAME(int argc, char **argv)` with argv[0] the
  * command name ("run"), described by `const cli_cmd cli_NAME_cmd` (its
  * rows and help), in its own file src/cli/cli_NAME.c, and returns the
- * process exit status (CLI_EXIT_*). main.c dispatches through a table
- * whose entries are weak references, so a command that is not built yet is
- * reported as such instead of breaking the link. The shape of a command:
+ * process exit status (CLI_EXIT_*); main.c dispatches through a table.
+ * The shape of a command:
  *
  *   int cli_frob(int argc, char **argv)
  *   {

@@ -3,12 +3,9 @@
 
 #include <string.h>
 
+#include "bench/bn.h"
 #include "fake/fk.h"
 #include "scenario/sc.h"
-
-/* The bench command may publish its names; weak so `list` builds alone. */
-const char *const *cli_bench_names(size_t *n);
-#pragma weak cli_bench_names
 
 typedef struct list_args {
     cli_common c;
@@ -76,7 +73,7 @@ static int list_one(const char *what, const char *arg)
         sc_list_words(stdout);
     } else if (strcmp(what, "benches") == 0) {
         size_t n = 0;
-        const char *const *names = cli_bench_names ? cli_bench_names(&n) : NULL;
+        const char *const *names = bn_names(&n);
         for (size_t i = 0; i < n; i++)
             printf("%s\n", names[i]);
     } else if (strcmp(what, "options") == 0) {

@@ -405,8 +405,7 @@ void cli_list_options(const cli_cmd *cmd, FILE *f)
     size_t n;
     const cli_cmd *const *all = cli_commands(&n);
     for (size_t i = 0; i < n; i++)
-        if (all[i])
-            list_one(all[i], f);
+        list_one(all[i], f);
 }
 
 void cli_rows_each(const cli_cmd *cmd, int kind, void (*fn)(const cli_opt *row, void *arg),

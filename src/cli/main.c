@@ -1,9 +1,6 @@
-/* main.c - `fakegc COMMAND ...`: dispatch to the subcommands.
- *
- * The table refers to every command weakly: a command whose file is not
- * built yet is listed as "not built" and exits 2 instead of breaking the
- * link. A command is added by writing src/cli/cli_NAME.c with
- * `int cli_NAME(int argc, char **argv)` (declared in cli.h) and a row here. */
+/* main.c - `fakegc COMMAND ...`: dispatch to the subcommands. A command is
+ * added by writing src/cli/cli_NAME.c with `int cli_NAME(int argc, char
+ * **argv)` and its cli_NAME_cmd (declared in cli.h), and a row here. */
 #include "cli/cli.h"
 
 #include <limits.h>
@@ -13,34 +10,15 @@
 #include <unistd.h>
 
 
-#pragma weak cli_run
-#pragma weak cli_list
-#pragma weak cli_stress
-#pragma weak cli_shrink
-#pragma weak cli_oom
-#pragma weak cli_diff
-#pragma weak cli_bench
-#pragma weak cli_merge
-#pragma weak cli_run_cmd
-#pragma weak cli_list_cmd
-#pragma weak cli_stress_cmd
-#pragma weak cli_shrink_cmd
-#pragma weak cli_oom_cmd
-#pragma weak cli_diff_cmd
-#pragma weak cli_bench_cmd
-#pragma weak cli_merge_cmd
-#pragma weak cli_record
-#pragma weak cli_record_cmd
-
 typedef struct command {
     int (*fn)(int argc, char **argv);
-    const cli_cmd *cmd;          /* its rows and help; NULL when not built */
+    const cli_cmd *cmd;          /* its rows and help */
 } command;
 
 static const command commands[] = {
-    {cli_run, &cli_run_cmd},       {cli_record, &cli_record_cmd},       {cli_stress, &cli_stress_cmd}, {cli_shrink, &cli_shrink_cmd},
-    {cli_oom, &cli_oom_cmd},       {cli_diff, &cli_diff_cmd},     {cli_merge, &cli_merge_cmd},
-    {cli_bench, &cli_bench_cmd},   {cli_list, &cli_list_cmd},
+    {cli_run, &cli_run_cmd},     {cli_record, &cli_record_cmd}, {cli_stress, &cli_stress_cmd},
+    {cli_shrink, &cli_shrink_cmd}, {cli_oom, &cli_oom_cmd},     {cli_diff, &cli_diff_cmd},
+    {cli_merge, &cli_merge_cmd}, {cli_bench, &cli_bench_cmd},   {cli_list, &cli_list_cmd},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -48,7 +26,7 @@ const cli_cmd *const *cli_commands(size_t *n)
 {
     static const cli_cmd *all[NCOMMANDS];
     for (size_t i = 0; i < NCOMMANDS; i++)
-        all[i] = commands[i].fn ? commands[i].cmd : NULL;
+        all[i] = commands[i].cmd;
     *n = NCOMMANDS;
     return all;
 }
@@ -56,7 +34,7 @@ const cli_cmd *const *cli_commands(size_t *n)
 const cli_cmd *cli_command(const char *name)
 {
     for (size_t i = 0; i < NCOMMANDS; i++)
-        if (commands[i].fn && strcmp(commands[i].cmd->name, name) == 0)
+        if (strcmp(commands[i].cmd->name, name) == 0)
             return commands[i].cmd;
     return NULL;
 }
@@ -67,8 +45,7 @@ static int usage(FILE *f)
                "fakegc %s - memory-leak analysis and GC stress for a C model of\n"
                "PyTorch 1.13 fake tensors.\n\ncommands:\n", FAKEGC_VERSION);
     for (size_t i = 0; i < NCOMMANDS; i++)
-        if (commands[i].fn)
-            fprintf(f, "  %-8s %s\n", commands[i].cmd->name, commands[i].cmd->summary);
+        fprintf(f, "  %-8s %s\n", commands[i].cmd->name, commands[i].cmd->summary);
     fprintf(f, "\noptions:\n"
                "  --help, --version    this text; the version\n"
                "  --libexec-dir        where the scripts are (bisect.sh, xref/xref.py)\n"
@@ -81,9 +58,10 @@ static int usage(FILE *f)
 
 /* `fakegc --help`, `--version`, `--libexec-dir`, `--data-dir` (each
  * abbreviated as getopt_long allows: --vers); -1 when cmd is none of them. */
+static const char *const longs[] = {"--help", "--version", "--libexec-dir", "--data-dir"};
+
 static int global_option(const char *cmd)
 {
-    static const char *const longs[] = {"--help", "--version", "--libexec-dir", "--data-dir"};
     size_t nlong = 0, hit = 0;
     for (size_t i = 0; cmd[0] == '-' && cmd[1] == '-' && cmd[2] && i < 4; i++)
         if (strncmp(longs[i], cmd, strlen(cmd)) == 0)
@@ -110,14 +88,12 @@ static int global_option(const char *cmd)
 
 static int unknown_command(const char *cmd)
 {
-    static const char *const global[] = {"--help", "--version", "--libexec-dir", "--data-dir"};
     const char *names[NCOMMANDS + 1];
     size_t n = 0;
     for (size_t i = 0; i < NCOMMANDS; i++)
-        if (commands[i].fn)
-            names[n++] = commands[i].cmd->name;
+        names[n++] = commands[i].cmd->name;
     names[n++] = "help";
-    const char *best = cmd[0] == '-' ? cli_suggest(cmd, global, 4, sizeof global[0])
+    const char *best = cmd[0] == '-' ? cli_suggest(cmd, longs, 4, sizeof longs[0])
                                      : cli_suggest(cmd, names, n, sizeof names[0]);
     const char *what = cmd[0] == '-' ? "option" : "command";
     if (best)
@@ -135,7 +111,7 @@ int main(int argc, char **argv)
     }
     const char *cmd = argv[1];
     for (size_t i = 0; strcmp(cmd, "help") == 0 && argc > 2 && i < NCOMMANDS; i++)
-        if (commands[i].fn && strcmp(argv[2], commands[i].cmd->name) == 0) {
+        if (strcmp(argv[2], commands[i].cmd->name) == 0) {
             char *args[] = {argv[2], (char *)"--help", NULL};
             return commands[i].fn(2, args);
         }
@@ -145,7 +121,7 @@ int main(int argc, char **argv)
     if (g >= 0)
         return g;
     for (size_t i = 0; i < NCOMMANDS; i++)
-        if (commands[i].fn && strcmp(cmd, commands[i].cmd->name) == 0)
+        if (strcmp(cmd, commands[i].cmd->name) == 0)
             return commands[i].fn(argc - 1, argv + 1);
     return unknown_command(cmd);
 }
