@@ -809,6 +809,30 @@ int m_meta_unsupported(model *m, int32_t t)
 
 static int32_t meta_tensor(model *m, mmode *md, int32_t t);
 
+/* The meta of view t made off base meta b (its as_strided): t's geometry
+ * and dtype, none of b's neg/conj/quantized bits. New ref, or -1. */
+static int32_t view_off(model *m, int32_t t, int32_t b)
+{
+    const mnode *x = &m->n[t];
+    int64_t sz[M_MAXD], st[M_MAXD];
+    memcpy(sz, x->sizes, sizeof sz);
+    memcpy(st, x->strides, sizeof st);
+    int32_t r = m_view(m, b, x->ndim, sz, st, x->offset);
+    if (r >= 0) {
+        m->n[r].dtype = m->n[t].dtype;
+        m->n[r].flags &= (uint16_t)~(NF_NEG | NF_CONJ | NF_QUANT);
+    }
+    return r;
+}
+
+/* A converted meta r takes t's grad, neg/conj and stride flags; a memo
+ * value (or part of one). */
+static void memo_flags(model *m, int32_t r, int32_t t)
+{
+    const uint16_t copied = NF_RG | NF_LEAF | NF_NEG | NF_CONJ | NF_USTR;
+    m->n[r].flags = (uint16_t)((m->n[r].flags & ~copied) | (m->n[t].flags & copied) | NF_MEMO);
+}
+
 static int32_t convert_fresh(model *m, mmode *md, int32_t t)
 {
     const mnode *x = &m->n[t];
@@ -827,16 +851,8 @@ static int32_t convert_fresh(model *m, mmode *md, int32_t t)
         int32_t b = meta_tensor(m, md, x->base);
         if (b < 0)
             return -1;
-        x = &m->n[t];
-        int64_t sz[M_MAXD], st[M_MAXD];
-        memcpy(sz, x->sizes, sizeof sz);
-        memcpy(st, x->strides, sizeof st);
-        r = m_view(m, b, x->ndim, sz, st, x->offset);
+        r = view_off(m, t, b);
         m_unref(m, b);
-        if (r >= 0) {
-            m->n[r].dtype = m->n[t].dtype;
-            m->n[r].flags &= (uint16_t)~(NF_NEG | NF_CONJ | NF_QUANT);
-        }
     } else {
         int32_t s = x->storage;
         int32_t ms = m_lookup(&md->stor, s);
@@ -869,10 +885,7 @@ static int32_t convert_fresh(model *m, mmode *md, int32_t t)
     }
     if (r < 0)
         return -1;
-    mnode *y = &m->n[r];
-    x = &m->n[t];
-    const uint16_t copied = NF_RG | NF_LEAF | NF_NEG | NF_CONJ | NF_USTR;
-    y->flags = (uint16_t)((y->flags & ~copied) | (x->flags & copied) | NF_MEMO);
+    memo_flags(m, r, t);
     return r;
 }
 
@@ -937,17 +950,9 @@ static int32_t one_fake(model *m, mmode *md, int32_t t, int32_t owner)
         bf = one_fake(m, md, x->base, owner);
         if (bf < 0)
             return -1;
-        x = &m->n[t];
-        int64_t sz[M_MAXD], st[M_MAXD];
-        memcpy(sz, x->sizes, sizeof sz);
-        memcpy(st, x->strides, sizeof st);
-        r = m_view(m, m->n[bf].meta, x->ndim, sz, st, x->offset);
-        if (r >= 0) {
-            const uint16_t copied = NF_RG | NF_LEAF | NF_NEG | NF_CONJ | NF_USTR;
-            m->n[r].dtype = m->n[t].dtype;
-            m->n[r].flags = (uint16_t)((m->n[r].flags & ~(copied | NF_QUANT)) |
-                                       (m->n[t].flags & copied) | NF_MEMO);
-        }
+        r = view_off(m, t, m->n[bf].meta);
+        if (r >= 0)
+            memo_flags(m, r, t);
     } else {
         r = convert_fresh(m, md, t);
     }

@@ -224,6 +224,19 @@ static ts_tensor *vec(int64_t n)
 /* Each death clears its own half: the real tensor its lookup entry, the
  * fake its id -> fake entry, the last fake over a meta storage its
  * storage_memo entry; the converter's death drops the rest. */
+/* m's 2.3 tables: lookup_tensor, lookup_storage, tensor_memo, storage_memo */
+static void counts(obj *m, long tids, long sids, long fakes, long stor)
+{
+    fk_counters c;
+    cr_assert_eq(fk_counters_get(m, &c), 0);
+    EQ(c.memo_tensor_ids, tids);
+    EQ(c.memo_storage_ids, sids);
+    EQ(c.memo_fake, fakes);
+    EQ(c.memo_storage, stor);
+    EQ(c.sweep_every, 0);
+    EQ(c.pending, 0);
+}
+
 Test(design, pytorch_23_each_death_clears_its_own_half)
 {
     fk_design_set(FK_D_2_3);
@@ -233,24 +246,11 @@ Test(design, pytorch_23_each_death_clears_its_own_half)
     ts_tensor *f = fk_fake(m, t, NULL);
     cr_assert_not_null(f, "%s", er_message());
     ts_tensor *f2 = fk_fake(m, keep, NULL);
-    fk_counters c;
-    fk_counters_get(m, &c);
-    EQ(c.memo_tensor_ids, 2);
-    EQ(c.memo_storage_ids, 2);
-    EQ(c.memo_fake, 2);
-    EQ(c.memo_storage, 2);
-    EQ(c.sweep_every, 0);
-    EQ(c.pending, 0);
+    counts(m, 2, 2, 2, 2);
     obj_decref(&t->hdr);
-    fk_counters_get(m, &c);
-    EQ(c.memo_tensor_ids, 1);
-    EQ(c.memo_storage_ids, 1);
-    EQ(c.memo_fake, 2);
-    EQ(c.memo_storage, 2);
+    counts(m, 1, 1, 2, 2);
     obj_decref(&f->hdr);
-    fk_counters_get(m, &c);
-    EQ(c.memo_fake, 1);
-    EQ(c.memo_storage, 1);
+    counts(m, 1, 1, 1, 1);
     EQ(fk_sweep(m), 0);
     char why[200];
     cr_assert_eq(fk_verify(m, why, sizeof why), 0, "%s", why);
