@@ -22,7 +22,7 @@ int rp_timeline_begin(rp_timeline *t, const char *name)
     t->memo = al_malloc(ARR, AL_K_REPORT, "rp timeline");
     t->line = al_malloc(LARR, AL_K_REPORT, "rp timeline");
     t->marks = al_calloc(RP_TIMELINE_LINES, 1, AL_K_REPORT, "rp timeline");
-    t->ev = al_malloc(RP_TL_EVENT_MAX * sizeof *t->ev, AL_K_REPORT, "rp timeline");
+    t->ev = al_calloc(RP_TL_EVENT_MAX, sizeof *t->ev, AL_K_REPORT, "rp timeline");
     if (!t->name || !t->stmt || !t->objects || !t->bytes || !t->memo || !t->line || !t->marks || !t->ev) {
         rp_timeline_clear(t);
         return -1;
@@ -40,8 +40,13 @@ void rp_timeline_add_memo(rp_timeline *t, uint32_t line, uint64_t objects, uint6
 {
     uint64_t i = t->seen++;
     if (t->ev && line < RP_TIMELINE_LINES && (t->marks[line] & RP_TL_EVENTS)) {
-        if (t->nev < RP_TL_EVENT_MAX)
-            t->ev[t->nev++] = (rp_tl_event){i + 1, objects, bytes, memo, line};
+        if (t->nev < RP_TL_EVENT_MAX) {
+            /* field by field: a struct assignment may copy indeterminate
+             * padding, which rp_timeline_save then writes out */
+            rp_tl_event *e = &t->ev[t->nev++];
+            e->stmt = i + 1, e->objects = objects, e->bytes = bytes;
+            e->memo = memo, e->line = line;
+        }
         t->ev_seen++;
     }
     if (!t->stmt || i % t->stride != 0)

@@ -50,7 +50,8 @@ bench)
         interp/statements report/leak-1m --format json --output "$d/b.json"
     ;;
 jobs)
-    "$vg" "$fakegc" run -q --jobs 2 "${small[@]}" "$src/scenarios/cycles"
+    "$vg" "$fakegc" run -q --jobs 2 "${small[@]}" "$src/scenarios/cycles" \
+        --timeline "$d/t.svg" --html "$d/r.html"
     ;;
 outputs)
     VALGRIND_EXPECT_RC=1 "$vg" "$fakegc" run -q --inject strong-memo "${small[@]}" \
