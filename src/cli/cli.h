@@ -165,16 +165,6 @@ int cli_write_reports(cli_common *c, const char *cmd, const rp_run *run, int mai
  * const char * at the start of each), within an edit distance of 2, or
  * NULL. For "did you mean" in option and command errors. */
 const char *cli_suggest(const char *word, const void *names, size_t n, size_t stride);
-/* SIGINT, SIGTERM and --max-failures ask a command to stop after the
- * scenarios in hand: wk_stop.h, by these names too. */
-#define cli_interrupt_install wk_interrupt_install
-#define cli_interrupted wk_interrupted
-#define cli_interrupt_flag wk_interrupt_flag
-#define cli_interrupt_name wk_interrupt_name
-#define cli_interrupt_exit wk_interrupt_exit
-#define cli_stop_after wk_stop_after
-#define cli_note_failure wk_note_failure
-#define cli_stopping wk_stopping
 
 /* Valgrind canaries (tests/CMakeLists.txt, fakegc_canary): in a build with
  * FAKEGC_CANARY defined, cli_canary_leak("diff") loses a 64-byte block when

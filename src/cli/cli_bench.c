@@ -214,7 +214,6 @@ static int compare_two(bench_args *a, char **files, int nfiles)
 int cli_bench(int argc, char **argv)
 {
     bench_args a = {.repeats = 5, .min_ms = UINT64_MAX, .tolerance = 25, .peak_tolerance = 10};
-    cli_common_init(&a.c);
     char **names;
     int nnames;
     int r = cli_parse(&cli_bench_cmd, &a, argc, argv, &names, &nnames);

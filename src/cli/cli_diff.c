@@ -126,7 +126,6 @@ static int compare(diff_args *a, char **files, rp_run *runs)
 int cli_diff(int argc, char **argv)
 {
     diff_args a = {.format = RP_DIFF_TEXT};
-    cli_common_init(&a.c);
     char **files;
     int nfiles;
     int r = cli_parse(&cli_diff_cmd, &a, argc, argv, &files, &nfiles);

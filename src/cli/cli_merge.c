@@ -28,7 +28,6 @@ const cli_cmd cli_merge_cmd = {
 int cli_merge(int argc, char **argv)
 {
     merge_args a;
-    cli_common_init(&a.c);
     char **paths;
     int n;
     int r = cli_parse(&cli_merge_cmd, &a, argc, argv, &paths, &n);

@@ -117,7 +117,6 @@ static int parse(rec_args *a, int argc, char **argv)
         return -1;
     memcpy(copy, argv, (size_t)argc * sizeof *copy);
     record_args ra = {0};
-    cli_common_init(&ra.c);
     char **ops;
     int nops;
     int r = cli_parse(&cli_record_cmd, &ra, argc, argv, &ops, &nops);
@@ -242,6 +241,90 @@ static int record(const rec_args *a, const char *scn, const char *status_path, i
     return WEXITSTATUS(status);
 }
 
+/* A fresh empty file TMPDIR/fakegc-record-XXXXXX`suffix` in buf. 0, or -1 printed. */
+static int make_temp(char *buf, size_t n, const char *suffix)
+{
+    const char *d = getenv("TMPDIR");
+    snprintf(buf, n, "%s/fakegc-record-XXXXXX%s", d && *d ? d : "/tmp", suffix);
+    int fd = mkstemps(buf, (int)strlen(suffix));
+    if (fd < 0) {
+        cli_error("record", "cannot make a temporary file in %s: %s", d && *d ? d : "/tmp",
+                  strerror(errno));
+        buf[0] = '\0';
+        return -1;
+    }
+    close(fd);
+    return 0;
+}
+
+/* The recorder's status `rs` with the status file's words: the program's own
+ * exit status, or 3 when the recorder itself failed; 1003 for the program's
+ * own 3. */
+static int read_status(int rs, const char *stf)
+{
+    int program = -1;
+    char state[32] = "";
+    FILE *sf = fopen(stf, "r");
+    if (sf) {
+        if (fscanf(sf, "program %d recorder %31s", &program, state) != 2)
+            program = -1;
+        fclose(sf);
+    }
+    unlink(stf);
+    if (program < 0 || rs == 77 || rs == 127)
+        return rs;
+    if (strcmp(state, "ok") == 0)
+        return program == 3 ? 1003 : program;
+    return 3;
+}
+
+/* Say how the recording ended. *internal when fakegc's side failed (exit 3
+ * after judging); *have = 0 when there is nothing to judge. */
+static void tell_outcome(const rec_args *a, int rs, const char *prog, int *have, int *internal)
+{
+    *internal = 0;
+    if (rs < 0 || rs == 127) {
+        cli_error("record", "could not run the recorder with %s", a->python);
+        *internal = 1;
+    } else if (rs == 77) {
+        cli_error("record", "torch is not importable by %s (use --python with the Python "
+                            "that has PyTorch 1.13.1)", a->python);
+        *internal = 1;
+        *have = 0;
+    } else if (rs == 3) {
+        cli_error("record", "the recorder failed (see the recording's header); judging "
+                            "what was recorded up to there");
+        *internal = 1;
+    } else if (rs == 1003) {
+        fprintf(stderr, "fakegc record: %s exited with status 3; judging what was recorded "
+                        "up to there\n", prog);
+    } else if (rs > 128 && rs < 160) {
+        fprintf(stderr, "fakegc record: %s died of signal %d; judging what was recorded "
+                        "up to there\n", prog, rs - 128);
+    } else if (rs != 0) {
+        fprintf(stderr, "fakegc record: %s exited with status %d; judging what was "
+                        "recorded up to there\n", prog, rs);
+    }
+}
+
+/* Judge the recording: `fakegc run` on it, with record's run options. */
+static int replay(const rec_args *a, const char *scn)
+{
+    char *rargv[MAX_PASS + 8];
+    int rn = 0;
+    rargv[rn++] = (char *)"run";
+    if (!a->compat_given) {
+        rargv[rn++] = (char *)"--compat";
+        rargv[rn++] = (char *)"pytorch-1.13";
+    }
+    for (size_t k = 0; k < a->npass; k++)
+        rargv[rn++] = a->pass[k];
+    rargv[rn++] = (char *)"--";
+    rargv[rn++] = (char *)scn;
+    rargv[rn] = NULL;
+    return cli_run(rn, rargv);
+}
+
 int cli_record(int argc, char **argv)
 {
     rec_args a;
@@ -252,116 +335,40 @@ int cli_record(int argc, char **argv)
         cli_error("record", "%s: not an executable Python (--python)", a.python);
         return CLI_EXIT_USAGE;
     }
-    char tmp[PATH_MAX] = "";
-    const char *scn = a.keep;
-    if (!scn) {
-        const char *d = getenv("TMPDIR");
-        snprintf(tmp, sizeof tmp, "%s/fakegc-record-XXXXXX.scn", d && *d ? d : "/tmp");
-        int fd = mkstemps(tmp, 4);
-        if (fd < 0) {
-            cli_error("record", "cannot make a temporary file in %s: %s", d ? d : "/tmp",
-                      strerror(errno));
-            return CLI_EXIT_INTERNAL;
-        }
-        close(fd);
-        scn = tmp;
-    }
-    char stf[PATH_MAX];
-    {
-        const char *d = getenv("TMPDIR");
-        snprintf(stf, sizeof stf, "%s/fakegc-record-XXXXXX", d && *d ? d : "/tmp");
-        int fd = mkstemp(stf);
-        if (fd < 0) {
-            cli_error("record", "cannot make a temporary file: %s", strerror(errno));
-            if (tmp[0])
-                unlink(tmp);
-            return CLI_EXIT_INTERNAL;
-        }
-        close(fd);
-    }
-    int rs = record(&a, scn, stf, argc, argv);
-    int program = -1;
-    char state[32] = "";
-    FILE *sf = fopen(stf, "r");
-    if (sf) {
-        if (fscanf(sf, "program %d recorder %31s", &program, state) != 2)
-            program = -1;
-        fclose(sf);
-    }
-    unlink(stf);
-    if (program >= 0 && rs != 77 && rs != 127) {
-        if (strcmp(state, "ok") != 0) {
-            if (program != 0)
-                fprintf(stderr, "fakegc record: %s exited with status %d\n", argv[a.prog],
-                        program);
-            rs = 3;
-        } else {
-            rs = program == 3 ? 1003 : program;   /* the program's own 3 */
-        }
-    }
-    int internal = 0;
-    struct stat st;
-    int have = stat(scn, &st) == 0 && st.st_size > 0;
-    if (rs < 0 || rs == 127) {
-        cli_error("record", "could not run the recorder with %s", a.python);
-        internal = 1;
-    } else if (rs == 77) {
-        cli_error("record", "torch is not importable by %s (use --python with the Python "
-                            "that has PyTorch 1.13.1)", a.python);
-        internal = 1;
-        have = 0;
-    } else if (rs == 2 && !have) {
-        if (tmp[0])
-            unlink(tmp);
-        return CLI_EXIT_USAGE;
-    } else if (rs == 3) {
-        cli_error("record", "the recorder failed (see the recording's header); judging "
-                            "what was recorded up to there");
-        internal = 1;
-    } else if (rs == 1003) {
-        fprintf(stderr, "fakegc record: %s exited with status 3; judging what was recorded "
-                        "up to there\n", argv[a.prog]);
-    } else if (rs > 128 && rs < 160) {
-        fprintf(stderr, "fakegc record: %s died of signal %d; judging what was recorded "
-                        "up to there\n", argv[a.prog], rs - 128);
-    } else if (rs != 0) {
-        fprintf(stderr, "fakegc record: %s exited with status %d; judging what was "
-                        "recorded up to there\n", argv[a.prog], rs);
-    }
-    if (!have) {
-        if (!internal)
-            cli_error("record", "no recording was written");
+    char tmp[PATH_MAX] = "", stf[PATH_MAX];
+    if ((!a.keep && make_temp(tmp, sizeof tmp, ".scn") != 0) || make_temp(stf, sizeof stf, "") != 0) {
         if (tmp[0])
             unlink(tmp);
         return CLI_EXIT_INTERNAL;
     }
-    if (a.designs) {
+    const char *scn = a.keep ? a.keep : tmp;
+    int rs = read_status(record(&a, scn, stf, argc, argv), stf);
+    struct stat st;
+    int have = stat(scn, &st) == 0 && st.st_size > 0, internal = 0;
+    int rc = CLI_EXIT_INTERNAL;
+    if (rs == 2 && !have)
+        rc = CLI_EXIT_USAGE;
+    else
+        tell_outcome(&a, rs, argv[a.prog], &have, &internal);
+    if (rs == 2 && !have) {
+        /* the recorder's usage error, printed by it */
+    } else if (!have) {
+        if (!internal)
+            cli_error("record", "no recording was written");
+    } else if (a.designs) {
         sc_options o;
         sc_options_default(&o);
         int dr = sc_designs_table(scn, argv[a.prog], a.designs, &o, stdout, stderr);
-        if (tmp[0])
-            unlink(tmp);
-        return dr == 2 ? CLI_EXIT_USAGE : dr < 0 || internal ? CLI_EXIT_INTERNAL : dr;
+        rc = dr == 2 ? CLI_EXIT_USAGE : dr < 0 || internal ? CLI_EXIT_INTERNAL : dr;
+    } else {
+        rc = replay(&a, scn);
+        if (!tmp[0])
+            fprintf(stderr, "fakegc record: recording kept in %s (fakegc run%s %s)\n", scn,
+                    a.compat_given ? "" : " --compat pytorch-1.13", scn);
+        if (internal && rc != CLI_EXIT_USAGE)
+            rc = CLI_EXIT_INTERNAL;
     }
-    char *rargv[MAX_PASS + 8];
-    int rn = 0;
-    rargv[rn++] = (char *)"run";
-    if (!a.compat_given) {
-        rargv[rn++] = (char *)"--compat";
-        rargv[rn++] = (char *)"pytorch-1.13";
-    }
-    for (size_t k = 0; k < a.npass; k++)
-        rargv[rn++] = a.pass[k];
-    rargv[rn++] = (char *)"--";
-    rargv[rn++] = (char *)scn;
-    rargv[rn] = NULL;
-    int rc = cli_run(rn, rargv);
     if (tmp[0])
         unlink(tmp);
-    else
-        fprintf(stderr, "fakegc record: recording kept in %s (fakegc run%s %s)\n", scn,
-                a.compat_given ? "" : " --compat pytorch-1.13", scn);
-    if (internal && rc != CLI_EXIT_USAGE)
-        return CLI_EXIT_INTERNAL;
     return rc;
 }

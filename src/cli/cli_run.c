@@ -73,7 +73,7 @@ static void run_options(const cli_common *c, sc_options *o)
     o->repeat = c->repeat;
     o->dot = c->dot_f;
     o->objects = c->objects_f;
-    o->stop = cli_interrupt_flag();
+    o->stop = wk_interrupt_flag();
     /* the page's tree, and the JSON's (workers, diff pages) */
     o->dom_tree = c->html || c->format == RP_JSON || c->also[RP_JSON];
 }
@@ -107,7 +107,7 @@ static void scenario_done(void *arg, size_t i)
     run_args *a = arg;
     const rp_scenario *s = &a->col.res[i];
     if (s->status == RP_FAIL || s->status == RP_ERROR)
-        cli_note_failure();   /* --max-failures */
+        wk_note_failure();   /* --max-failures */
     if (s->status == RP_ERROR && sc_program_changed(a->progs[i])) {
         cli_error("run", "%s", s->error ? s->error : s->file);
         a->changed = 1;
@@ -117,7 +117,7 @@ static void scenario_done(void *arg, size_t i)
     cli_progress(&a->c, a->done, a->n, a->done < a->n ? sc_program_file(a->progs[a->done]) : "");
 }
 
-static int scenario_stop(void) { return cli_interrupted() ? cli_interrupted() : -cli_stopping(); }
+static int scenario_stop(void) { return wk_interrupted() ? wk_interrupted() : -wk_stopping(); }
 static void in_worker(void *arg) { (void)arg, cli_canary_leak("worker"); }
 
 /* Parse every file; the diagnostics go to stderr. When some file does not
@@ -162,7 +162,7 @@ static int report(run_args *a, size_t ran, size_t nprogs, const char *repro)
     const rp_timeline *tl = a->col.tl;
     rp_run run;
     run_init(&run, c, &a->col, ran);
-    run.interrupted = cli_interrupt_name();
+    run.interrupted = wk_interrupt_name();
     if (!run.interrupted && ran < nprogs)
         run.interrupted = "max-failures";
     run.planned = nprogs;
@@ -192,8 +192,8 @@ static int report(run_args *a, size_t ran, size_t nprogs, const char *repro)
         rc = -1;
     int exit_code = run.errors ? CLI_EXIT_INTERNAL : run.failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
     rp_collect_say_stopped(stderr, "fakegc run", &run);
-    if (cli_interrupted())
-        exit_code = cli_interrupt_exit();
+    if (wk_interrupted())
+        exit_code = wk_interrupt_exit();
     for (size_t i = 0; a->shard.n && i < ran; i++)
         if (res[i].status != RP_PASS)
             fprintf(stderr, "fakegc run: shard %u/%u: %s %s; in one process: %s %s\n",
@@ -212,8 +212,8 @@ static int run_all(run_args *a, const char *repro)
         cli_error("run", "out of memory");
         return CLI_EXIT_INTERNAL;
     }
-    cli_interrupt_install();
-    cli_stop_after(c->exitfirst ? 1 : c->max_failures);
+    wk_interrupt_install();
+    wk_stop_after(c->exitfirst ? 1 : c->max_failures);
     stream_init(a);
     int guarded = strstr(c->allocator, "guard") != NULL ||
                   (c->inject && strstr(c->inject, "early-free"));
@@ -240,7 +240,7 @@ static int run_all(run_args *a, const char *repro)
                   strerror(errno ? errno : EIO));
     if (exit_code == CLI_EXIT_OK)
         exit_code = report(a, (size_t)ran, a->n, repro);
-    if ((tl_bad && exit_code != CLI_EXIT_INTERNAL) || (a->changed && !cli_interrupted()))
+    if ((tl_bad && exit_code != CLI_EXIT_INTERNAL) || (a->changed && !wk_interrupted()))
         exit_code = CLI_EXIT_USAGE;
     rp_collect_free(&a->col);
     return exit_code;
@@ -249,7 +249,6 @@ static int run_all(run_args *a, const char *repro)
 int cli_run(int argc, char **argv)
 {
     run_args a = {.shard = CLI_SHARD_NONE};
-    cli_common_init(&a.c);
     char **paths;
     int npaths;
     int r = cli_parse(&cli_run_cmd, &a, argc, argv, &paths, &npaths);

@@ -80,7 +80,6 @@ static void shrink_env(const cli_common *c, st_env *e)
 int cli_shrink(int argc, char **argv)
 {
     shrink_args a;
-    cli_common_init(&a.c);
     char **ops;
     int nops;
     int r = cli_parse(&cli_shrink_cmd, &a, argc, argv, &ops, &nops);
