@@ -162,7 +162,9 @@ static int worker_one(void *arg, size_t i, const int *files)
     if (b->in_worker)
         b->in_worker(b->arg);
     bad = bad || rp_collect_write_one(files[F_RECORD], &s) < 0;
-    bad |= (df && fclose(df) != 0) | (of && fclose(of) != 0);
+    int dot_bad = df && fclose(df) != 0;   /* both files are closed, whatever the first says */
+    int obj_bad = of && fclose(of) != 0;
+    bad = bad || dot_bad || obj_bad;
     if (k.t.stmt) {
         timeline_end(&k.t, &s);
         bad |= rp_timeline_save(k.fd, &k.t) != 0;

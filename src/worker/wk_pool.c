@@ -77,12 +77,15 @@ static void close_files(int *files)
     }
 }
 
-/* A message: the index, with room for up to WK_MAX_FILES fds. */
+/* A message: the index, with room for up to WK_MAX_FILES fds. The room is
+ * CMSG_SPACE(sizeof(int) * WK_MAX_FILES) or more (the header, the fds, and
+ * their padding to a size_t), aligned as a cmsghdr: a cmsghdr itself ends
+ * in a flexible array, which may not sit in the middle of a struct. */
+#define INDEX_ROOM (sizeof(struct cmsghdr) + sizeof(int) * WK_MAX_FILES + sizeof(size_t))
 typedef struct index_msg {
     struct iovec iov;
-    union {
-        struct cmsghdr h;
-        char buf[CMSG_SPACE(sizeof(int) * WK_MAX_FILES)];
+    struct {
+        _Alignas(struct cmsghdr) char buf[INDEX_ROOM];
     } u;
     struct msghdr m;
 } index_msg;
