@@ -164,6 +164,8 @@ static const struct {
     [ST_W_CONVERT] = {"convert", 2, "f = c.fake(m, t): memoized in c, f holds m (version 2)"},
     [ST_W_TRACER] = {"tracer", 2, "c = tracer(m), f = c.input(t) (a graph argument: the fake "
                                   "held, t not), c.finish() (version 3)"},
+    [ST_W_CYCLE] = {"cycle", 2, "h.x = t; h.y = h; del h; gc(): a collected cycle that "
+                                "referenced a survivor (pytorch#145253)"},
     [ST_W_EXPECT] = {"expect", 70, "percent chance of a model check after a step"},
 };
 
@@ -1101,6 +1103,27 @@ static int act_tracer(gen *g, const st_action *a)
     return 1;
 }
 
+/* pytorch#145253's shape: a self-cycle through holder h that references
+ * tensor k (a memo key when one is bound) becomes garbage and is
+ * collected while k survives. k's memo entries must stay. */
+static int act_cycle(gen *g, const st_action *a)
+{
+    int32_t h = attr_holder(g, a->a), k = vtensor(g, a->b);
+    if (h < 0 || k < 0 || h == k || !is_t(a->a) || !is_t(a->b))
+        return 0;
+    char hn[8], kn[8];
+    vname(a->a, hn);
+    emit(g, "%s.x = %s", hn, vname(a->b, kn));
+    emit(g, "%s.y = %s", hn, hn);
+    emit(g, "del %s", hn);
+    emit(g, "gc()");
+    m_set_edge(&g->m, &g->m.n[h].attr[0], k);
+    m_set_edge(&g->m, &g->m.n[h].attr[1], h);
+    bind(g, a->a, -1);
+    m_gc(&g->m, 1);
+    return 1;
+}
+
 static int apply(gen *g, const st_action *a)
 {
     int r;
@@ -1129,6 +1152,7 @@ static int apply(gen *g, const st_action *a)
     case A_DTVIEW: r = act_dtview(g, a); break;
     case A_STORAGE: r = act_storage(g, a); break;
     case A_TRACER: r = act_tracer(g, a); break;
+    case A_CYCLE: r = act_cycle(g, a); break;
     default: r = 0; break;
     }
     if (r < 0 || g->m.oom)
@@ -1618,6 +1642,42 @@ static int draw_error(gen *g, st_action *a)
     }
 }
 
+static int is_memo_key(const gen *g, int32_t t)
+{
+    for (uint32_t mi = 0; mi < g->m.nm; mi++)
+        if (g->m.m[mi].alive && m_lookup(&g->m.m[mi].fake, t) >= 0)
+            return 1;
+    return 0;
+}
+
+/* A holder only its variable holds (so that the cycle is garbage once it
+ * is deleted), and another tensor, a memo key of a live mode if any. */
+static int draw_cycle(gen *g, st_action *a)
+{
+    int h = -1, k = -1, key = 0;
+    uint32_t off = st_rng_below(g->rng, NV_T);
+    for (int j = 0; j < NV_T && h < 0; j++) {
+        int s = V_T + (int)((off + (uint32_t)j) % NV_T);
+        int32_t x = attr_holder(g, s);
+        if (x >= 0 && g->m.n[x].rc == 1 && g->m.n[x].base < 0)
+            h = s;
+    }
+    for (int j = 0; j < NV_T && h >= 0 && !key; j++) {
+        int s = V_T + (int)((off + (uint32_t)j) % NV_T);
+        int32_t t = vtensor(g, s);
+        if (s == h || t < 0 || t == g->m.var[h] || (k >= 0 && !is_memo_key(g, t)))
+            continue;
+        k = s;
+        key = is_memo_key(g, t);
+    }
+    if (h < 0 || k < 0)
+        return 0;
+    a->op = A_CYCLE;
+    a->a = (int8_t)h;
+    a->b = (int8_t)k;
+    return 1;
+}
+
 static int draw(gen *g, st_action *a, int kind)
 {
     st_rng *r = g->rng;
@@ -1696,6 +1756,7 @@ static int draw(gen *g, st_action *a, int kind)
         a->b = (int8_t)(st_rng_below(r, 5) == 0 ? -1 : pick_bound(g, 0, NVARS, NULL));
         return 1;
     }
+    case ST_W_CYCLE: return draw_cycle(g, a);
     case ST_W_GRAD: {
         int t = pick_bound(g, V_T, NV_T, ok_strided);
         if (t < 0)

@@ -99,7 +99,8 @@ enum {
     A_REFAKE, A_ATTR, A_GRAD, A_DEL, A_WEAK, A_GC, A_SWEEP, A_WITH, A_END,
     A_SET, A_DTVIEW, A_STORAGE,  /* version 2: set_, view(dtype), t.storage() */
     A_FCONV, A_CFAKE,            /* version 2: fake_converter(), c.fake(m, t) */
-    A_TRACER                     /* version 3: tracer(m), tr.input(t), tr.finish() (sub) */
+    A_TRACER,                    /* version 3: tracer(m), tr.input(t), tr.finish() (sub) */
+    A_CYCLE                      /* h.x = k; h.y = h; del h; gc() */
 };
 
 /* action variants (st_action.sub) and flags */
