@@ -43,7 +43,7 @@ enum {
     ST_W_SET, ST_W_DTYPE_VIEW, ST_W_STORAGE,   /* version 2 of the language */
     ST_W_FAKE_CONVERTER, ST_W_CONVERT,
     ST_W_TRACER,        /* version 3 */
-    ST_W_CYCLE,
+    ST_W_CYCLE, ST_W_WEAK_MODE,
     ST_W_EXPECT,        /* not an action: percent chance of a model check per step */
     ST_W_COUNT
 };

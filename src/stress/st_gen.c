@@ -164,8 +164,10 @@ static const struct {
     [ST_W_CONVERT] = {"convert", 2, "f = c.fake(m, t): memoized in c, f holds m (version 2)"},
     [ST_W_TRACER] = {"tracer", 2, "c = tracer(m), f = c.input(t) (a graph argument: the fake "
                                   "held, t not), c.finish() (version 3)"},
-    [ST_W_CYCLE] = {"cycle", 2, "h.x = t; h.y = h; del h; gc(): a collected cycle that "
-                                "referenced a survivor (pytorch#145253)"},
+    [ST_W_CYCLE] = {"cycle", 2, "h = t.unsqueeze(0); h.x = h; del h; gc(): a collected "
+                                "cycle that referenced a survivor (pytorch#145253)"},
+    [ST_W_WEAK_MODE] = {"weak_mode", 1, "fake_mode(mode_ref=\"weak\"): its fakes hold it "
+                                        "weakly, unusable once it died (version 3)"},
     [ST_W_EXPECT] = {"expect", 70, "percent chance of a model check after a step"},
 };
 
@@ -333,6 +335,8 @@ static int32_t vtensor(gen *g, int s)
         return -1;
     if (is_f(s) && !g->m.n[i].fake)
         return -1;
+    if (is_f(s) && g->m.n[i].mode >= 0 && !g->m.n[g->m.n[i].mode].alive)
+        return -1;     /* a mode_ref="weak" mode died: its ops raise */
     return i;
 }
 
@@ -616,7 +620,10 @@ static int act_mode(gen *g, const st_action *a)
     if (a->sub)
         k += (size_t)snprintf(kw, sizeof kw, "sweep=\"%s\"", a->sub == 1 ? "eager" : "periodic");
     if (a->flags & F_EVERY)
-        snprintf(kw + k, sizeof kw - k, "%ssweep_every=%d", k ? ", " : "", a->v[0]);
+        k += (size_t)snprintf(kw + k, sizeof kw - k, "%ssweep_every=%d", k ? ", " : "",
+                              a->v[0]);
+    if ((a->flags & F_WREF) && !mc && !fc)
+        snprintf(kw + k, sizeof kw - k, "%smode_ref=\"weak\"", k ? ", " : "");
     char expr[120];
     snprintf(expr, sizeof expr, "%s(%s)",
              mc ? "meta_converter" : fc ? "fake_converter" : "fake_mode", kw);
@@ -625,6 +632,8 @@ static int act_mode(gen *g, const st_action *a)
                    : m_mode_new(&g->m, mc, policy, every);
     if (r < 0)
         return -1;
+    if ((a->flags & F_WREF) && !mc && !fc)
+        g->m.n[r].flags |= NF_WMODE;
     bind(g, a->dst, r);
     return 1;
 }
@@ -1103,22 +1112,25 @@ static int act_tracer(gen *g, const st_action *a)
     return 1;
 }
 
-/* pytorch#145253's shape: a self-cycle through holder h that references
- * tensor k (a memo key when one is bound) becomes garbage and is
- * collected while k survives. k's memo entries must stay. */
+/* pytorch#145253's shape: h = k.unsqueeze(0) (a view: h holds k as its
+ * base); h.x = h (a self-cycle); del h; gc(): the collected cycle
+ * referenced k, which survives. k's memo entries must stay. */
 static int act_cycle(gen *g, const st_action *a)
 {
-    int32_t h = attr_holder(g, a->a), k = vtensor(g, a->b);
-    if (h < 0 || k < 0 || h == k || !is_t(a->a) || !is_t(a->b))
+    int32_t k = vtensor(g, a->b);
+    if (k < 0 || !is_t(a->a) || !is_t(a->b) || a->a == a->b)
         return 0;
-    char hn[8], kn[8];
+    st_action v = {.op = A_VIEW, .sub = VW_UNSQUEEZE, .a = a->b, .dst = a->a, .n = 1};
+    mplan p;
+    if (m_view_plan(&g->m, k, &v, &p) != MERR_NONE || act_view(g, &v) <= 0)
+        return 0;
+    int32_t h = vnode(g, a->a);
+    char hn[8];
     vname(a->a, hn);
-    emit(g, "%s.x = %s", hn, vname(a->b, kn));
-    emit(g, "%s.y = %s", hn, hn);
+    emit(g, "%s.x = %s", hn, hn);
     emit(g, "del %s", hn);
     emit(g, "gc()");
-    m_set_edge(&g->m, &g->m.n[h].attr[0], k);
-    m_set_edge(&g->m, &g->m.n[h].attr[1], h);
+    m_set_edge(&g->m, &g->m.n[h].attr[0], h);
     bind(g, a->a, -1);
     m_gc(&g->m, 1);
     return 1;
@@ -1650,31 +1662,24 @@ static int is_memo_key(const gen *g, int32_t t)
     return 0;
 }
 
-/* A holder only its variable holds (so that the cycle is garbage once it
- * is deleted), and another tensor, a memo key of a live mode if any. */
+/* The tensor the cycle references: a memo key of a live mode, not a view,
+ * if one is bound; the holder's slot, another. */
 static int draw_cycle(gen *g, st_action *a)
 {
-    int h = -1, k = -1, key = 0;
+    int k = -1, best = 0;
     uint32_t off = st_rng_below(g->rng, NV_T);
-    for (int j = 0; j < NV_T && h < 0; j++) {
-        int s = V_T + (int)((off + (uint32_t)j) % NV_T);
-        int32_t x = attr_holder(g, s);
-        if (x >= 0 && g->m.n[x].rc == 1 && g->m.n[x].base < 0)
-            h = s;
-    }
-    for (int j = 0; j < NV_T && h >= 0 && !key; j++) {
+    for (int j = 0; j < NV_T; j++) {
         int s = V_T + (int)((off + (uint32_t)j) % NV_T);
         int32_t t = vtensor(g, s);
-        if (s == h || t < 0 || t == g->m.var[h] || (k >= 0 && !is_memo_key(g, t)))
-            continue;
-        k = s;
-        key = is_memo_key(g, t);
+        int score = t < 0 ? 0 : 1 + 2 * is_memo_key(g, t) + (g->m.n[t].base < 0);
+        if (score > best)
+            k = s, best = score;
     }
-    if (h < 0 || k < 0)
+    if (k < 0)
         return 0;
     a->op = A_CYCLE;
-    a->a = (int8_t)h;
     a->b = (int8_t)k;
+    a->a = (int8_t)(V_T + (k - V_T + 1 + (int)st_rng_below(g->rng, NV_T - 1)) % NV_T);
     return 1;
 }
 
@@ -1692,9 +1697,10 @@ static int draw(gen *g, st_action *a, int kind)
     case ST_W_NEWOP: return draw_newop(g, a, 0, 0);
     case ST_W_INPLACE: return draw_inplace(g, a, 0);
     case ST_W_SPARSE_OP: return draw_sparse_op(g, a, 0);
-    case ST_W_MODE: case ST_W_META_CONVERTER: case ST_W_FAKE_CONVERTER: {
+    case ST_W_MODE: case ST_W_META_CONVERTER: case ST_W_FAKE_CONVERTER: case ST_W_WEAK_MODE: {
         int mc = kind == ST_W_META_CONVERTER, fc = kind == ST_W_FAKE_CONVERTER;
         a->op = mc ? A_MCONV : fc ? A_FCONV : A_MODE;
+        a->flags = kind == ST_W_WEAK_MODE ? F_WREF : 0;
         a->dst = (int8_t)(mc || fc ? pick(r, V_C, NV_C) : pick(r, V_M, NV_M));
         uint32_t p = st_rng_below(r, 10);
         a->sub = (uint8_t)(p < 4 ? 0 : p < 6 ? 1 : 2);

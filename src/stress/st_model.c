@@ -327,7 +327,7 @@ static void callbacks(model *m, int32_t i)
 static void release(model *m, int32_t i)
 {
     mnode *x = &m->n[i];
-    int32_t e[11] = {x->storage, x->base, x->grad, x->meta, x->mode, x->ind,
+    int32_t e[11] = {x->storage, x->base, x->grad, x->meta, m_strong_mode(m, x), x->ind,
                      x->val,     x->crow, x->col,  x->attr[0], x->attr[1]};
     x->storage = x->base = x->grad = x->meta = x->mode = -1;
     x->ind = x->val = x->crow = x->col = -1;
@@ -355,7 +355,7 @@ static void mark(model *m, int32_t root)
     while (st->n > base) {
         int32_t i = st->p[--st->n];
         mnode *x = &m->n[i];
-        int32_t e[11] = {x->storage, x->base, x->grad, x->meta, x->mode, x->ind,
+        int32_t e[11] = {x->storage, x->base, x->grad, x->meta, m_strong_mode(m, x), x->ind,
                          x->val,     x->crow, x->col,  x->attr[0], x->attr[1]};
         int ne = 11;
         for (int k = 0; k < ne; k++) {
@@ -724,8 +724,15 @@ int32_t m_fake_new(model *m, int32_t meta, int32_t mode, uint8_t fdev)
     f->flags = (uint16_t)(t->flags & (NF_USTR | NF_COAL | NF_RG | NF_LEAF));
     f->meta = meta;        /* takes the caller's reference */
     f->mode = mode;
-    m_ref(m, mode);
+    m_ref(m, m_strong_mode(m, f));
     return i;
+}
+
+int32_t m_strong_mode(const model *m, const mnode *x)
+{
+    if (x->mode >= 0 && x->fake && (m->n[x->mode].flags & NF_WMODE))
+        return -1;
+    return x->mode;
 }
 
 /* ---- modes ---- */

@@ -45,6 +45,8 @@ enum {
     NF_MARK = 1u << 9,     /* reachability scratch */
     NF_MC = 1u << 10,      /* NK_MODE: a stand-alone MetaConverter */
     NF_FC = 1u << 12,      /* NK_MODE: a stand-alone FakeTensorConverter (not a mode) */
+    NF_WMODE = 1u << 13,   /* NK_MODE: fake_mode(mode_ref="weak"): its fakes hold
+                              it weakly (pytorch#168326's fix) */
     NF_SET = 1u << 11      /* set_ re-pointed it: a view of it converted later
                               would meet the meta memoized before set_, too
                               small (PyTorch 1.13.1 raises setStorage out of
@@ -100,7 +102,7 @@ enum {
     A_SET, A_DTVIEW, A_STORAGE,  /* version 2: set_, view(dtype), t.storage() */
     A_FCONV, A_CFAKE,            /* version 2: fake_converter(), c.fake(m, t) */
     A_TRACER,                    /* version 3: tracer(m), tr.input(t), tr.finish() (sub) */
-    A_CYCLE                      /* h.x = k; h.y = h; del h; gc() */
+    A_CYCLE                      /* h = k.unsqueeze(0); h.x = h; del h; gc() */
 };
 
 /* action variants (st_action.sub) and flags */
@@ -120,7 +122,8 @@ enum { SP_COALESCE, SP_INDICES, SP_VALUES, SP_TO_SPARSE };
 /* flags */
 enum {
     F_DTYPE = 1, F_DEVICE = 2, F_RG = 4, F_COAL = 8, F_SD = 16, F_EVERY = 32, F_STEP = 64,
-    F_DST = 128
+    F_DST = 128,
+    F_WREF = F_DTYPE         /* A_MODE: mode_ref="weak" */
 };
 
 /* variable slots: t0..t7 f0..f5 m0..m2 c0..c1 w0..w3 */
@@ -174,6 +177,9 @@ int32_t m_coo(model *m, int nd, const int64_t *sz, int sd, int64_t nnz, uint8_t 
               uint8_t dev, int coalesced);
 int32_t m_csr(model *m, int64_t r, int64_t c, int64_t nnz, uint8_t dt, uint8_t dev);
 int32_t m_fake_new(model *m, int32_t meta, int32_t mode, uint8_t fdev);   /* takes meta's ref */
+/* The mode a node holds strongly: a fake's mode unless that is a
+ * mode_ref="weak" mode (then -1), a tracer's mode. */
+int32_t m_strong_mode(const model *m, const mnode *x);
 /* t.set_(src) (PyTorch's set_(Tensor)): t takes src's storage and geometry. */
 void m_set_(model *m, int32_t t, int32_t src);
 /* t.view(dtype) for a dtype of the same element size: a new tensor over
