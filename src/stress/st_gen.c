@@ -1124,16 +1124,17 @@ static int act_cycle(gen *g, const st_action *a)
     mplan p;
     if (m_view_plan(&g->m, k, &v, &p) != MERR_NONE || act_view(g, &v) <= 0)
         return 0;
+    m_end_statement(&g->m);
     int32_t h = vnode(g, a->a);
     char hn[8];
     vname(a->a, hn);
     emit(g, "%s.x = %s", hn, hn);
-    emit(g, "del %s", hn);
-    emit(g, "gc()");
     m_set_edge(&g->m, &g->m.n[h].attr[0], h);
+    m_end_statement(&g->m);
+    emit(g, "del %s", hn);
     bind(g, a->a, -1);
-    m_gc(&g->m, 1);
-    return 1;
+    m_end_statement(&g->m);
+    return 1;                /* apply() ends it with gc() */
 }
 
 static int apply(gen *g, const st_action *a)
@@ -1154,8 +1155,10 @@ static int apply(gen *g, const st_action *a)
     case A_GRAD: r = act_grad(g, a); break;
     case A_DEL: r = act_del(g, a); break;
     case A_WEAK: r = act_weak(g, a); break;
-    case A_GC:
-        emit(g, "gc()");
+    case A_CYCLE: case A_GC:
+        if (a->op == A_CYCLE && act_cycle(g, a) <= 0)
+            return 0;
+        emit(g, "gc()");                    /* a cycle ends with it */
         m_gc(&g->m, 1);
         return 1;
     case A_SWEEP: r = act_sweep(g, a); break;
@@ -1164,7 +1167,6 @@ static int apply(gen *g, const st_action *a)
     case A_DTVIEW: r = act_dtview(g, a); break;
     case A_STORAGE: r = act_storage(g, a); break;
     case A_TRACER: r = act_tracer(g, a); break;
-    case A_CYCLE: r = act_cycle(g, a); break;
     default: r = 0; break;
     }
     if (r < 0 || g->m.oom)
