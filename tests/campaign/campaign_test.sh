@@ -33,7 +33,7 @@ campaign="$src/scripts/campaign.sh --fakegc $fakegc"
 STRESS=(stress --seed 11 --steps 12000 --lifecycle 500)
 W=meta_tensor=0,strided=0,sparse=0,csr=0,quantized=0,view=0,newop=0,inplace=0,sparse_op=0
 W=$W,meta_converter=0,fake_device=0,meta=0,fake_op=0,refake=0,attr=0,grad=0,weakref=0,gc=0
-W=$W,sweep=0,with=0,error=0,cycle=0,weak_mode=0
+W=$W,sweep=0,with=0,error=0,cycle=0,weak_mode=0,tracer=0
 INJECT=(stress --seed 1 --steps 8000 --inject strong-memo --weights "$W")
 
 die() { echo "campaign_test.sh $case_: $*"; exit 1; }
