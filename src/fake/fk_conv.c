@@ -305,16 +305,9 @@ static obj *tensor_key(fk_mconv *mc, ts_tensor *t)
 
 static int pending_push(fk_mconv *mc, ts_storage *s)
 {
-    if (mc->npending == mc->cap_pending) {
-        size_t ncap = mc->cap_pending ? mc->cap_pending * 2 : 16;
-        ts_storage **np = al_realloc(mc->pending, mc->cap_pending * sizeof *np,
-                                     ncap * sizeof *np, AL_K_MEMO,
-                                     "fk pending list");
-        if (!np)
-            return er_set(ER_OOM, "out of memory growing the pending list");
-        mc->pending = np;
-        mc->cap_pending = ncap;
-    }
+    if (al_grow(&mc->pending, &mc->cap_pending, mc->npending, sizeof *mc->pending, 16,
+                AL_K_MEMO, "fk pending list") < 0)
+        return er_set(ER_OOM, "out of memory growing the pending list");
     obj_weak_incref(&s->hdr);
     mc->pending[mc->npending++] = s;
     return 0;

@@ -84,15 +84,9 @@ int64_t fk_shape_env_tracked(const obj *o)
 int fk_shape_track(obj *o, ts_tensor *f)
 {
     fk_shape_env *se = (fk_shape_env *)o;
-    if (se->ntracked == se->cap_tracked) {
-        size_t ncap = se->cap_tracked ? se->cap_tracked * 2 : 4;
-        ts_tensor **nv = al_realloc(se->tracked, se->cap_tracked * sizeof *nv,
-                                    ncap * sizeof *nv, AL_K_OBJECT, "fk tracked fakes");
-        if (!nv)
-            return er_set(ER_OOM, "out of memory growing tracked_fakes");
-        se->tracked = nv;
-        se->cap_tracked = ncap;
-    }
+    if (al_grow(&se->tracked, &se->cap_tracked, se->ntracked, sizeof *se->tracked, 4,
+                AL_K_OBJECT, "fk tracked fakes") < 0)
+        return er_set(ER_OOM, "out of memory growing tracked_fakes");
     obj_incref(&f->hdr);
     se->tracked[se->ntracked++] = f;
     return 0;
@@ -109,15 +103,9 @@ int fk_shape_cache(obj *o, uint64_t key)
     for (size_t i = 0; i < se->nkeys; i++)
         if (se->keys[i] == key)
             return 0;
-    if (se->nkeys == se->cap_keys) {
-        size_t ncap = se->cap_keys ? se->cap_keys * 2 : 8;
-        uint64_t *nv = al_realloc(se->keys, se->cap_keys * sizeof *nv, ncap * sizeof *nv,
-                                  AL_K_MEMO, "fk ShapeEnv op cache");
-        if (!nv)
-            return er_set(ER_OOM, "out of memory growing a ShapeEnv's op cache");
-        se->keys = nv;
-        se->cap_keys = ncap;
-    }
+    if (al_grow(&se->keys, &se->cap_keys, se->nkeys, sizeof *se->keys, 8, AL_K_MEMO,
+                "fk ShapeEnv op cache") < 0)
+        return er_set(ER_OOM, "out of memory growing a ShapeEnv's op cache");
     se->keys[se->nkeys++] = key;
     return 0;
 }

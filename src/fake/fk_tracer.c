@@ -103,15 +103,9 @@ int fk_is_tracer(const obj *o) { return o && o->type == &tracer_type; }
 
 static int push_arg(fk_tracer *tr, ts_tensor *f, obj *example, int strong)
 {
-    if (tr->nargs == tr->cap_args) {
-        size_t ncap = tr->cap_args ? tr->cap_args * 2 : 4;
-        graph_arg *nv = al_realloc(tr->args, tr->cap_args * sizeof *nv, ncap * sizeof *nv,
-                                   AL_K_OBJECT, "fk graph arguments");
-        if (!nv)
-            return er_set(ER_OOM, "out of memory growing the graph arguments");
-        tr->args = nv;
-        tr->cap_args = ncap;
-    }
+    if (al_grow(&tr->args, &tr->cap_args, tr->nargs, sizeof *tr->args, 4, AL_K_OBJECT,
+                "fk graph arguments") < 0)
+        return er_set(ER_OOM, "out of memory growing the graph arguments");
     obj_incref(&f->hdr);
     if (strong)
         obj_incref(example);
