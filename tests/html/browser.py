@@ -5,9 +5,13 @@ console error, fetches nothing but itself, and its controls work.
 
 usage: browser.py OUTDIR KIND=PAGE [KIND=PAGE ...]
   KIND: clean (a passing run), leak (a failing run with a dominator tree
-  and a timeline), diff (a diff's page), record (a recorded leaking
+  and a timeline), leak5m (the same of a leak of 5M objects or more, whose
+  caps must be stated as "kept X of Y"), diff (a diff's page), record (a recorded leaking
   program's page) or stress (a stress reproducer's page). Writes OUTDIR/KIND.png and
-  prints one line per page: "KIND: BYTES bytes, loaded in MS ms".
+  prints one line per page: "KIND: BYTES bytes, loaded in MS ms" (MS: from
+  the navigation's start to loadEventEnd, the file read included; the line
+  also gives responseStart..loadEventEnd and domContentLoaded), and one
+  line per screenshot: its path and size.
 Exit 0 all good, 1 a check failed, 77 no Chromium/chromedriver/Selenium.
 """
 import json
@@ -55,10 +59,12 @@ def load(d, path):
     d.get("about:blank")
     d.get_log("performance")   # drain what the first tab did
     d.get(url)
-    ms = d.execute_script(
+    t = d.execute_script(
         "var t=performance.getEntriesByType('navigation')[0];"
-        "return t.loadEventEnd>0?t.loadEventEnd:performance.now();")
-    return url, ms
+        "return [t.startTime, t.responseStart, t.domContentLoadedEventEnd,"
+        " t.loadEventEnd>0?t.loadEventEnd:performance.now()];")
+    start, resp, dcl, end = t
+    return url, end - start, end - resp, dcl - start
 
 
 def no_errors_no_fetches(d, kind, url):
@@ -123,7 +129,7 @@ def check_tree(d, kind="leak"):
     print("%s: expanded %r -> first child %r" % (kind, s.text[:80], text[:100]))
 
 
-def check_timeline(d):
+def check_timeline(d, kind="leak"):
     panel = d.find_element(By.CSS_SELECTOR, ".tl")
     objs = [int(x) for x in panel.get_attribute("data-o").split(",")]
     peak = max(range(len(objs)), key=lambda i: (objs[i], -i))
@@ -131,31 +137,52 @@ def check_timeline(d):
     panel.find_element(By.CSS_SELECTOR, "button.peak").click()
     a, b = panel.get_attribute("data-sel-a"), panel.get_attribute("data-sel-b")
     check(a == str(peak) and b == str(peak),
-          "leak: jump to peak selected %s..%s, the peak is point %d" % (a, b, peak))
+          "%s: jump to peak selected %s..%s, the peak is point %d" % (kind, a, b, peak))
     out = panel.find_element(By.CSS_SELECTOR, ".readout").text
-    check(("%d objects" % objs[peak]) in out, "leak: readout %r lacks the peak %d" % (out, objs[peak]))
+    check(("%d objects" % objs[peak]) in out, "%s: readout %r lacks the peak %d" % (kind, out, objs[peak]))
     sel = panel.find_element(By.CSS_SELECTOR, "rect.sel")
-    check(sel.is_displayed(), "leak: the selection is not drawn")
-    print("leak: jump to peak ->", out)
+    check(sel.is_displayed(), "%s: the selection is not drawn" % kind)
+    print("%s: jump to peak ->" % kind, out)
     svg = panel.find_element(By.TAG_NAME, "svg")
     w = svg.size["width"]
     ActionChains(d).move_to_element_with_offset(svg, int(-w * 0.3), 0).click_and_hold() \
         .move_by_offset(int(w * 0.4), 0).release().perform()
     a, b = int(panel.get_attribute("data-sel-a")), int(panel.get_attribute("data-sel-b"))
     out = panel.find_element(By.CSS_SELECTOR, ".readout").text
-    check(a < b and out.startswith("statements "), "leak: range selection %d..%d %r" % (a, b, out))
-    print("leak: range ->", out)
+    check(a < b and out.startswith("statements "), "%s: range selection %d..%d %r" % (kind, a, b, out))
+    print("%s: range ->" % kind, out)
     panel.find_element(By.CSS_SELECTOR, "button.peak").click()   # leave the peak shown
 
 
-def check_leak(d):
-    check("FAIL" in verdict(d), "leak: verdict is %r" % verdict(d))
+def check_leak(d, kind="leak"):
+    check("FAIL" in verdict(d), "%s: verdict is %r" % (kind, verdict(d)))
     rows = d.find_elements(By.CSS_SELECTOR, "#groups tr.grp")
-    check(rows, "leak: no group rows")
-    check(d.find_elements(By.CSS_SELECTOR, "#groups .path"), "leak: no representative path")
-    check("kept" in d.find_element(By.ID, "groups").text, "leak: groups do not say kept X of Y")
-    check_tree(d)
-    check_timeline(d)
+    check(rows, "%s: no group rows" % kind)
+    check(d.find_elements(By.CSS_SELECTOR, "#groups .path"), "%s: no representative path" % kind)
+    check("kept" in d.find_element(By.ID, "groups").text, "%s: groups do not say kept X of Y" % kind)
+    check_tree(d, kind)
+    check_timeline(d, kind)
+
+
+def check_caps(d, kind):
+    """Every hard cap the page applies is stated as "kept X of Y": the
+    groups, the examples per group, the dominator tree's nodes and the
+    timeline's points."""
+    import re
+    text = d.find_element(By.TAG_NAME, "body").text
+    for what, pat in (("groups", r"kept \d+ of \d+ groups"),
+                      ("examples", r"examples: kept \d+ of \d+"),
+                      ("tree nodes", r"kept \d+ of \d+ tree nodes"),
+                      ("timeline points", r"points: kept \d+ of \d+")):
+        m = re.search(pat, text)
+        check(m, "%s: the page does not state its cap on %s (%s)" % (kind, what, pat))
+        if m:
+            print("%s: %s" % (kind, m.group(0)))
+
+
+def check_leak5m(d):
+    check_leak(d, "leak5m")
+    check_caps(d, "leak5m")
 
 
 def check_record(d):
@@ -227,16 +254,19 @@ def main():
         print("SKIP: chromium, chromedriver or python3-selenium is not installed")
         return 77
     outdir = sys.argv[1]
-    checks = {"clean": check_clean, "leak": check_leak, "diff": check_diff,
+    checks = {"clean": check_clean, "leak": check_leak, "leak5m": check_leak5m,
+              "diff": check_diff,
               "record": check_record, "stress": check_stress}
     profile = tempfile.mkdtemp(prefix="fakegc-chromium-")
     d = start(profile)
     try:
         for arg in sys.argv[2:]:
             kind, path = arg.split("=", 1)
-            url, ms = load(d, path)
+            url, ms, from_resp, dcl = load(d, path)
             size = os.path.getsize(path)
-            print("%s: %d bytes, loaded in %.0f ms" % (kind, size, ms))
+            print("%s: %d bytes, loaded in %.0f ms (navigation start to loadEventEnd; "
+                  "responseStart to loadEventEnd %.0f ms, domContentLoaded at %.0f ms)"
+                  % (kind, size, ms, from_resp, dcl))
             check(ms < LOAD_BUDGET_MS, "%s: loaded in %.0f ms (budget %d)" % (kind, ms, LOAD_BUDGET_MS))
             check(size < 5 * 1024 * 1024, "%s: %d bytes (budget 5 MB)" % (kind, size))
             if kind == "diff":
@@ -246,7 +276,9 @@ def main():
             checks[kind.split("-")[0]](d)
             no_errors_no_fetches(d, kind, url)
             d.execute_script("scrollTo(0,0)")
-            screenshot(d, os.path.join(outdir, kind + ".png"))
+            png = os.path.join(outdir, kind + ".png")
+            screenshot(d, png)
+            print("%s: screenshot %s (%d bytes)" % (kind, png, os.path.getsize(png)))
     finally:
         d.quit()
         shutil.rmtree(profile, ignore_errors=True)

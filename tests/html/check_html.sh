@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # check_html.sh FAKEGC BUILD_DIR - the HTML pages in a real browser: a clean
 # run, a big leak (strong-memo over tests/html/leak.scn: about 1.2M objects),
-# the diff between them, a recorded leaking program (fakegc record --html)
+# a 5M-object leak (tests/html/leak5m.scn: its live objects counted from the
+# JSON, its wall time and peak RSS printed), the diff between the first two, a recorded leaking program (fakegc record --html)
 # and a stress reproducer's run (fakegc stress --html), each opened in headless Chromium by
 # tests/html/browser.py (console errors, network fetches, tree expansion,
 # jump to peak, range selection, load time and size), with a screenshot of
@@ -48,6 +49,40 @@ if str(f["actual"]) != "1200000" or covered != 1200000 or kinds != ["finalizer",
 PY
 grep -qF "300000 x finalizer" "$out/leak.html" ||
     { echo "FAIL: the page's groups lack the growth's 300000 finalizers"; exit 1; }
+# the 5M-object leak: counted from the report, not trusted from the name
+# (the dominator tree's object count is every live object at the failing
+# expectation; the growth failure's, what the scenario added since "start")
+big=$here/leak5m.scn
+/usr/bin/time -f '%e s %M KB' -o "$out/leak5m.time" "$fakegc" run "$big" -q \
+    --inject strong-memo --html "$out/leak5m.html" --format json \
+    --output "$out/leak5m.json"
+rc=$?
+[ "$rc" -eq 1 ] || { echo "FAIL: the 5M-object leak exited $rc, not 1"; exit 1; }
+echo "5M-object leak run: $(tail -n1 "$out/leak5m.time") (wall, peak RSS)"
+"$py" - "$out/leak5m.json" <<'PY' || exit 1
+import json, sys
+r = json.load(open(sys.argv[1]))
+s = r["scenarios"][0]
+live = s["dtree"]["objects"]
+grown = max(f["objects_total"] for f in s["failures"])
+kinds = max((sum(k["now"] for k in f["kinds"]) for f in s["failures"] if f.get("kinds")), default=0)
+print("5M leak: %d live objects in the dominator tree, %d grown, %d live by kind, stopped %r"
+      % (live, grown, kinds, r["stopped"]))
+if r["stopped"] or min(live, grown, kinds) < 5000000:
+    sys.exit("FAIL: the 5M-object leak has fewer than 5000000 live objects (or was stopped)")
+PY
+# a leak stopped by --max-objects: its page still groups what was alive
+# then and names the biggest retainer
+printf 'm = fake_mode()\nrepeat 100000\n  t = empty(1)\n  f = m.fake(t)\n  del f, t\nend\n' \
+    >"$out/limit.scn"
+"$fakegc" run -q --inject strong-memo --max-objects 20000 --html "$out/limit.html" \
+    "$out/limit.scn" >/dev/null
+rc=$?
+[ "$rc" -eq 1 ] || { echo "FAIL: the run past --max-objects exited $rc, not 1"; exit 1; }
+for want in "LimitExceeded: more than 20000 live objects" "Biggest retainer: <code>meta_converter#" \
+    '<tr class="grp"><td class="n">3332 x tensor'; do
+    grep -qF "$want" "$out/limit.html" || { echo "FAIL: the limit's page lacks '$want'"; exit 1; }
+done
 # run --jobs: the workers hand their trees back in the JSON; the same tree
 "$fakegc" run "$scn" -q --inject strong-memo --jobs 2 --html "$out/jobs.html" >/dev/null
 for want in "300000 x tensor (tensor) via tensor_memo" "100000 x tensor (tensor) via tensor_memo"; do
@@ -95,5 +130,6 @@ if "$fakegc" stress -q --inject strong-memo --steps 2000 --out-dir "$out/stress-
     echo "FAIL: stress --html into a missing folder did not exit 2"; exit 1
 fi
 exec "$py" "$here/browser.py" "$out" clean="$out/clean.html" leak="$out/leak.html" \
+    leak5m="$out/leak5m.html" \
     diff="$out/diff.html" record="$out/record.html" stress="$out/stress.html" \
     leak-jobs="$out/jobs.html"
