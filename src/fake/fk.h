@@ -283,6 +283,7 @@ int fk_tracer_finish(obj *tr);
  * scenario runner clears it before each scenario and before reclaiming). */
 typedef struct fk_cache_stats {
     int64_t size, hits, misses, bypasses;
+    uint64_t bytes;             /* the entries' table (AL_K_MEMO, no object's) */
 } fk_cache_stats;
 void fk_cache_stats_get(fk_cache_stats *out);
 void fk_cache_clear(void);

@@ -54,6 +54,7 @@ void fk_cache_stats_get(fk_cache_stats *out)
 {
     *out = stats;
     out->size = (int64_t)nentries;
+    out->bytes = cap_entries * sizeof *entries;
 }
 
 void fk_cache_clear(void)
