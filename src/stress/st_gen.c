@@ -234,11 +234,10 @@ void st_config_default(st_config *c)
 
 int st_design_predicted(int design)
 {
-    /* every design's memo rules come from its row (st_model.c); but where
-     * op outputs are memoized (2.3) an output served from the process's
-     * dispatch cache gets no entry, and the model has no dispatch cache */
+    /* every design's memo rules come from its row (st_model.c), its
+     * dispatch cache and finish() clears from st_dcache.c */
     const fk_design *d = fk_design_get((fk_design_id)design);
-    return d && !d->op_outputs_memoized;
+    return d != NULL;
 }
 
 /* ---- actions ---- */
@@ -521,11 +520,14 @@ static int act_view(gen *g, const st_action *a)
     int err = m_view_plan(&g->m, op_node(g, ti), a, &p);
     if (err == MERR_SKIP)
         return 0;
+    if (!m_dc_predictable(&g->m, ti, -1))
+        return 0;
     char expr[300];
     expr_view(g, a, expr, sizeof expr);
     emit_stmt(g, err, a->dst, expr);
     if (err)
         return 1;
+    m_dc_dispatch(&g->m, ti, -1, strchr(expr, '.'));
     int32_t r = m_run_plan(&g->m, ti, &p, a->sub != VW_DETACH);
     if (r < 0)
         return -1;
@@ -551,13 +553,16 @@ static int act_newop(gen *g, const st_action *a)
     mplan p;
     if (!err)
         err = m_newop_plan(&g->m, op_node(g, ti), bi, a, &p);
-    if (err == MERR_SKIP)
+    int32_t bf = bi >= 0 ? vtensor(g, a->b) : -1;   /* the operand as passed */
+    if (err == MERR_SKIP || !m_dc_predictable(&g->m, ti, bf))
         return 0;
     char expr[200];
     expr_newop(a, expr, sizeof expr);
     emit_stmt(g, err, a->dst, expr);
     if (err)
         return 1;
+    m_dc_dispatch(&g->m, ti, bf,
+                  bf >= 0 ? (a->sub == NO_ADD ? ".add" : ".matmul") : strchr(expr, '.'));
     int32_t r = m_run_plan(&g->m, ti, &p, 0);
     if (r < 0)
         return -1;
@@ -571,7 +576,7 @@ static int act_inplace(gen *g, const st_action *a)
     if (ti < 0)
         return 0;
     int err = m_inplace_rule(&g->m, ti, a);
-    if (err == MERR_SKIP)
+    if (err == MERR_SKIP || !m_dc_predictable(&g->m, ti, -1))
         return 0;
     char nm[8], expr[64];
     vname(a->a, nm);
@@ -581,6 +586,8 @@ static int act_inplace(gen *g, const st_action *a)
         snprintf(expr, sizeof expr, "%s.%s(%d)", nm, a->sub == IP_ADD ? "add_" : "mul_",
                  a->v[0]);
     emit_stmt(g, err, -1, expr);
+    if (!err)
+        m_dc_dispatch(&g->m, ti, -1, strchr(expr, '.'));
     return 1;
 }
 
@@ -591,7 +598,7 @@ static int act_sparse(gen *g, const st_action *a)
         return 0;
     mplan p;
     int err = m_sparse_plan(&g->m, op_node(g, ti), a, &p);
-    if (err == MERR_SKIP)
+    if (err == MERR_SKIP || !m_dc_predictable(&g->m, ti, -1))
         return 0;
     static const char *const names[] = {"coalesce", "indices", "values", "to_sparse"};
     char nm[8], expr[64];
@@ -599,6 +606,7 @@ static int act_sparse(gen *g, const st_action *a)
     emit_stmt(g, err, a->dst, expr);
     if (err)
         return 1;
+    m_dc_dispatch(&g->m, ti, -1, strchr(expr, '.'));
     int32_t r = m_run_plan(&g->m, ti, &p, a->sub == SP_INDICES || a->sub == SP_VALUES);
     if (r < 0)
         return -1;
@@ -673,7 +681,10 @@ static int view_overreaches(const gen *g, const mmode *md, int32_t t)
  * still being converted, or go deeper than the generator follows. */
 static int one_recurses(const gen *g, const mmode *md, int32_t t, int32_t *stack, int depth)
 {
-    if (t < 0 || m_lookup(&md->fake, t) >= 0)
+    /* 2.3 describes t (ids of its storage, grad and base, recursively)
+     * before it looks up its memo entry: the cycle recurses even then
+     * (meta_utils.py@0f315d37:457,472) */
+    if (t < 0 || (!md->ids && m_lookup(&md->fake, t) >= 0))
         return 0;
     if (depth >= 16)
         return 1;
@@ -814,7 +825,7 @@ static int act_refake(gen *g, const st_action *a)
         return 0;
     int32_t ti = vtensor(g, a->b), fi = vtensor(g, a->dst);
     if (ti < 0 || fi < 0 || !is_t(a->b) || !is_f(a->dst) || m_lookup(&md->fake, ti) != fi ||
-        fake_hit_leaks(g, md, ti))
+        fake_hit_leaks(g, md, ti) || (md->ids && conv_blocked(g, md, ti)))
         return 0;
     char mn[8], tn[8], fn[8];
     emit(g, "expect %s.fake(%s) == %s", vname(a->a, mn), vname(a->b, tn), vname(a->dst, fn));
@@ -1107,6 +1118,8 @@ static int act_tracer(gen *g, const st_action *a)
     if (a->sub == 1)
         return tracer_input(g, a, tr);
     emit(g, "%s.finish()", vname(a->a, cn));
+    if (g->m.n[tr].mode >= 0)
+        m_finish_clears(&g->m, &g->m.m[g->m.n[g->m.n[tr].mode].mi]);
     m_set_edge(&g->m, &g->m.n[tr].attr[0], -1);
     m_set_edge(&g->m, &g->m.n[tr].attr[1], -1);
     return 1;

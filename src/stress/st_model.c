@@ -102,6 +102,7 @@ int m_init(model *m, const st_config *c)
     for (int i = 0; i < NVARS; i++)
         m->var[i] = -1;
     m->next_opkey = -2;
+    m_dc_init(m);
     m->ncap = 1024;
     m->n = al_malloc(m->ncap * sizeof *m->n, AL_K_SCENARIO, "st model nodes");
     m->mcap = 8;
@@ -125,6 +126,7 @@ void m_free(model *m)
     al_free(m->n, m->ncap * sizeof *m->n, AL_K_SCENARIO);
     al_free(m->m, m->mcap * sizeof *m->m, AL_K_SCENARIO);
     iv_free(&m->work);
+    m_dc_free(m);
     al_free(m->deferred, m->capdeferred * sizeof *m->deferred, AL_K_SCENARIO);
     memset(m, 0, sizeof *m);
 }
@@ -440,6 +442,7 @@ void m_gc(model *m, int sweep)
 
 void m_end_statement(model *m)
 {
+    m->op_hit = 0;
     m_run_deferred(m);
     if (m->c->gc_stress)
         m_gc(m, 0);
@@ -999,7 +1002,7 @@ void m_op_output(model *m, int32_t f)
     if (f < 0 || !y->fake || y->mode < 0)
         return;
     mmode *md = &m->m[m->n[y->mode].mi];
-    if (md->alive && md->opmemo)
+    if (md->alive && md->opmemo && !m->op_hit)
         pv_push(m, &md->fake, m->next_opkey--, f);
 }
 

@@ -147,6 +147,13 @@ typedef struct model {
     int draining;
     int oom;
     int32_t next_opkey;      /* 2.3: fresh keys (ids) of op outputs, < -1 */
+    /* version-3 rules of the design (st_dcache.c) */
+    uint8_t dcache;          /* a process-wide dispatch cache */
+    uint8_t finish_clears;   /* tr.finish() clears the mode's tables */
+    int op_hit;              /* the op in hand was served from the cache */
+    uint64_t *dc;            /* the cache's keys */
+    uint32_t ndc, capdc;
+    int64_t dc_hits, dc_misses;
 } model;
 
 extern const char *const m_dtype_name[D_COUNT];
@@ -213,6 +220,19 @@ int32_t m_convert(model *m, mmode *md, int32_t t, int32_t owner);
 void m_op_output(model *m, int32_t f);
 /* fake_converter(): an NK_MODE node flagged NF_FC with its own memos. */
 int32_t m_converter_new(model *m, int policy, int64_t every);
+
+/* version 3 (st_dcache.c): the design's dispatch cache and finish() rules */
+void m_dc_init(model *m);
+void m_dc_free(model *m);
+/* Can the model say whether an op on slot node self (other: the other
+ * operand's slot node or -1) hits the cache? (1 without a cache) */
+int m_dc_predictable(const model *m, int32_t self, int32_t other);
+/* The op `call` (its text from the first '.', tensor operands left out)
+ * on fake self and other, which succeeds: 1 served from the cache (m->op_hit
+ * set: its output gets no memo entry), 0 run (its key stored) or bypassed. */
+int m_dc_dispatch(model *m, int32_t self, int32_t other, const char *call);
+/* tr.finish() on a tracer of md: 2.3 empties md's tables (pytorch#171209). */
+void m_finish_clears(model *m, mmode *md);
 
 /* statement boundary: deferred finalizers, then (gc stress) a collection */
 void m_end_statement(model *m);

@@ -1,0 +1,140 @@
+/* st_dcache.c - the model's version-3 rules per design: the process-wide
+ * dispatch cache of FakeTensorMode (designs.md "pytorch-2.3", Dispatch
+ * cache) and what a compile's finish() clears. Re-stated from PyTorch's
+ * source; nothing here asks the fake layer.
+ *
+ * The cache (fake_tensor.py@946abe14:928-931: a class attribute, one per
+ * process, shared by every mode) maps a key made of the op, its arguments
+ * as passed and each tensor argument's metadata (dtype, layout, device,
+ * sizes, strides, storage offset, storage nbytes, requires_grad, neg/conj:
+ * :1157-1186, _prep_args_for_hash :1244-1266) to an output description.
+ * The model keeps the keys, as a hash of the call as written (receiver
+ * and tensor operands left out) and of its fake operands' metadata. A
+ * sparse input bypasses it (:1299-1300, nothing stored); a hit serves the
+ * output from the entry, without from_meta_and_device (:1350-1398), so the
+ * output gets no tensor_memo entry (derived); a miss runs the op and
+ * stores its entry (:1143-1148). Modes made with propagate_real and
+ * constant inputs also bypass it; the generator makes neither.
+ */
+#include <string.h>
+
+#include "alloc/al.h"
+#include "fake/fk.h"
+#include "stress/st_model.h"
+
+typedef struct dc_row {
+    const char *design;
+    uint8_t dispatch_cache;  /* FakeTensorMode.cache: fake_tensor.py@946abe14:928-931 */
+    uint8_t finish_clears;   /* tr.finish() clears the mode's four tables: pytorch#171209
+                                (with se.tracked, pytorch#193015, and non-cpu constants,
+                                pytorch#184445, neither of which the generator makes) */
+} dc_row;
+
+static const dc_row rows[] = {
+    {"pytorch-2.3", 1, 1},
+};
+
+void m_dc_init(model *m)
+{
+    const fk_design *d = fk_design_get((fk_design_id)m->c->design);
+    for (size_t i = 0; d && i < sizeof rows / sizeof rows[0]; i++)
+        if (strcmp(rows[i].design, d->name) == 0) {
+            m->dcache = rows[i].dispatch_cache;
+            m->finish_clears = rows[i].finish_clears;
+        }
+}
+
+void m_dc_free(model *m)
+{
+    al_free(m->dc, m->capdc * sizeof *m->dc, AL_K_SCENARIO);
+    m->dc = NULL;
+    m->ndc = m->capdc = 0;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) {
+        h ^= (v >> (8 * i)) & 0xff;
+        h *= 1099511628211ull;          /* FNV-1a */
+    }
+    return h;
+}
+
+/* A fake operand's metadata (_prep_args_for_hash: extract_tensor_metadata
+ * of the fake; neg/conj are its meta tensor's, as the fake copies them). */
+static uint64_t meta_key(const model *m, uint64_t h, int32_t f)
+{
+    const mnode *x = &m->n[f], *mt = &m->n[x->meta];
+    h = mix(h, x->dtype);
+    h = mix(h, x->layout);
+    h = mix(h, x->fdev);
+    h = mix(h, (uint64_t)x->ndim);
+    for (int d = 0; d < x->ndim; d++) {
+        h = mix(h, (uint64_t)x->sizes[d]);
+        h = mix(h, (uint64_t)x->strides[d]);
+    }
+    h = mix(h, (uint64_t)x->offset);
+    h = mix(h, mt->storage >= 0 ? m->n[mt->storage].nbytes : 0);
+    return mix(h, (uint64_t)((x->flags & NF_RG) != 0) | (uint64_t)((mt->flags & NF_NEG) != 0) << 1 |
+                      (uint64_t)((mt->flags & NF_CONJ) != 0) << 2);
+}
+
+static int strided_known(const model *m, int32_t f)
+{
+    return f < 0 || (m->n[f].layout == LY_STRIDED && !(m->n[f].flags & NF_USTR));
+}
+
+int m_dc_predictable(const model *m, int32_t self, int32_t other)
+{
+    if (!m->dcache || !m->n[self].fake)
+        return 1;
+    /* a sparse input bypasses; strides the model does not know make the
+     * key unknown */
+    int sparse = m->n[self].layout != LY_STRIDED || (other >= 0 && m->n[other].layout != LY_STRIDED);
+    return sparse || (strided_known(m, self) && strided_known(m, other));
+}
+
+int m_dc_dispatch(model *m, int32_t self, int32_t other, const char *call)
+{
+    m->op_hit = 0;
+    if (!m->dcache || !m->n[self].fake)
+        return 0;
+    if (m->n[self].layout != LY_STRIDED || (other >= 0 && m->n[other].layout != LY_STRIDED))
+        return 0;                                         /* bypass */
+    uint64_t h = 14695981039346656037ull;
+    for (const char *p = call; *p; p++)
+        h = mix(h, (uint8_t)*p);
+    h = meta_key(m, h, self);
+    if (other >= 0)
+        h = meta_key(m, mix(h, 1), other);
+    for (uint32_t i = 0; i < m->ndc; i++)
+        if (m->dc[i] == h) {
+            m->dc_hits++;
+            m->op_hit = 1;
+            return 1;
+        }
+    if (m->ndc == m->capdc) {
+        uint32_t nc = m->capdc ? m->capdc * 2 : 16;
+        uint64_t *nv = al_realloc(m->dc, m->capdc * sizeof *nv, nc * sizeof *nv, AL_K_SCENARIO,
+                                  "st model dispatch cache");
+        if (!nv) {
+            m->oom = 1;
+            return 0;
+        }
+        m->dc = nv;
+        m->capdc = nc;
+    }
+    m->dc[m->ndc++] = h;
+    m->dc_misses++;
+    return 0;
+}
+
+void m_finish_clears(model *m, mmode *md)
+{
+    /* pytorch#171209: the describer's lookups and the MetaConverter's
+     * tensor_memo and storage_memo are emptied; their values are weak in
+     * this design, so nothing dies of it */
+    if (!m->finish_clears || !md->alive || !md->ids)
+        return;
+    md->fake.n = md->meta.n = md->stor.n = 0;
+}
