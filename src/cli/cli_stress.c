@@ -129,12 +129,6 @@ static int campaign(stress_args *a)
                   "use manual or stress");
         return -1;
     }
-    if (a->c.design >= 0 && !st_design_predicted(a->c.design)) {
-        cli_error("stress", "--compat %s: the stress model does not predict this design "
-                  "yet (it predicts the default design, pytorch-1.13 and pytorch-2.0; "
-                  "it has no dispatch cache)", a->c.compat);
-        return -1;
-    }
     char err[600];
     /* without --compat the lifecycles run the default design: a bug that
      * does not apply to it is a usage error too */

@@ -74,8 +74,6 @@ typedef struct st_config {
 } st_config;
 
 void st_config_default(st_config *c);
-/* The model predicts lifecycles under this fk_design_id (every design). */
-int st_design_predicted(int design);
 
 /* ---- text and action lists ---- */
 

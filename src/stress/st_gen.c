@@ -232,14 +232,6 @@ void st_config_default(st_config *c)
     c->sweep_every = 128;
 }
 
-int st_design_predicted(int design)
-{
-    /* every design's memo rules come from its row (st_model.c), its
-     * dispatch cache and finish() clears from st_dcache.c */
-    const fk_design *d = fk_design_get((fk_design_id)design);
-    return d != NULL;
-}
-
 /* ---- actions ---- */
 
 static const char *const ctor_name[] = {"empty", "zeros", "ones", "rand", "empty_strided",
