@@ -489,23 +489,34 @@ int fk_is_meta_converter(const obj *o)
     return o && o->type == &fk_meta_converter_type;
 }
 
-/* check_for_expired_weak_storages */
+/* check_for_expired_weak_storages (meta_utils.py@003dca52:143-161): every
+ * pending ref is read first (new_li / stor_to_delete), then the expired
+ * ones' entries are popped. Popping a value can free a meta storage that is
+ * itself pending (2.x converts meta tensors): it was read alive, so it stays
+ * pending until the next sweep. */
 static uint64_t mconv_sweep(fk_mconv *mc)
 {
     if (fk_bug_state.no_sweep)
         return 0;
     uint64_t freed = 0;
-    size_t keep = 0;
-    for (size_t i = 0; i < mc->npending; i++) {
+    size_t n = mc->npending, keep = 0;
+    for (size_t i = 0; i < n; i++) {
         ts_storage *s = mc->pending[i];
-        if (obj_expired(&s->hdr)) {
-            freed += (uint64_t)wt_remove(mc->storage_memo, &s->hdr);
-            obj_weak_decref(&s->hdr);
-        } else {
+        if (!obj_expired(&s->hdr)) {
+            mc->pending[i] = mc->pending[keep];
             mc->pending[keep++] = s;
         }
     }
-    mc->npending = keep;
+    /* [keep, n) expired; refs appended meanwhile (a storage's death runs
+     * no finalizer, so none are) would follow them */
+    for (size_t i = keep; i < n; i++) {
+        ts_storage *s = mc->pending[i];
+        freed += (uint64_t)wt_remove(mc->storage_memo, &s->hdr);
+        obj_weak_decref(&s->hdr);
+    }
+    size_t late = mc->npending - n;
+    memmove(mc->pending + keep, mc->pending + n, late * sizeof *mc->pending);
+    mc->npending = keep + late;
     if ((int64_t)keep > mc->check_expired_frequency)
         mc->check_expired_frequency = (int64_t)keep;
     return freed;

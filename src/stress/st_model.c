@@ -338,6 +338,27 @@ static void release(model *m, int32_t i)
         m_unref(m, e[k]);
 }
 
+/* A collection's first step for garbage node i (src/core/gc.c phase 5: every
+ * garbage object is released before any callback runs): drop its edges to
+ * survivors, so a survivor that the callbacks then release reads as expired
+ * to the later ones (a meta storage held by a memo and by collected meta
+ * tensors). Edges to garbage need nothing (it reads as dead already); the
+ * mode edge stays, the callbacks read it (no callback releases a mode). */
+static void release_to_survivors(model *m, int32_t i)
+{
+    mnode *x = &m->n[i];
+    int32_t *e[10] = {&x->storage, &x->base, &x->grad, &x->meta, &x->ind,
+                      &x->val,     &x->crow, &x->col,  &x->attr[0], &x->attr[1]};
+    for (int k = 0; k < 10; k++) {
+        int32_t c = *e[k];
+        if (c >= 0 && m->n[c].alive) {
+            *e[k] = -1;
+            m_unref(m, c);
+            x = &m->n[i];
+        }
+    }
+}
+
 static void die(model *m, int32_t i)
 {
     callbacks(m, i);
@@ -416,6 +437,9 @@ void m_gc(model *m, int sweep)
     }
     if (ng) {
         m->draining = 1;           /* deaths caused here wait for the drain */
+        for (uint32_t i = first; i < m->nn; i++)
+            if (m->n[i].flags & NF_MARK)
+                release_to_survivors(m, (int32_t)i);
         /* the converters of dead modes free their tables first */
         for (uint32_t i = first; i < m->nn; i++)
             if ((m->n[i].flags & NF_MARK) && m->n[i].kind == NK_MODE)
@@ -786,24 +810,33 @@ mmode *m_mode_of_var(model *m, int slot)
     return &m->m[m->n[i].mi];
 }
 
-/* check_for_expired_weak_storages */
+/* check_for_expired_weak_storages (meta_utils.py@003dca52:143-161): every
+ * pending ref is read first (new_li / stor_to_delete), then the expired
+ * ones' entries are popped. Popping a value can kill a meta storage that is
+ * itself pending (2.x converts meta tensors): it was read alive, so it stays
+ * pending until the next sweep. */
 uint64_t m_sweep(model *m, mmode *md)
 {
     uint64_t freed = 0;
-    uint32_t keep = 0;
-    for (uint32_t i = 0; i < md->pending.n; i++) {
+    uint32_t n = md->pending.n, keep = 0;
+    for (uint32_t i = 0; i < n; i++) {
         int32_t s = md->pending.p[i];
         if (m->n[s].alive) {
+            md->pending.p[i] = md->pending.p[keep];
             md->pending.p[keep++] = s;
-        } else {
-            int32_t v = pv_remove(&md->stor, s);
-            if (v >= 0) {
-                freed++;
-                m_unref(m, v);
-            }
         }
     }
-    md->pending.n = keep;
+    /* [keep, n) expired; refs appended meanwhile follow them */
+    for (uint32_t i = keep; i < n; i++) {
+        int32_t v = pv_remove(&md->stor, md->pending.p[i]);
+        if (v >= 0) {
+            freed++;
+            m_unref(m, v);
+        }
+    }
+    uint32_t late = md->pending.n - n;
+    memmove(md->pending.p + keep, md->pending.p + n, late * sizeof *md->pending.p);
+    md->pending.n = keep + late;
     if ((int64_t)keep > md->freq)
         md->freq = keep;
     return freed;

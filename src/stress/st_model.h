@@ -9,8 +9,8 @@
  * (meta entries, fake entries, the storage rule of the mode's policy), then
  * it drops its edges. A collection kills every live node no root reaches,
  * all at once (so a storage dying in the same collection reads as expired
- * to its tensor's finalizer), then runs their callbacks, then drops their
- * edges. With deferred callbacks the meta finalizers wait for the end of
+ * to its tensor's finalizer), drops their edges to survivors, then runs
+ * their callbacks, then drops the rest (src/core/gc.c's phase 5). With deferred callbacks the meta finalizers wait for the end of
  * the statement. Objects the core makes that no scenario can observe
  * (converters, finalizer objects, self references) are not modelled; modes
  * own their memo values directly.
