@@ -102,8 +102,9 @@ struct hp_graph {
     char *buf; size_t buf_cap;            /* path formatting */
     /* the biggest retainers (hp_sum.c), found once per snapshot: each with
      * the retained bytes of the top-level dominator it was reached from,
-     * which decide per summary whether it is worth a line */
-    struct hp_topc { hp_top t; uint64_t from; } *tops; size_t ntops;
+     * which decide per summary whether it is worth a line, and its node
+     * (what a summary of marked objects asks: does it dominate them?) */
+    struct hp_topc { hp_top t; uint64_t from; uint32_t node; } *tops; size_t ntops;
     int tops_done;
     /* holder classes (hp_hold.c): the roots the caller marked in use
      * (nroots bytes, NULL: none), and an hp_holder per node (NULL until

@@ -564,6 +564,7 @@ static int find_tops(hp_graph *g)
                 break;
             p = c;
         }
+        g->tops[g->ntops].node = p;
         top_describe(g, p, &g->tops[g->ntops++].t);
     }
     hp_xfree(big, n + 3, sizeof *big);
@@ -571,18 +572,76 @@ static int find_tops(hp_graph *g)
     return 0;
 }
 
-/* Those worth a line in a summary covering scope_bytes: 1% of it. */
-static int top_retainers(hp_graph *g, uint64_t scope_bytes, hp_summary *out)
+/* The bytes of the marked objects each candidate dominates (itself
+ * included): a node's mask of the candidates among its dominators is found
+ * once, walking up to the first dominator whose mask is known. */
+enum { MASK_KNOWN = 0x80 };
+
+static int tops_marked(hp_graph *g, uint64_t sel[HP_TOP])
+{
+    size_t n = g->n;
+    uint8_t *mask = hp_xalloc(n ? n : 1, 1);
+    uint32_t *up = hp_xalloc(n ? n : 1, sizeof *up);
+    if (!mask || !up) {
+        hp_xfree(mask, n ? n : 1, 1);
+        hp_xfree(up, n ? n : 1, sizeof *up);
+        return -1;
+    }
+    memset(mask, 0, n);
+    for (uint32_t v = 0; v < n; v++) {
+        if (!covered(g, HP_SEL_MARKED, v))
+            continue;
+        size_t sp = 0;
+        uint32_t x = v;
+        while (x < n && !(mask[x] & MASK_KNOWN)) {
+            up[sp++] = x;
+            x = g->idom[x];
+        }
+        uint8_t m = x < n ? mask[x] : MASK_KNOWN;
+        while (sp) {
+            x = up[--sp];
+            for (size_t i = 0; i < g->ntops; i++)
+                if (g->tops[i].node == x)
+                    m |= (uint8_t)(1u << i);
+            mask[x] = m;
+        }
+        for (size_t i = 0; i < g->ntops; i++)
+            if (mask[v] & (1u << i))
+                sel[i] += hp_self(g, v);
+    }
+    hp_xfree(mask, n ? n : 1, 1);
+    hp_xfree(up, n ? n : 1, sizeof *up);
+    return 0;
+}
+
+/* Those worth a line in a summary covering scope_bytes: 1% of it. A
+ * summary of marked objects names only the candidates that dominate 1% of
+ * their bytes, those dominating the most first: the retainer of other
+ * objects than those behind a failing expectation is not its culprit. */
+static int top_retainers(hp_graph *g, hp_which which, uint64_t scope_bytes, hp_summary *out)
 {
     if (!g->tops_done && find_tops(g) != 0)
+        return -1;
+    uint64_t sel[HP_TOP] = {0};
+    if (which == HP_SEL_MARKED && g->ntops && tops_marked(g, sel) != 0)
         return -1;
     out->top = hp_xalloc(HP_TOP, sizeof *out->top);
     if (!out->top)
         return -1;
     memset(out->top, 0, HP_TOP * sizeof *out->top);
-    for (size_t i = 0; i < g->ntops; i++)
-        if (g->tops[i].from * 100 >= scope_bytes)
-            out->top[out->ntop++] = g->tops[i].t;
+    uint64_t kept[HP_TOP];   /* the weights of out->top, descending */
+    for (size_t i = 0; i < g->ntops; i++) {
+        uint64_t w = which == HP_SEL_MARKED ? sel[i] : g->tops[i].from;
+        if (!w || w * 100 < scope_bytes)
+            continue;
+        size_t at = out->ntop++;
+        for (; at > 0 && w > kept[at - 1]; at--) {
+            out->top[at] = out->top[at - 1];
+            kept[at] = kept[at - 1];
+        }
+        out->top[at] = g->tops[i].t;
+        kept[at] = w;
+    }
     return 0;
 }
 
@@ -705,7 +764,7 @@ int hp_summarize(hp_graph *g, hp_which which, size_t k, hp_summary *out)
     gt.k = k ? k : 1;
     int rc = -1;
     if (build_groups(g, which, &t, &gt, out) != 0 || emit(g, &t, &gt, out) != 0 ||
-        top_retainers(g, out->total_bytes, out) != 0)
+        top_retainers(g, which, out->total_bytes, out) != 0)
         goto out;
     rc = 0;
 out:

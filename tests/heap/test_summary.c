@@ -1,7 +1,10 @@
 /* Tests of hp_summarize: totals, groups from interned shapes that
  * read exactly like the printed paths, examples, biggest retainers, the
  * refcount-leak reason and selections. */
+/* criterion/new/assert.h packs its results in bit-fields */
+#pragma GCC diagnostic ignored "-Wconversion"
 #include <criterion/criterion.h>
+#include <criterion/new/assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -64,6 +67,51 @@ Test(summary, a_long_chain_in_fourteen_groups_with_real_totals)
     hp_summary_free(&s);
     hp_free(g);
     obj_decref(head);
+}
+
+static obj *chain_of(int n, obj **nodes)
+{
+    obj *head = th_new(&th_node, 10), *prev = head;
+    nodes[0] = head;
+    for (int i = 1; i < n; i++) {
+        obj *x = th_new(&th_node, 10);
+        th_set(prev, 0, x, "next", -1);
+        obj_decref(x);
+        prev = nodes[i] = x;
+    }
+    return head;
+}
+
+/* Two chains, a's twice b's: a summary of b's nodes names b's head as its
+ * biggest retainer and not a's, which retains more but none of them; the
+ * whole heap's names both, a's first. */
+Test(summary, the_biggest_retainer_of_marked_objects_dominates_them)
+{
+    static obj *na[200], *nb[100];
+    obj *a = chain_of(200, na), *b = chain_of(100, nb);
+    hp_root roots[] = {{"a", a}, {"b", b}};
+    hp_graph *g = hp_snapshot(roots, 2);
+    cr_assert_not_null(g);
+    hp_summary s;
+    cr_assert_eq(hp_summarize(g, HP_SEL_ALL, 1, &s), 0, "%s", er_message());
+    cr_assert(eq(sz, s.ntop, 2));
+    cr_expect(eq(u64, s.top[0].id, a->id));
+    cr_expect(eq(u64, s.top[1].id, b->id));
+    hp_summary_free(&s);
+    hp_select_clear(g);
+    for (int i = 0; i < 100; i++)
+        hp_select(g, nb[i]);
+    cr_assert_eq(hp_summarize(g, HP_SEL_MARKED, 1, &s), 0, "%s", er_message());
+    cr_expect(eq(u64, s.total, 100));
+    cr_assert(eq(sz, s.ntop, 1));
+    cr_expect(eq(u64, s.top[0].id, b->id));
+    char want[64];
+    snprintf(want, sizeof want, "b -> %s#%llu", b->type->name, (unsigned long long)b->id);
+    cr_expect(eq(str, s.top[0].path, want));
+    hp_summary_free(&s);
+    hp_free(g);
+    obj_decref(a);
+    obj_decref(b);
 }
 
 /* An object with one reference more than anybody holds, outside any cycle:

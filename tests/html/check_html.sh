@@ -47,6 +47,20 @@ print("growth: %d objects, groups cover %d, kinds %s" % (f["objects_total"], cov
 if str(f["actual"]) != "1200000" or covered != 1200000 or kinds != ["finalizer", "storage", "tensor"]:
     sys.exit("FAIL: the growth failure's groups do not cover its 1200000 objects of 3 kinds")
 PY
+# the biggest retainer of what a failing expectation counts dominates it:
+# m2's objects (line 23) are held through m2's MetaConverter, not m's bigger one
+"$py" - "$out/leak.json" <<'PY' || exit 1
+import json, sys
+s = json.load(open(sys.argv[1]))["scenarios"][0]
+for f in s["failures"][:2]:
+    b = [(x["type"], x["path"].split(" ->")[0]) for x in f["biggest"]]
+    want = [("MetaConverter", "m" if f["line"] == 22 else "m2")]
+    print("line %d: biggest retainers %s" % (f["line"], b))
+    if b != want:
+        sys.exit("FAIL: line %d's biggest retainers are %s, not %s" % (f["line"], b, want))
+PY
+sed -n '/line 23: /,/<table/p' "$out/leak.html" | grep -qF "Biggest retainer: <code>meta_converter#8<" ||
+    { echo "FAIL: the page's line 23 does not name m2's MetaConverter#8"; exit 1; }
 grep -qF "300000 x finalizer" "$out/leak.html" ||
     { echo "FAIL: the page's groups lack the growth's 300000 finalizers"; exit 1; }
 # the 5M-object leak: counted from the report, not trusted from the name
