@@ -7,6 +7,8 @@
 #   src/worker    worker/, core/, alloc/, instrument/, vg/ (below core and
 #                 instrument, above scenario and stress: it knows no scenario)
 #   src/core      nothing of worker/ (the worker layer is below it)
+#   src/value     value/ only (command-line values: libc)
+#   src/record    record/ only (starting the recorder: libc)
 # Prints every offending #include and exits 1; 0 when the layering holds.
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 bad=0
@@ -27,4 +29,6 @@ check instrument    '^(instrument/|vg/|alloc/al\.h$|alloc/al_wrap\.h$)'
 check src/allocspec '^(allocspec|alloc|instrument)/'
 check src/worker    '^(worker|core|alloc|instrument|vg)/'
 check src/core      '^((core|alloc|instrument|vg)/|[a-z_]+\.h$)'
+check src/value     '^value/'
+check src/record    '^record/'
 exit $bad

@@ -33,6 +33,7 @@
 #include "report/rp_out.h"
 #include "cli/cli_opt.h"
 #include "scenario/sc_files.h"
+#include "value/vl.h"
 #include "worker/wk_stop.h"
 
 #define FAKEGC_VERSION "0.1.0"
@@ -124,10 +125,6 @@ typedef struct cli_common {
 
 void cli_common_init(cli_common *c);
 
-/* Unsigned integer with optional K/M/G/T suffix (powers of 1024) when
- * `sizes` is set. 0 or -1. */
-int cli_parse_u64(const char *s, int sizes, uint64_t *out);
-
 /* Create and install the allocator, inject bugs, and open every output the
  * command line gave (each CLI_K_OUT row: temporary files next to their
  * targets, rp_out.h), so that an unwritable output, or two outputs naming
@@ -176,13 +173,7 @@ void cli_canary_leak(const char *where);
 #define cli_canary_leak(where) ((void)0)
 #endif
 
-/* --order KNOB[,KNOB] (stress, run): reverse, defer, reuse, weakrefs-late,
- * weakrefs-first, all, none, each setting its flag; a CLI_K_FN row's
- * parser into a cli_order. */
-typedef struct cli_order {
-    int reverse, defer, reuse, late;
-} cli_order;
-int cli_parse_order(void *order, const char *v, char *err, size_t n);
+/* --order KNOB[,KNOB] (stress, run): a CLI_K_FN row of vl_order_parse. */
 #define CLI_ORDER_HELP                                                             \
     "reverse (weak callbacks newest first), defer (callbacks\n"                     \
     "at the next statement), reuse (addresses reused at once:\n"                   \
@@ -193,11 +184,8 @@ int cli_parse_order(void *order, const char *v, char *err, size_t n);
  * allocator with no quarantine under c's allocator (spec: room for it).
  * *saved gets the configuration before, for obj_configure at the end. */
 struct obj_config;
-void cli_order_apply(const cli_order *o, cli_common *c, char *spec, size_t n,
+void cli_order_apply(const vl_order *o, cli_common *c, char *spec, size_t n,
                      struct obj_config *saved);
-/* A double > 0 (--seconds) or >= 0 (--tolerance): CLI_K_FN parsers. */
-int cli_parse_seconds(void *at, const char *v, char *err, size_t n);
-int cli_parse_percent(void *at, const char *v, char *err, size_t n);
 /* Flush stdout: 0, or -1 with "fakegc CMD: cannot write to standard
  * output: strerror" printed (exit 2). */
 int cli_flush_stdout(const char *cmd);
@@ -218,9 +206,8 @@ int cli_color_wanted(const cli_common *c, FILE *f);
  * ./scenarios when there is one, else the installed ones: fakegc
  * --data-dir), -k and --shard applied (shard may be
  * NULL), none of them an output of c: 0, or the exit code (printed). */
-struct cli_shard;
 int cli_scenarios(cli_common *c, const char *cmd, char **paths, int npaths,
-                  struct cli_shard *shard, sc_files *files);
+                  vl_shard *shard, sc_files *files);
 /* Where an installed folder or file is (rel: under FAKEGC_REL_LIBEXEC or
  * FAKEGC_REL_DATA): beside the binary's prefix (PREFIX/bin/fakegc ->
  * PREFIX/rel) when that exists, else the source tree's src_sub this binary

@@ -39,9 +39,9 @@ static const cli_opt rows[] = {
     CLI_FLAG("--compare", 0, bench_args, compare,
              "bench --compare OLD.json NEW.json: compare two saved\n"
              "runs (no benchmark is run): the same table and gate"),
-    CLI_FN("--tolerance", 0, "PCT", NULL, bench_args, tolerance, cli_parse_percent,
+    CLI_FN("--tolerance", 0, "PCT", NULL, bench_args, tolerance, vl_percent,
            "allowed slow-down in percent (default 25)"),
-    CLI_FN("--peak-tolerance", 0, "PCT", NULL, bench_args, peak_tolerance, cli_parse_percent,
+    CLI_FN("--peak-tolerance", 0, "PCT", NULL, bench_args, peak_tolerance, vl_percent,
            "allowed rise of a benchmark's peak memory in percent\n(default 10)"),
     CLI_UINT("--trace-memo", 0, "N", bench_args, trace, 1, 100000000,
              "instead of timing: N lifecycles of lifecycle/churn\n"

@@ -2,7 +2,6 @@
  * environment a command runs in (allocator, injections, output files) and
  * the scenario files named on a command line. */
 #include "cli/cli.h"
-#include "cli/cli_shard.h"
 
 #include "heap/hp.h"
 
@@ -55,54 +54,7 @@ void cli_error(const char *cmd, const char *fmt, ...)
     va_end(ap);
 }
 
-int cli_parse_u64(const char *s, int sizes, uint64_t *out)
-{
-    if (!s || !*s || *s == '-' || *s == '+')
-        return -1;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s)
-        return -1;
-    uint64_t mul = 1;
-    if (sizes && *end) {
-        switch (*end) {
-        case 'k': case 'K': mul = 1ull << 10; break;
-        case 'm': case 'M': mul = 1ull << 20; break;
-        case 'g': case 'G': mul = 1ull << 30; break;
-        case 't': case 'T': mul = 1ull << 40; break;
-        default: return -1;
-        }
-        end++;
-        if (*end == 'i' && end[1] == 'B')
-            end += 2;
-        else if (*end == 'B')
-            end++;
-    }
-    if (*end)
-        return -1;
-    if (v > UINT64_MAX / mul)
-        return -1;
-    *out = (uint64_t)v * mul;
-    return 0;
-}
-
 /* ---- the common rows ---- */
-
-static int parse_jobs(void *at, const char *v, char *err, size_t n)
-{
-    uint64_t k;
-    if (cli_parse_u64(v, 0, &k) < 0 || k > 1024) {
-        snprintf(err, n, "expected a number from 0 to 1024");
-        return -1;
-    }
-    if (k == 0) {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        k = cpus > 0 ? (uint64_t)cpus : 1;
-    }
-    *(int *)at = (int)k;
-    return 0;
-}
 
 /* --compat DESIGN: at is the cli_common (the row's offset is 0). */
 static int parse_compat(void *at, const char *v, char *err, size_t n)
@@ -186,7 +138,7 @@ const cli_opt cli_common_rows[] = {
     {"--html", 0, CLI_K_OUT, 0, 0, CLI_O_HTML, "FILE", NULL, 0, 0, offsetof(C, html), NULL,
      "one self-contained page to look at (summary, groups,\n"
      "dominator tree, growth, timeline; a diff's page)"},
-    {"--jobs", 'j', CLI_K_FN, 0, 0, CLI_O_JOBS, "N", NULL, 0, 0, offsetof(C, jobs), parse_jobs,
+    {"--jobs", 'j', CLI_K_FN, 0, 0, CLI_O_JOBS, "N", NULL, 0, 0, offsetof(C, jobs), vl_jobs,
      "N worker processes (0: one per CPU); a crash in\n"
      "one is that scenario's error, the others go on"},
     {"--timeout", 0, CLI_K_UINT, CLI_SZ(C, timeout), 0, CLI_O_JOBS, "S", NULL, 0, 86400,
@@ -234,60 +186,7 @@ const cli_opt cli_common_rows[] = {
     CLI_END};
 #undef C
 
-/* ---- parsers of CLI_K_FN rows ---- */
-
-int cli_parse_seconds(void *at, const char *v, char *err, size_t n)
-{
-    char *end = NULL;
-    double d = strtod(v, &end);
-    if (end == v || *end || !(d > 0) || d > 1e9) {
-        snprintf(err, n, "expected a positive number");
-        return -1;
-    }
-    *(double *)at = d;
-    return 0;
-}
-
-int cli_parse_percent(void *at, const char *v, char *err, size_t n)
-{
-    char *end = NULL;
-    double d = strtod(v, &end);
-    if (end == v || *end || !(d >= 0) || d > 1e6) {
-        snprintf(err, n, "expected a percentage >= 0");
-        return -1;
-    }
-    *(double *)at = d;
-    return 0;
-}
-
-int cli_parse_order(void *at, const char *v, char *err, size_t n)
-{
-    cli_order *o = at;
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", v);
-    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        if (strcmp(tok, "reverse") == 0)
-            o->reverse = 1;
-        else if (strcmp(tok, "defer") == 0)
-            o->defer = 1;
-        else if (strcmp(tok, "reuse") == 0)
-            o->reuse = 1;
-        else if (strcmp(tok, "weakrefs-late") == 0)
-            o->late = 1;
-        else if (strcmp(tok, "weakrefs-first") == 0)
-            o->late = 0;
-        else if (strcmp(tok, "all") == 0)
-            o->reverse = o->defer = o->reuse = o->late = 1;
-        else if (strcmp(tok, "none") != 0) {
-            snprintf(err, n, "unknown knob '%s' (reverse, defer, reuse, weakrefs-first, "
-                     "weakrefs-late, all)", tok);
-            return -1;
-        }
-    }
-    return 0;
-}
-
-void cli_order_apply(const cli_order *o, cli_common *c, char *spec, size_t n,
+void cli_order_apply(const vl_order *o, cli_common *c, char *spec, size_t n,
                      struct obj_config *saved)
 {
     if (o->reuse && !strstr(c->allocator, "guard")) {
@@ -599,7 +498,7 @@ static void default_scenarios(char *buf, size_t n)
     snprintf(buf, n, "%s%sscenarios", data, data[0] && data[strlen(data) - 1] == '/' ? "" : "/");
 }
 
-int cli_scenarios(cli_common *c, const char *cmd, char **paths, int npaths, cli_shard *shard,
+int cli_scenarios(cli_common *c, const char *cmd, char **paths, int npaths, vl_shard *shard,
                   sc_files *files)
 {
     char def[4096], who[64];

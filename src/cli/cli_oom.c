@@ -19,7 +19,7 @@ typedef struct oom_args {
     cli_common c;
     int transient_only, persistent_only, every;
     uint64_t max_fail;
-    cli_shard shard;
+    vl_shard shard;
 } oom_args;
 
 static const cli_opt rows[] = {
@@ -123,7 +123,7 @@ static int loop_all(oom_args *a, st_oom_doc *d, sc_program **progs, size_t nprog
 
 int cli_oom(int argc, char **argv)
 {
-    oom_args a = {.shard = CLI_SHARD_NONE};
+    oom_args a = {.shard = VL_SHARD_NONE};
     char **paths;
     int npaths, r = cli_parse(&cli_oom_cmd, &a, argc, argv, &paths, &npaths);
     if (r != CLI_PARSE_OK)

@@ -172,7 +172,7 @@ static int store(void *base, const cli_opt *r, const char *v, char *err, size_t 
         return 0;
     case CLI_K_UINT:
     case CLI_K_SIZE:
-        if (cli_parse_u64(v, r->kind == CLI_K_SIZE, &x) < 0 || x < r->lo || x > r->hi) {
+        if (vl_u64(v, r->kind == CLI_K_SIZE, &x) < 0 || x < r->lo || x > r->hi) {
             number_expected(r, err, n);
             return -1;
         }

@@ -15,10 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "record/rec.h"
 #include "scenario/sc.h"
 
 #define RECORD_MASK (CLI_O_ALLOCATOR | CLI_O_INJECT | CLI_O_COMPAT | CLI_O_GC | CLI_O_SWEEP | CLI_O_HTML | \
@@ -190,123 +189,6 @@ static int parse(rec_args *a, int argc, char **argv)
     return 0;
 }
 
-/* Run the recorder; its exit status as record.py gives it (the program's,
- * 2, 3, 77), or 128 + N for a signal, -1 when it could not start. It also
- * writes `program N` and `recorder ok|internal|refused` to the file
- * `status` (FAKEGC_RECORD_STATUS): the program's 3 is not the recorder's. */
-static int record(const rec_args *a, const char *scn, const char *status_path, int argc,
-                  char **argv)
-{
-    char py[PATH_MAX];
-    recorder_path(py, sizeof py);
-    size_t n = 0, cap = 12 + a->nrec + (size_t)(argc - a->prog);
-    char **cmd = calloc(cap, sizeof *cmd);
-    if (!cmd)
-        return -1;
-    cmd[n++] = (char *)a->python;
-    cmd[n++] = py;
-    cmd[n++] = (char *)"-o";
-    cmd[n++] = (char *)scn;
-    if (a->fail_on) {
-        cmd[n++] = (char *)"--fail-on";
-        cmd[n++] = (char *)a->fail_on;
-    }
-    for (size_t k = 0; k < a->nrec; k++)
-        cmd[n++] = (char *)a->rec[k];
-    cmd[n++] = (char *)"--";
-    for (int k = a->prog; k < argc; k++)
-        cmd[n++] = argv[k];
-    cmd[n] = NULL;
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0) {
-        free(cmd);
-        return -1;
-    }
-    if (pid == 0) {
-        dup2(2, 1);   /* the program's output must not mix with the report */
-        setenv("FAKEGC_RECORD_STATUS", status_path, 1);
-        execv(a->python, cmd);
-        fprintf(stderr, "fakegc record: %s: %s\n", a->python, strerror(errno));
-        _exit(127);
-    }
-    free(cmd);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return -1;
-    if (WIFSIGNALED(status))
-        return 128 + WTERMSIG(status);
-    return WEXITSTATUS(status);
-}
-
-/* A fresh empty file TMPDIR/fakegc-record-XXXXXX`suffix` in buf. 0, or -1 printed. */
-static int make_temp(char *buf, size_t n, const char *suffix)
-{
-    const char *d = getenv("TMPDIR");
-    snprintf(buf, n, "%s/fakegc-record-XXXXXX%s", d && *d ? d : "/tmp", suffix);
-    int fd = mkstemps(buf, (int)strlen(suffix));
-    if (fd < 0) {
-        cli_error("record", "cannot make a temporary file in %s: %s", d && *d ? d : "/tmp",
-                  strerror(errno));
-        buf[0] = '\0';
-        return -1;
-    }
-    close(fd);
-    return 0;
-}
-
-/* The recorder's status `rs` with the status file's words: the program's own
- * exit status, or 3 when the recorder itself failed; 1003 for the program's
- * own 3. */
-static int read_status(int rs, const char *stf)
-{
-    int program = -1;
-    char state[32] = "";
-    FILE *sf = fopen(stf, "r");
-    if (sf) {
-        if (fscanf(sf, "program %d recorder %31s", &program, state) != 2)
-            program = -1;
-        fclose(sf);
-    }
-    unlink(stf);
-    if (program < 0 || rs == 77 || rs == 127)
-        return rs;
-    if (strcmp(state, "ok") == 0)
-        return program == 3 ? 1003 : program;
-    return 3;
-}
-
-/* Say how the recording ended. *internal when fakegc's side failed (exit 3
- * after judging); *have = 0 when there is nothing to judge. */
-static void tell_outcome(const rec_args *a, int rs, const char *prog, int *have, int *internal)
-{
-    *internal = 0;
-    if (rs < 0 || rs == 127) {
-        cli_error("record", "could not run the recorder with %s", a->python);
-        *internal = 1;
-    } else if (rs == 77) {
-        cli_error("record", "torch is not importable by %s (use --python with the Python "
-                            "that has PyTorch 1.13.1)", a->python);
-        *internal = 1;
-        *have = 0;
-    } else if (rs == 3) {
-        cli_error("record", "the recorder failed (see the recording's header); judging "
-                            "what was recorded up to there");
-        *internal = 1;
-    } else if (rs == 1003) {
-        fprintf(stderr, "fakegc record: %s exited with status 3; judging what was recorded "
-                        "up to there\n", prog);
-    } else if (rs > 128 && rs < 160) {
-        fprintf(stderr, "fakegc record: %s died of signal %d; judging what was recorded "
-                        "up to there\n", prog, rs - 128);
-    } else if (rs != 0) {
-        fprintf(stderr, "fakegc record: %s exited with status %d; judging what was "
-                        "recorded up to there\n", prog, rs);
-    }
-}
-
 /* Judge the recording: `fakegc run` on it, with record's run options. */
 static int replay(const rec_args *a, const char *scn)
 {
@@ -335,23 +217,29 @@ int cli_record(int argc, char **argv)
         cli_error("record", "%s: not an executable Python (--python)", a.python);
         return CLI_EXIT_USAGE;
     }
-    char tmp[PATH_MAX] = "", stf[PATH_MAX];
-    if ((!a.keep && make_temp(tmp, sizeof tmp, ".scn") != 0) || make_temp(stf, sizeof stf, "") != 0) {
-        if (tmp[0])
-            unlink(tmp);
+    char tmp[PATH_MAX] = "", py[PATH_MAX];
+    if (!a.keep && rec_temp(tmp, sizeof tmp, ".scn", "fakegc record") != 0)
         return CLI_EXIT_INTERNAL;
+    recorder_path(py, sizeof py);
+    const char *opts[2 + sizeof a.rec / sizeof *a.rec];
+    size_t nopts = 0;
+    if (a.fail_on) {
+        opts[nopts++] = "--fail-on";
+        opts[nopts++] = a.fail_on;
     }
-    const char *scn = a.keep ? a.keep : tmp;
-    int rs = read_status(record(&a, scn, stf, argc, argv), stf);
+    for (size_t k = 0; k < a.nrec; k++)
+        opts[nopts++] = a.rec[k];
+    rec_job job = {a.python, py, a.keep ? a.keep : tmp, opts, nopts, argv + a.prog,
+                   (size_t)(argc - a.prog)};
+    const char *scn = job.out;
+    int rs = rec_run(&job, "fakegc record");
     struct stat st;
     int have = stat(scn, &st) == 0 && st.st_size > 0, internal = 0;
+    if (rs != REC_USAGE || have)
+        rec_tell(rs, &job, "fakegc record", &have, &internal);
     int rc = CLI_EXIT_INTERNAL;
-    if (rs == 2 && !have)
-        rc = CLI_EXIT_USAGE;
-    else
-        tell_outcome(&a, rs, argv[a.prog], &have, &internal);
-    if (rs == 2 && !have) {
-        /* the recorder's usage error, printed by it */
+    if (rs == REC_USAGE && !have) {
+        rc = CLI_EXIT_USAGE;   /* the recorder's usage error, printed by it */
     } else if (!have) {
         if (!internal)
             cli_error("record", "no recording was written");

@@ -17,8 +17,8 @@
 
 typedef struct run_args {
     cli_common c;
-    cli_order order;
-    cli_shard shard;
+    vl_order order;
+    vl_shard shard;
     int changed;                /* a file changed since it was parsed (exit 2) */
     sc_program **progs;
     size_t n, done;
@@ -26,7 +26,7 @@ typedef struct run_args {
 } run_args;
 
 static const cli_opt rows[] = {
-    CLI_FN("--order", 0, "KNOB[,KNOB]", CLI_ORDER_WORDS, run_args, order, cli_parse_order,
+    CLI_FN("--order", 0, "KNOB[,KNOB]", CLI_ORDER_WORDS, run_args, order, vl_order_parse,
            "the orderings `fakegc stress --order` explores:\n" CLI_ORDER_HELP),
     CLI_SHARD_ROW(run_args, shard,
                   "only the files i (of the sorted list) with i mod N\n"
@@ -248,7 +248,7 @@ static int run_all(run_args *a, const char *repro)
 
 int cli_run(int argc, char **argv)
 {
-    run_args a = {.shard = CLI_SHARD_NONE};
+    run_args a = {.shard = VL_SHARD_NONE};
     char **paths;
     int npaths;
     int r = cli_parse(&cli_run_cmd, &a, argc, argv, &paths, &npaths);

@@ -6,36 +6,6 @@
 
 #include "alloc/al.h"
 
-int cli_parse_shard(const char *v, uint32_t *k, uint32_t *n)
-{
-    const char *slash = v ? strchr(v, '/') : NULL;
-    if (!slash)
-        return -1;
-    char a[32];
-    size_t len = (size_t)(slash - v);
-    if (len == 0 || len >= sizeof a)
-        return -1;
-    memcpy(a, v, len);
-    a[len] = '\0';
-    uint64_t x, y;
-    if (cli_parse_u64(a, 0, &x) < 0 || cli_parse_u64(slash + 1, 0, &y) < 0 || y == 0 ||
-        y > 1000000 || x >= y)
-        return -1;
-    *k = (uint32_t)x;
-    *n = (uint32_t)y;
-    return 0;
-}
-
-int cli_shard_parse(void *at, const char *v, char *err, size_t n)
-{
-    cli_shard *s = at;
-    if (cli_parse_shard(v, &s->k, &s->n) < 0) {
-        snprintf(err, n, "expected K/N with 0 <= K < N <= 1000000");
-        return -1;
-    }
-    return 0;
-}
-
 const char *cli_hostname(void)
 {
     static char name[256];

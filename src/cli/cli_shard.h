@@ -1,12 +1,8 @@
-/* cli_shard.h - `--shard K/N` for run, oom and stress, and the
- * single-process command that reproduces a shard's failure.
+/* cli_shard.h - `--shard K/N` for run, oom and stress (the split rule and
+ * its value: vl_shard, value/vl.h), and the single-process command that
+ * reproduces a shard's failure.
  *
- * The split rule (README "Campaigns"): item i of the
- * campaign's sorted list (a scenario file for run and oom, a lifecycle for
- * stress) belongs to shard i mod N. The rule depends only on the list, so
- * N shards on N machines together do exactly what one process does.
- *
- *   cli_shard s = CLI_SHARD_NONE;   // a CLI_SHARD_ROW stores into it
+ *   vl_shard s = VL_SHARD_NONE;   // a CLI_SHARD_ROW stores into it
  *   ...
  *   cli_scenarios(&c, "run", paths, npaths, &s, &files);   // this shard's files
  */
@@ -18,19 +14,8 @@
 
 #include "cli/cli.h"
 
-typedef struct cli_shard {
-    uint32_t k, n;        /* n == 0: not sharded */
-    size_t total;         /* items of the whole campaign (after cli_scenarios) */
-} cli_shard;
-
-#define CLI_SHARD_NONE {0, 0, 0}
-
-/* "K/N" with 0 <= K < N <= 1000000. 0, or -1. */
-int cli_parse_shard(const char *v, uint32_t *k, uint32_t *n);
-
-/* The --shard row's parser (CLI_K_FN) into a cli_shard. */
-int cli_shard_parse(void *at, const char *v, char *err, size_t n);
-#define CLI_SHARD_ROW(T, f, h) CLI_FN("--shard", 0, "K/N", NULL, T, f, cli_shard_parse, h)
+/* The --shard row (vl_shard_parse) into a vl_shard. */
+#define CLI_SHARD_ROW(T, f, h) CLI_FN("--shard", 0, "K/N", NULL, T, f, vl_shard_parse, h)
 
 /* This machine's name (gethostname; "?" when it has none). */
 const char *cli_hostname(void);

@@ -18,8 +18,8 @@ typedef struct stress_args {
     st_stress_opts o;
     uint64_t steps;
     double seconds;
-    cli_order order;
-    cli_shard shard;
+    vl_order order;
+    vl_shard shard;
     const char *weights, *html;
     int no_shrink, dump;
 } stress_args;
@@ -30,7 +30,7 @@ static const cli_opt rows[] = {
     CLI_UINT("--steps", 0, "N", stress_args, steps, 1, UINT64_MAX,
              "a budget of ceil(N / L) lifecycles of L steps\n"
              "(default 100000 unless --seconds)"),
-    CLI_FN("--seconds", 0, "T", NULL, stress_args, seconds, cli_parse_seconds,
+    CLI_FN("--seconds", 0, "T", NULL, stress_args, seconds, vl_seconds,
            "stop after T seconds"),
     CLI_SHARD_ROW(stress_args, shard,
                   "only lifecycles i with i mod N == K (K from 0 to N-1):\n"
@@ -39,7 +39,7 @@ static const cli_opt rows[] = {
              "steps per lifecycle (default 1000)"),
     CLI_UINT("--check-every", 0, "K", stress_args, o.check_every, 0, UINT64_MAX,
              "verify heap/memo/allocator invariants every K steps\n(default 1000, 0: never)"),
-    CLI_FN("--order", 0, "KNOB[,KNOB]", CLI_ORDER_WORDS, stress_args, order, cli_parse_order,
+    CLI_FN("--order", 0, "KNOB[,KNOB]", CLI_ORDER_WORDS, stress_args, order, vl_order_parse,
            CLI_ORDER_HELP),
     CLI_STR("--weights", "N=W[,...]", stress_args, weights,
             "action weights (see below; expect is a percentage)"),
@@ -188,7 +188,7 @@ static int dump(stress_args *a)
 
 int cli_stress(int argc, char **argv)
 {
-    stress_args a = {.shard = CLI_SHARD_NONE};
+    stress_args a = {.shard = VL_SHARD_NONE};
     st_config_default(&a.o.cfg);
     a.o.seed = 1;
     a.o.check_every = 1000;

@@ -1,0 +1,111 @@
+/* Tests of src/value: each parser on good words, on the edges of its range
+ * and on bad words (the value untouched, err saying what was expected). */
+/* criterion/new/assert.h packs its results in bit-fields */
+#pragma GCC diagnostic ignored "-Wconversion"
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "value/vl.h"
+
+Test(value, u64_plain_and_sizes)
+{
+    uint64_t v = 7;
+    cr_assert(eq(int, vl_u64("0", 0, &v), 0));
+    cr_assert(eq(u64, v, 0));
+    cr_assert(eq(int, vl_u64("18446744073709551615", 0, &v), 0));
+    cr_assert(eq(u64, v, UINT64_MAX));
+    cr_assert(eq(int, vl_u64("64M", 1, &v), 0));
+    cr_assert(eq(u64, v, 64ull << 20));
+    cr_assert(eq(int, vl_u64("2KiB", 1, &v), 0));
+    cr_assert(eq(u64, v, 2048));
+    cr_assert(eq(int, vl_u64("3gb", 1, &v), -1));   /* "b" is not "B" */
+    cr_assert(eq(int, vl_u64("1G", 1, &v), 0));
+    cr_assert(eq(u64, v, 1ull << 30));
+    cr_assert(eq(int, vl_u64("1t", 1, &v), 0));
+    cr_assert(eq(u64, v, 1ull << 40));
+}
+
+Test(value, u64_refuses)
+{
+    uint64_t v = 7;
+    const char *bad[] = {"", "-1", "+1", "1x", "64M", "18446744073709551616", "1.5"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        cr_assert(eq(int, vl_u64(bad[i], 0, &v), -1), "%s", bad[i]);
+    cr_assert(eq(int, vl_u64("16777216T", 1, &v), -1));   /* 2^64: overflow */
+    cr_assert(eq(int, vl_u64("1Q", 1, &v), -1));
+    cr_assert(eq(int, vl_u64(NULL, 1, &v), -1));
+    cr_assert(eq(u64, v, 7));
+}
+
+Test(value, seconds_and_percent)
+{
+    double d = -1;
+    char err[64] = "";
+    cr_assert(eq(int, vl_seconds(&d, "0.5", err, sizeof err), 0));
+    cr_assert(eq(dbl, d, 0.5));
+    cr_assert(eq(int, vl_seconds(&d, "0", err, sizeof err), -1));
+    cr_assert(eq(str, err, "expected a positive number"));
+    cr_assert(eq(int, vl_seconds(&d, "1e10", err, sizeof err), -1));
+    cr_assert(eq(int, vl_seconds(&d, "nan", err, sizeof err), -1));
+    cr_assert(eq(int, vl_seconds(&d, "3s", err, sizeof err), -1));
+    cr_assert(eq(dbl, d, 0.5));
+    cr_assert(eq(int, vl_percent(&d, "0", err, sizeof err), 0));
+    cr_assert(eq(dbl, d, 0));
+    cr_assert(eq(int, vl_percent(&d, "-1", err, sizeof err), -1));
+    cr_assert(eq(str, err, "expected a percentage >= 0"));
+    cr_assert(eq(int, vl_percent(&d, "", err, sizeof err), -1));
+}
+
+Test(value, jobs)
+{
+    int j = -1;
+    char err[64] = "";
+    cr_assert(eq(int, vl_jobs(&j, "1024", err, sizeof err), 0));
+    cr_assert(eq(int, j, 1024));
+    cr_assert(eq(int, vl_jobs(&j, "1025", err, sizeof err), -1));
+    cr_assert(eq(str, err, "expected a number from 0 to 1024"));
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    cr_assert(eq(int, vl_jobs(&j, "0", err, sizeof err), 0));
+    cr_assert(eq(int, j, cpus > 0 ? (int)cpus : 1));
+}
+
+Test(value, order_knobs_left_to_right)
+{
+    vl_order o = {0};
+    char err[128] = "";
+    cr_assert(eq(int, vl_order_parse(&o, "reverse,defer", err, sizeof err), 0));
+    cr_assert(eq(int, o.reverse, 1));
+    cr_assert(eq(int, o.defer, 1));
+    cr_assert(eq(int, o.reuse, 0));
+    cr_assert(eq(int, o.late, 0));
+    cr_assert(eq(int, vl_order_parse(&o, "all,weakrefs-first", err, sizeof err), 0));
+    cr_assert(eq(int, o.reuse, 1));
+    cr_assert(eq(int, o.late, 0));
+    cr_assert(eq(int, vl_order_parse(&o, "weakrefs-late,none", err, sizeof err), 0));
+    cr_assert(eq(int, o.late, 1));
+    vl_order before = o;
+    cr_assert(eq(int, vl_order_parse(&o, "defer,sideways", err, sizeof err), -1));
+    cr_assert(eq(str, err, "unknown knob 'sideways' (reverse, defer, reuse, weakrefs-first, "
+                           "weakrefs-late, all)"));
+    cr_assert(eq(int, memcmp(&o, &before, sizeof o), 0));
+}
+
+Test(value, shard)
+{
+    vl_shard s = VL_SHARD_NONE;
+    char err[64] = "";
+    cr_assert(eq(int, vl_shard_parse(&s, "2/8", err, sizeof err), 0));
+    cr_assert(eq(u32, s.k, 2));
+    cr_assert(eq(u32, s.n, 8));
+    cr_assert(eq(int, vl_shard_parse(&s, "999999/1000000", err, sizeof err), 0));
+    cr_assert(eq(u32, s.k, 999999));
+    const char *bad[] = {"8/8", "0/0", "1/1000001", "/4", "1/", "14", "-1/4", "1/4x",
+                         "123456789012345678901234567890123/4"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        cr_assert(eq(int, vl_shard_parse(&s, bad[i], err, sizeof err), -1), "%s", bad[i]);
+        cr_assert(eq(str, err, "expected K/N with 0 <= K < N <= 1000000"));
+    }
+    cr_assert(eq(u32, s.n, 1000000));
+}
