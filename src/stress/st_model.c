@@ -171,10 +171,11 @@ static void drain(model *m)
     if (m->draining)
         return;
     m->draining = 1;
-    while (m->work.n > 0) {
-        int32_t i = m->work.p[--m->work.n];
-        die(m, i);
-    }
+    /* first dead, first processed: the core's death queue (src/core/obj.c),
+     * so deferred finalizers run in the order the implementation queues them */
+    for (uint32_t h = 0; h < m->work.n; h++)
+        die(m, m->work.p[h]);
+    m->work.n = 0;
     m->draining = 0;
 }
 

@@ -600,6 +600,65 @@ static void simplify_actions(ashr *x)
     }
 }
 
+/* The variable class of slot v (t, f, m, c, w: st_model.h). */
+static int slot_class(int v)
+{
+    return v < V_F ? 0 : v < V_M ? 1 : v < V_C ? 2 : v < V_W ? 3 : 4;
+}
+
+/* The last kept action before action i that binds slot v, or -1. */
+static long bound_at(const ashr *x, size_t i, int v)
+{
+    for (size_t j = i; j-- > 0;)
+        if (x->keep[j] && x->a[j].dst == v)
+            return (long)j;
+    return -1;
+}
+
+/* Try operand *op of action i as each variable of its class bound before
+ * the one it names, oldest first: the value it named may then have no use
+ * left, and the next ddmin drops what made it. */
+static void substitute_operand(ashr *x, size_t i, int8_t *op)
+{
+    int8_t old = *op;
+    if (old < 0 || old >= NVARS)
+        return;
+    long at = bound_at(x, i, old);
+    for (long j = 0; j < at && !x->s->oom; j++) {
+        int v = x->a[j].dst;
+        if (!x->keep[j] || v < 0 || v == old || slot_class(v) != slot_class(old) ||
+            bound_at(x, i, v) != j)
+            continue;
+        *op = (int8_t)v;
+        if (atest(x))
+            return;
+    }
+    *op = old;
+}
+
+/* Passes that make actions removable: an assignment whose point was to drop
+ * the value its variable held becomes `del VAR`; an operand becomes another
+ * variable of its kind. */
+static void rewrite_actions(ashr *x)
+{
+    for (size_t i = 0; i < x->n && !x->s->oom; i++) {
+        if (!x->keep[i])
+            continue;
+        st_action *a = &x->a[i];
+        if (a->dst >= 0 && a->op != A_DEL && bound_at(x, i, a->dst) >= 0) {
+            st_action save = *a;
+            *a = (st_action){.op = A_DEL, .a = save.dst, .b = -1};
+            if (atest(x))
+                continue;
+            *a = save;
+        }
+        substitute_operand(x, i, &a->a);
+        substitute_operand(x, i, &a->b);
+        if (a->op == A_CFAKE)
+            substitute_operand(x, i, &a->n);   /* c.fake(m, t): n is the mode */
+    }
+}
+
 int st_shrink_script(const st_config *c, const st_env *e, const st_script *sc,
                      const char *orig_text, const char *cls, int check_clean, st_text *out,
                      st_shrink_stats *stats)
@@ -661,6 +720,7 @@ int st_shrink_script(const st_config *c, const st_env *e, const st_script *sc,
     if (reproduced) {
         addmin(&x);
         simplify_actions(&x);
+        rewrite_actions(&x);
         addmin(&x);
         t = render_kept(&x, NULL, NULL);
         if (!t)
