@@ -237,6 +237,9 @@ enum { HP_TOP = 3 };
  * with ER_OOM (*out zeroed). */
 int hp_summarize(hp_graph *g, hp_which which, size_t k, hp_summary *out);
 void hp_summary_free(hp_summary *s);
+/* HP_TOP zeroed entries, as a summary's top (hp_summary_free frees them):
+ * a report read back fills them; NULL with ER_OOM. */
+hp_top *hp_tops_alloc(void);
 
 /* A census for a heap too big to snapshot within memory bounds (a limit
  * stopped the program): every live and zombie object is counted in

@@ -625,10 +625,9 @@ static int top_retainers(hp_graph *g, hp_which which, uint64_t scope_bytes, hp_s
     uint64_t sel[HP_TOP] = {0};
     if (which == HP_SEL_MARKED && g->ntops && tops_marked(g, sel) != 0)
         return -1;
-    out->top = hp_xalloc(HP_TOP, sizeof *out->top);
+    out->top = hp_tops_alloc();
     if (!out->top)
         return -1;
-    memset(out->top, 0, HP_TOP * sizeof *out->top);
     uint64_t kept[HP_TOP];   /* the weights of out->top, descending */
     for (size_t i = 0; i < g->ntops; i++) {
         uint64_t w = which == HP_SEL_MARKED ? sel[i] : g->tops[i].from;
@@ -643,6 +642,17 @@ static int top_retainers(hp_graph *g, hp_which which, uint64_t scope_bytes, hp_s
         kept[at] = w;
     }
     return 0;
+}
+
+hp_top *hp_tops_alloc(void)
+{
+    hp_top *t = hp_xalloc(HP_TOP, sizeof *t);
+    if (!t) {
+        er_set(ER_OOM, "out of memory for the biggest retainers");
+        return NULL;
+    }
+    memset(t, 0, HP_TOP * sizeof *t);
+    return t;
 }
 
 /* --- the summary ----------------------------------------------------------- */

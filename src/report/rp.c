@@ -51,7 +51,7 @@ void rp_free_str(char *s)
         al_free(s, strlen(s) + 1, AL_K_REPORT);
 }
 
-static void failure_clear(rp_failure *f)
+void rp_failure_clear(rp_failure *f)
 {
     rp_free_str(f->text);
     rp_free_str(f->actual);
@@ -69,7 +69,7 @@ void rp_scenario_clear(rp_scenario *s)
         return;
     rp_free_str(s->file);
     for (size_t i = 0; i < s->nfailures; i++)
-        failure_clear(&s->failures[i]);
+        rp_failure_clear(&s->failures[i]);
     if (s->failures)
         al_free(s->failures, s->nfailures * sizeof *s->failures, AL_K_REPORT);
     hp_summary sm = {0, 0, s->groups, s->ngroups, s->retained, s->nretained, s->top, s->ntop};
@@ -138,14 +138,14 @@ rp_failure *rp_scenario_add_failure(rp_scenario *s, uint32_t line, uint32_t col,
     f.col = col;
     if (rp_dup(&f.text, text) != 0 || rp_dup(&f.actual, actual) != 0 ||
         rp_dup(&f.message, message) != 0) {
-        failure_clear(&f);
+        rp_failure_clear(&f);
         return NULL;
     }
     size_t n = s->nfailures;
     rp_failure *nf = al_realloc(s->failures, n * sizeof *nf, (n + 1) * sizeof *nf, AL_K_REPORT,
                                 "rp_add_failure");
     if (!nf) {
-        failure_clear(&f);
+        rp_failure_clear(&f);
         er_set(ER_OOM, "out of memory recording a failure");
         return NULL;
     }

@@ -41,6 +41,9 @@ const char *rp_holder_phrase(hp_holder h);
  * failures past the budget get one line of totals each, then one line
  * counts the rest. */
 enum { RP_SCENARIO_LINES = 60 };
+/* Free what f owns (its strings, objects, groups, biggest retainers and
+ * kinds) and zero it. */
+void rp_failure_clear(rp_failure *f);
 /* The objects behind f (objects_total, or its records when 0). */
 uint64_t rp_failure_total(const rp_failure *f);
 /* Do a and b report the same objects (same total, bytes and example ids)? */

@@ -147,6 +147,39 @@ static void verdict_groups(rp_jw *w, const rp_scenario *s)
     rp_jw_put(w, "]", 1);
 }
 
+/* Live objects per kind at the start, at each checkpoint and at the end
+ * (the page's growth table), a row per kind with any: written after
+ * "checkpoints" when the runner counted them, so that a report read back
+ * (a --jobs worker's) has them too. */
+static void kinds_live(jw *w, const rp_scenario *s)
+{
+    if (!s->kinds_known)
+        return;
+    rp_jw_key(w, ",\n      ", "kinds_live");
+    rp_jw_put(w, "[", 1);
+    int first = 1;
+    for (int k = 0; k < OBJ_KIND_COUNT; k++) {
+        int used = s->kinds_start[k] || s->kinds_end[k];
+        for (size_t i = 0; i < s->ncheckpoints; i++)
+            used |= s->checkpoints[i].kinds[k] != 0;
+        if (!used)
+            continue;
+        rp_jw_key(w, first ? "{" : ", {", "kind"); rp_jw_str(w, obj_kind_name((obj_kind)k));
+        first = 0;
+        rp_jw_key(w, ", ", "begin"); rp_jw_u64(w, s->kinds_start[k]);
+        rp_jw_key(w, ", ", "end"); rp_jw_u64(w, s->kinds_end[k]);
+        rp_jw_key(w, ", ", "checkpoints");
+        rp_jw_put(w, "[", 1);
+        for (size_t i = 0; i < s->ncheckpoints; i++) {
+            if (i)
+                rp_jw_put(w, ", ", 2);
+            rp_jw_u64(w, s->checkpoints[i].kinds[k]);
+        }
+        rp_jw_put(w, "]}", 2);
+    }
+    rp_jw_put(w, "]", 1);
+}
+
 static void biggest(jw *w, const hp_top *t, size_t n)
 {
     rp_jw_put(w, "[", 1);
@@ -324,6 +357,7 @@ static int scenario(jw *w, const rp_scenario *s)
         rp_jw_put(w, "}", 1);
     }
     rp_jw_put(w, "]", 1);
+    kinds_live(w, s);
     rp_jw_key(w, ",\n      ", "verdict");
     if (s->verdict) {
         static const char *const cls[5] = {"lost", "accumulating", "reachable", "lingering",

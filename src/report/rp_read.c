@@ -218,6 +218,19 @@ static int get_pooled(rd *d, const char **out)
     return 0;
 }
 
+/* A string into a fixed field (cut to fit). */
+static int get_fixed(rp_jr *j, char *buf, size_t n)
+{
+    int nul = rp_jr_is_null(j);
+    buf[0] = '\0';
+    if (nul)
+        return nul < 0 ? -1 : 0;
+    if (rp_jr_string(j) != 0)
+        return -1;
+    snprintf(buf, n, "%s", j->str);
+    return 0;
+}
+
 /* --- the schema ------------------------------------------------------------------- */
 
 static int read_site(rd *d, obj_site *site)
@@ -528,6 +541,155 @@ static int get_actual(rp_jr *j, char **out)
     return 0;
 }
 
+/* One of "biggest" (rp_json.c's biggest): an hp_top. */
+static int top_key(rd *d, const char *key, hp_top *t)
+{
+    rp_jr *j = &d->j;
+    if (strcmp(key, "id") == 0)
+        return rp_jr_get_u64(j, &t->id, "id");
+    if (strcmp(key, "kind") == 0)
+        return get_kind(j, &t->kind);
+    if (strcmp(key, "type") == 0)
+        return get_pooled(d, &t->type_name);
+    if (strcmp(key, "retained_bytes") == 0)
+        return rp_jr_get_u64(j, &t->retained_bytes, "retained_bytes");
+    if (strcmp(key, "count") == 0)
+        return rp_jr_get_u64(j, &t->count, "count");
+    if (strcmp(key, "main_count") == 0)
+        return rp_jr_get_u64(j, &t->main_count, "main_count");
+    if (strcmp(key, "main_kind") == 0)
+        return get_kind(j, &t->main_kind);
+    if (strcmp(key, "main_via") == 0)
+        return get_fixed(j, t->main_via, sizeof t->main_via);
+    if (strcmp(key, "path") == 0)
+        return get_fixed(j, t->path, sizeof t->path);
+    return rp_jr_skip(j);
+}
+
+/* "biggest": up to HP_TOP biggest retainers (more are skipped) into *top
+ * (hp_tops_alloc, as a summary's; NULL when the array is empty). */
+static int read_biggest(rd *d, hp_top **top, size_t *ntop)
+{
+    rp_jr *j = &d->j;
+    int first = 1, k;
+    if (rp_jr_arr_open(j) != 0)
+        return -1;
+    while ((k = rp_jr_arr_next(j, &first)) == 1) {
+        if (*ntop == HP_TOP) {
+            if (rp_jr_skip(j) != 0)
+                return -1;
+            continue;
+        }
+        if (!*top && !(*top = hp_tops_alloc()))
+            return rp_jr_oom(j);
+        hp_top *t = &(*top)[*ntop];
+        char key[32];
+        int f2 = 1, k2;
+        if (rp_jr_obj_open(j) != 0)
+            return -1;
+        while ((k2 = rp_jr_obj_next(j, &f2, key, sizeof key)) == 1)
+            if (top_key(d, key, t) != 0)
+                return -1;
+        if (k2 < 0)
+            return -1;
+        (*ntop)++;
+    }
+    return k < 0 ? -1 : 0;
+}
+
+/* A failing growth()'s or live()'s "kinds": [{kind, now, delta}, ...]. */
+static int read_kinds(rp_jr *j, rp_failure *f)
+{
+    int first = 1, k;
+    if (rp_jr_arr_open(j) != 0)
+        return -1;
+    vec x = {NULL, 0, 0, sizeof *f->kinds};
+    while ((k = rp_jr_arr_next(j, &first)) == 1) {
+        struct rp_kind_count c = {OBJ_GENERIC, 0, 0};
+        char key[16];
+        int f2 = 1, k2 = 0, rc = rp_jr_obj_open(j);
+        while (rc == 0 && (k2 = rp_jr_obj_next(j, &f2, key, sizeof key)) == 1)
+            rc = strcmp(key, "kind") == 0    ? get_kind(j, &c.kind)
+               : strcmp(key, "now") == 0     ? rp_jr_get_u64(j, &c.now, "now")
+               : strcmp(key, "delta") == 0   ? rp_jr_get_i64(j, &c.delta, "delta")
+                                             : rp_jr_skip(j);
+        if (rc != 0 || k2 < 0 || vec_push(j, &x, &c) != 0) {
+            vec_free(&x);
+            return -1;
+        }
+    }
+    void *v = NULL;
+    size_t n = 0;
+    if (k < 0 || vec_take(j, &x, &v, &n) != 0) {
+        vec_free(&x);
+        return -1;
+    }
+    if (f->kinds)   /* a repeated key: the last wins */
+        al_free(f->kinds, f->nkinds * sizeof *f->kinds, AL_K_REPORT);
+    f->kinds = v;
+    f->nkinds = n;
+    return 0;
+}
+
+/* One row of "kinds_live" (rp_json.c's kinds_live): its "kind" first, then
+ * the live objects of that kind at the start ("begin"), at each checkpoint
+ * read before it ("checkpoints"; values past them are ignored) and at the
+ * end. */
+static int kinds_row(rp_jr *j, rp_scenario *s)
+{
+    char key[16];
+    int first = 1, k, kd = -1;
+    if (rp_jr_obj_open(j) != 0)
+        return -1;
+    while ((k = rp_jr_obj_next(j, &first, key, sizeof key)) == 1) {
+        obj_kind x;
+        if (strcmp(key, "kind") == 0) {
+            if (get_kind(j, &x) != 0)
+                return -1;
+            kd = (int)x;
+            continue;
+        }
+        if (kd < 0)
+            return rp_jr_fail(j, "kinds_live: \"%s\" before \"kind\"", key);
+        int rc;
+        if (strcmp(key, "begin") == 0)
+            rc = rp_jr_get_u64(j, &s->kinds_start[kd], "begin");
+        else if (strcmp(key, "end") == 0)
+            rc = rp_jr_get_u64(j, &s->kinds_end[kd], "end");
+        else if (strcmp(key, "checkpoints") == 0) {
+            int f2 = 1, k2;
+            size_t i = 0;
+            if ((rc = rp_jr_arr_open(j)) != 0)
+                return -1;
+            while (rc == 0 && (k2 = rp_jr_arr_next(j, &f2)) == 1) {
+                uint64_t v = 0;
+                rc = i < s->ncheckpoints ? rp_jr_get_u64(j, &v, "checkpoints") : rp_jr_skip(j);
+                if (rc == 0 && i < s->ncheckpoints)
+                    s->checkpoints[i++].kinds[kd] = v;
+            }
+            rc = rc != 0 || k2 < 0 ? -1 : 0;
+        } else
+            rc = rp_jr_skip(j);
+        if (rc != 0)
+            return -1;
+    }
+    return k < 0 ? -1 : 0;
+}
+
+static int read_kinds_live(rp_jr *j, rp_scenario *s)
+{
+    int first = 1, k;
+    if (rp_jr_arr_open(j) != 0)
+        return -1;
+    while ((k = rp_jr_arr_next(j, &first)) == 1)
+        if (kinds_row(j, s) != 0)
+            return -1;
+    if (k < 0)
+        return -1;
+    s->kinds_known = 1;
+    return 0;
+}
+
 static int read_failure(rd *d, rp_failure *f)
 {
     rp_jr *j = &d->j;
@@ -553,22 +715,16 @@ static int read_failure(rd *d, rp_failure *f)
             rc = rp_jr_get_u64(j, &f->objects_total, "objects_total");
         else if (strcmp(key, "groups") == 0 && !f->groups)
             rc = read_groups(d, f->objects, f->nobjects, &f->groups, &f->ngroups);
+        else if (strcmp(key, "biggest") == 0 && !f->top)
+            rc = read_biggest(d, &f->top, &f->ntop);
+        else if (strcmp(key, "kinds") == 0)
+            rc = read_kinds(j, f);
         else
             rc = rp_jr_skip(j);
         if (rc != 0)
             return -1;
     }
     return k < 0 ? -1 : 0;
-}
-
-static void failure_free(rp_failure *f)
-{
-    rp_free_str(f->text);
-    rp_free_str(f->actual);
-    rp_free_str(f->message);
-    hp_retained_free(f->objects, f->nobjects);
-    hp_groups_free(f->groups, f->ngroups);
-    memset(f, 0, sizeof *f);
 }
 
 static int read_failures(rd *d, rp_scenario *s)
@@ -582,14 +738,14 @@ static int read_failures(rd *d, rp_scenario *s)
         rp_failure f;
         memset(&f, 0, sizeof f);
         if (read_failure(d, &f) != 0 || vec_push(j, &x, &f) != 0) {
-            failure_free(&f);
+            rp_failure_clear(&f);
             k = -1;
             break;
         }
     }
     if (k == 0) {
         for (size_t i = 0; i < s->nfailures; i++)   /* a repeated key: the last wins */
-            failure_free(&s->failures[i]);
+            rp_failure_clear(&s->failures[i]);
         al_free(s->failures, s->nfailures * sizeof *s->failures, AL_K_REPORT);
         s->failures = NULL;
         s->nfailures = 0;
@@ -600,7 +756,7 @@ static int read_failures(rd *d, rp_scenario *s)
         }
     }
     for (size_t i = 0; i < x.n; i++)
-        failure_free(&((rp_failure *)x.v)[i]);
+        rp_failure_clear(&((rp_failure *)x.v)[i]);
     vec_free(&x);
     return -1;
 }
@@ -667,19 +823,6 @@ static int read_fields(rp_jr *j, const field *f, size_t n)
             return -1;
     }
     return k < 0 ? -1 : 0;
-}
-
-/* A string into a fixed field (cut to fit). */
-static int get_fixed(rp_jr *j, char *buf, size_t n)
-{
-    int nul = rp_jr_is_null(j);
-    buf[0] = '\0';
-    if (nul)
-        return nul < 0 ? -1 : 0;
-    if (rp_jr_string(j) != 0)
-        return -1;
-    snprintf(buf, n, "%s", j->str);
-    return 0;
 }
 
 /* [a, b, c] (rp_json.c's triple); what follows the third is skipped. */
@@ -967,6 +1110,10 @@ static int read_scenario(rd *d, rp_scenario *s)
             rc = read_fields(j, sf, sizeof sf / sizeof sf[0]);
         } else if (strcmp(key, "checkpoints") == 0 && !s->checkpoints) {
             rc = read_checkpoints(j, s);
+        } else if (strcmp(key, "kinds_live") == 0) {
+            rc = read_kinds_live(j, s);
+        } else if (strcmp(key, "biggest") == 0 && !s->top) {
+            rc = read_biggest(d, &s->top, &s->ntop);
         } else if (strcmp(key, "error") == 0) {
             rc = get_str(j, &s->error);
         } else if (strcmp(key, "verdict") == 0 && !s->verdict) {
