@@ -188,4 +188,47 @@ size_t bn_compare_gate(const bn_result *r, size_t n, const bn_baseline *b,
                        double tolerance_pct, double peak_tolerance_pct, double calibration_ns,
                        double calib_spread, const bn_config *cfg, FILE *f);
 
+/* ---- a session: `fakegc bench` (bn_session.c) ----
+ *
+ *   int sel[BN_MAX] = {0};
+ *   if (bn_select("weaktable", sel, err, sizeof err) < 0) ...   // "unknown benchmark ..."
+ *   bn_session s = {cfg, sel, 0, "0.1.0", "libc", NULL, 25, 10, stdout, "fakegc bench"};
+ *   int outcome = bn_session_run(&s);                            // BN_DONE ...
+ *
+ * The outcomes are `fakegc bench`'s exit statuses. Messages go to stderr
+ * as "WHO: ...". */
+enum { BN_MAX = 64 };   /* room for this many benchmarks (bn_count() <= BN_MAX) */
+enum {
+    BN_DONE = 0,         /* ran (or compared) and nothing regressed */
+    BN_REGRESSION = 1,   /* slower, or more peak memory, than the baseline */
+    BN_UNREADABLE = 2,   /* a baseline could not be read, or the results not written */
+    BN_BROKEN = 3        /* a benchmark failed (an error, or leaked blocks) */
+};
+
+/* Mark in sel[0..bn_count()) what name selects: a benchmark, a group
+ * ("weaktable", "weaktable/"), or a prefix ending in '*'. 0, or -1 with
+ * "unknown benchmark 'X'; did you mean 'Y'?" in err (nothing marked). */
+int bn_select(const char *name, int *sel, char *err, size_t errn);
+
+typedef struct bn_session {
+    bn_config cfg;
+    const int *sel;              /* sel[i]: run benchmark i */
+    int json;                    /* bn_write_json, else bn_write_text */
+    const char *version, *allocator;   /* for the header */
+    const char *baseline;        /* a saved run's JSON to gate on, or NULL */
+    double tolerance, peak_tolerance;  /* percent (bn_compare_gate) */
+    FILE *out;                   /* the results; the comparison too, unless json */
+    const char *who;             /* "fakegc bench" */
+} bn_session;
+
+/* Run the selected benchmarks (the name of each on a terminal's stderr
+ * while it runs), write the results to s->out, and with a baseline the
+ * notes and the gate (on stderr with json): an outcome. */
+int bn_session_run(const bn_session *s);
+
+/* Compare two saved runs (bench --compare OLD NEW): the notes and the gate
+ * on out, nothing run. BN_DONE, BN_REGRESSION, or BN_UNREADABLE (printed). */
+int bn_compare_files(const char *old, const char *new, double tolerance,
+                     double peak_tolerance, FILE *out, const char *who);
+
 #endif
