@@ -9,7 +9,7 @@
 
 #include "core/er.h"
 #include "fake/fk.h"
-#include "stress/st.h"
+#include "stress/st_setup.h"
 
 typedef struct shrink_args {
     cli_common c;
@@ -65,11 +65,7 @@ static char *read_all(const char *path, size_t *n)
 /* The runs' settings from the command line. */
 static void shrink_env(const cli_common *c, st_env *e)
 {
-    st_env_default(e);
-    e->inject = c->inject ? c->inject : "";
-    e->sc.gc = c->gc;
-    e->sc.sweep = c->sweep;
-    e->sc.design = c->design;
+    st_env_set(e, c->inject, c->gc, c->sweep, c->design);
     e->sc.verify = c->verify;
     e->sc.max_bytes = c->max_bytes;
     e->sc.max_statements = c->max_statements;

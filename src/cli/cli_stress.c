@@ -12,6 +12,7 @@
 #include "core/obj.h"
 #include "fake/fk.h"
 #include "stress/st_report.h"
+#include "stress/st_setup.h"
 
 typedef struct stress_args {
     cli_common c;
@@ -112,63 +113,13 @@ static int write_page(const stress_args *a, const st_stress_result *r, int exit_
     return exit_code;
 }
 
-/* The campaign's options into a->o once the command line is parsed. 0,
- * or -1 (printed). */
-static int campaign(stress_args *a)
+/* The command line's plain values for st_setup.h. */
+static st_campaign campaign(const stress_args *a)
 {
-    st_stress_opts *o = &a->o;
-    if (a->weights) {
-        char err[512];
-        if (st_weights_parse(&o->cfg.weights, a->weights, err, sizeof err) < 0) {
-            cli_error("stress", "%s", err);
-            return -1;
-        }
-    }
-    if (a->c.gc == 1) {
-        cli_error("stress", "--gc auto: the model cannot predict threshold collections; "
-                  "use manual or stress");
-        return -1;
-    }
-    char err[600];
-    /* without --compat the lifecycles run the default design: a bug that
-     * does not apply to it is a usage error too */
-    if (a->c.design < 0 && fk_inject_check(a->c.inject, FK_D_DEFAULT, err, sizeof err) != 0) {
-        cli_error("stress", "--inject: %s", err);
-        return -1;
-    }
-    /* the reproducers' folder, proved before any work */
-    if (!a->dump && o->out_dir && rp_out_dir(o->out_dir, err, sizeof err) < 0) {
-        cli_error("stress", "--out-dir %s: %s", o->out_dir, err);
-        return -1;
-    }
-    o->shard_k = a->shard.k;
-    o->shard_n = a->shard.n ? a->shard.n : 1;
-    o->shrink = !a->no_shrink;
-    o->max_steps = !a->steps && a->seconds <= 0 ? 100000 : a->steps;
-    o->max_seconds = a->seconds;
-    return 0;
-}
-
-/* After cli_env_setup: the model's and the scenarios' settings. */
-static void environment(stress_args *a)
-{
-    st_stress_opts *o = &a->o;
     const cli_common *c = &a->c;
-    o->cfg.defer_callbacks = a->order.defer;
-    o->cfg.gc_stress = c->gc == 2;
-    fk_design_id design = c->design >= 0 ? (fk_design_id)c->design : FK_D_DEFAULT;
-    o->cfg.design = (int)design;
-    o->cfg.policy = c->sweep >= 0 ? c->sweep : (int)fk_design_get(design)->policy;
-    o->cfg.sweep_every = 128;
-    st_env_default(&o->env);
-    o->env.inject = c->inject ? c->inject : "";
-    o->env.sc.gc = c->gc;
-    o->env.sc.sweep = c->sweep;
-    o->env.sc.design = c->design;
-    o->env.sc.end_check = 1;
-    st_env_prepare(&o->env);
-    o->check_clean = c->inject && *c->inject;
-    o->progress = !c->quiet && isatty(2);
+    return (st_campaign){a->weights, c->inject, c->gc, c->sweep, c->design, a->steps,
+                         a->seconds, a->shard.k, a->shard.n, !a->no_shrink, a->order.defer,
+                         c->quiet};
 }
 
 /* --dump: the lifecycle of --seed as it would run, and nothing else. */
@@ -201,8 +152,14 @@ int cli_stress(int argc, char **argv)
         cli_error("stress", "unexpected operand '%s' (fakegc stress --help)", ops[0]);
         return CLI_EXIT_USAGE;
     }
-    if (campaign(&a) < 0)
+    st_campaign camp = campaign(&a);
+    char err[600];
+    if (a.dump)
+        a.o.out_dir = NULL;   /* nothing is written there */
+    if (st_campaign_check(&a.o, &camp, err, sizeof err) < 0) {
+        cli_error("stress", "%s", err);
         return CLI_EXIT_USAGE;
+    }
     char spec[256];
     obj_config saved;
     cli_order_apply(&a.order, &a.c, spec, sizeof spec, &saved);
@@ -210,7 +167,7 @@ int cli_stress(int argc, char **argv)
         obj_configure(&saved);
         return CLI_EXIT_USAGE;
     }
-    environment(&a);
+    st_campaign_env(&a.o, &camp);
     int exit_code;
     st_stress_result res = {0};
     if (a.dump) {
