@@ -180,8 +180,13 @@ int fk_cache_pre_op(ts_op op, ts_tensor *self, const ts_args *a, fk_mode *m, fk_
     uint64_t key = op_key(op, self, a);
     obj *hold = NULL;
     if (cx->symbolic) {
-        if (!fk_bug_state.cache_holds_shape_env)
-            return fk_shape_cache(cx->symbolic, key);
+        /* stored once the op ran, as a miss of the process cache is: an op
+         * that raises leaves no entry (fake_tensor.py@946abe14:1143-1148) */
+        if (!fk_bug_state.cache_holds_shape_env) {
+            cx->se_store = 1;
+            cx->key = key;
+            return 0;
+        }
         key = mix(key, cx->symbolic->id);    /* the key holds its ShapeEnv */
         hold = cx->symbolic;
     }
@@ -198,6 +203,10 @@ int fk_cache_pre_op(ts_op op, ts_tensor *self, const ts_args *a, fk_mode *m, fk_
 
 int fk_cache_post_op(fk_opctx *cx)
 {
+    if (cx->se_store) {
+        cx->se_store = 0;
+        return fk_shape_cache(cx->symbolic, cx->key);
+    }
     if (!cx->cache_store)
         return 0;
     cx->cache_store = 0;

@@ -772,7 +772,8 @@ static void fconv_release(obj *self)
 static uint64_t fconv_owned(const obj *self)
 {
     const fk_fconv *fc = (const fk_fconv *)self;
-    return fc->tensor_memo ? wt_bytes(fc->tensor_memo) : 0;
+    /* and its constant map's table (constant_storage_mapping) */
+    return (fc->tensor_memo ? wt_bytes(fc->tensor_memo) : 0) + fc->cmap.cap * sizeof *fc->cmap.v;
 }
 
 const obj_type fk_fake_converter_type = {

@@ -74,6 +74,7 @@ int fk_v3_built(fk_mode *m, ts_tensor *fake, ts_tensor *real);
 typedef struct fk_opctx {
     int cache_hit;              /* served from the dispatch cache */
     int cache_store;            /* a miss to store once the op ran */
+    int se_store;               /* ... in the ShapeEnv's own cache (symbolic) */
     uint64_t key;
     obj *hold;                  /* what the entry holds (the bug's ShapeEnv) */
     obj *symbolic;              /* the inputs' ShapeEnv, when symbolic */

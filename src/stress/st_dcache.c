@@ -13,8 +13,13 @@
  * sparse input bypasses it (:1299-1300, nothing stored); a hit serves the
  * output from the entry, without from_meta_and_device (:1350-1398), so the
  * output gets no tensor_memo entry (derived); a miss runs the op and
- * stores its entry (:1143-1148). Modes made with propagate_real and
- * constant inputs also bypass it; the generator makes neither.
+ * stores its entry (:1143-1148). A mode made with propagate_real does not
+ * use it (:982-985,1449-1452). An op with a symbolic input (a dynamic fake,
+ * or an op output on one) is cached on its ShapeEnv, never in the process
+ * cache (_fake_tensor_utils.py@a29b95dc:235-244): its output always gets
+ * an entry, and holds that ShapeEnv. Constant inputs bypass it too, but
+ * the generator runs no op on a constant fake (constant propagation is not
+ * modelled).
  */
 #include <string.h>
 
@@ -84,8 +89,15 @@ static int strided_known(const model *m, int32_t f)
     return f < 0 || (m->n[f].layout == LY_STRIDED && !(m->n[f].flags & NF_USTR));
 }
 
+static int has_const(const model *m, int32_t f)
+{
+    return f >= 0 && m->n[f].fake && m->n[f].cst >= 0;
+}
+
 int m_dc_predictable(const model *m, int32_t self, int32_t other)
 {
+    if (has_const(m, self) || has_const(m, other))
+        return 0;
     if (!m->dcache || !m->n[self].fake)
         return 1;
     /* a sparse input bypasses; strides the model does not know make the
@@ -94,13 +106,25 @@ int m_dc_predictable(const model *m, int32_t self, int32_t other)
     return sparse || (strided_known(m, self) && strided_known(m, other));
 }
 
+int32_t m_dc_symbolic(const model *m, int32_t self, int32_t other)
+{
+    if (m->n[self].fake && m->n[self].se >= 0)
+        return m->n[self].se;
+    return other >= 0 && m->n[other].fake ? m->n[other].se : -1;
+}
+
 int m_dc_dispatch(model *m, int32_t self, int32_t other, const char *call)
 {
     m->op_hit = 0;
     if (!m->dcache || !m->n[self].fake)
         return 0;
+    int32_t mode = m->nwith ? m->with[m->nwith - 1] : m->n[self].mode;
+    if (mode >= 0 && m->m[m->n[mode].mi].propreal)
+        return 0;                                         /* no cache at all */
     if (m->n[self].layout != LY_STRIDED || (other >= 0 && m->n[other].layout != LY_STRIDED))
         return 0;                                         /* bypass */
+    if (m_dc_symbolic(m, self, other) >= 0)
+        return 0;                                         /* its ShapeEnv's */
     uint64_t h = 14695981039346656037ull;
     for (const char *p = call; *p; p++)
         h = mix(h, (uint8_t)*p);
@@ -137,4 +161,15 @@ void m_finish_clears(model *m, mmode *md)
     if (!m->finish_clears || !md->alive || !md->ids)
         return;
     md->fake.n = md->meta.n = md->stor.n = 0;
+    int32_t mode = md->node;
+    /* pytorch#193015: the mode's ShapeEnv forgets its tracked fakes */
+    if (m->n[mode].se >= 0)
+        m_untrack(m, m->n[mode].se, 0);
+    /* pytorch#184445: clear_non_cpu_constants() on the mode's live fakes */
+    for (uint32_t i = 0; i < m->nn; i++) {
+        const mnode *x = &m->n[i];
+        if (x->alive && x->fake && x->mode == mode && x->cst >= 0 &&
+            m->n[x->cst].dev != DV_CPU)
+            m_set_edge(m, &m->n[i].cst, -1);
+    }
 }

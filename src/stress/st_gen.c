@@ -168,6 +168,12 @@ static const struct {
                                 "cycle that referenced a survivor (pytorch#145253)"},
     [ST_W_WEAK_MODE] = {"weak_mode", 1, "fake_mode(mode_ref=\"weak\"): its fakes hold it "
                                         "weakly, unusable once it died (version 3)"},
+    [ST_W_SHAPE_ENV] = {"shape_env", 2, "c = shape_env(), fake_mode(shape_env=c, "
+                                        "propagate_real=true) (version 3, pytorch-2.3 only)"},
+    [ST_W_CONSTANT] = {"constant", 2, "m.fake(t, constant=true): the fakes built hold t; no op "
+                                      "runs on them (version 3, pytorch-2.3 only)"},
+    [ST_W_DYNAMIC] = {"dynamic", 2, "m.fake(t, dynamic=true): the fakes built, and ops on them, "
+                                    "hold the ShapeEnv (version 3, pytorch-2.3 only)"},
     [ST_W_EXPECT] = {"expect", 70, "percent chance of a model check after a step"},
 };
 
@@ -503,6 +509,15 @@ static int dst_family_ok(int src, int dst)
     return dst < 0 || (is_t(src) && is_t(dst)) || (is_f(src) && is_f(dst));
 }
 
+/* an op with a symbolic input (a dynamic fake's ShapeEnv) gives a new
+ * output that holds that ShapeEnv (its SymInts do) */
+static void op_symbolic(gen *g, int32_t ti, int32_t bf, int32_t r)
+{
+    int32_t se = g->m.n[ti].fake ? m_dc_symbolic(&g->m, ti, bf) : -1;
+    if (se >= 0 && r != ti && g->m.n[r].fake)
+        m_set_edge(&g->m, &g->m.n[r].se, se);
+}
+
 static int act_view(gen *g, const st_action *a)
 {
     int32_t ti = vtensor(g, a->a);
@@ -523,6 +538,7 @@ static int act_view(gen *g, const st_action *a)
     int32_t r = m_run_plan(&g->m, ti, &p, a->sub != VW_DETACH);
     if (r < 0)
         return -1;
+    op_symbolic(g, ti, -1, r);
     bind(g, a->dst, r);
     return 1;
 }
@@ -558,6 +574,7 @@ static int act_newop(gen *g, const st_action *a)
     int32_t r = m_run_plan(&g->m, ti, &p, 0);
     if (r < 0)
         return -1;
+    op_symbolic(g, ti, bf, r);
     bind(g, a->dst, r);
     return 1;
 }
@@ -602,6 +619,7 @@ static int act_sparse(gen *g, const st_action *a)
     int32_t r = m_run_plan(&g->m, ti, &p, a->sub == SP_INDICES || a->sub == SP_VALUES);
     if (r < 0)
         return -1;
+    op_symbolic(g, ti, -1, r);
     bind(g, a->dst, r);
     return 1;
 }
@@ -623,8 +641,22 @@ static int act_mode(gen *g, const st_action *a)
         k += (size_t)snprintf(kw + k, sizeof kw - k, "%ssweep_every=%d", k ? ", " : "",
                               a->v[0]);
     if ((a->flags & F_WREF) && !mc && !fc)
-        snprintf(kw + k, sizeof kw - k, "%smode_ref=\"weak\"", k ? ", " : "");
-    char expr[120];
+        k += (size_t)snprintf(kw + k, sizeof kw - k, "%smode_ref=\"weak\"", k ? ", " : "");
+    int32_t se = -1;
+    if ((a->flags & F_SE) && !mc && !fc) {
+        se = vnode(g, a->b);
+        if (se < 0 || g->m.n[se].kind != NK_SHAPE_ENV || !g->m.dcache)
+            return 0;
+        char sn[8];
+        k += (size_t)snprintf(kw + k, sizeof kw - k, "%sshape_env=%s", k ? ", " : "",
+                              vname(a->b, sn));
+    }
+    if ((a->flags & F_PROP) && !mc && !fc) {
+        if (!g->m.dcache)
+            return 0;
+        snprintf(kw + k, sizeof kw - k, "%spropagate_real=true", k ? ", " : "");
+    }
+    char expr[160];
     snprintf(expr, sizeof expr, "%s(%s)",
              mc ? "meta_converter" : fc ? "fake_converter" : "fake_mode", kw);
     emit_stmt(g, 0, a->dst, expr);
@@ -634,6 +666,9 @@ static int act_mode(gen *g, const st_action *a)
         return -1;
     if ((a->flags & F_WREF) && !mc && !fc)
         g->m.n[r].flags |= NF_WMODE;
+    if (se >= 0)
+        m_set_edge(&g->m, &g->m.n[r].se, se);
+    g->m.m[g->m.n[r].mi].propreal = (a->flags & F_PROP) && !mc && !fc;
     bind(g, a->dst, r);
     return 1;
 }
@@ -729,13 +764,65 @@ static int fake_hit_leaks(const gen *g, const mmode *md, int32_t t)
     return 0;
 }
 
+/* f = m.fake(t, constant=true) / m.fake(t, dynamic=true), version 3 (2.3):
+ * only conversions that succeed; a constant one only of a tensor that may
+ * be one (strided, real, not meta, numel <= 1) and not in a propagate_real
+ * mode; a dynamic one in a mode with a ShapeEnv. */
+static int act_fake_v3(gen *g, const st_action *a, mmode *md, int32_t ti)
+{
+    int cst = (a->flags & F_CONST) != 0;
+    int32_t se = g->m.n[md->node].se;
+    const mnode *x = &g->m.n[ti];
+    if (!g->m.dcache || (a->flags & F_DEVICE) || !is_t(a->b) ||
+        (cst ? x->layout != LY_STRIDED || x->dev == DV_META || m_numel(x) > 1 || md->propreal
+             : se < 0) ||
+        m_fake_check(&g->m, md, ti, 0) != MERR_NONE)
+        return 0;
+    char mn[8], tn[8], expr[120];
+    snprintf(expr, sizeof expr, "%s.fake(%s, %s=true)", vname(a->a, mn), vname(a->b, tn),
+             cst ? "constant" : "dynamic");
+    emit_stmt(g, 0, a->dst, expr);
+    int32_t f = m_fake_v3(&g->m, md, ti, cst ? ti : -1, cst ? -1 : se);
+    if (f < 0)
+        return -1;
+    bind(g, a->dst, f);
+    return 1;
+}
+
+/* tensors a propagate_real conversion of t would clone (each real
+ * non-view strided one on t's base and grad chains) that the model's
+ * clone rule does not predict */
+static int prop_blocked(const gen *g, const mmode *md, int32_t t, int depth)
+{
+    if (t < 0 || !md->propreal)
+        return 0;
+    if (depth > 8)
+        return 1;
+    const mnode *x = &g->m.n[t];
+    if (x->base < 0 && x->layout == LY_STRIDED && !x->fake && x->dev != DV_META) {
+        st_action c = {.op = A_NEWOP, .sub = NO_CLONE, .dst = -1, .a = -1, .b = -1};
+        mplan p;
+        if (m_newop_plan(&g->m, t, -1, &c, &p) != MERR_NONE)
+            return 1;
+    }
+    return (x->base >= 0 && x->layout == LY_STRIDED && prop_blocked(g, md, x->base, depth + 1)) ||
+           prop_blocked(g, md, x->grad, depth + 1);
+}
+
 static int act_fake(gen *g, const st_action *a)
 {
     mmode *md = m_mode_of_var(&g->m, a->a);
     if (!md || !is_m(a->a) || (a->dst >= 0 && !is_f(a->dst)))
         return 0;
+    if (a->flags & (F_CONST | F_DYN)) {
+        int32_t t3 = vtensor(g, a->b);
+        if (t3 < 0 || conv_blocked(g, md, t3) || prop_blocked(g, md, t3, 0))
+            return 0;
+        return act_fake_v3(g, a, md, t3);
+    }
     int32_t ti = vtensor(g, a->b);
-    if (ti < 0 || conv_blocked(g, md, ti) || fake_hit_leaks(g, md, ti))
+    if (ti < 0 || conv_blocked(g, md, ti) || fake_hit_leaks(g, md, ti) ||
+        prop_blocked(g, md, ti, 0))
         return 0;
     int dev = (a->flags & F_DEVICE) != 0;
     int err = m_fake_check(&g->m, md, ti, dev);
@@ -771,7 +858,8 @@ static int act_cfake(gen *g, const st_action *a)
         (a->dst >= 0 && !is_f(a->dst)))
         return 0;
     int32_t ti = vtensor(g, a->b);
-    if (ti < 0 || !is_t(a->b) || conv_blocked(g, md, ti) || fake_hit_leaks(g, md, ti))
+    if (ti < 0 || !is_t(a->b) || conv_blocked(g, md, ti) || fake_hit_leaks(g, md, ti) ||
+        prop_blocked(g, owner, ti, 0))
         return 0;
     int err = m_fake_check(&g->m, md, ti, 0);
     if (err == MERR_SKIP)
@@ -798,7 +886,7 @@ static int act_meta(gen *g, const st_action *a)
     if (!md || (a->dst >= 0 && !is_t(a->dst)) || (g->m.n[md->node].flags & NF_FC))
         return 0;   /* a FakeTensorConverter has no meta() */
     int32_t ti = vtensor(g, a->b);
-    if (ti < 0 || !is_t(a->b) || conv_blocked(g, md, ti))
+    if (ti < 0 || !is_t(a->b) || conv_blocked(g, md, ti) || prop_blocked(g, md, ti, 0))
         return 0;
     char mn[8], tn[8], expr[80];
     snprintf(expr, sizeof expr, "%s.meta(%s)", vname(a->a, mn), vname(a->b, tn));
@@ -1074,6 +1162,7 @@ static int tracer_input(gen *g, const st_action *a, int32_t tr)
     mmode *md = &g->m.m[g->m.n[x->mode].mi];
     int32_t ti = vtensor(g, a->b);
     if (ti < 0 || !md->alive || conv_blocked(g, md, ti) || fake_hit_leaks(g, md, ti) ||
+        prop_blocked(g, md, ti, 0) ||
         m_fake_check(&g->m, md, ti, 0) != MERR_NONE)
         return 0;
     char cn[8], tn[8], expr[64];
@@ -1083,6 +1172,8 @@ static int tracer_input(gen *g, const st_action *a, int32_t tr)
     if (f < 0)
         return -1;
     m_set_edge(&g->m, &g->m.n[tr].attr[k], f);
+    if (g->m.n[md->node].se >= 0)          /* version 3: se.tracked */
+        m_track(&g->m, g->m.n[md->node].se, f);
     bind(g, a->dst, f);
     return 1;
 }
@@ -1110,10 +1201,23 @@ static int act_tracer(gen *g, const st_action *a)
     if (a->sub == 1)
         return tracer_input(g, a, tr);
     emit(g, "%s.finish()", vname(a->a, cn));
-    if (g->m.n[tr].mode >= 0)
-        m_finish_clears(&g->m, &g->m.m[g->m.n[g->m.n[tr].mode].mi]);
     m_set_edge(&g->m, &g->m.n[tr].attr[0], -1);
     m_set_edge(&g->m, &g->m.n[tr].attr[1], -1);
+    if (g->m.n[tr].mode >= 0)
+        m_finish_clears(&g->m, &g->m.m[g->m.n[g->m.n[tr].mode].mi]);
+    return 1;
+}
+
+/* version 3 (2.3): c = shape_env() */
+static int act_shape_env(gen *g, const st_action *a)
+{
+    if (!is_c(a->dst) || !g->m.dcache)
+        return 0;
+    emit_stmt(g, 0, a->dst, "shape_env()");
+    int32_t se = m_new(&g->m, NK_SHAPE_ENV);
+    if (se < 0)
+        return -1;
+    bind(g, a->dst, se);
     return 1;
 }
 
@@ -1172,6 +1276,7 @@ static int apply(gen *g, const st_action *a)
     case A_DTVIEW: r = act_dtview(g, a); break;
     case A_STORAGE: r = act_storage(g, a); break;
     case A_TRACER: r = act_tracer(g, a); break;
+    case A_SHAPE_ENV: r = act_shape_env(g, a); break;
     default: r = 0; break;
     }
     if (r < 0 || g->m.oom)
@@ -1636,6 +1741,60 @@ static int draw_fake(gen *g, st_action *a, int device, int want_err)
     return 1;
 }
 
+static int ok_shape_env(gen *g, int s)
+{
+    int32_t x = vnode(g, s);
+    return x >= 0 && g->m.n[x].kind == NK_SHAPE_ENV;
+}
+
+static int ok_const_src(gen *g, int s)
+{
+    int32_t t = vtensor(g, s);
+    return t >= 0 && g->m.n[t].layout == LY_STRIDED && m_numel(&g->m.n[t]) <= 1;
+}
+
+/* one on a device clear_non_cpu_constants() clears (pytorch#184445) */
+static int ok_const_gpu(gen *g, int s)
+{
+    return ok_const_src(g, s) && g->m.n[vtensor(g, s)].dev != DV_CPU;
+}
+
+static int ok_mode_se(gen *g, int s)
+{
+    return ok_mode(g, s) && g->m.n[vnode(g, s)].se >= 0;
+}
+
+/* version 3 (2.3): a ShapeEnv, a mode on one or with propagate_real, a
+ * constant or a dynamic conversion */
+static int draw_v3(gen *g, st_action *a, int kind)
+{
+    st_rng *r = g->rng;
+    if (kind == ST_W_SHAPE_ENV) {
+        if (st_rng_below(r, 3) == 0) {
+            a->op = A_SHAPE_ENV;
+            a->dst = (int8_t)pick(r, V_C, NV_C);
+            return 1;
+        }
+        a->op = A_MODE;
+        a->dst = (int8_t)pick(r, V_M, NV_M);
+        a->b = (int8_t)pick_bound(g, V_C, NV_C, ok_shape_env);
+        a->flags = (uint8_t)((a->b >= 0 ? F_SE : 0) | (st_rng_below(r, 2) ? F_PROP : 0));
+        return a->flags != 0;
+    }
+    if (!draw_fake(g, a, 0, 0))
+        return 0;
+    int src = kind == ST_W_CONSTANT ? pick_bound(g, V_T, NV_T, ok_const_gpu) : a->b;
+    if (kind == ST_W_CONSTANT && src < 0)
+        src = pick_bound(g, V_T, NV_T, ok_const_src);
+    if (src < 0)
+        return 0;
+    a->b = (int8_t)src;
+    if (kind == ST_W_DYNAMIC && (a->a = (int8_t)pick_bound(g, V_M, NV_M, ok_mode_se)) < 0)
+        return 0;
+    a->flags |= kind == ST_W_CONSTANT ? F_CONST : F_DYN;
+    return 1;
+}
+
 static int draw_error(gen *g, st_action *a)
 {
     st_rng *r = g->rng;
@@ -1828,6 +1987,7 @@ static int draw(gen *g, st_action *a, int kind)
         return 1;
     }
     case ST_W_ERROR: return draw_error(g, a);
+    case ST_W_SHAPE_ENV: case ST_W_CONSTANT: case ST_W_DYNAMIC: return draw_v3(g, a, kind);
     case ST_W_CONVERT: {
         int c = pick_bound(g, V_C, NV_C, ok_fconv), m = pick_bound(g, V_M, NV_M, ok_mode);
         int t = pick_bound(g, V_T, NV_T, ok_tensor);
@@ -1873,13 +2033,24 @@ static int draw(gen *g, st_action *a, int kind)
     }
 }
 
+/* An action kind's weight in this lifecycle: the pytorch-2.3-only kinds
+ * weigh nothing under the other designs (whose lifecycles stay as they were). */
+static uint32_t weight_of(const gen *g, int i)
+{
+    int v3 = i == ST_W_SHAPE_ENV || i == ST_W_CONSTANT || i == ST_W_DYNAMIC;
+    if (v3 && !g->m.dcache)
+        return 0;
+    /* under 2.3 a compile's finish() clears much: more of them */
+    return g->c->weights.w[i] * (i == ST_W_TRACER && g->m.dcache ? 2u : 1u);
+}
+
 static int pick_kind(gen *g, uint64_t total)
 {
     uint64_t x = (st_rng_next(g->rng) >> 11) % total;
     for (int i = 0; i < ST_W_EXPECT; i++) {
-        if (x < g->c->weights.w[i])
+        if (x < weight_of(g, i))
             return i;
-        x -= g->c->weights.w[i];
+        x -= weight_of(g, i);
     }
     return ST_W_TENSOR;
 }
@@ -1917,7 +2088,7 @@ int st_generate(const st_config *c, uint64_t seed, st_script *out, st_text *text
     gen_header(&g, what);
     uint64_t total = 0;
     for (int i = 0; i < ST_W_EXPECT; i++)
-        total += c->weights.w[i];
+        total += weight_of(&g, i);
     if (total == 0)
         total = 1;
     int with_left = 0;

@@ -102,6 +102,7 @@ int m_init(model *m, const st_config *c)
     for (int i = 0; i < NVARS; i++)
         m->var[i] = -1;
     m->next_opkey = -2;
+    m->mk_cst = m->mk_se = -1;
     m_dc_init(m);
     m->ncap = 1024;
     m->n = al_malloc(m->ncap * sizeof *m->n, AL_K_SCENARIO, "st model nodes");
@@ -126,6 +127,7 @@ void m_free(model *m)
     al_free(m->n, m->ncap * sizeof *m->n, AL_K_SCENARIO);
     al_free(m->m, m->mcap * sizeof *m->m, AL_K_SCENARIO);
     iv_free(&m->work);
+    pv_free(&m->tracked);
     m_dc_free(m);
     al_free(m->deferred, m->capdeferred * sizeof *m->deferred, AL_K_SCENARIO);
     memset(m, 0, sizeof *m);
@@ -153,6 +155,7 @@ int32_t m_new(model *m, uint8_t kind)
     x->storage = x->base = x->grad = x->meta = x->mode = -1;
     x->ind = x->val = x->crow = x->col = -1;
     x->attr[0] = x->attr[1] = -1;
+    x->se = x->cst = x->rcopy = -1;
     x->target = x->mi = -1;
     x->flags = NF_LEAF;
     return i;
@@ -327,16 +330,43 @@ static void callbacks(model *m, int32_t i)
 }
 
 /* Drop every strong edge a dead node holds. */
+/* The strong edges of x (14 at most) into e; how many. */
+static int strong_edges(const model *m, const mnode *x, int32_t *e)
+{
+    int32_t v[14] = {x->storage, x->base, x->grad, x->meta, m_strong_mode(m, x), x->ind,
+                     x->val,     x->crow, x->col,  x->attr[0], x->attr[1], x->se,
+                     x->cst,     x->rcopy};
+    memcpy(e, v, sizeof v);
+    return 14;
+}
+
+void m_untrack(model *m, int32_t se, int only_alive)
+{
+    for (uint32_t k = 0; k < m->tracked.n;) {
+        mpair p = m->tracked.p[k];
+        if (p.k == se && (!only_alive || m->n[p.v].alive)) {
+            m->tracked.p[k] = m->tracked.p[--m->tracked.n];
+            m_unref(m, p.v);
+            k = 0;       /* an unref may have changed the table */
+        } else {
+            k++;
+        }
+    }
+}
+
 static void release(model *m, int32_t i)
 {
     mnode *x = &m->n[i];
-    int32_t e[11] = {x->storage, x->base, x->grad, x->meta, m_strong_mode(m, x), x->ind,
-                     x->val,     x->crow, x->col,  x->attr[0], x->attr[1]};
+    int32_t e[14];
+    int ne = strong_edges(m, x, e);
     x->storage = x->base = x->grad = x->meta = x->mode = -1;
     x->ind = x->val = x->crow = x->col = -1;
     x->attr[0] = x->attr[1] = -1;
-    for (int k = 0; k < 11; k++)
+    x->se = x->cst = x->rcopy = -1;
+    for (int k = 0; k < ne; k++)
         m_unref(m, e[k]);
+    if (m->n[i].kind == NK_SHAPE_ENV)
+        m_untrack(m, i, 0);
 }
 
 /* A collection's first step for garbage node i (src/core/gc.c phase 5: every
@@ -348,9 +378,12 @@ static void release(model *m, int32_t i)
 static void release_to_survivors(model *m, int32_t i)
 {
     mnode *x = &m->n[i];
-    int32_t *e[10] = {&x->storage, &x->base, &x->grad, &x->meta, &x->ind,
-                      &x->val,     &x->crow, &x->col,  &x->attr[0], &x->attr[1]};
-    for (int k = 0; k < 10; k++) {
+    int32_t *e[13] = {&x->storage, &x->base, &x->grad, &x->meta, &x->ind,
+                      &x->val,     &x->crow, &x->col,  &x->attr[0], &x->attr[1],
+                      &x->se,      &x->cst,  &x->rcopy};
+    if (x->kind == NK_SHAPE_ENV)
+        m_untrack(m, i, 1);
+    for (int k = 0; k < 13; k++) {
         int32_t c = *e[k];
         if (c >= 0 && m->n[c].alive) {
             *e[k] = -1;
@@ -379,12 +412,18 @@ static void mark(model *m, int32_t root)
     while (st->n > base) {
         int32_t i = st->p[--st->n];
         mnode *x = &m->n[i];
-        int32_t e[11] = {x->storage, x->base, x->grad, x->meta, m_strong_mode(m, x), x->ind,
-                         x->val,     x->crow, x->col,  x->attr[0], x->attr[1]};
-        int ne = 11;
+        int32_t e[14];
+        int ne = strong_edges(m, x, e);
         for (int k = 0; k < ne; k++) {
             int32_t c = e[k];
             if (c >= 0 && m->n[c].alive && !(m->n[c].flags & NF_MARK)) {
+                m->n[c].flags |= NF_MARK;
+                iv_push(m, st, c);
+            }
+        }
+        for (uint32_t k = 0; x->kind == NK_SHAPE_ENV && k < m->tracked.n; k++) {
+            int32_t c = m->tracked.p[k].v;
+            if (m->tracked.p[k].k == i && m->n[c].alive && !(m->n[c].flags & NF_MARK)) {
                 m->n[c].flags |= NF_MARK;
                 iv_push(m, st, c);
             }
@@ -976,6 +1015,50 @@ static int one_unsupported(const model *m, int32_t t)
            (x->base >= 0 && m->n[x->base].layout != LY_STRIDED) || x->dev == DV_LAZY;
 }
 
+/* What each fake a 2.x conversion builds gets (designs.md "Additions,
+ * version 3"): the constant of m.fake(t, constant=true) (the top tensor,
+ * a base built on the way included: fake_tensor.py@946abe14:327-329), the
+ * ShapeEnv of m.fake(t, dynamic=true), and in a propagate_real mode a copy
+ * (clone) of its real tensor when that is a strided non-view real tensor
+ * (meta_utils.py@0f315d37:1725, fake_tensor.py@946abe14:961-966). */
+static int32_t from_real(model *m, mmode *md, int32_t t, int32_t owner);
+
+static int built(model *m, int32_t owner, int32_t f, int32_t t)
+{
+    if (m->mk_cst >= 0)
+        m_set_edge(m, &m->n[f].cst, m->mk_cst);
+    if (m->mk_se >= 0)
+        m_set_edge(m, &m->n[f].se, m->mk_se);
+    const mnode *x = &m->n[t];
+    if (!m->m[m->n[owner].mi].propreal || x->base >= 0 || x->layout != LY_STRIDED ||
+        x->fake || x->dev == DV_META)
+        return 0;
+    st_action a = {.op = A_NEWOP, .sub = NO_CLONE, .dst = -1, .a = -1, .b = -1};
+    mplan p;
+    if (m_newop_plan(m, t, -1, &a, &p) != MERR_NONE)
+        return 0;            /* the generator converts no such tensor here */
+    int32_t c = m_run_plan(m, t, &p, 0);
+    if (c < 0)
+        return -1;
+    m->n[f].rcopy = c;       /* the clone's reference */
+    return 0;
+}
+
+int32_t m_fake_v3(model *m, mmode *md, int32_t t, int32_t cst, int32_t se)
+{
+    m->mk_cst = cst;
+    m->mk_se = se;
+    int32_t f = from_real(m, md, t, md->node);
+    m->mk_cst = m->mk_se = -1;
+    return f;
+}
+
+void m_track(model *m, int32_t se, int32_t f)
+{
+    if (pv_push(m, &m->tracked, se, f) == 0)
+        m_ref(m, f);
+}
+
 /* 2.x: the one memo's conversion (fake/fk_conv.c one_memo_fake): the base
  * first, the view's fake off the base's fake (a view of it, which it
  * holds), grad recursively, the entry last with its finalizer (2.0); in 2.3
@@ -1010,6 +1093,9 @@ static int32_t one_fake(model *m, mmode *md, int32_t t, int32_t owner)
     y->flags = (uint16_t)((y->flags & ~(NF_RG | NF_LEAF)) | (x->flags & (NF_RG | NF_LEAF)));
     y->base = bf;                       /* bf's reference */
     y->mi = (int32_t)(md - m->m);
+    if (built(m, owner, f, t) < 0)
+        return -1;
+    x = &m->n[t];                       /* built() may have moved the nodes */
     /* dispatched to the owner mode: its converter memoizes it */
     mmode *om = &m->m[m->n[owner].mi];
     if (bf >= 0 && om->opmemo && pv_push(m, &om->fake, m->next_opkey--, f) < 0)

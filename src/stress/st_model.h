@@ -26,7 +26,8 @@
 #define M_MAXD 5               /* dimensions the generator ever makes */
 
 enum { NK_NONE, NK_TENSOR, NK_STORAGE, NK_MODE, NK_WEAK,
-       NK_TRACER };     /* version 3: tracer(m); mode edge, graph args in attr[] */
+       NK_TRACER,       /* version 3: tracer(m); mode edge, graph args in attr[] */
+       NK_SHAPE_ENV };  /* version 3: shape_env(); its tracked fakes in model.tracked */
 enum { LY_STRIDED, LY_COO, LY_CSR };
 enum { DV_CPU, DV_CUDA, DV_CUDA1, DV_META, DV_LAZY, DV_COUNT };
 enum { DC_FLOAT, DC_COMPLEX, DC_INT, DC_BOOL };
@@ -61,6 +62,10 @@ typedef struct mnode {
     int64_t sizes[M_MAXD], strides[M_MAXD], offset, nnz;
     int32_t storage, base, grad, meta, mode, ind, val, crow, col;
     int32_t attr[2];
+    int32_t se;              /* version 3: a mode's ShapeEnv; a dynamic fake's (and
+                                an op output's on one) */
+    int32_t cst;             /* a constant fake's constant (the real tensor) */
+    int32_t rcopy;           /* a propagate_real fake's copy of its real tensor */
     int32_t target;          /* NK_WEAK */
     int32_t mi;              /* NK_MODE: index in model.modes */
     uint64_t nbytes;         /* NK_STORAGE */
@@ -88,6 +93,7 @@ typedef struct mmode {
      *       under `one`;
      * sweeps a pending list and its sweep; opmemo op outputs memoized */
     uint8_t one, ids, fins, sweeps, opmemo;
+    uint8_t propreal;        /* fake_mode(propagate_real=true) */
     int64_t freq, count, hits, misses;
     mpvec fake, meta, stor;  /* key node -> value node */
     mpvec mstor;             /* meta key -> the storage it had when its entry was
@@ -102,7 +108,8 @@ enum {
     A_SET, A_DTVIEW, A_STORAGE,  /* version 2: set_, view(dtype), t.storage() */
     A_FCONV, A_CFAKE,            /* version 2: fake_converter(), c.fake(m, t) */
     A_TRACER,                    /* version 3: tracer(m), tr.input(t), tr.finish() (sub) */
-    A_CYCLE                      /* h = k.unsqueeze(0); h.x = h; del h; gc() */
+    A_CYCLE,                     /* h = k.unsqueeze(0); h.x = h; del h; gc() */
+    A_SHAPE_ENV                  /* version 3: c = shape_env() */
 };
 
 /* action variants (st_action.sub) and flags */
@@ -123,7 +130,11 @@ enum { SP_COALESCE, SP_INDICES, SP_VALUES, SP_TO_SPARSE };
 enum {
     F_DTYPE = 1, F_DEVICE = 2, F_RG = 4, F_COAL = 8, F_SD = 16, F_EVERY = 32, F_STEP = 64,
     F_DST = 128,
-    F_WREF = F_DTYPE         /* A_MODE: mode_ref="weak" */
+    F_WREF = F_DTYPE,        /* A_MODE: mode_ref="weak" */
+    F_SE = F_COAL,           /* A_MODE: shape_env=b (version 3) */
+    F_PROP = F_SD,           /* A_MODE: propagate_real=true */
+    F_CONST = F_COAL,        /* A_FAKE: constant=true */
+    F_DYN = F_SD             /* A_FAKE: dynamic=true */
 };
 
 /* variable slots: t0..t7 f0..f5 m0..m2 c0..c1 w0..w3 */
@@ -154,6 +165,8 @@ typedef struct model {
     uint64_t *dc;            /* the cache's keys */
     uint32_t ndc, capdc;
     int64_t dc_hits, dc_misses;
+    mpvec tracked;           /* ShapeEnv node -> a fake it tracks (strong) */
+    int32_t mk_cst, mk_se;   /* the conversion in hand: constant=, dynamic= */
 } model;
 
 extern const char *const m_dtype_name[D_COUNT];
@@ -215,6 +228,14 @@ int32_t m_fake(model *m, mmode *md, int32_t t, int with_device, uint8_t dev);
 /* converter(mode, t) of a stand-alone FakeTensorConverter md: memoized in
  * md, the fake holds `owner` (a mode node). New ref. */
 int32_t m_convert(model *m, mmode *md, int32_t t, int32_t owner);
+/* m.fake(t, constant=true) (cst: t) / m.fake(t, dynamic=true) (se: the
+ * mode's ShapeEnv): each fake the conversion builds holds cst / se. */
+int32_t m_fake_v3(model *m, mmode *md, int32_t t, int32_t cst, int32_t se);
+/* se.tracked gains f (tr.input on a mode with a ShapeEnv). */
+void m_track(model *m, int32_t se, int32_t f);
+/* se's tracked fakes (only_alive: those still alive) leave model.tracked,
+ * their references dropped (a dead ShapeEnv, tr.finish() under 2.3). */
+void m_untrack(model *m, int32_t se, int only_alive);
 /* A new fake output f of an op: memoized under a fresh key where the
  * design memoizes op outputs (2.3's from_meta_and_device). */
 void m_op_output(model *m, int32_t f);
@@ -231,7 +252,12 @@ int m_dc_predictable(const model *m, int32_t self, int32_t other);
  * on fake self and other, which succeeds: 1 served from the cache (m->op_hit
  * set: its output gets no memo entry), 0 run (its key stored) or bypassed. */
 int m_dc_dispatch(model *m, int32_t self, int32_t other, const char *call);
-/* tr.finish() on a tracer of md: 2.3 empties md's tables (pytorch#171209). */
+/* The ShapeEnv of a symbolic operand (self's first), or -1: the op's
+ * output holds it. */
+int32_t m_dc_symbolic(const model *m, int32_t self, int32_t other);
+/* tr.finish() on a tracer of md: 2.3 empties md's tables (pytorch#171209),
+ * its ShapeEnv's tracked fakes (pytorch#193015) and drops its fakes'
+ * non-cpu constants (pytorch#184445). */
 void m_finish_clears(model *m, mmode *md);
 
 /* statement boundary: deferred finalizers, then (gc stress) a collection */
