@@ -1203,8 +1203,13 @@ static int act_tracer(gen *g, const st_action *a)
     emit(g, "%s.finish()", vname(a->a, cn));
     m_set_edge(&g->m, &g->m.n[tr].attr[0], -1);
     m_set_edge(&g->m, &g->m.n[tr].attr[1], -1);
-    if (g->m.n[tr].mode >= 0)
-        m_finish_clears(&g->m, &g->m.m[g->m.n[g->m.n[tr].mode].mi]);
+    if (g->m.n[tr].mode < 0 || !g->m.finish_clears)
+        return 1;
+    m_finish_clears(&g->m, &g->m.m[g->m.n[g->m.n[tr].mode].mi]);
+    /* what the clears freed, checked at once (a reproducer then needs no
+     * statement after finish()) */
+    m_end_statement(&g->m);
+    emit(g, "expect bytes() == %" PRIu64, g->m.bytes);
     return 1;
 }
 
