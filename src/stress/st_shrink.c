@@ -416,6 +416,69 @@ static void simplify_line(shr *s, size_t i)
     }
 }
 
+/* Does kept line j bind variable name[0..len) (`NAME = ...`)? */
+static int binds(const shr *s, size_t j, const char *name, size_t len)
+{
+    const char *l = skip_ws(s->lines[j], s->lines[j] + s->lens[j]);
+    const char *end = s->lines[j] + s->lens[j];
+    if ((size_t)(end - l) <= len || memcmp(l, name, len) != 0 || is_ident(l[len]))
+        return 0;
+    l = skip_ws(l + len, end);
+    return l + 1 < end && l[0] == '=' && l[1] != '=';
+}
+
+/* Each variable statement i reads (a letter and digits: t3, m0) named as
+ * another of its kind bound before it was: the one it named may then have
+ * no use left, and the next ddmin drops what made it. */
+static void substitute_names(shr *s, size_t i)
+{
+    char cand[1024];
+    const char *l = s->lines[i];
+    size_t len = s->lens[i];
+    const char *end = code_end(l, len);
+    if (len >= sizeof cand)
+        return;
+    const char *eq = NULL;   /* the target of an assignment is not read */
+    for (const char *p = l; p + 1 < end && !eq; p++)
+        if (*p == '"' || *p == '(')
+            break;
+        else if (p[0] == '=' && p[1] != '=' && (p == l || p[-1] != '=') && p[-1] != '!' &&
+                 p[-1] != '<' && p[-1] != '>')
+            eq = p;
+    int str = 0;
+    for (const char *p = eq ? eq : l; p < end && !s->oom; p++) {
+        if (*p == '"')
+            str = !str;
+        if (str || (p > l && is_ident(p[-1])) || !strchr("tfmcw", *p) || p[1] < '0' ||
+            p[1] > '9')
+            continue;
+        const char *q = p + 1;
+        while (*q >= '0' && *q <= '9')
+            q++;
+        if (is_ident(*q) || *q == '(')
+            continue;
+        size_t a = (size_t)(p - l), nl = (size_t)(q - p), at = i;
+        while (at > 0 && !(s->keep[at - 1] && binds(s, at - 1, p, nl)))
+            at--;
+        /* older variables only: a newer one could not make the old one's
+         * making removable */
+        for (size_t j = 0; at > 0 && j < at - 1; j++) {
+            if (!s->keep[j] || s->lines[j][0] != *p || binds(s, j, p, nl))
+                continue;
+            const char *v = s->lines[j];
+            size_t vl = 1;
+            while (v[vl] >= '0' && v[vl] <= '9')
+                vl++;
+            if (!binds(s, j, v, vl))
+                continue;
+            int k = snprintf(cand, sizeof cand, "%.*s%.*s%s", (int)a, l, (int)vl, v, q);
+            if (k > 0 && (size_t)k < sizeof cand && try_line(s, i, cand, (size_t)k))
+                return;   /* l is freed: one substitution per call */
+        }
+        p = q - 1;
+    }
+}
+
 static int passive_expect(const char *l, size_t len)
 {
     if (!first_word(l, len, "expect"))
@@ -438,6 +501,9 @@ static int shrink_lines(shr *s, int full)
                 !first_word(s->lines[i], s->lens[i], "end") &&
                 !first_word(s->lines[i], s->lens[i], "del"))
                 simplify_line(s, i);
+        for (size_t i = 0; i < s->n && !s->oom; i++)
+            if (s->keep[i] && !first_word(s->lines[i], s->lens[i], "del"))
+                substitute_names(s, i);
         /* a removal may pay off after simplification */
         shrink_level(s, 0, (int32_t)s->n - 1, 0);
     } else {
@@ -615,48 +681,86 @@ static long bound_at(const ashr *x, size_t i, int v)
     return -1;
 }
 
-/* Try operand *op of action i as each variable of its class bound before
- * the one it names, oldest first: the value it named may then have no use
- * left, and the next ddmin drops what made it. */
-static void substitute_operand(ashr *x, size_t i, int8_t *op)
+/* Operands of action a that name a variable (c.fake(m, t) names its mode
+ * in n). */
+static int operands(st_action *a, int8_t **op)
 {
-    int8_t old = *op;
+    int k = 0;
+    op[k++] = &a->a;
+    op[k++] = &a->b;
+    if (a->op == A_CFAKE)
+        op[k++] = &a->n;
+    return k;
+}
+
+/* Every use of slot old's value bound by action at (the kept actions after
+ * it, up to its next binding) names v instead. */
+static void rename_value(ashr *x, size_t at, int old, int v)
+{
+    for (size_t j = at + 1; j < x->n; j++) {
+        if (!x->keep[j])
+            continue;
+        int8_t *op[3];
+        for (int k = operands(&x->a[j], op); k-- > 0;)
+            if (*op[k] == old)
+                *op[k] = (int8_t)v;
+        if (x->a[j].dst == old)
+            break;
+    }
+}
+
+/* Try the value operand *op of action i names as each older variable of its
+ * kind, renamed in all its uses (a later use of the old name alone would no
+ * longer be valid): its making may then have no use left, and the next ddmin
+ * drops it. save has room for x->n actions. */
+static void substitute_operand(ashr *x, size_t i, const int8_t *op, st_action *save)
+{
+    int old = *op;
     if (old < 0 || old >= NVARS)
         return;
     long at = bound_at(x, i, old);
+    if (at < 0)
+        return;
+    memcpy(save, x->a, x->n * sizeof *save);
     for (long j = 0; j < at && !x->s->oom; j++) {
         int v = x->a[j].dst;
         if (!x->keep[j] || v < 0 || v == old || slot_class(v) != slot_class(old) ||
             bound_at(x, i, v) != j)
             continue;
-        *op = (int8_t)v;
+        rename_value(x, (size_t)at, old, v);
         if (atest(x))
             return;
+        memcpy(x->a, save, x->n * sizeof *save);
     }
-    *op = old;
 }
 
 /* Passes that make actions removable: an assignment whose point was to drop
- * the value its variable held becomes `del VAR`; an operand becomes another
- * variable of its kind. */
+ * the value its variable held becomes `del VAR`; a value used becomes an
+ * older one of its kind. */
 static void rewrite_actions(ashr *x)
 {
+    st_action *save = al_malloc((x->n ? x->n : 1) * sizeof *save, AL_K_SCENARIO,
+                                "st shrink rewrite");
+    if (!save) {
+        x->s->oom = 1;
+        return;
+    }
     for (size_t i = 0; i < x->n && !x->s->oom; i++) {
         if (!x->keep[i])
             continue;
         st_action *a = &x->a[i];
         if (a->dst >= 0 && a->op != A_DEL && bound_at(x, i, a->dst) >= 0) {
-            st_action save = *a;
-            *a = (st_action){.op = A_DEL, .a = save.dst, .b = -1};
+            st_action keep = *a;
+            *a = (st_action){.op = A_DEL, .a = keep.dst, .b = -1};
             if (atest(x))
                 continue;
-            *a = save;
+            *a = keep;
         }
-        substitute_operand(x, i, &a->a);
-        substitute_operand(x, i, &a->b);
-        if (a->op == A_CFAKE)
-            substitute_operand(x, i, &a->n);   /* c.fake(m, t): n is the mode */
+        int8_t *op[3];
+        for (int k = 0, n = operands(a, op); k < n; k++)
+            substitute_operand(x, i, op[k], save);
     }
+    al_free(save, (x->n ? x->n : 1) * sizeof *save, AL_K_SCENARIO);
 }
 
 int st_shrink_script(const st_config *c, const st_env *e, const st_script *sc,
