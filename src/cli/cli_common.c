@@ -135,6 +135,8 @@ const cli_opt cli_common_rows[] = {
      "streamed: the report keeps groups and examples"},
     {"--timeline", 0, CLI_K_OUT, 0, 0, CLI_O_TIMELINE, "FILE.svg", NULL, 0, 0,
      offsetof(C, timeline), NULL, "live objects and bytes after each statement"},
+    {"--html-title", 0, CLI_K_STR, 0, 1, CLI_O_HTML, "TEXT", NULL, 0, 0, offsetof(C, html_title),
+     NULL, NULL},
     {"--html", 0, CLI_K_OUT, 0, 0, CLI_O_HTML, "FILE", NULL, 0, 0, offsetof(C, html), NULL,
      "one self-contained page to look at (summary, groups,\n"
      "dominator tree, growth, timeline; a diff's page)"},

@@ -189,12 +189,16 @@ static int parse(rec_args *a, int argc, char **argv)
     return 0;
 }
 
-/* Judge the recording: `fakegc run` on it, with record's run options. */
-static int replay(const rec_args *a, const char *scn)
+/* Judge the recording: `fakegc run` on it, with record's run options; its
+ * page is on the program (and the recording, when kept), not the .scn. */
+static int replay(const rec_args *a, const char *scn, const char *prog)
 {
-    char *rargv[MAX_PASS + 8];
+    char *rargv[MAX_PASS + 8], title[PATH_MAX * 2 + 16];
+    snprintf(title, sizeof title, a->keep ? "%s (recording %s)" : "%s", prog, scn);
     int rn = 0;
     rargv[rn++] = (char *)"run";
+    rargv[rn++] = (char *)"--html-title";
+    rargv[rn++] = title;
     if (!a->compat_given) {
         rargv[rn++] = (char *)"--compat";
         rargv[rn++] = (char *)"pytorch-1.13";
@@ -249,7 +253,7 @@ int cli_record(int argc, char **argv)
         int dr = sc_designs_table(scn, argv[a.prog], a.designs, &o, stdout, stderr);
         rc = dr == 2 ? CLI_EXIT_USAGE : dr < 0 || internal ? CLI_EXIT_INTERNAL : dr;
     } else {
-        rc = replay(&a, scn);
+        rc = replay(&a, scn, argv[a.prog]);
         if (!tmp[0])
             fprintf(stderr, "fakegc record: recording kept in %s (fakegc run%s %s)\n", scn,
                     a.compat_given ? "" : " --compat pytorch-1.13", scn);

@@ -170,6 +170,7 @@ static int report(run_args *a, size_t ran, size_t nprogs, const char *repro)
     run.shard_n = a->shard.n;
     run.shard_total = a->shard.total;
     run.host = a->shard.n ? cli_hostname() : NULL;
+    run.subject = c->html_title;
     int rc = 0;
     if (c->format == RP_TEXT && c->out == stdout) {   /* the PASS/FAIL lines are out already */
         rp_options ro = {c->color, c->verbose, c->quiet};

@@ -132,6 +132,8 @@ int rp_scenario_add_vgroup(rp_scenario *s, const rp_vgroup *g);
 
 typedef struct rp_run {
     const char *tool, *version, *allocator, *compat;  /* compat may be NULL */
+    const char *subject;   /* what the HTML page is on, in its title (NULL: the
+                              scenario's file, or nothing for several) */
     const char **inject; size_t ninject;
     rp_scenario *scenarios; size_t n;
     uint32_t passed, failed, skipped;   /* failed counts fail and error */

@@ -172,6 +172,13 @@ static void state_sums(const h_state *st, uint64_t *bytes, uint64_t *ret)
     }
 }
 
+/* A scenario's name on the page: the run's subject when it is the only
+ * one (a recorded program's page names the program, not its .scn). */
+static const char *h_name(const rp_run *run, const rp_scenario *s)
+{
+    return run->subject && run->n == 1 ? run->subject : s->file;
+}
+
 /* ---- summary ------------------------------------------------------------- */
 
 static void h_failure_line(FILE *f, const rp_scenario *s, const rp_failure *fl)
@@ -381,7 +388,7 @@ static void h_summary(FILE *f, const rp_run *run, const size_t *idx, size_t nidx
         fputs("<h3>", f);
         h_status(f, rp_status_name(s->status));
         fputs(" ", f);
-        h_txt(f, s->file);
+        h_txt(f, h_name(run, s));
         fputs("</h3>\n", f);
         if (s->error) {
             fputs("<p>", f);
@@ -521,7 +528,7 @@ static void h_groups(FILE *f, const rp_run *run, const size_t *idx, size_t nidx)
             continue;
         any = 1;
         fputs("<h3>", f);
-        h_txt(f, s->file);
+        h_txt(f, h_name(run, s));
         fputs("</h3>\n", f);
         if (s->nvgroups)
             h_vgroups(f, s);
@@ -621,7 +628,7 @@ static void h_tree(FILE *f, const rp_run *run, const size_t *idx, size_t nidx)
             continue;
         any = 1;
         fputs("<h3>", f);
-        h_txt(f, s->file);
+        h_txt(f, h_name(run, s));
         if (s->dtree_line)
             fprintf(f, ", the whole heap at line %u", s->dtree_line);
         else
@@ -711,7 +718,7 @@ static void h_growth(FILE *f, const rp_run *run, const size_t *idx, size_t nidx)
         if (!s->kinds_known) {
             for (size_t i = 0; i < s->ncheckpoints; i++) {
                 fputs("<p>", f);
-                h_txt(f, s->file);
+                h_txt(f, h_name(run, s));
                 fputs(": growth since ", f);
                 h_txt(f, s->checkpoints[i].name);
                 fprintf(f, ": %+" PRId64 " objects</p>\n", s->checkpoints[i].growth);
@@ -724,7 +731,7 @@ static void h_growth(FILE *f, const rp_run *run, const size_t *idx, size_t nidx)
         }
         shown++;
         fputs("<h3>", f);
-        h_txt(f, s->file);
+        h_txt(f, h_name(run, s));
         fputs("</h3>\n", f);
         h_growth_table(f, s);
     }
@@ -906,7 +913,8 @@ static void h_axis(FILE *f, const rp_timeline *t, const size_t *keep, size_t k)
             "executed</text>\n", TX0 + TW / 2, TTOP + TH + 34);
 }
 
-static void h_panel(FILE *f, const rp_timeline *t, size_t *keep, uint32_t *bucket_of)
+static void h_panel(FILE *f, const rp_timeline *t, const char *name, size_t *keep,
+                    uint32_t *bucket_of)
 {
     size_t k = downsample(t, keep, bucket_of);
     fputs("<div class=\"tl\"", f);
@@ -918,7 +926,7 @@ static void h_panel(FILE *f, const rp_timeline *t, size_t *keep, uint32_t *bucke
     for (size_t j = 0; j < k; j++)
         fprintf(f, "%s%u", j ? "," : "", t->line[keep[j]]);
     fputs("\">\n<h3>", f);
-    h_txt(f, t->name);
+    h_txt(f, name);
     fprintf(f, "</h3>\n<div class=\"lg\"><span style=\"color:#1f77b4\">&#9632; live objects "
             "(max %" PRIu64 ")</span><span style=\"color:#ff7f0e\">&#9632; live bytes (max ",
             t->max_objects);
@@ -965,7 +973,7 @@ static int h_timeline(FILE *f, const rp_run *run, const size_t *idx, size_t nidx
             continue;
         have++;
         if (shown < RP_HTML_PANELS) {
-            h_panel(f, &tl[i], keep, bucket_of);
+            h_panel(f, &tl[i], h_name(run, &run->scenarios[i]), keep, bucket_of);
             shown++;
         }
     }
@@ -1012,7 +1020,8 @@ int rp_write_html(FILE *f, const rp_run *run, const rp_timeline *tl, size_t ntl)
     const char *st = rp_run_status(run);
     snprintf(title, sizeof title, "fakegc: %s%s%s",
              strcmp(st, "pass") == 0 ? "PASS" : strcmp(st, "fail") == 0 ? "FAIL" : "ERROR",
-             run->n == 1 ? " " : "", run->n == 1 ? run->scenarios[0].file : "");
+             run->subject || run->n == 1 ? " " : "",
+             run->subject ? run->subject : run->n == 1 ? run->scenarios[0].file : "");
     h_head(f, title);
     h_header(f, run, title);
     h_summary(f, run, idx, nidx);

@@ -124,6 +124,22 @@ else
 fi
 rc=$?
 [ "$rc" -eq 1 ] || { echo "FAIL: the recorded leak exited $rc, not 1"; cat "$out/record.err"; exit 1; }
+# the page is on the program (and on the recording when -o keeps it), never
+# on record's temporary .scn
+if "$py" -c 'import torch' 2>/dev/null; then
+    prog=$root/scripts/record/examples/leak_accumulating.py
+    grep -qF "<title>fakegc: FAIL $prog</title>" "$out/record.html" ||
+        { echo "FAIL: the record page's title is not on $prog:"; grep -o '<title>.*</title>' \
+          "$out/record.html"; exit 1; }
+    "$fakegc" record -q -o "$out/kept.scn" --html "$out/record-kept.html" "$prog" \
+        >/dev/null 2>&1
+    grep -qF "<title>fakegc: FAIL $prog (recording $out/kept.scn)</title>" \
+        "$out/record-kept.html" || { echo "FAIL: the record -o page's title:"; \
+        grep -o '<title>.*</title>' "$out/record-kept.html"; exit 1; }
+    if grep -l 'fakegc-record-' "$out/record.html" "$out/record-kept.html"; then
+        echo "FAIL: a record page names record's temporary .scn"; exit 1
+    fi
+fi
 # the list the program keeps its fakes in is one tree node, not 100
 grep -qF "100 x tensor (tensor) via root KEEP[]" "$out/record.html" ||
     { echo "FAIL: the record page's tree does not group KEEP's 100 fakes"; exit 1; }
