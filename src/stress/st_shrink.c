@@ -479,6 +479,30 @@ static void substitute_names(shr *s, size_t i)
     }
 }
 
+/* `del A` followed by `del B` (the next kept line) as one `del A, B`: one
+ * statement fewer when the deaths need no statement boundary between them. */
+static void join_dels(shr *s, size_t i)
+{
+    char cand[1024];
+    size_t j = i + 1;
+    while (j < s->n && !s->keep[j])
+        j++;
+    if (j >= s->n || !first_word(s->lines[i], s->lens[i], "del") ||
+        !first_word(s->lines[j], s->lens[j], "del"))
+        return;
+    const char *a = s->lines[i], *ae = code_end(a, s->lens[i]);
+    const char *b = s->lines[j], *be = code_end(b, s->lens[j]);
+    while (ae > a && ae[-1] == ' ')
+        ae--;
+    b = skip_ws(b, be) + 3;   /* past "del" */
+    int k = snprintf(cand, sizeof cand, "%.*s,%.*s", (int)(ae - a), a, (int)(be - b), b);
+    if (k <= 0 || (size_t)k >= sizeof cand)
+        return;
+    s->keep[i] = 0;
+    if (!try_line(s, j, cand, (size_t)k))
+        s->keep[i] = 1;
+}
+
 static int passive_expect(const char *l, size_t len)
 {
     if (!first_word(l, len, "expect"))
@@ -504,6 +528,9 @@ static int shrink_lines(shr *s, int full)
         for (size_t i = 0; i < s->n && !s->oom; i++)
             if (s->keep[i] && !first_word(s->lines[i], s->lens[i], "del"))
                 substitute_names(s, i);
+        for (size_t i = 0; i < s->n && !s->oom; i++)
+            if (s->keep[i])
+                join_dels(s, i);
         /* a removal may pay off after simplification */
         shrink_level(s, 0, (int32_t)s->n - 1, 0);
     } else {
@@ -718,16 +745,21 @@ static void substitute_operand(ashr *x, size_t i, const int8_t *op, st_action *s
     int old = *op;
     if (old < 0 || old >= NVARS)
         return;
+    /* weakref(X) takes any object: a weak ref to another may show it alone */
+    int any = x->a[i].op == A_WEAK && op == &x->a[i].a;
     long at = bound_at(x, i, old);
     if (at < 0)
         return;
     memcpy(save, x->a, x->n * sizeof *save);
     for (long j = 0; j < at && !x->s->oom; j++) {
         int v = x->a[j].dst;
-        if (!x->keep[j] || v < 0 || v == old || slot_class(v) != slot_class(old) ||
-            bound_at(x, i, v) != j)
+        if (!x->keep[j] || v < 0 || v == old || bound_at(x, i, v) != j ||
+            (any ? v >= V_W : slot_class(v) != slot_class(old)))
             continue;
-        rename_value(x, (size_t)at, old, v);
+        if (any)
+            x->a[i].a = (int8_t)v;   /* this use alone: the others need its kind */
+        else
+            rename_value(x, (size_t)at, old, v);
         if (atest(x))
             return;
         memcpy(x->a, save, x->n * sizeof *save);
