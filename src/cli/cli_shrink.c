@@ -9,6 +9,7 @@
 
 #include "core/er.h"
 #include "fake/fk.h"
+#include "stress/st_minimize.h"
 #include "stress/st_setup.h"
 
 typedef struct shrink_args {
@@ -31,36 +32,6 @@ const cli_cmd cli_shrink_cmd = {
     "exit status: 0 shrunk and written; 1 the input does not fail; 2 usage or\n"
     "parse error; 3 internal error.",
     NULL, "minimize a failing scenario"};
-
-static char *read_all(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, len = 0;
-    char *buf = al_malloc(cap, AL_K_SCENARIO, "shrink source");
-    while (buf) {
-        if (len + 1 >= cap) {
-            char *nb = al_realloc(buf, cap, cap * 2, AL_K_SCENARIO, "shrink source");
-            if (!nb) {
-                al_free(buf, cap, AL_K_SCENARIO);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t r = fread(buf + len, 1, cap - len - 1, f);
-        len += r;
-        if (r == 0)
-            break;
-    }
-    fclose(f);
-    if (buf)
-        buf[len] = '\0';
-    *n = cap;
-    return buf;
-}
 
 /* The runs' settings from the command line. */
 static void shrink_env(const cli_common *c, st_env *e)
@@ -97,74 +68,23 @@ int cli_shrink(int argc, char **argv)
     }
     if (cli_env_setup(&a.c, "shrink") < 0)
         return CLI_EXIT_USAGE;
-    int exit_code = CLI_EXIT_OK;
-    {
-        char *in[1] = {(char *)file};
-        if (cli_outputs_not_inputs(&a.c, "shrink", in, 1) < 0) {
-            cli_env_teardown(&a.c);
-            return CLI_EXIT_USAGE;
-        }
-    }
-    size_t cap = 0;
-    char *src = NULL;
-    int nerr = 0;
-    sc_program *p = sc_parse_file(file, stderr, cli_color_wanted(&a.c, stderr), &nerr);
-    if (!p) {
-        exit_code = CLI_EXIT_USAGE;
-        goto out;
-    }
-    sc_program_free(p);
-    src = read_all(file, &cap);
-    if (!src) {
-        cli_error("shrink", "cannot read %s", file);
-        exit_code = CLI_EXIT_USAGE;
-        goto out;
+    char *in[1] = {(char *)file};
+    if (cli_outputs_not_inputs(&a.c, "shrink", in, 1) < 0) {
+        cli_env_teardown(&a.c);
+        return CLI_EXIT_USAGE;
     }
     st_env e;
     shrink_env(&a.c, &e);
-    st_outcome o;
-    st_run_forked(&e, file, src, 0, &o);
-    if (o.status == ST_PASS) {
-        fprintf(stderr, "fakegc shrink: %s does not fail: nothing to shrink\n", file);
-        exit_code = CLI_EXIT_FAIL;
-        goto out;
-    }
-    if (o.status == ST_PARSE) {
+    st_minimized m = {.who = "fakegc shrink", .color = cli_color_wanted(&a.c, stderr),
+                      .quiet = a.c.quiet};
+    int exit_code = st_minimize_file(&e, file, a.c.out, &m);   /* its outcomes are ours */
+    int done = exit_code == CLI_EXIT_OK;
+    if (done && cli_outputs_commit(&a.c, "shrink") < 0)
         exit_code = CLI_EXIT_USAGE;
-        goto out;
-    }
-    int check_clean = a.c.inject && *a.c.inject;
-    if (check_clean) {
-        st_outcome clean;
-        st_run_forked(&e, file, src, 1, &clean);
-        if (clean.status != ST_PASS) {
-            fprintf(stderr, "fakegc shrink: %s fails without --inject %s too; shrinking "
-                    "without the clean check\n", file, a.c.inject);
-            check_clean = 0;
-        }
-    }
-    if (!a.c.quiet)
-        fprintf(stderr, "fakegc shrink: keeping \"%s\" (%s)\n", o.cls[0], o.first);
-    st_text res = {0};
-    st_shrink_stats ss;
-    if (st_shrink_text(&e, src, o.cls[0], check_clean, &res, &ss) < 0) {
-        cli_error("shrink", "out of memory while shrinking");
-        st_text_free(&res);
-        exit_code = CLI_EXIT_INTERNAL;
-        goto out;
-    }
-    fprintf(a.c.out, "# %s\n# shrunk from %s by fakegc shrink\n", o.cls[0], file);
-    fputs(res.p ? res.p : "", a.c.out);
-    if (cli_outputs_commit(&a.c, "shrink") < 0)
-        exit_code = CLI_EXIT_USAGE;
-    if (!a.c.quiet)
-        fprintf(stderr, "fakegc shrink: %zu -> %zu statements in %u runs%s%s\n",
-                st_count_statements(src), ss.after_statements, ss.runs,
-                a.c.output ? ", written to " : "", a.c.output ? a.c.output : "");
-    st_text_free(&res);
-out:
-    if (src)
-        al_free(src, cap, AL_K_SCENARIO);
+    if (done && !a.c.quiet)
+        fprintf(stderr, "fakegc shrink: %zu -> %zu statements in %u runs%s%s\n", m.before,
+                m.stats.after_statements, m.stats.runs, a.c.output ? ", written to " : "",
+                a.c.output ? a.c.output : "");
     cli_env_teardown(&a.c);
     return exit_code;
 }
