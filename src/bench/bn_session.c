@@ -32,15 +32,7 @@ int bn_select(const char *name, int *sel, char *err, size_t errn)
     }
     if (any)
         return 0;
-    const char *best = NULL;
-    size_t bd = 4;
-    for (size_t i = 0; i < n; i++) {
-        size_t d = sc_edit_distance(name, names[i], 3);
-        if (d < bd) {
-            bd = d;
-            best = names[i];
-        }
-    }
+    const char *best = sc_closest(name, names, n, sizeof *names, 3);
     if (best)
         snprintf(err, errn, "unknown benchmark '%s'; did you mean '%s'?", name, best);
     else
@@ -89,7 +81,8 @@ int bn_session_run(const bn_session *s)
     double spread = 0, calib = bn_calibrate(&spread);
     bn_header h = {s->version, s->allocator, fk_policy_name(s->cfg.sweep), s->cfg.quick,
                    s->cfg.repeats, calib};
-    int werr = s->json ? bn_write_json(&h, res, nres, s->out) : bn_write_text(&h, res, nres, s->out);
+    int werr = s->json ? bn_write_json(&h, res, nres, s->out)
+                       : bn_write_text(&h, res, nres, s->out);
     int status = failed ? BN_BROKEN : BN_DONE;
     if (werr != 0) {
         fprintf(stderr, "%s: cannot write the results\n", s->who);

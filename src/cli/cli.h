@@ -31,6 +31,7 @@
 #include "allocspec/as.h"
 #include "report/rp.h"
 #include "report/rp_out.h"
+#include "report/rp_term.h"
 #include "cli/cli_opt.h"
 #include "scenario/sc_files.h"
 #include "value/vl.h"
@@ -89,7 +90,6 @@ enum {
     CLI_O_JSON = 1u << 18        /* --format text|json (before CLI_O_FORMAT's) */
 };
 
-enum { CLI_COLOR_AUTO, CLI_COLOR_ALWAYS, CLI_COLOR_NEVER };
 
 typedef struct cli_common {
     const char *allocator;       /* spec for as_create; default "libc" */
@@ -106,7 +106,7 @@ typedef struct cli_common {
     uint64_t max_bytes, max_statements, max_objects;
     uint32_t examples;           /* --examples K (0: the default, 3) */
     int quiet, verbose, no_color;
-    int color_when;              /* --color: CLI_COLOR_* (--no-color: never) */
+    int color_when;              /* --color: RP_COLOR_* (--no-color: never) */
     uint32_t timeout;            /* --timeout S: a worker's limit (--jobs), 0 none */
     const char *also[4];         /* --text/--json/--junit/--tap FILE, by rp_format */
     const char *html;            /* --html FILE */
@@ -159,11 +159,6 @@ void cli_output_abort(cli_common *c);
  * cli_outputs_commit, after this. */
 int cli_write_reports(cli_common *c, const char *cmd, const rp_run *run, int main_report);
 
-/* The closest word to `word` among names[0..n) (stride bytes apart, a
- * const char * at the start of each), within an edit distance of 2, or
- * NULL. For "did you mean" in option and command errors. */
-const char *cli_suggest(const char *word, const void *names, size_t n, size_t stride);
-
 /* Valgrind canaries (tests/CMakeLists.txt, fakegc_canary): in a build with
  * FAKEGC_CANARY defined, cli_canary_leak("diff") loses a 64-byte block when
  * the environment has FAKEGC_CANARY_LEAK=diff, so that the `valgrind` label
@@ -191,17 +186,8 @@ void cli_order_apply(const vl_order *o, cli_common *c, char *spec, size_t n,
  * output: strerror" printed (exit 2). */
 int cli_flush_stdout(const char *cmd);
 
-/* "[3/58] scenarios/memo/churn.scn" on stderr, rewritten in place: only on
- * a terminal and not with -q (cli.md). done == total clears the line. */
-void cli_progress(const cli_common *c, size_t done, size_t total, const char *file);
-
 /* "fakegc CMD: MESSAGE" on stderr. */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Colour on f: --color=always, or FORCE_COLOR set and not empty (and not
- * --color=never), or --color=auto (the default) and a terminal with
- * NO_COLOR unset or empty and TERM not dumb. */
-int cli_color_wanted(const cli_common *c, FILE *f);
 
 /* The scenario files of a command line (sc_files.h; with no path
  * ./scenarios when there is one, else the installed ones: fakegc

@@ -75,7 +75,7 @@ static int parse_compat(void *at, const char *v, char *err, size_t n)
 static int parse_never(void *at, const char *v, char *err, size_t n)
 {
     (void)v, (void)err, (void)n;
-    *(int *)at = CLI_COLOR_NEVER;
+    *(int *)at = RP_COLOR_NEVER;
     return 0;
 }
 
@@ -203,22 +203,6 @@ void cli_order_apply(const vl_order *o, cli_common *c, char *spec, size_t n,
     obj_configure(&oc);   /* workers fork after this and inherit it */
 }
 
-int cli_color_wanted(const cli_common *c, FILE *f)
-{
-    if (c->color_when == CLI_COLOR_NEVER)
-        return 0;
-    const char *force = getenv("FORCE_COLOR");
-    if (c->color_when == CLI_COLOR_ALWAYS || (force && *force && strcmp(force, "0") != 0))
-        return 1;
-    const char *nc = getenv("NO_COLOR");
-    if (nc && *nc)
-        return 0;
-    const char *term = getenv("TERM");   /* a terminal that cannot do colour */
-    if (term && strcmp(term, "dumb") == 0)
-        return 0;
-    return f && isatty(fileno(f));
-}
-
 int cli_flush_stdout(const char *cmd)
 {
     int e = ferror(stdout) ? errno : 0;
@@ -260,20 +244,6 @@ __attribute__((noinline)) void cli_canary_leak(const char *where)
     canary_sink = NULL;
 }
 #endif
-
-void cli_progress(const cli_common *c, size_t done, size_t total, const char *file)
-{
-    static int tty = -1;
-    if (tty < 0)
-        tty = isatty(2);
-    if (!tty || c->quiet)
-        return;
-    if (done >= total)
-        fprintf(stderr, "\r\033[K");
-    else
-        fprintf(stderr, "\r\033[K[%zu/%zu] %.200s", done + 1, total, file);
-    fflush(stderr);
-}
 
 /* ---- output files ---- */
 
@@ -395,7 +365,7 @@ int cli_env_setup(cli_common *c, const char *cmd)
     }
     if (open_outputs(c, cmd) < 0)
         goto undo;
-    c->color = c->format == RP_TEXT && cli_color_wanted(c, c->out);
+    c->color = c->format == RP_TEXT && rp_color_wanted(c->color_when, c->out);
     er_clear();
     return 0;
 undo:
@@ -445,23 +415,6 @@ int cli_write_reports(cli_common *c, const char *cmd, const rp_run *run, int mai
         }
     }
     return rc;
-}
-
-const char *cli_suggest(const char *word, const void *names, size_t n, size_t stride)
-{
-    const char *best = NULL;
-    size_t bd = 3;
-    for (size_t i = 0; i < n; i++) {
-        const char *name = *(const char *const *)((const char *)names + i * stride);
-        if (!name)
-            continue;
-        size_t d = sc_edit_distance(word, name, 2);
-        if (d < bd) {
-            bd = d;
-            best = name;
-        }
-    }
-    return best;
 }
 
 /* ---- scenario files ---- */

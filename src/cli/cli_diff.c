@@ -105,7 +105,8 @@ static int compare(diff_args *a, char **files, rp_run *runs)
     }
     if (r == 0) {
         cli_canary_leak("diff");
-        rp_diff_options ro = {.color = a->format == RP_DIFF_TEXT && cli_color_wanted(&a->c, a->c.out),
+        rp_diff_options ro = {.color = a->format == RP_DIFF_TEXT &&
+                                       rp_color_wanted(a->c.color_when, a->c.out),
                               .verbose = a->c.verbose, .allow_missing = a->allow_missing,
                               .format = (rp_diff_format)a->format};
         r = rp_diff_write(b, c, a->c.out, &ro);

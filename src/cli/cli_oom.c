@@ -66,7 +66,8 @@ static int parse_all(oom_args *a, st_oom_doc *d, const sc_files *fl, sc_program 
                      size_t *nprogs)
 {
     for (size_t i = 0; i < fl->n; i++) {
-        sc_program *p = sc_parse_file(fl->v[i], stderr, cli_color_wanted(&a->c, stderr), NULL);
+        sc_program *p = sc_parse_file(fl->v[i], stderr, rp_color_wanted(a->c.color_when, stderr),
+                                      NULL);
         if (p)
             progs[(*nprogs)++] = p;
         else

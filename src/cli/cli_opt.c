@@ -80,7 +80,7 @@ static void unknown(const cli_cmd *cmd, const cli_opt **rows, size_t n, const ch
     char bare[64];
     const char *eq = strchr(a, '=');
     snprintf(bare, sizeof bare, "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
-    const char *best = cli_suggest(bare, names, k, sizeof names[0]);
+    const char *best = sc_closest(bare, names, k, sizeof names[0], 2);
     if (best)
         cli_error(cmd->name, "unknown option '%s'; did you mean '%s'? (fakegc %s --help)", a,
                   best, cmd->name);

@@ -95,7 +95,7 @@ static void stream_init(run_args *a)
 {
     const cli_common *c = &a->c;
     int text_stdout = c->format == RP_TEXT && c->out == stdout;
-    rp_options ro = {text_stdout ? c->color : cli_color_wanted(c, stderr), 0, c->quiet};
+    rp_options ro = {text_stdout ? c->color : rp_color_wanted(c->color_when, stderr), 0, c->quiet};
     rp_collect_stream(&a->col, text_stdout ? stdout : isatty(2) ? stderr : NULL, &ro,
                       isatty(2) && !c->quiet);
 }
@@ -114,7 +114,8 @@ static void scenario_done(void *arg, size_t i)
     }
     rp_collect_said(&a->col, i);
     a->done++;
-    cli_progress(&a->c, a->done, a->n, a->done < a->n ? sc_program_file(a->progs[a->done]) : "");
+    rp_progress(a->c.quiet, a->done, a->n,
+                a->done < a->n ? sc_program_file(a->progs[a->done]) : "");
 }
 
 static int scenario_stop(void) { return wk_interrupted() ? wk_interrupted() : -wk_stopping(); }
@@ -131,7 +132,8 @@ static int parse_all(run_args *a, const sc_files *f)
     char **diag = al_calloc(cap, sizeof *diag, AL_K_SCENARIO, "diags");
     if (!diag)
         return -1;
-    size_t bad = sc_check_files(f->v, f->n, a->progs, diag, stderr, cli_color_wanted(c, stderr));
+    size_t bad = sc_check_files(f->v, f->n, a->progs, diag, stderr,
+                                rp_color_wanted(c->color_when, stderr));
     rp_collect col;
     if (bad && rp_collect_init(&col, f->n, 0) == 0) {
         char stopped[128];
@@ -222,9 +224,9 @@ static int run_all(run_args *a, const char *repro)
                   .done = scenario_done, .stop = scenario_stop, .in_worker = in_worker, .arg = a};
     run_options(c, &b.opt);
     char err[400] = "";
-    cli_progress(c, 0, a->n, a->n ? sc_program_file(a->progs[0]) : "");
+    rp_progress(c->quiet, 0, a->n, a->n ? sc_program_file(a->progs[0]) : "");
     ssize_t ran = sc_batch_run(&b, a->progs, a->n, &a->col, err, sizeof err);
-    cli_progress(c, a->n, a->n, "");
+    rp_progress(c->quiet, a->n, a->n, "");
     int exit_code = ran == -2 ? CLI_EXIT_USAGE : ran < 0 ? CLI_EXIT_INTERNAL : CLI_EXIT_OK;
     if (ran < 0)
         cli_error("run", "--jobs: %s", err);

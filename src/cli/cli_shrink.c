@@ -75,7 +75,7 @@ int cli_shrink(int argc, char **argv)
     }
     st_env e;
     shrink_env(&a.c, &e);
-    st_minimized m = {.who = "fakegc shrink", .color = cli_color_wanted(&a.c, stderr),
+    st_minimized m = {.who = "fakegc shrink", .color = rp_color_wanted(a.c.color_when, stderr),
                       .quiet = a.c.quiet};
     int exit_code = st_minimize_file(&e, file, a.c.out, &m);   /* its outcomes are ours */
     int done = exit_code == CLI_EXIT_OK;

@@ -2,6 +2,7 @@
  * added by writing src/cli/cli_NAME.c with `int cli_NAME(int argc, char
  * **argv)` and its cli_NAME_cmd (declared in cli.h), and a row here. */
 #include "cli/cli.h"
+#include "scenario/sc.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -93,8 +94,8 @@ static int unknown_command(const char *cmd)
     for (size_t i = 0; i < NCOMMANDS; i++)
         names[n++] = commands[i].cmd->name;
     names[n++] = "help";
-    const char *best = cmd[0] == '-' ? cli_suggest(cmd, longs, 4, sizeof longs[0])
-                                     : cli_suggest(cmd, names, n, sizeof names[0]);
+    const char *best = cmd[0] == '-' ? sc_closest(cmd, longs, 4, sizeof longs[0], 2)
+                                     : sc_closest(cmd, names, n, sizeof names[0], 2);
     const char *what = cmd[0] == '-' ? "option" : "command";
     if (best)
         cli_error(NULL, "unknown %s '%s'; did you mean '%s'?", what, cmd, best);

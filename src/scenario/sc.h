@@ -192,6 +192,11 @@ int sc_run_source(const char *file, const char *src, const sc_options *o,
 /* Edit distance (Levenshtein, with adjacent transpositions counting 1) of
  * two strings, capped: returns cap + 1 when larger. For "did you mean". */
 size_t sc_edit_distance(const char *a, const char *b, size_t cap);
+/* The closest word to `word` among names[0..n) (stride bytes apart, a
+ * const char * at the start of each; NULL ones skipped) within an edit
+ * distance of cap, the first of the closest; or NULL. */
+const char *sc_closest(const char *word, const void *names, size_t n, size_t stride,
+                       size_t cap);
 
 /* Force every live object and zombie the scenario left to be freed (the
  * end-of-run reclaim; also after a failed or OOM run). A collection runs

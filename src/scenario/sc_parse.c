@@ -98,6 +98,22 @@ size_t sc_edit_distance(const char *a, const char *b, size_t cap)
     return prev[lb] > cap ? cap + 1 : prev[lb];
 }
 
+const char *sc_closest(const char *word, const void *names, size_t n, size_t stride,
+                       size_t cap)
+{
+    const char *best = NULL;
+    size_t bd = cap + 1;
+    for (size_t i = 0; i < n; i++) {
+        const char *name = *(const char *const *)((const char *)names + i * stride);
+        size_t d = name ? sc_edit_distance(word, name, cap) : bd;
+        if (d < bd) {
+            bd = d;
+            best = name;
+        }
+    }
+    return best;
+}
+
 static size_t suggest_cap(size_t len)
 {
     return len <= 3 ? 1 : len <= 6 ? 2 : 3;
