@@ -1,11 +1,11 @@
 /* cli_diff.c - `fakegc diff BASE.json NEW.json`: what got worse between two
  * JSON reports (rp_read_json + rp_diff of src/report). */
 #include "cli/cli.h"
-#include <sys/stat.h>
 
 #include <string.h>
 
 #include "core/er.h"
+#include "report/rp_diff.h"
 #include "report/rp_html.h"
 #include "scenario/sc_files.h"
 
@@ -39,47 +39,25 @@ const cli_cmd cli_diff_cmd = {
     "unreadable report; 3 internal error.",
     NULL, "compare two JSON reports"};
 
-/* Is path a report that its run did not finish: a regular file we can
- * read that is empty or starts as a JSON object (cut off, or missing what a
- * report has)? Not so for one we cannot read or that is not JSON at all. */
-static int unfinished_report(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    struct stat st;
-    if (!f)
-        return 0;
-    int ch = ' ';
-    while (ch == ' ' || ch == '\n' || ch == '\t' || ch == '\r')
-        ch = fgetc(f);
-    int regular = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
-    fclose(f);
-    return regular && (ch == EOF || ch == '{');
-}
-
 /* Read BASE and NEW. 0; or the exit code, printed: an empty or cut-off NEW
  * is a regression (the run it came from did not finish), one that cannot
  * be read or is not a report a usage error (2), as --help says. */
 static int read_both(diff_args *a, char **files, rp_run *runs, int *nread)
 {
-    for (int k = 0; k < 2; k++) {
-        char err[512] = "";
-        if (rp_read_json(files[k], &runs[k], err, sizeof err) == 0) {
-            ++*nread;
-            continue;
-        }
-        if (er_kind_get() == ER_OOM) {
-            cli_error("diff", "%s", err[0] ? err : "out of memory");
-            return CLI_EXIT_INTERNAL;
-        }
-        if (k == 1 && unfinished_report(files[k])) {
-            fprintf(a->c.out, "regression: the new report is empty or incomplete: %s\n",
-                    err[0] ? err : "unreadable");
-            return cli_outputs_commit(&a->c, "diff") < 0 ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
-        }
-        cli_error("diff", "%s", err[0] ? err : "cannot read the report");
+    char err[512];
+    switch (rp_diff_read(files[0], files[1], runs, nread, err, sizeof err)) {
+    case RP_DIFF_READ:
+        return 0;
+    case RP_DIFF_UNFINISHED:
+        fprintf(a->c.out, "regression: the new report is empty or incomplete: %s\n", err);
+        return cli_outputs_commit(&a->c, "diff") < 0 ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
+    case RP_DIFF_OOM:
+        cli_error("diff", "%s", err);
+        return CLI_EXIT_INTERNAL;
+    default:
+        cli_error("diff", "%s", err);
         return CLI_EXIT_USAGE;
     }
-    return 0;
 }
 
 static int keep_match(const char *file, void *pattern)

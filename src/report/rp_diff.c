@@ -6,12 +6,14 @@
  * Matching is by value, never by object id (ids differ between runs):
  * failures by their text, retained records by kind + creating site + path
  * shape. */
+#include "report/rp_diff.h"
 #include "report/rp_int.h"
 #include "report/rp_jw.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "alloc/al.h"
 #include "core/er.h"
@@ -855,4 +857,50 @@ void rp_run_view_free(rp_run *view)
         al_free(view->scenarios, view->n * sizeof *view->scenarios, AL_K_REPORT);
     view->scenarios = NULL;
     view->n = 0;
+}
+
+/* ---- reading the two reports (rp_diff.h) ---- */
+
+/* Is path a report that its run did not finish: a regular file we can
+ * read that is empty or starts as a JSON object (cut off, or missing what a
+ * report has)? Not so for one we cannot read or that is not JSON at all. */
+static int unfinished_report(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    struct stat st;
+    if (!f)
+        return 0;
+    int ch = ' ';
+    while (ch == ' ' || ch == '\n' || ch == '\t' || ch == '\r')
+        ch = fgetc(f);
+    int regular = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
+    fclose(f);
+    return regular && (ch == EOF || ch == '{');
+}
+
+int rp_diff_read(const char *base, const char *cur, rp_run runs[2], int *nread, char *err,
+                 size_t n)
+{
+    const char *files[2] = {base, cur};
+    for (int k = 0; k < 2; k++) {
+        err[0] = '\0';
+        if (rp_read_json(files[k], &runs[k], err, n) == 0) {
+            ++*nread;
+            continue;
+        }
+        if (er_kind_get() == ER_OOM) {
+            if (!err[0])
+                snprintf(err, n, "out of memory");
+            return RP_DIFF_OOM;
+        }
+        if (k == 1 && unfinished_report(files[k])) {
+            if (!err[0])
+                snprintf(err, n, "unreadable");
+            return RP_DIFF_UNFINISHED;
+        }
+        if (!err[0])
+            snprintf(err, n, "cannot read the report");
+        return RP_DIFF_UNREADABLE;
+    }
+    return RP_DIFF_READ;
 }

@@ -10,6 +10,7 @@
 #include "alloc/al.h"
 #include "core/er.h"
 #include "report/rp.h"
+#include "report/rp_diff.h"
 #include "report/rp_int.h"
 
 static uint64_t base_bytes;
@@ -424,6 +425,49 @@ Test(report, read_from_a_file_and_a_missing_file)
     cr_expect_eq(rp_read_json(path, &back, err, sizeof err), -1);
     HAS(err, "cannot read");
     cr_expect_eq(back.n, 0);
+    free_run(run);
+}
+
+/* diff's two reports: NEW empty or cut off is unfinished (a regression),
+ * NEW missing or not JSON is unreadable, BASE is never "unfinished". */
+Test(report, diff_reads_two_reports)
+{
+    rp_run *run = make_run();
+    char base[] = "/tmp/fakegc-rp-XXXXXX", cur[] = "/tmp/fakegc-rp-XXXXXX";
+    FILE *f = fdopen(mkstemp(base), "w");
+    cr_assert_eq(rp_write(run, RP_JSON, f, NULL), 0);
+    fclose(f);
+    close(mkstemp(cur));
+    rp_run runs[2];
+    int nread = 0;
+    char err[256];
+    cr_expect_eq(rp_diff_read(base, cur, runs, &nread, err, sizeof err), RP_DIFF_UNFINISHED);
+    cr_expect_eq(nread, 1);
+    rp_run_free_read(&runs[0]);
+    f = fopen(cur, "w");
+    fputs("{\"tool\": \"fakegc\", \"scenar", f);
+    fclose(f);
+    nread = 0;
+    cr_expect_eq(rp_diff_read(base, cur, runs, &nread, err, sizeof err), RP_DIFF_UNFINISHED);
+    rp_run_free_read(&runs[0]);
+    f = fopen(cur, "w");
+    fputs("PASS memo/x.scn\n", f);
+    fclose(f);
+    nread = 0;
+    cr_expect_eq(rp_diff_read(base, cur, runs, &nread, err, sizeof err), RP_DIFF_UNREADABLE);
+    rp_run_free_read(&runs[0]);
+    nread = 0;
+    cr_expect_eq(rp_diff_read(cur, base, runs, &nread, err, sizeof err), RP_DIFF_UNREADABLE);
+    cr_expect_eq(nread, 0);
+    cr_expect_eq(rp_diff_read(base, base, runs, &nread, err, sizeof err), RP_DIFF_READ);
+    cr_expect_eq(nread, 2);
+    rp_run_free_read(&runs[0]);
+    rp_run_free_read(&runs[1]);
+    unlink(cur);
+    cr_expect_eq(rp_diff_read(base, cur, runs, &nread, err, sizeof err), RP_DIFF_UNREADABLE);
+    HAS(err, "cannot read");
+    rp_run_free_read(&runs[0]);
+    unlink(base);
     free_run(run);
 }
 
