@@ -11,6 +11,7 @@
 #define FAKEGC_AS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "alloc/al.h"
 
@@ -27,5 +28,7 @@
 int as_create(const char *spec, al_allocator **out, char *err, size_t errlen);
 /* Comma-separated list of the names as_create accepts (for --help, list). */
 const char *as_names(void);
+/* The same names on f, one a line (`fakegc list allocators`). */
+void as_list(FILE *f);
 
 #endif

@@ -23,6 +23,23 @@ const char *as_names(void)
     return names;
 }
 
+void as_list(FILE *f)
+{
+    for (const char *p = names; *p;) {
+        const char *c = strchr(p, ',');
+        size_t len = c ? (size_t)(c - p) : strlen(p);
+        while (len && *p == ' ') {
+            p++;
+            len--;
+        }
+        if (len)
+            fprintf(f, "%.*s\n", (int)len, p);
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+}
+
 static int fail_msg(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -6,20 +6,9 @@
  * command name ("run"), described by `const cli_cmd cli_NAME_cmd` (its
  * rows and help), in its own file src/cli/cli_NAME.c, and returns the
  * process exit status (CLI_EXIT_*); main.c dispatches through a table.
- * The shape of a command:
- *
- *   int cli_frob(int argc, char **argv)
- *   {
- *       frob_args a = {0};              // its cli_common first
- *       char **ops; int nops;
- *       int r = cli_parse(&cli_frob_cmd, &a, argc, argv, &ops, &nops);
- *       if (r != CLI_PARSE_OK) return cli_parse_exit(r);
- *       if (cli_env_setup(&a.c, "frob") < 0) return CLI_EXIT_USAGE;  // outputs open
- *       ... one engine call, one document to a.c.out ...
- *       int rc = cli_outputs_commit(&a.c, "frob") < 0 ? CLI_EXIT_USAGE : ...;
- *       cli_env_teardown(&a.c);
- *       return rc;
- *   }
+ * The shape of a command is in cli_opt.h: its rows, cli_parse, then
+ * cli_env_setup (outputs open), one engine call writing one document to
+ * c.out, cli_outputs_commit, cli_env_teardown and the exit status.
  */
 #ifndef FAKEGC_CLI_H
 #define FAKEGC_CLI_H
@@ -105,7 +94,7 @@ typedef struct cli_common {
     int verify;
     uint64_t max_bytes, max_statements, max_objects;
     uint32_t examples;           /* --examples K (0: the default, 3) */
-    int quiet, verbose, no_color;
+    int quiet, verbose;
     int color_when;              /* --color: RP_COLOR_* (--no-color: never) */
     uint32_t timeout;            /* --timeout S: a worker's limit (--jobs), 0 none */
     const char *also[4];         /* --text/--json/--junit/--tap FILE, by rp_format */
@@ -149,10 +138,6 @@ int cli_outputs_commit(cli_common *c, const char *cmd);
  * uninstall and destroy the allocator. Everything allocated through it must
  * be freed. */
 void cli_env_teardown(cli_common *c);
-/* Drop the outputs not yet committed (--output, --dot, --timeline): the
- * previous files, if any, stay as they were. */
-void cli_output_abort(cli_common *c);
-
 /* Write `run` in c->format to c->out (unless main_report is 0) and in every
  * --json/--junit/--tap/--text format to its own file (whole or not at
  * all). 0, or -1 printed. c->out itself is put in place by

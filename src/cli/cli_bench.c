@@ -10,10 +10,6 @@
 #include "core/er.h"
 #include "fake/fk.h"
 
-const char *const *cli_bench_names(size_t *n);
-
-const char *const *cli_bench_names(size_t *n) { return bn_names(n); }
-
 typedef struct bench_args {
     cli_common c;
     uint64_t repeats, min_ms, trace;   /* min_ms UINT64_MAX: the default */

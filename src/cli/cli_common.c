@@ -303,26 +303,14 @@ static int open_outputs(cli_common *c, const char *cmd)
         cli_rows_each(c->cmd, CLI_K_OUT, gather, &out);
         cli_rows_each(c->cmd, CLI_K_IN, gather, &in);
     }
-    if (rp_outs_open(&c->outs, out.names, out.paths, out.n, err, sizeof err) < 0) {
+    if (rp_outs_setup(&c->outs, out.names, out.paths, out.n, in.names, in.paths, in.n, err,
+                      sizeof err) < 0) {
         cli_error(cmd, "%s", err);
         return -1;
     }
     set_files(c);
     if (c->dot_f && hp_dot_begin(c->dot_f) != 0) {
         cli_error(cmd, "--dot: cannot write %s: %s", c->dot, strerror(errno ? errno : EIO));
-        discard_outputs(c);
-        return -1;
-    }
-    for (size_t i = 0; i < in.n; i++) {
-        FILE *f = fopen(in.paths[i], "rb");
-        if (!f) {
-            cli_error(cmd, "%s: cannot read %s: %s", in.names[i], in.paths[i], strerror(errno));
-            discard_outputs(c);
-            return -1;
-        }
-        fclose(f);
-    }
-    if (cli_outputs_not_inputs(c, cmd, (char *const *)in.paths, in.n) < 0) {
         discard_outputs(c);
         return -1;
     }
@@ -374,11 +362,6 @@ undo:
     al_destroy(c->alloc);
     c->alloc = NULL;
     return -1;
-}
-
-void cli_output_abort(cli_common *c)
-{
-    discard_outputs(c);
 }
 
 void cli_env_teardown(cli_common *c)

@@ -24,40 +24,13 @@ const cli_cmd cli_list_cmd = {
     NULL, 0, "exit status: 0 listed; 2 usage or write error.", NULL,
     "list bugs, allocators, benches, words or options"};
 
-static void list_allocators(void)
-{
-    const char *names = as_names();
-    for (const char *p = names; *p;) {
-        const char *c = strchr(p, ',');
-        size_t len = c ? (size_t)(c - p) : strlen(p);
-        while (len && *p == ' ') {
-            p++;
-            len--;
-        }
-        if (len)
-            printf("%.*s\n", (int)len, p);
-        p += len;
-        if (*p == ',')
-            p++;
-    }
-}
-
 static void list_bugs(void)
 {
     size_t n = 0;
     const fk_bug_info *b = fk_bug_list(&n);
     for (size_t i = 0; i < n; i++) {
         char ds[160];
-        size_t w = 0;
-        ds[0] = '\0';
-        for (int d = 0; d < FK_D_COUNT; d++)
-            if (b[i].designs & (1u << d)) {
-                int k = snprintf(ds + w, sizeof ds - w, "%s%s", w ? ", " : "",
-                                 d == FK_D_DEFAULT ? "default"
-                                                   : fk_design_get((fk_design_id)d)->name);
-                if (k > 0 && (size_t)k < sizeof ds - w)
-                    w += (size_t)k;
-            }
+        fk_designs_named(b[i].designs, ", ", "default", ds, sizeof ds);
         printf("%-27s %s [designs: %s]\n", b[i].name, b[i].what ? b[i].what : "", ds);
     }
 }
@@ -68,7 +41,7 @@ static int list_one(const char *what, const char *arg)
     if (strcmp(what, "bugs") == 0) {
         list_bugs();
     } else if (strcmp(what, "allocators") == 0) {
-        list_allocators();
+        as_list(stdout);
     } else if (strcmp(what, "words") == 0) {
         sc_list_words(stdout);
     } else if (strcmp(what, "benches") == 0) {

@@ -13,7 +13,7 @@
 
 #include "core/er.h"
 #include "fake/fk.h"
-#include "stress/st_report.h"
+#include "stress/st_setup.h"
 
 typedef struct oom_args {
     cli_common c;
@@ -65,15 +65,8 @@ static void doc_head(const oom_args *a, st_doc_head *h)
 static int parse_all(oom_args *a, st_oom_doc *d, const sc_files *fl, sc_program **progs,
                      size_t *nprogs)
 {
-    for (size_t i = 0; i < fl->n; i++) {
-        sc_program *p = sc_parse_file(fl->v[i], stderr, rp_color_wanted(a->c.color_when, stderr),
-                                      NULL);
-        if (p)
-            progs[(*nprogs)++] = p;
-        else
-            st_oom_doc_unparsed(d, fl->v[i]);
-    }
-    if (!d->unparsed)
+    int color = rp_color_wanted(a->c.color_when, stderr);
+    if (st_oom_parse_all(d, fl->v, fl->n, color, progs, nprogs) == 0)
         return 0;
     char stopped[96];
     snprintf(stopped, sizeof stopped, "%zu file%s did not parse; nothing was run", d->unparsed,
@@ -106,17 +99,8 @@ static int loop_all(oom_args *a, st_oom_doc *d, sc_program **progs, size_t nprog
 {
     st_oom_opts o;
     loop_options(a, &o, d->modes);
-    for (size_t i = 0; i < nprogs; i++) {
-        const char *file = sc_program_file(progs[i]);
-        o.name = file;
-        st_oom_result r;
-        int rc = st_oom_forked(progs[i], &o, &r);
-        st_oom_doc_scenario(d, file, rc, &r);
-        if (!d->json && a->shard.n && rc >= 0 && !r.crashed && !r.finding && r.nfindings)
-            cli_error("oom", "shard %u/%u: %s; in one process: %s %s", a->shard.k, a->shard.n,
-                      file, repro, file);
-    }
-    st_oom_doc_end(d, NULL);
+    st_oom_shard shard = {a->shard.k, a->shard.n, repro, "fakegc oom"};
+    st_oom_all(d, &o, progs, nprogs, &shard);
     if (cli_outputs_commit(&a->c, "oom") < 0)
         return CLI_EXIT_USAGE;
     return d->findings || d->crashes ? CLI_EXIT_FAIL : CLI_EXIT_OK;

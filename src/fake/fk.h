@@ -153,6 +153,11 @@ typedef struct fk_bug_info {
     unsigned designs;          /* bit (1u << fk_design_id) per design it applies to */
 } fk_bug_info;
 const fk_bug_info *fk_bug_list(size_t *n);
+/* The names of the designs in the mask `designs` (bit 1u << fk_design_id),
+ * sep between them, dflt for FK_D_DEFAULT ("default, pytorch-1.13"), in
+ * buf (n > 0, truncated at a whole name). Its length. */
+size_t fk_designs_named(unsigned designs, const char *sep, const char *dflt, char *buf,
+                        size_t n);
 /* Every bug of csv applies to design d: 0, or -1 with "bug 'X' does not
  * apply to pytorch-2.3 (it applies to: ...)" in err. Unknown names are
  * fk_inject's to report (0 here). */

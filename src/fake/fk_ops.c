@@ -189,6 +189,24 @@ static const fk_bug_info bug_list[] = {
      "copies stay (pytorch#193015, #190093)", D(FK_D_2_3)},
 };
 
+size_t fk_designs_named(unsigned designs, const char *sep, const char *dflt, char *buf,
+                        size_t n)
+{
+    size_t w = 0;
+    buf[0] = '\0';
+    for (int d = 0; d < FK_D_COUNT; d++)
+        if (designs & D(d)) {
+            int k = snprintf(buf + w, n - w, "%s%s", w ? sep : "",
+                             d == FK_D_DEFAULT ? dflt : fk_design_get((fk_design_id)d)->name);
+            if (k < 0 || (size_t)k >= n - w) {
+                buf[w] = '\0';   /* the name did not fit: cut before it */
+                break;
+            }
+            w += (size_t)k;
+        }
+    return w;
+}
+
 const fk_bug_info *fk_bug_list(size_t *n)
 {
     *n = sizeof bug_list / sizeof bug_list[0];
@@ -211,14 +229,12 @@ int fk_inject_check(const char *csv, fk_design_id d, char *err, size_t errlen)
                 (b->designs & D(d)))
                 continue;
             if (err && errlen) {
-                int w = snprintf(err, errlen, "bug '%s' does not apply to %s (it applies to:",
+                int w = snprintf(err, errlen, "bug '%s' does not apply to %s (it applies to: ",
                                  b->name, d == FK_D_DEFAULT ? "the default design"
                                                             : fk_design_get(d)->name);
-                for (int k = 0; k < FK_D_COUNT && w > 0 && (size_t)w < errlen; k++)
-                    if (b->designs & D(k))
-                        w += snprintf(err + w, errlen - (size_t)w, " %s",
-                                      k == FK_D_DEFAULT ? "the default design"
-                                                        : fk_design_get((fk_design_id)k)->name);
+                if (w > 0 && (size_t)w < errlen)
+                    w += (int)fk_designs_named(b->designs, " ", "the default design", err + w,
+                                               errlen - (size_t)w);
                 if (w > 0 && (size_t)w < errlen)
                     snprintf(err + w, errlen - (size_t)w, ")");
             }

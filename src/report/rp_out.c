@@ -199,6 +199,29 @@ int rp_outs_open(rp_outs *s, const char *const *names, const char *const *paths,
     return 0;
 }
 
+int rp_outs_setup(rp_outs *s, const char *const *names, const char *const *paths, size_t n,
+                  const char *const *in_names, const char *const *in_paths, size_t nin,
+                  char *err, size_t errn)
+{
+    if (rp_outs_open(s, names, paths, n, err, errn) < 0)
+        return -1;
+    for (size_t i = 0; i < nin; i++) {
+        FILE *f = fopen(in_paths[i], "rb");
+        if (!f) {
+            snprintf(err, errn, "%s: cannot read %s: %s", in_names[i], in_paths[i],
+                     strerror(errno));
+            rp_outs_abort(s);
+            return -1;
+        }
+        fclose(f);
+    }
+    if (rp_outs_not_inputs(s, in_paths, nin, err, errn) < 0) {
+        rp_outs_abort(s);
+        return -1;
+    }
+    return 0;
+}
+
 FILE *rp_outs_file(const rp_outs *s, const char *name)
 {
     for (size_t i = 0; i < s->n; i++)

@@ -78,6 +78,12 @@ typedef struct rp_outs {
 /* 0, or -1 with the reason in err (nothing left open). At most RP_OUTS_MAX. */
 int rp_outs_open(rp_outs *s, const char *const *names, const char *const *paths, size_t n,
                  char *err, size_t errn);
+/* rp_outs_open, then every input in_paths[0..nin) readable and not one of
+ * the outputs: 0, or -1 with "IN_NAME: cannot read PATH: strerror" or the
+ * others' messages in err (nothing left open). */
+int rp_outs_setup(rp_outs *s, const char *const *names, const char *const *paths, size_t n,
+                  const char *const *in_names, const char *const *in_paths, size_t nin,
+                  char *err, size_t errn);
 /* The open file of output name, or NULL. */
 FILE *rp_outs_file(const rp_outs *s, const char *name);
 /* 0, or -1 with "--junit f.scn is one of the inputs; refusing to overwrite

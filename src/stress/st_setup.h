@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "stress/st.h"
+#include "stress/st_report.h"
 
 typedef struct st_campaign {
     const char *weights;      /* "N=W[,...]" (st_weights_parse), or NULL */
@@ -50,5 +51,27 @@ void st_campaign_env(st_stress_opts *o, const st_campaign *c);
  * bugs (NULL: none), gc, sweep and design (-1: the scenario's own). The
  * caller adds its own and calls st_env_prepare. */
 void st_env_set(st_env *e, const char *inject, int gc, int sweep, int design);
+
+/* ---- an oom campaign over many files (st_oom_all.c) ---- */
+
+/* Parse files[0..n) (diagnostics on stderr, in colour when color) into
+ * progs (room for n), *nprogs of them; each file that does not parse goes
+ * to d (st_oom_doc_unparsed). The number that did not parse. */
+size_t st_oom_parse_all(st_oom_doc *d, char *const *files, size_t n, int color,
+                        sc_program **progs, size_t *nprogs);
+
+/* Which shard a campaign is, and how to reproduce one of its findings. */
+typedef struct st_oom_shard {
+    uint32_t k, n;           /* n 0: not sharded */
+    const char *repro;       /* the command line that runs one file in one process */
+    const char *who;         /* "fakegc oom" */
+} st_oom_shard;
+
+/* Each program's loop (st_oom_forked with o, o->name set to its file),
+ * its lines in d, then d's summary (d->findings, d->crashes). In a shard,
+ * a program with findings is also said on stderr (text): "WHO: shard K/N:
+ * FILE; in one process: REPRO FILE". */
+void st_oom_all(st_oom_doc *d, st_oom_opts *o, sc_program *const *progs, size_t n,
+                const st_oom_shard *shard);
 
 #endif

@@ -1,5 +1,7 @@
 /* Front functions: counters, specs, realloc/calloc contracts, al_fail_at. */
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "alloc/al.h"
@@ -242,6 +244,16 @@ Test(front, bad_specs_rejected_with_valid_names)
     char tiny[8];
     as_create("nope", &a, tiny, sizeof tiny);
     cr_assert_eq(strlen(tiny), 7);
+    char *list = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&list, &len);
+    as_list(f);
+    fclose(f);
+    cr_assert(strncmp(list, "libc\n", 5) == 0, "as_list: %s", list);
+    cr_assert_not_null(strstr(list, "\njemalloc\n"), "as_list: %s", list);
+    cr_assert_null(strchr(list, ','), "as_list: %s", list);
+    cr_assert_null(strstr(list, "\n "), "as_list: %s", list);
+    free(list);
 }
 
 Test(front, fail_at_exact_then_recovers)

@@ -74,8 +74,25 @@ Test(design, pytorch_20_has_one_memo_of_weak_fakes)
     EQ(d->policy, FK_SWEEP_PERIODIC);
     char err[256];
     EQ(fk_inject_check("fix-weakref", FK_D_2_0, err, sizeof err), -1);
-    cr_assert(strstr(err, "does not apply to pytorch-2.0") != NULL, "%s", err);
+    cr_assert(strcmp(err, "bug 'fix-weakref' does not apply to pytorch-2.0 (it applies to: "
+                          "the default design pytorch-1.13)") == 0, "%s", err);
     EQ(fk_inject_check("no-sweep,strong-memo", FK_D_2_0, err, sizeof err), 0);
+}
+
+Test(design, designs_named)
+{
+    char buf[64];
+    size_t n = fk_designs_named((1u << FK_D_DEFAULT) | (1u << FK_D_2_3), ", ", "default", buf,
+                                sizeof buf);
+    cr_assert(strcmp(buf, "default, pytorch-2.3") == 0, "%s", buf);
+    EQ(n, strlen(buf));
+    fk_designs_named(1u << FK_D_1_13, ", ", "default", buf, sizeof buf);
+    cr_assert(strcmp(buf, "pytorch-1.13") == 0, "%s", buf);
+    fk_designs_named(0, ", ", "default", buf, sizeof buf);
+    EQ(buf[0], '\0');
+    /* truncated at a whole name */
+    fk_designs_named((1u << FK_D_2_0) | (1u << FK_D_2_3), " ", "x", buf, 16);
+    cr_assert(strcmp(buf, "pytorch-2.0") == 0, "%s", buf);
 }
 
 /* Under pytorch-2.0 a mode's fake is its memo's value: the entry leaves when

@@ -5,7 +5,10 @@
 #pragma GCC diagnostic ignored "-Wconversion"
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fake/fk.h"
 #include "stress/st_setup.h"
@@ -87,4 +90,44 @@ Test(setup, the_models_settings)
     c.sweep = FK_SWEEP_EAGER;
     st_campaign_env(&o, &c);
     cr_assert(eq(int, o.cfg.policy, FK_SWEEP_EAGER));
+}
+
+/* An oom campaign over two files, one that does not parse. */
+Test(setup, oom_over_files)
+{
+    char good[] = "/tmp/fakegc-oom-XXXXXX.scn", bad[] = "/tmp/fakegc-oom-XXXXXX.scn";
+    FILE *f = fdopen(mkstemps(good, 4), "w");
+    fputs("t = ones(2)\ndel t\n", f);
+    fclose(f);
+    f = fdopen(mkstemps(bad, 4), "w");
+    fputs("t = = 1\n", f);
+    fclose(f);
+    char *files[] = {good, bad};
+    sc_program *progs[2];
+    size_t n = 0;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    st_doc_head h = {"0.1.0", "test", "libc", NULL, NULL, "host", 1, 2, 2};
+    st_oom_doc d = {.f = out, .modes = 3};
+    st_oom_doc_begin(&d, &h);
+    cr_assert(eq(sz, st_oom_parse_all(&d, files, 2, 0, progs, &n), 1));
+    cr_assert(eq(sz, n, 1));
+    st_oom_opts o;
+    memset(&o, 0, sizeof o);
+    sc_options_default(&o.sc);
+    o.modes = 3;
+    st_oom_shard shard = {1, 2, "fakegc oom", "test"};
+    d.unparsed = 0;
+    st_oom_all(&d, &o, progs, n, &shard);
+    fclose(out);
+    cr_assert(eq(sz, d.scenarios, 1));
+    cr_assert(eq(u64, d.findings, 0));
+    cr_assert(eq(u64, d.crashes, 0));
+    cr_assert(gt(u64, d.points, 0));
+    cr_assert(ne(ptr, strstr(text, good), NULL), "%s", text);
+    free(text);
+    sc_program_free(progs[0]);
+    unlink(good);
+    unlink(bad);
 }
