@@ -710,6 +710,9 @@ long rp_failure_shares(const rp_scenario *sc, size_t i)
 {
     enum { LOOK_BACK = 64 };   /* a bound on the pairs compared */
     const rp_failure *f = &sc->failures[i];
+    for (size_t j = i; f->same_as && j-- > 0;)   /* read back: the latest on that line */
+        if (sc->failures[j].line == f->same_as && sc->failures[j].ngroups)
+            return (long)j;
     if (!f->nobjects)
         return -1;
     for (size_t j = i > LOOK_BACK ? i - LOOK_BACK : 0; j < i; j++)

@@ -37,6 +37,10 @@ typedef struct rp_failure {
      * (objgraph's show_growth); an array of exactly nkinds (AL_K_REPORT) */
     struct rp_kind_count { obj_kind kind; uint64_t now; int64_t delta; } *kinds;
     size_t nkinds;
+    /* Read back from JSON ("same_objects_as"): the line of an earlier
+     * failure of the scenario that reports the same objects and holds their
+     * groups (rp_failure_shares finds it); 0: none. */
+    uint32_t same_as;
 } rp_failure;
 
 typedef struct rp_checkpoint {

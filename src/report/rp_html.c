@@ -139,14 +139,23 @@ typedef struct h_state {
     const hp_top *top; size_t ntop;
 } h_state;
 
+/* The failure holding failure i's groups: itself, or (read back from JSON,
+ * where a failure with the same objects as an earlier one refers to it)
+ * that earlier one. */
+static const rp_failure *h_held(const rp_scenario *s, size_t i)
+{
+    long j = s->failures[i].same_as ? rp_failure_shares(s, i) : -1;
+    return j >= 0 ? &s->failures[j] : &s->failures[i];
+}
+
 static size_t states_of(const rp_scenario *s, h_state *st, size_t cap)
 {
     size_t k = 0;
     for (size_t i = 0; i < s->nfailures && k < cap; i++) {
-        const rp_failure *f = &s->failures[i];
-        if (f->ngroups)
-            st[k++] = (h_state){f->line, f->text, f->groups, f->ngroups, f->objects,
-                                f->nobjects, f->objects_total, f->top, f->ntop};
+        const rp_failure *f = &s->failures[i], *g = h_held(s, i);
+        if (g->ngroups)
+            st[k++] = (h_state){f->line, f->text, g->groups, g->ngroups, g->objects,
+                                g->nobjects, f->objects_total, g->top, g->ntop};
     }
     if (s->ngroups && k < cap)
         st[k++] = (h_state){0, "retained at teardown", s->groups, s->ngroups, s->retained,
@@ -159,7 +168,7 @@ static size_t states_count(const rp_scenario *s)
 {
     size_t k = s->ngroups != 0;
     for (size_t i = 0; i < s->nfailures; i++)
-        k += s->failures[i].ngroups != 0;
+        k += h_held(s, i)->ngroups != 0;
     return k;
 }
 
@@ -181,15 +190,16 @@ static const char *h_name(const rp_run *run, const rp_scenario *s)
 
 /* ---- summary ------------------------------------------------------------- */
 
-static void h_failure_line(FILE *f, const rp_scenario *s, const rp_failure *fl)
+static void h_failure_line(FILE *f, const rp_scenario *s, size_t i)
 {
+    const rp_failure *fl = &s->failures[i], *g = h_held(s, i);
     fprintf(f, "<li><code>%u</code> ", fl->line);
     h_txt(f, fl->text);
     fputs(" &mdash; actual <code>", f);
     h_txt(f, fl->actual);
     fputs("</code>", f);
-    if (fl->ngroups) {
-        h_state st = {0, 0, fl->groups, fl->ngroups, 0, 0, 0, 0, 0};
+    if (g->ngroups) {
+        h_state st = {0, 0, g->groups, g->ngroups, 0, 0, 0, 0, 0};
         uint64_t b, r;
         state_sums(&st, &b, &r);
         fprintf(f, " &mdash; %" PRIu64 " objects, ", fl->objects_total);
@@ -200,7 +210,6 @@ static void h_failure_line(FILE *f, const rp_scenario *s, const rp_failure *fl)
         fputs(" &mdash; ", f);
         h_txt(f, fl->message);
     }
-    (void)s;
     fputs("</li>\n", f);
 }
 
@@ -400,7 +409,7 @@ static void h_summary(FILE *f, const rp_run *run, const size_t *idx, size_t nidx
         size_t nf = s->nfailures < RP_HTML_FAILURES ? s->nfailures : RP_HTML_FAILURES;
         fputs("<ul class=\"fails\">\n", f);
         for (size_t i = 0; i < nf; i++)
-            h_failure_line(f, s, &s->failures[i]);
+            h_failure_line(f, s, i);
         fputs("</ul>\n", f);
         if (nf < s->nfailures)
             h_kept(f, nf, s->nfailures, "failing expectations");

@@ -719,6 +719,8 @@ static int read_failure(rd *d, rp_failure *f)
             rc = read_biggest(d, &f->top, &f->ntop);
         else if (strcmp(key, "kinds") == 0)
             rc = read_kinds(j, f);
+        else if (strcmp(key, "same_objects_as") == 0)
+            rc = rp_jr_get_u32(j, &f->same_as, "same_objects_as");
         else
             rc = rp_jr_skip(j);
         if (rc != 0)
