@@ -515,7 +515,8 @@ static uint64_t mconv_sweep(fk_mconv *mc)
         obj_weak_decref(&s->hdr);
     }
     size_t late = mc->npending - n;
-    memmove(mc->pending + keep, mc->pending + n, late * sizeof *mc->pending);
+    if (late)
+        memmove(mc->pending + keep, mc->pending + n, late * sizeof *mc->pending);
     mc->npending = keep + late;
     if ((int64_t)keep > mc->check_expired_frequency)
         mc->check_expired_frequency = (int64_t)keep;

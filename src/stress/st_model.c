@@ -875,7 +875,8 @@ uint64_t m_sweep(model *m, mmode *md)
         }
     }
     uint32_t late = md->pending.n - n;
-    memmove(md->pending.p + keep, md->pending.p + n, late * sizeof *md->pending.p);
+    if (late)
+        memmove(md->pending.p + keep, md->pending.p + n, late * sizeof *md->pending.p);
     md->pending.n = keep + late;
     if ((int64_t)keep > md->freq)
         md->freq = keep;
