@@ -9,7 +9,8 @@
  * entry holds nothing - except under cache-holds-shape-env, where an op
  * with symbolic inputs is stored with its unstripped key, which holds the
  * ShapeEnv (before pytorch#127596). Bypass (counted, nothing stored): a
- * constant input, a sparse input (:1244-1266,1299-1300); a mode with
+ * constant input, a sparse input (:1244-1266,1299-1300), a sparse output
+ * (_make_cache_entry); a mode with
  * propagate_real does not use the cache (:982-985,1449-1452). Ops with
  * symbolic inputs are cached on their ShapeEnv (_fake_tensor_utils.py@
  * a29b95dc:235-244). The cache is not an object: `fake_cache()` is a
@@ -201,8 +202,15 @@ int fk_cache_pre_op(ts_op op, ts_tensor *self, const ts_args *a, fk_mode *m, fk_
     return 0;
 }
 
-int fk_cache_post_op(fk_opctx *cx)
+int fk_cache_post_op(fk_opctx *cx, const ts_tensor *out)
 {
+    if (cx->cache_store && out && out->layout != TS_STRIDED) {
+        /* _make_cache_entry: a sparse output is not cached ("sparse
+         * output", fake_tensor.py@946abe14 _make_cache_entry) */
+        cx->cache_store = 0;
+        stats.bypasses++;
+        return 0;
+    }
     if (cx->se_store) {
         cx->se_store = 0;
         return fk_shape_cache(cx->symbolic, cx->key);

@@ -93,7 +93,7 @@ typedef struct fk_v3_rules {
 } fk_v3_rules;
 const fk_v3_rules *fk_v3_rules_now(void);
 int fk_cache_pre_op(ts_op op, ts_tensor *self, const ts_args *a, fk_mode *m, fk_opctx *cx);
-int fk_cache_post_op(fk_opctx *cx);
+int fk_cache_post_op(fk_opctx *cx, const ts_tensor *out);
 
 /* fk_const.c */
 ts_tensor *fk_const_get(const ts_tensor *f);          /* borrowed, or NULL */

@@ -207,7 +207,7 @@ int fk_v3_post_op(ts_op op, ts_tensor *self, const ts_args *a, ts_tensor *out, f
     (void)op, (void)a;
     if (out != self && cx->symbolic && obj_attr_set(&out->hdr, "shape_env", cx->symbolic) < 0)
         return -1;
-    return fk_cache_post_op(cx);
+    return fk_cache_post_op(cx, out);
 }
 
 /* ---- premature-weak-clear (pytorch#145253): the collector clears the

@@ -10,7 +10,8 @@
  * :1157-1186, _prep_args_for_hash :1244-1266) to an output description.
  * The model keeps the keys, as a hash of the call as written (receiver
  * and tensor operands left out) and of its fake operands' metadata. A
- * sparse input bypasses it (:1299-1300, nothing stored); a hit serves the
+ * sparse input (:1299-1300) or output (_make_cache_entry: "sparse output")
+ * bypasses it, nothing stored; a hit serves the
  * output from the entry, without from_meta_and_device (:1350-1398), so the
  * output gets no tensor_memo entry (derived); a miss runs the op and
  * stores its entry (:1143-1148). A mode made with propagate_real does not
@@ -121,7 +122,8 @@ int m_dc_dispatch(model *m, int32_t self, int32_t other, const char *call)
     int32_t mode = m->nwith ? m->with[m->nwith - 1] : m->n[self].mode;
     if (mode >= 0 && m->m[m->n[mode].mi].propreal)
         return 0;                                         /* no cache at all */
-    if (m->n[self].layout != LY_STRIDED || (other >= 0 && m->n[other].layout != LY_STRIDED))
+    if (!call || m->n[self].layout != LY_STRIDED ||
+        (other >= 0 && m->n[other].layout != LY_STRIDED))
         return 0;                                         /* bypass */
     if (m_dc_symbolic(m, self, other) >= 0)
         return 0;                                         /* its ShapeEnv's */

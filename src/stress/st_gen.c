@@ -615,7 +615,8 @@ static int act_sparse(gen *g, const st_action *a)
     emit_stmt(g, err, a->dst, expr);
     if (err)
         return 1;
-    m_dc_dispatch(&g->m, ti, -1, strchr(expr, '.'));
+    /* no dispatch cache: each has a sparse input or (to_sparse) output */
+    m_dc_dispatch(&g->m, ti, -1, NULL);
     int32_t r = m_run_plan(&g->m, ti, &p, a->sub == SP_INDICES || a->sub == SP_VALUES);
     if (r < 0)
         return -1;

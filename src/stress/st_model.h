@@ -250,7 +250,8 @@ void m_dc_free(model *m);
 int m_dc_predictable(const model *m, int32_t self, int32_t other);
 /* The op `call` (its text from the first '.', tensor operands left out)
  * on fake self and other, which succeeds: 1 served from the cache (m->op_hit
- * set: its output gets no memo entry), 0 run (its key stored) or bypassed. */
+ * set: its output gets no memo entry), 0 run (its key stored) or bypassed
+ * (call NULL: a sparse output). */
 int m_dc_dispatch(model *m, int32_t self, int32_t other, const char *call);
 /* The ShapeEnv of a symbolic operand (self's first), or -1: the op's
  * output holds it. */
