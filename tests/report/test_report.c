@@ -428,6 +428,23 @@ Test(report, read_from_a_file_and_a_missing_file)
     free_run(run);
 }
 
+/* rp_diff_read with NEW holding text (NULL: as it is); what it read freed. */
+static int diff_read(const char *base, const char *cur, const char *text, int *nread)
+{
+    if (text) {
+        FILE *f = fopen(cur, "w");
+        fputs(text, f);
+        fclose(f);
+    }
+    rp_run runs[2];
+    char err[256];
+    *nread = 0;
+    int r = rp_diff_read(base, cur, runs, nread, err, sizeof err);
+    for (int k = 0; k < *nread; k++)
+        rp_run_free_read(&runs[k]);
+    return r;
+}
+
 /* diff's two reports: NEW empty or cut off is unfinished (a regression),
  * NEW missing or not JSON is unreadable, BASE is never "unfinished". */
 Test(report, diff_reads_two_reports)
@@ -438,32 +455,20 @@ Test(report, diff_reads_two_reports)
     cr_assert_eq(rp_write(run, RP_JSON, f, NULL), 0);
     fclose(f);
     close(mkstemp(cur));
-    rp_run runs[2];
-    int nread = 0;
-    char err[256];
-    cr_expect_eq(rp_diff_read(base, cur, runs, &nread, err, sizeof err), RP_DIFF_UNFINISHED);
+    int nread;
+    cr_expect_eq(diff_read(base, cur, NULL, &nread), RP_DIFF_UNFINISHED);
     cr_expect_eq(nread, 1);
-    rp_run_free_read(&runs[0]);
-    f = fopen(cur, "w");
-    fputs("{\"tool\": \"fakegc\", \"scenar", f);
-    fclose(f);
-    nread = 0;
-    cr_expect_eq(rp_diff_read(base, cur, runs, &nread, err, sizeof err), RP_DIFF_UNFINISHED);
-    rp_run_free_read(&runs[0]);
-    f = fopen(cur, "w");
-    fputs("PASS memo/x.scn\n", f);
-    fclose(f);
-    nread = 0;
-    cr_expect_eq(rp_diff_read(base, cur, runs, &nread, err, sizeof err), RP_DIFF_UNREADABLE);
-    rp_run_free_read(&runs[0]);
-    nread = 0;
-    cr_expect_eq(rp_diff_read(cur, base, runs, &nread, err, sizeof err), RP_DIFF_UNREADABLE);
+    cr_expect_eq(diff_read(base, cur, "{\"tool\": \"fakegc\", \"scenar", &nread),
+                 RP_DIFF_UNFINISHED);
+    cr_expect_eq(diff_read(base, cur, "PASS memo/x.scn\n", &nread), RP_DIFF_UNREADABLE);
+    cr_expect_eq(diff_read(cur, base, NULL, &nread), RP_DIFF_UNREADABLE);
     cr_expect_eq(nread, 0);
-    cr_expect_eq(rp_diff_read(base, base, runs, &nread, err, sizeof err), RP_DIFF_READ);
+    cr_expect_eq(diff_read(base, base, NULL, &nread), RP_DIFF_READ);
     cr_expect_eq(nread, 2);
-    rp_run_free_read(&runs[0]);
-    rp_run_free_read(&runs[1]);
     unlink(cur);
+    rp_run runs[2];
+    char err[256];
+    nread = 0;
     cr_expect_eq(rp_diff_read(base, cur, runs, &nread, err, sizeof err), RP_DIFF_UNREADABLE);
     HAS(err, "cannot read");
     rp_run_free_read(&runs[0]);

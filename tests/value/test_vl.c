@@ -39,23 +39,36 @@ Test(value, u64_refuses)
     cr_assert(eq(u64, v, 7));
 }
 
+typedef int (*parser)(void *at, const char *v, char *err, size_t n);
+
+/* The real-valued parsers: each word, what it returns, what it stores (or
+ * leaves: -1 stays) and what err says. */
 Test(value, seconds_and_percent)
 {
-    double d = -1;
-    char err[64] = "";
-    cr_assert(eq(int, vl_seconds(&d, "0.5", err, sizeof err), 0));
-    cr_assert(eq(dbl, d, 0.5));
-    cr_assert(eq(int, vl_seconds(&d, "0", err, sizeof err), -1));
-    cr_assert(eq(str, err, "expected a positive number"));
-    cr_assert(eq(int, vl_seconds(&d, "1e10", err, sizeof err), -1));
-    cr_assert(eq(int, vl_seconds(&d, "nan", err, sizeof err), -1));
-    cr_assert(eq(int, vl_seconds(&d, "3s", err, sizeof err), -1));
-    cr_assert(eq(dbl, d, 0.5));
-    cr_assert(eq(int, vl_percent(&d, "0", err, sizeof err), 0));
-    cr_assert(eq(dbl, d, 0));
-    cr_assert(eq(int, vl_percent(&d, "-1", err, sizeof err), -1));
-    cr_assert(eq(str, err, "expected a percentage >= 0"));
-    cr_assert(eq(int, vl_percent(&d, "", err, sizeof err), -1));
+    static const struct {
+        parser fn;
+        const char *v;
+        int rc;
+        double want;
+        const char *err;
+    } cases[] = {
+        {vl_seconds, "0.5", 0, 0.5, ""},
+        {vl_seconds, "0", -1, -1, "expected a positive number"},
+        {vl_seconds, "1e10", -1, -1, "expected a positive number"},
+        {vl_seconds, "nan", -1, -1, "expected a positive number"},
+        {vl_seconds, "3s", -1, -1, "expected a positive number"},
+        {vl_percent, "0", 0, 0, ""},
+        {vl_percent, "-1", -1, -1, "expected a percentage >= 0"},
+        {vl_percent, "", -1, -1, "expected a percentage >= 0"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        double d = -1;
+        char err[64] = "";
+        cr_assert(eq(int, cases[i].fn(&d, cases[i].v, err, sizeof err), cases[i].rc), "%s",
+                  cases[i].v);
+        cr_assert(eq(dbl, d, cases[i].want), "%s", cases[i].v);
+        cr_assert(eq(str, err, (char *)cases[i].err), "%s", cases[i].v);
+    }
 }
 
 Test(value, jobs)
