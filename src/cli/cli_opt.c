@@ -122,44 +122,6 @@ static const cli_opt *match_long(const cli_cmd *cmd, const cli_opt **rows, size_
 
 /* ---- storing a value ---- */
 
-static void put_uint(void *p, unsigned size, uint64_t v)
-{
-    switch (size) {
-    case 1: *(uint8_t *)p = (uint8_t)v; break;
-    case 2: *(uint16_t *)p = (uint16_t)v; break;
-    case 4: *(uint32_t *)p = (uint32_t)v; break;
-    default: *(uint64_t *)p = v; break;
-    }
-}
-
-/* The index of v among words "a|b|c", or -1. */
-static int word_index(const char *words, const char *v)
-{
-    size_t len = strlen(v);
-    int i = 0;
-    for (const char *p = words; p && *p; i++) {
-        const char *bar = strchr(p, '|');
-        size_t l = bar ? (size_t)(bar - p) : strlen(p);
-        if (l == len && strncmp(p, v, l) == 0)
-            return i;
-        p += l + (bar != NULL);
-    }
-    return -1;
-}
-
-static void number_expected(const cli_opt *r, char *err, size_t n)
-{
-    if (r->kind == CLI_K_SIZE)
-        snprintf(err, n, "expected a size like 1048576, 64M or 1G");
-    else if (r->hi == UINT64_MAX && r->lo)
-        snprintf(err, n, "expected a number >= %llu", (unsigned long long)r->lo);
-    else if (r->hi == UINT64_MAX)
-        snprintf(err, n, "expected a number");
-    else
-        snprintf(err, n, "expected a number from %llu to %llu", (unsigned long long)r->lo,
-                 (unsigned long long)r->hi);
-}
-
 /* 0, or -1 with what was expected in err. */
 static int store(void *base, const cli_opt *r, const char *v, char *err, size_t n)
 {
@@ -173,18 +135,15 @@ static int store(void *base, const cli_opt *r, const char *v, char *err, size_t 
     case CLI_K_UINT:
     case CLI_K_SIZE:
         if (vl_u64(v, r->kind == CLI_K_SIZE, &x) < 0 || x < r->lo || x > r->hi) {
-            number_expected(r, err, n);
+            vl_number_expected(r->kind == CLI_K_SIZE, r->lo, r->hi, err, n);
             return -1;
         }
-        put_uint(at, r->size, x);
+        vl_put_uint(at, r->size, x);
         return 0;
     case CLI_K_ENUM:
     case CLI_K_WORD:
-        if ((k = word_index(r->words, v)) < 0) {
-            size_t l = (size_t)snprintf(err, n, "unknown value (expected ");
-            for (const char *p = r->words; *p && l + 3 < n; p++)   /* "a, b", not "a|b" */
-                l += (size_t)snprintf(err + l, n - l, *p == '|' ? ", " : "%c", *p);
-            snprintf(err + (l < n ? l : n - 1), n - (l < n ? l : n - 1), ")");
+        if ((k = vl_word(r->words, v)) < 0) {
+            vl_words_expected(r->words, err, n);
             return -1;
         }
         if (r->kind == CLI_K_ENUM)

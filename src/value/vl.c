@@ -39,6 +39,51 @@ int vl_u64(const char *s, int sizes, uint64_t *out)
     return 0;
 }
 
+void vl_put_uint(void *p, unsigned size, uint64_t v)
+{
+    switch (size) {
+    case 1: *(uint8_t *)p = (uint8_t)v; break;
+    case 2: *(uint16_t *)p = (uint16_t)v; break;
+    case 4: *(uint32_t *)p = (uint32_t)v; break;
+    default: *(uint64_t *)p = v; break;
+    }
+}
+
+void vl_number_expected(int sizes, uint64_t lo, uint64_t hi, char *err, size_t n)
+{
+    if (sizes)
+        snprintf(err, n, "expected a size like 1048576, 64M or 1G");
+    else if (hi == UINT64_MAX && lo)
+        snprintf(err, n, "expected a number >= %llu", (unsigned long long)lo);
+    else if (hi == UINT64_MAX)
+        snprintf(err, n, "expected a number");
+    else
+        snprintf(err, n, "expected a number from %llu to %llu", (unsigned long long)lo,
+                 (unsigned long long)hi);
+}
+
+int vl_word(const char *words, const char *v)
+{
+    size_t len = strlen(v);
+    int i = 0;
+    for (const char *p = words; p && *p; i++) {
+        const char *bar = strchr(p, '|');
+        size_t l = bar ? (size_t)(bar - p) : strlen(p);
+        if (l == len && strncmp(p, v, l) == 0)
+            return i;
+        p += l + (bar != NULL);
+    }
+    return -1;
+}
+
+void vl_words_expected(const char *words, char *err, size_t n)
+{
+    size_t l = (size_t)snprintf(err, n, "unknown value (expected ");
+    for (const char *p = words; *p && l + 3 < n; p++)   /* "a, b", not "a|b" */
+        l += (size_t)snprintf(err + l, n - l, *p == '|' ? ", " : "%c", *p);
+    snprintf(err + (l < n ? l : n - 1), n - (l < n ? l : n - 1), ")");
+}
+
 /* A double in [lo, hi] (lo itself allowed when open_lo is 0). */
 static int real_in(void *at, const char *v, double lo, int open_lo, double hi)
 {

@@ -25,6 +25,19 @@
  * 0, or -1 on anything else or an overflow of 64 bits. */
 int vl_u64(const char *s, int sizes, uint64_t *out);
 
+/* v (1, 2, 4 or 8 bytes: size) stored at p, truncated to its size. */
+void vl_put_uint(void *p, unsigned size, uint64_t v);
+/* What a number in [lo, hi] (sizes: with K/M/G/T suffixes) is to look
+ * like, in err: "expected a number from 1 to 1024", "expected a number >=
+ * 1", "expected a size like 1048576, 64M or 1G" (hi UINT64_MAX: no upper
+ * bound said). */
+void vl_number_expected(int sizes, uint64_t lo, uint64_t hi, char *err, size_t n);
+
+/* The index of v among words "a|b|c" (whole words), or -1. */
+int vl_word(const char *words, const char *v);
+/* "unknown value (expected a, b, c)" for words "a|b|c", in err. */
+void vl_words_expected(const char *words, char *err, size_t n);
+
 /* A double: > 0 and <= 1e9 (seconds, into a double). */
 int vl_seconds(void *at, const char *v, char *err, size_t n);
 /* A double: >= 0 and <= 1e6 (a percentage, into a double). */

@@ -122,3 +122,43 @@ Test(value, shard)
     }
     cr_assert(eq(u32, s.n, 1000000));
 }
+
+Test(value, words_and_what_is_expected)
+{
+    cr_assert(eq(int, vl_word("text|json|junit", "text"), 0));
+    cr_assert(eq(int, vl_word("text|json|junit", "junit"), 2));
+    cr_assert(eq(int, vl_word("text|json|junit", "jso"), -1));
+    cr_assert(eq(int, vl_word("text|json|junit", "json|junit"), -1));
+    cr_assert(eq(int, vl_word(NULL, "x"), -1));
+    char err[128];
+    vl_words_expected("manual|auto|stress", err, sizeof err);
+    cr_assert(eq(str, err, "unknown value (expected manual, auto, stress)"));
+    vl_number_expected(0, 1, 1000, err, sizeof err);
+    cr_assert(eq(str, err, "expected a number from 1 to 1000"));
+    vl_number_expected(0, 1, UINT64_MAX, err, sizeof err);
+    cr_assert(eq(str, err, "expected a number >= 1"));
+    vl_number_expected(0, 0, UINT64_MAX, err, sizeof err);
+    cr_assert(eq(str, err, "expected a number"));
+    vl_number_expected(1, 0, UINT64_MAX, err, sizeof err);
+    cr_assert(eq(str, err, "expected a size like 1048576, 64M or 1G"));
+}
+
+Test(value, put_uint_by_size)
+{
+    struct {
+        uint8_t a;
+        uint16_t b;
+        uint32_t c;
+        uint64_t d;
+        uint8_t guard;
+    } v = {0, 0, 0, 0, 7};
+    vl_put_uint(&v.a, 1, 0x1ff);
+    vl_put_uint(&v.b, 2, 0x1ffff);
+    vl_put_uint(&v.c, 4, 0x1ffffffffull);
+    vl_put_uint(&v.d, 8, UINT64_MAX);
+    cr_assert(eq(u8, v.a, 0xff));
+    cr_assert(eq(u16, v.b, 0xffff));
+    cr_assert(eq(u32, v.c, 0xffffffffu));
+    cr_assert(eq(u64, v.d, UINT64_MAX));
+    cr_assert(eq(u8, v.guard, 7));
+}
