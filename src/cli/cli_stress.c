@@ -125,16 +125,9 @@ static st_campaign campaign(const stress_args *a)
 /* --dump: the lifecycle of --seed as it would run, and nothing else. */
 static int dump(stress_args *a)
 {
-    st_script s = {0};
-    st_text t = {0};
-    int rc = st_generate(&a->o.cfg, a->o.seed, &s, &t, NULL, NULL) < 0 ? CLI_EXIT_INTERNAL : 0;
-    if (!rc) {
-        fputs(t.p ? t.p : "", a->c.out);
-        rc = cli_outputs_commit(&a->c, "stress") < 0 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
-    }
-    st_script_free(&s);
-    st_text_free(&t);
-    return rc;
+    if (st_dump(&a->o.cfg, a->o.seed, a->c.out) < 0)
+        return CLI_EXIT_INTERNAL;
+    return cli_outputs_commit(&a->c, "stress") < 0 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
 }
 
 int cli_stress(int argc, char **argv)

@@ -58,3 +58,15 @@ void st_campaign_env(st_stress_opts *o, const st_campaign *c)
     o->check_clean = c->inject && *c->inject;
     o->progress = !c->quiet && isatty(2);
 }
+
+int st_dump(const st_config *cfg, uint64_t seed, FILE *f)
+{
+    st_script s = {0};
+    st_text t = {0};
+    int rc = st_generate(cfg, seed, &s, &t, NULL, NULL);
+    if (rc >= 0)
+        fputs(t.p ? t.p : "", f);
+    st_script_free(&s);
+    st_text_free(&t);
+    return rc < 0 ? -1 : 0;
+}

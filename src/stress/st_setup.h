@@ -47,6 +47,10 @@ int st_campaign_check(st_stress_opts *o, const st_campaign *c, char *err, size_t
  * lifecycles' environment (st_env_prepare, the strict end check). */
 void st_campaign_env(st_stress_opts *o, const st_campaign *c);
 
+/* --dump: the lifecycle of seed under cfg as it would run, on f. 0, or -1
+ * (out of memory). */
+int st_dump(const st_config *cfg, uint64_t seed, FILE *f);
+
 /* e as st_env_default, then the command line's settings: the injected
  * bugs (NULL: none), gc, sweep and design (-1: the scenario's own). The
  * caller adds its own and calls st_env_prepare. */

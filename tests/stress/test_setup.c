@@ -131,3 +131,24 @@ Test(setup, oom_over_files)
     unlink(good);
     unlink(bad);
 }
+
+/* --dump prints the lifecycle st_generate makes for the seed, whole. */
+Test(setup, dump_is_the_generated_lifecycle)
+{
+    st_config cfg;
+    st_config_default(&cfg);
+    cfg.steps = 50;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cr_assert(eq(int, st_dump(&cfg, 5, f), 0));
+    fclose(f);
+    st_script s = {0};
+    st_text t = {0};
+    cr_assert(ge(int, st_generate(&cfg, 5, &s, &t, NULL, NULL), 0));
+    cr_assert(eq(str, text, t.p));
+    cr_assert(eq(int, strncmp(text, "# fakegc stress lifecycle, seed 5", 33), 0), "%s", text);
+    st_script_free(&s);
+    st_text_free(&t);
+    free(text);
+}
