@@ -84,6 +84,28 @@ void vl_words_expected(const char *words, char *err, size_t n)
     snprintf(err + (l < n ? l : n - 1), n - (l < n ? l : n - 1), ")");
 }
 
+int vl_option_in(const char *a, const char *const *list)
+{
+    for (; list && *list; list++) {
+        size_t n = strlen(*list);
+        if (strncmp(a, *list, n) == 0 && (a[n] == '\0' || a[n] == '='))
+            return 1;
+    }
+    return 0;
+}
+
+void vl_append_word(char *buf, size_t n, size_t *len, const char *word)
+{
+    int plain = *word != '\0';
+    for (const char *p = word; *p; p++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+%@",
+                    *p))
+            plain = 0;
+    int w = snprintf(buf + *len, n - *len, plain ? " %s" : " '%s'", word);
+    if (w > 0)
+        *len = (size_t)w < n - *len ? *len + (size_t)w : n - 1;
+}
+
 /* A double in [lo, hi] (lo itself allowed when open_lo is 0). */
 static int real_in(void *at, const char *v, double lo, int open_lo, double hi)
 {

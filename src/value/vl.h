@@ -38,6 +38,14 @@ int vl_word(const char *words, const char *v);
 /* "unknown value (expected a, b, c)" for words "a|b|c", in err. */
 void vl_words_expected(const char *words, char *err, size_t n);
 
+/* Does the argv word a name one of the options in list ("--name", NULL
+ * ended; may be NULL): a == "--name" or starts "--name="? 1 or 0. */
+int vl_option_in(const char *a, const char *const *list);
+/* Append " word" to buf (n bytes, *len used; truncated at n - 1), in
+ * single quotes when the shell would split or expand it (or it is
+ * empty): for a command line to copy and paste. */
+void vl_append_word(char *buf, size_t n, size_t *len, const char *word);
+
 /* A double: > 0 and <= 1e9 (seconds, into a double). */
 int vl_seconds(void *at, const char *v, char *err, size_t n);
 /* A double: >= 0 and <= 1e6 (a percentage, into a double). */

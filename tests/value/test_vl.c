@@ -162,3 +162,25 @@ Test(value, put_uint_by_size)
     cr_assert(eq(u64, v.d, UINT64_MAX));
     cr_assert(eq(u8, v.guard, 7));
 }
+
+Test(value, options_and_words_for_a_command_line)
+{
+    static const char *const list[] = {"--shard", "--format", NULL};
+    cr_assert(eq(int, vl_option_in("--shard", list), 1));
+    cr_assert(eq(int, vl_option_in("--format=json", list), 1));
+    cr_assert(eq(int, vl_option_in("--shards", list), 0));
+    cr_assert(eq(int, vl_option_in("--form", list), 0));
+    cr_assert(eq(int, vl_option_in("--shard", NULL), 0));
+    char buf[40] = "fakegc run";
+    size_t len = strlen(buf);
+    vl_append_word(buf, sizeof buf, &len, "-k");
+    vl_append_word(buf, sizeof buf, &len, "memo/*");
+    vl_append_word(buf, sizeof buf, &len, "");
+    cr_assert(eq(str, buf, "fakegc run -k 'memo/*' ''"));
+    cr_assert(eq(sz, len, strlen(buf)));
+    vl_append_word(buf, sizeof buf, &len, "scenarios/memo/weak_keys.scn");
+    cr_assert(eq(sz, len, sizeof buf - 1));   /* truncated, and stays so */
+    cr_assert(eq(sz, strlen(buf), sizeof buf - 1));
+    vl_append_word(buf, sizeof buf, &len, "x");
+    cr_assert(eq(sz, len, sizeof buf - 1));
+}
