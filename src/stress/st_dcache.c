@@ -133,22 +133,16 @@ int m_dc_dispatch(model *m, int32_t self, int32_t other, const char *call)
     h = meta_key(m, h, self);
     if (other >= 0)
         h = meta_key(m, mix(h, 1), other);
-    for (uint32_t i = 0; i < m->ndc; i++)
+    for (size_t i = 0; i < m->ndc; i++)
         if (m->dc[i] == h) {
             m->dc_hits++;
             m->op_hit = 1;
             return 1;
         }
-    if (m->ndc == m->capdc) {
-        uint32_t nc = m->capdc ? m->capdc * 2 : 16;
-        uint64_t *nv = al_realloc(m->dc, m->capdc * sizeof *nv, nc * sizeof *nv, AL_K_SCENARIO,
-                                  "st model dispatch cache");
-        if (!nv) {
-            m->oom = 1;
-            return 0;
-        }
-        m->dc = nv;
-        m->capdc = nc;
+    if (al_grow(&m->dc, &m->capdc, m->ndc, sizeof *m->dc, 16, AL_K_SCENARIO,
+                "st model dispatch cache") < 0) {
+        m->oom = 1;
+        return 0;
     }
     m->dc[m->ndc++] = h;
     m->dc_misses++;

@@ -163,7 +163,7 @@ typedef struct model {
     uint8_t finish_clears;   /* tr.finish() clears the mode's tables */
     int op_hit;              /* the op in hand was served from the cache */
     uint64_t *dc;            /* the cache's keys */
-    uint32_t ndc, capdc;
+    size_t ndc, capdc;
     int64_t dc_hits, dc_misses;
     mpvec tracked;           /* ShapeEnv node -> a fake it tracks (strong) */
     int32_t mk_cst, mk_se;   /* the conversion in hand: constant=, dynamic= */

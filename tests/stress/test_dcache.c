@@ -40,7 +40,7 @@ Test(model, dispatch_cache_of_pytorch_2_3)
     cr_assert(eq(int, m_dc_dispatch(&m, f, g, ".matmul"), 0));
     cr_assert(eq(i64, m.dc_hits, 1));
     cr_assert(eq(i64, m.dc_misses, 4));
-    cr_assert(eq(u32, m.ndc, 4));
+    cr_assert(eq(sz, m.ndc, 4));
     cr_assert(eq(int, m_dc_dispatch(&m, f, -1, NULL), 0), "a sparse output bypasses");
     mmode *pr = &m.m[m.n[m_mode_new(&m, 0, FK_SWEEP_EAGER, 128)].mi];
     pr->propreal = 1;
@@ -50,7 +50,7 @@ Test(model, dispatch_cache_of_pytorch_2_3)
     m_set_edge(&m, &m.n[g].se, se);
     cr_assert(eq(int, m_dc_dispatch(&m, g, -1, ".clone()"), 0), "symbolic: its ShapeEnv's");
     cr_assert(eq(i64, m.dc_hits, 1));
-    cr_assert(eq(u32, m.ndc, 4));
+    cr_assert(eq(sz, m.ndc, 4));
     /* finish(): the mode's tables empty, nothing dies of it */
     cr_assert(md->fake.n > 0);
     m_finish_clears(&m, md);
