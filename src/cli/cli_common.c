@@ -424,25 +424,15 @@ void cli_where(const char *rel, const char *src_sub, char *buf, size_t n)
     snprintf(buf, n, "%s/%s", FAKEGC_SOURCE_DIR, src_sub);
 }
 
-static void default_scenarios(char *buf, size_t n)
-{
-    struct stat st;
-    if (stat("scenarios", &st) == 0 && S_ISDIR(st.st_mode)) {
-        snprintf(buf, n, "scenarios");
-        return;
-    }
-    char data[PATH_MAX];
-    cli_where(FAKEGC_REL_DATA, "", data, sizeof data);
-    snprintf(buf, n, "%s%sscenarios", data, data[0] && data[strlen(data) - 1] == '/' ? "" : "/");
-}
-
 int cli_scenarios(cli_common *c, const char *cmd, char **paths, int npaths, vl_shard *shard,
                   sc_files *files)
 {
     char def[4096], who[64];
     char *defs[] = {def};
     if (npaths == 0) {
-        default_scenarios(def, sizeof def);
+        char data[PATH_MAX];
+        cli_where(FAKEGC_REL_DATA, "", data, sizeof data);
+        sc_files_default(data, def, sizeof def);
         paths = defs;
         npaths = 1;
     }

@@ -215,3 +215,13 @@ int sc_files_collect(const char *who, char *const *paths, int npaths, sc_files *
         qsort(out->v, out->n, sizeof *out->v, str_cmp);
     return 0;
 }
+
+void sc_files_default(const char *data_dir, char *buf, size_t n)
+{
+    struct stat st;
+    size_t len = strlen(data_dir);
+    if (stat("scenarios", &st) == 0 && S_ISDIR(st.st_mode))
+        snprintf(buf, n, "scenarios");
+    else
+        snprintf(buf, n, "%s%sscenarios", data_dir, len && data_dir[len - 1] == '/' ? "" : "/");
+}

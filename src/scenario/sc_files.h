@@ -39,5 +39,8 @@ int sc_files_path_matches(const char *pattern, const char *path);
 /* Keep the files f->v[i] with i mod n == k, in order (n 0: all). */
 void sc_files_shard(sc_files *f, uint32_t k, uint32_t n);
 void sc_files_free(sc_files *f);
+/* The folder a command runs with no path: ./scenarios when it is a folder,
+ * else data_dir's scenarios/ (the installed ones), in buf. */
+void sc_files_default(const char *data_dir, char *buf, size_t n);
 
 #endif
