@@ -31,10 +31,13 @@ def words(fakegc):
 
 
 def stress_text(fakegc, seeds):
+    """Lifecycles of the default design and of pytorch-2.3 (whose ShapeEnv
+    words the generator makes only under that design)."""
     parts = []
-    for s in range(1, seeds + 1):
-        parts.append(subprocess.run([fakegc, "stress", "--dump", "--seed", str(s)],
-                                    capture_output=True, text=True, check=True).stdout)
+    for design in ([], ["--compat", "pytorch-2.3"]):
+        for s in range(1, seeds + 1):
+            parts.append(subprocess.run([fakegc, "stress", "--dump", "--seed", str(s)] + design,
+                                        capture_output=True, text=True, check=True).stdout)
     return "\n".join(parts)
 
 
