@@ -9,6 +9,8 @@
 #   src/core      nothing of worker/ (the worker layer is below it)
 #   src/value     value/ only (command-line values: libc)
 #   src/record    record/ only (starting the recorder: libc)
+#   src/opt       opt/, value/ (the values' parsers) and scenario/sc.h
+#                 (sc_closest): nothing of cli/ (it knows no command)
 # Prints every offending #include and exits 1; 0 when the layering holds.
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 bad=0
@@ -31,4 +33,5 @@ check src/worker    '^(worker|core|alloc|instrument|vg)/'
 check src/core      '^((core|alloc|instrument|vg)/|[a-z_]+\.h$)'
 check src/value     '^value/'
 check src/record    '^record/'
+check src/opt       '^((opt|value)/|scenario/sc\.h$)'
 exit $bad

@@ -1,12 +1,12 @@
 /* cli.h - the subcommands of `fakegc` and what they share: the common
- * options (as rows, cli_opt.h), the environment a command runs in (the
+ * options (as rows, opt/op.h), the environment a command runs in (the
  * allocator, injected bugs, its output files), exit codes and messages.
  *
  * Every subcommand is `int cli_NAME(int argc, char **argv)` with argv[0] the
- * command name ("run"), described by `const cli_cmd cli_NAME_cmd` (its
+ * command name ("run"), described by `const op_cmd cli_NAME_cmd` (its
  * rows and help), in its own file src/cli/cli_NAME.c, and returns the
  * process exit status (CLI_EXIT_*); main.c dispatches through a table.
- * The shape of a command is in cli_opt.h: its rows, cli_parse, then
+ * The shape of a command: its rows (opt/op.h), cli_parse, then
  * cli_env_setup (outputs open), one engine call writing one document to
  * c.out, cli_outputs_commit, cli_env_teardown and the exit status.
  */
@@ -21,7 +21,7 @@
 #include "report/rp.h"
 #include "report/rp_out.h"
 #include "report/rp_term.h"
-#include "cli/cli_opt.h"
+#include "opt/op.h"
 #include "scenario/sc_files.h"
 #include "value/vl.h"
 #include "worker/wk_stop.h"
@@ -44,10 +44,10 @@ int cli_oom(int argc, char **argv);
 int cli_diff(int argc, char **argv);
 int cli_bench(int argc, char **argv);
 int cli_merge(int argc, char **argv);
-extern const cli_cmd cli_run_cmd, cli_list_cmd, cli_stress_cmd, cli_shrink_cmd, cli_oom_cmd,
+extern const op_cmd cli_run_cmd, cli_list_cmd, cli_stress_cmd, cli_shrink_cmd, cli_oom_cmd,
     cli_diff_cmd, cli_bench_cmd, cli_merge_cmd;
 int cli_record(int argc, char **argv);
-extern const cli_cmd cli_record_cmd;
+extern const op_cmd cli_record_cmd;
 
 /* "fakegc 0.1.0 (commit abc1234, Debug)": the version, the commit it was
  * built from and the build type, on f. 0, or -1 when f failed. */
@@ -55,8 +55,18 @@ int cli_version(FILE *f);
 /* The same as one string ("0.1.0 abc1234 Debug"'s parts), for reports. */
 const char *cli_version_commit(void);
 
-/* The common rows a command takes (cli_cmd.common); the rows themselves
- * are cli_common_rows in cli_common.c. */
+/* The program for the option engine (opt/op.h): "fakegc", the common rows
+ * (cli_common.c) and cli_version. */
+extern const op_prog cli_prog;
+/* Every command (main.c), and the one named name or NULL. */
+const op_cmd *const *cli_commands(size_t *n);
+const op_cmd *cli_command(const char *name);
+/* op_parse by cmd's rows into base, whose first member is a cli_common:
+ * cli_common_init'ed first, its cmd set to cmd. */
+int cli_parse(const op_cmd *cmd, void *base, int argc, char **argv, char ***ops, int *nops);
+
+/* The common rows a command takes (op_cmd.common): the mask of a row of
+ * cli_prog.common. */
 enum {
     CLI_O_ALLOCATOR = 1u << 0,   /* --allocator NAME */
     CLI_O_INJECT = 1u << 1,      /* --inject BUG[,BUG] */
@@ -103,7 +113,7 @@ typedef struct cli_common {
     const char *match;           /* -k: a path substring or glob */
     uint64_t max_failures;       /* stop after N failed scenarios (0: never) */
     int exitfirst;               /* -x: --max-failures 1 */
-    const cli_cmd *cmd;          /* set by cli_parse: the rows parsed */
+    const op_cmd *cmd;          /* set by cli_parse: the rows parsed */
     /* set by cli_env_setup */
     al_allocator *alloc;
     FILE *out;                   /* report destination (stdout or --output) */
@@ -116,10 +126,10 @@ typedef struct cli_common {
 void cli_common_init(cli_common *c);
 
 /* Create and install the allocator, inject bugs, and open every output the
- * command line gave (each CLI_K_OUT row: temporary files next to their
+ * command line gave (each OP_K_OUT row: temporary files next to their
  * targets, rp_out.h), so that an unwritable output, or two outputs naming
  * one file (by device and inode, or by the real path of their folders:
- * `--output a --dot ./a`), or an output naming a CLI_K_IN row's file, is
+ * `--output a --dot ./a`), or an output naming a OP_K_IN row's file, is
  * refused before any work. 0, or -1 with a usage message printed (exit 2). */
 int cli_env_setup(cli_common *c, const char *cmd);
 /* The open file of output option opt ("--junit"), or NULL when not given. */
@@ -154,7 +164,7 @@ void cli_canary_leak(const char *where);
 #define cli_canary_leak(where) ((void)0)
 #endif
 
-/* --order KNOB[,KNOB] (stress, run): a CLI_K_FN row of vl_order_parse. */
+/* --order KNOB[,KNOB] (stress, run): a OP_K_FN row of vl_order_parse. */
 #define CLI_ORDER_HELP                                                             \
     "reverse (weak callbacks newest first), defer (callbacks\n"                     \
     "at the next statement), reuse (addresses reused at once:\n"                   \
@@ -171,7 +181,7 @@ void cli_order_apply(const vl_order *o, cli_common *c, char *spec, size_t n,
  * output: strerror" printed (exit 2). */
 int cli_flush_stdout(const char *cmd);
 
-/* "fakegc CMD: MESSAGE" on stderr. */
+/* "fakegc CMD: MESSAGE" on stderr (op_verror). */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The scenario files of a command line (sc_files.h; with no path

@@ -18,36 +18,36 @@ typedef struct bench_args {
     const char *baseline;
 } bench_args;
 
-static const cli_opt rows[] = {
-    CLI_UINT("--repeats", 0, "R", bench_args, repeats, 1, 1000,
-             "repeats per benchmark (default 5); each one times\n"
-             "at least --min-time of work"),
-    CLI_UINT("--min-time", 0, "MS", bench_args, min_ms, 0, 3600000,
-             "timed milliseconds per repeat (default 50; 2 with\n--quick)"),
-    CLI_FLAG("--quick", 0, bench_args, quick, "smoke-test sizes: 1M -> 10k (names stay the same)"),
-    CLI_IN("--baseline", "FILE.json", bench_args, baseline,
-           "compare with an earlier `--format json` run: exit 1\n"
-           "if one is slower by more than --tolerance (a slow\n"
-           "one is run again, up to twice, and the fastest run\n"
-           "counts) or its peak memory rose by more than\n"
-           "--peak-tolerance"),
-    CLI_FLAG("--compare", 0, bench_args, compare,
-             "bench --compare OLD.json NEW.json: compare two saved\n"
-             "runs (no benchmark is run): the same table and gate"),
-    CLI_FN("--tolerance", 0, "PCT", NULL, bench_args, tolerance, vl_percent,
-           "allowed slow-down in percent (default 25)"),
-    CLI_FN("--peak-tolerance", 0, "PCT", NULL, bench_args, peak_tolerance, vl_percent,
-           "allowed rise of a benchmark's peak memory in percent\n(default 10)"),
-    CLI_UINT("--trace-memo", 0, "N", bench_args, trace, 1, 100000000,
-             "instead of timing: N lifecycles of lifecycle/churn\n"
-             "under --sweep, printing the storage-memo size after\n"
-             "each one as CSV"),
-    CLI_ENUM("--sweep", "POLICY", "eager|periodic", bench_args, c.sweep,
-             "storage-memo policy of the modes benchmarks make:\n"
-             "eager (default) or periodic (PyTorch 1.13)"),
-    CLI_END};
+static const op_opt rows[] = {
+    OP_UINT("--repeats", 0, "R", bench_args, repeats, 1, 1000,
+            "repeats per benchmark (default 5); each one times\n"
+            "at least --min-time of work"),
+    OP_UINT("--min-time", 0, "MS", bench_args, min_ms, 0, 3600000,
+            "timed milliseconds per repeat (default 50; 2 with\n--quick)"),
+    OP_FLAG("--quick", 0, bench_args, quick, "smoke-test sizes: 1M -> 10k (names stay the same)"),
+    OP_IN("--baseline", "FILE.json", bench_args, baseline,
+          "compare with an earlier `--format json` run: exit 1\n"
+          "if one is slower by more than --tolerance (a slow\n"
+          "one is run again, up to twice, and the fastest run\n"
+          "counts) or its peak memory rose by more than\n"
+          "--peak-tolerance"),
+    OP_FLAG("--compare", 0, bench_args, compare,
+            "bench --compare OLD.json NEW.json: compare two saved\n"
+            "runs (no benchmark is run): the same table and gate"),
+    OP_FN("--tolerance", 0, "PCT", NULL, bench_args, tolerance, vl_percent,
+          "allowed slow-down in percent (default 25)"),
+    OP_FN("--peak-tolerance", 0, "PCT", NULL, bench_args, peak_tolerance, vl_percent,
+          "allowed rise of a benchmark's peak memory in percent\n(default 10)"),
+    OP_UINT("--trace-memo", 0, "N", bench_args, trace, 1, 100000000,
+            "instead of timing: N lifecycles of lifecycle/churn\n"
+            "under --sweep, printing the storage-memo size after\n"
+            "each one as CSV"),
+    OP_ENUM("--sweep", "POLICY", "eager|periodic", bench_args, c.sweep,
+            "storage-memo policy of the modes benchmarks make:\n"
+            "eager (default) or periodic (PyTorch 1.13)"),
+    OP_END};
 
-const cli_cmd cli_bench_cmd = {
+const op_cmd cli_bench_cmd = {
     "bench", "[NAME...] [OPTIONS] | --compare OLD.json NEW.json",
     "Run the benchmark suite: median ns per operation over repeats, operations\n"
     "per repeat, and the allocator's peak bytes during each benchmark. NAME is\n"
@@ -86,8 +86,8 @@ int cli_bench(int argc, char **argv)
     char **names;
     int nnames;
     int r = cli_parse(&cli_bench_cmd, &a, argc, argv, &names, &nnames);
-    if (r != CLI_PARSE_OK)
-        return cli_parse_exit(r);
+    if (r != OP_PARSE_OK)
+        return op_parse_exit(r);
     if (a.compare)
         return compare_two(&a, names, nnames);
     size_t nb = bn_count();

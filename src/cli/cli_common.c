@@ -48,10 +48,15 @@ void cli_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "fakegc%s%s: ", cmd ? " " : "", cmd ? cmd : "");
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    op_verror(&cli_prog, cmd, fmt, ap);
     va_end(ap);
+}
+
+int cli_parse(const op_cmd *cmd, void *base, int argc, char **argv, char ***ops, int *nops)
+{
+    cli_common_init(base);
+    ((cli_common *)base)->cmd = cmd;
+    return op_parse(&cli_prog, cmd, base, argc, argv, ops, nops);
 }
 
 /* ---- the common rows ---- */
@@ -80,14 +85,14 @@ static int parse_never(void *at, const char *v, char *err, size_t n)
 }
 
 #define C cli_common
-const cli_opt cli_common_rows[] = {
-    {"--allocator", 0, CLI_K_STR, 0, 0, CLI_O_ALLOCATOR, "NAME", NULL, 0, 0,
+static const op_opt common_rows[] = {
+    {"--allocator", 0, OP_K_STR, 0, 0, CLI_O_ALLOCATOR, "NAME", NULL, 0, 0,
      offsetof(C, allocator), NULL,
      "libc (default), jemalloc, tracking, guard, arena;\n"
      "wrappers compose: tracking/jemalloc, fail:N/libc\n(fakegc list allocators)"},
-    {"--inject", 0, CLI_K_STR, 0, 0, CLI_O_INJECT, "BUG[,BUG]", NULL, 0, 0,
+    {"--inject", 0, OP_K_STR, 0, 0, CLI_O_INJECT, "BUG[,BUG]", NULL, 0, 0,
      offsetof(C, inject), NULL, "re-introduce known bugs (fakegc list bugs)"},
-    {"--compat", 0, CLI_K_FN, 0, 0, CLI_O_COMPAT, "DESIGN", NULL, 0, 0, 0, parse_compat,
+    {"--compat", 0, OP_K_FN, 0, 0, CLI_O_COMPAT, "DESIGN", NULL, 0, 0, 0, parse_compat,
      "the memo design (wins over config compat):\n"
      "pytorch-1.13: PyTorch 1.13.1, two tensor memos,\n"
      "periodic sweep every 128 (unless config or --sweep\n"
@@ -102,91 +107,93 @@ const cli_opt cli_common_rows[] = {
      "and id -> meta storage, weak values, no sweep;\n"
      "without: fakegc's design (1.13's tables, eager,\n"
      "no _fix_weakref leak)"},
-    {"--gc", 0, CLI_K_ENUM, sizeof(int), 0, CLI_O_GC, "MODE", "manual|auto|stress", 0, 0,
+    {"--gc", 0, OP_K_ENUM, sizeof(int), 0, CLI_O_GC, "MODE", "manual|auto|stress", 0, 0,
      offsetof(C, gc), NULL, "manual, auto or stress (overrides config gc)"},
-    {"--sweep", 0, CLI_K_ENUM, sizeof(int), 0, CLI_O_SWEEP, "POLICY", "eager|periodic", 0, 0,
+    {"--sweep", 0, OP_K_ENUM, sizeof(int), 0, CLI_O_SWEEP, "POLICY", "eager|periodic", 0, 0,
      offsetof(C, sweep), NULL, "eager or periodic (overrides config sweep)"},
-    {"--format", 0, CLI_K_ENUM, sizeof(int), 0, CLI_O_JSON, "FMT", "text|json", 0, 0,
+    {"--format", 0, OP_K_ENUM, sizeof(int), 0, CLI_O_JSON, "FMT", "text|json", 0, 0,
      offsetof(C, format), NULL, "text (default) or json (stable, for scripts; its\n"
                                 "schema in fakegc-report(5))"},
-    {"--format", 0, CLI_K_ENUM, sizeof(int), 0, CLI_O_FORMAT, "FMT", "text|json|junit|tap", 0,
+    {"--format", 0, OP_K_ENUM, sizeof(int), 0, CLI_O_FORMAT, "FMT", "text|json|junit|tap", 0,
      0, offsetof(C, format), NULL, "text (default), json, junit, tap"},
-    {"--examples", 0, CLI_K_UINT, CLI_SZ(C, examples), 0, CLI_O_FORMAT, "K", NULL, 1, 1000,
+    {"--examples", 0, OP_K_UINT, OP_SZ(C, examples), 0, CLI_O_FORMAT, "K", NULL, 1, 1000,
      offsetof(C, examples), NULL,
      "examples kept per group of retained objects (default\n3; text shows 1, -v all K)"},
-    {"--output", 0, CLI_K_OUT, 0, 0, CLI_O_OUTPUT, "FILE", NULL, 0, 0, offsetof(C, output),
+    {"--output", 0, OP_K_OUT, 0, 0, CLI_O_OUTPUT, "FILE", NULL, 0, 0, offsetof(C, output),
      NULL, "write the report there (default stdout), whole or\n"
            "not at all (a temporary file renamed into place)"},
-    {"--json", 0, CLI_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0, offsetof(C, also[RP_JSON]),
+    {"--json", 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0, offsetof(C, also[RP_JSON]),
      NULL, "also write the report as JSON to FILE, in the same\n"
            "run (e.g. --format text --json r.json --junit ci.xml)"},
-    {"--junit", 0, CLI_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0,
+    {"--junit", 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0,
      offsetof(C, also[RP_JUNIT]), NULL, "also write the report as JUnit XML to FILE"},
-    {"--tap", 0, CLI_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0, offsetof(C, also[RP_TAP]),
+    {"--tap", 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0, offsetof(C, also[RP_TAP]),
      NULL, "also write the report as TAP to FILE"},
-    {"--text", 0, CLI_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0, offsetof(C, also[RP_TEXT]),
+    {"--text", 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0, offsetof(C, also[RP_TEXT]),
      NULL, "also write the text report to FILE"},
-    {"--dot", 0, CLI_K_OUT, 0, 0, CLI_O_DOT, "FILE", NULL, 0, 0, offsetof(C, dot), NULL,
+    {"--dot", 0, OP_K_OUT, 0, 0, CLI_O_DOT, "FILE", NULL, 0, 0, offsetof(C, dot), NULL,
      "Graphviz retention graph of what was retained: one\n"
      "graph, a titled cluster per failing scenario"},
-    {"--objects", 0, CLI_K_OUT, 0, 0, CLI_O_DOT, "FILE", NULL, 0, 0, offsetof(C, objects), NULL,
+    {"--objects", 0, OP_K_OUT, 0, 0, CLI_O_DOT, "FILE", NULL, 0, 0, offsetof(C, objects), NULL,
      "every object behind a failure or retained at\n"
      "teardown, one JSON line each (fakegc-objects/1),\n"
      "streamed: the report keeps groups and examples"},
-    {"--timeline", 0, CLI_K_OUT, 0, 0, CLI_O_TIMELINE, "FILE.svg", NULL, 0, 0,
+    {"--timeline", 0, OP_K_OUT, 0, 0, CLI_O_TIMELINE, "FILE.svg", NULL, 0, 0,
      offsetof(C, timeline), NULL, "live objects and bytes after each statement"},
-    {"--html-title", 0, CLI_K_STR, 0, 1, CLI_O_HTML, "TEXT", NULL, 0, 0, offsetof(C, html_title),
+    {"--html-title", 0, OP_K_STR, 0, 1, CLI_O_HTML, "TEXT", NULL, 0, 0, offsetof(C, html_title),
      NULL, NULL},
-    {"--html", 0, CLI_K_OUT, 0, 0, CLI_O_HTML, "FILE", NULL, 0, 0, offsetof(C, html), NULL,
+    {"--html", 0, OP_K_OUT, 0, 0, CLI_O_HTML, "FILE", NULL, 0, 0, offsetof(C, html), NULL,
      "one self-contained page to look at (summary, groups,\n"
      "dominator tree, growth, timeline; a diff's page)"},
-    {"--jobs", 'j', CLI_K_FN, 0, 0, CLI_O_JOBS, "N", NULL, 0, 0, offsetof(C, jobs), vl_jobs,
+    {"--jobs", 'j', OP_K_FN, 0, 0, CLI_O_JOBS, "N", NULL, 0, 0, offsetof(C, jobs), vl_jobs,
      "N worker processes (0: one per CPU); a crash in\n"
      "one is that scenario's error, the others go on"},
-    {"--timeout", 0, CLI_K_UINT, CLI_SZ(C, timeout), 0, CLI_O_JOBS, "S", NULL, 0, 86400,
+    {"--timeout", 0, OP_K_UINT, OP_SZ(C, timeout), 0, CLI_O_JOBS, "S", NULL, 0, 86400,
      offsetof(C, timeout), NULL,
      "with --jobs: a scenario running longer than S seconds\n"
      "is that scenario's error (default 120, 0: none)"},
-    {"--repeat", 0, CLI_K_UINT, CLI_SZ(C, repeat), 0, CLI_O_REPEAT, "N", NULL, 1, 1000000,
+    {"--repeat", 0, OP_K_UINT, OP_SZ(C, repeat), 0, CLI_O_REPEAT, "N", NULL, 1, 1000000,
      offsetof(C, repeat), NULL,
      "N rounds in one process; fail only on retention\n"
      "that grows with the number of rounds"},
-    {"--verify", 0, CLI_K_FLAG, sizeof(int), 0, CLI_O_VERIFY, NULL, NULL, 0, 0,
+    {"--verify", 0, OP_K_FLAG, sizeof(int), 0, CLI_O_VERIFY, NULL, NULL, 0, 0,
      offsetof(C, verify), NULL, "check heap and memo invariants after every statement"},
-    {"--max-bytes", 0, CLI_K_SIZE, CLI_SZ(C, max_bytes), 0, CLI_O_LIMITS, "N", NULL, 0,
+    {"--max-bytes", 0, OP_K_SIZE, OP_SZ(C, max_bytes), 0, CLI_O_LIMITS, "N", NULL, 0,
      UINT64_MAX, offsetof(C, max_bytes), NULL, "real tensor data bytes (default 1G; K/M/G suffixes)"},
-    {"--max-statements", 0, CLI_K_UINT, CLI_SZ(C, max_statements), 0, CLI_O_LIMITS, "N", NULL,
+    {"--max-statements", 0, OP_K_UINT, OP_SZ(C, max_statements), 0, CLI_O_LIMITS, "N", NULL,
      0, UINT64_MAX, offsetof(C, max_statements), NULL,
      "statements executed per scenario (default 100000000)"},
-    {"--max-objects", 0, CLI_K_UINT, CLI_SZ(C, max_objects), 0, CLI_O_LIMITS, "N", NULL, 0,
+    {"--max-objects", 0, OP_K_UINT, OP_SZ(C, max_objects), 0, CLI_O_LIMITS, "N", NULL, 0,
      UINT64_MAX, offsetof(C, max_objects), NULL,
      "live objects (default 10000000)\n(--max-* 0: no limit)"},
-    {"--filter", 'k', CLI_K_STR, 0, 0, CLI_O_SELECT, "PATTERN", NULL, 0, 0, offsetof(C, match),
+    {"--filter", 'k', OP_K_STR, 0, 0, CLI_O_SELECT, "PATTERN", NULL, 0, 0, offsetof(C, match),
      NULL, "only the scenarios whose path contains PATTERN or\n"
            "matches it as a glob (*, ?, [...]): -k weak, -k 'memo/*'"},
-    {"--exitfirst", 'x', CLI_K_FLAG, sizeof(int), 0, CLI_O_STOP, NULL, NULL, 0, 0,
+    {"--exitfirst", 'x', OP_K_FLAG, sizeof(int), 0, CLI_O_STOP, NULL, NULL, 0, 0,
      offsetof(C, exitfirst), NULL, "stop at the first failed scenario (--max-failures 1)"},
-    {"--max-failures", 0, CLI_K_UINT, CLI_SZ(C, max_failures), 0, CLI_O_STOP, "N", NULL, 1,
+    {"--max-failures", 0, OP_K_UINT, OP_SZ(C, max_failures), 0, CLI_O_STOP, "N", NULL, 1,
      UINT64_MAX, offsetof(C, max_failures), NULL,
      "stop after N failed scenarios (those in hand finish);\n"
      "the report holds those that ran"},
-    {"--quiet", 'q', CLI_K_FLAG, sizeof(int), 0, CLI_O_OUTPUT_STYLE, NULL, NULL, 0, 0,
+    {"--quiet", 'q', OP_K_FLAG, sizeof(int), 0, CLI_O_OUTPUT_STYLE, NULL, NULL, 0, 0,
      offsetof(C, quiet), NULL, "quieter"},
-    {"--verbose", 'v', CLI_K_FLAG, sizeof(int), 0, CLI_O_OUTPUT_STYLE, NULL, NULL, 0, 0,
+    {"--verbose", 'v', OP_K_FLAG, sizeof(int), 0, CLI_O_OUTPUT_STYLE, NULL, NULL, 0, 0,
      offsetof(C, verbose), NULL, "more detail"},
-    {"--color", 0, CLI_K_ENUM, sizeof(int), 0, CLI_O_OUTPUT_STYLE, "WHEN", "auto|always|never",
+    {"--color", 0, OP_K_ENUM, sizeof(int), 0, CLI_O_OUTPUT_STYLE, "WHEN", "auto|always|never",
      0, 0, offsetof(C, color_when), NULL,
      "ANSI colour: auto (the default: on a terminal, not\n"
      "with NO_COLOR set or TERM=dumb; FORCE_COLOR set:\n"
      "always), always, never"},
-    {"--no-color", 0, CLI_K_FN, 0, 0, CLI_O_OUTPUT_STYLE, NULL, NULL, 0, 0,
+    {"--no-color", 0, OP_K_FN, 0, 0, CLI_O_OUTPUT_STYLE, NULL, NULL, 0, 0,
      offsetof(C, color_when), parse_never, "--color=never"},
-    CLI_ALIAS("--no-colour", "--no-color"),
-    {"--help", 'h', CLI_K_HELP, 0, 0, 0, NULL, NULL, 0, 0, 0, NULL, "this text"},
-    {"--version", 0, CLI_K_VERSION, 0, 0, 0, NULL, NULL, 0, 0, 0, NULL,
+    OP_ALIAS("--no-colour", "--no-color"),
+    {"--help", 'h', OP_K_HELP, 0, 0, 0, NULL, NULL, 0, 0, 0, NULL, "this text"},
+    {"--version", 0, OP_K_VERSION, 0, 0, 0, NULL, NULL, 0, 0, 0, NULL,
      "the version, commit and build type"},
-    CLI_END};
+    OP_END};
 #undef C
+
+const op_prog cli_prog = {"fakegc", common_rows, cli_version};
 
 void cli_order_apply(const vl_order *o, cli_common *c, char *spec, size_t n,
                      struct obj_config *saved)
@@ -205,15 +212,7 @@ void cli_order_apply(const vl_order *o, cli_common *c, char *spec, size_t n,
 
 int cli_flush_stdout(const char *cmd)
 {
-    int e = ferror(stdout) ? errno : 0;
-    errno = 0;
-    if (fflush(stdout) == 0 && !ferror(stdout))
-        return 0;
-    if (!errno)
-        errno = e;
-    cli_error(cmd, "cannot write to standard output: %s", strerror(errno ? errno : EIO));
-    clearerr(stdout);
-    return -1;
+    return op_flush_stdout(&cli_prog, cmd);
 }
 
 int cli_version(FILE *f)
@@ -274,7 +273,7 @@ struct gather {
     size_t n;
 };
 
-static void gather(const cli_opt *r, void *arg)
+static void gather(const op_opt *r, void *arg)
 {
     struct gather *g = arg;
     const char *path = *(const char **)((char *)g->c + r->off);
@@ -293,15 +292,15 @@ int cli_outputs_not_inputs(const cli_common *c, const char *cmd, char *const *in
     return -1;
 }
 
-/* Every CLI_K_OUT row's file opened (--dot's graph begun), and every
- * CLI_K_IN row's file readable and not an output. */
+/* Every OP_K_OUT row's file opened (--dot's graph begun), and every
+ * OP_K_IN row's file readable and not an output. */
 static int open_outputs(cli_common *c, const char *cmd)
 {
     struct gather out = {.c = c}, in = {.c = c};
     char err[600];
     if (c->cmd) {
-        cli_rows_each(c->cmd, CLI_K_OUT, gather, &out);
-        cli_rows_each(c->cmd, CLI_K_IN, gather, &in);
+        op_rows_each(&cli_prog, c->cmd, OP_K_OUT, gather, &out);
+        op_rows_each(&cli_prog, c->cmd, OP_K_IN, gather, &in);
     }
     if (rp_outs_setup(&c->outs, out.names, out.paths, out.n, in.names, in.paths, in.n, err,
                       sizeof err) < 0) {

@@ -15,16 +15,16 @@ typedef struct diff_args {
     int allow_missing;
 } diff_args;
 
-static const cli_opt rows[] = {
-    CLI_ENUM("--format", "FMT", "text|json|markdown", diff_args, format,
-             "text (default), json (schema fakegc-diff/2) or\n"
-             "markdown (to post on a pull request)"),
-    CLI_FLAG("--allow-missing", 0, diff_args, allow_missing,
-             "a scenario missing from NEW is a note, not a\n"
-             "regression (NEW ran a subset)"),
-    CLI_END};
+static const op_opt rows[] = {
+    OP_ENUM("--format", "FMT", "text|json|markdown", diff_args, format,
+            "text (default), json (schema fakegc-diff/2) or\n"
+            "markdown (to post on a pull request)"),
+    OP_FLAG("--allow-missing", 0, diff_args, allow_missing,
+            "a scenario missing from NEW is a note, not a\n"
+            "regression (NEW ran a subset)"),
+    OP_END};
 
-const cli_cmd cli_diff_cmd = {
+const op_cmd cli_diff_cmd = {
     "diff", "[OPTIONS] BASE.json NEW.json",
     "Compare two JSON reports (fakegc run --format json), grouped by scenario:\n"
     "`+` what is new in NEW.json (new failures in line order, newly retained\n"
@@ -108,8 +108,8 @@ int cli_diff(int argc, char **argv)
     char **files;
     int nfiles;
     int r = cli_parse(&cli_diff_cmd, &a, argc, argv, &files, &nfiles);
-    if (r != CLI_PARSE_OK)
-        return cli_parse_exit(r);
+    if (r != OP_PARSE_OK)
+        return op_parse_exit(r);
     if (nfiles != 2) {
         cli_error("diff", "expected two reports (BASE.json NEW.json), got %d (fakegc diff --help)",
                   nfiles);

@@ -11,7 +11,7 @@ typedef struct list_args {
     cli_common c;
 } list_args;
 
-const cli_cmd cli_list_cmd = {
+const op_cmd cli_list_cmd = {
     "list", "(bugs|allocators|benches|words|options [CMD])",
     "  bugs        what --inject can re-introduce\n"
     "  allocators  what --allocator accepts\n"
@@ -50,12 +50,15 @@ static int list_one(const char *what, const char *arg)
         for (size_t i = 0; i < n; i++)
             printf("%s\n", names[i]);
     } else if (strcmp(what, "options") == 0) {
-        const cli_cmd *cmd = arg ? cli_command(arg) : NULL;
+        const op_cmd *cmd = arg ? cli_command(arg) : NULL;
         if (arg && !cmd) {
             cli_error("list", "options: unknown command '%s'", arg);
             return -1;
         }
-        cli_list_options(cmd, stdout);
+        size_t nall = 1;
+        const op_cmd *const *all = cmd ? &cmd : cli_commands(&nall);
+        for (size_t i = 0; i < nall; i++)
+            op_list_options(&cli_prog, all[i], stdout);
     } else {
         cli_error("list", "unknown list '%s' (expected bugs, allocators, benches, words or "
                   "options)", what);
@@ -69,10 +72,10 @@ int cli_list(int argc, char **argv)
     list_args a;
     char **ops;
     int n, r = cli_parse(&cli_list_cmd, &a, argc, argv, &ops, &n);
-    if (r != CLI_PARSE_OK)
-        return cli_parse_exit(r);
+    if (r != OP_PARSE_OK)
+        return op_parse_exit(r);
     if (n < 1 || n > 2 || (n == 2 && strcmp(ops[0], "options") != 0)) {
-        cli_help(&cli_list_cmd, stderr);
+        op_help(&cli_prog, &cli_list_cmd, stderr);
         return CLI_EXIT_USAGE;
     }
     if (list_one(ops[0], n == 2 ? ops[1] : NULL) < 0)

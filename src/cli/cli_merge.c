@@ -11,7 +11,7 @@ typedef struct merge_args {
     cli_common c;
 } merge_args;
 
-const cli_cmd cli_merge_cmd = {
+const op_cmd cli_merge_cmd = {
     "merge", "[OPTIONS] FILE.json...",
     "Merge the JSON shard reports of one campaign (`fakegc run|oom|stress ...\n"
     "--shard K/N --format json`, one per K of 0..N-1) into one report:\n"
@@ -31,8 +31,8 @@ int cli_merge(int argc, char **argv)
     char **paths;
     int n;
     int r = cli_parse(&cli_merge_cmd, &a, argc, argv, &paths, &n);
-    if (r != CLI_PARSE_OK)
-        return cli_parse_exit(r);
+    if (r != OP_PARSE_OK)
+        return op_parse_exit(r);
     if (n == 0) {
         cli_error("merge", "no reports to merge (fakegc merge --help)");
         return CLI_EXIT_USAGE;

@@ -22,19 +22,19 @@ typedef struct oom_args {
     vl_shard shard;
 } oom_args;
 
-static const cli_opt rows[] = {
-    CLI_FLAG("--transient-only", 0, oom_args, transient_only, "only transient failures"),
-    CLI_FLAG("--persistent-only", 0, oom_args, persistent_only, "only persistent failures"),
-    CLI_UINT("--max-points", 0, "N", oom_args, max_fail, 1, UINT64_MAX,
-             "at most N failure points per mode and scenario\n(--max-fail N: the same)"),
-    CLI_ALIAS("--max-fail", "--max-points"),
-    CLI_FLAG("--every-point", 0, oom_args, every,
-             "fail the 1st, 2nd, 3rd ... allocation until a run has\n"
-             "no failure (the quadratic loop, for comparison)"),
+static const op_opt rows[] = {
+    OP_FLAG("--transient-only", 0, oom_args, transient_only, "only transient failures"),
+    OP_FLAG("--persistent-only", 0, oom_args, persistent_only, "only persistent failures"),
+    OP_UINT("--max-points", 0, "N", oom_args, max_fail, 1, UINT64_MAX,
+            "at most N failure points per mode and scenario\n(--max-fail N: the same)"),
+    OP_ALIAS("--max-fail", "--max-points"),
+    OP_FLAG("--every-point", 0, oom_args, every,
+            "fail the 1st, 2nd, 3rd ... allocation until a run has\n"
+            "no failure (the quadratic loop, for comparison)"),
     CLI_SHARD_ROW(oom_args, shard, "only the files i (of the sorted list) with i mod N == K"),
-    CLI_END};
+    OP_END};
 
-const cli_cmd cli_oom_cmd = {
+const op_cmd cli_oom_cmd = {
     "oom", "[OPTIONS] [PATH...]",
     "For each scenario (files, or every *.scn under folders; default scenarios/,\n"
     "errors/ folders skipped): fail the first allocation of each allocation\n"
@@ -111,8 +111,8 @@ int cli_oom(int argc, char **argv)
     oom_args a = {.shard = VL_SHARD_NONE};
     char **paths;
     int npaths, r = cli_parse(&cli_oom_cmd, &a, argc, argv, &paths, &npaths);
-    if (r != CLI_PARSE_OK)
-        return cli_parse_exit(r);
+    if (r != OP_PARSE_OK)
+        return op_parse_exit(r);
     char repro[1024];
     cli_repro_command(repro, sizeof repro, &cli_oom_cmd, argc, argv, NULL, 1, NULL);
     if (cli_env_setup(&a.c, "oom") < 0)

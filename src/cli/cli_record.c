@@ -34,8 +34,8 @@ typedef struct record_args {
 } record_args;
 
 #define RSTR(n, s, a, f, h) \
-    {n, s, CLI_K_STR, 0, 0, 0, a, NULL, 0, 0, offsetof(record_args, f), NULL, h}
-static const cli_opt rows[] = {
+    {n, s, OP_K_STR, 0, 0, 0, a, NULL, 0, 0, offsetof(record_args, f), NULL, h}
+static const op_opt rows[] = {
     RSTR("--keep", 'o', "FILE.scn", keep,
          "keep the recording (default: a temporary file);\n"
          "`fakegc run FILE.scn` gives the same verdict"),
@@ -54,10 +54,10 @@ static const cli_opt rows[] = {
          "pytorch-1.13\nonly) and print one row per design: peak and final\nmemo entries, "
          "pending storages, the verdict, what\nis left at the end by class; exit 1 when a "
          "design\nfails"),
-    CLI_FLAG("--no-batch", 0, record_args, no_batch, "no repeat blocks in the recording"),
-    CLI_END};
+    OP_FLAG("--no-batch", 0, record_args, no_batch, "no repeat blocks in the recording"),
+    OP_END};
 
-const cli_cmd cli_record_cmd = {
+const op_cmd cli_record_cmd = {
     "record", "[OPTIONS] [--] PROGRAM.py [ARGS...]",
     "Run a PyTorch program under the recorder (record.py, with the Python that\n"
     "has torch 1.13.1), replay the recording in the model under --compat\n"
@@ -119,9 +119,9 @@ static int parse(rec_args *a, int argc, char **argv)
     char **ops;
     int nops;
     int r = cli_parse(&cli_record_cmd, &ra, argc, argv, &ops, &nops);
-    if (r != CLI_PARSE_OK) {
+    if (r != OP_PARSE_OK) {
         free(copy);
-        return r == CLI_PARSE_DONE ? 1 : -1;
+        return r == OP_PARSE_DONE ? 1 : -1;
     }
     a->python = ra.python ? ra.python : RECORD_PYTHON;
     a->keep = ra.keep;

@@ -25,16 +25,16 @@ typedef struct run_args {
     rp_collect col;
 } run_args;
 
-static const cli_opt rows[] = {
-    CLI_FN("--order", 0, "KNOB[,KNOB]", CLI_ORDER_WORDS, run_args, order, vl_order_parse,
-           "the orderings `fakegc stress --order` explores:\n" CLI_ORDER_HELP),
+static const op_opt rows[] = {
+    OP_FN("--order", 0, "KNOB[,KNOB]", CLI_ORDER_WORDS, run_args, order, vl_order_parse,
+          "the orderings `fakegc stress --order` explores:\n" CLI_ORDER_HELP),
     CLI_SHARD_ROW(run_args, shard,
                   "only the files i (of the sorted list) with i mod N\n"
                   "== K; the report says which shard it is, and\n"
                   "`fakegc merge` joins the N reports"),
-    CLI_END};
+    OP_END};
 
-const cli_cmd cli_run_cmd = {
+const op_cmd cli_run_cmd = {
     "run", "[OPTIONS] [PATH...]",
     "Run scenario files, or every *.scn under the given folders (default\n"
     "scenarios/, or the installed ones: fakegc --data-dir), in sorted order.\n"
@@ -255,8 +255,8 @@ int cli_run(int argc, char **argv)
     char **paths;
     int npaths;
     int r = cli_parse(&cli_run_cmd, &a, argc, argv, &paths, &npaths);
-    if (r != CLI_PARSE_OK)
-        return cli_parse_exit(r);
+    if (r != OP_PARSE_OK)
+        return op_parse_exit(r);
     char repro[1024];
     cli_repro_command(repro, sizeof repro, &cli_run_cmd, argc, argv, NULL, 1, NULL);
     char spec[160];

@@ -14,7 +14,7 @@ const char *cli_hostname(void)
     return name;
 }
 
-void cli_repro_command(char *buf, size_t n, const cli_cmd *cmd, int argc, char **argv,
+void cli_repro_command(char *buf, size_t n, const op_cmd *cmd, int argc, char **argv,
                        const char *const *drop, int drop_operands, const char *extra)
 {
     static const char *const ALWAYS[] = {"--shard", "--format", "--output", NULL};
@@ -34,7 +34,7 @@ void cli_repro_command(char *buf, size_t n, const cli_cmd *cmd, int argc, char *
                 vl_append_word(buf, n, &len, a);
             continue;
         }
-        int next = cli_opt_takes_next(cmd, a) && i + 1 < argc;
+        int next = op_takes_next(&cli_prog, cmd, a) && i + 1 < argc;
         if (vl_option_in(a, ALWAYS) || vl_option_in(a, drop)) {
             i += next;
             continue;

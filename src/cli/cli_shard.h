@@ -15,7 +15,7 @@
 #include "cli/cli.h"
 
 /* The --shard row (vl_shard_parse) into a vl_shard. */
-#define CLI_SHARD_ROW(T, f, h) CLI_FN("--shard", 0, "K/N", NULL, T, f, vl_shard_parse, h)
+#define CLI_SHARD_ROW(T, f, h) OP_FN("--shard", 0, "K/N", NULL, T, f, vl_shard_parse, h)
 
 /* This machine's name (gethostname; "?" when it has none). */
 const char *cli_hostname(void);
@@ -26,7 +26,7 @@ const char *cli_hostname(void);
  * in drop (each "--name", its value dropped with it; NULL-terminated, may
  * be NULL), and without the operands when drop_operands. Which options
  * take a value comes from cmd's rows. Written into buf (truncated to n). */
-void cli_repro_command(char *buf, size_t n, const cli_cmd *cmd, int argc, char **argv,
+void cli_repro_command(char *buf, size_t n, const op_cmd *cmd, int argc, char **argv,
                        const char *const *drop, int drop_operands, const char *extra);
 
 #endif

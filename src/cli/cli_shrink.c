@@ -16,7 +16,7 @@ typedef struct shrink_args {
     cli_common c;
 } shrink_args;
 
-const cli_cmd cli_shrink_cmd = {
+const op_cmd cli_shrink_cmd = {
     "shrink", "[OPTIONS] FILE.scn",
     "Minimize a failing scenario: delta debugging over statements and blocks,\n"
     "then simpler arguments (sizes to 2 and 1, keyword arguments dropped),\n"
@@ -50,8 +50,8 @@ int cli_shrink(int argc, char **argv)
     char **ops;
     int nops;
     int r = cli_parse(&cli_shrink_cmd, &a, argc, argv, &ops, &nops);
-    if (r != CLI_PARSE_OK)
-        return cli_parse_exit(r);
+    if (r != OP_PARSE_OK)
+        return op_parse_exit(r);
     if (nops != 1) {
         cli_error("shrink", "expected one scenario file, got %d (fakegc shrink --help)", nops);
         return CLI_EXIT_USAGE;

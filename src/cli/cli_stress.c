@@ -25,35 +25,35 @@ typedef struct stress_args {
     int no_shrink, dump;
 } stress_args;
 
-static const cli_opt rows[] = {
-    CLI_UINT("--seed", 0, "S", stress_args, o.seed, 0, UINT64_MAX,
-             "lifecycle i has seed S+i (default 1)"),
-    CLI_UINT("--steps", 0, "N", stress_args, steps, 1, UINT64_MAX,
-             "a budget of ceil(N / L) lifecycles of L steps\n"
-             "(default 100000 unless --seconds)"),
-    CLI_FN("--seconds", 0, "T", NULL, stress_args, seconds, vl_seconds,
-           "stop after T seconds"),
+static const op_opt rows[] = {
+    OP_UINT("--seed", 0, "S", stress_args, o.seed, 0, UINT64_MAX,
+            "lifecycle i has seed S+i (default 1)"),
+    OP_UINT("--steps", 0, "N", stress_args, steps, 1, UINT64_MAX,
+            "a budget of ceil(N / L) lifecycles of L steps\n"
+            "(default 100000 unless --seconds)"),
+    OP_FN("--seconds", 0, "T", NULL, stress_args, seconds, vl_seconds,
+          "stop after T seconds"),
     CLI_SHARD_ROW(stress_args, shard,
                   "only lifecycles i with i mod N == K (K from 0 to N-1):\n"
                   "N shards together run what one process runs"),
-    CLI_UINT("--lifecycle", 0, "L", stress_args, o.cfg.steps, 1, 1000000,
-             "steps per lifecycle (default 1000)"),
-    CLI_UINT("--check-every", 0, "K", stress_args, o.check_every, 0, UINT64_MAX,
-             "verify heap/memo/allocator invariants every K steps\n(default 1000, 0: never)"),
-    CLI_FN("--order", 0, "KNOB[,KNOB]", CLI_ORDER_WORDS, stress_args, order, vl_order_parse,
-           CLI_ORDER_HELP),
-    CLI_STR("--weights", "N=W[,...]", stress_args, weights,
-            "action weights (see below; expect is a percentage)"),
-    CLI_DIR("--out-dir", "DIR", stress_args, o.out_dir,
-            "where failures are written (default build/stress)"),
-    CLI_FLAG("--no-shrink", 0, stress_args, no_shrink,
-             "write the failing lifecycle without minimizing it"),
-    CLI_FLAG("--dump", 0, stress_args, dump, "print the lifecycle of --seed and exit"),
-    CLI_STR("--html", "FILE", stress_args, html,
-            "on a failure, the page of the reproducer's run\n(fakegc run --html), path printed"),
-    CLI_ENUM("--format", "FMT", "text|json", stress_args, c.format,
-             "text (default) or json (schema fakegc-stress/2)"),
-    CLI_END};
+    OP_UINT("--lifecycle", 0, "L", stress_args, o.cfg.steps, 1, 1000000,
+            "steps per lifecycle (default 1000)"),
+    OP_UINT("--check-every", 0, "K", stress_args, o.check_every, 0, UINT64_MAX,
+            "verify heap/memo/allocator invariants every K steps\n(default 1000, 0: never)"),
+    OP_FN("--order", 0, "KNOB[,KNOB]", CLI_ORDER_WORDS, stress_args, order, vl_order_parse,
+          CLI_ORDER_HELP),
+    OP_STR("--weights", "N=W[,...]", stress_args, weights,
+           "action weights (see below; expect is a percentage)"),
+    OP_DIR("--out-dir", "DIR", stress_args, o.out_dir,
+           "where failures are written (default build/stress)"),
+    OP_FLAG("--no-shrink", 0, stress_args, no_shrink,
+            "write the failing lifecycle without minimizing it"),
+    OP_FLAG("--dump", 0, stress_args, dump, "print the lifecycle of --seed and exit"),
+    OP_STR("--html", "FILE", stress_args, html,
+           "on a failure, the page of the reproducer's run\n(fakegc run --html), path printed"),
+    OP_ENUM("--format", "FMT", "text|json", stress_args, c.format,
+            "text (default) or json (schema fakegc-stress/2)"),
+    OP_END};
 
 static void weights_help(FILE *f)
 {
@@ -63,7 +63,7 @@ static void weights_help(FILE *f)
                 st_weight_help(i));
 }
 
-const cli_cmd cli_stress_cmd = {
+const op_cmd cli_stress_cmd = {
     "stress", "[OPTIONS]",
     "Random tensor lifecycles from a seed, checked against an independent model\n"
     "of the fake-tensor semantics (expectations it predicts, heap and memo\n"
@@ -139,8 +139,8 @@ int cli_stress(int argc, char **argv)
     char **ops;
     int nops;
     int r = cli_parse(&cli_stress_cmd, &a, argc, argv, &ops, &nops);
-    if (r != CLI_PARSE_OK)
-        return cli_parse_exit(r);
+    if (r != OP_PARSE_OK)
+        return op_parse_exit(r);
     if (nops) {
         cli_error("stress", "unexpected operand '%s' (fakegc stress --help)", ops[0]);
         return CLI_EXIT_USAGE;

@@ -13,7 +13,7 @@
 
 typedef struct command {
     int (*fn)(int argc, char **argv);
-    const cli_cmd *cmd;          /* its rows and help */
+    const op_cmd *cmd;          /* its rows and help */
 } command;
 
 static const command commands[] = {
@@ -23,16 +23,16 @@ static const command commands[] = {
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
-const cli_cmd *const *cli_commands(size_t *n)
+const op_cmd *const *cli_commands(size_t *n)
 {
-    static const cli_cmd *all[NCOMMANDS];
+    static const op_cmd *all[NCOMMANDS];
     for (size_t i = 0; i < NCOMMANDS; i++)
         all[i] = commands[i].cmd;
     *n = NCOMMANDS;
     return all;
 }
 
-const cli_cmd *cli_command(const char *name)
+const op_cmd *cli_command(const char *name)
 {
     for (size_t i = 0; i < NCOMMANDS; i++)
         if (strcmp(commands[i].cmd->name, name) == 0)

@@ -1,7 +1,7 @@
 /* vl.h - the values of command-line words: numbers with size suffixes,
  * seconds, percentages, worker counts, `K/N` shards and ordering knobs.
  * Plain C over strings, no state, no allocation: the command layer's
- * option rows (src/cli/cli_opt.h) call these, and so can a test.
+ * option rows (src/opt/op.h) call these, and so can a test.
  *
  *   uint64_t b;
  *   if (vl_u64("64M", 1, &b) < 0) ...         // b = 67108864
