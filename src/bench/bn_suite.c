@@ -781,7 +781,7 @@ static int report_run(ctx *c, int iters)
         run.scenarios = &r;
         run.n = 1;
         rp_run_count(&run);
-        rp_options ro = {0, 0, 0};
+        rp_options ro = {0};
         if (null) {
             rp_write(&run, RP_TEXT, null, &ro);
             fclose(null);

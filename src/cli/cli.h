@@ -109,7 +109,7 @@ typedef struct cli_common {
     uint32_t timeout;            /* --timeout S: a worker's limit (--jobs), 0 none */
     const char *also[4];         /* --text/--json/--junit/--tap FILE, by rp_format */
     const char *html;            /* --html FILE */
-    const char *html_title;      /* --html-title TEXT (hidden; record's): what the page is on */
+    const char *subject;         /* --subject TEXT (hidden; record's): what the report is on */
     const char *match;           /* -k: a path substring or glob */
     uint64_t max_failures;       /* stop after N failed scenarios (0: never) */
     int exitfirst;               /* -x: --max-failures 1 */

@@ -140,8 +140,8 @@ static const op_opt common_rows[] = {
      "streamed: the report keeps groups and examples"},
     {"--timeline", 0, OP_K_OUT, 0, 0, CLI_O_TIMELINE, "FILE.svg", NULL, 0, 0,
      offsetof(C, timeline), NULL, "live objects and bytes after each statement"},
-    {"--html-title", 0, OP_K_STR, 0, 1, CLI_O_HTML, "TEXT", NULL, 0, 0, offsetof(C, html_title),
-     NULL, NULL},
+    {"--subject", 0, OP_K_STR, 0, 1, CLI_O_OUTPUT_STYLE, "TEXT", NULL, 0, 0, offsetof(C, subject),
+     NULL, NULL},   /* hidden: record names its program in the text and the page */
     {"--html", 0, OP_K_OUT, 0, 0, CLI_O_HTML, "FILE", NULL, 0, 0, offsetof(C, html), NULL,
      "one self-contained page to look at (summary, groups,\n"
      "dominator tree, growth, timeline; a diff's page)"},
@@ -377,7 +377,7 @@ void cli_env_teardown(cli_common *c)
 
 int cli_write_reports(cli_common *c, const char *cmd, const rp_run *run, int main_report)
 {
-    rp_options ro = {c->color, c->verbose, c->quiet};
+    rp_options ro = {c->color, c->verbose, c->quiet, c->subject};
     int rc = 0;
     errno = 0;
     if (main_report && (rp_write(run, c->format, c->out, &ro) != 0 || fflush(c->out) != 0)) {
@@ -388,7 +388,7 @@ int cli_write_reports(cli_common *c, const char *cmd, const rp_run *run, int mai
     static const char *const also[] = {"--text", "--json", "--junit", "--tap"};
     for (int k = 0; k < 4; k++) {
         FILE *f = cli_output_file(c, also[k]);
-        rp_options plain = {0, c->verbose, 0};
+        rp_options plain = {0, c->verbose, 0, c->subject};
         errno = 0;
         if (f && rp_write(run, (rp_format)k, f, &plain) != 0) {
             cli_error(cmd, "%s: cannot write %s: %s", also[k], c->also[k],

@@ -45,7 +45,7 @@ int cli_merge(int argc, char **argv)
     }
     char err[1024];
     rp_merge_result m;
-    rp_options ro = {a.c.color, a.c.verbose, a.c.quiet};
+    rp_options ro = {a.c.color, a.c.verbose, a.c.quiet, NULL};
     errno = 0;
     int rc = rp_merge_files((const char **)paths, (size_t)n, a.c.format, a.c.out, &ro, &m, err,
                             sizeof err);

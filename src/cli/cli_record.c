@@ -190,14 +190,15 @@ static int parse(rec_args *a, int argc, char **argv)
 }
 
 /* Judge the recording: `fakegc run` on it, with record's run options; its
- * page is on the program (and the recording, when kept), not the .scn. */
+ * text and page are on the program (and the recording, when kept), not on
+ * a temporary .scn. */
 static int replay(const rec_args *a, const char *scn, const char *prog)
 {
     char *rargv[MAX_PASS + 8], title[PATH_MAX * 2 + 16];
     snprintf(title, sizeof title, a->keep ? "%s (recording %s)" : "%s", prog, scn);
     int rn = 0;
     rargv[rn++] = (char *)"run";
-    rargv[rn++] = (char *)"--html-title";
+    rargv[rn++] = (char *)"--subject";
     rargv[rn++] = title;
     if (!a->compat_given) {
         rargv[rn++] = (char *)"--compat";

@@ -95,7 +95,8 @@ static void stream_init(run_args *a)
 {
     const cli_common *c = &a->c;
     int text_stdout = c->format == RP_TEXT && c->out == stdout;
-    rp_options ro = {text_stdout ? c->color : rp_color_wanted(c->color_when, stderr), 0, c->quiet};
+    rp_options ro = {text_stdout ? c->color : rp_color_wanted(c->color_when, stderr), 0, c->quiet,
+                     c->subject};
     rp_collect_stream(&a->col, text_stdout ? stdout : isatty(2) ? stderr : NULL, &ro,
                       isatty(2) && !c->quiet);
 }
@@ -172,10 +173,10 @@ static int report(run_args *a, size_t ran, size_t nprogs, const char *repro)
     run.shard_n = a->shard.n;
     run.shard_total = a->shard.total;
     run.host = a->shard.n ? cli_hostname() : NULL;
-    run.subject = c->html_title;
+    run.subject = c->subject;
     int rc = 0;
     if (c->format == RP_TEXT && c->out == stdout) {   /* the PASS/FAIL lines are out already */
-        rp_options ro = {c->color, c->verbose, c->quiet};
+        rp_options ro = {c->color, c->verbose, c->quiet, c->subject};
         errno = 0;
         if (rp_write_text_tail(&run, stdout, &ro) != 0 || fflush(stdout) != 0) {
             cli_error("run", "cannot write the report to standard output: %s",

@@ -1036,12 +1036,17 @@ static void status_word(sk *s, rp_status st)
     sk_color(s, "\033[0m");
 }
 
+static const char *text_name(const rp_scenario *sc, const rp_options *o)
+{
+    return o && o->subject ? o->subject : sc->file ? sc->file : "?";
+}
+
 void rp_write_status_line(const rp_scenario *sc, FILE *f, const rp_options *o)
 {
     sk s = {f, SK_RAW, o && o->color, 0};
     status_word(&s, sc->status);
     sk_puts(&s, " ");
-    sk_puts(&s, sc->file ? sc->file : "?");
+    sk_puts(&s, text_name(sc, o));
     sk_puts(&s, "\n");
 }
 
@@ -1053,7 +1058,7 @@ int rp_write_text_tail(const rp_run *run, FILE *f, const rp_options *o)
         if (sc->status != RP_FAIL && sc->status != RP_ERROR && !sc->verdict && !sc->whatif)
             continue;
         sk_puts(&s, "\n");
-        sk_puts(&s, sc->file ? sc->file : "?");
+        sk_puts(&s, text_name(sc, o));
         sk_puts(&s, ":\n");
         rp_details(&s, sc, o, "  ");
     }

@@ -183,6 +183,8 @@ typedef struct rp_options {
     int color;      /* ANSI colour in text */
     int verbose;    /* -v: every scenario and every retained object */
     int quiet;      /* -q: only failures and the summary */
+    const char *subject;   /* what a lone scenario is called in the text (a
+                              recorded program; NULL: its file) */
 } rp_options;
 
 /* Write the report; 0, or -1 on a write error or OOM (er set).

@@ -64,7 +64,7 @@ int rp_collect_write_one(int fd, const rp_scenario *s)
     FILE *f = dup_stream(fd, "w");
     if (!f)
         return -1;
-    rp_options ro = {0, 0, 0};
+    rp_options ro = {0};
     int bad = rp_write(&one, RP_JSON, f, &ro) != 0;
     bad |= fclose(f) != 0;
     return bad ? -1 : 0;

@@ -356,8 +356,13 @@ class Cmd(Base):
         self.assertIn("held by the program at KEEP[0] -> tensor#", so)
         self.assertNotIn("step 3", so)              # the program's output goes to stderr
         self.assertIn("step 3", se)
+        named = "%s (recording %s)" % (prog, out)   # the report is on the program
+        self.assertEqual(so.splitlines()[0], "FAIL " + named)
         rc2, so2, _ = self.fakegc("run", "--compat", "pytorch-1.13", out)
-        self.assertEqual((rc2, so2), (rc, so))      # the same verdict later
+        self.assertEqual((rc2, so2), (rc, so.replace(named, out)))   # the same verdict later
+        rc, so, se = self.fakegc("record", prog)
+        self.assertEqual(so.splitlines()[0], "FAIL " + prog)        # not a temporary .scn
+        self.assertNotIn("fakegc-record-", so)
         rc, so, se = self.fakegc("record", "--format", "json", prog)
         self.assertEqual(rc, 1, se)
         v = json.loads(so)["scenarios"][0]["verdict"]

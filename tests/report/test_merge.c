@@ -60,7 +60,7 @@ static int merge(const char **paths, size_t n, rp_format fmt, char **out, rp_mer
 {
     size_t len = 0;
     FILE *f = open_memstream(out, &len);
-    rp_options o = {0, 0, 0};
+    rp_options o = {0};
     int rc = rp_merge_files(paths, n, fmt, f, &o, m, err, errlen);
     fclose(f);
     return rc;

@@ -147,7 +147,7 @@ Test(report, quoted_message_not_repeated)
     rp_scenario *b = &run->scenarios[1];
     cr_assert_not_null(rp_scenario_add_failure(b, 13, 1, "expect live() == 0, \"no tensor left\"",
                                                "2", "no tensor left"));
-    rp_options o = {0, 0, 0};
+    rp_options o = {0};
     char *t = render(run, RP_TEXT, &o);
     HAS(t, "b.scn:13: expect live() == 0, \"no tensor left\"  actual: 2\n");
     HAS(t, "actual: 1  eager policy frees the storage entry at once\n");
@@ -175,7 +175,7 @@ Test(report, long_lines_continue_before_created)
     static const char LONG[] = "scenarios/regressions/a_scenario_with_a_rather_long_name.scn";
     for (size_t i = 0; i < b->nretained; i++)
         b->retained[i].site.file = LONG;
-    rp_options o = {0, 0, 0};
+    rp_options o = {0};
     char *t = render(run, RP_TEXT, &o);
     HAS(t, "    2 x storage (storage), 64 B each, 128 B in all, retaining 128 B,\n"
            "        created scenarios/regressions/a_scenario_with_a_rather_long_name.scn:3,"
@@ -203,7 +203,7 @@ Test(report, group_line_with_a_huge_type_name_is_cut)
     memset(huge, 'T', sizeof huge - 1);
     for (size_t i = 0; i < b->nretained; i++)
         b->retained[i].type_name = huge;
-    rp_options o = {0, 0, 0};
+    rp_options o = {0};
     char *t = render(run, RP_TEXT, &o);
     HAS(t, "    2 x storage (TTTTTTTT");
     cr_expect(strstr(t, "created t.scn:3, stale-memo\n") != NULL, "no site line in:\n%s", t);
@@ -223,7 +223,7 @@ Test(report, refcount_counts_on_their_own_line)
     r->found = 1;
     const char *p[] = {"unreachable", "storage#41"};
     cr_assert_eq(hp_retained_set_path(r, p, 2), 0);
-    rp_options o = {0, 0, 0};
+    rp_options o = {0};
     char *t = render(run, RP_TEXT, &o);
     HAS(t, "    storage#41 (f32[4, 4] cpu) 64 B, retains 64 B, created t.scn:3, refcount-leak\n"
            "        (strong count 2, holders found 1: 1 reference unaccounted for):\n"
@@ -235,7 +235,7 @@ Test(report, refcount_counts_on_their_own_line)
 Test(report, text_lines_details_and_summary)
 {
     rp_run *run = make_run();
-    rp_options o = {0, 0, 0};
+    rp_options o = {0};
     char *t = render(run, RP_TEXT, &o);
     HAS(t, "PASS scenarios/a.scn\nFAIL scenarios/memo/b.scn\nERROR scenarios/c.scn\n"
            "SKIP scenarios/d.scn\n");
@@ -295,7 +295,7 @@ Test(report, text_caps_objects_unless_verbose)
     b->retained = NULL;
     b->nretained = 0;
     add_retained(b, 8, 100);
-    rp_options o = {0, 0, 0};
+    rp_options o = {0};
     char *t = render(run, RP_TEXT, &o);
     HAS(t, "retained: 8 objects, 512 B");
     HAS(t, "8 x storage (storage), 64 B each");
@@ -841,7 +841,7 @@ Test(report, failures_with_the_same_objects_say_so_once)
                  rp_failure_shares(b, 1));
     cr_expect_eq(rp_failure_shares(b, 2), -1, "line 21 has its own: %ld",
                  rp_failure_shares(b, 2));
-    rp_options o = {0, 0, 0};
+    rp_options o = {0};
     char *t = render(run, RP_TEXT, &o);
     HAS(t, "b.scn:20: expect m.memo_meta == 0  actual: 1\n"
            "      the same 1 object as line 12, above\n");
@@ -862,7 +862,7 @@ Test(report, a_scenario_with_many_failures_stays_within_its_lines)
     rp_scenario *b = &run->scenarios[1];
     for (uint32_t i = 0; i < 200; i++)
         add_failure_with(b, 100 + i, 1000 + i);
-    rp_options o = {0, 0, 0};
+    rp_options o = {0};
     char *t = render(run, RP_TEXT, &o);
     const char *from = strstr(t, "scenarios/memo/b.scn:\n");
     cr_assert_not_null(from);
@@ -878,7 +878,7 @@ Test(report, a_scenario_with_many_failures_stays_within_its_lines)
     HAS(t, "retained: 1 object");   /* the teardown's section is kept */
     size_t quiet = count_lines(t);
     free(t);
-    rp_options v = {0, 1, 0};
+    rp_options v = {0, 1, 0, NULL};
     t = render(run, RP_TEXT, &v);
     cr_expect_gt(count_lines(t), quiet + 400, "-v: %zu lines, default %zu", count_lines(t), quiet);
     HAS(t, "tensor#1199 (f32[4, 4] cpu)");
@@ -898,7 +898,7 @@ Test(report, kind_table_adds_up)
     f->kinds[0] = (struct rp_kind_count){OBJ_TENSOR, 4, 3};
     f->kinds[1] = (struct rp_kind_count){OBJ_FINALIZER, 2, 2};
     f->nkinds = 2;
-    rp_options o = {0, 0, 0};
+    rp_options o = {0};
     char *t = render(run, RP_TEXT, &o);
     HAS(t, "      tensor                        4           +3\n"
            "      finalizer                     2           +2\n"
