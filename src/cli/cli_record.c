@@ -48,7 +48,9 @@ static const op_opt rows[] = {
          "(any subset of the keys); what a rule matches is\n"
          "counted apart (\"suppressed: 3 fake tensors by rule\nNAME\") and does not fail"),
     RSTR("--max-events", 0, "N", max_events, "the recorder's (scripts/record.py --help)"),
-    RSTR("--lang", 0, "1|2", lang, "the recorder's language version"),
+    RSTR("--lang", 0, "1|2", lang,
+         "the recorder's language version (default 2: set_()\nand stand-alone converters "
+         "are said, not listed\nas what the recording cannot say)"),
     RSTR("--designs", 0, "all|D1,D2", designs,
          "replay under each memo design (what-if: the\n1.13.1 expectations are checked under "
          "pytorch-1.13\nonly) and print one row per design: peak and final\nmemo entries, "
@@ -128,7 +130,7 @@ static int parse(rec_args *a, int argc, char **argv)
     a->fail_on = ra.fail_on;
     a->designs = ra.designs;
     const char *recv[][2] = {{"--suppress", ra.suppress}, {"--max-events", ra.max_events},
-                             {"--lang", ra.lang}};
+                             {"--lang", ra.lang ? ra.lang : "2"}};
     for (size_t k = 0; k < 3; k++)
         if (recv[k][1]) {
             a->rec[a->nrec++] = recv[k][0];

@@ -376,6 +376,18 @@ class Cmd(Base):
         rc, so, se = self.fakegc("record", "--python", "/nonexistent/python", prog)
         self.assertEqual(rc, 2, se)
 
+    def test_record_speaks_the_newest_language(self):
+        # set_() and a stand-alone converter: with version 1 they were listed as
+        # unsayable and the replay showed fidelity mismatches it did not cause
+        prog = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs",
+                            "set_and_converters.py")
+        rc, so, se = self.fakegc("record", "--", prog)
+        self.assertEqual(rc, 1, se)
+        self.assertNotIn("fidelity", so)
+        self.assertIn("lost: 1 fake tensor made at set_and_converters.py:23", so)
+        rc, so, se = self.fakegc("record", "--lang", "1", "--", prog)
+        self.assertIn("fidelity", so)             # what version 1 cannot say
+
     def test_suppressions(self):
         prog = self.write(self.KEEP)
         rules = os.path.join(self.d, "kept.supp")
