@@ -383,26 +383,49 @@ static void handle_weakrefs(obj_list *unreachable)
 /* Phase 5. Every garbage object is already held (phase 3). Release each,
  * in creation order, breaking the cycles (with phase 4 folded in when it
  * did not run as its own pass); then the garbage dies. The whole phase is
- * one drain scope, and every garbage object reads as expired (strong 0)
- * before any callback runs: objects without callbacks die quietly in the
- * drop pass (nothing can observe the order), the others are queued and
- * drained at the end. An object still referenced after the release
- * (strong > 1: an edge its traverse did not report) goes back to the live
- * list instead. */
-static void drop_one(obj_list *live, obj_list *unreachable, obj *o)
+ * one drain scope: objects without callbacks die quietly in the drop pass
+ * (nothing can observe the order), the others are queued and drained at
+ * the end, when every garbage object CPython's collector tracks reads as
+ * expired (strong 0): CPython clears the weakrefs to its garbage before it
+ * runs their callbacks (handle_weakrefs, Python/gc.c).
+ *
+ * A storage is not such an object: it is a C++ StorageImpl that no
+ * collector tracks, and a StorageWeakRef reads its C++ count. CPython runs
+ * the callbacks (handle_weakrefs) before it clears the garbage
+ * (delete_garbage), so a garbage tensor still holds its storage while the
+ * callbacks run, and the storage dies after them, when its last holder is
+ * cleared. So a garbage storage (without user attributes: those make it a
+ * Python-level object) is neither released nor dropped before the drain:
+ * it keeps the collector's hold through the callbacks, and the hold goes
+ * after them (finish_one), when it dies as any object does (its callbacks,
+ * then its release). An object still referenced after the release (strong
+ * > 1: an edge its traverse did not report, or a callback's new
+ * reference) goes back to the live list instead. */
+static int held_through_callbacks(const obj *o)
 {
-    leave_unreachable(unreachable, o);
+    return o->type->kind == OBJ_STORAGE && !(o->flags & OBJ_F_ATTRS);
+}
+
+/* o has left the garbage: back to the live list, or its death. */
+static void finish_one(obj_list *live, obj *o)
+{
     o->flags &= ~(uint32_t)GC_HOLDER_FLAGS;
     if (o->strong != 1) {
         o->flags &= ~(uint32_t)OBJ_F_GC_MARK;
         o->strong--;
         obj_int_list_insert_sorted(live, o);
         stats.resurrected++;
-    } else if (o->callbacks) {
-        obj_decref(o);                       /* queued */
+    } else if (o->callbacks || held_through_callbacks(o)) {
+        obj_decref(o);                       /* queued (or, held, dies now) */
     } else {
         obj_int_kill_released(o);
     }
+}
+
+static void drop_one(obj_list *live, obj_list *unreachable, obj *o)
+{
+    leave_unreachable(unreachable, o);
+    finish_one(live, o);
 }
 
 /* Can o die now, in the release pass? Released, held by the collector only
@@ -412,7 +435,7 @@ static void drop_one(obj_list *live, obj_list *unreachable, obj *o)
  * keep theirs: they wait for the drop pass. */
 static int dies_quietly(const obj *o)
 {
-    return o->strong == 1 && !o->callbacks && o->weak == 0;
+    return o->strong == 1 && !o->callbacks && o->weak == 0 && !held_through_callbacks(o);
 }
 
 /* o dies quietly (weak 0: its memory goes at once, flags and all). */
@@ -446,7 +469,8 @@ static size_t release_and_drop(obj_list *unreachable, int weakrefs_done, obj **v
         uint64_t id = o->id;
         if (!weakrefs_done)
             handle_weakrefs_of(o);
-        obj_int_release(o);
+        if (!held_through_callbacks(o))
+            obj_int_release(o);
         if (!(o->flags & OBJ_F_GC_LATE) && dies_quietly(o))
             drop_quiet(unreachable, o);
         else
@@ -460,34 +484,67 @@ static size_t release_and_drop(obj_list *unreachable, int weakrefs_done, obj **v
     return w;
 }
 
+/* The held storages (held_through_callbacks) die after the drain, each
+ * with its whole cascade before the next, as a cleared tensor's storage
+ * does in CPython's delete_garbage; the others still held count as
+ * off-list meanwhile. */
+static void finish_held(obj_list *live, obj_list *unreachable, obj **v, size_t first,
+                        size_t h, obj_list *held)
+{
+    for (size_t i = first; i < h; i++) {
+        obj_int_set_offlist(h - i);
+        leave_unreachable(unreachable, v[i]);
+        finish_one(live, v[i]);
+    }
+    obj *o;
+    while ((o = held->head) != NULL) {
+        obj_int_set_offlist((uint64_t)held->n);
+        obj_int_list_unlink(held, o);
+        finish_one(live, o);
+    }
+    obj_int_set_offlist(0);
+}
+
 /* v[first..n): the garbage in creation order (array path), or v NULL (the
  * unreachable list, whose tail is the oldest). Both visit the same objects
  * in the same order; an object rescued after it was packed is unmarked and
- * skipped. */
+ * skipped. The held storages wait in v[first..h) or on `held`. */
 static void clear_garbage(obj_list *live, obj_list *unreachable, int weakrefs_done,
                           obj **v, size_t first, size_t n)
 {
     int prev = obj_int_drain_enter();
     obj_int_set_collector_release(1);
+    obj_list held = {0};
+    size_t h = first;
     if (v) {
         size_t w = release_and_drop(unreachable, weakrefs_done, v, first, n);
         obj_int_set_collector_release(0);
         for (size_t i = first; i < w; i++)
-            if (v[i])
+            if (v[i] && held_through_callbacks(v[i]))
+                v[h++] = v[i];               /* h <= i: v[i] is read already */
+            else if (v[i])
                 drop_one(live, unreachable, v[i]);
     } else {
         for (obj *o = unreachable->tail; o; o = o->prev) {
             if (!weakrefs_done)
                 handle_weakrefs_of(o);
-            obj_int_release(o);
+            if (!held_through_callbacks(o))
+                obj_int_release(o);
         }
         obj_int_set_collector_release(0);
         obj *o;
-        while ((o = unreachable->tail) != NULL)
-            drop_one(live, unreachable, o);
+        while ((o = unreachable->tail) != NULL) {
+            if (held_through_callbacks(o)) {
+                obj_int_list_unlink(unreachable, o);
+                obj_int_list_append(&held, o);
+            } else {
+                drop_one(live, unreachable, o);
+            }
+        }
     }
-    obj_int_set_offlist(0);
+    obj_int_set_offlist((uint64_t)(h - first) + (uint64_t)held.n);
     obj_int_drain_exit(prev);
+    finish_held(live, unreachable, v, first, h, &held);
 }
 
 /* --- debug validation ------------------------------------------------------ */
