@@ -370,11 +370,12 @@ static void release(model *m, int32_t i)
 }
 
 /* A collection's first step for garbage node i (src/core/gc.c phase 5: every
- * garbage object is released before any callback runs): drop its edges to
- * survivors, so a survivor that the callbacks then release reads as expired
- * to the later ones (a meta storage held by a memo and by collected meta
- * tensors). Edges to garbage need nothing (it reads as dead already); the
- * mode edge stays, the callbacks read it (no callback releases a mode). */
+ * garbage object but the storages is released before any callback runs):
+ * drop its edges to survivors and to the held garbage storages, so a
+ * survivor that the callbacks then release reads as expired to the later
+ * ones (a meta storage held by a memo and by collected meta tensors).
+ * Edges to other garbage need nothing (it reads as dead already); the mode
+ * edge stays, the callbacks read it (no callback releases a mode). */
 static void release_to_survivors(model *m, int32_t i)
 {
     mnode *x = &m->n[i];
@@ -461,11 +462,17 @@ static void unmark_all(model *m)
 void m_gc(model *m, int sweep)
 {
     mark_roots(m);
-    /* garbage: alive and unmarked; all of it reads as dead at once */
+    /* garbage: alive and unmarked; all of it reads as dead at once, but the
+     * storages: C++ objects CPython's collector does not track, alive (held)
+     * through the callbacks (CPython's handle_weakrefs runs before its
+     * delete_garbage), and dying after them, oldest first */
     uint32_t first = m->nn, ng = 0;
     for (uint32_t i = 0; i < m->nn; i++) {
         mnode *x = &m->n[i];
-        if (x->alive && !(x->flags & NF_MARK)) {
+        if (x->alive && !(x->flags & NF_MARK) && x->kind == NK_STORAGE) {
+            x->flags |= NF_HELD;
+            x->rc++;               /* the collector's hold */
+        } else if (x->alive && !(x->flags & NF_MARK)) {
             x->alive = 0;
             x->flags |= NF_MARK;   /* reuse the bit: garbage of this run */
             if (first == m->nn)
@@ -495,6 +502,11 @@ void m_gc(model *m, int sweep)
         m->draining = 0;
         drain(m);
     }
+    for (uint32_t i = 0; i < m->nn; i++)
+        if (m->n[i].flags & NF_HELD) {
+            m->n[i].flags &= (uint16_t)~NF_HELD;
+            m_unref(m, (int32_t)i);
+        }
     /* fk_sweep_all's order: the newest converter first (a sweep can free a
      * meta storage another converter has pending: 2.x converts meta tensors) */
     if (sweep)

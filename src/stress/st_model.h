@@ -48,6 +48,8 @@ enum {
     NF_FC = 1u << 12,      /* NK_MODE: a stand-alone FakeTensorConverter (not a mode) */
     NF_WMODE = 1u << 13,   /* NK_MODE: fake_mode(mode_ref="weak"): its fakes hold
                               it weakly (pytorch#168326's fix) */
+    NF_HELD = 1u << 14,    /* a garbage storage the collection holds through
+                              its callbacks (src/core/gc.c phase 5) */
     NF_SET = 1u << 11      /* set_ re-pointed it: a view of it converted later
                               would meet the meta memoized before set_, too
                               small (PyTorch 1.13.1 raises setStorage out of
