@@ -215,6 +215,53 @@ Test(gc, weakref_callback_runs_only_outside_the_garbage_fused)
     weakref_callback_runs_only_outside_the_garbage();
 }
 
+/* A storage is a C++ object: CPython runs the weakref callbacks
+ * (handle_weakrefs) before it clears the garbage (delete_garbage), so a
+ * garbage tensor's storage reads alive in them and dies after them. */
+static const obj_type cxx_storage_type = {.name = "storage", .kind = OBJ_STORAGE};
+static obj *storage_handle;
+static int storage_alive_in_cb;
+static void storage_probe_cb(obj *h, void *arg)
+{
+    (void)arg;
+    cr_assert_null(wr_get(h), "the garbage node reads expired");
+    storage_alive_in_cb += !wr_expired(storage_handle);
+}
+
+static void garbage_storage_outlives_the_callbacks(void)
+{
+    obj *a, *b;
+    attr_pair(&a, &b);
+    obj *st = obj_new(&cxx_storage_type, sizeof(obj));
+    cr_assert_not_null(st);
+    cr_assert_eq(obj_attr_set(a, "storage", st), 0);
+    obj_decref(st);
+    storage_handle = wr_new(st, NULL, NULL);
+    storage_alive_in_cb = 0;
+    obj *probe = wr_new(a, storage_probe_cb, NULL);
+    obj_decref(a);
+    obj_decref(b);
+    uint64_t n = gc_collect();
+    cr_assert_eq(n, 3, "a, b and the storage: %llu", (unsigned long long)n);
+    cr_assert_eq(storage_alive_in_cb, 1, "the storage read alive in the callback: %d",
+                 storage_alive_in_cb);
+    cr_assert(wr_expired(storage_handle), "and died after it");
+    obj_decref(probe);
+    obj_decref(storage_handle);
+    tc_end();
+}
+
+Test(gc, garbage_storage_outlives_the_callbacks)
+{
+    garbage_storage_outlives_the_callbacks();
+}
+
+Test(gc, garbage_storage_outlives_the_callbacks_fused)
+{
+    gc_set_debug(0);    /* the fused passes */
+    garbage_storage_outlives_the_callbacks();
+}
+
 static int fin_calls;
 static obj *fin_payload_seen;
 static void fin_fn(obj *f, obj *payload, void *arg)
