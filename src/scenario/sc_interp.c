@@ -942,8 +942,12 @@ static int st_with(sc_vm *vm, const sc_stmt *s)
     obj *top = vm->with_stack[--vm->nwith];
     vm->with_stack[vm->nwith] = NULL;
     obj_decref(top);
-    obj_safepoint();
-    return 1;
+    /* the with statement ends here, at its `end`: the gc policy and the
+     * checks follow it as any other statement's end (its mode may have just
+     * become garbage: with --gc stress it is collected before the next
+     * statement, as between two statements of CPython) */
+    pr = post(vm, s);
+    return pr < 0 ? pr : 1;
 }
 
 static stmt_fn *const stmt_fns[] = {
