@@ -81,6 +81,8 @@ void rp_scenario_clear(rp_scenario *s)
     rp_free_str(s->error);
     rp_free_str(s->verdict);
     rp_free_str(s->whatif);
+    rp_free_str(s->stop_site);
+    rp_free_str(s->stop_why);
     if (s->vgroups)
         al_free(s->vgroups, s->nvgroups * sizeof *s->vgroups, AL_K_REPORT);
     hp_dtree_free(&s->dtree);
@@ -127,6 +129,33 @@ int rp_scenario_set_error(rp_scenario *s, const char *message)
     rp_free_str(s->error);
     s->error = c;
     return 0;
+}
+
+void rp_not_judged_text(const rp_scenario *s, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    if (s->stop_site)
+        snprintf(buf, n, "NOT JUDGED: the recorder stopped at %s (%s)", s->stop_site,
+                 s->stop_why && *s->stop_why ? s->stop_why : "no reason given");
+}
+
+int rp_scenario_set_not_judged(rp_scenario *s, const char *site, const char *why)
+{
+    char *cs, *cw;
+    if (rp_dup(&cs, site && *site ? site : "?") != 0)
+        return -1;
+    if (rp_dup(&cw, why) != 0) {
+        rp_free_str(cs);
+        return -1;
+    }
+    rp_free_str(s->stop_site);
+    rp_free_str(s->stop_why);
+    s->stop_site = cs;
+    s->stop_why = cw;
+    s->status = RP_ERROR;
+    char text[600];
+    rp_not_judged_text(s, text, sizeof text);
+    return rp_scenario_set_error(s, text);
 }
 
 rp_failure *rp_scenario_add_failure(rp_scenario *s, uint32_t line, uint32_t col,
@@ -909,10 +938,10 @@ void rp_details(sk *s, const rp_scenario *sc, const rp_options *o, const char *i
     const hp_top *prev_top = NULL;      /* the last list's biggest retainers */
     size_t nprev_top = 0;
     size_t used = 0;
-    if (sc->error) {
+    if (sc->error) {   /* a recording not judged says so itself, as its head */
         sk_puts(s, indent);
         sk_color(s, "\033[1;31m");
-        sk_puts(s, "error: ");
+        sk_puts(s, sc->stop_site ? "" : "error: ");
         sk_color(s, "\033[0m");
         sk_puts(s, sc->error);
         sk_puts(s, "\n");
@@ -1026,14 +1055,22 @@ void rp_details(sk *s, const rp_scenario *sc, const rp_options *o, const char *i
 
 /* --- text -------------------------------------------------------------------- */
 
-static void status_word(sk *s, rp_status st)
+static void status_word(sk *s, const rp_scenario *sc)
 {
     static const char *const words[] = {"PASS", "FAIL", "ERROR", "SKIP"};
     static const char *const colors[] = {"\033[32m", "\033[31m", "\033[1;31m", "\033[33m"};
-    unsigned i = (unsigned)st < 4 ? (unsigned)st : 1;
+    unsigned i = (unsigned)sc->status < 4 ? (unsigned)sc->status : 1;
     sk_color(s, colors[i]);
-    sk_puts(s, words[i]);
+    sk_puts(s, sc->stop_site ? "NOT JUDGED" : words[i]);
     sk_color(s, "\033[0m");
+}
+
+static size_t not_judged(const rp_run *run)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < run->n; i++)
+        n += run->scenarios[i].stop_site != NULL;
+    return n;
 }
 
 static const char *text_name(const rp_scenario *sc, const rp_options *o)
@@ -1044,7 +1081,7 @@ static const char *text_name(const rp_scenario *sc, const rp_options *o)
 void rp_write_status_line(const rp_scenario *sc, FILE *f, const rp_options *o)
 {
     sk s = {f, SK_RAW, o && o->color, 0};
-    status_word(&s, sc->status);
+    status_word(&s, sc);
     sk_puts(&s, " ");
     sk_puts(&s, text_name(sc, o));
     sk_puts(&s, "\n");
@@ -1067,6 +1104,9 @@ int rp_write_text_tail(const rp_run *run, FILE *f, const rp_options *o)
     if (run->stopped)
         fprintf(f, "stopped: %s\n", run->stopped);
     fprintf(f, "%u passed, %u failed", run->passed, run->failed);
+    size_t nj = not_judged(run);
+    if (nj)
+        fprintf(f, " (%zu not judged: the recorder stopped)", nj);
     if (run->skipped)
         fprintf(f, ", %u skipped", run->skipped);
     fputc('\n', f);

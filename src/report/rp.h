@@ -113,6 +113,13 @@ typedef struct rp_scenario {
     char *whatif;
     uint64_t memo_peak, memo_final, pending_peak, pending_final;
     int memo_known;
+    /* A recording that the recorder refused or stopped before the program
+     * ended (its verdict(stopped=, why=)): NOT JUDGED, never a pass. The
+     * program's line where recording stopped ("prog.py:12") and why ("the
+     * program made fake-tensor events on another thread"); both NULL for
+     * everything else. Status is RP_ERROR (exit 3) and error says it in
+     * words (rp_scenario_set_not_judged). In JSON as "not_judged". */
+    char *stop_site, *stop_why;
 } rp_scenario;
 
 /* One group of a verdict (hp_class_group): subjects of one class and
@@ -226,6 +233,12 @@ void rp_run_count(rp_run *run);           /* fills passed/failed/skipped */
  * NULL / -1 with ER_OOM, nothing changed. */
 int rp_scenario_set_file(rp_scenario *s, const char *file);
 int rp_scenario_set_error(rp_scenario *s, const char *message);
+/* The recording was not judged: stop_site and stop_why copied, status
+ * RP_ERROR, error "NOT JUDGED: the recorder stopped at SITE (WHY)". */
+int rp_scenario_set_not_judged(rp_scenario *s, const char *site, const char *why);
+/* "NOT JUDGED: the recorder stopped at SITE (WHY)" of a scenario that has
+ * stop_site, in buf (n >= 1); "" otherwise. */
+void rp_not_judged_text(const rp_scenario *s, char *buf, size_t n);
 rp_failure *rp_scenario_add_failure(rp_scenario *s, uint32_t line, uint32_t col,
                                     const char *text, const char *actual,
                                     const char *message);

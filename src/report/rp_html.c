@@ -108,7 +108,7 @@ static const char *status_class(const char *s)
 
 static void h_status(FILE *f, const char *s)
 {
-    char up[8];
+    char up[16];
     size_t i = 0;
     for (; s[i] && i < sizeof up - 1; i++)
         up[i] = (char)(s[i] >= 'a' && s[i] <= 'z' ? s[i] - 32 : s[i]);
@@ -375,10 +375,22 @@ static void h_vgroups(FILE *f, const rp_scenario *s)
     h_kept(f, s->nvgroups, s->vgroups_total, "verdict groups");
 }
 
+static uint64_t retained_of(const rp_scenario *s)
+{
+    return !s ? 0 : s->retained_total ? s->retained_total : s->nretained;
+}
+
 static void h_summary(FILE *f, const rp_run *run, const size_t *idx, size_t nidx)
 {
     fputs("<section id=\"summary\"><h2>Summary</h2>\n<p id=\"verdict\">", f);
-    h_status(f, rp_run_status(run));
+    size_t unjudged = 0;
+    uint64_t left = 0;   /* what passing scenarios still report */
+    for (size_t i = 0; i < run->n; i++) {
+        unjudged += run->scenarios[i].stop_site != NULL;
+        left += retained_of(&run->scenarios[i]) + run->scenarios[i].vgroups_total;
+    }
+    /* a run whose only errors are recordings not judged says that */
+    h_status(f, unjudged && unjudged == run->failed ? "not judged" : rp_run_status(run));
     fprintf(f, " %u passed, %u failed", run->passed, run->failed);
     if (run->skipped)
         fprintf(f, ", %u skipped", run->skipped);
@@ -395,7 +407,7 @@ static void h_summary(FILE *f, const rp_run *run, const size_t *idx, size_t nidx
             continue;
         shown++;
         fputs("<h3>", f);
-        h_status(f, rp_status_name(s->status));
+        h_status(f, s->stop_site ? "not judged" : rp_status_name(s->status));
         fputs(" ", f);
         h_txt(f, h_name(run, s));
         fputs("</h3>\n", f);
@@ -417,8 +429,11 @@ static void h_summary(FILE *f, const rp_run *run, const size_t *idx, size_t nidx
     }
     if (shown < (size_t)run->failed)
         h_kept(f, shown, run->failed, "scenarios that did not pass");
-    if (!run->failed)
+    if (!run->failed && !left)
         fputs("<p>Every scenario passed; nothing was retained.</p>\n", f);
+    else if (!run->failed)
+        fputs("<p>Every scenario passed; what is still retained is reported below (no class "
+              "that fails).</p>\n", f);
     fputs("</section>\n", f);
 }
 
@@ -1061,11 +1076,6 @@ static int has_failure(const rp_scenario *s, const char *text)
         if (s->failures[i].text && text && strcmp(s->failures[i].text, text) == 0)
             return 1;
     return 0;
-}
-
-static uint64_t retained_of(const rp_scenario *s)
-{
-    return !s ? 0 : s->retained_total ? s->retained_total : s->nretained;
 }
 
 static void h_cell_status(FILE *f, const rp_scenario *s)

@@ -386,6 +386,14 @@ static int scenario(jw *w, const rp_scenario *s)
     }
     dtree(w, s);
     rp_jw_key(w, ",\n      ", "error"); rp_jw_str(w, s->error);
+    rp_jw_key(w, ",\n      ", "not_judged");
+    if (s->stop_site) {
+        rp_jw_key(w, "{", "site"); rp_jw_str(w, s->stop_site);
+        rp_jw_key(w, ", ", "why"); rp_jw_str(w, s->stop_why ? s->stop_why : "");
+        rp_jw_put(w, "}", 1);
+    } else {
+        rp_jw_raw(w, "null");
+    }
     rp_jw_key(w, ",\n      ", "valgrind");
     if (s->valgrind_checked) {
         rp_jw_key(w, "{", "definite"); rp_jw_u64(w, s->valgrind_definite);

@@ -1063,6 +1063,29 @@ static int read_verdict(rp_jr *j, rp_scenario *s)
     return 0;
 }
 
+/* "not_judged": null, or {"site": "prog.py:12", "why": "..."} */
+static int read_not_judged(rp_jr *j, rp_scenario *s)
+{
+    char key[32];
+    int first = 1, k, nul = rp_jr_is_null(j);
+    if (nul)
+        return nul < 0 ? -1 : 0;
+    if (rp_jr_obj_open(j) != 0)
+        return -1;
+    while ((k = rp_jr_obj_next(j, &first, key, sizeof key)) == 1) {
+        int rc = strcmp(key, "site") == 0 && !s->stop_site  ? get_str(j, &s->stop_site)
+                 : strcmp(key, "why") == 0 && !s->stop_why ? get_str(j, &s->stop_why)
+                                                           : rp_jr_skip(j);
+        if (rc != 0)
+            return -1;
+    }
+    if (k < 0)
+        return -1;
+    if (!s->stop_site && rp_dup(&s->stop_site, "?") != 0)
+        return rp_jr_oom(j);
+    return 0;
+}
+
 static int read_scenario(rd *d, rp_scenario *s)
 {
     rp_jr *j = &d->j;
@@ -1120,6 +1143,8 @@ static int read_scenario(rd *d, rp_scenario *s)
             rc = get_str(j, &s->error);
         } else if (strcmp(key, "verdict") == 0 && !s->verdict) {
             rc = read_verdict(j, s);
+        } else if (strcmp(key, "not_judged") == 0 && !s->stop_site) {
+            rc = read_not_judged(j, s);
         } else if (strcmp(key, "dtree") == 0 && !s->dtree.nodes) {
             rc = read_dtree(d, s);
         } else if (strcmp(key, "valgrind") == 0) {

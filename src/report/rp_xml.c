@@ -131,7 +131,7 @@ int rp_write_junit(const rp_run *run, FILE *f, const rp_options *o)
         summary(sc, msg, sizeof msg);
         fprintf(f, ">\n      <%s message=\"", tag);
         sk_puts(&s, msg);
-        fprintf(f, "\" type=\"%s\">", sc->status == RP_ERROR ? "error" : "expectation");
+        fprintf(f, "\" type=\"%s\">", sc->stop_site ? "not-judged" : sc->status == RP_ERROR ? "error" : "expectation");
         rp_details(&s, sc, o, "");
         fprintf(f, "</%s>\n    </testcase>\n", tag);
     }

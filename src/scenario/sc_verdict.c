@@ -607,6 +607,24 @@ static int verdict_text(sc_vm *vm, const hp_classes *c, unsigned mask, supp_rule
     return 0;
 }
 
+/* verdict(stopped="prog.py:12", why="..."): the recorder stopped before the
+ * program ended, so what it left is not known: NOT JUDGED (status error),
+ * never a pass. 1 when it did, 0 when not, -1 an error (set). */
+static int not_judged(sc_vm *vm, const sc_expr *e)
+{
+    const char *s, *w = "";
+    size_t n, wn = 0;
+    int has = kw_str(vm, e, "stopped", &s, &n);
+    if (has <= 0 || kw_str(vm, e, "why", &w, &wn) < 0)
+        return has < 0 ? -1 : 0;
+    char site[200], why[400];
+    snprintf(site, sizeof site, "%.*s", n > 190 ? 190 : (int)n, s);
+    snprintf(why, sizeof why, "%.*s", wn > 390 ? 390 : (int)wn, w);
+    if (rp_scenario_set_not_judged(vm->out, site, why) != 0)
+        return -1;
+    return 1;
+}
+
 int sc_ev_verdict(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
                   sc_val *out)
 {
@@ -614,7 +632,12 @@ int sc_ev_verdict(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args
     unsigned mask = (1u << HP_CL_LOST) | (1u << HP_CL_ACCUMULATING);
     const char *s;
     size_t n;
-    int has = kw_str(vm, e, "fail_on", &s, &n);
+    int has = not_judged(vm, e);
+    if (has != 0) {
+        out->k = V_NONE;
+        return has < 0 ? -1 : 0;
+    }
+    has = kw_str(vm, e, "fail_on", &s, &n);
     if (has < 0)
         return -1;
     if (has) {

@@ -221,7 +221,7 @@ static void left_text(const rp_scenario *sc, char *buf, size_t n)
 static void verdict_word(const rp_scenario *sc, char *buf, size_t n)
 {
     if (sc->status == RP_ERROR) {
-        snprintf(buf, n, "ERROR");
+        snprintf(buf, n, "%s", sc->stop_site ? "NOT JUDGED" : "ERROR");
         return;
     }
     if (sc->status == RP_PASS) {
@@ -269,6 +269,9 @@ int sc_designs_table(const char *path, const char *label, const char *csv,
             broke = 1;
         char left[512], word[96];
         left_text(&sc, left, sizeof left);
+        if (sc.stop_site)   /* nothing is known of what it left */
+            snprintf(left, sizeof left, "the recorder stopped at %s (%s)", sc.stop_site,
+                     sc.stop_why ? sc.stop_why : "");
         verdict_word(&sc, word, sizeof word);
         fprintf(f, "%-14s %9" PRIu64 " %10" PRIu64 " %12" PRIu64 " %13" PRIu64 "  %-26s %s\n",
                 fk_design_get(ids[i])->name, sc.memo_peak, sc.memo_final, sc.pending_peak,

@@ -31,7 +31,7 @@ static const char *const kw_to_sparse[] = {"sparse_dim", NULL};
 static const char *const kw_diagonal[] = {"offset", NULL};
 static const char *const kw_fake[] = {"device", "constant", "dynamic", NULL};
 static const char *const kw_mfmt[] = {"memory_format", NULL};
-static const char *const kw_verdict[] = {"fail_on", "suppress", NULL};
+static const char *const kw_verdict[] = {"fail_on", "suppress", "stopped", "why", NULL};
 
 #define NO_XREF_CENSUS "fakegc's census has no PyTorch equivalent"
 #define NO_XREF_WEAK "weak handles are not translated"
