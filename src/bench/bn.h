@@ -44,6 +44,9 @@ void bn_config_default(bn_config *c);
 void bn_config_quick(bn_config *c);
 
 enum { BN_OK = 0, BN_UNAVAILABLE = 1, BN_ERROR = 2 };
+/* Repeats whose figures a result keeps one by one (the first BN_SAMPLES):
+ * what a comparison's significance test reads. */
+enum { BN_SAMPLES = 100 };
 
 typedef struct bn_result {
     const char *name;     /* static */
@@ -61,6 +64,10 @@ typedef struct bn_result {
     char message[200];    /* BN_UNAVAILABLE / BN_ERROR: why */
     char note[200];       /* BN_OK: something seen while measuring, e.g. a
                              stress lifecycle that failed its checks */
+    /* Each repeat's ns/op (wall) and CPU ns/op, in the order run: the
+     * first nsamples of repeats (0 when unknown: an older saved run). */
+    double samples[BN_SAMPLES], cpu_samples[BN_SAMPLES];
+    uint32_t nsamples;
 } bn_result;
 
 /* The benchmark names, in suite order; *n gets the count. */
@@ -94,14 +101,22 @@ typedef struct bn_header {
     int quick;
     uint32_t repeats;
     double calibration_ns;   /* bn_calibrate of this run, <= 0 unknown */
+    /* Where and when it ran (bn_machine fills them; "" unknown): the host
+     * name, the CPU model (/proc/cpuinfo's "model name") and the UTC date
+     * as ISO 8601 "2026-12-05T14:40:17Z". */
+    char host[128], cpu[128], date[32];
 } bn_header;
+/* h's host, cpu and date from this machine, now. */
+void bn_machine(bn_header *h);
 
 /* JSON (stable, for scripts):
  *   {"tool":"fakegc","version":"0.1.0","allocator":"libc","sweep":"eager",
  *    "build":"release","quick":false,"repeats":5,
+ *    "host":"ci-7","cpu":"AMD EPYC 7B13","date":"2026-12-05T14:40:17Z",
  *    "benchmarks":[{"name":"alloc/pair","ns_per_op":12.3,"ops":4000000,
  *      "repeats":5,"peak_bytes":64,"min_ns":12.1,"max_ns":12.9,
- *      "cpu_ns_per_op":12.2,"target_ns":null,"available":true}, ...]}
+ *      "cpu_ns_per_op":12.2,"samples_ns":[12.1,12.3,...],
+ *      "cpu_samples_ns":[12.0,12.2,...],"target_ns":null,"available":true}, ...]}
  * A benchmark that is not available has "available":false, null timings
  * and "message"; one measured with a remark has "note". 0, or -1 on a
  * write error. */
@@ -116,6 +131,9 @@ typedef struct bn_base_entry {
     double min_ns, max_ns;   /* the best and worst repeat, < 0 when absent */
     double cpu_ns;           /* cpu_ns_per_op, < 0 when absent */
     uint64_t peak_bytes;     /* 0 when absent */
+    double samples[BN_SAMPLES], cpu_samples[BN_SAMPLES];   /* "samples_ns",
+                                "cpu_samples_ns" (the first BN_SAMPLES) */
+    uint32_t nsamples, ncpu_samples;   /* 0 when absent */
 } bn_base_entry;
 
 typedef struct bn_baseline {
@@ -124,6 +142,7 @@ typedef struct bn_baseline {
     char allocator[64], sweep[16];
     int quick;            /* -1 when absent */
     double calibration_ns;   /* < 0 when absent */
+    char host[128], cpu[128], date[32];   /* "" when absent */
 } bn_baseline;
 
 /* Its benchmarks as results (name pointing into b, so b must outlive
@@ -139,6 +158,14 @@ int bn_baseline_parse(const char *text, size_t len, const char *name, bn_baselin
                       char *err, size_t errlen);
 int bn_baseline_read(const char *path, bn_baseline *out, char *err, size_t errlen);
 void bn_baseline_free(bn_baseline *b);
+
+/* The baseline's entry for benchmark name, or NULL. */
+const bn_base_entry *bn_base_find(const bn_baseline *b, const char *name);
+/* r's baseline entry when both can be compared; NULL for a result that did
+ * not run, or (said on f, which may be NULL) one the baseline lacks. */
+const bn_base_entry *bn_comparable(const bn_result *r, const bn_baseline *b, FILE *f);
+/* "64 B", "1542.2 KiB", "34.6 MiB" */
+void bn_fmt_bytes(char *buf, size_t n, uint64_t b);
 
 /* Compare every available result with the baseline entry of the same name:
  * slower by more than tolerance_pct percent is a regression. Writes one
@@ -159,31 +186,75 @@ double bn_calibrate(double *spread);
 void bn_compare_notes(const bn_baseline *then, const char *allocator, const char *sweep,
                       int quick, FILE *f);
 
-/* The gate for a shared runner: compares each benchmark's median CPU time
- * per operation (this thread's CPU time: what other processes take is not
- * counted; wall time when either side lacks it), and widens the tolerance
- * to twice the larger spread between repeats of the two runs when that is
- * larger, but never past 4x the tolerance: a regression must stand out of
- * the measured noise, and be more than one calibration-loop iteration
- * (calibration_ns) per operation. Prints the noise it saw (the spread of the
- * calibration loop and of the noisiest benchmark). Returns the number of
- * regressions. (Dividing by the calibration loop was tried: on a machine
- * shared by 7 busy processes the loop's median moved 7x between runs, and
- * the ratios flagged more than wall times did.) With cfg, a benchmark
- * found slow is run again (bn_run with cfg), up to BN_GATE_RERUNS times,
- * and the fastest of its runs is the one compared: a regression is a
- * slow-down every run shows. NULL cfg compares r as it is.
+/* ---- statistics of repeats (bn_stats.c) ---- */
+typedef struct bn_summary {
+    size_t n;
+    double mean, sd;      /* sd: the sample standard deviation (n - 1) */
+    double median, mad;   /* mad: median absolute deviation from the median */
+} bn_summary;
+/* Of v[0..n) (the first BN_SAMPLES); all zero when n == 0. */
+bn_summary bn_summarize(const double *v, size_t n);
+/* Welch's two-sample t-test of b's mean against a's (unequal variances):
+ * t, Welch-Satterthwaite df, two-sided p. p < 0: not testable (a side
+ * with fewer than 2 samples). Both sides without spread: p 0 when the
+ * means differ, 1 when not. */
+typedef struct bn_ttest { double t, df, p; } bn_ttest;
+bn_ttest bn_welch(const bn_summary *a, const bn_summary *b);
+/* The two-sided p of Student's t with df degrees of freedom (-1 when df
+ * <= 0), and the regularized incomplete beta I_x(a, b) behind it. */
+double bn_t_pvalue(double t, double df);
+double bn_inc_beta(double a, double b, double x);
+
+/* ---- the gate: one benchmark against its baseline entry ----
  *
- * Memory too: a benchmark whose peak_bytes rose by more than
- * peak_tolerance_pct percent (and by more than BN_PEAK_SLACK bytes) over
- * the baseline's is a regression (peaks are the allocator front's live
- * bytes: the same from run to run within a fraction of a percent). f gets
- * one table row per benchmark (time and peak, then and now, the change and
- * the limit), then a line per regression naming the benchmark and both
- * values: "REGRESSION convert/miss: peak memory 34.6 MiB (36322336 bytes),
- * baseline 1542.2 KiB (1579232 bytes)
- * (+2200%, 23.0x; limit +10%)". */
+ * Time: CPU ns/op when both sides have it (this thread's CPU time: what
+ * other processes take is not counted), else wall. With each repeat's
+ * figures on both sides (samples, >= 2 each), the means are compared and
+ * Welch's t-test says whether the difference stands out of the noise
+ * between repeats (as pyperf's compare_to does); without them, the medians,
+ * untested. A benchmark is SLOWER when its change is larger than the
+ * tolerance, significant (p < BN_ALPHA; an untested one counts as
+ * significant), and more than one calibration-loop iteration per operation
+ * (calibration_ns: a few-ns operation moved by cache placement is not
+ * code). Memory: MORE MEMORY when peak_bytes rose by more than the peak
+ * tolerance and by more than BN_PEAK_SLACK bytes (peaks are the allocator
+ * front's live bytes, the same from run to run within a fraction of a
+ * percent); a baseline without peaks gates time alone. */
+#define BN_ALPHA 0.05
 enum { BN_GATE_RERUNS = 2, BN_PEAK_SLACK = 4096 };
+typedef struct bn_gate_row {
+    const char *name;
+    int cpu;                    /* CPU times compared (else wall) */
+    bn_summary then, now;       /* of the samples compared (n 0: none) */
+    double then_ns, now_ns;     /* means (tested) or medians (untested) */
+    double change;              /* percent */
+    bn_ttest test;              /* test.p < 0: untested */
+    int significant, slow;
+    uint64_t peak_now, peak_then;   /* peak_then 0: the baseline has none */
+    double peak_change;
+    int peak_up;
+    int reruns;                 /* live gate: re-runs it took */
+} bn_gate_row;
+bn_gate_row bn_gate_judge(const bn_result *r, const bn_base_entry *e, double tolerance_pct,
+                          double peak_tolerance_pct, double calibration_ns);
+
+/* g as a table row, and its "REGRESSION NAME: ..." lines (none when it
+ * passed). */
+void bn_gate_line(const bn_gate_row *g, FILE *f);
+void bn_gate_verdict(const bn_gate_row *g, double tolerance_pct, double peak_tolerance_pct,
+                     FILE *f);
+
+/* The gate over n results: each one judged (bn_gate_judge); with cfg a
+ * benchmark found slow is run again (bn_run with cfg), up to
+ * BN_GATE_RERUNS times, and the fastest of its runs is the one compared (a
+ * regression is a slow-down every run shows: on a shared VM a whole run of
+ * a few rows went 40-60% slower, its repeats within 2% of each other, while
+ * the calibration loop did not move). NULL cfg compares r as it is. f gets
+ * the method, one table row per benchmark (mean +- sd, or median, then and
+ * now, the change, p, the peaks), then a line per regression naming the
+ * benchmark and both values: "REGRESSION convert/miss: peak memory 34.6 MiB
+ * (36322336 bytes), baseline 1542.2 KiB (1579232 bytes) (+2200%, 23.0x;
+ * limit +10%)". Returns the number of regressions. */
 size_t bn_compare_gate(const bn_result *r, size_t n, const bn_baseline *b,
                        double tolerance_pct, double peak_tolerance_pct, double calibration_ns,
                        double calib_spread, const bn_config *cfg, FILE *f);
@@ -226,9 +297,17 @@ typedef struct bn_session {
  * notes and the gate (on stderr with json): an outcome. */
 int bn_session_run(const bn_session *s);
 
-/* Compare two saved runs (bench --compare OLD NEW): the notes and the gate
- * on out, nothing run. BN_DONE, BN_REGRESSION, or BN_UNREADABLE (printed). */
+/* Compare two saved runs (bench --compare OLD NEW), nothing run: each
+ * benchmark of NEW against OLD's by bn_gate_judge (no calibration floor,
+ * no re-runs), written to out as
+ *   BN_FMT_TEXT: the runs' host/CPU/date, notes, a row per benchmark
+ *     (mean +- sd of both, the change, p, SLOWER / MORE MEMORY) and the
+ *     REGRESSION lines, closing "compare: N regressions ...";
+ *   BN_FMT_JSON: schema fakegc-bench-compare/1 (src/report/schema);
+ *   BN_FMT_MARKDOWN: a table for a pull request.
+ * BN_DONE, BN_REGRESSION, or BN_UNREADABLE (printed). */
+typedef enum bn_format { BN_FMT_TEXT, BN_FMT_JSON, BN_FMT_MARKDOWN } bn_format;
 int bn_compare_files(const char *old, const char *new, double tolerance,
-                     double peak_tolerance, FILE *out, const char *who);
+                     double peak_tolerance, bn_format fmt, FILE *out, const char *who);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "alloc/al.h"
 #include "core/er.h"
@@ -36,6 +37,19 @@ static void ns(rp_jw *w, const char *k, double v, int null_unless_positive)
         rp_jw_fixed(w, v, 3);
 }
 
+/* each repeat's figure, in the order run */
+static void samples_json(rp_jw *w, const char *k, const double *v, uint32_t n)
+{
+    rp_jw_key(w, ",", k);
+    rp_jw_raw(w, "[");
+    for (uint32_t i = 0; i < n; i++) {
+        if (i)
+            rp_jw_raw(w, ",");
+        rp_jw_fixed(w, v[i], 3);
+    }
+    rp_jw_raw(w, "]");
+}
+
 static void bench_json(rp_jw *w, const bn_result *b, size_t i)
 {
     rp_jw_key(w, i ? ",\n  {" : "\n  {", "name"); rp_jw_str(w, b->name);
@@ -47,6 +61,8 @@ static void bench_json(rp_jw *w, const bn_result *b, size_t i)
         ns(w, "min_ns", b->min_ns, 0);
         ns(w, "max_ns", b->max_ns, 0);
         ns(w, "cpu_ns_per_op", b->cpu_ns_per_op, 0);
+        samples_json(w, "samples_ns", b->samples, b->nsamples);
+        samples_json(w, "cpu_samples_ns", b->cpu_samples, b->nsamples);
     } else {
         rp_jw_raw(w, ",\"ns_per_op\":null,\"ops\":0,\"repeats\":0,\"peak_bytes\":0,"
                      "\"min_ns\":null,\"max_ns\":null,\"cpu_ns_per_op\":null");
@@ -75,6 +91,9 @@ int bn_write_json(const bn_header *h, const bn_result *r, size_t n, FILE *f)
     rp_jw_key(w, ",", "quick"); rp_jw_bool(w, h->quick);
     rp_jw_key(w, ",", "repeats"); rp_jw_u64(w, h->repeats);
     ns(w, "calibration_ns", h->calibration_ns, 1);
+    rp_jw_key(w, ",", "host"); rp_jw_str(w, h->host);
+    rp_jw_key(w, ",", "cpu"); rp_jw_str(w, h->cpu);
+    rp_jw_key(w, ",", "date"); rp_jw_str(w, h->date);
     rp_jw_key(w, ",", "benchmarks"); rp_jw_raw(w, "[");
     for (size_t i = 0; i < n; i++)
         bench_json(w, &r[i], i);
@@ -93,7 +112,7 @@ static void fmt_ns(char *buf, size_t n, double ns)
         snprintf(buf, n, "%.3g", ns);
 }
 
-static void fmt_bytes(char *buf, size_t n, uint64_t b)
+void bn_fmt_bytes(char *buf, size_t n, uint64_t b)
 {
     if (b < 10240)
         snprintf(buf, n, "%llu B", (unsigned long long)b);
@@ -111,11 +130,38 @@ static const bn_result *by_name(const bn_result *r, size_t n, const char *name)
     return NULL;
 }
 
+void bn_machine(bn_header *h)
+{
+    if (gethostname(h->host, sizeof h->host) != 0)
+        h->host[0] = '\0';
+    h->host[sizeof h->host - 1] = '\0';
+    h->cpu[0] = '\0';
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+    while (f && fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) != 0 || !colon)
+            continue;
+        colon += 1 + strspn(colon + 1, " \t");
+        snprintf(h->cpu, sizeof h->cpu, "%.*s", (int)strcspn(colon, "\n"), colon);
+        break;
+    }
+    if (f)
+        fclose(f);
+    time_t now = time(NULL);
+    struct tm tm;
+    if (!gmtime_r(&now, &tm) || !strftime(h->date, sizeof h->date, "%Y-%m-%dT%H:%M:%SZ", &tm))
+        h->date[0] = '\0';
+}
+
 int bn_write_text(const bn_header *h, const bn_result *r, size_t n, FILE *f)
 {
     fprintf(f, "fakegc %s bench: allocator %s, sweep %s, %u repeats%s, %s build\n",
             h->version, h->allocator, h->sweep, h->repeats, h->quick ? ", --quick sizes" : "",
             bn_build_kind());
+    if (h->host[0] || h->cpu[0])
+        fprintf(f, "on %s (%s), %s\n", h->host[0] ? h->host : "?", h->cpu[0] ? h->cpu : "?",
+                h->date);
     if (strcmp(bn_build_kind(), "release") != 0)
         fprintf(f, "warning: not a release build; use the `release` preset (-O3 -DNDEBUG)\n");
     fprintf(f, "\n%-22s %9s %9s %9s %9s %11s %11s %7s\n", "benchmark", "ns/op", "min", "max",
@@ -136,7 +182,7 @@ int bn_write_text(const bn_header *h, const bn_result *r, size_t n, FILE *f)
         fmt_ns(cpu, sizeof cpu, b->cpu_ns_per_op);
         fmt_ns(lo, sizeof lo, b->min_ns);
         fmt_ns(hi, sizeof hi, b->max_ns);
-        fmt_bytes(peak, sizeof peak, b->peak_bytes);
+        bn_fmt_bytes(peak, sizeof peak, b->peak_bytes);
         if (b->target_ns > 0)
             snprintf(tgt, sizeof tgt, "<=%.0f", b->target_ns);
         fprintf(f, "%-22s %9s %9s %9s %9s %11llu %11s %7s\n", b->name, med, lo, hi, cpu,
@@ -239,6 +285,27 @@ static int read_ns(rp_jr *j, const char *name, double *ns)
     return 0;
 }
 
+/* An array of ns figures (> 0): the first BN_SAMPLES kept, the rest read. */
+static int read_samples(rp_jr *j, const char *name, double *v, uint32_t *n)
+{
+    int first = 1, k;
+    if (rp_jr_peek(j) != '[')
+        return wrong_kind(j, "a benchmark's samples must be an array of numbers");
+    if (rp_jr_arr_open(j) != 0)
+        return -1;
+    *n = 0;
+    while ((k = rp_jr_arr_next(j, &first)) == 1) {
+        double x = -1;
+        if (rp_jr_peek(j) == 'n')
+            return wrong_kind(j, "a sample must be a number");
+        if (read_ns(j, name, &x) != 0)
+            return -1;
+        if (*n < BN_SAMPLES)
+            v[(*n)++] = x;
+    }
+    return k < 0 ? -1 : 0;
+}
+
 static int read_bench(rd *d)
 {
     rp_jr *j = &d->j;
@@ -268,6 +335,10 @@ static int read_bench(rd *d)
                                                                             : &e.max_ns);
         } else if (strcmp(key, "peak_bytes") == 0) {
             rc = rp_jr_get_u64(j, &e.peak_bytes, "a benchmark's \"peak_bytes\"");
+        } else if (strcmp(key, "samples_ns") == 0) {
+            rc = read_samples(j, name, e.samples, &e.nsamples);
+        } else if (strcmp(key, "cpu_samples_ns") == 0) {
+            rc = read_samples(j, name, e.cpu_samples, &e.ncpu_samples);
         } else {
             rc = rp_jr_skip(j);
         }
@@ -329,6 +400,12 @@ static int read_top(rd *d)
             rc = read_label(j, out->allocator, sizeof out->allocator);
         } else if (strcmp(key, "sweep") == 0) {
             rc = read_label(j, out->sweep, sizeof out->sweep);
+        } else if (strcmp(key, "host") == 0) {
+            rc = read_label(j, out->host, sizeof out->host);
+        } else if (strcmp(key, "cpu") == 0) {
+            rc = read_label(j, out->cpu, sizeof out->cpu);
+        } else if (strcmp(key, "date") == 0) {
+            rc = read_label(j, out->date, sizeof out->date);
         } else if (strcmp(key, "quick") == 0 && (c == 't' || c == 'f')) {
             rc = rp_jr_get_bool(j, &out->quick);
         } else if (strcmp(key, "benchmarks") == 0) {
@@ -425,6 +502,10 @@ size_t bn_baseline_results(const bn_baseline *b, bn_result *out, size_t max)
         r->max_ns = e->max_ns;
         r->cpu_ns_per_op = e->cpu_ns;
         r->peak_bytes = e->peak_bytes;
+        /* wall and CPU samples go together in a result: both or none */
+        r->nsamples = e->nsamples == e->ncpu_samples ? e->nsamples : 0;
+        memcpy(r->samples, e->samples, r->nsamples * sizeof *r->samples);
+        memcpy(r->cpu_samples, e->cpu_samples, r->nsamples * sizeof *r->cpu_samples);
         if (r->status != BN_OK)
             snprintf(r->message, sizeof r->message, "not available in that run");
     }
@@ -444,8 +525,7 @@ void bn_compare_notes(const bn_baseline *then, const char *allocator, const char
                 then->quick ? "" : "not ", quick ? "is" : "is not");
 }
 
-/* The baseline's entry for benchmark `name`, or NULL. */
-static const bn_base_entry *base_entry(const bn_baseline *b, const char *name)
+const bn_base_entry *bn_base_find(const bn_baseline *b, const char *name)
 {
     for (size_t k = 0; k < b->n; k++)
         if (strcmp(b->e[k].name, name) == 0)
@@ -455,11 +535,11 @@ static const bn_base_entry *base_entry(const bn_baseline *b, const char *name)
 
 /* r's baseline entry when both can be compared; NULL for a result that
  * did not run, or (said on f) one the baseline lacks. */
-static const bn_base_entry *comparable(const bn_result *r, const bn_baseline *b, FILE *f)
+const bn_base_entry *bn_comparable(const bn_result *r, const bn_baseline *b, FILE *f)
 {
     if (r->status != BN_OK)
         return NULL;
-    const bn_base_entry *e = base_entry(b, r->name);
+    const bn_base_entry *e = bn_base_find(b, r->name);
     if ((!e || e->ns_per_op <= 0) && f)
         fprintf(f, "  %-28s %7.1f     (not in the baseline)\n", r->name, r->ns_per_op);
     return e && e->ns_per_op > 0 ? e : NULL;
@@ -470,7 +550,7 @@ size_t bn_compare(const bn_result *r, size_t n, const bn_baseline *b, double tol
 {
     size_t regressions = 0;
     for (size_t i = 0; i < n; i++) {
-        const bn_base_entry *e = comparable(&r[i], b, f);
+        const bn_base_entry *e = bn_comparable(&r[i], b, f);
         if (!e)
             continue;
         double change = (r[i].ns_per_op / e->ns_per_op - 1) * 100;
@@ -525,181 +605,3 @@ double bn_calibrate(double *spread)
     return t[REPS / 2];
 }
 
-static double spread_pct(double mn, double mx)
-{
-    return mn > 0 && mx > 0 ? (mx - mn) / mn * 100 : 0;
-}
-
-/* The gate's verdict on one benchmark against its baseline entry. */
-typedef struct gate_row {
-    int cpu;                    /* CPU times compared (else wall) */
-    double now, then, change, noise, limit;
-    int slow;
-    uint64_t peak_now, peak_then;   /* peak_then 0: the baseline has none */
-    double peak_change;
-    int peak_up;                /* peak memory over its limit */
-} gate_row;
-
-static gate_row gate_judge(const bn_result *r, const bn_base_entry *e, double tolerance_pct,
-                           double peak_tolerance_pct, double calibration_ns)
-{
-    gate_row g;
-    g.cpu = r->cpu_ns_per_op > 0 && e->cpu_ns > 0;
-    g.now = g.cpu ? r->cpu_ns_per_op : r->ns_per_op;
-    g.then = g.cpu ? e->cpu_ns : e->ns_per_op;
-    g.change = (g.now / g.then - 1) * 100;
-    double bnoise = spread_pct(e->min_ns, e->max_ns);
-    g.noise = spread_pct(r->min_ns, r->max_ns);
-    if (bnoise > g.noise)
-        g.noise = bnoise;
-    /* widened by the noise, but never past 4x the tolerance: a gate
-     * that a noisy machine could never trip would be no gate */
-    g.limit = tolerance_pct > 2 * g.noise ? tolerance_pct : 2 * g.noise;
-    if (g.limit > 4 * tolerance_pct)
-        g.limit = 4 * tolerance_pct;
-    /* and a slow-down of less than one calibration iteration (a few
-     * cycles) is cache placement between runs, not code: a 3 ns lookup
-     * moved 28% between two back-to-back runs */
-    g.slow = g.change > g.limit && g.now - g.then > calibration_ns;
-    /* peaks do not wander with the machine's load: the tolerance alone */
-    g.peak_now = r->peak_bytes;
-    g.peak_then = e->peak_bytes;
-    g.peak_change = g.peak_then ? ((double)g.peak_now / (double)g.peak_then - 1) * 100 : 0;
-    g.peak_up = g.peak_then && g.peak_change > peak_tolerance_pct &&
-                g.peak_now > g.peak_then + BN_PEAK_SLACK;
-    return g;
-}
-
-/* A slow verdict is confirmed by running the benchmark again, up to
- * BN_GATE_RERUNS times, keeping the fastest run: a slow-down that every run
- * shows is the code's; one that a re-run does not show was the machine's
- * (on a shared VM a whole run of a few rows went 40-60% slower, its repeats
- * within 2% of each other, while the calibration loop did not move). How
- * many re-runs it took goes in *reruns. Peaks are the first run's. */
-static gate_row gate_confirm(const bn_result *r, const bn_base_entry *e, double tolerance_pct,
-                             double peak_tolerance_pct, double calibration_ns,
-                             const bn_config *cfg, int *reruns)
-{
-    gate_row g = gate_judge(r, e, tolerance_pct, peak_tolerance_pct, calibration_ns);
-    int k = cfg ? bn_find(r->name) : -1;
-    *reruns = 0;
-    while (g.slow && k >= 0 && *reruns < BN_GATE_RERUNS) {
-        bn_result again;
-        if (bn_run((size_t)k, cfg, &again) != 0 || again.status != BN_OK)
-            break;
-        ++*reruns;
-        gate_row h = gate_judge(&again, e, tolerance_pct, peak_tolerance_pct, calibration_ns);
-        if (h.now < g.now) {
-            g.cpu = h.cpu;
-            g.now = h.now;
-            g.change = h.change;
-            g.noise = h.noise;
-            g.limit = h.limit;
-            g.slow = h.slow;
-        }
-    }
-    return g;
-}
-
-static void gate_head(const bn_baseline *b, double tolerance_pct, double peak_tolerance_pct,
-                      double calibration_ns, double calib_spread, const bn_config *cfg,
-                      FILE *f)
-{
-    if (calibration_ns > 0) {
-        fprintf(f, "  machine noise: calibration loop %.3f ns/iteration", calibration_ns);
-        if (calib_spread > 0)
-            fprintf(f, ", spread %.0f%% over 7 repeats", calib_spread * 100);
-        if (b->calibration_ns > 0)
-            fprintf(f, " (baseline's run: %.3f)", b->calibration_ns);
-        fputs("\n", f);
-    }
-    fprintf(f, "  time: median CPU ns/op; limit: the tolerance (%.0f%%), or twice the larger "
-            "spread between repeats, at most 4x the tolerance; and more than one "
-            "calibration iteration\n", tolerance_pct);
-    fprintf(f, "  peak: the allocator's peak live bytes; limit: +%.0f%% (--peak-tolerance) "
-            "and more than %d bytes\n", peak_tolerance_pct, BN_PEAK_SLACK);
-    if (cfg)
-        fprintf(f, "  re-runs: a slow one is run again, up to %d times, and its fastest "
-                "run counts\n", BN_GATE_RERUNS);
-    fprintf(f, "\n  %-28s %11s %11s %8s %6s %11s %11s %8s\n", "benchmark", "ns/op", "baseline",
-            "change", "limit", "peak", "baseline", "change");
-}
-
-static void gate_line(const bn_result *r, const gate_row *g, int reruns, FILE *f)
-{
-    char pn[32], pt[32] = "-", pc[16] = "-";
-    fmt_bytes(pn, sizeof pn, g->peak_now);
-    if (g->peak_then) {
-        fmt_bytes(pt, sizeof pt, g->peak_then);
-        snprintf(pc, sizeof pc, "%+.1f%%", g->peak_change);
-    }
-    fprintf(f, "  %-28s %7.1f %-3s %11.1f %+7.1f%% %5.0f%% %11s %11s %8s%s%s", r->name, g->now,
-            g->cpu ? "cpu" : "", g->then, g->change, g->limit, pn, pt, pc,
-            g->slow ? "  SLOWER" : "", g->peak_up ? "  MORE MEMORY" : "");
-    if (reruns)
-        fprintf(f, "  (%s on %d re-run%s)", g->slow ? "confirmed" : "passed", reruns,
-                reruns == 1 ? "" : "s");
-    fputs("\n", f);
-}
-
-/* "REGRESSION NAME: ..." naming both values, after the table. */
-static void gate_verdict(const char *name, const gate_row *g, double peak_tolerance_pct,
-                         FILE *f)
-{
-    if (g->slow)
-        fprintf(f, "REGRESSION %s: %.1f %s ns/op, baseline %.1f (%+.0f%%, limit +%.0f%%)\n",
-                name, g->now, g->cpu ? "cpu" : "wall", g->then, g->change, g->limit);
-    if (g->peak_up) {
-        char pn[32], pt[32];
-        fmt_bytes(pn, sizeof pn, g->peak_now);
-        fmt_bytes(pt, sizeof pt, g->peak_then);
-        fprintf(f, "REGRESSION %s: peak memory %s (%llu bytes), baseline %s (%llu bytes) "
-                "(%+.0f%%, %.1fx; limit +%.0f%%)\n", name, pn,
-                (unsigned long long)g->peak_now, pt, (unsigned long long)g->peak_then,
-                g->peak_change, (double)g->peak_now / (double)g->peak_then,
-                peak_tolerance_pct);
-    }
-}
-
-size_t bn_compare_gate(const bn_result *r, size_t n, const bn_baseline *b,
-                       double tolerance_pct, double peak_tolerance_pct, double calibration_ns,
-                       double calib_spread, const bn_config *cfg, FILE *f)
-{
-    size_t regressions = 0, slow = 0, more = 0;
-    double worst_noise = 0;
-    enum { MAX_ROWS = 128 };
-    gate_row rows[MAX_ROWS];
-    size_t at[MAX_ROWS], nrows = 0;
-    if (f)
-        gate_head(b, tolerance_pct, peak_tolerance_pct, calibration_ns, calib_spread, cfg, f);
-    for (size_t i = 0; i < n; i++) {
-        const bn_base_entry *e = comparable(&r[i], b, f);
-        if (!e)
-            continue;
-        int reruns;
-        gate_row g = gate_confirm(&r[i], e, tolerance_pct, peak_tolerance_pct, calibration_ns,
-                                  cfg, &reruns);
-        if (g.noise > worst_noise)
-            worst_noise = g.noise;
-        regressions += (size_t)(g.slow || g.peak_up);
-        slow += (size_t)g.slow;
-        more += (size_t)g.peak_up;
-        if (f)
-            gate_line(&r[i], &g, reruns, f);
-        if ((g.slow || g.peak_up) && nrows < MAX_ROWS) {
-            rows[nrows] = g;
-            at[nrows++] = i;
-        }
-    }
-    if (!f)
-        return regressions;
-    if (nrows)
-        fputs("\n", f);
-    for (size_t k = 0; k < nrows; k++)
-        gate_verdict(r[at[k]].name, &rows[k], peak_tolerance_pct, f);
-    fprintf(f, "baseline: %zu regression%s (%zu slower, %zu using more memory; tolerance "
-            "%.0f%%, peak tolerance %.0f%%; the noisiest benchmark spread %.0f%% between "
-            "repeats)\n", regressions, regressions == 1 ? "" : "s", slow, more, tolerance_pct,
-            peak_tolerance_pct, worst_noise);
-    return regressions;
-}

@@ -80,7 +80,8 @@ int bn_session_run(const bn_session *s)
         fprintf(stderr, "\r\033[K");
     double spread = 0, calib = bn_calibrate(&spread);
     bn_header h = {s->version, s->allocator, fk_policy_name(s->cfg.sweep), s->cfg.quick,
-                   s->cfg.repeats, calib};
+                   s->cfg.repeats, calib, "", "", ""};
+    bn_machine(&h);
     int werr = s->json ? bn_write_json(&h, res, nres, s->out)
                        : bn_write_text(&h, res, nres, s->out);
     int status = failed ? BN_BROKEN : BN_DONE;
@@ -92,30 +93,4 @@ int bn_session_run(const bn_session *s)
     if (reg < 0)
         return BN_UNREADABLE;
     return reg && status == BN_DONE ? BN_REGRESSION : status;
-}
-
-int bn_compare_files(const char *old, const char *new, double tolerance,
-                     double peak_tolerance, FILE *out, const char *who)
-{
-    bn_baseline b[2];
-    const char *files[2] = {old, new};
-    char err[512];
-    bn_result res[BN_MAX];
-    int nread = 0;
-    while (nread < 2 && bn_baseline_read(files[nread], &b[nread], err, sizeof err) == 0)
-        nread++;
-    int status = BN_UNREADABLE;
-    if (nread < 2) {
-        fprintf(stderr, "%s: --compare: %s\n", who, err);
-    } else {
-        fprintf(out, "fakegc bench --compare %s (baseline) %s (new):\n", old, new);
-        bn_compare_notes(&b[0], b[1].allocator, b[1].sweep, b[1].quick, out);
-        size_t n = bn_baseline_results(&b[1], res, BN_MAX);
-        size_t reg = bn_compare_gate(res, n, &b[0], tolerance, peak_tolerance,
-                                     b[1].calibration_ns, 0, NULL, out);
-        status = reg ? BN_REGRESSION : BN_DONE;
-    }
-    while (nread)
-        bn_baseline_free(&b[--nread]);
-    return status;
 }

@@ -1066,6 +1066,9 @@ int bn_run(size_t i, const bn_config *cfg, bn_result *out)
                  al_live_blocks() != live_before ? " (and blocks were left live)" : "");
         return -1;
     }
+    out->nsamples = reps < BN_SAMPLES ? reps : BN_SAMPLES;
+    memcpy(out->samples, per, out->nsamples * sizeof *per);
+    memcpy(out->cpu_samples, cpu, out->nsamples * sizeof *cpu);
     double sorted[MAX_REPEATS];
     memcpy(sorted, per, reps * sizeof *per);
     out->ns_per_op = bn_median(sorted, reps);

@@ -14,6 +14,7 @@ typedef struct bench_args {
     cli_common c;
     uint64_t repeats, min_ms, trace;   /* min_ms UINT64_MAX: the default */
     int quick, compare;
+    int format;   /* bn_format */
     double tolerance, peak_tolerance;
     const char *baseline;
 } bench_args;
@@ -24,6 +25,11 @@ static const op_opt rows[] = {
             "at least --min-time of work"),
     OP_UINT("--min-time", 0, "MS", bench_args, min_ms, 0, 3600000,
             "timed milliseconds per repeat (default 50; 2 with\n--quick)"),
+    OP_ENUM("--format", "FMT", "text|json|markdown", bench_args, format,
+            "text (default), json (stable, for scripts: the run's\n"
+            "schema fakegc-bench/2, --compare's fakegc-bench-\n"
+            "compare/1), or markdown (--compare only: a table\n"
+            "to post on a pull request)"),
     OP_FLAG("--quick", 0, bench_args, quick, "smoke-test sizes: 1M -> 10k (names stay the same)"),
     OP_IN("--baseline", "FILE.json", bench_args, baseline,
           "compare with an earlier `--format json` run: exit 1\n"
@@ -33,7 +39,11 @@ static const op_opt rows[] = {
           "--peak-tolerance"),
     OP_FLAG("--compare", 0, bench_args, compare,
             "bench --compare OLD.json NEW.json: compare two saved\n"
-            "runs (no benchmark is run): the same table and gate"),
+            "runs (no benchmark is run): mean +- sd of each\n"
+            "benchmark's repeats in both, the change, and Welch's\n"
+            "t-test; a benchmark regresses when it is slower by\n"
+            "more than --tolerance and significantly (p < 0.05),\n"
+            "or its peak memory rose past --peak-tolerance"),
     OP_FN("--tolerance", 0, "PCT", NULL, bench_args, tolerance, vl_percent,
           "allowed slow-down in percent (default 25)"),
     OP_FN("--peak-tolerance", 0, "PCT", NULL, bench_args, peak_tolerance, vl_percent,
@@ -54,7 +64,7 @@ const op_cmd cli_bench_cmd = {
     "a benchmark (fakegc list benches), a group (`weaktable`) or a prefix\n"
     "ending in '*'; none runs them all. Measure a release build\n"
     "(cmake --preset release: -O3 -DNDEBUG; scripts/bench.sh does it).",
-    rows, CLI_O_ALLOCATOR | CLI_O_OUTPUT | CLI_O_JSON,
+    rows, CLI_O_ALLOCATOR | CLI_O_OUTPUT,
     "exit status: 0 done; 1 slower than the baseline or more memory; 2 usage or\n"
     "an unreadable file; 3 a benchmark failed (the model returned an error or\n"
     "leaked blocks).",
@@ -63,9 +73,9 @@ const op_cmd cli_bench_cmd = {
 /* --compare: its arguments checked, the outputs set up, the comparison. */
 static int compare_two(bench_args *a, char **files, int nfiles)
 {
-    if (nfiles != 2 || a->baseline || a->c.format == RP_JSON) {
-        cli_error("bench", "--compare takes two saved runs (OLD.json NEW.json), writes a "
-                  "table, and runs nothing (no --baseline, no --format json)");
+    if (nfiles != 2 || a->baseline) {
+        cli_error("bench", "--compare takes two saved runs (OLD.json NEW.json) and runs "
+                  "nothing (no --baseline)");
         return CLI_EXIT_USAGE;
     }
     if (cli_env_setup(&a->c, "bench") < 0)
@@ -73,7 +83,7 @@ static int compare_two(bench_args *a, char **files, int nfiles)
     int status = cli_outputs_not_inputs(&a->c, "bench", files, 2) < 0
                      ? CLI_EXIT_USAGE
                      : bn_compare_files(files[0], files[1], a->tolerance, a->peak_tolerance,
-                                        a->c.out, "fakegc bench");
+                                        (bn_format)a->format, a->c.out, "fakegc bench");
     if (status != CLI_EXIT_USAGE && cli_outputs_commit(&a->c, "bench") < 0)
         status = CLI_EXIT_USAGE;
     cli_env_teardown(&a->c);
@@ -90,6 +100,10 @@ int cli_bench(int argc, char **argv)
         return op_parse_exit(r);
     if (a.compare)
         return compare_two(&a, names, nnames);
+    if (a.format == BN_FMT_MARKDOWN) {
+        cli_error("bench", "--format markdown is --compare's (a run writes text or json)");
+        return CLI_EXIT_USAGE;
+    }
     size_t nb = bn_count();
     int sel[BN_MAX] = {0};
     if (nb > BN_MAX) {
@@ -106,7 +120,7 @@ int cli_bench(int argc, char **argv)
         cli_error("bench", "--trace-memo traces lifecycle/churn only");
         return CLI_EXIT_USAGE;
     }
-    bn_session ses = {.sel = sel, .json = a.c.format == RP_JSON, .version = FAKEGC_VERSION,
+    bn_session ses = {.sel = sel, .json = a.format == BN_FMT_JSON, .version = FAKEGC_VERSION,
                       .baseline = a.baseline, .tolerance = a.tolerance,
                       .peak_tolerance = a.peak_tolerance, .who = "fakegc bench"};
     bn_config *cfg = &ses.cfg;

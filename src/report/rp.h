@@ -171,6 +171,7 @@ typedef struct rp_run {
 #define RP_SCHEMA_STRESS "fakegc-stress/2"
 #define RP_SCHEMA_OOM "fakegc-oom/2"
 #define RP_SCHEMA_DIFF "fakegc-diff/2"
+#define RP_SCHEMA_BENCH_COMPARE "fakegc-bench-compare/1"
 #define RP_SCHEMA_OBJECTS "fakegc-objects/1"
 
 /* `--objects FILE`: one JSON line per reported object, written as it is

@@ -4,6 +4,7 @@ json` is valid and complete, and the baseline comparison exits 1 against a
 doctored baseline 10x faster, 0 against itself with a large tolerance.
 No timed assertions beyond ns_per_op > 0."""
 import json
+import re
 import os
 import subprocess
 import sys
@@ -46,6 +47,10 @@ def main():
         check(doc.get("allocator") == "libc" and doc.get("sweep") == "eager",
               "defaults: libc, eager")
         check(doc.get("quick") is True, "quick is recorded")
+        for key in ("host", "cpu", "date"):
+            check(isinstance(doc.get(key), str) and doc[key], f"{key} is a non-empty string")
+        check(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", doc.get("date") or "") is not None,
+              f"date is ISO 8601 UTC: {doc.get('date')}")
         benches = doc.get("benchmarks")
         check(isinstance(benches, list), "benchmarks is a list")
         seen = [b.get("name") for b in benches]
@@ -65,6 +70,13 @@ def main():
             if all(isinstance(b.get(k), (int, float)) for k in ("min_ns", "ns_per_op", "max_ns")):
                 check(b["min_ns"] <= b["ns_per_op"] <= b["max_ns"], f"{n}: min <= median <= max")
             check(b.get("repeats") == 5, f"{n}: 5 repeats by default")
+            for key in ("samples_ns", "cpu_samples_ns"):
+                v = b.get(key)
+                check(isinstance(v, list) and len(v) == 5 and all(x > 0 for x in v),
+                      f"{n}: {key} holds the 5 repeats")
+            if isinstance(b.get("samples_ns"), list) and b["samples_ns"]:
+                check(min(b["samples_ns"]) == b["min_ns"] and max(b["samples_ns"]) == b["max_ns"],
+                      f"{n}: the samples span min_ns..max_ns")
 
         # A baseline 10x faster than this machine: every benchmark regresses.
         fast = os.path.join(tmp, "fast.json")
@@ -74,6 +86,9 @@ def main():
             for key in ("ns_per_op", "min_ns", "max_ns", "cpu_ns_per_op"):
                 if isinstance(b.get(key), (int, float)):
                     b[key] = b[key] / 10
+            for key in ("samples_ns", "cpu_samples_ns"):
+                if isinstance(b.get(key), list):
+                    b[key] = [x / 10 for x in b[key]]
         with open(fast, "w") as f:
             json.dump(doctored, f)
         rc, out, err = run("bench", "--quick", "--repeats", "1", "--format", "json",

@@ -33,6 +33,9 @@ for b in d["benchmarks"]:
     for k in ("ns_per_op", "min_ns", "max_ns", "cpu_ns_per_op"):
         if isinstance(b.get(k), (int, float)):
             b[k] = b[k] / 3
+    for k in ("samples_ns", "cpu_samples_ns"):
+        if isinstance(b.get(k), list):
+            b[k] = [x / 3 for x in b[k]]
 json.dump(d, open(sys.argv[2], "w"))
 PY
 "$f" bench "$@" --baseline "$tmp/fast.json" > "$tmp/c.txt" 2>&1

@@ -240,6 +240,11 @@ Test(bench, memo_trace_eager_stays_empty_periodic_saws)
     cr_expect_eq(drops, 2, "two sweeps in %d lifecycles at frequency 128, saw %d", N, drops);
 }
 
+/* a baseline entry without samples */
+#define BE(n, ns, mn, mx, cpu, peak) \
+    ((bn_base_entry){.name = n, .ns_per_op = ns, .min_ns = mn, .max_ns = mx, .cpu_ns = cpu, \
+                     .peak_bytes = peak})
+
 static bn_result mk(const char *name, double ns)
 {
     bn_result r;
@@ -260,7 +265,7 @@ Test(bench, json_round_trip)
     snprintf(r[0].note, sizeof r[0].note, "a remark \xff\xc0\xaf");
     r[2].status = BN_UNAVAILABLE;
     snprintf(r[2].message, sizeof r[2].message, "not available: \"quoted\"\\");
-    bn_header h = {"0.1.0", "tracking/libc", "periodic", 1, 5, 0};
+    bn_header h = {"0.1.0", "tracking/libc", "periodic", 1, 5, 0, "", "", ""};
     FILE *f = tmpfile();
     cr_assert_not_null(f);
     cr_assert_eq(bn_write_json(&h, r, 3, f), 0, "write");
@@ -355,7 +360,7 @@ Test(bench, baseline_file_errors)
 
 Test(bench, compare_flags_only_slowdowns_past_tolerance)
 {
-    bn_base_entry e[3] = {{"a", 100, -1, -1, -1, 0}, {"b", 100, -1, -1, -1, 0}, {"c", -1, -1, -1, -1, 0}};
+    bn_base_entry e[3] = {BE("a", 100, -1, -1, -1, 0), BE("b", 100, -1, -1, -1, 0), BE("c", -1, -1, -1, -1, 0)};
     bn_baseline b;
     memset(&b, 0, sizeof b);
     b.e = e;
@@ -379,11 +384,21 @@ Test(bench, compare_flags_only_slowdowns_past_tolerance)
     cr_expect_eq(bn_compare(r, 4, &b, 25, NULL), 0, "unavailable results are not compared");
 }
 
-/* The shared-runner gate: CPU time per op, a tolerance widened by the
- * measured spread (at most 4x), and a real slow-down still caught. */
-Test(bench, gate_uses_cpu_time_and_noise)
+/* n samples around ns: ns * (1 + k * (i - mid) / 100), i.e. spread +-k% */
+static void fill(double *v, uint32_t n, double ns, double k)
 {
-    bn_base_entry e[2] = {{"a", 100, 100, 110, 100, 0}, {"b", 100, 100, 110, 100, 0}};
+    for (uint32_t i = 0; i < n; i++)
+        v[i] = ns * (1 + k * ((double)i - (double)(n - 1) / 2) / 100);
+}
+
+/* The shared-runner gate: CPU time per op; with repeats on both sides a
+ * slow-down past the tolerance fails only when Welch's t-test finds it
+ * significant; without repeats the medians are compared on the tolerance
+ * alone (no widening by the spread: a +30% run with noisy repeats used to
+ * pass). */
+Test(bench, gate_uses_cpu_time_and_significance)
+{
+    bn_base_entry e[2] = {BE("a", 100, 100, 110, 100, 0), BE("b", 100, 100, 110, 100, 0)};
     bn_baseline b;
     memset(&b, 0, sizeof b);
     b.e = e;
@@ -394,15 +409,42 @@ Test(bench, gate_uses_cpu_time_and_noise)
     r[1].cpu_ns_per_op = 150, r[1].min_ns = 150, r[1].max_ns = 155;
     cr_expect_eq(bn_compare_gate(r, 2, &b, 25, 10, 1.0, 0.1, NULL, NULL), 1,
                  "only b (1.5x the CPU time) is a regression");
-    /* noisy repeats widen the limit: b spread 60% -> limit 120% > its 50% */
+    /* noisy repeats no longer widen the limit: +50% with a 60% spread fails */
     r[1].max_ns = 240;
-    cr_expect_eq(bn_compare_gate(r, 2, &b, 25, 10, 1.0, 0.1, NULL, NULL), 0);
-    /* but never past 4x the tolerance: a 3x slow-down with wild noise fails */
-    r[1].cpu_ns_per_op = 300, r[1].max_ns = 3000;
     cr_expect_eq(bn_compare_gate(r, 2, &b, 25, 10, 1.0, 0.1, NULL, NULL), 1);
+    /* with repeats: +30% over quiet repeats (+-2%) is significant */
+    for (int k = 0; k < 2; k++) {
+        e[k].nsamples = e[k].ncpu_samples = 5;
+        fill(e[k].samples, 5, 100, 2);
+        fill(e[k].cpu_samples, 5, 100, 2);
+        r[k].nsamples = 5;
+        fill(r[k].samples, 5, 130, 2);
+        fill(r[k].cpu_samples, 5, 130, 2);
+        r[k].cpu_ns_per_op = 130;
+    }
+    bn_gate_row g = bn_gate_judge(&r[1], &e[1], 25, 10, 1.0);
+    cr_expect(g.cpu && g.test.p >= 0 && g.test.p < 0.001 && g.slow,
+              "+30%% on quiet data: cpu %d, p %g, slow %d", g.cpu, g.test.p, g.slow);
+    cr_expect(fabs(g.change - 30) < 1e-9, "change %g, want 30", g.change);
+    cr_expect_eq(bn_compare_gate(r, 2, &b, 25, 10, 1.0, 0.1, NULL, NULL), 2);
+    /* the same +30% in repeats spread +-80%: not significant, passes */
+    fill(r[1].cpu_samples, 5, 130, 80);
+    fill(e[1].cpu_samples, 5, 100, 80);
+    g = bn_gate_judge(&r[1], &e[1], 25, 10, 1.0);
+    cr_expect(g.test.p > BN_ALPHA && !g.slow, "+30%% in noise: p %g, slow %d", g.test.p, g.slow);
+    /* significant but within the tolerance: passes */
+    fill(r[1].cpu_samples, 5, 110, 1);
+    fill(e[1].cpu_samples, 5, 100, 1);
+    g = bn_gate_judge(&r[1], &e[1], 25, 10, 1.0);
+    cr_expect(g.significant && !g.slow, "+10%%: significant %d, slow %d", g.significant, g.slow);
+    /* the same data against itself: p 1, no change */
+    memcpy(r[1].cpu_samples, e[1].cpu_samples, sizeof e[1].cpu_samples);
+    g = bn_gate_judge(&r[1], &e[1], 25, 10, 1.0);
+    cr_expect(g.test.p == 1 && g.change == 0 && !g.slow, "itself: p %g change %g", g.test.p,
+              g.change);
     /* a few-ns operation 28% slower by less than one calibration iteration
      * (cache placement between two runs) is not a regression; 2 ns is */
-    bn_base_entry t[1] = {{"t", 2.8, 2.8, 2.9, 2.8, 0}};
+    bn_base_entry t[1] = {BE("t", 2.8, 2.8, 2.9, 2.8, 0)};
     b.e = t;
     b.n = 1;
     bn_result q[1] = {mk("t", 3.6)};
@@ -412,6 +454,41 @@ Test(bench, gate_uses_cpu_time_and_noise)
     q[0].cpu_ns_per_op = 4.8;
     reg = bn_compare_gate(q, 1, &b, 25, 10, 1.45, 0.02, NULL, NULL);
     cr_expect_eq(reg, 1, "2 ns over a 1.45 ns iteration: %zu regressions", reg);
+}
+
+/* The statistics against figures computed by hand and from t tables. */
+Test(bench, summaries_and_welch_t_test)
+{
+    double v[] = {1, 2, 3, 4, 100};
+    bn_summary s = bn_summarize(v, 5);
+    cr_expect(s.n == 5 && s.mean == 22 && s.median == 3 && s.mad == 1,
+              "n %zu mean %g median %g mad %g", s.n, s.mean, s.median, s.mad);
+    cr_expect(fabs(s.sd - 43.6176571) < 1e-6, "sd %.9g", s.sd);
+    /* two-sided critical values: t(4) 2.776, t(10) 2.228, t(30) 2.042 at 0.05;
+     * t(1) 63.657 at 0.01 */
+    double t[][3] = {{2.776445, 4, 0.05}, {2.228139, 10, 0.05}, {2.042272, 30, 0.05},
+                     {63.656741, 1, 0.01}, {0, 7, 1}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        double p = bn_t_pvalue(t[i][0], t[i][1]);
+        cr_expect(fabs(p - t[i][2]) < 1e-5, "t %g df %g: p %.7f, want %g", t[i][0], t[i][1], p,
+                  t[i][2]);
+    }
+    cr_expect_eq(bn_t_pvalue(1, 0), -1, "no degrees of freedom");
+    /* Welch: a = 1..5 (mean 3, var 2.5), b = 3..7 shifted by 2: t = 2 / 1 = 2,
+     * df = 8, p = 0.0805 */
+    double a[] = {1, 2, 3, 4, 5}, bb[] = {3, 4, 5, 6, 7};
+    bn_summary sa = bn_summarize(a, 5), sb = bn_summarize(bb, 5);
+    bn_ttest w = bn_welch(&sa, &sb);
+    cr_expect(fabs(w.t - 2) < 1e-12 && fabs(w.df - 8) < 1e-9, "t %g df %g", w.t, w.df);
+    cr_expect(fabs(w.p - 0.0805162) < 1e-6, "p %.7f, want 0.0805162", w.p);
+    bn_summary one = bn_summarize(a, 1);
+    cr_expect(bn_welch(&one, &sb).p < 0, "one sample: untestable");
+    double c[] = {5, 5, 5};
+    bn_summary sc = bn_summarize(c, 3), sd2 = bn_summarize(c, 3);
+    cr_expect(bn_welch(&sc, &sd2).p == 1, "exact and equal");
+    c[0] = c[1] = c[2] = 6;
+    sd2 = bn_summarize(c, 3);
+    cr_expect(bn_welch(&sc, &sd2).p == 0, "exact and different");
 }
 
 /* t parses into *b with n benchmarks. */
@@ -474,7 +551,7 @@ Test(bench, gate_reruns_a_slow_benchmark_before_calling_it_a_regression)
     cr_assert_not_null(b.e);
     /* alloc/pair takes 10-30 ns (1 us under Valgrind); this run claims
      * 1 ms, the baseline 100 us */
-    b.e[0] = (bn_base_entry){"alloc/pair", 1e5, 1e5, 1e5, 1e5, 0};
+    b.e[0] = BE("alloc/pair", 1e5, 1e5, 1e5, 1e5, 0);
     bn_result r[1] = {mk("alloc/pair", 1e6)};
     r[0].cpu_ns_per_op = 1e6, r[0].min_ns = 1e6, r[0].max_ns = 1e6;
     size_t reg = bn_compare_gate(r, 1, &b, 25, 10, 1.0, 0.01, NULL, NULL);
@@ -487,7 +564,7 @@ Test(bench, gate_reruns_a_slow_benchmark_before_calling_it_a_regression)
     cr_expect_eq(reg, 0, "the re-run is fast, so no regression: %zu\n%s", reg, buf);
     cr_expect(strstr(buf, "passed on 1 re-run") != NULL, "the re-run is said: %s", buf);
     /* a baseline no real run can match: every re-run confirms it */
-    b.e[0] = (bn_base_entry){"alloc/pair", 0.01, 0.01, 0.01, 0.01, 0};
+    b.e[0] = BE("alloc/pair", 0.01, 0.01, 0.01, 0.01, 0);
     f = fmemopen(buf, sizeof buf - 1, "w");
     cr_assert_not_null(f);
     reg = bn_compare_gate(r, 1, &b, 25, 10, 0.001, 0.01, &cfg, f);

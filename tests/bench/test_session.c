@@ -80,7 +80,7 @@ static void saved(const char *path, double ns, uint64_t peak)
     r.ops = 1000;
     r.repeats = 5;
     r.peak_bytes = peak;
-    bn_header h = {"0.1.0", "libc", "eager", 0, 5, 1.0};
+    bn_header h = {"0.1.0", "libc", "eager", 0, 5, 1.0, "", "", ""};
     FILE *f = fopen(path, "w");
     cr_assert(ne(ptr, f, NULL));
     cr_assert(eq(int, bn_write_json(&h, &r, 1, f), 0));
@@ -95,10 +95,10 @@ Test(session, compare_two_saved_runs)
     FILE *out = fopen("/dev/null", "w");
     saved(a, 100, 1 << 20);
     saved(b, 101, 1 << 20);
-    cr_expect(eq(int, bn_compare_files(a, b, 25, 10, out, "test"), BN_DONE));
+    cr_expect(eq(int, bn_compare_files(a, b, 25, 10, BN_FMT_TEXT, out, "test"), BN_DONE));
     saved(b, 100, 23 << 20);   /* peak memory 23x */
-    cr_expect(eq(int, bn_compare_files(a, b, 25, 10, out, "test"), BN_REGRESSION));
-    cr_expect(eq(int, bn_compare_files(a, "/nonexistent.json", 25, 10, out, "test"),
+    cr_expect(eq(int, bn_compare_files(a, b, 25, 10, BN_FMT_TEXT, out, "test"), BN_REGRESSION));
+    cr_expect(eq(int, bn_compare_files(a, "/nonexistent.json", 25, 10, BN_FMT_TEXT, out, "test"),
                  BN_UNREADABLE));
     fclose(out);
     unlink(a);
