@@ -24,6 +24,15 @@ cd "$tmp" || exit 2   # nowhere near the source tree
 "$p/libexec/fakegc/bisect.sh" --help > bisect.txt 2>&1 || fail "bisect.sh --help exit $?"
 grep -q '^usage: bisect.sh' bisect.txt || fail "bisect.sh --help text"
 [ -x "$p/libexec/fakegc/xref/xref.py" ] || fail "xref.py not installed"
+# the recorder: record.py runs from libexec with its package beside it, and
+# the package is where the system python3 finds it under the prefix
+"$p/libexec/fakegc/record.py" --help > record.txt 2>&1 || fail "record.py --help exit $?"
+grep -q '^usage: record.py' record.txt || fail "record.py --help text"
+pydir=$(grep -m1 '^FAKEGC_PYTHON_DIR:' "$build/CMakeCache.txt" | cut -d= -f2)
+[ -f "$p/$pydir/fakegc/__init__.py" ] || fail "no fakegc package under $p/$pydir"
+PYTHONPATH=$p/$pydir /usr/bin/python3 -c 'import fakegc, sys
+assert fakegc.__file__.startswith(sys.argv[1]), fakegc.__file__
+fakegc.recording, fakegc.mark' "$p/$pydir" || fail "import fakegc from $p/$pydir"
 ls "$p/share/fakegc/schema/"fakegc-report-2.schema.json > /dev/null || fail "schemas not installed"
 
 # man pages: rendered, and made from the real --help (an option only run has)

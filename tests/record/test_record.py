@@ -473,6 +473,83 @@ class Cmd(Base):
         self.assertEqual([n for n in os.listdir(self.d) if n.endswith(".tmp")], [])
 
 
+class Lib(Base):
+    """The recorder as a library: `with fakegc.recording(PATH)` around a
+    region of a program, fakegc.mark(LABEL)."""
+
+    PROG = """
+        import sys
+        sys.path.insert(0, %r)
+        import fakegc
+        from torch._subclasses.fake_tensor import FakeTensorMode as FTM
+        before = FakeTensorMode()                       # outside the region
+        old = [before.from_tensor(torch.randn(2)) for _ in range(3)]
+        init = FTM.__init__
+        CACHE = {}
+        with fakegc.recording(%r):
+            m = FakeTensorMode()
+            for i in range(%d):
+                fakegc.mark("step %%d" %% i)
+                t = torch.randn(4, 4)
+                CACHE[i] = m.from_tensor(t)             # kept: accumulates
+                del t
+        assert FTM.__init__ is init, "hooks left installed"
+        with fakegc.recording(%r):
+            pass
+        fakegc.mark("outside")                          # a no-op
+        print("done")
+    """
+
+    def run_lib(self, rounds):
+        prog = os.path.join(self.d, "lib.py")
+        out = os.path.join(self.d, "region.scn")
+        empty = os.path.join(self.d, "empty.scn")
+        with open(prog, "w") as f:
+            f.write(HEAD + textwrap.dedent(self.PROG % (os.path.join(ROOT, "scripts"), out,
+                                                        rounds, empty)))
+        r = subprocess.run(["/usr/bin/python3", prog], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, "done\n")
+        with open(out) as f:
+            return out, f.read(), empty
+
+    def test_region_and_marks(self):
+        path, text, empty = self.run_lib(6)
+        # only the region: one mode (the earlier one and its 3 fakes are left out)
+        self.assertIn("m1 = fake_mode()", text)
+        self.assertNotIn("m2 = fake_mode()", text)
+        self.assertIn('expect live("fake") == 6', text)
+        self.assertIn('expect live("mode") == 1', text)
+        for i in range(6):
+            self.assertIn("# mark: step %d" % i, text)
+        self.assertIn("hold(f6, \"CACHE[5]\")", text)
+        rc, rep = self.replay(path)
+        self.assertEqual(rep["failures"], [])
+        self.assertEqual(rc, 1, rep["verdict"])          # 6 fakes accumulate in CACHE
+        self.assertIn("accumulating", rep["verdict"]["text"])
+        rc, rep = self.replay(empty)                     # an empty region passes
+        self.assertEqual((rc, rep["failures"]), (0, []))
+
+    def test_recording_refuses_nesting(self):
+        sys_path = os.path.join(ROOT, "scripts")
+        r = subprocess.run(["/usr/bin/python3", "-c", textwrap.dedent("""
+            import sys; sys.path.insert(0, %r)
+            import fakegc
+            with fakegc.recording(%r):
+                try:
+                    with fakegc.recording(%r):
+                        pass
+                except fakegc.RecordingError as e:
+                    print("refused:", e)
+        """ % (sys_path, os.path.join(self.d, "a.scn"), os.path.join(self.d, "b.scn")))],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("refused: fakegc.recording: a recording is already in progress", r.stdout)
+        self.assertTrue(os.path.exists(os.path.join(self.d, "a.scn")))
+        self.assertFalse(os.path.exists(os.path.join(self.d, "b.scn")))
+
+
 class Scale(Base):
     """The slower ones (ctest record_scale)."""
 

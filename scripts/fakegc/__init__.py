@@ -1,0 +1,110 @@
+"""fakegc's recorder as a library: record a region of a PyTorch program's
+fake-tensor lifecycle as a fakegc scenario, and judge it with
+`fakegc run RECORDING.scn`.
+
+    import fakegc
+    with fakegc.recording("out.scn"):
+        ...                       # the region: modes, conversions, ops, deaths
+        fakegc.mark("step 3")     # a named mark at this line of the recording
+
+Only what the region makes is recorded: fakes, modes and finalizers that
+existed before it are left out of the end-of-region `live()` counts. The
+recording ends as a whole program's does (a full collection, the holders in
+the region's frame and its module's globals, `verdict()`); it is written
+whole or not at all. One recording at a time (a nested one is refused).
+`scripts/record.py` (`fakegc record`) drives the same engine over a whole
+program.
+"""
+
+import os
+import sys
+
+__all__ = ["recording", "mark", "RecordingError"]
+
+_active = None     # the recording in progress, or None
+
+
+class RecordingError(RuntimeError):
+    """A recording could not start (torch missing, one already running)."""
+
+
+class recording:
+    """Context manager: record the region it encloses into `path`.
+    fail_on / suppress: as `fakegc record --fail-on / --suppress`; lang: the
+    language version the recording may use (1 or 2)."""
+
+    def __init__(self, path, fail_on=None, suppress=None, lang=1, batch=True, max_events=0):
+        self.path = os.path.abspath(path)
+        self.fail_on, self.suppress = fail_on, suppress
+        self.lang, self.batch, self.max_events = lang, batch, max_events
+        self.rec = None
+        self.text = None
+
+    def __enter__(self):
+        global _active
+        if _active is not None:
+            raise RecordingError("fakegc.recording: a recording is already in progress "
+                                 "(%s)" % _active.path)
+        try:
+            import torch
+            import torch._subclasses.fake_tensor  # noqa: F401
+        except ImportError as e:
+            raise RecordingError("fakegc.recording: torch is not importable (%s)" % e)
+        from .engine import DTYPES, _dtypes
+        from .torch113 import Recorder
+        DTYPES.update(_dtypes(torch))
+        frame = sys._getframe(1)
+        self.frame = frame
+        rec = Recorder(torch, frame.f_code.co_filename, self.max_events, self.lang)
+        rec.before_region()
+        rec.install()
+        self.old_trace = sys.gettrace()
+        rec.rounds.start()
+        if rec.rounds.is_prog(frame.f_code):
+            frame.f_trace = rec.rounds.ltrace    # the region's own frame counts its lines
+        self.rec = rec
+        _active = self
+        return self
+
+    def __exit__(self, typ, exc, tb):
+        global _active
+        rec, frame = self.rec, self.frame
+        rec.rounds.stop()
+        frame.f_trace = None
+        sys.settrace(self.old_trace)
+        rec.uninstall()
+        _active = None
+        from .holders import program_roots
+        try:
+            rec.finish(program_roots(rec, frame.f_globals, frame, None),
+                       self.fail_on, self.suppress)
+        except Exception as e:
+            rec.broken(e)
+        extra = ()
+        if typ is not None:
+            extra = ("the region raised %s: %s (recorded up to there)"
+                     % (typ.__name__, str(exc).split("\n")[0][:120]),)
+        self.text = rec.render(batch=self.batch, header_extra=extra)
+        self.frame = None
+        tmp = "%s.%d.tmp" % (self.path, os.getpid())
+        with open(tmp, "w") as f:
+            f.write(self.text)
+        os.replace(tmp, self.path)
+        return False
+
+    @property
+    def events(self):
+        return self.rec.events if self.rec is not None else 0
+
+    @property
+    def failed(self):
+        """The recorder itself failed or refused (its header says where)."""
+        return self.rec is not None and (self.rec.internal or self.rec.refused)
+
+
+def mark(label):
+    """A named mark at the caller's line of the recording in progress (a
+    no-op outside one)."""
+    if _active is None:
+        return
+    _active.rec.safe(_active.rec.named_mark, str(label))

@@ -1,0 +1,196 @@
+"""The command line of scripts/record.py (and so of `fakegc record`): run a
+program under the recorder and write its scenario."""
+
+import argparse
+import os
+import signal
+import sys
+import time
+
+from .compare import compare
+from .engine import DTYPES, _dtypes
+from .holders import program_roots
+from .torch113 import Recorder
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog="record.py", description="Record a real PyTorch 1.13 "
+                                 "program's fake-tensor lifecycle as a fakegc scenario "
+                                 "(options go before PROGRAM).")
+    ap.add_argument("-o", "--output", help="scenario to write (default: PROGRAM.scn beside it)")
+    ap.add_argument("--max-events", type=int, default=0,
+                    help="stop recording after N events (0: no limit)")
+    ap.add_argument("--lang", type=int, choices=(1, 2), default=1,
+                    help="2: also write the language's version 2 forms (set_(), "
+                    "fake_converter()) where version 1 cannot say it (default 1)")
+    ap.add_argument("--no-batch", action="store_true",
+                    help="no repeat blocks: one statement per event")
+    ap.add_argument("--compare", action="store_true",
+                    help="replay under periodic and eager and print peak/final pending "
+                    "storages and memo entries")
+    ap.add_argument("--fakegc", default=None, help="fakegc binary for --compare")
+    ap.add_argument("--no-hooks", action="store_true",
+                    help="run the program the same way without recording and print its "
+                    "time only (the baseline of the recording overhead)")
+    ap.add_argument("--fail-on", default=None,
+                    help="what the verdict fails on: a comma list of lost, accumulating, "
+                    "reachable, lingering (default lost,accumulating)")
+    ap.add_argument("--suppress", default=None,
+                    help="suppression rules for the verdict (one a line: NAME: class=... "
+                    "kind=... site=GLOB holder=GLOB)")
+    ap.add_argument("program")
+    ap.add_argument("args", nargs=argparse.REMAINDER)
+    o = ap.parse_args(argv)
+    if not os.path.isfile(o.program):
+        print("record.py: %s: no such program" % o.program, file=sys.stderr)
+        return 2
+    if o.max_events < 0:
+        print("record.py: --max-events must be >= 0", file=sys.stderr)
+        return 2
+    try:
+        import torch
+        import torch._subclasses.fake_tensor  # noqa: F401
+    except ImportError as e:
+        print("record.py: torch is not importable here (%s); use /usr/bin/python3 with "
+              "Debian's python3-torch" % e, file=sys.stderr)
+        return 77
+    DTYPES.update(_dtypes(torch))
+    out = o.output or os.path.splitext(o.program)[0] + ".scn"
+    if o.fail_on:
+        bad = [w for w in o.fail_on.split(",") if w and w not in
+               ("lost", "accumulating", "reachable", "lingering")]
+        if bad:
+            print("record.py: --fail-on: unknown class %s (lost, accumulating, reachable, "
+                  "lingering)" % bad[0], file=sys.stderr)
+            return 2
+    rec = Recorder(torch, o.program, o.max_events, o.lang)
+    if not o.no_hooks:
+        rec.install()
+    sys.argv = [o.program] + o.args
+    sys.path.insert(0, os.path.dirname(os.path.abspath(o.program)))
+    status, extra = 0, []
+    state = {"g": None, "done": False, "tb": None}
+    real_exit = os._exit
+
+    def write_status(program):
+        """FAKEGC_RECORD_STATUS=FILE (fakegc record): the program's own exit
+        status and the recorder's state, apart (both may be 3)."""
+        path = os.environ.get("FAKEGC_RECORD_STATUS")
+        if path and os.getpid() == rec.pid:
+            with open(path, "w") as f:
+                f.write("program %s\nrecorder %s\n" % (program, "refused" if rec.refused
+                                                       else "internal" if rec.internal
+                                                       else "ok"))
+
+    def write(text):
+        if os.getpid() != rec.pid:
+            return
+        tmp = "%s.%d.tmp" % (out, os.getpid())
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, out)
+
+    def roots(frame):
+        return program_roots(rec, state["g"], frame, state["tb"])
+
+    def end_early(how, frame):
+        """os._exit() or SIGTERM: keep what was recorded, said in the header."""
+        if os.getpid() != rec.pid or state["done"] or o.no_hooks:
+            return
+        state["done"] = True
+        rec.ended = how
+        try:
+            rec.finish(roots(frame), o.fail_on, o.suppress)
+        except Exception as e:
+            rec.broken(e)
+        write(rec.render(batch=not o.no_batch, header_extra=extra))
+        print("record.py: %s: %s; recorded up to there (%d events)" % (out, how, rec.events),
+              file=sys.stderr)
+
+    def exit_hook(code=0):
+        end_early("the program called os._exit(%s)" % code, sys._getframe(1))
+        write_status(code)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        real_exit(code)
+
+    def on_term(signum, frame):
+        end_early("the program was killed by SIGTERM", frame)
+        write_status(128 + signal.SIGTERM)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    os._exit = exit_hook
+    signal.signal(signal.SIGTERM, on_term)
+    if not o.no_hooks:
+        rec.rounds.start()
+    t0 = time.perf_counter()
+    import types
+    mod = types.ModuleType("__main__")
+    mod.__file__ = rec.program
+    mod.__builtins__ = __builtins__
+    sys.modules["__main__"] = mod     # as runpy does, but the module is kept: its
+    g = mod.__dict__                  # globals are the program's roots at its end
+    try:
+        with open(o.program, "rb") as f:
+            code = compile(f.read(), rec.program, "exec")
+        exec(code, g)
+    except SystemExit as e:
+        status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    except BaseException as e:
+        status = 1
+        state["tb"] = e.__traceback__
+        extra.append("the program raised %s: %s (recorded up to there)"
+                     % (type(e).__name__, str(e).split("\n")[0][:120]))
+        import traceback
+        traceback.print_exc()
+    elapsed = time.perf_counter() - t0
+    rec.rounds.stop()
+    os._exit = real_exit
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if os.getpid() != rec.pid:    # a forked child ran to the end: it writes nothing
+        sys.stdout.flush()
+        sys.stderr.flush()
+        real_exit(status)
+    if o.no_hooks:
+        print("record.py: %s: not recorded (--no-hooks), program %.3f s" % (o.program, elapsed),
+              file=sys.stderr)
+        sys.stderr.flush()
+        os._exit(status)
+    state["g"] = g
+    state["done"] = True
+    try:
+        rec.finish(roots(None), o.fail_on, o.suppress)
+    except Exception as e:
+        rec.broken(e)
+    state["tb"] = None
+    text = rec.render(batch=not o.no_batch, header_extra=extra)
+    write(text)
+    print("record.py: %s: %d events, %d lines, program %.3f s"
+          % (out, rec.events, text.count("\n"), elapsed), file=sys.stderr)
+    write_status(status)
+    if rec.refused:
+        print("record.py: refused: the program made fake-tensor events on another thread, "
+              "which the language cannot say; recorded up to there (see the header)",
+              file=sys.stderr)
+        status = 3
+    elif rec.internal:
+        print("record.py: internal error: the recorder failed at %s and stopped recording "
+              "there (see the scenario's header)" % rec.stop_site, file=sys.stderr)
+        status = 3
+    elif rec.stop_site:
+        print("record.py: stopped recording after %d events (--max-events %d) at %s; the "
+              "scenario covers the program up to there" % (rec.events, o.max_events,
+                                                          rec.stop_site), file=sys.stderr)
+    del g
+    if o.compare:
+        fakegc = o.fakegc or os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+            os.path.abspath(__file__)))), "build", "fakegc")
+        rc = compare(rec, fakegc, out)
+        if rc:
+            status = status or rc
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
+
+

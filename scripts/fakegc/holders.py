@@ -1,0 +1,153 @@
+"""Who holds what at the program's end: the program's roots, named as it
+names them, and the shortest chain from one of them to each recorded
+object still alive."""
+
+import gc
+import os
+import sys
+
+from .engine import own
+
+
+def program_roots(rec, g, frame, tb):
+    """The program's roots, named as it names them: its globals (the dict
+    runpy gives back, or __main__'s while it runs), the globals of the
+    modules it imported from its own folder, and the locals of its live
+    frames (os._exit, SIGTERM, or the traceback of an exception)."""
+    import types
+    out = []
+    main = sys.modules.get("__main__")
+    if g is None and main is not None and getattr(main, "__file__", None) and \
+            os.path.abspath(main.__file__) == rec.program:
+        g = vars(main)
+    for k, v in list((g or {}).items()):
+        if not (k.startswith("__") and k.endswith("__")) and not isinstance(v, types.ModuleType):
+            out.append((k, v))
+    for name, m in list(sys.modules.items()):
+        f = getattr(m, "__file__", None)
+        if not f or name == "__main__" or m is main:
+            continue
+        f = os.path.abspath(f)
+        if f.startswith(rec.pdir + os.sep) and not own(f) and f != rec.program:
+            rec.prog_modules.append(name)
+            for k, v in list(vars(m).items()):
+                if not (k.startswith("__") and k.endswith("__")) and \
+                        not isinstance(v, types.ModuleType):
+                    out.append(("%s.%s" % (name, k), v))
+    frames = []
+    while frame is not None:
+        frames.append(frame)
+        frame = frame.f_back
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    for fr in frames:
+        fn = os.path.abspath(fr.f_code.co_filename)
+        if not fn.startswith(rec.pdir + os.sep) or own(fn) or fr.f_code.co_name == "<module>":
+            continue
+        for k, v in list(fr.f_locals.items()):
+            out.append(("%s (a local of %s, %s:%d)" % (k, fr.f_code.co_name,
+                                                       os.path.basename(fn), fr.f_lineno), v))
+    return out
+
+
+def locate(targets, roots, rec, limit=2000000):
+    """For each target (id -> Obj), the shortest chain from a root of the
+    program, as objgraph's find_backref_chain finds one, written as a
+    Python expression: `CACHE[17][0]`, `model._parameters['weight']`,
+    `Holder.cache[3]`. Roots: (name, object). The search does not go
+    through the recorded objects (what a mode holds is the model's to
+    find), through modules, or into classes and functions that are not
+    the program's. Returns id -> path for the targets found."""
+    import types
+    from collections import deque
+    prog_mods = set(rec.prog_modules)
+    seen = {}
+    q = deque()
+    found = {}
+    for name, x in roots:
+        if id(x) not in seen:
+            seen[id(x)] = (None, name, x)
+            q.append(x)
+    n = 0
+    while q and len(found) < len(targets) and n < limit:
+        x = q.popleft()
+        n += 1
+        if id(x) in targets:
+            found[id(x)] = path_of(seen, id(x))
+            # a recorded view holds its base (an op output is written as a
+            # constructor, so the model would not know it does)
+            base = getattr(x, "_base", None)
+            if base is not None and id(base) not in seen:
+                seen[id(base)] = (id(x), "._base", base)
+                q.append(base)
+            continue
+        for child, label in expand(x, types, prog_mods):
+            if id(child) not in seen:
+                seen[id(child)] = (id(x), label, child)
+                q.append(child)
+    return found
+
+
+def path_of(seen, i):
+    parts = []
+    while True:
+        parent, label, _ = seen[i]
+        parts.append(label)
+        if parent is None:
+            break
+        i = parent
+    out = ""
+    for lab in reversed(parts):
+        out += lab if (not out or lab[:1] in ".[") else " -> " + lab
+    return out
+
+
+def expand(x, types, prog_mods):
+    """(child, label) of what x holds, the labels as Python writes them."""
+    if isinstance(x, (types.ModuleType, str, bytes, int, float, complex, bool, type(None))):
+        return
+    if isinstance(x, type):
+        if getattr(x, "__module__", None) not in prog_mods:
+            return
+        for k, v in list(vars(x).items()):
+            if not (k.startswith("__") and k.endswith("__")):
+                yield v, "." + k
+        return
+    if isinstance(x, types.FunctionType):
+        if getattr(x, "__module__", None) not in prog_mods:
+            return
+        for name, c in zip(x.__code__.co_freevars, x.__closure__ or ()):
+            try:
+                yield c.cell_contents, "<closure of %s: %s>" % (x.__name__, name)
+            except ValueError:
+                pass
+        for d in x.__defaults__ or ():
+            yield d, ".__defaults__"
+        return
+    if isinstance(x, (types.BuiltinFunctionType, types.CodeType, types.FrameType)):
+        return
+    if isinstance(x, dict):
+        for k, v in list(x.items()):
+            yield v, "[%r]" % (k,)
+        return
+    if isinstance(x, (list, tuple)):
+        for i, v in enumerate(list(x)):
+            yield v, "[%d]" % i
+        return
+    if isinstance(x, (set, frozenset)):
+        for v in list(x):
+            yield v, ".<member>"
+        return
+    tm = getattr(type(x), "__module__", "") or ""
+    d = getattr(x, "__dict__", None) if not isinstance(x, types.MethodType) else None
+    if isinstance(d, dict):
+        for k, v in list(d.items()):
+            yield v, "." + str(k)
+    if tm.startswith("torch") and not tm.startswith("torch.nn"):
+        return     # PyTorch's own objects: what they hold is not the program's
+    for c in gc.get_referents(x):
+        if c is not d:
+            yield c, type(c).__name__
+
+
