@@ -31,6 +31,7 @@
 #include "obj.h"
 #include "obj_int.h"
 #include "scr.h"
+#include "alloc/al.h"
 
 static gc_stats stats;
 static int debug_on;
@@ -632,10 +633,77 @@ static void restore(obj_list *live, obj_list *unreachable)
     obj_int_set_offlist(0);
 }
 
+/* --- generations ---------------------------------------------------------
+ *
+ * Ids are issued in creation order, so a generation is a range of ids:
+ * objects up to old_max survived a collection of generation 1 or 2 (they
+ * are in generation 2), those up to mid_max one of generation 0 (in 1),
+ * the newer ones none (in 0). A collection of generation g moves every
+ * survivor of generations 0..g up one: it raises the watermarks to the
+ * newest live id. */
+static uint64_t mid_max, old_max;
+
+int gc_generation(const obj *o)
+{
+    return o->id <= old_max ? 2 : o->id <= mid_max ? 1 : 0;
+}
+
+void gc_generations_reset(void) { mid_max = old_max = 0; }
+
+static uint64_t newest_live_id(void)
+{
+    const obj_list *live = obj_int_live();
+    return live->tail ? live->tail->id : 0;
+}
+
+static uint64_t collect(void);
+
 uint64_t gc_collect(void)
 {
     if (collecting || obj_int_draining())
         return 0;
+    uint64_t top = newest_live_id();
+    uint64_t died = collect();
+    mid_max = old_max = top > old_max ? top : old_max;
+    return died;
+}
+
+uint64_t gc_collect_gen(int g)
+{
+    if (g >= 2)
+        return gc_collect();
+    if (collecting || obj_int_draining())
+        return 0;
+    if (g < 0)
+        g = 0;
+    /* the objects of generations g+1..2 are roots: hold each once */
+    uint64_t limit = g == 0 ? mid_max : old_max, top = newest_live_id();
+    size_t nold = 0, i = 0;
+    for (obj *o = obj_live_first(); o && o->id <= limit; o = obj_iter_next(o))
+        nold++;
+    obj **old = nold ? al_malloc(nold * sizeof *old, AL_K_HEAP, "gc old generations") : NULL;
+    if (nold && !old) {
+        er_set(ER_OOM, "gc(%d): no room to hold the %zu objects of the older generations", g,
+               nold);
+        return 0;
+    }
+    for (obj *o = obj_live_first(); o && i < nold; o = obj_iter_next(o), i++) {
+        obj_incref(o);
+        old[i] = o;
+    }
+    uint64_t died = collect();
+    if (g == 0)
+        mid_max = top > mid_max ? top : mid_max;
+    else
+        mid_max = old_max = top > old_max ? top : old_max;
+    for (i = 0; i < nold; i++)
+        obj_decref(old[i]);
+    al_free(old, nold * sizeof *old, AL_K_HEAP);
+    return died;
+}
+
+static uint64_t collect(void)
+{
     collecting = 1;
     obj_list *live = obj_int_live();
     obj_list unreachable = {0};

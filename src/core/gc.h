@@ -29,6 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct obj;
+
 typedef struct gc_stats {
     uint64_t collections;
     uint64_t collected;       /* objects that died in the last collection */
@@ -49,6 +51,22 @@ typedef struct gc_stats {
  * is released: 0, ER_INTERNAL set, debug_failures + 1. So does, in either
  * mode, a live list whose links do not reach its count of objects. */
 uint64_t gc_collect(void);
+/* Generations (CPython's three, Python/gc.c gc_collect_main(generation)):
+ * an object is made in generation 0; one that survives a collection of
+ * generation g (or older) moves to min(g + 1, 2). gc_collect_gen(g)
+ * examines generations 0..g only: the objects of older generations are
+ * not collected, and what they reference is reachable from outside (they
+ * are held as roots through the collection). g >= 2 is gc_collect(). The
+ * bookkeeping is two id watermarks (ids are issued in creation order), so
+ * a full collection costs nothing more; a young one takes one extra pass
+ * over the live objects and a block of pointers to the old ones (ER_OOM,
+ * 0 and nothing collected, when it cannot be had). */
+uint64_t gc_collect_gen(int generation);
+/* o's generation now (0, 1 or 2). */
+int gc_generation(const struct obj *o);
+/* Forget the watermarks: every live object is young again (between
+ * scenarios). */
+void gc_generations_reset(void);
 void gc_stats_get(gc_stats *out);
 void gc_set_debug(int on);
 

@@ -36,7 +36,7 @@ int fk_policy_from_name(const char *s, fk_policy *out);
  * made (modes, converters); the scenario runner sets it per scenario.
  * FK_D_DEFAULT is fakegc's own design (no --compat, no config compat). */
 typedef enum fk_design_id {
-    FK_D_DEFAULT, FK_D_1_13, FK_D_2_0, FK_D_2_3, FK_D_COUNT
+    FK_D_DEFAULT, FK_D_1_13, FK_D_2_0, FK_D_2_3, FK_D_2_14, FK_D_COUNT
 } fk_design_id;
 
 /* The weak tables a design has (fk_design.tables[]). */
@@ -89,8 +89,23 @@ typedef struct fk_design {
                                   on fakes (a conversion's fake-view step
                                   included) gets a tensor-memo entry of its
                                   own under a fresh id (from_meta_and_device) */
+    /* the lifecycle after 2.3 (fakegc-semantics(7), DESIGNS) */
+    unsigned char unbacked_memo;   /* f.item() memoizes its unbacked symbol on
+                                  the fake (item_memo, holding the ShapeEnv),
+                                  valid while the fake's version counter and
+                                  its mode's epoch are those it was made
+                                  under; not stored in inference mode;
+                                  tracer(m) starts a retrace: m.epoch + 1 */
+    unsigned char post_compile_gc; /* FK_PCGC_*: what tr.finish() collects */
+    unsigned char constant_scalar; /* a constant fake of a 0-d CPU tensor also
+                                  holds it as constant_scalar, cleared with
+                                  constant; a storage access (f.storage())
+                                  clears constant */
     fk_table_spec tables[FK_T_COUNT];
 } fk_design;
+
+/* fk_design.post_compile_gc: Dynamo's collection after a compile */
+enum { FK_PCGC_NONE, FK_PCGC_YOUNG /* gc.collect(1) */, FK_PCGC_FULL /* gc.collect() */ };
 
 /* The row's table t ({0} when the design has none). */
 const fk_table_spec *fk_design_table(const fk_design *d, fk_table_id t);
@@ -136,6 +151,12 @@ typedef struct fk_bugs {
     int premature_weak_clear;      /* gc clears weak refs of survivors */
     int tracer_holds_real;         /* a graph argument holds its real example */
     int shape_env_tracks_real;     /* tr.finish() leaves se.tracked */
+    /* the lifecycle after 2.3 (pytorch-2.14) */
+    int codegen_closure_cycle;     /* tr.input(t) leaves a garbage cycle holding t */
+    int young_gc_after_compile;    /* tr.finish() collects generations 0-1 only */
+    int unbacked_memo_retrace;     /* an item memo ignores the mode's epoch */
+    int inference_memo;            /* item memos are stored in inference mode */
+    int constant_scalar_kept;      /* clearing constant leaves constant_scalar */
 } fk_bugs;
 void fk_set_bugs(const fk_bugs *b);
 fk_bugs fk_get_bugs(void);
@@ -306,5 +327,30 @@ obj *fk_cache_anchor(void);
 /* gc(): a full collection (gc_collect), under premature-weak-clear also
  * clearing the memo keys of what the collected objects referenced. */
 uint64_t fk_collect(void);
+/* gc(N), N < 2: a collection of generations 0..N (gc_collect_gen). */
+uint64_t fk_collect_young(int generation);
+
+/* ---- the lifecycle after 2.3 (fk_unbacked.c; designs with unbacked_memo) ----
+ * f.item() on a fake whose mode has a ShapeEnv: the number of the unbacked
+ * symbol it stands for (u0 is 0), into *out. A valid memo (made at the
+ * fake's version and its mode's epoch) answers again; else the ShapeEnv
+ * makes a new symbol, and, outside inference mode, the fake memoizes it
+ * (its "item_memo" edge to a SymInt that holds the ShapeEnv). 0 or -1:
+ * ER_TYPE (not a fake, no ShapeEnv, the design has no such memo), ER_SHAPE
+ * (numel != 1), ER_DEAD_REF (the mode is dead), ER_OOM. */
+int fk_item(ts_tensor *f, int64_t *out);
+/* inference_mode(on): torch.inference_mode() around what follows. */
+void fk_set_inference_mode(int on);
+int fk_inference_mode(void);
+/* An in-place op (or set_) ran on t: its view family's version + 1. */
+void fk_bump_version(ts_tensor *t);
+/* A mode's epoch (retraces begun), a ShapeEnv's unbacked symbols made. */
+int64_t fk_mode_epoch(const obj *mode);
+int64_t fk_shape_env_unbacked(const obj *se);
+/* f.storage() on a fake: under constant_scalar designs its constant is
+ * cleared (pytorch#177496's untyped_storage). 0 or -1 (ER_OOM). */
+int fk_storage_accessed(ts_tensor *f);
+/* Between scenarios: inference mode off. */
+void fk_unbacked_reset(void);
 
 #endif

@@ -27,6 +27,7 @@ static const fk_v3_rules rules[] = {
     /* fake_tensor.py@946abe14:928-931 (the cache), tr.finish()'s clears:
      * pytorch#171209 (tables), #193015 (se.tracked), #184445 (constants) */
     {"pytorch-2.3", 1, 1},
+    {"pytorch-2.14", 1, 1},     /* unchanged through 2.14 (designs.md "After 2.3") */
 };
 static const fk_v3_rules none;
 

@@ -35,9 +35,22 @@ ts_tensor *fk_const_get(const ts_tensor *f)
     return c && ts_is_tensor(c) && !obj_expired(c) ? ts_of(c) : NULL;
 }
 
+/* pytorch#177496 (~2.12): a fake of a 0-d CPU tensor also keeps it as
+ * constant_scalar (for __bool__ and item()); the design (pytorch-2.14)
+ * drops it whenever constant is cleared, which constant-scalar-kept undoes. */
+static const char scalar_attr[] = "constant_scalar";
+
 int fk_const_set(ts_tensor *f, ts_tensor *c)
 {
-    return obj_attr_set(&f->hdr, const_attr, c ? &c->hdr : NULL);
+    if (obj_attr_set(&f->hdr, const_attr, c ? &c->hdr : NULL) < 0)
+        return -1;
+    if (!fk_design_now()->constant_scalar)
+        return 0;
+    if (!c)
+        return fk_bug_state.constant_scalar_kept ? 0 : obj_attr_set(&f->hdr, scalar_attr, NULL);
+    if (c->ndim == 0 && c->device.type == TS_DEV_CPU)
+        return obj_attr_set(&f->hdr, scalar_attr, &c->hdr);
+    return 0;
 }
 
 int fk_constant_of(ts_tensor *f, ts_tensor **out)

@@ -8,6 +8,8 @@
  *   meta_utils.py@0f315d37  0f315d37a4534a9a3a796b845cb3ac4a0e647034 (2.3+)
  *   fake_tensor.py@946abe14 946abe145c61e0b6b807d209e0ac0896b4143a00 (2.3-2.4)
  *   weak.py@03e156b8        torch/utils/weak.py 03e156b8e50a6df611ff81db21cc79b3d2aecd5e (2.x)
+ *   collect_metadata_analysis.py@95bc63ca torch/_functorch/_aot_autograd/
+ *                           95bc63ca296368841b81c66104f4bed68f5c8338
  */
 #include <stdio.h>
 #include <string.h>
@@ -24,6 +26,20 @@
 #define T_113_TABLES                                                                       \
     {[FK_T_TENSOR_MEMO] = T_113_TENSOR_MEMO, [FK_T_STORAGE_MEMO] = T_1X_STORAGE_MEMO,        \
      [FK_T_FAKE_MEMO] = T_113_FAKE_MEMO}
+
+/* 2.3's four weak tables, unchanged through 2.14 */
+#define T_23_TABLES                                                                         \
+    {                                                                                       \
+        /* meta_utils.py@0f315d37:793-795: WeakValueDictionary[MetaTensorId, fake] */     \
+        [FK_T_TENSOR_MEMO] = {1, FK_KEY_TENSOR_ID, 1, FK_CLR_VALUE},                        \
+        /* :788-790: WeakValueDictionary[MetaStorageId, UntypedStorage] */                 \
+        [FK_T_STORAGE_MEMO] = {1, FK_KEY_STORAGE_ID, 1, FK_CLR_VALUE},                      \
+        /* :241-243 WeakIdKeyDictionary: each key's callback removes its                   \
+         * entry (weak.py@03e156b8:91-99,149-150); ids from a counter,                    \
+         * never reused (:214,248-258) */                                                  \
+        [FK_T_LOOKUP_TENSOR] = {1, FK_KEY_TENSOR, 0, FK_CLR_KEY},                           \
+        [FK_T_LOOKUP_STORAGE] = {1, FK_KEY_STORAGE, 0, FK_CLR_KEY},                         \
+    }
 
 static const fk_design designs[FK_D_COUNT] = {
     [FK_D_DEFAULT] = {
@@ -103,17 +119,43 @@ static const fk_design designs[FK_D_COUNT] = {
          * through from_meta_and_device, which memoizes under a fresh id
          * (:276-278 set_tensor_memo -> describer.get_tensor_id) */
         .op_outputs_memoized = 1,
-        .tables = {
-            /* meta_utils.py@0f315d37:793-795: WeakValueDictionary[MetaTensorId, fake] */
-            [FK_T_TENSOR_MEMO] = {1, FK_KEY_TENSOR_ID, 1, FK_CLR_VALUE},
-            /* :788-790: WeakValueDictionary[MetaStorageId, UntypedStorage] */
-            [FK_T_STORAGE_MEMO] = {1, FK_KEY_STORAGE_ID, 1, FK_CLR_VALUE},
-            /* :241-243 WeakIdKeyDictionary: each key's callback removes its
-             * entry (weak.py@03e156b8:91-99,149-150); ids from a counter,
-             * never reused (:214,248-258) */
-            [FK_T_LOOKUP_TENSOR] = {1, FK_KEY_TENSOR, 0, FK_CLR_KEY},
-            [FK_T_LOOKUP_STORAGE] = {1, FK_KEY_STORAGE, 0, FK_CLR_KEY},
-        },
+        .tables = T_23_TABLES,
+    },
+    [FK_D_2_14] = {
+        .name = "pytorch-2.14",
+        .what = "PyTorch 2.14: 2.3's tables, plus the lifecycle added since: item() memos "
+                "checked against the version counter and the mode's epoch and not stored "
+                "in inference mode, a full collection after each compile, constant_scalar "
+                "cleared with constant",
+        .policy = FK_SWEEP_EAGER,
+        .fake_memo = 0,
+        .memo_values_weak = 1,
+        .fakes_are_views = 1,
+        .fix_weakref_leak = 0,
+        .op_outputs_memoized = 1,
+        /* fake_tensor.py@946abe14 UnbackedMemoDescriptor.__get__ (a memo
+         * is answered only while obj._version and obj.fake_mode.epoch are
+         * those it was stored at; pytorch#125623, #124394) and __set__
+         * (nothing stored while torch.is_inference_mode_enabled(),
+         * pytorch#122147); the epoch bumped per retrace
+         * (collect_metadata_analysis.py@95bc63ca, "prevent memoization from
+         * applying"; pytorch#154647, #185499) */
+        .unbacked_memo = 1,
+        /* torch._dynamo.config.run_gc_after_compile: gc.collect(1) after a
+         * compile (pytorch#142519), a full gc.collect() since #184969 */
+        .post_compile_gc = FK_PCGC_FULL,
+        /* pytorch#177496: FakeTensor keeps a 0-d CPU constant for
+         * __bool__/item(); untyped_storage() clears constant (a nested
+         * mode may write through the storage); the design clears the
+         * scalar with it */
+        .constant_scalar = 1,
+        /* unchanged since 2.3 (meta_utils.py@0f315d37:788-795,241-243); the
+         * describer tables cleared after compile (pytorch#165367, #171209)
+         * and ShapeEnv-cached symbolic keys (#127596, #152037) are 2.3's
+         * finish() and dispatch-cache rows (fk_cache.c); the finalizers
+         * that evict id-hashed cache keys (#149087) have no form here: the
+         * language has no GraphModule argument */
+        .tables = T_23_TABLES,
     },
 };
 
@@ -271,6 +313,16 @@ int fk_design_check(const fk_design *d, char *why, size_t n)
     /* a fake view holds its base's fake: only where fakes are memo values */
     if (d->fakes_are_views && d->fake_memo) {
         snprintf(why, n, "design %s: fake views with a memo of fakes apart", d->name);
+        return -1;
+    }
+    /* an item() memo is made on a fake of a mode with a ShapeEnv: 2.3's
+     * describer tables and no fake memo of the converter's own */
+    if (d->unbacked_memo && (d->fake_memo || !d->tables[FK_T_LOOKUP_TENSOR].exists)) {
+        snprintf(why, n, "design %s: unbacked memos without 2.3's tables", d->name);
+        return -1;
+    }
+    if (d->post_compile_gc > FK_PCGC_FULL) {
+        snprintf(why, n, "design %s: post_compile_gc %d", d->name, d->post_compile_gc);
         return -1;
     }
     /* _fix_weakref is called on a hit of the fake memo: no memo, no leak */

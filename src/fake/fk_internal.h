@@ -59,6 +59,7 @@ typedef struct fk_mode {
     obj *shape_env;             /* strong, or NULL */
     obj *weak_self;             /* mode_ref="weak": what its fakes hold */
     unsigned propagate_real : 1;
+    unsigned epoch : 31;        /* retraces begun (fake_mode.epoch) */
 } fk_mode;
 
 /* What a fake of `m` holds as its mode: m, or m's weak handle. */
@@ -97,7 +98,10 @@ int fk_cache_post_op(fk_opctx *cx, const ts_tensor *out);
 
 /* fk_const.c */
 ts_tensor *fk_const_get(const ts_tensor *f);          /* borrowed, or NULL */
-int fk_const_set(ts_tensor *f, ts_tensor *c);         /* c NULL: none */
+/* c NULL: none (and, where the design has constant_scalar, no
+ * constant_scalar either, unless constant-scalar-kept); a 0-d CPU c is
+ * also the fake's constant_scalar there */
+int fk_const_set(ts_tensor *f, ts_tensor *c);
 void fk_const_invalidate(fk_fconv *fc, const ts_tensor *t);
 int fk_const_check(const ts_tensor *t);
 int fk_const_record(fk_fconv *fc, ts_tensor *f, ts_tensor *t);
@@ -106,6 +110,7 @@ int fk_const_pre_op(ts_op op, ts_tensor *self, const ts_args *a, fk_mode *m,
 void fk_const_written(ts_op op, ts_tensor *self, fk_mode *m);
 
 /* fk_shape.c */
+int64_t fk_shape_new_unbacked(obj *se);        /* the new symbol's number */
 int fk_shape_track(obj *se, ts_tensor *f);
 void fk_shape_untrack(obj *se);
 int fk_shape_cache(obj *se, uint64_t key);     /* its own op cache */

@@ -257,6 +257,11 @@ static int id_live(const uint64_t *ids, size_t n, uint64_t id)
     return bsearch(&id, ids, n, sizeof *ids, id_cmp) != NULL;
 }
 
+uint64_t fk_collect_young(int generation)
+{
+    return gc_collect_gen(generation);
+}
+
 uint64_t fk_collect(void)
 {
     if (!fk_bug_state.premature_weak_clear)

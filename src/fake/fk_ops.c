@@ -126,6 +126,8 @@ ts_tensor *fk_apply_in(ts_op op, ts_tensor *self, const ts_args *a, obj *active)
         obj_decref(&r->hdr);
         if (op == TS_OP_SET_ && refresh_from_meta(self) != 0)
             return NULL;   /* the meta tensor moved; its fake could not follow */
+        if (ts_op_is_inplace(op) || op == TS_OP_SET_)
+            fk_bump_version(self);
         if (fk_v3_post_op(op, self, a, self, &cx) != 0)
             return NULL;
         obj_incref(&self->hdr);
@@ -149,9 +151,12 @@ ts_tensor *fk_apply_in(ts_op op, ts_tensor *self, const ts_args *a, obj *active)
     return out;
 }
 
-#define ALL ((1u << FK_D_COUNT) - 1)
 #define D(x) (1u << (x))
 #define V2 (D(FK_D_2_0) | D(FK_D_2_3))   /* the 2.x designs */
+#define V23 D(FK_D_2_3)                  /* 2.3's own */
+/* the bugs of every design: not pytorch-2.14's, whose lifecycle is checked
+ * by its own five */
+#define ALL (((1u << FK_D_COUNT) - 1) & ~D(FK_D_2_14))
 
 /* designs.md "Injectable bugs": each bug with the designs it applies to.
  * fix-weakref is 1.13.1's own leak: on in pytorch-1.13 (asking for it
@@ -178,15 +183,28 @@ static const fk_bug_info bug_list[] = {
     {"tracer-holds-real", "a graph argument holds its real example strongly (pytorch#100515)",
      V2},
     {"constant-retains-real", "tr.finish() and m.clear_non_cpu_constants() keep constants: an "
-     "example fake keeps its real CUDA tensor (pytorch#124345, #184445)", D(FK_D_2_3)},
+     "example fake keeps its real CUDA tensor (pytorch#124345, #184445)", V23},
     {"cache-holds-shape-env", "ops with symbolic inputs are stored in the process's dispatch "
-     "cache with unstripped keys holding their ShapeEnv (pytorch#127596)", D(FK_D_2_3)},
+     "cache with unstripped keys holding their ShapeEnv (pytorch#127596)", V23},
     {"no-clear-after-compile", "tr.finish() leaves the mode's tables, so weak refs stay on the "
-     "real tensors (pytorch#171209, #141548)", D(FK_D_2_3)},
+     "real tensors (pytorch#171209, #141548)", V23},
     {"converter-closure-cycle", "every miss leaves a garbage closure cycle holding the "
-     "MetaConverter, alive until gc() (pytorch#175660)", D(FK_D_2_3)},
+     "MetaConverter, alive until gc() (pytorch#175660)", V23},
     {"shape-env-tracks-real", "tr.finish() leaves se.tracked: tracked fakes and their real "
-     "copies stay (pytorch#193015, #190093)", D(FK_D_2_3)},
+     "copies stay (pytorch#193015, #190093)", V23},
+    /* the lifecycle after 2.3: pytorch-2.14's fixes undone */
+    {"codegen-closure-cycle", "tr.input(t) leaves a garbage closure cycle (PyCodegen's "
+     "collect_temp_source) holding the real input t until a collection (pytorch#155778, "
+     "fixed by #155791)", D(FK_D_2_14)},
+    {"young-gc-after-compile", "tr.finish() collects generations 0 and 1 only "
+     "(gc.collect(1)), so garbage already in generation 2 survives the compile "
+     "(pytorch#142519, fixed by #184969)", D(FK_D_2_14)},
+    {"unbacked-memo-retrace", "an item() memo is reused across a retrace: its epoch is not "
+     "checked (pytorch#154647, #185499)", D(FK_D_2_14)},
+    {"inference-memo", "item() memoizes in inference mode, where tensors have no version "
+     "counter (pytorch#122127, fixed by #122147)", D(FK_D_2_14)},
+    {"constant-scalar-kept", "clearing a fake's constant leaves its constant_scalar: the 0-d "
+     "real tensor stays (pytorch#177496)", D(FK_D_2_14)},
 };
 
 size_t fk_designs_named(unsigned designs, const char *sep, const char *dflt, char *buf,
@@ -280,6 +298,11 @@ int fk_inject(const char *csv, char *err, size_t errlen)
         else if (strcmp(name, "no-clear-after-compile") == 0) fb.no_clear_after_compile = 1;
         else if (strcmp(name, "converter-closure-cycle") == 0) fb.converter_closure_cycle = 1;
         else if (strcmp(name, "shape-env-tracks-real") == 0) fb.shape_env_tracks_real = 1;
+        else if (strcmp(name, "codegen-closure-cycle") == 0) fb.codegen_closure_cycle = 1;
+        else if (strcmp(name, "young-gc-after-compile") == 0) fb.young_gc_after_compile = 1;
+        else if (strcmp(name, "unbacked-memo-retrace") == 0) fb.unbacked_memo_retrace = 1;
+        else if (strcmp(name, "inference-memo") == 0) fb.inference_memo = 1;
+        else if (strcmp(name, "constant-scalar-kept") == 0) fb.constant_scalar_kept = 1;
         else {
             p = name;
             len = strlen(name);

@@ -18,6 +18,7 @@ typedef struct fk_shape_env {
     size_t ntracked, cap_tracked;
     uint64_t *keys;             /* its op cache */
     size_t nkeys, cap_keys;
+    int64_t unbacked;           /* unbacked symbols made (u0, u1, ...) */
 } fk_shape_env;
 
 static void se_traverse(obj *self, obj_visit_fn visit, void *arg)
@@ -79,6 +80,16 @@ int64_t fk_shape_env_cache_size(const obj *o)
 int64_t fk_shape_env_tracked(const obj *o)
 {
     return (int64_t)((const fk_shape_env *)o)->ntracked;
+}
+
+int64_t fk_shape_env_unbacked(const obj *o)
+{
+    return fk_is_shape_env(o) ? ((const fk_shape_env *)o)->unbacked : 0;
+}
+
+int64_t fk_shape_new_unbacked(obj *o)
+{
+    return ((fk_shape_env *)o)->unbacked++;
 }
 
 int fk_shape_track(obj *o, ts_tensor *f)

@@ -94,9 +94,14 @@ obj *fk_tracer_new(obj *mode)
         return NULL;
     }
     fk_tracer *tr = (fk_tracer *)obj_new(&tracer_type, sizeof *tr);
-    if (tr)
-        obj_set_ref(&tr->mode, mode);
-    return tr ? &tr->hdr : NULL;
+    if (!tr)
+        return NULL;
+    obj_set_ref(&tr->mode, mode);
+    /* a compile retraces: memos of unbacked symbols made before do not
+     * apply (collect_metadata_analysis.py@95bc63ca: fake_mode.epoch += 1) */
+    if (fk_design_now()->unbacked_memo)
+        ((fk_mode *)mode)->epoch++;
+    return &tr->hdr;
 }
 
 int fk_is_tracer(const obj *o) { return o && o->type == &tracer_type; }
@@ -115,6 +120,47 @@ static int push_arg(fk_tracer *tr, ts_tensor *f, obj *example, int strong)
     return 0;
 }
 
+/* codegen-closure-cycle (pytorch#155778, fixed by #155791): PyCodegen's
+ * recursive collect_temp_source closure is a cycle (closure, function,
+ * cell) that holds the codegen, and through its frame the compile's real
+ * inputs: garbage that keeps t alive until a collection reaches it. */
+typedef struct fk_codegen_cell {
+    obj hdr;
+    obj *self, *frame_local;   /* strong: itself (the cycle), the real input */
+} fk_codegen_cell;
+
+static void cg_traverse(obj *self, obj_visit_fn visit, void *arg)
+{
+    fk_codegen_cell *c = (fk_codegen_cell *)self;
+    if (c->self)
+        visit(c->self, "cell", -1, arg);
+    if (c->frame_local)
+        visit(c->frame_local, "f_locals", -1, arg);
+}
+
+static void cg_release(obj *self)
+{
+    fk_codegen_cell *c = (fk_codegen_cell *)self;
+    obj_clear_ref(&c->self);
+    obj_clear_ref(&c->frame_local);
+}
+
+static const obj_type codegen_type = {
+    .name = "collect_temp_source", .kind = OBJ_GENERIC, .traverse = cg_traverse,
+    .release = cg_release,
+};
+
+static int leave_codegen_cycle(ts_tensor *t)
+{
+    fk_codegen_cell *c = (fk_codegen_cell *)obj_new(&codegen_type, sizeof *c);
+    if (!c)
+        return -1;
+    obj_set_ref(&c->frame_local, &t->hdr);
+    obj_set_ref(&c->self, &c->hdr);
+    obj_decref(&c->hdr);           /* garbage now: only the cycle holds it */
+    return 0;
+}
+
 ts_tensor *fk_tracer_input(obj *o, ts_tensor *t)
 {
     fk_tracer *tr = (fk_tracer *)o;
@@ -127,11 +173,29 @@ ts_tensor *fk_tracer_input(obj *o, ts_tensor *t)
         return NULL;
     obj *se = fk_mode_shape_env(tr->mode);
     if (push_arg(tr, f, &t->hdr, fk_bug_state.tracer_holds_real) < 0 ||
-        (se && fk_shape_track(se, f) < 0)) {
+        (se && fk_shape_track(se, f) < 0) ||
+        (fk_bug_state.codegen_closure_cycle && leave_codegen_cycle(t) < 0)) {
         obj_decref(&f->hdr);
         return NULL;
     }
     return f;
+}
+
+/* Dynamo's collection after a compile (convert_frame, run_gc_after_compile:
+ * gc.collect(1) since pytorch#142519, a full gc.collect() since #184969;
+ * young-gc-after-compile brings the former back where the design has the
+ * latter). */
+static int post_compile_gc(void)
+{
+    int how = fk_design_now()->post_compile_gc;
+    if (how == FK_PCGC_FULL && fk_bug_state.young_gc_after_compile)
+        how = FK_PCGC_YOUNG;
+    er_clear();
+    if (how == FK_PCGC_FULL)
+        fk_collect();
+    else if (how == FK_PCGC_YOUNG)
+        fk_collect_young(1);
+    return er_kind_get() == ER_OOM ? -1 : 0;
 }
 
 int fk_tracer_finish(obj *o)
@@ -139,11 +203,13 @@ int fk_tracer_finish(obj *o)
     fk_tracer *tr = (fk_tracer *)o;
     drop_args(tr);
     if (!tr->mode || !fk_v3_rules_now()->finish_clears)
-        return 0;
+        return post_compile_gc();
     fk_mode *m = (fk_mode *)tr->mode;
     if (!fk_bug_state.no_clear_after_compile)
         fk_mode_clear_tables(m);
     if (m->shape_env && !fk_bug_state.shape_env_tracks_real)
         fk_shape_untrack(m->shape_env);
-    return fk_clear_non_cpu_constants(tr->mode) < 0 ? -1 : 0;
+    if (fk_clear_non_cpu_constants(tr->mode) < 0)
+        return -1;
+    return post_compile_gc();
 }

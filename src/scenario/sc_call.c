@@ -508,10 +508,19 @@ int sc_ev_weakref(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args
 
 int sc_ev_gc(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a, sc_val *out)
 {
-    (void)vm, (void)e, (void)recv, (void)a;
+    (void)vm, (void)recv, (void)a;
     uint64_t before = obj_live_count();
     obj_safepoint();
-    fk_collect();
+    /* gc(N): generations 0..N (the parser checked N: a literal 0..2) */
+    int gen = e->nargs ? (int)e->args[0]->ival : 2;
+    if (gen < 2) {
+        er_clear();
+        fk_collect_young(gen);
+        if (er_kind_get() == ER_OOM)
+            return -1;
+    } else {
+        fk_collect();
+    }
     fk_sweep_all();
     obj_safepoint();
     uint64_t after = obj_live_count();
@@ -1158,6 +1167,8 @@ int sc_ev_storage(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args
     if (!s || s->layout != TS_STRIDED || !s->storage)
         return er_set(ER_TYPE, "Cannot access storage of %s",
                       t->layout == TS_STRIDED ? "this tensor" : "SparseTensorImpl");
+    if (fk_storage_accessed(t) < 0)
+        return -1;
     return set_obj_ref(out, &s->storage->hdr);
 }
 
@@ -1484,12 +1495,53 @@ int sc_ev_clear(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *
     return 0;
 }
 
-/* se.cache_size, se.tracked, and the cache's size, hits, misses, bypasses;
- * on other objects these names are user attributes */
+/* f.item(): the number of the unbacked symbol a fake's item() stands for */
+int sc_ev_item(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+               sc_val *out)
+{
+    int64_t sym = 0;
+    (void)vm, (void)a;
+    obj *f = v3_recv(e, recv, is_tensor_obj);
+    if (!f || fk_item(ts_of(f), &sym) < 0)
+        return -1;
+    sc_set_int(out, sym);
+    return 0;
+}
+
+/* inference_mode(true|false): torch.inference_mode() on or off */
+int sc_ev_inference_mode(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                         sc_val *out)
+{
+    sc_val x = {0};
+    (void)recv, (void)a;
+    if (sc_eval(vm, e->args[0], &x) < 0)
+        return -1;
+    if (x.k != V_BOOL) {
+        er_set(ER_TYPE, "inference_mode() takes true or false, got %s", sc_val_type(&x));
+        sc_val_drop(&x);
+        return -1;
+    }
+    fk_set_inference_mode(x.i != 0);
+    out->k = V_NONE;
+    return 0;
+}
+
+/* se.cache_size, se.tracked, se.unbacked, m.epoch, and the cache's size,
+ * hits, misses, bypasses; on other objects these names are user attributes */
 int sc_ev_v3_attr(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
                   sc_val *out)
 {
     (void)vm, (void)a;
+    if (fk_is_shape_env(recv->o) && e->id == A_UNBACKED) {
+        sc_set_int(out, fk_shape_env_unbacked(recv->o));
+        return 0;
+    }
+    if (fk_is_mode(recv->o) && e->id == A_EPOCH) {
+        sc_set_int(out, fk_mode_epoch(recv->o));
+        return 0;
+    }
+    if (e->id == A_UNBACKED || e->id == A_EPOCH)
+        return user_attr(e, recv, out);
     if (fk_is_shape_env(recv->o) && (e->id == A_CACHE_SIZE || e->id == A_TRACKED)) {
         sc_set_int(out, e->id == A_TRACKED ? fk_shape_env_tracked(recv->o)
                                            : fk_shape_env_cache_size(recv->o));

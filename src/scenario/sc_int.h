@@ -93,6 +93,7 @@ typedef enum sc_builtin {
     B_GC, B_LIVE, B_BYTES, B_HEAP_BYTES, B_UNREACHABLE, B_STALE, B_GROWTH,
     B_ALIVE, B_DEAD, B_RAISES, B_FAKE_CONVERTER, B_WEAKREFS, B_HOLD, B_AT, B_VERDICT,
     B_SHAPE_ENV, B_FAKE_CACHE, B_TRACER,   /* version 3 */
+    B_INFERENCE_MODE,                       /* version 3, pytorch-2.14 */
     B_COUNT
 } sc_builtin;
 
@@ -108,7 +109,8 @@ typedef enum sc_attr {
     A_USER, A_GRAD, A_MEMO_FAKE, A_MEMO_META, A_MEMO_STORAGE, A_PENDING,
     A_HITS, A_MISSES, A_SWEEP_EVERY, A_CHECK_COUNT,
     A_MEMO_TENSOR_IDS, A_MEMO_STORAGE_IDS, A_MEMO_CONSTANTS,  /* version 3 */
-    A_CACHE_SIZE, A_TRACKED, A_SIZE, A_BYPASSES
+    A_CACHE_SIZE, A_TRACKED, A_SIZE, A_BYPASSES,
+    A_UNBACKED, A_EPOCH                      /* version 3, pytorch-2.14 */
 } sc_attr;
 
 typedef struct sc_pos { uint32_t line, col; } sc_pos;

@@ -53,6 +53,7 @@ static const char *const sweep_values[] = {"eager", "periodic", NULL};
 static const char *const end_values[] = {"strict", "off", NULL};
 /* fk_design_id order from FK_D_1_13 on (fake/fk.h); "default" is not a value */
 static const char *const compat_values[] = {"pytorch-1.13", "pytorch-2.0", "pytorch-2.3",
+                                            "pytorch-2.14",
                                             NULL};
 
 static int find_in(const char *const *list, const char *s, size_t n)
@@ -671,6 +672,12 @@ static sc_expr *parse_call(parser *p, const sc_token *nt)
     }
     if (b == B_LIVE && e->nargs == 1 && check_choice(p, e->args[0], "kind", live_kinds) < 0)
         return NULL;
+    if (b == B_GC && e->nargs == 1 &&
+        (e->args[0]->kind != E_INT || e->args[0]->ival < 0 || e->args[0]->ival > 2)) {
+        error_at(p, e->args[0]->line, e->args[0]->col,
+                 "gc() takes a generation: 0, 1 or 2 (2 is a full collection)");
+        return NULL;
+    }
     if (b == B_GROWTH && e->args[0]->kind == E_STR &&
         checkpoint_find(p, e->args[0]->name) < 0) {
         error_at(p, e->args[0]->line, e->args[0]->col,

@@ -438,6 +438,8 @@ static int run_program(const sc_program *p, const sc_options *opt, rp_scenario *
                         : p->cfg_compat >= 0 ? (fk_design_id)p->cfg_compat : FK_D_DEFAULT;
     fk_design_set(design);
     fk_cache_clear();          /* the process-wide dispatch cache, per scenario */
+    fk_unbacked_reset();       /* inference mode off */
+    gc_generations_reset();    /* every object young */
     char ierr[256];
     if (fk_inject_check(fk_inject_active(), design, ierr, sizeof ierr) != 0) {
         /* the file's config compat names a design the bug does not apply

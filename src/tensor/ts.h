@@ -104,7 +104,9 @@ typedef struct ts_tensor {
     struct ts_tensor *grad;  /* strong; NULL if none */
     unsigned requires_grad : 1, is_leaf : 1, neg : 1, conj : 1,
              quantized : 1, coalesced : 1,
-             inline_cap : 3;   /* entries dims[] has room for (1..4) */
+             inline_cap : 3,   /* entries dims[] has room for (1..4) */
+             version : 20;     /* the version counter (in-place ops), kept by
+                                  the root of a view family, modulo 2^20 */
     /* sparse COO: indices i64 [sparse_dim, nnz], values [nnz, dense...];
      * sparse CSR: crow [rows+1], col [nnz], values [nnz] */
     int dense_dim;

@@ -19,6 +19,11 @@ table=(
   "premature-weak-clear|scenarios/bugs-2x/premature_weak_clear_20.scn"
   "tracer-holds-real|scenarios/bugs-2x/tracer_holds_real.scn"
   "shape-env-tracks-real|scenarios/bugs-2x/shape_env_tracks_real.scn"
+  "codegen-closure-cycle|scenarios/bugs-2x/codegen_closure_cycle.scn"
+  "young-gc-after-compile|scenarios/bugs-2x/young_gc_after_compile.scn"
+  "unbacked-memo-retrace|scenarios/bugs-2x/unbacked_memo_retrace.scn"
+  "inference-memo|scenarios/bugs-2x/inference_memo.scn"
+  "constant-scalar-kept|scenarios/bugs-2x/constant_scalar_kept.scn"
 )
 
 want=" $* "

@@ -51,7 +51,7 @@ Test(design, names_round_trip)
     EQ(fk_design_from_name("pytorch-1.12", &got), -1);
     char names[128];
     fk_design_names(names, sizeof names);
-    cr_assert_str_eq(names, "pytorch-1.13, pytorch-2.0, pytorch-2.3");
+    cr_assert_str_eq(names, "pytorch-1.13, pytorch-2.0, pytorch-2.3, pytorch-2.14");
 }
 
 Test(design, pytorch_113_is_periodic_with_the_fix_weakref_leak)

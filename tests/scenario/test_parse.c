@@ -213,7 +213,11 @@ Test(parse, structure_errors)
 
 Test(parse, arity_of_builtins)
 {
-    EXPECT_ERROR("gc(1)\n", "t.scn:1:1: error: gc() takes no arguments, got 1");
+    EXPECT_ERROR("gc(1, 2)\n", "t.scn:1:1: error: gc() takes at most 1 argument, got 2");
+    EXPECT_ERROR("gc(3)\n",
+                 "t.scn:1:4: error: gc() takes a generation: 0, 1 or 2 (2 is a full collection)");
+    EXPECT_ERROR("x = 1\ngc(x)\n",
+                 "t.scn:2:4: error: gc() takes a generation: 0, 1 or 2 (2 is a full collection)");
     EXPECT_ERROR("x = weakref()\n", "t.scn:1:5: error: weakref() takes 1 argument, got 0");
     EXPECT_ERROR("x = empty_strided((2,))\n",
                  "t.scn:1:5: error: empty_strided() takes 2 arguments, got 1");
