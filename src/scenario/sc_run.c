@@ -501,6 +501,7 @@ static int run_program(const sc_program *p, const sc_options *opt, rp_scenario *
         memset(vm.cps, 0, nc * sizeof *vm.cps);
         vm.nwith = 0;
         fk_cache_clear();      /* each run of the program starts with it empty */
+        fk_unbacked_reset();   /* ... and out of inference mode */
         vm.count_expectations = r == 0;
         for (int k = 0; k < OBJ_KIND_COUNT; k++) {
             out->kinds_start[k] = obj_live_count_kind((obj_kind)k);
