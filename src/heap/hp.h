@@ -83,6 +83,14 @@ const char *hp_holder_name(hp_holder h);   /* "memo", "finalizer", "pending",
 int hp_holder_parse(const char *s, hp_holder *out);   /* 0, or -1 unknown */
 int hp_holder_tier(hp_holder h);           /* 0 culprit, 1 variable, 2 in use */
 
+/* What a retained object's path starts from (path[0]): one of the roots
+ * given to hp_snapshot (named by it), the implicit root of live finalizers
+ * ("finalizers"), nothing ("unreachable": a cycle or a leaked object), or
+ * only weak holders ("weak"). */
+typedef enum hp_root_kind {
+    HP_RK_PROGRAM, HP_RK_FINALIZERS, HP_RK_UNREACHABLE, HP_RK_WEAK
+} hp_root_kind;
+
 typedef struct hp_retained {
     uint64_t id;
     obj_kind kind;
@@ -118,6 +126,8 @@ typedef struct hp_retained {
     char **path;
     size_t path_len;
     size_t path_alloc;
+    hp_root_kind root;       /* what path[0] is (HP_RK_PROGRAM when read back
+                                or without a path) */
     char describe[64];       /* type's describe() for live objects, else "" */
 } hp_retained;
 

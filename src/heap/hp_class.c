@@ -5,6 +5,7 @@
 #include "heap/hp_class.h"
 #include "heap/hp_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,21 @@ static const char *const class_words[HP_CL_COUNT] = {"lost", "accumulating", "re
 const char *hp_class_name(hp_class c)
 {
     return (unsigned)c < HP_CL_COUNT ? class_names[c] : "?";
+}
+
+const char *hp_class_word(hp_class c)
+{
+    return (unsigned)c < HP_CL_COUNT ? class_words[c] : "?";
+}
+
+int hp_class_from_word(const char *w, hp_class *out)
+{
+    for (int c = 0; c < HP_CL_COUNT; c++)
+        if (strcmp(class_words[c], w) == 0) {
+            *out = (hp_class)c;
+            return 0;
+        }
+    return -1;
 }
 
 int hp_class_mask(const char *csv, unsigned *mask)
@@ -115,6 +131,10 @@ static hp_class_group *group_for(acc *a, hp_class cls, int cat, const hp_retaine
     g->reason = r->reason;
     snprintf(g->via, sizeof g->via, "%s", via);
     join_path(r, g->example, sizeof g->example, 0);
+    g->root = r->root;
+    if (r->root == HP_RK_PROGRAM && r->path_len)
+        snprintf(g->root_name, sizeof g->root_name, "%.*s", (int)strcspn(r->path[0], ".[ "),
+                 r->path[0]);
     return g;
 }
 

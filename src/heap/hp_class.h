@@ -42,8 +42,13 @@ typedef enum hp_class {
 } hp_class;
 const char *hp_class_name(hp_class c);   /* "lost", "accumulating", "still reachable",
                                             "lingering" */
-/* The words of --fail-on: "lost" "accumulating" "reachable" "lingering";
- * 0 and the bit mask (1 << class) of a comma list, -1 on an unknown word. */
+/* The one-word names: "lost" "accumulating" "reachable" "lingering" (the
+ * words of --fail-on, suppression rules' class=, JSON keys); "?" out of
+ * range. 0 / -1 on an unknown word for the reverse. */
+const char *hp_class_word(hp_class c);
+int hp_class_from_word(const char *w, hp_class *out);
+/* 0 and the bit mask (1 << class) of a comma list of words, -1 on an
+ * unknown word. */
 int hp_class_mask(const char *csv, unsigned *mask);
 
 enum { HP_CAT_MAX = 8 };
@@ -76,6 +81,9 @@ typedef struct hp_class_group {
     char via[256];               /* holder shape: "KEEP[] -> tensor", ids and
                                     index contents dropped */
     char example[256];           /* first member's path, ids kept, " -> " */
+    hp_root_kind root;           /* what the first member's path starts from */
+    char root_name[96];          /* HP_RK_PROGRAM: that root's name up to its
+                                    first '.', '[' or ' ' ("KEEP"); else "" */
 } hp_class_group;
 
 typedef struct hp_classes {

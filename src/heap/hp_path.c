@@ -349,11 +349,12 @@ static int format_path(hp_graph *g, const pel *el, size_t k, hp_retained *out)
     return set_path(out, ptrs, lens, k);
 }
 
-static const char *tree_root_name(const hp_graph *g, uint32_t v)
+static const char *tree_root_name(const hp_graph *g, uint32_t v, hp_root_kind *kind)
 {
     uint32_t x = hp_anc(g, v);
     while (HP_PNODE(g, x) != HP_NONE)
         x = HP_PNODE(g, x);
+    *kind = g->pedge[x] < g->nroots ? HP_RK_PROGRAM : HP_RK_FINALIZERS;
     return hp_root_name(g, g->pedge[x]);
 }
 
@@ -368,6 +369,7 @@ static int build_path(hp_graph *g, uint32_t v, hp_retained *out)
             el[k].kind = PE_TEXT;
             el[k++].s = "weak";
             put(el, &k, PE_NODE, v);
+            out->root = HP_RK_WEAK;
             return format_path(g, el, k, out);
         }
         holder = g->weak.e[weak].src;
@@ -378,10 +380,11 @@ static int build_path(hp_graph *g, uint32_t v, hp_retained *out)
     el[k].kind = PE_TEXT;
     el[k].s = NULL;
     if (HP_REGION(g, holder) == HP_R_REACH) {
-        el[k++].s = tree_root_name(g, holder);
+        el[k++].s = tree_root_name(g, holder, &out->root);
         s.nchain = g->depth[holder];
     } else {
         el[k++].s = "unreachable";
+        out->root = HP_RK_UNREACHABLE;
         int cyc = hp_scc_cyclic(g, holder) && hp_scc_source(g, holder);
         if (cyc && hp_scc_size(g, holder) <= HP_SMALL_SCC) {
             s.list = small;

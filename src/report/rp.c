@@ -79,12 +79,10 @@ void rp_scenario_clear(rp_scenario *s)
     if (s->checkpoints)
         al_free(s->checkpoints, s->ncheckpoints * sizeof *s->checkpoints, AL_K_REPORT);
     rp_free_str(s->error);
-    rp_free_str(s->verdict);
+    rp_verdict_free(s->verdict);
     rp_free_str(s->whatif);
     rp_free_str(s->stop_site);
     rp_free_str(s->stop_why);
-    if (s->vgroups)
-        al_free(s->vgroups, s->nvgroups * sizeof *s->vgroups, AL_K_REPORT);
     hp_dtree_free(&s->dtree);
     memset(s, 0, sizeof *s);
 }
@@ -201,22 +199,6 @@ int rp_scenario_add_checkpoint(rp_scenario *s, const char *name, int64_t growth)
     memset(nc[n].kinds, 0, sizeof nc[n].kinds);
     s->checkpoints = nc;
     s->ncheckpoints = n + 1;
-    return 0;
-}
-
-int rp_scenario_add_vgroup(rp_scenario *s, const rp_vgroup *g)
-{
-    if (s->nvgroups < RP_VGROUPS) {
-        size_t n = s->nvgroups;
-        rp_vgroup *ng = al_realloc(s->vgroups, n * sizeof *ng, (n + 1) * sizeof *ng,
-                                   AL_K_REPORT, "rp verdict groups");
-        if (!ng)
-            return er_set(ER_OOM, "out of memory recording a verdict group");
-        ng[n] = *g;
-        s->vgroups = ng;
-        s->nvgroups = n + 1;
-    }
-    s->vgroups_total++;
     return 0;
 }
 
@@ -956,9 +938,12 @@ void rp_details(sk *s, const rp_scenario *sc, const rp_options *o, const char *i
                 sk_puts(s, indent);
         }
     }
-    if (sc->verdict) {   /* one line each, indented; the JSON has them all */
+    char *vtext = sc->verdict ? rp_verdict_text(sc->verdict) : NULL;
+    if (sc->verdict && !vtext)
+        s->oom = 1;
+    if (vtext) {   /* one line each, indented; the JSON has them all */
         enum { VERDICT_LINES = 40 };
-        const char *v = sc->verdict;
+        const char *v = vtext;
         while (*v) {
             const char *e = strchr(v, '\n');
             size_t n = e ? (size_t)(e - v) : strlen(v);
@@ -986,6 +971,7 @@ void rp_details(sk *s, const rp_scenario *sc, const rp_options *o, const char *i
             vlines++;
         }
     }
+    free(vtext);
     size_t rlen = 0;
     char *rtext = retained_text(s, sc, o, indent, RP_SCENARIO_LINES / 2, &rlen);
     if (!rtext && (sc->nretained || sc->leaked_bytes))

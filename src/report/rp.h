@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "heap/hp.h"
+#include "report/rp_verdict.h"
 
 typedef enum rp_status { RP_PASS, RP_FAIL, RP_ERROR, RP_SKIP } rp_status;
 const char *rp_status_name(rp_status s);   /* "pass" "fail" "error" "skip" */
@@ -89,20 +90,11 @@ typedef struct rp_scenario {
      * not JSON's): the page's growth table. */
     uint64_t kinds_start[OBJ_KIND_COUNT], kinds_end[OBJ_KIND_COUNT];
     int kinds_known;
-    /* The verdict of a recorded program (the scenario's `verdict()`): the
-     * leak classes of what it left behind (hp_class.h), counted (lost,
-     * accumulating, still reachable, lingering, suppressed) and said in
-     * lines ("lost: 20 fake tensors made at prog.py:13, held inside
-     * PyTorch: ..."); NULL when the scenario has no verdict. The failing
-     * classes are also failures (line 0, text "verdict: lost"). */
-    char *verdict;
-    uint64_t classes[5];
-    /* The verdict's groups, as the page shows them: an array of exactly
-     * nvgroups (AL_K_REPORT, NULL when 0) of the first RP_VGROUPS groups
-     * (lost first, then accumulating, still reachable, lingering; biggest
-     * first), of vgroups_total in all. In JSON as verdict.groups. */
-    struct rp_vgroup *vgroups; size_t nvgroups;
-    uint64_t vgroups_total;
+    /* The verdict of a recorded program (the scenario's `verdict()`):
+     * its facts (rp_verdict.h), owned (rp_scenario_clear frees it); NULL
+     * when the scenario has no verdict. The failing classes are also
+     * failures (line 0, text "verdict: lost"). */
+    rp_verdict *verdict;
     /* A recording replayed under a design other than the one it was
      * recorded on (a what-if, designs.md): its expectations are not checked
      * but counted (skipped_fidelity), and whatif says so with that design's
@@ -121,25 +113,6 @@ typedef struct rp_scenario {
      * words (rp_scenario_set_not_judged). In JSON as "not_judged". */
     char *stop_site, *stop_why;
 } rp_scenario;
-
-/* One group of a verdict (hp_class_group): subjects of one class and
- * category, made at one program line, held in one way. */
-enum { RP_VGROUPS = 64 };
-typedef struct rp_vgroup {
-    uint8_t cls;                  /* hp_class */
-    uint8_t suppressed;           /* a --suppress rule counted it apart */
-    uint64_t count, bytes, retained;   /* members, their bytes, what they retain */
-    uint32_t first_round, last_round, rounds;   /* of the loop around the
-                                                   site (0: unknown) */
-    char noun[32];                /* "fake tensors" */
-    char site[160];               /* the program's line: "prog.py:11" */
-    char holder[96];              /* "KEEP", "PyTorch's finalizer registry",
-                                     "inside PyTorch" */
-    char path[256];               /* its first member's: "KEEP[0] -> tensor#11" */
-} rp_vgroup;
-/* Append one (copied) to s; 0, or -1 with ER_OOM. Past RP_VGROUPS only
- * vgroups_total grows. */
-int rp_scenario_add_vgroup(rp_scenario *s, const rp_vgroup *g);
 
 typedef struct rp_run {
     const char *tool, *version, *allocator, *compat;  /* compat may be NULL */

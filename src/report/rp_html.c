@@ -248,30 +248,19 @@ static void h_classes(FILE *f, const rp_scenario *s)
 
 /* ---- a recorded program's verdict (rp_vgroup) ---------------------------- */
 
-/* Does the verdict fail on class c: its text's "fails on: lost
- * accumulating)" names it. */
-static int fails_on(const rp_scenario *s, int c)
+/* Distinct words of one field over a class's groups (of those the page
+ * shows), at most 3: "KEEP, mode". */
+static void h_distinct(FILE *f, const rp_verdict *v, int c,
+                       void (*word)(const rp_vgroup *, char *, size_t))
 {
-    const char *p = s->verdict ? strstr(s->verdict, "fails on:") : NULL;
-    const char *e = p ? strchr(p, ')') : NULL;
-    const char *w = hp_class_name((hp_class)c);
-    size_t n = strlen(w);
-    for (const char *q = p; q && e && (q = strstr(q, w)) && q < e; q += n)
-        if (q[-1] == ' ' && (q[n] == ' ' || q[n] == ')'))
-            return 1;
-    return 0;
-}
-
-/* Distinct words of one field over a class's groups, at most 3:
- * "KEEP, mode". */
-static void h_distinct(FILE *f, const rp_scenario *s, int c, size_t off)
-{
-    const char *seen[3];
+    char seen[3][240], w[240];
     size_t n = 0, more = 0;
-    for (size_t i = 0; i < s->nvgroups; i++) {
-        const rp_vgroup *g = &s->vgroups[i];
-        const char *w = (const char *)g + off;
-        if (g->cls != c || g->suppressed || !w[0])
+    for (size_t i = 0; i < v->ngroups && i < RP_VGROUPS; i++) {
+        const rp_vgroup *g = &v->groups[i];
+        if (g->cls != (hp_class)c || g->suppressed)
+            continue;
+        word(g, w, sizeof w);
+        if (!w[0])
             continue;
         size_t k = 0;
         while (k < n && strcmp(seen[k], w) != 0)
@@ -282,7 +271,7 @@ static void h_distinct(FILE *f, const rp_scenario *s, int c, size_t off)
             more++;
             continue;
         }
-        seen[n++] = w;
+        snprintf(seen[n++], sizeof seen[0], "%s", w);
         fputs(n > 1 ? ", <code>" : "<code>", f);
         h_txt(f, w);
         fputs("</code>", f);
@@ -291,72 +280,78 @@ static void h_distinct(FILE *f, const rp_scenario *s, int c, size_t off)
         fprintf(f, " and %zu more", more);
 }
 
+/* The groups the page shows (the first RP_VGROUPS). */
+static size_t h_vshown(const rp_verdict *v)
+{
+    return v->ngroups < RP_VGROUPS ? v->ngroups : RP_VGROUPS;
+}
+
 /* One line per leak class: count, bytes, holders and the program's lines. */
-static void h_verdict(FILE *f, const rp_scenario *s)
+static void h_verdict(FILE *f, const rp_verdict *v)
 {
     fputs("<div class=\"verdict\"><p><b>Verdict</b>", f);
-    if (s->nvgroups && s->vgroups[0].site[0]) {   /* the program: "prog.py" of "prog.py:11" */
+    if (v->ngroups && v->groups[0].file[0]) {   /* the program: "prog.py" */
         fputs(" on <code>", f);
-        const char *site = s->vgroups[0].site, *colon = strrchr(site, ':');
-        char prog[160];
-        snprintf(prog, sizeof prog, "%.*s", colon ? (int)(colon - site) : (int)strlen(site), site);
-        h_txt(f, prog);
+        h_txt(f, v->groups[0].file);
         fputs("</code>", f);
     }
     fputs(" (what the program left behind at its end, after a full collection):", f);
     static const char *const cls_css[HP_CL_COUNT] = {"lost", "acc", "reach", "ling"};
     int any = 0;
     for (int c = 0; c < HP_CL_COUNT; c++)
-        fprintf(f, "%s %" PRIu64 " %s", c ? "," : "", s->classes[c], hp_class_name((hp_class)c));
-    if (s->classes[HP_CL_COUNT])
-        fprintf(f, " (%" PRIu64 " suppressed)", s->classes[HP_CL_COUNT]);
+        fprintf(f, "%s %" PRIu64 " %s", c ? "," : "", v->count[c], hp_class_name((hp_class)c));
+    if (v->suppressed)
+        fprintf(f, " (%" PRIu64 " suppressed)", v->suppressed);
     fputs("</p>\n<ul class=\"vclasses\">\n", f);
     for (int c = 0; c < HP_CL_COUNT; c++) {
         uint64_t cnt = 0, b = 0;
-        for (size_t i = 0; i < s->nvgroups; i++)
-            if (s->vgroups[i].cls == c && !s->vgroups[i].suppressed) {
-                cnt += s->vgroups[i].count;
-                b += s->vgroups[i].bytes;
+        for (size_t i = 0; i < h_vshown(v); i++)
+            if (v->groups[i].cls == (hp_class)c && !v->groups[i].suppressed) {
+                cnt += v->groups[i].count;
+                b += v->groups[i].bytes;
             }
         if (!cnt)
             continue;
         any = 1;
-        int fails = fails_on(s, c);
+        int fails = (v->fails_on >> c) & 1;
         fprintf(f, "<li class=\"vc %s%s\"><b>%s</b> <small>(%s)</small>: %" PRIu64
                 " objects, ", cls_css[c], fails ? " fails" : "", hp_class_name((hp_class)c),
                 fails ? "fails" : "reported", cnt);
         h_bytes(f, b);
         fputs("; held by ", f);
-        h_distinct(f, s, c, offsetof(rp_vgroup, holder));
+        h_distinct(f, v, c, rp_vgroup_holder);
         fputs("; made at ", f);
-        h_distinct(f, s, c, offsetof(rp_vgroup, site));
+        h_distinct(f, v, c, rp_vgroup_site);
         fputs("</li>\n", f);
     }
     fputs("</ul>\n", f);
-    if (!any && !s->nvgroups)
+    if (!any && !v->ngroups)
         fputs("<p>Nothing was left behind.</p>\n", f);
-    if (s->nvgroups < s->vgroups_total)
-        h_kept(f, s->nvgroups, s->vgroups_total, "verdict groups");
+    if (h_vshown(v) < v->ngroups)
+        h_kept(f, h_vshown(v), v->ngroups, "verdict groups");
     fputs("</div>\n", f);
 }
 
 /* The verdict's groups in the Groups section: one row each, the culprits
  * (lost, accumulating) first. */
-static void h_vgroups(FILE *f, const rp_scenario *s)
+static void h_vgroups(FILE *f, const rp_verdict *v)
 {
     fputs("<h4>the verdict: what the program left behind, by leak class</h4>\n"
           "<table class=\"groups vgroups\"><tr><th>class</th><th class=\"n\">count x kind</th>"
           "<th>made at (program line)</th><th>held by</th><th class=\"n\">in all</th>"
           "<th class=\"n\">retained</th><th>rounds</th></tr>\n", f);
-    for (size_t i = 0; i < s->nvgroups; i++) {
-        const rp_vgroup *g = &s->vgroups[i];
+    char buf[240];
+    for (size_t i = 0; i < h_vshown(v); i++) {
+        const rp_vgroup *g = &v->groups[i];
         fprintf(f, "<tr class=\"grp vgrp\"><td>%s%s</td><td class=\"n\">%" PRIu64 " x ",
-                hp_class_name((hp_class)g->cls), g->suppressed ? " (suppressed)" : "", g->count);
-        h_txt(f, g->noun);
+                hp_class_name(g->cls), g->suppressed ? " (suppressed)" : "", g->count);
+        h_txt(f, fk_category_noun(g->cat, g->count));
         fputs("</td><td class=\"site\">", f);
-        h_txt(f, g->site);
+        rp_vgroup_site(g, buf, sizeof buf);
+        h_txt(f, buf);
         fputs("</td><td><b>", f);
-        h_txt(f, g->holder);
+        rp_vgroup_holder(g, buf, sizeof buf);
+        h_txt(f, buf);
         fputs("</b></td><td class=\"n\">", f);
         h_bytes(f, g->bytes);
         fputs("</td><td class=\"n\">", f);
@@ -372,7 +367,7 @@ static void h_vgroups(FILE *f, const rp_scenario *s)
         fputs("</td></tr>\n", f);
     }
     fputs("</table>\n", f);
-    h_kept(f, s->nvgroups, s->vgroups_total, "verdict groups");
+    h_kept(f, h_vshown(v), v->ngroups, "verdict groups");
 }
 
 static uint64_t retained_of(const rp_scenario *s)
@@ -387,7 +382,8 @@ static void h_summary(FILE *f, const rp_run *run, const size_t *idx, size_t nidx
     uint64_t left = 0;   /* what passing scenarios still report */
     for (size_t i = 0; i < run->n; i++) {
         unjudged += run->scenarios[i].stop_site != NULL;
-        left += retained_of(&run->scenarios[i]) + run->scenarios[i].vgroups_total;
+        const rp_verdict *v = run->scenarios[i].verdict;
+        left += retained_of(&run->scenarios[i]) + (v ? v->ngroups : 0);
     }
     /* a run whose only errors are recordings not judged says that */
     h_status(f, unjudged && unjudged == run->failed ? "not judged" : rp_run_status(run));
@@ -417,7 +413,7 @@ static void h_summary(FILE *f, const rp_run *run, const size_t *idx, size_t nidx
             fputs("</p>\n", f);
         }
         if (s->verdict)
-            h_verdict(f, s);
+            h_verdict(f, s->verdict);
         size_t nf = s->nfailures < RP_HTML_FAILURES ? s->nfailures : RP_HTML_FAILURES;
         fputs("<ul class=\"fails\">\n", f);
         for (size_t i = 0; i < nf; i++)
@@ -548,14 +544,15 @@ static void h_groups(FILE *f, const rp_run *run, const size_t *idx, size_t nidx)
         const rp_scenario *s = &run->scenarios[idx[k]];
         h_state st[RP_HTML_STATES];
         size_t n = states_of(s, st, RP_HTML_STATES);
-        if (!n && !s->nvgroups)
+        size_t nvg = s->verdict ? s->verdict->ngroups : 0;
+        if (!n && !nvg)
             continue;
         any = 1;
         fputs("<h3>", f);
         h_txt(f, h_name(run, s));
         fputs("</h3>\n", f);
-        if (s->nvgroups)
-            h_vgroups(f, s);
+        if (nvg)
+            h_vgroups(f, s->verdict);
         for (size_t i = 0; i < n; i++)
             h_state_groups(f, &st[i]);
         size_t all = states_count(s);

@@ -120,31 +120,80 @@ static void dtree(rp_jw *w, const rp_scenario *s)
     rp_jw_put(w, "]}", 2);
 }
 
-/* verdict.groups: the verdict's groups as the page shows them (rp_vgroup),
- * and groups_total (more than RP_VGROUPS are counted, not kept). */
-static void verdict_groups(rp_jw *w, const rp_scenario *s)
+static void class_counts(jw *w, const uint64_t *v, const char *sep)
 {
-    rp_jw_key(w, ",\n        ", "groups_total");
-    rp_jw_u64(w, s->vgroups_total);
+    for (int c = 0; c < HP_CL_COUNT; c++) {
+        rp_jw_key(w, c ? ", " : sep, hp_class_word((hp_class)c));
+        rp_jw_u64(w, v[c]);
+    }
+}
+
+static void verdict_group(jw *w, const rp_vgroup *g, int first)
+{
+    char buf[256];
+    rp_jw_key(w, first ? "\n          {" : ",\n          {", "class");
+    rp_jw_str(w, hp_class_name(g->cls));
+    rp_jw_key(w, ", ", "kind"); rp_jw_str(w, fk_category_noun(g->cat, g->count));
+    rp_jw_key(w, ", ", "count"); rp_jw_u64(w, g->count);
+    rp_jw_key(w, ", ", "bytes"); rp_jw_u64(w, g->bytes);
+    rp_jw_key(w, ", ", "retained_bytes"); rp_jw_u64(w, g->retained);
+    rp_vgroup_site(g, buf, sizeof buf);
+    rp_jw_key(w, ", ", "site"); rp_jw_str(w, buf);
+    rp_vgroup_holder(g, buf, sizeof buf);
+    rp_jw_key(w, ", ", "holder"); rp_jw_str(w, buf);
+    rp_jw_key(w, ", ", "path"); rp_jw_str(w, g->path);
+    rp_jw_key(w, ", ", "rounds");
+    triple(w, g->first_round, g->last_round, g->rounds);
+    rp_jw_key(w, ", ", "suppressed"); rp_jw_bool(w, g->suppressed);
+    rp_jw_key(w, ", ", "category"); rp_jw_str(w, fk_category_word(g->cat));
+    rp_jw_key(w, ", ", "root"); rp_jw_str(w, rp_root_kind_word(g->root));
+    rp_jw_key(w, ", ", "mechanism");
+    rp_jw_str(w, g->mech ? rp_mechanism_word(g->mech) : NULL);
+    rp_jw_key(w, ", ", "converter"); rp_jw_u64(w, g->converter);
+    rp_jw_key(w, ", ", "to_sweep"); rp_jw_i64(w, g->to_sweep);
+    rp_jw_put(w, "}", 1);
+}
+
+/* "verdict": the counts per class, its text lines (rp_verdict_text), every
+ * group (groups_total of them), then the facts behind the text: the
+ * verdict's line, the classes it fails on, bytes per class and the
+ * suppression rules' counts. */
+static int verdict(jw *w, const rp_verdict *v)
+{
+    class_counts(w, v->count, "{");
+    rp_jw_key(w, ", ", "suppressed"); rp_jw_u64(w, v->suppressed);
+    char *text = rp_verdict_text(v);
+    rp_jw_key(w, ", ", "text"); rp_jw_str(w, text ? text : "");
+    int ok = text != NULL;
+    free(text);
+    rp_jw_key(w, ",\n        ", "groups_total"); rp_jw_u64(w, v->ngroups);
     rp_jw_key(w, ", ", "groups");
     rp_jw_put(w, "[", 1);
-    for (size_t i = 0; i < s->nvgroups; i++) {
-        const rp_vgroup *g = &s->vgroups[i];
-        rp_jw_key(w, i ? ",\n          {" : "\n          {", "class");
-        rp_jw_str(w, hp_class_name((hp_class)g->cls));
-        rp_jw_key(w, ", ", "kind"); rp_jw_str(w, g->noun);
-        rp_jw_key(w, ", ", "count"); rp_jw_u64(w, g->count);
-        rp_jw_key(w, ", ", "bytes"); rp_jw_u64(w, g->bytes);
-        rp_jw_key(w, ", ", "retained_bytes"); rp_jw_u64(w, g->retained);
-        rp_jw_key(w, ", ", "site"); rp_jw_str(w, g->site);
-        rp_jw_key(w, ", ", "holder"); rp_jw_str(w, g->holder);
-        rp_jw_key(w, ", ", "path"); rp_jw_str(w, g->path);
-        rp_jw_key(w, ", ", "rounds");
-        triple(w, g->first_round, g->last_round, g->rounds);
-        rp_jw_key(w, ", ", "suppressed"); rp_jw_bool(w, g->suppressed);
+    for (size_t i = 0; i < v->ngroups; i++)
+        verdict_group(w, &v->groups[i], i == 0);
+    rp_jw_put(w, "]", 1);
+    rp_jw_key(w, ",\n        ", "line"); rp_jw_u64(w, v->line);
+    rp_jw_key(w, ", ", "fails_on");
+    rp_jw_put(w, "[", 1);
+    for (int c = 0, n = 0; c < HP_CL_COUNT; c++)
+        if (v->fails_on & (1u << c)) {
+            rp_jw_put(w, ", ", n++ ? 2 : 0);
+            rp_jw_str(w, hp_class_word((hp_class)c));
+        }
+    rp_jw_put(w, "]", 1);
+    rp_jw_key(w, ", ", "bytes");
+    class_counts(w, v->bytes, "{");
+    rp_jw_put(w, "}", 1);
+    rp_jw_key(w, ", ", "suppressions");
+    rp_jw_put(w, "[", 1);
+    for (size_t i = 0; i < v->nsupp; i++) {
+        rp_jw_key(w, i ? ", {" : "{", "rule"); rp_jw_str(w, v->supp[i].rule);
+        rp_jw_key(w, ", ", "category"); rp_jw_str(w, fk_category_word(v->supp[i].cat));
+        rp_jw_key(w, ", ", "count"); rp_jw_u64(w, v->supp[i].count);
         rp_jw_put(w, "}", 1);
     }
-    rp_jw_put(w, "]", 1);
+    rp_jw_put(w, "]}", 2);
+    return ok ? 0 : -1;
 }
 
 /* Live objects per kind at the start, at each checkpoint and at the end
@@ -359,19 +408,10 @@ static int scenario(jw *w, const rp_scenario *s)
     rp_jw_put(w, "]", 1);
     kinds_live(w, s);
     rp_jw_key(w, ",\n      ", "verdict");
-    if (s->verdict) {
-        static const char *const cls[5] = {"lost", "accumulating", "reachable", "lingering",
-                                           "suppressed"};
-        for (int c = 0; c < 5; c++) {
-            rp_jw_key(w, c ? ", " : "{", cls[c]);
-            rp_jw_u64(w, s->classes[c]);
-        }
-        rp_jw_key(w, ", ", "text"); rp_jw_str(w, s->verdict);
-        verdict_groups(w, s);
-        rp_jw_put(w, "}", 1);
-    } else {
+    if (s->verdict && verdict(w, s->verdict) != 0)
+        rc = -1;
+    else if (!s->verdict)
         rp_jw_put(w, "null", 4);
-    }
     rp_jw_key(w, ",\n      ", "whatif");
     if (s->whatif) {
         rp_jw_key(w, "{", "skipped_fidelity"); rp_jw_u64(w, s->skipped_fidelity);

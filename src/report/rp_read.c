@@ -10,6 +10,7 @@
 #include "report/rp_int.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -967,32 +968,115 @@ static int get_rounds(rp_jr *j, rp_vgroup *g)
     return 0;
 }
 
-static int vgroup_key(rp_jr *j, const char *key, rp_vgroup *g)
+/* A word of one of the verdict's tables: *out, or -1 and a message. */
+static int get_word(rp_jr *j, int (*from)(const char *, int *), int *out, const char *what)
 {
-    if (strcmp(key, "class") == 0) {
-        if (rp_jr_string(j) != 0)
+    if (rp_jr_string(j) != 0)
+        return -1;
+    return from(j->str, out) == 0 ? 0 : rp_jr_fail(j, "%s: unknown word \"%s\"", what, j->str);
+}
+
+static int class_from(const char *w, int *out)
+{
+    hp_class c = HP_CL_LOST;
+    int rc = hp_class_from_word(w, &c);
+    if (rc != 0)   /* "class" is written as the class's name */
+        for (int k = 0; k < HP_CL_COUNT && rc; k++)
+            if (strcmp(w, hp_class_name((hp_class)k)) == 0)
+                c = (hp_class)k, rc = 0;
+    *out = (int)c;
+    return rc;
+}
+
+static int cat_from(const char *w, int *out)
+{
+    fk_category c = FK_CAT_FAKE;
+    int rc = fk_category_from_word(w, &c);
+    *out = (int)c;
+    return rc;
+}
+
+static int root_from(const char *w, int *out)
+{
+    rp_root_kind k = RP_ROOT_PROGRAM;
+    int rc = rp_root_kind_from_word(w, &k);
+    *out = (int)k;
+    return rc;
+}
+
+static int mech_from(const char *w, int *out)
+{
+    rp_mechanism m = RP_MECH_NONE;
+    int rc = rp_mechanism_from_word(w, &m);
+    *out = (int)m;
+    return rc;
+}
+
+/* "site": "prog.py:11" into file and line ("?": none). */
+static int get_vsite(rp_jr *j, rp_vgroup *g)
+{
+    char buf[sizeof g->file + 16];
+    if (get_fixed(j, buf, sizeof buf) != 0)
+        return -1;
+    char *colon = strrchr(buf, ':'), *end = NULL;
+    unsigned long line = colon && colon[1] ? strtoul(colon + 1, &end, 10) : 0;
+    if (end && !*end && line <= UINT32_MAX) {
+        *colon = '\0';
+        g->line = (uint32_t)line;
+    }
+    snprintf(g->file, sizeof g->file, "%s", strcmp(buf, "?") == 0 ? "" : buf);
+    return 0;
+}
+
+static int vgroup_enum(rp_jr *j, const char *key, rp_vgroup *g)
+{
+    static const struct {
+        const char *k;
+        int (*from)(const char *, int *);
+        size_t off;
+    } words[] = {{"class", class_from, offsetof(rp_vgroup, cls)},
+                 {"category", cat_from, offsetof(rp_vgroup, cat)},
+                 {"root", root_from, offsetof(rp_vgroup, root)},
+                 {"mechanism", mech_from, offsetof(rp_vgroup, mech)}};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+        if (strcmp(key, words[i].k) != 0)
+            continue;
+        int v = 0, nul = rp_jr_is_null(j);
+        if (nul)
+            return nul < 0 ? -1 : 0;
+        if (get_word(j, words[i].from, &v, key) != 0)
             return -1;
-        for (int c = 0; c < HP_CL_COUNT; c++)
-            if (strcmp(j->str, hp_class_name((hp_class)c)) == 0)
-                g->cls = (uint8_t)c;
+        /* every field of the table is an enum (int-sized) */
+        memcpy((char *)g + words[i].off, &v, sizeof v);
         return 0;
     }
-    struct { const char *k; char *buf; size_t n; } str[] = {
-        {"kind", g->noun, sizeof g->noun}, {"site", g->site, sizeof g->site},
-        {"holder", g->holder, sizeof g->holder}, {"path", g->path, sizeof g->path}};
-    for (size_t i = 0; i < sizeof str / sizeof *str; i++)
-        if (strcmp(key, str[i].k) == 0)
-            return get_fixed(j, str[i].buf, str[i].n);
+    return -2;
+}
+
+static int vgroup_key(rp_jr *j, const char *key, rp_vgroup *g)
+{
+    int rc = vgroup_enum(j, key, g);
+    if (rc != -2)
+        return rc;
+    if (strcmp(key, "site") == 0)
+        return get_vsite(j, g);
+    if (strcmp(key, "holder") == 0)   /* the program's root, when it is one */
+        return get_fixed(j, g->root_name, sizeof g->root_name);
+    if (strcmp(key, "path") == 0)
+        return get_fixed(j, g->path, sizeof g->path);
     struct { const char *k; uint64_t *u; } num[] = {
-        {"count", &g->count}, {"bytes", &g->bytes}, {"retained_bytes", &g->retained}};
+        {"count", &g->count}, {"bytes", &g->bytes}, {"retained_bytes", &g->retained},
+        {"converter", &g->converter}};
     for (size_t i = 0; i < sizeof num / sizeof *num; i++)
         if (strcmp(key, num[i].k) == 0)
             return rp_jr_get_u64(j, num[i].u, num[i].k);
+    if (strcmp(key, "to_sweep") == 0)
+        return rp_jr_get_i64(j, &g->to_sweep, "to_sweep");
     if (strcmp(key, "rounds") == 0)
         return get_rounds(j, g);
     if (strcmp(key, "suppressed") == 0) {
         int b = 0;
-        int rc = rp_jr_get_bool(j, &b);
+        rc = rp_jr_get_bool(j, &b);
         g->suppressed = (uint8_t)(b != 0);
         return rc;
     }
@@ -1000,10 +1084,9 @@ static int vgroup_key(rp_jr *j, const char *key, rp_vgroup *g)
 }
 
 /* "groups": [{"class", "kind", "count", ...}] (rp_vgroup) */
-static int read_vgroups(rp_jr *j, rp_scenario *s)
+static int read_vgroups(rp_jr *j, rp_verdict *v)
 {
     int first = 1, k;
-    uint64_t total = s->vgroups_total;
     if (rp_jr_arr_open(j) != 0)
         return -1;
     while ((k = rp_jr_arr_next(j, &first)) == 1) {
@@ -1018,49 +1101,105 @@ static int read_vgroups(rp_jr *j, rp_scenario *s)
                 return -1;
         if (k2 < 0)
             return -1;
-        if (rp_scenario_add_vgroup(s, &g) != 0)
+        if (g.root != RP_ROOT_PROGRAM)   /* "holder" named it in words */
+            g.root_name[0] = '\0';
+        if (rp_verdict_add_group(v, &g) != 0)
             return rp_jr_oom(j);
     }
-    if (total > s->vgroups_total)   /* "groups_total" came first */
-        s->vgroups_total = total;
+    return k < 0 ? -1 : 0;
+}
+
+/* "fails_on": ["lost", ...] */
+static int read_fails_on(rp_jr *j, rp_verdict *v)
+{
+    int first = 1, k, c;
+    if (rp_jr_arr_open(j) != 0)
+        return -1;
+    while ((k = rp_jr_arr_next(j, &first)) == 1) {
+        if (get_word(j, class_from, &c, "fails_on") != 0)
+            return -1;
+        v->fails_on |= 1u << c;
+    }
+    return k < 0 ? -1 : 0;
+}
+
+/* {"lost": N, "accumulating": N, "reachable": N, "lingering": N} */
+static int read_class_counts(rp_jr *j, uint64_t *out)
+{
+    char key[32];
+    int first = 1, k, c;
+    if (rp_jr_obj_open(j) != 0)
+        return -1;
+    while ((k = rp_jr_obj_next(j, &first, key, sizeof key)) == 1)
+        if ((class_from(key, &c) == 0 ? rp_jr_get_u64(j, &out[c], key) : rp_jr_skip(j)) != 0)
+            return -1;
+    return k < 0 ? -1 : 0;
+}
+
+/* "suppressions": [{"rule", "category", "count"}] */
+static int read_supps(rp_jr *j, rp_verdict *v)
+{
+    int first = 1, k;
+    if (rp_jr_arr_open(j) != 0)
+        return -1;
+    while ((k = rp_jr_arr_next(j, &first)) == 1) {
+        char key[32], rule[64] = "";
+        int f2 = 1, k2, cat = 0, rc = 0;
+        uint64_t count = 0;
+        if (rp_jr_obj_open(j) != 0)
+            return -1;
+        while (rc == 0 && (k2 = rp_jr_obj_next(j, &f2, key, sizeof key)) == 1)
+            rc = strcmp(key, "rule") == 0       ? get_fixed(j, rule, sizeof rule)
+                 : strcmp(key, "category") == 0 ? get_word(j, cat_from, &cat, key)
+                 : strcmp(key, "count") == 0    ? rp_jr_get_u64(j, &count, key)
+                                                : rp_jr_skip(j);
+        if (rc != 0 || k2 < 0)
+            return -1;
+        if (rp_verdict_add_supp(v, rule, (fk_category)cat, count) != 0)
+            return rp_jr_oom(j);
+    }
     return k < 0 ? -1 : 0;
 }
 
 /* "verdict": null, or {"lost": N, ..., "suppressed": N, "text": "...",
- * "groups_total": N, "groups": [...]} */
+ * "groups_total": N, "groups": [...], "line", "fails_on", "bytes",
+ * "suppressions"}: the facts (rp_verdict); "text" is theirs, formatted,
+ * and is not read. */
+static int verdict_key(rp_jr *j, const char *key, rp_verdict *v)
+{
+    int c;
+    if (class_from(key, &c) == 0)
+        return rp_jr_get_u64(j, &v->count[c], key);
+    if (strcmp(key, "suppressed") == 0)
+        return rp_jr_get_u64(j, &v->suppressed, key);
+    if (strcmp(key, "groups") == 0 && !v->groups)
+        return read_vgroups(j, v);
+    if (strcmp(key, "line") == 0)
+        return rp_jr_get_u32(j, &v->line, key);
+    if (strcmp(key, "fails_on") == 0)
+        return read_fails_on(j, v);
+    if (strcmp(key, "bytes") == 0)
+        return read_class_counts(j, v->bytes);
+    if (strcmp(key, "suppressions") == 0 && !v->supp)
+        return read_supps(j, v);
+    return rp_jr_skip(j);
+}
+
 static int read_verdict(rp_jr *j, rp_scenario *s)
 {
-    static const char *const cls[5] = {"lost", "accumulating", "reachable", "lingering",
-                                       "suppressed"};
     char key[32];
     int first = 1, k, nul = rp_jr_is_null(j);
     if (nul)
         return nul < 0 ? -1 : 0;
     if (rp_jr_obj_open(j) != 0)
         return -1;
-    while ((k = rp_jr_obj_next(j, &first, key, sizeof key)) == 1) {
-        int rc = -2;
-        for (int c = 0; c < 5 && rc == -2; c++)
-            if (strcmp(key, cls[c]) == 0)
-                rc = rp_jr_get_u64(j, &s->classes[c], cls[c]);
-        if (rc == -2 && strcmp(key, "groups_total") == 0) {
-            uint64_t t = 0;
-            rc = rp_jr_get_u64(j, &t, "groups_total");
-            if (t > s->vgroups_total)
-                s->vgroups_total = t;
-        }
-        if (rc == -2 && strcmp(key, "groups") == 0 && !s->vgroups)
-            rc = read_vgroups(j, s);
-        if (rc == -2)
-            rc = strcmp(key, "text") == 0 ? get_str(j, &s->verdict) : rp_jr_skip(j);
-        if (rc != 0)
-            return -1;
-    }
-    if (k < 0)
-        return -1;
-    if (!s->verdict && rp_dup(&s->verdict, "") != 0)
+    rp_verdict_free(s->verdict);
+    if (!(s->verdict = rp_verdict_new()))
         return rp_jr_oom(j);
-    return 0;
+    while ((k = rp_jr_obj_next(j, &first, key, sizeof key)) == 1)
+        if (verdict_key(j, key, s->verdict) != 0)
+            return -1;
+    return k < 0 ? -1 : 0;
 }
 
 /* "not_judged": null, or {"site": "prog.py:12", "why": "..."} */

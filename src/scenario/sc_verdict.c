@@ -16,7 +16,9 @@
 #include "alloc/al.h"
 #include "core/er.h"
 #include "core/gc.h"
+#include "fake/fk_cat.h"
 #include "heap/hp_class.h"
+#include "report/rp_verdict.h"
 
 /* at(FILE, LINE[, ROUND, ROUNDS[, STEP]]): inside a repeat, the round of
  * iteration i (0-based, innermost repeat) is ROUND + i * STEP. */
@@ -209,34 +211,26 @@ int sc_ev_at(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a, 
 
 /* ---- verdict() ---- */
 
-enum { CAT_FAKE, CAT_META, CAT_MODE, CAT_CONV, CAT_FIN, CAT_STORAGE, CAT_MEMO };
-static const char *const cat_one[HP_CAT_MAX] = {
-    "fake tensor", "meta tensor", "mode", "converter", "finalizer", "expired storage",
-    "stale memo entry", "?"};
-static const char *const cat_many[HP_CAT_MAX] = {
-    "fake tensors", "meta tensors", "modes", "converters", "finalizers", "expired storages",
-    "stale memo entries", "?"};
-
 static int subject(const hp_retained *r, void *arg)
 {
     (void)arg;
     if (r->reason == HP_STALE_MEMO || r->reason == HP_PENDING_STORAGE)
-        return r->kind == OBJ_STORAGE ? CAT_STORAGE : CAT_MEMO;
+        return r->kind == OBJ_STORAGE ? FK_CAT_STORAGE : FK_CAT_MEMO;
     switch (r->kind) {
     case OBJ_TENSOR:
         if (strncmp(r->describe, "fake ", 5) == 0)
-            return CAT_FAKE;
+            return FK_CAT_FAKE;
         if (r->path_len >= 2 && r->path[r->path_len - 2]) {   /* a fake's own meta */
             const char *h = r->path[r->path_len - 2];
             size_t hl = strlen(h);
             if (hl >= 5 && strcmp(h + hl - 5, ".meta") == 0)
                 return -1;
         }
-        return strstr(r->describe, " meta") ? CAT_META : -1;
-    case OBJ_FAKE_MODE: return CAT_MODE;
+        return strstr(r->describe, " meta") ? FK_CAT_META : -1;
+    case OBJ_FAKE_MODE: return FK_CAT_MODE;
     case OBJ_FAKE_CONVERTER:
-    case OBJ_META_CONVERTER: return CAT_CONV;
-    case OBJ_FINALIZER: return CAT_FIN;
+    case OBJ_META_CONVERTER: return FK_CAT_CONVERTER;
+    case OBJ_FINALIZER: return FK_CAT_FINALIZER;
     default: return -1;
     }
 }
@@ -287,54 +281,13 @@ static uint32_t exec_of(obj_site site, uint64_t id, uint32_t *total, void *arg)
     return (uint32_t)(at - first + 1);
 }
 
-typedef struct vbuf {
-    char *s;
-    size_t len, cap;
-    int oom;
-} vbuf;
-
-static void vput(vbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void vput(vbuf *b, const char *fmt, ...)
-{
-    if (b->oom)
-        return;
-    char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    size_t add = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
-    if (b->len + add + 1 > b->cap) {
-        size_t nc = (b->cap ? b->cap * 2 : 1024) + add;
-        char *ns = realloc(b->s, nc);
-        if (!ns) {
-            b->oom = 1;
-            return;
-        }
-        b->s = ns;
-        b->cap = nc;
-    }
-    memcpy(b->s + b->len, line, add);
-    b->len += add;
-    b->s[b->len] = '\0';
-}
-
-static void site_text(const hp_class_group *g, char *buf, size_t n)
-{
-    if (g->site.file && g->site.line)
-        snprintf(buf, n, "%s:%u", g->site.file, g->site.line);
-    else
-        snprintf(buf, n, "%s", g->site.file ? g->site.file : "?");
-}
-
 /* The converter that keeps a lingering group (the last object of its
- * example path, "... -> meta_converter#3"): how many more conversions
- * until its next periodic sweep reclaims it (sweep_every - check_count);
- * -1 when it is not a live converter that sweeps. */
-static int64_t conversions_to_sweep(const hp_class_group *g)
+ * example path, "... -> meta_converter#3"): its id and how many more
+ * conversions until its next periodic sweep reclaims it (sweep_every -
+ * check_count); 0 when it is not a live converter that sweeps. */
+static int64_t conversions_to_sweep(const hp_class_group *g, uint64_t *conv)
 {
+    *conv = 0;
     for (const char *h = g->example + strlen(g->example); h-- > g->example;) {
         if (*h != '#')
             continue;
@@ -343,90 +296,63 @@ static int64_t conversions_to_sweep(const hp_class_group *g)
             fk_counters c;
             if (o->id != id)
                 continue;
-            if (fk_counters_get(o, &c) == 0 && c.sweep_every > 0)
+            if (fk_counters_get(o, &c) == 0 && c.sweep_every > 0) {
+                *conv = id;
                 return c.sweep_every - c.check_count;
+            }
             er_clear();
             break;
         }
     }
-    return -1;
+    return 0;
 }
 
-static void group_line(vbuf *b, const hp_class_group *g, int suppressed_rule)
+/* What holds the group: its root kind, mechanism and root name. */
+static void group_root(rp_vgroup *v, const hp_class_group *g)
 {
-    (void)suppressed_rule;
-    char site[240];
-    site_text(g, site, sizeof site);
-    const char *noun = g->count == 1 ? cat_one[g->cat] : cat_many[g->cat];
-    vput(b, "  %s: %" PRIu64 " %s made at %s", hp_class_name(g->cls), g->count, noun, site);
-    switch (g->cls) {
-    case HP_CL_LOST:
-        if (g->reason == HP_REFCOUNT_LEAK)
-            vput(b, ", held inside PyTorch: a reference no holder accounts for (a "
-                    "reference-count leak, as 1.13.1's _fix_weakref after a memo hit)");
-        else if (strncmp(g->example, "unreachable -> ", 15) == 0)
-            vput(b, ", held inside PyTorch, through what no root of the program reaches: %s",
-                 g->example + 15);
-        else
-            vput(b, ", held inside PyTorch: %s", g->example);
-        break;
-    case HP_CL_ACCUMULATING:
-        vput(b, ", still growing at the end: +%.2f per round, made in rounds %u..%u of %u "
-                "of the loop around it; held by %s%s",
-             (double)g->count / (double)(g->last_exec - g->first_exec + 1), g->first_exec,
-             g->last_exec, g->execs,
-             strncmp(g->example, "finalizers", 10) == 0
-                 ? "PyTorch's finalizer registry (weakref.finalize): " : "the program at ",
-             g->example);
-        break;
-    case HP_CL_REACHABLE:
-        if (strncmp(g->example, "finalizers", 10) == 0)
-            vput(b, ", held by PyTorch's finalizer registry (weakref.finalize): %s",
-                 g->example);
-        else
-            vput(b, ", held by the program at %s", g->example);
-        break;
-    default: {
-        int64_t left = conversions_to_sweep(g);
-        if (left > 0)
-            vput(b, ", reclaimed at its converter's next sweep, in %" PRId64 " conversion%s "
-                    "(the periodic policy sweeps every sweep_every conversions): %s",
-                 left, left == 1 ? "" : "s", g->example);
-        else
-            vput(b, ", awaiting its converter's next sweep (the periodic policy sweeps every "
-                    "sweep_every conversions): %s", g->example);
+    if (g->cls == HP_CL_LINGERING) {
+        v->root = RP_ROOT_PYTORCH;
+        v->mech = RP_MECH_PENDING_SWEEP;
+        return;
+    }
+    switch (g->root) {
+    case HP_RK_FINALIZERS: v->root = RP_ROOT_FINALIZERS; break;
+    case HP_RK_UNREACHABLE: v->root = RP_ROOT_UNREACHABLE; break;
+    case HP_RK_WEAK: v->root = RP_ROOT_WEAK; break;
+    default:
+        v->root = RP_ROOT_PROGRAM;
+        snprintf(v->root_name, sizeof v->root_name, "%s", g->root_name);
         break;
     }
+    if (g->cls == HP_CL_LOST && g->reason == HP_REFCOUNT_LEAK) {
+        v->root = RP_ROOT_PYTORCH;
+        v->mech = RP_MECH_REFCOUNT_LEAK;
+    } else if (g->cls == HP_CL_LOST && v->root != RP_ROOT_UNREACHABLE) {
+        v->root = RP_ROOT_PYTORCH;
     }
-    vput(b, "\n");
+    if (v->root != RP_ROOT_PROGRAM)
+        v->root_name[0] = '\0';
 }
 
-/* The group as the page shows it (rp_vgroup): who holds it, in words. */
-static int add_vgroup(rp_scenario *out, const hp_class_group *g, int suppressed)
+/* The verdict's record of one group (rp_vgroup). */
+static void make_group(rp_vgroup *v, const hp_class_group *g, int suppressed)
 {
-    rp_vgroup v;
-    memset(&v, 0, sizeof v);
-    v.cls = (uint8_t)g->cls;
-    v.suppressed = (uint8_t)suppressed;
-    v.count = g->count;
-    v.bytes = g->bytes;
-    v.retained = g->retained;
-    v.first_round = g->first_exec;
-    v.last_round = g->last_exec;
-    v.rounds = g->execs;
-    snprintf(v.noun, sizeof v.noun, "%s", g->count == 1 ? cat_one[g->cat] : cat_many[g->cat]);
-    site_text(g, v.site, sizeof v.site);
-    snprintf(v.path, sizeof v.path, "%s", g->example);
-    if (g->cls == HP_CL_LOST)
-        snprintf(v.holder, sizeof v.holder, "inside PyTorch");
-    else if (g->cls == HP_CL_LINGERING)
-        snprintf(v.holder, sizeof v.holder, "a pending sweep");
-    else if (strncmp(g->example, "finalizers", 10) == 0)
-        snprintf(v.holder, sizeof v.holder, "PyTorch's finalizer registry");
-    else   /* the program's root: "KEEP" of "KEEP[0] -> tensor#11" */
-        snprintf(v.holder, sizeof v.holder, "%.*s", (int)strcspn(g->example, ".[ "),
-                 g->example);
-    return rp_scenario_add_vgroup(out, &v);
+    memset(v, 0, sizeof *v);
+    v->cls = g->cls;
+    v->cat = (fk_category)g->cat;
+    v->suppressed = (uint8_t)suppressed;
+    v->count = g->count;
+    v->bytes = g->bytes;
+    v->retained = g->retained;
+    v->first_round = g->first_exec;
+    v->last_round = g->last_exec;
+    v->rounds = g->execs;
+    snprintf(v->file, sizeof v->file, "%s", g->site.file ? g->site.file : "");
+    v->line = g->site.file ? g->site.line : 0;
+    snprintf(v->path, sizeof v->path, "%s", g->example);
+    group_root(v, g);
+    if (g->cls == HP_CL_LINGERING)
+        v->to_sweep = conversions_to_sweep(g, &v->converter);
 }
 
 /* ---- suppressions: one rule a line, `NAME: key=value ...` with keys
@@ -436,22 +362,11 @@ static int add_vgroup(rp_scenario *out, const hp_class_group *g, int suppressed)
  * counted apart, under the first such rule. `#` starts a comment. ---- */
 
 enum { MAX_RULES = 32 };
-static const char *const kind_words[] = {"fake", "meta", "mode", "converter", "finalizer",
-                                         "storage", "memo", NULL};
-
 typedef struct supp_rule {
     char name[64], site[128], holder[160];
     int cls, cat;                 /* -1: any */
     uint64_t hits[HP_CAT_MAX];
 } supp_rule;
-
-static int word_index(const char *const *words, const char *w)
-{
-    for (int i = 0; words[i]; i++)
-        if (strcmp(words[i], w) == 0)
-            return i;
-    return -1;
-}
 
 static int rule_key(supp_rule *r, const char *k, const char *v, const char *file,
                     unsigned line)
@@ -464,9 +379,12 @@ static int rule_key(supp_rule *r, const char *k, const char *v, const char *file
         for (r->cls = 0; !(m & (1u << r->cls)); r->cls++)
             ;
     } else if (strcmp(k, "kind") == 0) {
-        if ((r->cat = word_index(kind_words, v)) < 0)
-            return er_set(ER_TYPE, "%s:%u: kind \"%s\": one of fake, meta, mode, converter, "
-                                   "finalizer, storage, memo", file, line, v);
+        fk_category c;
+        char words[128];
+        fk_category_words(words, sizeof words);
+        if (fk_category_from_word(v, &c) < 0)
+            return er_set(ER_TYPE, "%s:%u: kind \"%s\": one of %s", file, line, v, words);
+        r->cat = (int)c;
     } else if (strcmp(k, "site") == 0) {
         snprintf(r->site, sizeof r->site, "%s", v);
     } else if (strcmp(k, "holder") == 0) {
@@ -528,7 +446,10 @@ static int read_rules(const char *path, supp_rule *rules, size_t *n)
 static supp_rule *rule_for(supp_rule *rules, size_t n, const hp_class_group *g)
 {
     char site[240];
-    site_text(g, site, sizeof site);
+    if (g->site.file && g->site.line)
+        snprintf(site, sizeof site, "%s:%u", g->site.file, g->site.line);
+    else
+        snprintf(site, sizeof site, "%s", g->site.file ? g->site.file : "?");
     for (size_t i = 0; i < n; i++) {
         const supp_rule *r = &rules[i];
         if ((r->cls < 0 || r->cls == (int)g->cls) && (r->cat < 0 || r->cat == g->cat) &&
@@ -539,71 +460,46 @@ static supp_rule *rule_for(supp_rule *rules, size_t n, const hp_class_group *g)
     return NULL;
 }
 
-static int verdict_text(sc_vm *vm, const hp_classes *c, unsigned mask, supp_rule *rules,
-                        size_t nrules)
+/* The verdict's record (rp_verdict.h) of classes c, replacing any earlier
+ * one; the scenario fails when a class of mask has subjects. */
+static int record_verdict(sc_vm *vm, const hp_classes *c, unsigned mask, supp_rule *rules,
+                          size_t nrules)
 {
-    vbuf b = {0};
-    uint64_t tot[HP_CL_COUNT] = {0}, suppressed = 0;
+    rp_verdict *v = rp_verdict_new();
+    if (!v)
+        return -1;
+    v->line = vm->cur ? vm->cur->line : 0;
+    v->fails_on = mask;
     for (int k = 0; k < HP_CL_COUNT; k++)
         for (int j = 0; j < HP_CAT_MAX; j++)
-            tot[k] += c->count[k][j];
-    for (size_t i = 0; i < c->ngroups; i++) {
-        supp_rule *r = rule_for(rules, nrules, &c->groups[i]);
+            v->count[k] += c->count[k][j];
+    int rc = 0;
+    for (size_t i = 0; i < c->ngroups && rc == 0; i++) {
+        const hp_class_group *g = &c->groups[i];
+        supp_rule *r = rule_for(rules, nrules, g);
         if (r) {
-            r->hits[c->groups[i].cat] += c->groups[i].count;
-            tot[c->groups[i].cls] -= c->groups[i].count;
-            suppressed += c->groups[i].count;
+            r->hits[g->cat] += g->count;
+            v->count[g->cls] -= g->count;
+            v->suppressed += g->count;
+        } else {
+            v->bytes[g->cls] += g->bytes;
         }
+        rp_vgroup vg;
+        make_group(&vg, g, r != NULL);
+        rc = rp_verdict_add_group(v, &vg);
     }
-    vput(&b, "verdict at line %u (the model's retention analysis after a full collection; "
-             "fails on:", vm->cur ? vm->cur->line : 0);
-    for (int k = 0; k < HP_CL_COUNT; k++)
-        if (mask & (1u << k))
-            vput(&b, " %s", hp_class_name((hp_class)k));
-    vput(&b, "): %" PRIu64 " lost, %" PRIu64 " accumulating, %" PRIu64 " still reachable, %"
-             PRIu64 " lingering\n", tot[0], tot[1], tot[2], tot[3]);
-    for (size_t i = 0; i < c->ngroups; i++) {
-        int supp = rule_for(rules, nrules, &c->groups[i]) != NULL;
-        if (!supp)
-            group_line(&b, &c->groups[i], 0);
-        if (add_vgroup(vm->out, &c->groups[i], supp) != 0)
-            b.oom = 1;
-    }
-    for (size_t i = 0; i < nrules; i++)
-        for (int k = 0; k < HP_CAT_MAX; k++)
+    for (size_t i = 0; i < nrules && rc == 0; i++)
+        for (int k = 0; k < FK_CAT_COUNT && rc == 0; k++)
             if (rules[i].hits[k])
-                vput(&b, "  suppressed: %" PRIu64 " %s by rule %s\n", rules[i].hits[k],
-                     rules[i].hits[k] == 1 ? cat_one[k] : cat_many[k], rules[i].name);
-    if (b.oom) {
-        free(b.s);
-        return er_set(ER_OOM, "out of memory writing the verdict");
+                rc = rp_verdict_add_supp(v, rules[i].name, (fk_category)k, rules[i].hits[k]);
+    if (rc != 0) {
+        rp_verdict_free(v);
+        return -1;
     }
-    rp_scenario *out = vm->out;
-    char *prev = out->verdict;
-    size_t pl = prev ? strlen(prev) : 0;
-    /* joined with the verdicts before it (checkpoints) */
-    char *joined = malloc(pl + b.len + 1);
-    if (!joined) {
-        free(b.s);
-        return er_set(ER_OOM, "out of memory writing the verdict");
-    }
-    if (pl)
-        memcpy(joined, prev, pl);
-    memcpy(joined + pl, b.s ? b.s : "", b.len);
-    joined[pl + b.len] = '\0';
-    free(b.s);
-    char *copy = sc_rp_strdup(joined);
-    free(joined);
-    if (!copy)
-        return er_set(ER_OOM, "out of memory writing the verdict");
-    sc_rp_free_str(prev);
-    out->verdict = copy;
-    for (int k = 0; k < HP_CL_COUNT; k++)
-        out->classes[k] = tot[k];
-    out->classes[HP_CL_COUNT] = suppressed;
-    for (int k = 0; k < HP_CL_COUNT; k++)
-        if ((mask & (1u << k)) && tot[k] && out->status == RP_PASS)
-            out->status = RP_FAIL;
+    rp_verdict_free(vm->out->verdict);
+    vm->out->verdict = v;
+    if (rp_verdict_fails(v) && vm->out->status == RP_PASS)
+        vm->out->status = RP_FAIL;
     return 0;
 }
 
@@ -687,11 +583,11 @@ int sc_ev_verdict(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args
         qsort(sorted, vm->nexecs, sizeof *sorted, exec_cmp);
     }
     exec_index xi = {sorted, vm->nexecs};
-    hp_class_spec sp = {subject, exec_of, &xi, cat_one};
+    hp_class_spec sp = {subject, exec_of, &xi, NULL};
     hp_classes c;
     int rc = hp_classify(g, &sp, &c);
     if (rc == 0) {
-        rc = verdict_text(vm, &c, mask, rules, nrules);
+        rc = record_verdict(vm, &c, mask, rules, nrules);
         hp_classes_free(&c);
     }
     if (rc == 0)   /* the page's dominator tree: the heap the verdict judged */

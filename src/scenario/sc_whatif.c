@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "core/er.h"
+#include "fake/fk_cat.h"
 #include "heap/hp_class.h"
 #include "scenario/sc_vm.h"
 
@@ -191,26 +192,35 @@ static int design_list(const char *csv, fk_design_id *ids, size_t *n, FILE *diag
     return *n ? 0 : -1;
 }
 
+/* Has a group of v before i (not suppressed) the class and category of i? */
+static int said_before(const rp_verdict *v, size_t i)
+{
+    for (size_t j = 0; j < i; j++)
+        if (!v->groups[j].suppressed && v->groups[j].cls == v->groups[i].cls &&
+            v->groups[j].cat == v->groups[i].cat)
+            return 1;
+    return 0;
+}
+
 /* What is left at the end, by class: "20 lost fake tensors, 6 lingering
- * stale memo entries" (the verdict's groups, summed per class and noun). */
+ * stale memo entries" (the verdict's groups, summed per class and
+ * category, in the order of their first group). */
 static void left_text(const rp_scenario *sc, char *buf, size_t n)
 {
     size_t w = 0;
     buf[0] = '\0';
-    int said[RP_VGROUPS] = {0};
-    for (size_t i = 0; i < sc->nvgroups; i++) {
-        const rp_vgroup *g = &sc->vgroups[i];
-        if (said[i] || g->suppressed)
+    const rp_verdict *v = sc->verdict;
+    for (size_t i = 0; v && i < v->ngroups; i++) {
+        const rp_vgroup *g = &v->groups[i];
+        if (g->suppressed || said_before(v, i))
             continue;
         uint64_t count = 0;
-        for (size_t j = i; j < sc->nvgroups; j++)
-            if (!said[j] && sc->vgroups[j].cls == g->cls && !sc->vgroups[j].suppressed &&
-                strcmp(sc->vgroups[j].noun, g->noun) == 0) {
-                count += sc->vgroups[j].count;
-                said[j] = 1;
-            }
+        for (size_t j = i; j < v->ngroups; j++)
+            if (v->groups[j].cls == g->cls && v->groups[j].cat == g->cat &&
+                !v->groups[j].suppressed)
+                count += v->groups[j].count;
         int k = snprintf(buf + w, n > w ? n - w : 0, "%s%" PRIu64 " %s %s", w ? ", " : "",
-                         count, hp_class_name((hp_class)g->cls), g->noun);
+                         count, hp_class_name(g->cls), fk_category_noun(g->cat, count));
         if (k > 0)
             w += (size_t)k;
     }
@@ -228,15 +238,12 @@ static void verdict_word(const rp_scenario *sc, char *buf, size_t n)
         snprintf(buf, n, "PASS");
         return;
     }
-    const char *fails = sc->verdict ? strstr(sc->verdict, "fails on:") : NULL;
+    const rp_verdict *v = sc->verdict;
     size_t w = (size_t)snprintf(buf, n, "FAIL (");
-    for (int c = 0; c < HP_CL_COUNT && fails; c++) {
-        const char *name = hp_class_name((hp_class)c);
-        const char *end = strchr(fails, ')');
-        const char *at = strstr(fails, c == HP_CL_REACHABLE ? "reachable" : name);
-        if (sc->classes[c] && at && end && at < end && w < n)
-            w += (size_t)snprintf(buf + w, n - w, "%s%s", buf[w - 1] == '(' ? "" : ", ", name);
-    }
+    for (int c = 0; c < HP_CL_COUNT && v; c++)
+        if ((v->fails_on & (1u << c)) && v->count[c] && w < n)
+            w += (size_t)snprintf(buf + w, n - w, "%s%s", buf[w - 1] == '(' ? "" : ", ",
+                                  hp_class_name((hp_class)c));
     if (sc->nfailures && w < n)
         w += (size_t)snprintf(buf + w, n - w, "%sfidelity", buf[w - 1] == '(' ? "" : ", ");
     if (w < n)

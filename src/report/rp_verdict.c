@@ -1,0 +1,240 @@
+/* rp_verdict.c - the verdict's records (rp_verdict.h): building them, and
+ * their words and text lines. */
+#include "report/rp_verdict.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc/al.h"
+#include "core/er.h"
+
+static const char *const root_words[RP_ROOT_COUNT] = {
+    [RP_ROOT_PROGRAM] = "program", [RP_ROOT_FINALIZERS] = "finalizers",
+    [RP_ROOT_UNREACHABLE] = "unreachable", [RP_ROOT_WEAK] = "weak",
+    [RP_ROOT_PYTORCH] = "pytorch"};
+static const char *const mech_words[RP_MECH_COUNT] = {
+    [RP_MECH_NONE] = "", [RP_MECH_REFCOUNT_LEAK] = "refcount-leak",
+    [RP_MECH_PENDING_SWEEP] = "pending-sweep"};
+
+static int word_of(const char *const *words, int n, const char *w)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(words[i], w) == 0)
+            return i;
+    return -1;
+}
+
+const char *rp_root_kind_word(rp_root_kind k)
+{
+    return (unsigned)k < RP_ROOT_COUNT ? root_words[k] : "?";
+}
+
+int rp_root_kind_from_word(const char *w, rp_root_kind *out)
+{
+    int i = word_of(root_words, RP_ROOT_COUNT, w);
+    if (i >= 0)
+        *out = (rp_root_kind)i;
+    return i < 0 ? -1 : 0;
+}
+
+const char *rp_mechanism_word(rp_mechanism m)
+{
+    return (unsigned)m < RP_MECH_COUNT ? mech_words[m] : "?";
+}
+
+int rp_mechanism_from_word(const char *w, rp_mechanism *out)
+{
+    int i = word_of(mech_words, RP_MECH_COUNT, w);
+    if (i >= 0)
+        *out = (rp_mechanism)i;
+    return i < 0 ? -1 : 0;
+}
+
+/* ---- building ---- */
+
+rp_verdict *rp_verdict_new(void)
+{
+    rp_verdict *v = al_malloc(sizeof *v, AL_K_REPORT, "rp verdict");
+    if (!v) {
+        er_set(ER_OOM, "out of memory recording a verdict");
+        return NULL;
+    }
+    memset(v, 0, sizeof *v);
+    return v;
+}
+
+void rp_verdict_free(rp_verdict *v)
+{
+    if (!v)
+        return;
+    if (v->groups)
+        al_free(v->groups, v->ngroups * sizeof *v->groups, AL_K_REPORT);
+    if (v->supp)
+        al_free(v->supp, v->nsupp * sizeof *v->supp, AL_K_REPORT);
+    al_free(v, sizeof *v, AL_K_REPORT);
+}
+
+/* Grow an exactly-sized array by one element (AL_K_REPORT). */
+static void *grow_one(void *a, size_t n, size_t size)
+{
+    void *na = al_realloc(a, n * size, (n + 1) * size, AL_K_REPORT, "rp verdict rows");
+    if (!na)
+        er_set(ER_OOM, "out of memory recording a verdict");
+    return na;
+}
+
+int rp_verdict_add_group(rp_verdict *v, const rp_vgroup *g)
+{
+    rp_vgroup *ng = grow_one(v->groups, v->ngroups, sizeof *ng);
+    if (!ng)
+        return -1;
+    ng[v->ngroups] = *g;
+    v->groups = ng;
+    v->ngroups++;
+    return 0;
+}
+
+int rp_verdict_add_supp(rp_verdict *v, const char *rule, fk_category cat, uint64_t count)
+{
+    rp_vsupp *ns = grow_one(v->supp, v->nsupp, sizeof *ns);
+    if (!ns)
+        return -1;
+    rp_vsupp *s = &ns[v->nsupp];
+    memset(s, 0, sizeof *s);
+    snprintf(s->rule, sizeof s->rule, "%s", rule);
+    s->cat = cat;
+    s->count = count;
+    v->supp = ns;
+    v->nsupp++;
+    return 0;
+}
+
+int rp_verdict_fails(const rp_verdict *v)
+{
+    for (int c = 0; c < HP_CL_COUNT; c++)
+        if ((v->fails_on & (1u << c)) && v->count[c])
+            return 1;
+    return 0;
+}
+
+/* ---- words ---- */
+
+void rp_vgroup_site(const rp_vgroup *g, char *buf, size_t n)
+{
+    if (g->file[0] && g->line)
+        snprintf(buf, n, "%s:%" PRIu32, g->file, g->line);
+    else
+        snprintf(buf, n, "%s", g->file[0] ? g->file : "?");
+}
+
+void rp_vgroup_holder(const rp_vgroup *g, char *buf, size_t n)
+{
+    if (g->cls == HP_CL_LOST)
+        snprintf(buf, n, "inside PyTorch");
+    else if (g->cls == HP_CL_LINGERING)
+        snprintf(buf, n, "a pending sweep");
+    else if (g->root == RP_ROOT_FINALIZERS)
+        snprintf(buf, n, "PyTorch's finalizer registry");
+    else
+        snprintf(buf, n, "%s", g->root_name);
+}
+
+/* ---- the text lines ---- */
+
+/* The path past its root element ("unreachable -> a -> b": "a -> b"). */
+static const char *past_root(const char *path)
+{
+    const char *p = strstr(path, " -> ");
+    return p ? p + 4 : path;
+}
+
+static void lost_line(FILE *f, const rp_vgroup *g)
+{
+    if (g->root == RP_ROOT_PYTORCH && g->mech == RP_MECH_REFCOUNT_LEAK)
+        fputs(", held inside PyTorch: a reference no holder accounts for (a reference-count "
+              "leak, as 1.13.1's _fix_weakref after a memo hit)", f);
+    else if (g->root == RP_ROOT_UNREACHABLE)
+        fprintf(f, ", held inside PyTorch, through what no root of the program reaches: %s",
+                past_root(g->path));
+    else
+        fprintf(f, ", held inside PyTorch: %s", g->path);
+}
+
+static void group_line(FILE *f, const rp_vgroup *g)
+{
+    char site[240];
+    rp_vgroup_site(g, site, sizeof site);
+    fprintf(f, "  %s: %" PRIu64 " %s made at %s", hp_class_name(g->cls), g->count,
+            fk_category_noun(g->cat, g->count), site);
+    int fin = g->root == RP_ROOT_FINALIZERS;
+    switch (g->cls) {
+    case HP_CL_LOST:
+        lost_line(f, g);
+        break;
+    case HP_CL_ACCUMULATING:
+        fprintf(f, ", still growing at the end: +%.2f per round, made in rounds %u..%u of %u "
+                   "of the loop around it; held by %s%s",
+                (double)g->count / (double)(g->last_round - g->first_round + 1),
+                g->first_round, g->last_round, g->rounds,
+                fin ? "PyTorch's finalizer registry (weakref.finalize): " : "the program at ",
+                g->path);
+        break;
+    case HP_CL_REACHABLE:
+        if (fin)
+            fprintf(f, ", held by PyTorch's finalizer registry (weakref.finalize): %s",
+                    g->path);
+        else
+            fprintf(f, ", held by the program at %s", g->path);
+        break;
+    default:
+        if (g->to_sweep > 0)
+            fprintf(f, ", reclaimed at its converter's next sweep, in %" PRId64
+                       " conversion%s (the periodic policy sweeps every sweep_every "
+                       "conversions): %s",
+                    g->to_sweep, g->to_sweep == 1 ? "" : "s", g->path);
+        else
+            fprintf(f, ", awaiting its converter's next sweep (the periodic policy sweeps "
+                       "every sweep_every conversions): %s", g->path);
+        break;
+    }
+    fputc('\n', f);
+}
+
+int rp_verdict_write_text(const rp_verdict *v, FILE *f)
+{
+    fprintf(f, "verdict at line %" PRIu32 " (the model's retention analysis after a full "
+               "collection; fails on:", v->line);
+    for (int k = 0; k < HP_CL_COUNT; k++)
+        if (v->fails_on & (1u << k))
+            fprintf(f, " %s", hp_class_name((hp_class)k));
+    fprintf(f, "): %" PRIu64 " lost, %" PRIu64 " accumulating, %" PRIu64 " still reachable, %"
+               PRIu64 " lingering\n",
+            v->count[HP_CL_LOST], v->count[HP_CL_ACCUMULATING], v->count[HP_CL_REACHABLE],
+            v->count[HP_CL_LINGERING]);
+    for (size_t i = 0; i < v->ngroups; i++)
+        if (!v->groups[i].suppressed)
+            group_line(f, &v->groups[i]);
+    for (size_t i = 0; i < v->nsupp; i++)
+        fprintf(f, "  suppressed: %" PRIu64 " %s by rule %s\n", v->supp[i].count,
+                fk_category_noun(v->supp[i].cat, v->supp[i].count), v->supp[i].rule);
+    return ferror(f) ? -1 : 0;
+}
+
+char *rp_verdict_text(const rp_verdict *v)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) {
+        er_set(ER_OOM, "out of memory writing the verdict");
+        return NULL;
+    }
+    int rc = rp_verdict_write_text(v, f);
+    if (fclose(f) != 0 || rc != 0) {
+        free(buf);
+        er_set(ER_OOM, "out of memory writing the verdict");
+        return NULL;
+    }
+    return buf;
+}
