@@ -59,14 +59,15 @@ Test(not_judged, a_clean_recording_that_stopped_is_not_a_pass)
 {
     rp_scenario r;
     run(CLEAN "verdict()\n", &r);
-    cr_assert(eq(int, r.status, RP_PASS), "the same program, judged: %s", r.verdict);
+    cr_assert(eq(int, r.status, RP_PASS), "the same program, judged");
+    cr_assert(ne(ptr, r.verdict, NULL));
     done(&r);
     run(CLEAN STOPPED, &r);
     cr_assert(eq(int, r.status, RP_ERROR));
     cr_assert(eq(str, r.stop_site, "prog.py:12"));
     cr_assert(eq(str, r.stop_why, "threads"));
     cr_assert(eq(str, r.error, "NOT JUDGED: the recorder stopped at prog.py:12 (threads)"));
-    cr_assert(eq(ptr, r.verdict, NULL), "not judged, so no verdict: %s", r.verdict);
+    cr_assert(eq(ptr, r.verdict, NULL), "not judged, so no verdict");
     done(&r);
 }
 
@@ -74,11 +75,11 @@ Test(not_judged, a_failing_recording_that_stopped_is_not_judged_either)
 {
     rp_scenario r;
     run(CLEAN "verdict(fail_on=\"reachable\")\n", &r);
-    cr_assert(eq(int, r.status, RP_FAIL), "f is still reachable: %s", r.verdict);
+    cr_assert(eq(int, r.status, RP_FAIL), "f is still reachable");
     done(&r);
     run(CLEAN "verdict(fail_on=\"reachable\", stopped=\"prog.py:12\", why=\"threads\")\n", &r);
     cr_assert(eq(int, r.status, RP_ERROR));
-    cr_assert(eq(u64, r.classes[2], 0), "nothing is classified");
+    cr_assert(eq(ptr, r.verdict, NULL), "nothing is classified");
     done(&r);
 }
 
