@@ -91,8 +91,11 @@ ts_tensor *fk_apply_in(ts_op op, ts_tensor *self, const ts_args *a, obj *active)
     /* version 3: the dispatch cache, constant propagation (fk_mode3.c) */
     fk_opctx cx;
     ts_tensor *done;
-    if (fk_v3_pre_op(op, self, a, mode, &cx, &done) < 0 || done)
+    if (fk_v3_pre_op(op, self, a, mode, &cx, &done) < 0 || done) {
+        if (done == self && ts_op_is_inplace(op))
+            fk_bump_version(self);       /* a cache hit runs no kernel; autograd bumps it */
         return done;
+    }
     /* Autograd runs above the fake mode: an out-of-place op's result
      * requires grad, and is no leaf, when a fake input requires grad, as
      * for real tensors (PyTorch 1.13.1: f.requires_grad_(); f.mul(2).is_leaf

@@ -64,8 +64,6 @@ static const char *const kw_verdict[] = {"fail_on", "suppress", "stopped", "why"
 #define V3_XREF_23 "version 3: PyTorch 2.x machinery (ShapeEnv, compile, dispatch cache): " \
     "not in 1.13.1"
 #define V3_XREF_CONST "version 3: constants are not translated yet"
-#define V3_STRESS_214 "version 3, pytorch-2.14: not generated yet (scenarios/bugs-2x and " \
-    "scenarios/designs cover it)"
 #define V3_XREF_214 "version 3: PyTorch 2.14's unbacked memos and inference mode: not in " \
     "1.13.1"
 #define B3(n, id, lo, hi, ev, ns, nx) \
@@ -112,8 +110,7 @@ static const sc_word vocab[] = {
     B3("shape_env", B_SHAPE_ENV, 0, 0, sc_ev_shape_env, NULL, V3_XREF_23),   /* under 2.3 */
     B3("fake_cache", B_FAKE_CACHE, 0, 0, sc_ev_fake_cache, V3_STRESS, V3_XREF_23),
     B3("tracer", B_TRACER, 1, 1, sc_ev_tracer, NULL, V3_XREF_23),
-    B3("inference_mode", B_INFERENCE_MODE, 1, 1, sc_ev_inference_mode, V3_STRESS_214,
-       V3_XREF_214),
+    B3("inference_mode", B_INFERENCE_MODE, 1, 1, sc_ev_inference_mode, NULL, V3_XREF_214),
 
     /* methods: tensor ops */
     OP("view", 0, -1, kw_none, sc_ar_view, NULL, NULL),
@@ -198,7 +195,7 @@ static const sc_word vocab[] = {
     M3("input", 1, sc_ev_input, NULL, V3_XREF_23),
     M3("finish", 0, sc_ev_finish, NULL, V3_XREF_23),
     M3("clear", 0, sc_ev_clear, V3_STRESS, V3_XREF_23),
-    M3("item", 0, sc_ev_item, V3_STRESS_214, V3_XREF_214),
+    M3("item", 0, sc_ev_item, NULL, V3_XREF_214),
 
     /* attributes (A_USER, any other name, is not a row) */
     A("grad", A_GRAD, sc_ev_grad, NULL, NULL),
@@ -218,8 +215,10 @@ static const sc_word vocab[] = {
     A3("tracked", A_TRACKED, sc_ev_v3_attr, V3_STRESS, V3_XREF_23),
     A3("size", A_SIZE, sc_ev_v3_attr, V3_STRESS, V3_XREF_23),
     A3("bypasses", A_BYPASSES, sc_ev_v3_attr, V3_STRESS, V3_XREF_23),
-    A3("unbacked", A_UNBACKED, sc_ev_v3_attr, V3_STRESS_214, V3_XREF_214),
-    A3("epoch", A_EPOCH, sc_ev_v3_attr, V3_STRESS_214, V3_XREF_214),
+    A3("unbacked", A_UNBACKED, sc_ev_v3_attr,
+       "predicted through item()'s answers, which number the symbols", V3_XREF_214),
+    A3("epoch", A_EPOCH, sc_ev_v3_attr,
+       "predicted through item()'s answers after tracer(m)", V3_XREF_214),
 };
 
 #define NVOCAB (sizeof vocab / sizeof vocab[0])

@@ -34,10 +34,16 @@ typedef struct dc_row {
     uint8_t finish_clears;   /* tr.finish() clears the mode's four tables: pytorch#171209
                                 (with se.tracked, pytorch#193015, and non-cpu constants,
                                 pytorch#184445, neither of which the generator makes) */
+    /* the lifecycle after 2.3 (fakegc-semantics(7), DESIGNS, pytorch-2.14) */
+    uint8_t unbacked_memo;   /* f.item() memos: UnbackedMemoDescriptor (fake_tensor.py@
+                                946abe14), epoch bumped per retrace (tracer(m)) */
+    uint8_t post_compile_gc; /* tr.finish() ends with gc.collect() (pytorch#184969) */
+    uint8_t constant_scalar; /* pytorch#177496; f.storage() clears constant */
 } dc_row;
 
 static const dc_row rows[] = {
-    {"pytorch-2.3", 1, 1},
+    {"pytorch-2.3", 1, 1, 0, 0, 0},
+    {"pytorch-2.14", 1, 1, 1, 1, 1},
 };
 
 void m_dc_init(model *m)
@@ -47,6 +53,9 @@ void m_dc_init(model *m)
         if (strcmp(rows[i].design, d->name) == 0) {
             m->dcache = rows[i].dispatch_cache;
             m->finish_clears = rows[i].finish_clears;
+            m->umemo = rows[i].unbacked_memo;
+            m->pcgc = rows[i].post_compile_gc;
+            m->cscalar = rows[i].constant_scalar;
         }
 }
 
@@ -166,6 +175,6 @@ void m_finish_clears(model *m, mmode *md)
         const mnode *x = &m->n[i];
         if (x->alive && x->fake && x->mode == mode && x->cst >= 0 &&
             m->n[x->cst].dev != DV_CPU)
-            m_set_edge(m, &m->n[i].cst, -1);
+            m_clear_constant(m, (int32_t)i);
     }
 }

@@ -174,6 +174,10 @@ static const struct {
                                       "runs on them (version 3, pytorch-2.3 only)"},
     [ST_W_DYNAMIC] = {"dynamic", 2, "m.fake(t, dynamic=true): the fakes built, and ops on them, "
                                     "hold the ShapeEnv (version 3, pytorch-2.3 only)"},
+    [ST_W_ITEM] = {"item", 3, "expect f.item() == N: the fake's unbacked symbol, memoized "
+                              "(pytorch-2.14 only)"},
+    [ST_W_INFER] = {"inference", 1, "inference_mode(true|false): item() memoizes nothing "
+                                    "while on (pytorch-2.14 only)"},
     [ST_W_EXPECT] = {"expect", 70, "percent chance of a model check after a step"},
 };
 
@@ -597,6 +601,8 @@ static int act_inplace(gen *g, const st_action *a)
     emit_stmt(g, err, -1, expr);
     if (!err)
         m_dc_dispatch(&g->m, ti, -1, strchr(expr, '.'));
+    if (!err && g->m.n[ti].fake)
+        m_bump_version(&g->m, ti);
     return 1;
 }
 
@@ -1068,9 +1074,26 @@ static int act_dtview(gen *g, const st_action *a)
     return 1;
 }
 
+/* pytorch-2.14: f.storage() (untyped_storage(), which a nested mode may
+ * write through) clears the fake's constant, constant_scalar with it
+ * (pytorch#177496); the storage is the meta tensor's, dropped at once */
+static int fake_storage(gen *g, const st_action *a, int32_t f)
+{
+    const mnode *x = &g->m.n[f];
+    if (!g->m.cscalar || x->layout != LY_STRIDED || x->meta < 0 ||
+        g->m.n[x->meta].storage < 0)
+        return 0;
+    char fn[8];
+    emit(g, "%s.storage()", vname(a->a, fn));
+    m_clear_constant(&g->m, f);
+    return 1;
+}
+
 static int act_storage(gen *g, const st_action *a)
 {
     int32_t t = vtensor(g, a->a);
+    if (t >= 0 && is_f(a->a))
+        return fake_storage(g, a, t);
     if (t < 0 || a->dst < 0 || !is_t(a->a) || !is_t(a->dst))
         return 0;
     const mnode *x = &g->m.n[t];
@@ -1193,6 +1216,8 @@ static int act_tracer(gen *g, const st_action *a)
         if (tr < 0)
             return -1;
         m_set_edge(&g->m, &g->m.n[tr].mode, md->node);
+        if (g->m.umemo)
+            md->epoch++;                    /* a retrace (pytorch-2.14) */
         bind(g, a->dst, tr);
         return 1;
     }
@@ -1207,10 +1232,44 @@ static int act_tracer(gen *g, const st_action *a)
     if (g->m.n[tr].mode < 0 || !g->m.finish_clears)
         return 1;
     m_finish_clears(&g->m, &g->m.m[g->m.n[g->m.n[tr].mode].mi]);
+    if (g->m.pcgc)
+        m_gc(&g->m, 0);      /* Dynamo's gc.collect() after a compile (pytorch#184969) */
     /* what the clears freed, checked at once (a reproducer then needs no
      * statement after finish()) */
     m_end_statement(&g->m);
     emit(g, "expect bytes() == %" PRIu64, g->m.bytes);
+    return 1;
+}
+
+/* pytorch-2.14: expect f.item() == N (fake_tensor.py@946abe14
+ * UnbackedMemoDescriptor, local_scalar_dense): ShapeError unless one
+ * element, then TypeError without a ShapeEnv */
+static int act_item(gen *g, const st_action *a)
+{
+    int32_t f = vtensor(g, a->a);
+    if (f < 0 || !g->m.umemo || !is_f(a->a))
+        return 0;
+    int32_t mode = g->m.n[f].mode;
+    if (mode < 0 || !g->m.n[mode].alive || g->m.n[mode].kind != NK_MODE)
+        return 0;
+    int32_t se = g->m.n[mode].se;
+    char fn[8], expr[24];
+    snprintf(expr, sizeof expr, "%s.item()", vname(a->a, fn));
+    if (m_numel(&g->m.n[f]) != 1)           /* at::native::item, before dispatch */
+        emit(g, "expect raises(ShapeError, %s)", expr);
+    else if (se < 0)
+        emit(g, "expect raises(TypeError, %s)", expr);
+    else
+        emit(g, "expect %s == %d", expr, (int)m_item(&g->m, f, se));
+    return 1;
+}
+
+static int act_infer(gen *g, const st_action *a)
+{
+    if (!g->m.umemo)
+        return 0;
+    emit(g, "inference_mode(%s)", a->sub ? "true" : "false");
+    g->m.infer = a->sub != 0;
     return 1;
 }
 
@@ -1273,6 +1332,11 @@ static int apply(gen *g, const st_action *a)
     case A_CYCLE: case A_GC:
         if (a->op == A_CYCLE && act_cycle(g, a) <= 0)
             return 0;
+        if (a->op == A_GC && a->sub < 2 && g->m.umemo) {
+            emit(g, "gc(%d)", a->sub);        /* generations 0..sub, no sweep */
+            m_gc_gen(&g->m, a->sub, 0);
+            return 1;
+        }
         emit(g, "gc()");                    /* a cycle ends with it */
         m_gc(&g->m, 1);
         return 1;
@@ -1283,6 +1347,8 @@ static int apply(gen *g, const st_action *a)
     case A_STORAGE: r = act_storage(g, a); break;
     case A_TRACER: r = act_tracer(g, a); break;
     case A_SHAPE_ENV: r = act_shape_env(g, a); break;
+    case A_ITEM: r = act_item(g, a); break;
+    case A_INFER: r = act_infer(g, a); break;
     default: r = 0; break;
     }
     if (r < 0 || g->m.oom)
@@ -1765,6 +1831,24 @@ static int ok_const_gpu(gen *g, int s)
     return ok_const_src(g, s) && g->m.n[vtensor(g, s)].dev != DV_CPU;
 }
 
+/* a fake whose item() answers a symbol (2.14) */
+static int ok_item(gen *g, int s)
+{
+    int32_t f = vtensor(g, s);
+    if (f < 0 || m_numel(&g->m.n[f]) != 1)
+        return 0;
+    int32_t mode = g->m.n[f].mode;
+    return mode >= 0 && g->m.n[mode].alive && g->m.n[mode].kind == NK_MODE &&
+           g->m.n[mode].se >= 0;
+}
+
+/* a 0-d CPU tensor: the constant_scalar of its constant fakes (2.14) */
+static int ok_const_scalar(gen *g, int s)
+{
+    return ok_const_src(g, s) && g->m.n[vtensor(g, s)].ndim == 0 &&
+           g->m.n[vtensor(g, s)].dev == DV_CPU;
+}
+
 static int ok_mode_se(gen *g, int s)
 {
     return ok_mode(g, s) && g->m.n[vnode(g, s)].se >= 0;
@@ -1789,7 +1873,9 @@ static int draw_v3(gen *g, st_action *a, int kind)
     }
     if (!draw_fake(g, a, 0, 0))
         return 0;
-    int src = kind == ST_W_CONSTANT ? pick_bound(g, V_T, NV_T, ok_const_gpu) : a->b;
+    int src = kind != ST_W_CONSTANT ? a->b
+            : g->m.cscalar && st_rng_below(r, 2) ? pick_bound(g, V_T, NV_T, ok_const_scalar)
+            : pick_bound(g, V_T, NV_T, ok_const_gpu);
     if (kind == ST_W_CONSTANT && src < 0)
         src = pick_bound(g, V_T, NV_T, ok_const_src);
     if (src < 0)
@@ -1975,6 +2061,23 @@ static int draw(gen *g, st_action *a, int kind)
     }
     case ST_W_GC:
         a->op = A_GC;
+        /* pytorch-2.14: gc(0), gc(1) or gc() (2) */
+        a->sub = (uint8_t)(g->m.umemo ? st_rng_below(r, 3) : 2);
+        return 1;
+    case ST_W_ITEM: {
+        /* mostly a fake that answers (one element, a mode with a ShapeEnv) */
+        int f = st_rng_below(r, 4) ? pick_bound(g, V_F, NV_F, ok_item) : -1;
+        if (f < 0)
+            f = pick_bound(g, V_F, NV_F, ok_tensor);
+        if (f < 0)
+            return 0;
+        a->op = A_ITEM;
+        a->a = (int8_t)f;
+        return 1;
+    }
+    case ST_W_INFER:
+        a->op = A_INFER;
+        a->sub = (uint8_t)!g->m.infer;
         return 1;
     case ST_W_SWEEP: {
         int ms = pick_bound(g, V_M, NV_M + NV_C, ok_mode);
@@ -2026,6 +2129,15 @@ static int draw(gen *g, st_action *a, int kind)
         return 1;
     }
     case ST_W_DTYPE_VIEW: case ST_W_STORAGE: {
+        if (kind == ST_W_STORAGE && g->m.cscalar && st_rng_below(r, 2)) {
+            /* pytorch-2.14: f.storage() on a fake clears its constant */
+            int f = pick_bound(g, V_F, NV_F, ok_tensor);
+            if (f < 0)
+                return 0;
+            a->op = A_STORAGE;
+            a->a = (int8_t)f;
+            return 1;
+        }
         int t = pick_bound(g, V_T, NV_T, ok_strided);
         if (t < 0 || (kind == ST_W_DTYPE_VIEW &&
                       same_size_partner(g->m.n[vtensor(g, t)].dtype) < 0))
@@ -2040,11 +2152,14 @@ static int draw(gen *g, st_action *a, int kind)
 }
 
 /* An action kind's weight in this lifecycle: the pytorch-2.3-only kinds
- * weigh nothing under the other designs (whose lifecycles stay as they were). */
+ * weigh nothing under the other designs, the pytorch-2.14-only ones
+ * nothing but there (the lifecycles of the others stay as they were). */
 static uint32_t weight_of(const gen *g, int i)
 {
     int v3 = i == ST_W_SHAPE_ENV || i == ST_W_CONSTANT || i == ST_W_DYNAMIC;
     if (v3 && !g->m.dcache)
+        return 0;
+    if ((i == ST_W_ITEM || i == ST_W_INFER) && !g->m.umemo)
         return 0;
     /* under 2.3 a compile's finish() clears much: more of them */
     return g->c->weights.w[i] * (i == ST_W_TRACER && g->m.dcache ? 2u : 1u);

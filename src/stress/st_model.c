@@ -103,6 +103,7 @@ int m_init(model *m, const st_config *c)
         m->var[i] = -1;
     m->next_opkey = -2;
     m->mk_cst = m->mk_se = -1;
+    m->gen_mid = m->gen_old = -1;
     m_dc_init(m);
     m->ncap = 1024;
     m->n = al_malloc(m->ncap * sizeof *m->n, AL_K_SCENARIO, "st model nodes");
@@ -156,6 +157,7 @@ int32_t m_new(model *m, uint8_t kind)
     x->ind = x->val = x->crow = x->col = -1;
     x->attr[0] = x->attr[1] = -1;
     x->se = x->cst = x->rcopy = -1;
+    x->cs = x->um = -1;
     x->target = x->mi = -1;
     x->flags = NF_LEAF;
     return i;
@@ -330,14 +332,14 @@ static void callbacks(model *m, int32_t i)
 }
 
 /* Drop every strong edge a dead node holds. */
-/* The strong edges of x (14 at most) into e; how many. */
+/* The strong edges of x (16 at most) into e; how many. */
 static int strong_edges(const model *m, const mnode *x, int32_t *e)
 {
-    int32_t v[14] = {x->storage, x->base, x->grad, x->meta, m_strong_mode(m, x), x->ind,
+    int32_t v[16] = {x->storage, x->base, x->grad, x->meta, m_strong_mode(m, x), x->ind,
                      x->val,     x->crow, x->col,  x->attr[0], x->attr[1], x->se,
-                     x->cst,     x->rcopy};
+                     x->cst,     x->rcopy, x->cs, x->um};
     memcpy(e, v, sizeof v);
-    return 14;
+    return 16;
 }
 
 void m_untrack(model *m, int32_t se, int only_alive)
@@ -357,12 +359,13 @@ void m_untrack(model *m, int32_t se, int only_alive)
 static void release(model *m, int32_t i)
 {
     mnode *x = &m->n[i];
-    int32_t e[14];
+    int32_t e[16];
     int ne = strong_edges(m, x, e);
     x->storage = x->base = x->grad = x->meta = x->mode = -1;
     x->ind = x->val = x->crow = x->col = -1;
     x->attr[0] = x->attr[1] = -1;
     x->se = x->cst = x->rcopy = -1;
+    x->cs = x->um = -1;
     for (int k = 0; k < ne; k++)
         m_unref(m, e[k]);
     if (m->n[i].kind == NK_SHAPE_ENV)
@@ -379,12 +382,12 @@ static void release(model *m, int32_t i)
 static void release_to_survivors(model *m, int32_t i)
 {
     mnode *x = &m->n[i];
-    int32_t *e[13] = {&x->storage, &x->base, &x->grad, &x->meta, &x->ind,
+    int32_t *e[15] = {&x->storage, &x->base, &x->grad, &x->meta, &x->ind,
                       &x->val,     &x->crow, &x->col,  &x->attr[0], &x->attr[1],
-                      &x->se,      &x->cst,  &x->rcopy};
+                      &x->se,      &x->cst,  &x->rcopy, &x->cs, &x->um};
     if (x->kind == NK_SHAPE_ENV)
         m_untrack(m, i, 1);
-    for (int k = 0; k < 13; k++) {
+    for (int k = 0; k < 15; k++) {
         int32_t c = *e[k];
         if (c >= 0 && m->n[c].alive) {
             *e[k] = -1;
@@ -413,7 +416,7 @@ static void mark(model *m, int32_t root)
     while (st->n > base) {
         int32_t i = st->p[--st->n];
         mnode *x = &m->n[i];
-        int32_t e[14];
+        int32_t e[16];
         int ne = strong_edges(m, x, e);
         for (int k = 0; k < ne; k++) {
             int32_t c = e[k];
@@ -459,9 +462,25 @@ static void unmark_all(model *m)
         m->n[i].flags &= (uint16_t)~NF_MARK;
 }
 
-void m_gc(model *m, int sweep)
+static int node_gen(const model *m, int32_t i)
 {
+    return i <= m->gen_old ? 2 : i <= m->gen_mid ? 1 : 0;
+}
+
+void m_gc(model *m, int sweep) { m_gc_gen(m, 2, sweep); }
+
+void m_gc_gen(model *m, int gen, int sweep)
+{
+    int32_t top = (int32_t)m->nn - 1;
     mark_roots(m);
+    /* a young collection: the older generations are roots */
+    for (uint32_t i = 0; gen < 2 && i < m->nn; i++)
+        if (m->n[i].alive && node_gen(m, (int32_t)i) > gen)
+            mark(m, (int32_t)i);
+    if (gen == 0)
+        m->gen_mid = top > m->gen_mid ? top : m->gen_mid;
+    else
+        m->gen_mid = m->gen_old = top > m->gen_old ? top : m->gen_old;
     /* garbage: alive and unmarked; all of it reads as dead at once, but the
      * storages: C++ objects CPython's collector does not track, alive (held)
      * through the callbacks (CPython's handle_weakrefs runs before its
@@ -1040,6 +1059,10 @@ static int built(model *m, int32_t owner, int32_t f, int32_t t)
 {
     if (m->mk_cst >= 0)
         m_set_edge(m, &m->n[f].cst, m->mk_cst);
+    /* pytorch#177496: a 0-d CPU constant is the fake's constant_scalar too */
+    if (m->mk_cst >= 0 && m->cscalar && m->n[m->mk_cst].ndim == 0 &&
+        m->n[m->mk_cst].dev == DV_CPU)
+        m_set_edge(m, &m->n[f].cs, m->mk_cst);
     if (m->mk_se >= 0)
         m_set_edge(m, &m->n[f].se, m->mk_se);
     const mnode *x = &m->n[t];
@@ -1064,6 +1087,48 @@ int32_t m_fake_v3(model *m, mmode *md, int32_t t, int32_t cst, int32_t se)
     int32_t f = from_real(m, md, t, md->node);
     m->mk_cst = m->mk_se = -1;
     return f;
+}
+
+/* ---- pytorch-2.14: item() memos (fake_tensor.py@946abe14
+ * UnbackedMemoDescriptor), version counters, constant_scalar ---- */
+
+static int32_t family_root(const model *m, int32_t t)
+{
+    while (m->n[t].base >= 0)
+        t = m->n[t].base;
+    return t;
+}
+
+void m_bump_version(model *m, int32_t t)
+{
+    int32_t r = family_root(m, t);
+    m->n[r].ver = (m->n[r].ver + 1) & 0xfffffu;
+}
+
+int32_t m_item(model *m, int32_t f, int32_t se)
+{
+    mnode *x = &m->n[f];
+    uint32_t ver = m->n[family_root(m, f)].ver;
+    uint32_t ep = m->m[m->n[x->mode].mi].epoch;
+    if (x->um >= 0) {
+        if (x->umvc == ver && x->umep == ep)
+            return x->umsym;
+        m_set_edge(m, &m->n[f].um, -1);       /* __get__ forgets a stale memo */
+    }
+    int32_t sym = m->n[se].nunb++;
+    if (!m->infer) {
+        m_set_edge(m, &m->n[f].um, se);
+        m->n[f].umsym = sym;
+        m->n[f].umvc = ver;
+        m->n[f].umep = ep;
+    }
+    return sym;
+}
+
+void m_clear_constant(model *m, int32_t f)
+{
+    m_set_edge(m, &m->n[f].cst, -1);
+    m_set_edge(m, &m->n[f].cs, -1);
 }
 
 void m_track(model *m, int32_t se, int32_t f)

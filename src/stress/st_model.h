@@ -68,6 +68,13 @@ typedef struct mnode {
                                 an op output's on one) */
     int32_t cst;             /* a constant fake's constant (the real tensor) */
     int32_t rcopy;           /* a propagate_real fake's copy of its real tensor */
+    /* pytorch-2.14 (st_dcache.c's rows say where) */
+    int32_t cs;              /* a constant fake's constant_scalar (a 0-d CPU constant) */
+    int32_t um;              /* a fake's item memo: the ShapeEnv its SymInt holds */
+    int32_t umsym;           /* ... its symbol, made at version umvc, epoch umep */
+    uint32_t umvc, umep;
+    uint32_t ver;            /* the version counter (kept by a view family's root) */
+    int32_t nunb;            /* NK_SHAPE_ENV: unbacked symbols made */
     int32_t target;          /* NK_WEAK */
     int32_t mi;              /* NK_MODE: index in model.modes */
     uint64_t nbytes;         /* NK_STORAGE */
@@ -97,6 +104,7 @@ typedef struct mmode {
     uint8_t one, ids, fins, sweeps, opmemo;
     uint8_t propreal;        /* fake_mode(propagate_real=true) */
     int64_t freq, count, hits, misses;
+    uint32_t epoch;          /* pytorch-2.14: retraces begun (tracer(m)) */
     mpvec fake, meta, stor;  /* key node -> value node */
     mpvec mstor;             /* meta key -> the storage it had when its entry was
                                 made (its finalizer's StorageWeakRef; weak) */
@@ -111,7 +119,8 @@ enum {
     A_FCONV, A_CFAKE,            /* version 2: fake_converter(), c.fake(m, t) */
     A_TRACER,                    /* version 3: tracer(m), tr.input(t), tr.finish() (sub) */
     A_CYCLE,                     /* h = k.unsqueeze(0); h.x = h; del h; gc() */
-    A_SHAPE_ENV                  /* version 3: c = shape_env() */
+    A_SHAPE_ENV,                 /* version 3: c = shape_env() */
+    A_ITEM, A_INFER              /* pytorch-2.14: expect f.item() == N, inference_mode(b) */
 };
 
 /* action variants (st_action.sub) and flags */
@@ -168,6 +177,13 @@ typedef struct model {
     size_t ndc, capdc;
     int64_t dc_hits, dc_misses;
     mpvec tracked;           /* ShapeEnv node -> a fake it tracks (strong) */
+    /* pytorch-2.14's rules (st_dcache.c) and state */
+    uint8_t umemo;           /* item() memos (version counter, epoch, inference) */
+    uint8_t pcgc;            /* tr.finish() ends with a full collection */
+    uint8_t cscalar;         /* constant_scalar; f.storage() clears constant */
+    uint8_t infer;           /* inference mode is on */
+    int32_t gen_mid, gen_old;   /* generations: nodes up to gen_old are in 2,
+                                   up to gen_mid in 1, newer ones in 0 */
     int32_t mk_cst, mk_se;   /* the conversion in hand: constant=, dynamic= */
 } model;
 
@@ -266,6 +282,16 @@ void m_finish_clears(model *m, mmode *md);
 /* statement boundary: deferred finalizers, then (gc stress) a collection */
 void m_end_statement(model *m);
 void m_gc(model *m, int sweep);
+/* gc(N): a collection of generations 0..N (N >= 2: m_gc); what older
+ * generations hold is kept; survivors move up one (src/core/gc.c). */
+void m_gc_gen(model *m, int generation, int sweep);
+/* pytorch-2.14: f.item() on fake node f whose mode has ShapeEnv se: the
+ * symbol it answers (a valid memo's, else a new one, memoized outside
+ * inference mode). An in-place op on t: its family's version + 1. A
+ * constant fake's constant cleared (f.storage()): constant_scalar too. */
+int32_t m_item(model *m, int32_t f, int32_t se);
+void m_bump_version(model *m, int32_t t);
+void m_clear_constant(model *m, int32_t f);
 void m_run_deferred(model *m);
 
 /* predictions */

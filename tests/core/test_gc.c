@@ -731,3 +731,48 @@ Test(gc, garbage_callbacks_run_in_creation_order_fused)
     garbage_callbacks_in_creation_order(0);
     garbage_callbacks_in_creation_order(1);
 }
+
+/* Generations: a cycle that survived a full collection is in generation 2;
+ * gc_collect_gen(1) leaves it (and what it holds), gc_collect frees it. A
+ * young cycle dies in gc_collect_gen(0); a young object that only old
+ * garbage holds survives a young collection, as in CPython. */
+static void old_garbage_survives_young_collections(void)
+{
+    obj *a, *b;
+    attr_pair(&a, &b);
+    cr_assert_eq(gc_generation(a), 0, "made in generation 0");
+    cr_assert_eq(gc_collect(), 0, "held: nothing to free");
+    cr_assert_eq(gc_generation(a), 2, "a full collection's survivor: %d", gc_generation(a));
+    obj *young = tn_new();
+    cr_assert_eq(gc_generation(young), 0, "made after: generation %d", gc_generation(young));
+    tn_set(b, 0, young);          /* old b holds a young node */
+    obj_decref(young);
+    obj *c, *d;
+    attr_pair(&c, &d);            /* a young cycle */
+    obj_decref(c);
+    obj_decref(d);
+    obj_decref(a);
+    obj_decref(b);
+    cr_assert_eq(gc_collect_gen(0), 2, "the young cycle dies, the old one and its young node stay");
+    cr_assert_eq(obj_live_count(), 3, "a, b, young: %llu", (unsigned long long)obj_live_count());
+    cr_assert_eq(gc_generation(young), 1, "survived a gen-0 collection: %d",
+                 gc_generation(young));
+    cr_assert_eq(gc_collect_gen(1), 0, "gc.collect(1) cannot reach generation 2");
+    cr_assert_eq(gc_generation(young), 2, "survived a gen-1 collection: %d",
+                 gc_generation(young));
+    cr_assert_eq(gc_collect_gen(2), 3, "a full collection frees all three");
+    tc_end();
+}
+
+Test(gc, old_garbage_survives_young_collections)
+{
+    gc_generations_reset();
+    old_garbage_survives_young_collections();
+}
+
+Test(gc, old_garbage_survives_young_collections_fused)
+{
+    gc_generations_reset();
+    gc_set_debug(0);
+    old_garbage_survives_young_collections();
+}

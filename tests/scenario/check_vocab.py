@@ -31,10 +31,11 @@ def words(fakegc):
 
 
 def stress_text(fakegc, seeds):
-    """Lifecycles of the default design and of pytorch-2.3 (whose ShapeEnv
-    words the generator makes only under that design)."""
+    """Lifecycles of the default design, of pytorch-2.3 and of pytorch-2.14
+    (whose ShapeEnv, item() and inference_mode words the generator makes
+    only under those designs)."""
     parts = []
-    for design in ([], ["--compat", "pytorch-2.3"]):
+    for design in ([], ["--compat", "pytorch-2.3"], ["--compat", "pytorch-2.14"]):
         for s in range(1, seeds + 1):
             parts.append(subprocess.run([fakegc, "stress", "--dump", "--seed", str(s)] + design,
                                         capture_output=True, text=True, check=True).stdout)
