@@ -13,7 +13,36 @@ from .holders import program_roots
 from .torch113 import Recorder
 
 
+def tell_fakegc(program, recorder):
+    """FAKEGC_RECORD_STATUS_FD=N (fakegc record): say on descriptor N how the
+    program ended ("exit N", "signal N", "none": it did not run) and the
+    recorder's state (ok, usage, no-torch, internal, refused), apart, so that
+    a program's own status is never read as the recorder's."""
+    fd = os.environ.get("FAKEGC_RECORD_STATUS_FD")
+    if fd and fd.isdigit():
+        text = ("program %s\nrecorder %s\n" % (program, recorder)).encode()
+        try:
+            os.ftruncate(int(fd), 0)
+            os.pwrite(int(fd), text, 0)
+        except OSError:
+            pass
+
+
 def main(argv):
+    fd = os.environ.get("FAKEGC_RECORD_STATUS_FD")
+    if fd and fd.isdigit():   # not the program's, nor its children's
+        try:
+            os.set_inheritable(int(fd), False)
+        except OSError:
+            pass
+    try:
+        return record(argv)
+    except KeyboardInterrupt:   # before the program ran
+        tell_fakegc("none", "ok")
+        return 128 + signal.SIGINT
+
+
+def record(argv):
     ap = argparse.ArgumentParser(prog="record.py", description="Record a real PyTorch 1.13 "
                                  "program's fake-tensor lifecycle as a fakegc scenario "
                                  "(options go before PROGRAM).")
@@ -40,12 +69,19 @@ def main(argv):
                     "kind=... site=GLOB holder=GLOB)")
     ap.add_argument("program")
     ap.add_argument("args", nargs=argparse.REMAINDER)
-    o = ap.parse_args(argv)
+    try:
+        o = ap.parse_args(argv)
+    except SystemExit as e:
+        if e.code:
+            tell_fakegc("none", "usage")
+        raise
     if not os.path.isfile(o.program):
         print("record.py: %s: no such program" % o.program, file=sys.stderr)
+        tell_fakegc("none", "usage")
         return 2
     if o.max_events < 0:
         print("record.py: --max-events must be >= 0", file=sys.stderr)
+        tell_fakegc("none", "usage")
         return 2
     try:
         import torch
@@ -53,6 +89,7 @@ def main(argv):
     except ImportError as e:
         print("record.py: torch is not importable here (%s); use /usr/bin/python3 with "
               "Debian's python3-torch" % e, file=sys.stderr)
+        tell_fakegc("none", "no-torch")
         return 77
     DTYPES.update(_dtypes(torch))
     out = o.output or os.path.splitext(o.program)[0] + ".scn"
@@ -62,25 +99,22 @@ def main(argv):
         if bad:
             print("record.py: --fail-on: unknown class %s (lost, accumulating, reachable, "
                   "lingering)" % bad[0], file=sys.stderr)
+            tell_fakegc("none", "usage")
             return 2
     rec = Recorder(torch, o.program, o.max_events, o.lang)
     if not o.no_hooks:
         rec.install()
     sys.argv = [o.program] + o.args
     sys.path.insert(0, os.path.dirname(os.path.abspath(o.program)))
-    status, extra = 0, []
+    status, ended, extra = 0, "exit 0", []
     state = {"g": None, "done": False, "tb": None}
     real_exit = os._exit
 
     def write_status(program):
-        """FAKEGC_RECORD_STATUS=FILE (fakegc record): the program's own exit
-        status and the recorder's state, apart (both may be 3)."""
-        path = os.environ.get("FAKEGC_RECORD_STATUS")
-        if path and os.getpid() == rec.pid:
-            with open(path, "w") as f:
-                f.write("program %s\nrecorder %s\n" % (program, "refused" if rec.refused
-                                                       else "internal" if rec.internal
-                                                       else "ok"))
+        """The program's end ("exit N", "signal N") and the recorder's state."""
+        if os.getpid() == rec.pid:
+            tell_fakegc(program, "refused" if rec.refused else "internal" if rec.internal
+                        else "ok")
 
     def write(text):
         if os.getpid() != rec.pid:
@@ -109,14 +143,14 @@ def main(argv):
 
     def exit_hook(code=0):
         end_early("the program called os._exit(%s)" % code, sys._getframe(1))
-        write_status(code)
+        write_status("exit %d" % (code & 0xFF))
         sys.stdout.flush()
         sys.stderr.flush()
         real_exit(code)
 
     def on_term(signum, frame):
         end_early("the program was killed by SIGTERM", frame)
-        write_status(128 + signal.SIGTERM)
+        write_status("signal %d" % signal.SIGTERM)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGTERM)
 
@@ -137,8 +171,11 @@ def main(argv):
         exec(code, g)
     except SystemExit as e:
         status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        ended = "exit %d" % (status & 0xFF)
     except BaseException as e:
         status = 1
+        # an uncaught KeyboardInterrupt ends Python by SIGINT, as it would here
+        ended = "signal %d" % signal.SIGINT if isinstance(e, KeyboardInterrupt) else "exit 1"
         state["tb"] = e.__traceback__
         extra.append("the program raised %s: %s (recorded up to there)"
                      % (type(e).__name__, str(e).split("\n")[0][:120]))
@@ -168,7 +205,7 @@ def main(argv):
     write(text)
     print("record.py: %s: %d events, %d lines, program %.3f s"
           % (out, rec.events, text.count("\n"), elapsed), file=sys.stderr)
-    write_status(status)
+    write_status(ended)
     if rec.refused:
         print("record.py: refused: the program made fake-tensor events on another thread, "
               "which the language cannot say; recorded up to there (see the header)",

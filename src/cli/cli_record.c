@@ -31,6 +31,7 @@ typedef struct record_args {
     cli_common c;
     const char *keep, *python, *fail_on, *suppress, *max_events, *lang, *designs;
     int no_batch;
+    unsigned timeout;
 } record_args;
 
 #define RSTR(n, s, a, f, h) \
@@ -57,6 +58,9 @@ static const op_opt rows[] = {
          "pending storages, the verdict, what\nis left at the end by class; exit 1 when a "
          "design\nfails"),
     OP_FLAG("--no-batch", 0, record_args, no_batch, "no repeat blocks in the recording"),
+    OP_UINT("--timeout", 0, "SECONDS", record_args, timeout, 1, 604800,
+            "end the program after SECONDS (SIGTERM to its process\ngroup, SIGKILL "
+            "10 s later) and judge what was\nrecorded up to there"),
     OP_END};
 
 const op_cmd cli_record_cmd = {
@@ -75,8 +79,11 @@ const op_cmd cli_record_cmd = {
     rows, RECORD_MASK,
     "exit status: 0 clean; 1 a leak (or a fidelity mismatch); 2 usage; 3\n"
     "internal error (the recorder failed, torch not importable, no recording).\n"
-    "A program that fails is reported with its exit status, and what was\n"
-    "recorded up to there is judged.",
+    "A program that fails is reported with its exit status (its own, whatever\n"
+    "it is: 77 and 127 too), and what was recorded up to there is judged.\n"
+    "SIGINT (Ctrl-C) and SIGTERM are passed to the program's process group: a\n"
+    "SIGINT's KeyboardInterrupt ends the recording, which is judged, then\n"
+    "fakegc exits 130 (143 for SIGTERM); a second signal kills the group.",
     NULL, "record a PyTorch program and judge what it leaves behind"};
 
 /* record.py: installed beside the binary (PREFIX/bin -> PREFIX/libexec/
@@ -88,6 +95,7 @@ static void recorder_path(char *buf, size_t n)
 
 typedef struct rec_args {
     const char *python, *keep, *fail_on, *designs;
+    unsigned timeout;
     const char *rec[12];    /* recorder options with their values */
     size_t nrec;
     char *pass[MAX_PASS];   /* the run's options, as given */
@@ -99,7 +107,8 @@ typedef struct rec_args {
 static int own_option(const char *s)
 {
     static const char *const own[] = {"--keep", "-o", "--python", "--fail-on", "--suppress",
-                                      "--max-events", "--lang", "--designs", NULL};
+                                      "--max-events", "--lang", "--designs", "--timeout",
+                                      NULL};
     for (size_t i = 0; own[i]; i++) {
         size_t n = strlen(own[i]);
         if (strncmp(s, own[i], n) == 0 && (s[n] == '\0' || s[n] == '='))
@@ -129,6 +138,7 @@ static int parse(rec_args *a, int argc, char **argv)
     a->keep = ra.keep;
     a->fail_on = ra.fail_on;
     a->designs = ra.designs;
+    a->timeout = ra.timeout;
     const char *recv[][2] = {{"--suppress", ra.suppress}, {"--max-events", ra.max_events},
                              {"--lang", ra.lang ? ra.lang : "2"}};
     for (size_t k = 0; k < 3; k++)
@@ -237,18 +247,18 @@ int cli_record(int argc, char **argv)
     for (size_t k = 0; k < a.nrec; k++)
         opts[nopts++] = a.rec[k];
     rec_job job = {a.python, py, a.keep ? a.keep : tmp, opts, nopts, argv + a.prog,
-                   (size_t)(argc - a.prog)};
+                   (size_t)(argc - a.prog), a.timeout};
     const char *scn = job.out;
-    int rs = rec_run(&job, "fakegc record");
+    rec_result r;
+    rec_run(&job, "fakegc record", &r);
     struct stat st;
-    int have = stat(scn, &st) == 0 && st.st_size > 0, internal = 0;
-    if (rs != REC_USAGE || have)
-        rec_tell(rs, &job, "fakegc record", &have, &internal);
+    int have = stat(scn, &st) == 0 && st.st_size > 0;
+    int internal = rec_tell(&r, &job, "fakegc record", &have);
     int rc = CLI_EXIT_INTERNAL;
-    if (rs == REC_USAGE && !have) {
+    if (r.state == REC_USAGE && !have) {
         rc = CLI_EXIT_USAGE;   /* the recorder's usage error, printed by it */
     } else if (!have) {
-        if (!internal)
+        if (r.state != REC_NOT_RUN && r.state != REC_NO_TORCH)
             cli_error("record", "no recording was written");
     } else if (a.designs) {
         sc_options o;
@@ -263,6 +273,8 @@ int cli_record(int argc, char **argv)
         if (internal && rc != CLI_EXIT_USAGE)
             rc = CLI_EXIT_INTERNAL;
     }
+    if (r.interrupted && rc != CLI_EXIT_USAGE)
+        rc = 128 + r.interrupted;   /* judged, and said interrupted as `run` says it */
     if (tmp[0])
         unlink(tmp);
     return rc;

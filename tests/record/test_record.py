@@ -6,9 +6,11 @@ each hooked entry point, that the replay passes, and that it can fail."""
 import json
 import os
 import re
+import signal
 import subprocess
 import tempfile
 import textwrap
+import time
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -548,6 +550,100 @@ class Lib(Base):
         self.assertIn("refused: fakegc.recording: a recording is already in progress", r.stdout)
         self.assertTrue(os.path.exists(os.path.join(self.d, "a.scn")))
         self.assertFalse(os.path.exists(os.path.join(self.d, "b.scn")))
+
+
+class Ends(Base):
+    """`fakegc record` and how a program, the recorder and fakegc end: a
+    program's own status is never the recorder's; SIGINT, SIGTERM and
+    --timeout end the program, what was recorded is judged, and no process
+    and no temporary file is left."""
+
+    write = Cmd.write
+    KEEP = Cmd.KEEP
+    LOOP = KEEP + """
+        import os, subprocess, sys, time
+        sleeper = subprocess.Popen(["sleep", "300"])   # in the program's group
+        with open(os.path.join(os.path.dirname(sys.argv[0]), "started"), "w") as f:
+            f.write("%d %d" % (os.getpid(), sleeper.pid))
+        while True:
+            time.sleep(0.05)
+    """
+
+    def start(self, *args):
+        self.tmp_dir = os.path.join(self.d, "tmp")
+        os.mkdir(self.tmp_dir)
+        env = dict(os.environ, TMPDIR=self.tmp_dir)
+        return subprocess.Popen([FAKEGC] + list(args), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, cwd=self.d, env=env,
+                                start_new_session=True)
+
+    def wait_started(self, p):
+        marker = os.path.join(self.d, "started")
+        for _ in range(1200):
+            if os.path.exists(marker) and open(marker).read():
+                return [int(x) for x in open(marker).read().split()]
+            self.assertIsNone(p.poll(), p.stderr.read() if p.poll() is not None else "")
+            time.sleep(0.05)
+        self.fail("the program did not start")
+
+    def assert_nothing_left(self, pids):
+        time.sleep(0.2)
+        for pid in pids:
+            alive = os.path.exists("/proc/%d" % pid)
+            if alive:   # a zombie of nobody's is gone for practical purposes
+                with open("/proc/%d/stat" % pid) as f:
+                    alive = f.read().rsplit(")", 1)[1].split()[0] != "Z"
+            self.assertFalse(alive, "process %d is left" % pid)
+        self.assertEqual(os.listdir(self.tmp_dir), [])
+        self.assertEqual([n for n in os.listdir(self.d) if n.endswith(".tmp")], [])
+
+    def test_programs_own_status_is_never_the_recorders(self):
+        for code in (77, 127, 2, 3):
+            prog = self.write(textwrap.dedent(self.KEEP) + "import sys\nsys.exit(%d)\n" % code)
+            rc, so, se = Cmd.fakegc(self, "record", prog)
+            self.assertEqual(rc, 1, se)
+            self.assertIn("prog.py exited with status %d; judging what was recorded" % code, se)
+            self.assertNotIn("torch is not importable", se)
+            self.assertNotIn("could not run the recorder", se)
+            self.assertIn("accumulating: 30 fake tensors", so)
+
+    def test_sigint_ends_the_recording_and_it_is_judged(self):
+        prog = self.write(self.LOOP)
+        p = self.start("record", prog)
+        pids = self.wait_started(p)
+        os.killpg(p.pid, signal.SIGINT)        # Ctrl-C: the terminal's whole group
+        so, se = p.communicate(timeout=120)
+        self.assertEqual(p.returncode, 130, se)
+        self.assertIn("KeyboardInterrupt", se)
+        self.assertIn("prog.py crashed: signal 2 (SIGINT); judging what was recorded", se)
+        self.assertIn("accumulating: 30 fake tensors", so)
+        self.assert_nothing_left(pids + [p.pid])
+
+    def test_sigterm_is_passed_to_the_programs_group(self):
+        prog = self.write(self.LOOP)
+        out = os.path.join(self.d, "term.scn")
+        p = self.start("record", "-o", out, prog)
+        pids = self.wait_started(p)
+        p.send_signal(signal.SIGTERM)          # a CI runner's timeout: fakegc alone
+        so, se = p.communicate(timeout=120)
+        self.assertEqual(p.returncode, 143, se)
+        self.assertIn("got SIGTERM: sent it to", se)
+        self.assertIn("# ENDED: the program was killed by SIGTERM", open(out).read())
+        self.assertIn("accumulating: 30 fake tensors", so)
+        self.assert_nothing_left(pids)
+
+    def test_timeout_ends_the_program_and_judges_it(self):
+        prog = self.write(self.LOOP)
+        p = self.start("record", "--timeout", "15", prog)   # torch's import: a few s
+        so, se = p.communicate(timeout=120)
+        marker = os.path.join(self.d, "started")
+        self.assertTrue(os.path.exists(marker), se)
+        pids = [int(x) for x in open(marker).read().split()]
+        self.assertEqual(p.returncode, 1, se)
+        self.assertIn("prog.py ran past --timeout 15 s: sent it SIGTERM", se)
+        self.assertIn("prog.py crashed: signal 15 (SIGTERM); judging what was recorded", se)
+        self.assertIn("accumulating: 30 fake tensors", so)
+        self.assert_nothing_left(pids)
 
 
 class Scale(Base):
