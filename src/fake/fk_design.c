@@ -149,6 +149,11 @@ static const fk_design designs[FK_D_COUNT] = {
          * mode may write through the storage); the design clears the
          * scalar with it */
         .constant_scalar = 1,
+        /* checked on PyTorch 2.14.1 (tests/designs/real_2_14.py): the memo
+         * rules hold, but 2.14.1 memoizes in inference mode too, collects
+         * gc.collect(1) after a compile and has no constant_scalar: as
+         * shipped it is this row with young-gc-after-compile and
+         * inference-memo injected, less the constant_scalar rows */
         /* unchanged since 2.3 (meta_utils.py@0f315d37:788-795,241-243); the
          * describer tables cleared after compile (pytorch#165367, #171209)
          * and ShapeEnv-cached symbolic keys (#127596, #152037) are 2.3's
