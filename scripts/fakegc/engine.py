@@ -5,7 +5,6 @@ is in its own module (torch113.py), a subclass of Recorder."""
 
 import gc
 import os
-import re
 import sys
 import weakref
 
@@ -46,26 +45,108 @@ class Obj:
 
 
 COMPREHENSIONS = ("<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>")
-# A loop of rounds (steps): `while`, or `for` over range()/count()/
-# enumerate(range()). A loop over a collection (parameters, shapes) is not:
-# what it keeps is bounded by the collection, so the round is the one of a
-# loop around it.
-ROUND_LOOP = re.compile(r"\s*(while\b|(async\s+)?for\b.*\bin\s+(enumerate\()?\s*"
-                        r"(range|itertools\.count|count|trange|tqdm\(\s*range)\s*\()")
+
+
+class Loops:
+    """The loops of one source file, from its syntax tree (ast): every `for`,
+    `async for` and `while`, and every comprehension and generator
+    expression, each with the scope that runs it (the function, lambda,
+    class or module whose code object executes its iterations) and the
+    line whose `line` events count its iterations (a `for`/`while` header;
+    a comprehension's innermost `for` clause)."""
+
+    SCOPES = ("FunctionDef", "AsyncFunctionDef", "Lambda", "ClassDef")
+
+    def __init__(self, path):
+        import ast
+        self.loops = []       # (first line, last line, count line, scope, is_comp)
+        self.scopes = {}      # (kind, name, first line) -> scope id
+        self.memo = {}        # (code, line) -> around()
+        try:
+            with open(path, "rb") as f:
+                tree = ast.parse(f.read(), path)
+        except (OSError, SyntaxError, ValueError):
+            return
+        inline = sys.version_info >= (3, 12)   # PEP 709: list/set/dict comps inlined
+        comps = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+        def walk(node, scope):
+            for child in ast.iter_child_nodes(node):
+                sc = scope
+                kind = type(child).__name__
+                if kind in self.SCOPES:
+                    first = min([child.lineno] + [d.lineno for d in
+                                                  getattr(child, "decorator_list", [])])
+                    name = getattr(child, "name", "<lambda>")
+                    sc = ("def", name, child.lineno, first)
+                    self.scopes[("def", name, child.lineno)] = sc
+                    self.scopes[("def", name, first)] = sc
+                if isinstance(child, ast.While) or (
+                        isinstance(child, (ast.For, ast.AsyncFor)) and
+                        not self.over_a_model(child.iter)):
+                    self.loops.append((child.lineno, child.end_lineno, child.lineno,
+                                       scope, False))
+                elif isinstance(child, comps):
+                    count = child.generators[-1].target.lineno
+                    own = not inline or isinstance(child, ast.GeneratorExp)
+                    if own:
+                        sc = ("comp", child.lineno)
+                    if not any(self.over_a_model(g.iter) for g in child.generators):
+                        self.loops.append((child.lineno, child.end_lineno, count, sc, own))
+                walk(child, sc)
+
+        walk(tree, ("module",))
+
+    # A model's own tensors and parts: a loop over them is bounded by the
+    # model (converting its parameters once, as Dynamo's setup does, keeps
+    # one fake each, and that is no growth), so its iterations are not
+    # rounds; a loop around it may be.
+    MODEL_PARTS = ("parameters", "named_parameters", "buffers", "named_buffers",
+                   "state_dict", "modules", "named_modules", "children", "named_children")
+
+    @classmethod
+    def over_a_model(cls, it):
+        import ast
+        return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and
+                   n.func.attr in cls.MODEL_PARTS for n in ast.walk(it))
+
+    def scope_of(self, code):
+        if code.co_name == "<module>":
+            return ("module",)
+        if code.co_name in COMPREHENSIONS:
+            return ("comp", code.co_firstlineno)
+        name = "<lambda>" if code.co_name == "<lambda>" else code.co_name
+        return self.scopes.get(("def", name, code.co_firstlineno))
+
+    def around(self, code, line):
+        """The loops of code's own scope around line, innermost first: their
+        count lines."""
+        k = (code, line)
+        r = self.memo.get(k)
+        if r is None:
+            scope = self.scope_of(code)
+            hits = sorted((b - a, count) for a, b, count, sc, comp in self.loops
+                          if sc == scope and a <= line <= b)
+            r = self.memo[k] = [count for _, count in hits]
+        return r
 
 
 class Rounds:
     """Rounds of the program's loops: every line the program's own code runs
-    is counted (sys.settrace, local tracing in the program's frames only),
-    and the round of an event is the count of the header of the innermost
-    loop of rounds (ROUND_LOOP) around it, in its frame or an outer one of
-    the program's (a comprehension belongs to its line). No such loop: one
-    round."""
+    is counted, and every call of its functions (sys.settrace, local
+    tracing in the program's frames only). The round of an event is the
+    count of iterations of the innermost loop around it (Loops: any `for`,
+    `while`, comprehension or generator expression, whatever it iterates:
+    a range, a list, a DataLoader, map's items), in its frame or an outer
+    one of the program's. No loop anywhere: the calls of the innermost
+    function of the program's around it (a function called N times grows
+    with the program's progress as a loop would); module-level code outside
+    any loop is one round."""
 
     def __init__(self, rec):
         self.rec = rec
-        self.counts = {}      # (code, line) -> times run
-        self.loops = {}       # code -> [(start offset, end offset, header line)]
+        self.counts = {}      # (code, line) -> times run; (code, 0) -> calls
+        self.files = {}       # filename -> Loops
         self.prog = {}        # code -> is the program's
 
     def is_prog(self, code):
@@ -83,7 +164,10 @@ class Rounds:
         sys.settrace(None)
 
     def gtrace(self, frame, event, arg):
-        if self.is_prog(frame.f_code):
+        code = frame.f_code
+        if self.is_prog(code):
+            k = (code, 0)
+            self.counts[k] = self.counts.get(k, 0) + 1
             return self.ltrace
         return None
 
@@ -94,40 +178,49 @@ class Rounds:
         return self.ltrace
 
     def loops_of(self, code):
-        ls = self.loops.get(code)
+        ls = self.files.get(code.co_filename)
         if ls is None:
-            import dis
-            ls, line_at, cur = [], {}, None
-            ins = list(dis.get_instructions(code))
-            for i in ins:
-                if i.starts_line is not None:
-                    cur = i.starts_line
-                line_at[i.offset] = cur
-            import linecache
-            for i in ins:
-                if i.opname.startswith("JUMP_BACKWARD") and isinstance(i.argval, int):
-                    line = line_at.get(i.argval)
-                    text = linecache.getline(code.co_filename, line or 0)
-                    if ROUND_LOOP.match(text):
-                        ls.append((i.argval, i.offset, line))
-            self.loops[code] = ls
+            ls = self.files[code.co_filename] = Loops(code.co_filename)
         return ls
 
     def round_of(self, frame):
-        f = frame
+        """The loops around frame's line, innermost first, in its frame and
+        the program's outer ones: [(key, round)], key naming what counts
+        the rounds ((code, line) of a loop's count line). No loop anywhere:
+        [((code, 0), calls)] of the innermost function of the program's
+        around it; module-level code outside any loop: []."""
+        f, func, chain = frame, None, []
         while f is not None:
             code = f.f_code
-            if self.is_prog(code) and code.co_name not in COMPREHENSIONS:
-                best = None
-                for a, b, line in self.loops_of(code):
-                    if a <= f.f_lasti <= b and line is not None and \
-                            (best is None or b - a < best[1] - best[0]):
-                        best = (a, b, line)
-                if best is not None:
-                    key = (code, best[2])
-                    return key, self.counts.get(key, 0)
+            if self.is_prog(code):
+                for line in self.loops_of(code).around(code, f.f_lineno):
+                    key = (code, line)
+                    chain.append((key, self.counts.get(key, 0)))
+                if func is None and code.co_name != "<module>" and \
+                        code.co_name not in COMPREHENSIONS:
+                    func = code
             f = f.f_back
-        return None, 0
+        if not chain and func is not None:
+            chain.append(((func, 0), self.counts.get((func, 0), 0)))
+        return chain
+
+    def total(self, key, rnd):
+        """The rounds a loop ran (known at the end): its count line's count
+        less the test that ended it; a function's calls."""
+        n = self.counts.get(key, 0)
+        return max(rnd, n if key[1] == 0 else n - 1)
+
+    def pick(self, chain):
+        """The loop whose rounds an event is counted in: the outermost that
+        ran more than one round (the program's progress at its coarsest
+        level that repeats: a training loop's steps, not the parameters of
+        one step; the batches when there is one epoch). (key, round,
+        rounds), or None."""
+        for key, rnd in reversed(chain):
+            total = self.total(key, rnd)
+            if total > 1:
+                return key, rnd, total
+        return None
 
 
 class no_cycles:
@@ -188,6 +281,7 @@ class Recorder:
         # tests: make the recorder fail at event N, to prove the failure path
         self.fault = int(os.environ.get("FAKEGC_RECORD_FAULT", "0") or 0)
         self.stop_site = None
+        self.stop_why = None      # with stop_site: why recording stopped there
         self.lines = []
         self.notes = []           # header lines: what could not be expressed
         self.notes_seen = set()
@@ -247,9 +341,9 @@ class Recorder:
         whatever the program does at that line)."""
         fn, _, ln = site.rpartition(":")
         if fn and ln.isdigit():
-            key, rnd = self.rounds.round_of(self.site_frame)
+            chain = self.rounds.round_of(self.site_frame)
             line = Line("stmt", "")
-            self.at_lines.append((line, esc(fn), ln, key, rnd))
+            self.at_lines.append((line, esc(fn), ln, chain))
             self.lines.append(line)
         self.site_frame = None    # a frame kept would keep the program's locals alive
 
@@ -262,11 +356,12 @@ class Recorder:
     def fill_at(self):
         """at(FILE, LINE, ROUND, ROUNDS): the round of the loop around the
         line, of the rounds that loop ran (known at the end)."""
-        for line, fn, ln, key, rnd in self.at_lines:
-            if key is None:
+        for line, fn, ln, chain in self.at_lines:
+            picked = self.rounds.pick(chain)
+            if picked is None:
                 line.text = 'at("%s", %s, 1, 1)' % (fn, ln)
             else:
-                total = max(rnd, self.rounds.counts.get(key, 0) - 1)
+                key, rnd, total = picked
                 line.text = 'at("%s", %s, %d, %d)' % (fn, ln, rnd, total)
                 line.at = (fn, ln, total, rnd)
 
@@ -315,11 +410,14 @@ class Recorder:
             self.refused = True
             self.internal = True
             self.stop_site = self.site()
+            self.stop_why = "%s made a fake-tensor event; the recording has one thread" % (
+                self.threading.current_thread().name)
             self.stopped = True
             return False
         if self.max_events and self.events >= self.max_events:
             self.stopped = True
             self.stop_site = self.site()
+            self.stop_why = "--max-events %d reached" % self.max_events
             return False
         self.events += 1
         return True
@@ -667,6 +765,8 @@ class Recorder:
                                     os.path.basename(where.filename), where.lineno))
         self.internal = True
         self.stop_site = self.stop_site or self.site()
+        self.stop_why = self.stop_why or "the recorder itself failed: %s: %s" % (
+            type(e).__name__, str(e).split("\n")[0][:100])
         self.stopped = True
 
     def safe(self, f, *a):

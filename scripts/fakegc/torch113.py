@@ -300,7 +300,9 @@ class Recorder(engine.Recorder):
         The live() counts PyTorch shows after that are fidelity checks."""
         self.flush()
         self.close_with()
-        if self.stopped:
+        if self.stopped:   # what it left is not known: not judged, never a pass
+            self.lines.append(Line("stmt", 'verdict(stopped="%s", why="%s")' % (
+                esc(self.stop_site or "?"), esc(self.stop_why or "the recorder stopped"))))
             return
         gc.collect()
         self.flush()

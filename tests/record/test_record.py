@@ -56,6 +56,19 @@ class Base(unittest.TestCase):
                          v and v["text"])
         return rep
 
+    def assertNotJudged(self, path, site):
+        """A recording that stopped before the program ended: NOT JUDGED at
+        the program's site, exit 3, never a pass; 0 fidelity mismatches in
+        what was recorded."""
+        rc, rep = self.replay(path)
+        self.assertEqual(rc, 3, rep)
+        self.assertEqual(rep["status"], "error")
+        self.assertEqual(rep["failures"], [])
+        self.assertEqual(rep["not_judged"]["site"], site, rep)
+        self.assertTrue(rep["error"].startswith("NOT JUDGED: the recorder stopped at " + site),
+                        rep["error"])
+        return rep
+
 
 class Rec(Base):
     """ctest record_unit."""
@@ -129,7 +142,8 @@ class Rec(Base):
         path, text = self.record(body, "--max-events", "25")
         self.assertIn("stopped recording after 25 events (--max-events 25) at prog.py:8", self.stderr)
         self.assertIn("# STOPPED after 25 events (--max-events) at prog.py:8", text)
-        self.assertReplays(path)
+        rep = self.assertNotJudged(path, "prog.py:8")
+        self.assertEqual(rep["not_judged"]["why"], "--max-events 25 reached")
 
     FAULT_BODY = """
         m = FakeTensorMode()
@@ -155,7 +169,9 @@ class Rec(Base):
                       "event %d" % n, text)
         self.assertIn("STOPPED after %d events (a recorder error)" % n, text)
         self.assertIn("internal error: the recorder failed", self.stderr)
-        self.assertReplays(path)
+        rep = self.assertNotJudged(path, re.search(r"STOPPED after \d+ events \(a recorder "
+                                                   r"error\) at (\S+):", text).group(1))
+        self.assertIn("the recorder itself failed: RuntimeError: fault injected", rep["error"])
 
     def test_recorder_failure_at_conversion(self):
         self.fault(2)
@@ -453,6 +469,32 @@ class Cmd(Base):
         self.assertIn("refused: the program made fake-tensor events on another thread", se)
         self.assertIn("# STOPPED after 1 events (threads)", open(out).read())
         self.assertIn("REFUSED: Thread-", open(out).read())
+        self.assertRegex(so, r"^NOT JUDGED \S*prog\.py ")    # never a PASS
+        self.assertNotIn("PASS", so)
+        site = re.search(r"STOPPED after 1 events \(threads\) at (\S+):",
+                         open(out).read()).group(1)
+        self.assertNotJudged(out, site)
+
+    def test_any_loop_counts_its_rounds(self):
+        """tests/record/programs/leak_any_loop.py: one leak (a fake appended
+        to a module-level list per call), driven by a generator expression,
+        a list comprehension, map, a for over a list, a for over a
+        DataLoader, a while, and 12 plain calls, and the same loops making
+        the fake in their own body (no call to count): each is 12 accumulating
+        fakes, +1 per round, exit 1, as real PyTorch keeps 12 (truth.py)."""
+        here = os.path.dirname(os.path.abspath(__file__))
+        prog = os.path.join(here, "programs", "leak_any_loop.py")
+        for kind in ("genexpr", "listcomp", "map", "list", "dataloader", "while", "calls",
+                     "list_inline", "listcomp_inline", "dataloader_inline", "while_inline"):
+            out = os.path.join(self.d, kind + ".scn")
+            rc, so, se = self.fakegc("record", "--format", "json", "-o", out, prog, kind)
+            self.assertEqual(rc, 1, (kind, se))
+            v = json.loads(so)["scenarios"][0]["verdict"]
+            self.assertEqual(json.loads(so)["scenarios"][0]["failures"], [], kind)
+            self.assertEqual(v["accumulating"], 12, (kind, v))
+            self.assertRegex(v["text"], r"accumulating: 12 fake tensors made at "
+                             r"leak_any_loop\.py:\d+, still growing at the end: \+1\.00 per "
+                             r"round, made in rounds 1\.\.12 of 12 ", kind)
 
     def test_fork_records_the_started_process(self):
         prog = self.write("""
