@@ -86,7 +86,8 @@ enum {
     CLI_O_HTML = 1u << 15,       /* --html FILE (rp_html.h) */
     CLI_O_SELECT = 1u << 16,     /* -k PATTERN */
     CLI_O_STOP = 1u << 17,       /* -x, --max-failures N */
-    CLI_O_JSON = 1u << 18        /* --format text|json (before CLI_O_FORMAT's) */
+    CLI_O_JSON = 1u << 18,       /* --format text|json (before CLI_O_FORMAT's) */
+    CLI_O_SCAN = 1u << 19        /* --format ...|sarif|github (before CLI_O_FORMAT's) */
 };
 
 
@@ -107,9 +108,11 @@ typedef struct cli_common {
     int quiet, verbose;
     int color_when;              /* --color: RP_COLOR_* (--no-color: never) */
     uint32_t timeout;            /* --timeout S: a worker's limit (--jobs), 0 none */
-    const char *also[4];         /* --text/--json/--junit/--tap FILE, by rp_format */
+    const char *also[RP_FORMATS];   /* --text/--json/--junit/--tap/--sarif/--github FILE,
+                                       by rp_format */
     const char *html;            /* --html FILE */
     const char *subject;         /* --subject TEXT (hidden; record's): what the report is on */
+    const char *program;         /* --program PATH (hidden; record's): rp_run.program */
     const char *match;           /* -k: a path substring or glob */
     uint64_t max_failures;       /* stop after N failed scenarios (0: never) */
     int exitfirst;               /* -x: --max-failures 1 */

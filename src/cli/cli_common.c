@@ -114,6 +114,10 @@ static const op_opt common_rows[] = {
     {"--format", 0, OP_K_ENUM, sizeof(int), 0, CLI_O_JSON, "FMT", "text|json", 0, 0,
      offsetof(C, format), NULL, "text (default) or json (stable, for scripts; its\n"
                                 "schema in fakegc-report(5))"},
+    {"--format", 0, OP_K_ENUM, sizeof(int), 0, CLI_O_SCAN, "FMT",
+     "text|json|junit|tap|sarif|github", 0, 0, offsetof(C, format), NULL,
+     "text (default), json, junit, tap, sarif (SARIF\n2.1.0 for code scanning) or github "
+     "(GitHub\nworkflow commands: ::error file=F,line=L::...)"},
     {"--format", 0, OP_K_ENUM, sizeof(int), 0, CLI_O_FORMAT, "FMT", "text|json|junit|tap", 0,
      0, offsetof(C, format), NULL, "text (default), json, junit, tap"},
     {"--examples", 0, OP_K_UINT, OP_SZ(C, examples), 0, CLI_O_FORMAT, "K", NULL, 1, 1000,
@@ -131,6 +135,11 @@ static const op_opt common_rows[] = {
      NULL, "also write the report as TAP to FILE"},
     {"--text", 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0, offsetof(C, also[RP_TEXT]),
      NULL, "also write the text report to FILE"},
+    {"--sarif", 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0, offsetof(C, also[RP_SARIF]),
+     NULL, "also write SARIF 2.1.0 to FILE: a result per failing\n"
+           "verdict group or failed expectation, at the program's\nline"},
+    {"--github", 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0,
+     offsetof(C, also[RP_GITHUB]), NULL, "also write GitHub workflow commands to FILE"},
     {"--dot", 0, OP_K_OUT, 0, 0, CLI_O_DOT, "FILE", NULL, 0, 0, offsetof(C, dot), NULL,
      "Graphviz retention graph of what was retained: one\n"
      "graph, a titled cluster per failing scenario"},
@@ -142,6 +151,8 @@ static const op_opt common_rows[] = {
      offsetof(C, timeline), NULL, "live objects and bytes after each statement"},
     {"--subject", 0, OP_K_STR, 0, 1, CLI_O_OUTPUT_STYLE, "TEXT", NULL, 0, 0, offsetof(C, subject),
      NULL, NULL},   /* hidden: record names its program in the text and the page */
+    {"--program", 0, OP_K_STR, 0, 1, CLI_O_OUTPUT_STYLE, "PATH", NULL, 0, 0,
+     offsetof(C, program), NULL, NULL},   /* hidden: record's program as given (rp_run) */
     {"--html", 0, OP_K_OUT, 0, 0, CLI_O_HTML, "FILE", NULL, 0, 0, offsetof(C, html), NULL,
      "one self-contained page to look at (summary, groups,\n"
      "dominator tree, growth, timeline; a diff's page)"},
@@ -385,8 +396,9 @@ int cli_write_reports(cli_common *c, const char *cmd, const rp_run *run, int mai
                   c->output ? c->output : "standard output", strerror(errno ? errno : EIO));
         rc = -1;
     }
-    static const char *const also[] = {"--text", "--json", "--junit", "--tap"};
-    for (int k = 0; k < 4; k++) {
+    static const char *const also[RP_FORMATS] = {"--text", "--json", "--junit",
+                                                 "--tap",  "--sarif", "--github"};
+    for (int k = 0; k < RP_FORMATS; k++) {
         FILE *f = cli_output_file(c, also[k]);
         rp_options plain = {0, c->verbose, 0, c->subject};
         errno = 0;

@@ -21,7 +21,7 @@
 #include "scenario/sc.h"
 
 #define RECORD_MASK (CLI_O_ALLOCATOR | CLI_O_INJECT | CLI_O_COMPAT | CLI_O_GC | CLI_O_SWEEP | CLI_O_HTML | \
-                     CLI_O_FORMAT | CLI_O_OUTPUT | CLI_O_DOT | CLI_O_TIMELINE |              \
+                     CLI_O_SCAN | CLI_O_FORMAT | CLI_O_OUTPUT | CLI_O_DOT | CLI_O_TIMELINE |              \
                      CLI_O_VERIFY | CLI_O_LIMITS | CLI_O_OUTPUT_STYLE | CLI_O_ALSO)
 
 #define RECORD_PYTHON "/usr/bin/python3"
@@ -212,6 +212,8 @@ static int replay(const rec_args *a, const char *scn, const char *prog)
     rargv[rn++] = (char *)"run";
     rargv[rn++] = (char *)"--subject";
     rargv[rn++] = title;
+    rargv[rn++] = (char *)"--program";
+    rargv[rn++] = (char *)prog;
     if (!a->compat_given) {
         rargv[rn++] = (char *)"--compat";
         rargv[rn++] = (char *)"pytorch-1.13";

@@ -48,7 +48,7 @@ const op_cmd cli_run_cmd = {
     "named leaks/ (scenarios/recorded/leaks/: recordings of leaking programs,\n"
     "whose verdict fails). Name such a file (or the folder itself) to run it.",
     rows,
-    CLI_O_ALLOCATOR | CLI_O_INJECT | CLI_O_COMPAT | CLI_O_GC | CLI_O_SWEEP | CLI_O_FORMAT |
+    CLI_O_ALLOCATOR | CLI_O_INJECT | CLI_O_COMPAT | CLI_O_GC | CLI_O_SWEEP | CLI_O_SCAN | CLI_O_FORMAT |
         CLI_O_OUTPUT | CLI_O_DOT | CLI_O_TIMELINE | CLI_O_JOBS | CLI_O_REPEAT | CLI_O_VERIFY |
         CLI_O_LIMITS | CLI_O_OUTPUT_STYLE | CLI_O_ALSO | CLI_O_HTML | CLI_O_SELECT | CLI_O_STOP,
     "exit status: 0 everything held; 1 an expectation failed, something was\n"
@@ -174,6 +174,7 @@ static int report(run_args *a, size_t ran, size_t nprogs, const char *repro)
     run.shard_total = a->shard.total;
     run.host = a->shard.n ? cli_hostname() : NULL;
     run.subject = c->subject;
+    run.program = c->program;
     int rc = 0;
     if (c->format == RP_TEXT && c->out == stdout) {   /* the PASS/FAIL lines are out already */
         rp_options ro = {c->color, c->verbose, c->quiet, c->subject};

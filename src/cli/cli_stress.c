@@ -3,6 +3,7 @@
  * printed, and the command exits 1. */
 #include "cli/cli.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@ typedef struct stress_args {
     vl_shard shard;
     const char *weights, *html;
     int no_shrink, dump;
+    int scan_format;   /* --format: text, json, sarif, github */
 } stress_args;
 
 static const op_opt rows[] = {
@@ -51,8 +53,13 @@ static const op_opt rows[] = {
     OP_FLAG("--dump", 0, stress_args, dump, "print the lifecycle of --seed and exit"),
     OP_STR("--html", "FILE", stress_args, html,
            "on a failure, the page of the reproducer's run\n(fakegc run --html), path printed"),
-    OP_ENUM("--format", "FMT", "text|json", stress_args, c.format,
-            "text (default) or json (schema fakegc-stress/2)"),
+    OP_ENUM("--format", "FMT", "text|json|sarif|github", stress_args, scan_format,
+            "text (default), json (schema fakegc-stress/2),\n"
+            "sarif (SARIF 2.1.0: the failure at the lifecycle's\n"
+            "line, the reproducer related) or github (a GitHub\n"
+            "workflow command ::error file=F,line=L::...)"),
+    {"--sarif", 0, OP_K_OUT, 0, 0, 0, "FILE", NULL, 0, 0, offsetof(stress_args, c.also[RP_SARIF]),
+     NULL, "also write SARIF 2.1.0 to FILE"},
     OP_END};
 
 static void weights_help(FILE *f)
@@ -183,10 +190,15 @@ int cli_stress(int argc, char **argv)
         }
         st_doc_head h = {FAKEGC_VERSION, cli_version_commit(), a.c.allocator, a.c.inject,
                          a.c.compat, cli_hostname(), 0, 0, 0};
-        st_stress_doc d = {a.c.out, a.c.format == RP_JSON, a.c.quiet, &h, &a.o,
+        st_stress_doc d = {a.c.out, a.scan_format == 1, a.c.quiet,
+                           a.scan_format >= 2 ? a.scan_format - 1 : 0,
+                           cli_output_file(&a.c, "--sarif"), &h, &a.o,
                            {a.order.reverse, a.order.defer, a.order.reuse, a.order.late},
                            a.c.gc == 2, repro};
-        st_stress_doc_write(&d, rc, &res);
+        if (st_stress_doc_write(&d, rc, &res) < 0) {
+            cli_error("stress", "cannot write the report: %s", strerror(errno ? errno : EIO));
+            exit_code = CLI_EXIT_USAGE;
+        }
         if (cli_outputs_commit(&a.c, "stress") < 0)
             exit_code = CLI_EXIT_USAGE;
         st_text_free(&res.min_text);

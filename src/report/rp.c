@@ -1,6 +1,7 @@
 /* rp.c - run records (building, freeing, counting), the escaping sink, and
  * the text report. */
 #include "report/rp_int.h"
+#include "report/rp_sarif.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -23,7 +24,8 @@ const char *rp_status_name(rp_status s)
 int rp_format_from_name(const char *s, rp_format *out)
 {
     static const struct { const char *name; rp_format f; } names[] = {
-        {"text", RP_TEXT}, {"json", RP_JSON}, {"junit", RP_JUNIT}, {"tap", RP_TAP}};
+        {"text", RP_TEXT}, {"json", RP_JSON}, {"junit", RP_JUNIT}, {"tap", RP_TAP},
+        {"sarif", RP_SARIF}, {"github", RP_GITHUB}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (s && strcmp(s, names[i].name) == 0) {
             *out = names[i].f;
@@ -1119,6 +1121,8 @@ int rp_write(const rp_run *run, rp_format fmt, FILE *f, const rp_options *o)
     case RP_JSON: rc = rp_write_json(run, f); break;
     case RP_JUNIT: rc = rp_write_junit(run, f, o); break;
     case RP_TAP: rc = rp_write_tap(run, f, o); break;
+    case RP_SARIF: rc = rp_write_sarif(run, f, run->program ? "record" : "run"); break;
+    case RP_GITHUB: rc = rp_write_github(run, f); break;
     default: return er_set(ER_INTERNAL, "unknown report format %d", (int)fmt);
     }
     if (fflush(f) != 0 || ferror(f)) {

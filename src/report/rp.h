@@ -135,6 +135,11 @@ typedef struct rp_run {
                                  holds only the scenarios that finished; NULL */
     size_t planned;           /* with interrupted: the scenarios it was to run */
     const char *commit;       /* the build's commit (JSON "commit"), or NULL */
+    /* A recorded program (record): its path as given, which names the lone
+     * scenario in JUnit, TAP, JSON ("file"; the recording in "recording"),
+     * SARIF and GitHub annotations, so CI history follows it from run to
+     * run; NULL for `run`. */
+    const char *program;
 } rp_run;
 
 /* Schema ids of the JSON reports (cli.md "Reports: stable, typed"); the
@@ -157,7 +162,8 @@ int rp_write_object_line(FILE *f, const char *scenario, uint32_t line, const hp_
  * or "interrupted" (a signal stopped a run where nothing failed). */
 const char *rp_run_status(const rp_run *run);
 
-typedef enum rp_format { RP_TEXT, RP_JSON, RP_JUNIT, RP_TAP } rp_format;
+/* RP_SARIF: SARIF 2.1.0, RP_GITHUB: GitHub workflow commands (rp_sarif.h). */
+typedef enum rp_format { RP_TEXT, RP_JSON, RP_JUNIT, RP_TAP, RP_SARIF, RP_GITHUB, RP_FORMATS } rp_format;
 int rp_format_from_name(const char *s, rp_format *out);
 
 typedef struct rp_options {

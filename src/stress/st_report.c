@@ -1,12 +1,14 @@
 /* st_report.c - the oom and stress documents, text and JSON. */
 #include "stress/st_report.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report/rp.h"
 #include "report/rp_jw.h"
+#include "report/rp_sarif.h"
 #include "worker/wk.h"
 
 static void head(rp_jw *w, const char *schema, const char *cmd, const st_doc_head *h)
@@ -399,10 +401,76 @@ static void text_stress(const st_stress_doc *d, const st_stress_result *r)
                 r->failed == 1 ? "" : "s");
 }
 
-void st_stress_doc_write(const st_stress_doc *d, int rc, const st_stress_result *r)
+/* The failure of a campaign as a finding. */
+static void stress_finding(const st_stress_doc *d, const st_stress_result *r, rp_finding *x)
 {
-    if (d->json)
+    memset(x, 0, sizeof *x);
+    if (strncmp(r->cls, "expect ", 7) == 0) {
+        rp_expect_rule(r->cls, x->rule, sizeof x->rule);
+        x->rule_name = "FailedExpectation";
+        x->rule_text = "An expectation the stress model predicted did not hold.";
+    } else {
+        /* "finding: heap invariant" -> fakegc/stress/finding-heap-invariant */
+        size_t k = (size_t)snprintf(x->rule, sizeof x->rule, "fakegc/stress/");
+        for (const char *c = r->cls; *c && k + 1 < sizeof x->rule; c++) {
+            if (isalnum((unsigned char)*c))
+                x->rule[k++] = (char)tolower((unsigned char)*c);
+            else if (x->rule[k - 1] != '-' && x->rule[k - 1] != '/')
+                x->rule[k++] = '-';
+        }
+        x->rule[k] = '\0';
+        x->rule_name = "StressFailure";
+        x->rule_text = "A heap or memo invariant, or the strict end check, failed under stress.";
+    }
+    x->level = RP_LV_ERROR;
+    x->scenario = r->file[0] ? r->file : NULL;
+    snprintf(x->title, sizeof x->title, "fakegc stress: %s", r->cls);
+    snprintf(x->message, sizeof x->message,
+             "stress seed %" PRIu64 " after %" PRIu64 " steps: %s; first failure: %s%s%s%s%s",
+             r->fail_seed, r->fail_steps, r->cls, r->first,
+             r->min_file[0] ? "; reproducer: " : "", r->min_file,
+             d->repro && d->repro[0] ? "; reproduce: " : "", d->repro ? d->repro : "");
+    snprintf(x->at.file, sizeof x->at.file, "%s", r->file);
+    x->at.line = (uint32_t)strtoul(r->first, NULL, 10);   /* "45: expect ..." */
+    if (r->min_file[0]) {
+        rp_loc *l = &x->related[x->nrelated++];
+        snprintf(l->file, sizeof l->file, "%s", r->min_file);
+        snprintf(l->what, sizeof l->what, "the failure shrunk to %zu statements",
+                 r->min_statements);
+    }
+}
+
+static int scan_stress(const st_stress_doc *d, int rc, const st_stress_result *r, FILE *f,
+                       int sarif)
+{
+    rp_finding x;
+    int failed = rc == 0 && r->failed;
+    if (failed)
+        stress_finding(d, r, &x);
+    if (!sarif) {
+        if (failed)
+            rp_gh_finding(f, &x);
+        fprintf(f, "fakegc stress: %d error%s\n", failed, failed == 1 ? "" : "s");
+        return ferror(f) ? -1 : 0;
+    }
+    rp_sarif s;
+    if (rp_sarif_begin(&s, f, "stress", d->head->version) < 0)
+        return -1;
+    if (failed)
+        rp_sarif_add(&s, &x);
+    return rp_sarif_end(&s, rc == 0);
+}
+
+int st_stress_doc_write(const st_stress_doc *d, int rc, const st_stress_result *r)
+{
+    int w = 0;
+    if (d->scan)
+        w = scan_stress(d, rc, r, d->f, d->scan == 1);
+    else if (d->json)
         json_stress(d, rc, r);
     else
         text_stress(d, r);
+    if (d->sarif && scan_stress(d, rc, r, d->sarif, 1) < 0)
+        w = -1;
+    return w;
 }

@@ -51,6 +51,8 @@ void st_oom_doc_end(st_oom_doc *d, const char *stopped);
 typedef struct st_stress_doc {
     FILE *f;
     int json, quiet;
+    int scan;                       /* f gets SARIF (1) or GitHub commands (2) instead */
+    FILE *sarif;                    /* --sarif FILE too, or NULL */
     const st_doc_head *head;
     const st_stress_opts *o;
     int order[4];                   /* reverse, defer, reuse, late (cli --order) */
@@ -58,7 +60,11 @@ typedef struct st_stress_doc {
     const char *repro;              /* the failing lifecycle alone, in one process */
 } st_stress_doc;
 
-/* The whole document of a campaign (rc: st_stress's). */
-void st_stress_doc_write(const st_stress_doc *d, int rc, const st_stress_result *r);
+/* The whole document of a campaign (rc: st_stress's), and the SARIF of
+ * d->sarif: one result for a failure (rule fakegc/expect/KIND for a failed
+ * expectation, else fakegc/stress/CLASS), at the lifecycle's failing line,
+ * the reproducer as a related location, the reproduce command in the
+ * message. 0, or -1 on a write error. */
+int st_stress_doc_write(const st_stress_doc *d, int rc, const st_stress_result *r);
 
 #endif

@@ -1,0 +1,223 @@
+/* rp_find.c - a run's findings for SARIF and GitHub annotations. */
+#include "report/rp_find.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "heap/hp_class.h"
+#include "report/rp_int.h"
+
+const char *rp_level_name(rp_level l)
+{
+    static const char *const names[] = {"error", "warning", "note"};
+    return names[l];
+}
+
+int rp_verdict_fails_on(const rp_scenario *s, int c)
+{
+    const char *p = s->verdict ? strstr(s->verdict, "fails on:") : NULL;
+    const char *e = p ? strchr(p, ')') : NULL;
+    const char *w = hp_class_name((hp_class)c);
+    size_t n = strlen(w);
+    for (const char *q = p; q && e && (q = strstr(q, w)) && q < e; q += n)
+        if (q[-1] == ' ' && (q[n] == ' ' || q[n] == ')'))
+            return 1;
+    return 0;
+}
+
+void rp_loc_parse(const char *site, rp_loc *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!site || !site[0] || strcmp(site, "?") == 0)
+        return;
+    const char *colon = strrchr(site, ':');
+    size_t n = strlen(site);
+    if (colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1)) {
+        n = (size_t)(colon - site);
+        out->line = (uint32_t)strtoul(colon + 1, NULL, 10);
+    }
+    snprintf(out->file, sizeof out->file, "%.*s", (int)n, site);
+}
+
+const char *rp_scenario_name(const rp_run *run, const rp_scenario *s)
+{
+    return run->program && run->n == 1 ? run->program : s->file ? s->file : "?";
+}
+
+/* ---- the rules ---- */
+
+typedef struct cls_rule { const char *id, *name, *text; } cls_rule;
+static const cls_rule cls_rules[HP_CL_COUNT] = {
+    {"fakegc/lost", "Lost",
+     "Fake tensors or their memo state that no root of the program reaches, kept alive "
+     "inside PyTorch (a memo, a finalizer registry, a cycle)."},
+    {"fakegc/accumulating", "Accumulating",
+     "Objects the program holds that grow with the rounds of the loop that made them."},
+    {"fakegc/still-reachable", "StillReachable",
+     "Objects the program's variables still hold at its end, not growing."},
+    {"fakegc/lingering", "Lingering",
+     "Expired storages that wait for the converter's periodic sweep."},
+};
+
+/* "expect m.memo_meta == 0" -> "memo_meta"; "expect live(\"mode\") == 2"
+ * -> "live"; otherwise "value". */
+static void expect_kind(const char *text, char *buf, size_t n)
+{
+    const char *p = text ? text : "";
+    if (strncmp(p, "expect ", 7) == 0)
+        p += 7;
+    size_t len = strcspn(p, " =!<>");
+    const char *paren = memchr(p, '(', len);
+    const char *w = p;
+    if (paren) {
+        len = (size_t)(paren - p);
+    } else {
+        const char *dot = NULL;
+        for (const char *q = p; q < p + len; q++)
+            if (*q == '.')
+                dot = q;
+        if (dot) {
+            len -= (size_t)(dot + 1 - p);
+            w = dot + 1;
+        }
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < len && k + 1 < n; i++)
+        if (isalnum((unsigned char)w[i]) || w[i] == '_')
+            buf[k++] = w[i];
+    buf[k] = '\0';
+    if (!k)
+        snprintf(buf, n, "value");
+}
+
+void rp_expect_rule(const char *text, char *buf, size_t n)
+{
+    char kind[48];
+    expect_kind(text, kind, sizeof kind);
+    snprintf(buf, n, "fakegc/expect/%s", kind);
+}
+
+/* ---- the findings ---- */
+
+static void scenario_error(const rp_run *run, const rp_scenario *s, rp_find_fn emit, void *ctx)
+{
+    rp_finding f;
+    memset(&f, 0, sizeof f);
+    snprintf(f.rule, sizeof f.rule, "fakegc/error");
+    f.rule_name = "ScenarioError";
+    f.rule_text = "The scenario could not run to its end: a parse error, an error raised, "
+                  "or a limit reached.";
+    f.level = RP_LV_ERROR;
+    f.scenario = rp_scenario_name(run, s);
+    snprintf(f.title, sizeof f.title, "fakegc: error");
+    snprintf(f.message, sizeof f.message, "%s", s->error ? s->error : "error");
+    rp_loc_parse(s->error, &f.at);   /* "FILE:LINE:COL: error: ..." names its place */
+    if (!f.at.file[0] || strchr(f.at.file, ' '))
+        snprintf(f.at.file, sizeof f.at.file, "%s", f.scenario), f.at.line = 0;
+    emit(ctx, &f);
+}
+
+/* The first group of a failure's objects, in words. */
+static void failure_objects(const rp_failure *x, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    if (!x->ngroups || !x->groups)
+        return;
+    const hp_group *g = &x->groups[0];
+    char site[200];
+    rp_site(g->site, site, sizeof site);
+    snprintf(buf, n, "; %" PRIu64 " object%s behind it, the first made at %s (%s)",
+             rp_failure_total(x), rp_failure_total(x) == 1 ? "" : "s", site,
+             rp_holder_phrase(g->holder));
+}
+
+static void failure(const rp_run *run, const rp_scenario *s, const rp_failure *x,
+                    rp_find_fn emit, void *ctx)
+{
+    rp_finding f;
+    memset(&f, 0, sizeof f);
+    char objs[400];
+    rp_expect_rule(x->text, f.rule, sizeof f.rule);
+    f.rule_name = "FailedExpectation";
+    f.rule_text = "An expectation of the scenario did not hold.";
+    f.level = RP_LV_ERROR;
+    f.scenario = rp_scenario_name(run, s);
+    snprintf(f.title, sizeof f.title, "fakegc: %s", x->text ? x->text : "expectation");
+    failure_objects(x, objs, sizeof objs);
+    snprintf(f.message, sizeof f.message, "%s: actual %s%s%s%s", x->text ? x->text : "?",
+             x->actual ? x->actual : "?", x->message && x->message[0] ? " (" : "",
+             x->message && x->message[0] ? x->message : "",
+             x->message && x->message[0] ? ")" : "");
+    size_t len = strlen(f.message);
+    snprintf(f.message + len, sizeof f.message - len, "%s", objs);
+    /* a recording's temporary .scn is gone: the program, without a line */
+    snprintf(f.at.file, sizeof f.at.file, "%s", run->program && run->n == 1 ? run->program
+                                                                         : s->file);
+    f.at.line = run->program && run->n == 1 ? 0 : x->line;
+    emit(ctx, &f);
+}
+
+static rp_level group_level(const rp_scenario *s, const rp_vgroup *g)
+{
+    if (rp_verdict_fails_on(s, g->cls))
+        return RP_LV_ERROR;
+    return g->cls == HP_CL_LINGERING ? RP_LV_NOTE : RP_LV_WARNING;
+}
+
+static void group(const rp_run *run, const rp_scenario *s, size_t i, rp_find_fn emit, void *ctx)
+{
+    const rp_vgroup *g = &s->vgroups[i];
+    rp_finding f;
+    memset(&f, 0, sizeof f);
+    const cls_rule *r = &cls_rules[g->cls < HP_CL_COUNT ? g->cls : HP_CL_LOST];
+    snprintf(f.rule, sizeof f.rule, "%s", r->id);
+    f.rule_name = r->name;
+    f.rule_text = r->text;
+    f.level = group_level(s, g);
+    f.suppressed = g->suppressed;
+    f.scenario = rp_scenario_name(run, s);
+    const char *cls = hp_class_name((hp_class)g->cls);
+    snprintf(f.title, sizeof f.title, "fakegc %s: %" PRIu64 " %s", cls, g->count, g->noun);
+    char rounds[96] = "", bytes[32], ret[32];
+    if (g->rounds)
+        snprintf(rounds, sizeof rounds, ", made in rounds %u..%u of %u of the loop around it",
+                 g->first_round, g->last_round, g->rounds);
+    rp_bytes(g->bytes, bytes, sizeof bytes);
+    rp_bytes(g->retained, ret, sizeof ret);
+    snprintf(f.message, sizeof f.message,
+             "%s: %" PRIu64 " %s made at %s (%s, retaining %s)%s; held by %s: %s", cls,
+             g->count, g->noun, g->site[0] ? g->site : "an unknown line", bytes, ret, rounds,
+             g->holder[0] ? g->holder : "?", g->path[0] ? g->path : "(no path)");
+    rp_loc_parse(g->site, &f.at);
+    if (!f.at.file[0])
+        snprintf(f.at.file, sizeof f.at.file, "%s", f.scenario);
+    /* the other sites of the same leak: its class, held the same way */
+    for (size_t k = 0; k < s->nvgroups && f.nrelated < RP_FIND_RELATED; k++) {
+        const rp_vgroup *o = &s->vgroups[k];
+        if (k == i || o->cls != g->cls || strcmp(o->holder, g->holder) != 0 ||
+            strcmp(o->site, g->site) == 0 || !o->site[0])
+            continue;
+        rp_loc *l = &f.related[f.nrelated++];
+        rp_loc_parse(o->site, l);
+        snprintf(l->what, sizeof l->what, "also %s: %" PRIu64 " %s made here, held by %s",
+                 cls, o->count, o->noun, o->holder);
+    }
+    emit(ctx, &f);
+}
+
+void rp_find_each(const rp_run *run, rp_find_fn emit, void *ctx)
+{
+    for (size_t k = 0; k < run->n; k++) {
+        const rp_scenario *s = &run->scenarios[k];
+        if (s->status == RP_ERROR)
+            scenario_error(run, s, emit, ctx);
+        for (size_t i = 0; i < s->nfailures; i++)
+            if (s->failures[i].line > 0 || !s->verdict)   /* line 0: the verdict's own */
+                failure(run, s, &s->failures[i], emit, ctx);
+        for (size_t i = 0; i < s->nvgroups; i++)
+            group(run, s, i, emit, ctx);
+    }
+}
