@@ -7,25 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fake/fk_cat.h"
 #include "heap/hp_class.h"
+#include "report/rp_verdict.h"
 #include "report/rp_int.h"
 
 const char *rp_level_name(rp_level l)
 {
     static const char *const names[] = {"error", "warning", "note"};
     return names[l];
-}
-
-int rp_verdict_fails_on(const rp_scenario *s, int c)
-{
-    const char *p = s->verdict ? strstr(s->verdict, "fails on:") : NULL;
-    const char *e = p ? strchr(p, ')') : NULL;
-    const char *w = hp_class_name((hp_class)c);
-    size_t n = strlen(w);
-    for (const char *q = p; q && e && (q = strstr(q, w)) && q < e; q += n)
-        if (q[-1] == ' ' && (q[n] == ' ' || q[n] == ')'))
-            return 1;
-    return 0;
 }
 
 void rp_loc_parse(const char *site, rp_loc *out)
@@ -160,50 +150,55 @@ static void failure(const rp_run *run, const rp_scenario *s, const rp_failure *x
     emit(ctx, &f);
 }
 
-static rp_level group_level(const rp_scenario *s, const rp_vgroup *g)
+static rp_level group_level(const rp_verdict *v, const rp_vgroup *g)
 {
-    if (rp_verdict_fails_on(s, g->cls))
+    if (v->fails_on & (1u << g->cls))
         return RP_LV_ERROR;
     return g->cls == HP_CL_LINGERING ? RP_LV_NOTE : RP_LV_WARNING;
 }
 
 static void group(const rp_run *run, const rp_scenario *s, size_t i, rp_find_fn emit, void *ctx)
 {
-    const rp_vgroup *g = &s->vgroups[i];
+    const rp_verdict *v = s->verdict;
+    const rp_vgroup *g = &v->groups[i];
     rp_finding f;
     memset(&f, 0, sizeof f);
     const cls_rule *r = &cls_rules[g->cls < HP_CL_COUNT ? g->cls : HP_CL_LOST];
     snprintf(f.rule, sizeof f.rule, "%s", r->id);
     f.rule_name = r->name;
     f.rule_text = r->text;
-    f.level = group_level(s, g);
+    f.level = group_level(v, g);
     f.suppressed = g->suppressed;
     f.scenario = rp_scenario_name(run, s);
-    const char *cls = hp_class_name((hp_class)g->cls);
-    snprintf(f.title, sizeof f.title, "fakegc %s: %" PRIu64 " %s", cls, g->count, g->noun);
-    char rounds[96] = "", bytes[32], ret[32];
+    const char *cls = hp_class_name(g->cls), *noun = fk_category_noun(g->cat, g->count);
+    snprintf(f.title, sizeof f.title, "fakegc %s: %" PRIu64 " %s", cls, g->count, noun);
+    char rounds[96] = "", bytes[32], ret[32], site[200], holder[128];
     if (g->rounds)
         snprintf(rounds, sizeof rounds, ", made in rounds %u..%u of %u of the loop around it",
                  g->first_round, g->last_round, g->rounds);
     rp_bytes(g->bytes, bytes, sizeof bytes);
     rp_bytes(g->retained, ret, sizeof ret);
+    rp_vgroup_site(g, site, sizeof site);
+    rp_vgroup_holder(g, holder, sizeof holder);
     snprintf(f.message, sizeof f.message,
              "%s: %" PRIu64 " %s made at %s (%s, retaining %s)%s; held by %s: %s", cls,
-             g->count, g->noun, g->site[0] ? g->site : "an unknown line", bytes, ret, rounds,
-             g->holder[0] ? g->holder : "?", g->path[0] ? g->path : "(no path)");
-    rp_loc_parse(g->site, &f.at);
-    if (!f.at.file[0])
-        snprintf(f.at.file, sizeof f.at.file, "%s", f.scenario);
+             g->count, noun, g->file[0] ? site : "an unknown line", bytes, ret, rounds, holder,
+             g->path[0] ? g->path : "(no path)");
+    snprintf(f.at.file, sizeof f.at.file, "%s", g->file[0] ? g->file : f.scenario);
+    f.at.line = g->file[0] ? g->line : 0;
     /* the other sites of the same leak: its class, held the same way */
-    for (size_t k = 0; k < s->nvgroups && f.nrelated < RP_FIND_RELATED; k++) {
-        const rp_vgroup *o = &s->vgroups[k];
-        if (k == i || o->cls != g->cls || strcmp(o->holder, g->holder) != 0 ||
-            strcmp(o->site, g->site) == 0 || !o->site[0])
+    for (size_t k = 0; k < v->ngroups && f.nrelated < RP_FIND_RELATED; k++) {
+        const rp_vgroup *o = &v->groups[k];
+        char oh[128];
+        rp_vgroup_holder(o, oh, sizeof oh);
+        if (k == i || o->cls != g->cls || strcmp(oh, holder) != 0 || !o->file[0] ||
+            (strcmp(o->file, g->file) == 0 && o->line == g->line))
             continue;
         rp_loc *l = &f.related[f.nrelated++];
-        rp_loc_parse(o->site, l);
+        snprintf(l->file, sizeof l->file, "%s", o->file);
+        l->line = o->line;
         snprintf(l->what, sizeof l->what, "also %s: %" PRIu64 " %s made here, held by %s",
-                 cls, o->count, o->noun, o->holder);
+                 cls, o->count, fk_category_noun(o->cat, o->count), oh);
     }
     emit(ctx, &f);
 }
@@ -217,7 +212,7 @@ void rp_find_each(const rp_run *run, rp_find_fn emit, void *ctx)
         for (size_t i = 0; i < s->nfailures; i++)
             if (s->failures[i].line > 0 || !s->verdict)   /* line 0: the verdict's own */
                 failure(run, s, &s->failures[i], emit, ctx);
-        for (size_t i = 0; i < s->nvgroups; i++)
+        for (size_t i = 0; s->verdict && i < s->verdict->ngroups; i++)
             group(run, s, i, emit, ctx);
     }
 }

@@ -51,9 +51,6 @@ typedef void (*rp_find_fn)(void *ctx, const rp_finding *f);
  * failed expectations, its verdict groups). */
 void rp_find_each(const rp_run *run, rp_find_fn emit, void *ctx);
 
-/* Does the verdict of s fail on class c (its "fails on: ..." words)? */
-int rp_verdict_fails_on(const rp_scenario *s, int c);
-
 /* The rule of a failed expectation's text: "expect m.memo_meta == 0" ->
  * "fakegc/expect/memo_meta", "expect live(\"mode\") == 2" ->
  * "fakegc/expect/live". */
