@@ -73,6 +73,9 @@ typedef struct st_config {
     int64_t sweep_every;     /* for modes made without sweep_every= */
     int expect_all;          /* render: every passive check after every action
                                 (2: and every tensor query) */
+    const char *expect_class;  /* render, with expect_all: only the checks whose
+                                  text normalizes to this failure class
+                                  (st_normalize; NULL: every check) */
 } st_config;
 
 void st_config_default(st_config *c);

@@ -795,6 +795,45 @@ static void rewrite_actions(ashr *x)
     al_free(save, (x->n ? x->n : 1) * sizeof *save, AL_K_SCENARIO);
 }
 
+/* How the actions are rendered for a failure of class cls: every check
+ * after every action, except for failures the end check or a crash shows by
+ * itself. */
+static void render_config(const st_config *c, const char *cls, st_config *cc)
+{
+    *cc = *c;
+    cc->expect_class = NULL;
+    cc->expect_all = !(strncmp(cls, "retained: ", 10) == 0 || strncmp(cls, "leak: ", 6) == 0 ||
+                       strncmp(cls, "crash: ", 7) == 0 || strncmp(cls, "finding: ", 9) == 0);
+    if (cc->expect_all && (strstr(cls, ".numel()") || strstr(cls, ".dim()") ||
+                           strstr(cls, ".is_view()") || strstr(cls, ".storage_offset()") ||
+                           strstr(cls, ".size(")))
+        cc->expect_all = 2;   /* tensor queries too */
+}
+
+/* Does the rendering of every action show cls? Tried focused first: only
+ * the checks of cls (another check that the same divergence breaks first,
+ * as live("mode") before unreachable() when a mode is not collected, would
+ * end every candidate with a failure of another class), then every check.
+ * x->c is left at the first that does; *lines (per text line, its action)
+ * and o are that rendering's. 1, 0 (none does) or -1 (OOM). */
+static int reproduce(ashr *x, st_config *cc, const char *cls, uint32_t **lines,
+                     size_t *nlines, st_outcome *o)
+{
+    for (int focus = cc->expect_all ? 1 : 0; focus >= 0; focus--) {
+        cc->expect_class = focus ? cls : NULL;
+        const char *t = render_kept(x, lines, nlines);
+        if (!t)
+            return -1;
+        x->s->stats->runs++;
+        st_run_forked(x->s->e, "shrink.scn", t, 0, o);
+        if (st_outcome_has(o, cls))
+            return 1;
+        if (focus)
+            st_lines_free(*lines, *nlines);
+    }
+    return 0;
+}
+
 int st_shrink_script(const st_config *c, const st_env *e, const st_script *sc,
                      const char *orig_text, const char *cls, int check_clean, st_text *out,
                      st_shrink_stats *stats)
@@ -810,15 +849,8 @@ int st_shrink_script(const st_config *c, const st_env *e, const st_script *sc,
     s.cls = cls;
     s.check_clean = check_clean;
     s.stats = stats;
-    st_config cc = *c;
-    /* every check after every action, except for failures the end check or
-     * a crash shows by itself */
-    cc.expect_all = !(strncmp(cls, "retained: ", 10) == 0 || strncmp(cls, "leak: ", 6) == 0 ||
-                      strncmp(cls, "crash: ", 7) == 0 || strncmp(cls, "finding: ", 9) == 0);
-    if (cc.expect_all && (strstr(cls, ".numel()") || strstr(cls, ".dim()") ||
-                          strstr(cls, ".is_view()") || strstr(cls, ".storage_offset()") ||
-                          strstr(cls, ".size(")))
-        cc.expect_all = 2;   /* tensor queries too */
+    st_config cc;
+    render_config(c, cls, &cc);
     ashr x;
     memset(&x, 0, sizeof x);
     x.c = &cc;
@@ -829,20 +861,18 @@ int st_shrink_script(const st_config *c, const st_env *e, const st_script *sc,
     x.tmp = al_malloc(cap * sizeof *x.tmp, AL_K_SCENARIO, "st shrink actions");
     x.keep = al_malloc(cap, AL_K_SCENARIO, "st shrink keep");
     int rc = -1;
+    const char *t;
     if (!x.a || !x.tmp || !x.keep)
         goto out;
     memcpy(x.a, sc->a, sc->n * sizeof *x.a);
     memset(x.keep, 1, cap);
     uint32_t *lines = NULL;
     size_t nlines = 0;
-    const char *t = render_kept(&x, &lines, &nlines);
-    if (!t)
+    st_outcome o;
+    int reproduced = reproduce(&x, &cc, cls, &lines, &nlines, &o);
+    if (reproduced < 0)
         goto out;
     stats->before_lines = nlines;
-    st_outcome o;
-    stats->runs++;
-    st_run_forked(&env, "shrink.scn", t, 0, &o);
-    int reproduced = st_outcome_has(&o, cls);
     if (reproduced && o.cls[0][0] && strcmp(o.cls[0], cls) == 0 && o.first_line > 0 &&
         o.first_line <= nlines && lines[o.first_line - 1] != UINT32_MAX) {
         /* cut everything after the action whose line failed first */
