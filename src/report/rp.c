@@ -158,6 +158,20 @@ int rp_scenario_set_not_judged(rp_scenario *s, const char *site, const char *why
     return rp_scenario_set_error(s, text);
 }
 
+int rp_scenario_group(rp_scenario *s)
+{
+    for (size_t i = 0; i < s->nfailures; i++) {
+        rp_failure *f = &s->failures[i];
+        if (!f->groups && f->nobjects &&
+            hp_group_records(f->objects, f->nobjects, &f->groups, &f->ngroups) != 0)
+            return -1;
+    }
+    if (!s->groups && s->nretained &&
+        hp_group_records(s->retained, s->nretained, &s->groups, &s->ngroups) != 0)
+        return -1;
+    return 0;
+}
+
 rp_failure *rp_scenario_add_failure(rp_scenario *s, uint32_t line, uint32_t col,
                                     const char *text, const char *actual, const char *message)
 {
@@ -758,15 +772,8 @@ static void kind_table(sk *s, const rp_failure *f, const char *ind2)
 static void failure_objects(sk *s, const rp_failure *f, const rp_options *o, const char *ind2,
                             const hp_top *prev_top, size_t nprev_top)
 {
-    hp_group *own = NULL;
     size_t ng = f->ngroups;
-    if (!f->groups && f->nobjects &&
-        hp_group_records(f->objects, f->nobjects, &own, &ng) != 0) {
-        s->oom = 1;
-        ng = 0;
-    }
-    rp_objs x = {rp_failure_total(f), f->groups ? f->groups : own, ng, f->objects,
-                 f->nobjects, f->top, f->ntop};
+    rp_objs x = {rp_failure_total(f), f->groups, ng, f->objects, f->nobjects, f->top, f->ntop};
     uint64_t bytes = 0;
     for (size_t k = 0; k < x.ngroups; k++)
         bytes += x.groups[k].total_bytes;
@@ -777,7 +784,6 @@ static void failure_objects(sk *s, const rp_failure *f, const rp_options *o, con
            x.total == 1 ? "" : "s", b);
     top_lines(s, &x, ind2, prev_top, nprev_top);
     group_lines(s, &x, o, ind2, FAILURE_GROUPS);
-    hp_groups_free(own, own ? ng : 0);
 }
 
 /* Lines in a memory stream's text. */
@@ -822,15 +828,8 @@ static void retained_section(sk *s, const rp_scenario *sc, const rp_options *o,
                              size_t nprev_top)
 {
     if (sc->nretained) {
-        hp_group *gs = sc->groups, *own = NULL;
+        const hp_group *gs = sc->groups;
         size_t ng = sc->ngroups;
-        if (!gs) {
-            if (hp_group_records(sc->retained, sc->nretained, &own, &ng) != 0) {
-                s->oom = 1;
-                ng = 0;
-            }
-            gs = own;
-        }
         rp_objs x = {sc->retained_total ? sc->retained_total : sc->nretained, gs, ng,
                      sc->retained, sc->nretained, sc->top, sc->ntop};
         uint64_t total = 0;
@@ -848,7 +847,6 @@ static void retained_section(sk *s, const rp_scenario *sc, const rp_options *o,
         snprintf(ind, sizeof ind, "%s  ", indent);
         top_lines(s, &x, ind, prev_top, nprev_top);
         group_lines(s, &x, o, ind, maxg);
-        hp_groups_free(own, own ? ng : 0);
     }
     if (sc->leaked_bytes) {
         char b[32];

@@ -57,8 +57,9 @@ typedef struct rp_checkpoint {
  * (AL_K_REPORT, NULL when 0) - rp_scenario_add_* keep that true; retained
  * and each failure's objects are arrays of exactly n hp_retained
  * (AL_K_HEAP, as hp_retained_all makes them); groups come from
- * hp_group_records. When groups is NULL the writers group the retained
- * records themselves. */
+ * hp_summarize or hp_group_records. The record is made whole once, when
+ * the scenario ends (rp_scenario_group groups what has records but no
+ * groups); the writers format it and never group. */
 typedef struct rp_scenario {
     char *file;
     rp_status status;
@@ -223,6 +224,10 @@ rp_failure *rp_scenario_add_failure(rp_scenario *s, uint32_t line, uint32_t col,
                                     const char *text, const char *actual,
                                     const char *message);
 int rp_scenario_add_checkpoint(rp_scenario *s, const char *name, int64_t growth);
+/* Group the records of s and of its failures that have none
+ * (hp_group_records), once, as the scenario ends or is read back: the
+ * writers show groups only. 0, or -1 with ER_OOM. */
+int rp_scenario_group(rp_scenario *s);
 
 /* JSON in and out for `fakegc diff`: a reader of our own schema (a
  * recursive-descent parser, depth limit 64, any input may be hostile).

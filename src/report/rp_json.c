@@ -286,14 +286,8 @@ static void failure(jw *w, const rp_scenario *sc, size_t idx, size_t *detailed)
     rp_jw_key(w, ", ", "actual"); actual(w, x->actual);
     rp_jw_key(w, ", ", "message"); rp_jw_str(w, x->message);
     rp_jw_key(w, ", ", "col"); rp_jw_u64(w, x->col);
-    hp_group *own = NULL;
     size_t ng = x->ngroups;
     const hp_group *gs = x->groups;
-    if (!gs && x->nobjects && show) {
-        if (hp_group_records(x->objects, x->nobjects, &own, &ng) != 0)
-            ng = 0;
-        gs = own;
-    }
     size_t keep = !show ? 0 : ng < JSON_GROUPS ? ng : JSON_GROUPS;
     rp_jw_key(w, ", ", "objects");
     rp_jw_put(w, "[", 1);
@@ -315,7 +309,6 @@ static void failure(jw *w, const rp_scenario *sc, size_t idx, size_t *detailed)
         group(w, &gs[i], x->objects, x->nobjects);
     }
     rp_jw_put(w, "]", 1);
-    hp_groups_free(own, own ? ng : 0);
     if (show && ng > keep) {
         rp_jw_key(w, ", ", "groups_total"); rp_jw_u64(w, ng);
     }
@@ -376,15 +369,8 @@ static int scenario(jw *w, const rp_scenario *s)
     rp_jw_key(w, ", ", "footprint_bytes"); rp_jw_u64(w, s->footprint_bytes);
     rp_jw_put(w, "}", 1);
 
-    hp_group *gs = s->groups, *own = NULL;
+    const hp_group *gs = s->groups;
     size_t ng = s->ngroups;
-    if (!gs && s->nretained) {
-        if (hp_group_records(s->retained, s->nretained, &own, &ng) != 0) {
-            rc = -1;
-            ng = 0;
-        }
-        gs = own;
-    }
     rp_jw_key(w, ",\n      ", "groups");
     rp_jw_put(w, "[", 1);
     for (size_t i = 0; i < ng; i++) {
@@ -392,7 +378,6 @@ static int scenario(jw *w, const rp_scenario *s)
         group(w, &gs[i], s->retained, s->nretained);
     }
     rp_jw_raw(w, ng ? "\n      ]" : "]");
-    hp_groups_free(own, own ? ng : 0);
     rp_jw_key(w, ",\n      ", "retained_total");
     rp_jw_u64(w, s->retained_total ? s->retained_total : s->nretained);
     rp_jw_key(w, ",\n      ", "biggest");

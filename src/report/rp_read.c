@@ -1306,7 +1306,7 @@ static int read_scenario(rd *d, rp_scenario *s)
         return -1;
     if (!s->file || !have_status)
         return rp_jr_fail(j, "a scenario without \"file\" or \"status\"");
-    if (!s->groups && hp_group_records(s->retained, s->nretained, &s->groups, &s->ngroups) != 0)
+    if (rp_scenario_group(s) != 0)   /* what the writer did not keep */
         return rp_jr_oom(j);
     return 0;
 }

@@ -216,15 +216,8 @@ int rp_write_tap(const rp_run *run, FILE *f, const rp_options *o)
             }
         }
         if (sc->nretained) {
-            hp_group *gs = sc->groups, *own = NULL;
+            const hp_group *gs = sc->groups;
             size_t ng = sc->ngroups;
-            if (!gs) {
-                if (hp_group_records(sc->retained, sc->nretained, &own, &ng) != 0) {
-                    oom = 1;
-                    ng = 0;
-                }
-                gs = own;
-            }
             fprintf(f, "  retained_count: %zu\n", sc->nretained);
             if (ng)
                 fputs("  groups:\n", f);
@@ -240,7 +233,6 @@ int rp_write_tap(const rp_run *run, FILE *f, const rp_options *o)
                 rp_json_string(f, line);
                 fputc('\n', f);
             }
-            hp_groups_free(own, own ? ng : 0);
             size_t shown = verbose || sc->nretained < TAP_OBJECTS ? sc->nretained : TAP_OBJECTS;
             fputs("  retained:\n", f);
             for (size_t k = 0; k < shown; k++)
