@@ -145,7 +145,10 @@ typedef struct rp_run {
 
 /* Schema ids of the JSON reports (cli.md "Reports: stable, typed"); the
  * JSON Schema files are src/report/schema/<name>.schema.json. */
-#define RP_SCHEMA_REPORT "fakegc-report/2"
+#define RP_SCHEMA_REPORT "fakegc-report/3"
+/* The run reports before the verdict carried its facts as fields: read
+ * back (their verdicts without those facts), never written. */
+#define RP_SCHEMA_REPORT_2 "fakegc-report/2"
 #define RP_SCHEMA_BENCH "fakegc-bench/2"
 #define RP_SCHEMA_STRESS "fakegc-stress/2"
 #define RP_SCHEMA_OOM "fakegc-oom/2"

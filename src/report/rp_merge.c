@@ -78,7 +78,7 @@ static const struct kind_row {
     int kind;
     const char *name, *schema, *command;
 } KINDS[] = {
-    {K_RUN, "run", "fakegc-report/2", "run"},
+    {K_RUN, "run", RP_SCHEMA_REPORT, "run"},
     {K_STRESS, "stress", "fakegc-stress/2", "stress"},
     {K_OOM, "oom", "fakegc-oom/2", "oom"},
 };

@@ -1323,7 +1323,8 @@ static int read_run(rd *d, rp_run *run)
     while ((k = rp_jr_obj_next(j, &first, key, sizeof key)) == 1) {
         int rc = 0;
         if (strcmp(key, "schema") == 0) {   /* a run report of this version, or none */
-            if ((rc = rp_jr_string(j)) == 0 && strcmp(j->str, RP_SCHEMA_REPORT) != 0)
+            if ((rc = rp_jr_string(j)) == 0 && strcmp(j->str, RP_SCHEMA_REPORT) != 0 &&
+                strcmp(j->str, RP_SCHEMA_REPORT_2) != 0)
                 return rp_jr_fail(j, "unknown schema \"%.64s\" (this fakegc reads %s run reports)",
                                   j->str, RP_SCHEMA_REPORT);
         } else if (strcmp(key, "tool") == 0) {

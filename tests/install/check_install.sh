@@ -33,7 +33,7 @@ pydir=$(grep -m1 '^FAKEGC_PYTHON_DIR:' "$build/CMakeCache.txt" | cut -d= -f2)
 PYTHONPATH=$p/$pydir /usr/bin/python3 -c 'import fakegc, sys
 assert fakegc.__file__.startswith(sys.argv[1]), fakegc.__file__
 fakegc.recording, fakegc.mark' "$p/$pydir" || fail "import fakegc from $p/$pydir"
-ls "$p/share/fakegc/schema/"fakegc-report-2.schema.json > /dev/null || fail "schemas not installed"
+ls "$p/share/fakegc/schema/"fakegc-report-3.schema.json > /dev/null || fail "schemas not installed"
 
 # man pages: rendered, and made from the real --help (an option only run has)
 for page in fakegc fakegc-run fakegc-diff fakegc-stress fakegc-oom fakegc-bench; do
@@ -46,7 +46,7 @@ grep -q -- '--allow-missing' fakegc-diff.txt || fail "fakegc-diff(1) lacks --all
 grep -q 'FAKEGC-RUN(1)' fakegc-run.txt || fail "fakegc-run(1) title"
 # the reference pages: installed, rendered by man, and clean under groff's
 # warnings (-ww: a bad escape or a raw UTF-8 byte warns)
-for page in man5/fakegc-scenario.5:expect man5/fakegc-report.5:fakegc-report/2 \
+for page in man5/fakegc-scenario.5:expect man5/fakegc-report.5:fakegc-report/3 \
             man7/fakegc-semantics.7:pytorch-1.13; do
     m=$p/share/man/${page%%:*}; word=${page#*:}
     [ -f "$m" ] || { fail "no ${m##*/}"; continue; }

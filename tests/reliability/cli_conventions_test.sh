@@ -44,7 +44,7 @@ sys.exit(a != b)
 PY
     fail "run --form json --out differs from --format json --output"
 expect 0 "" run --form=json --out="$tmp/c.json" $scn
-head -c 200 "$tmp/c.json" | grep -q '"schema": "fakegc-report/2"' || fail "--form=json: no JSON report"
+head -c 200 "$tmp/c.json" | grep -q '"schema": "fakegc-report/3"' || fail "--form=json: no JSON report"
 expect 0 "" run --jo=2 -q $scn
 expect 0 "" oom --transient --max-p 1 -q $scn
 expect 0 "" stress --st 200 --out-d "$tmp/st" -q
@@ -184,7 +184,7 @@ for j in memo oom stress bA diff s0; do
     grep -qF "$build" "$tmp/$j.json" || fail "$j.json does not say $build: $(head -c 300 "$tmp/$j.json")"
 done
 grep -qF "\"merged_by\": {$build}" "$tmp/merged.json" || fail "merge: no merged_by {$build}"
-/usr/bin/python3 tests/report/validate.py src/report/schema/fakegc-report-2.schema.json "$tmp/merged.json" ||
+/usr/bin/python3 tests/report/validate.py src/report/schema/fakegc-report-3.schema.json "$tmp/merged.json" ||
     fail "the merged report does not validate"
 # the options come from one table: --help and `list options` agree
 for c in run stress shrink oom diff merge bench list; do

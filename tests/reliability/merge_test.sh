@@ -82,10 +82,10 @@ expect2 "diff: duplicate key" 'dup.json:[0-9]+:[0-9]+: duplicate key "scenarios"
 sed 's/"passed": \([0-9]*\),/"passed": \1, "passed": 0,/' r1.json > dup2.json
 expect2 "diff: duplicate nested key" 'duplicate key "passed"' "$fakegc" diff dup2.json r1.json
 # unknown schemas: refused by merge and by diff
-sed 's|"schema": "fakegc-report/2"|"schema": "fakegc-report/3"|' r1.json > s3.json
-expect2 "merge: unknown schema" 's3.json: unknown schema "fakegc-report/3"' \
+sed 's|"schema": "fakegc-report/3"|"schema": "fakegc-report/9"|' r1.json > s3.json
+expect2 "merge: unknown schema" 's3.json: unknown schema "fakegc-report/9"' \
     "$fakegc" merge r0.json s3.json
-expect2 "diff: unknown schema" 'unknown schema "fakegc-report/3"' "$fakegc" diff s3.json r1.json
+expect2 "diff: unknown schema" 'unknown schema "fakegc-report/9"' "$fakegc" diff s3.json r1.json
 "$fakegc" diff r1.json s3.json > out 2>&1
 [ $? -eq 1 ] && grep -q 'unknown schema' out || bad "diff: a new report of an unknown schema: $(cat out)"
 # one size limit for both readers (a sparse 17 GiB file: nothing is read)

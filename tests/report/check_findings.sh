@@ -50,7 +50,7 @@ guard)
             scenarios/ > /dev/null 2>&1
         rc=$?
         [ $rc -eq 1 ] || fail "-j$jobs: exit $rc, want 1 (findings)"
-        /usr/bin/python3 tests/report/validate.py src/report/schema/fakegc-report-2.schema.json \
+        /usr/bin/python3 tests/report/validate.py src/report/schema/fakegc-report-3.schema.json \
             "$tmp/r$jobs.json" > /dev/null || fail "-j$jobs: the report does not validate"
         set -- $(/usr/bin/python3 "$tmp/count.py" "$tmp/r$jobs.json" 2> "$tmp/f$jobs.txt") ||
             fail "-j$jobs: $(cat "$tmp/f$jobs.txt")"

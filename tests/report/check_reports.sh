@@ -23,7 +23,7 @@ cd "$src" || exit 2
     --junit "$tmp/fail.xml" --tap "$tmp/fail.tap" scenarios/memo scenarios/storage
 [ $? -eq 1 ] || fail "run --inject strong-memo: exit status, want 1"
 grep -q '"actual": [0-9]' "$tmp/fail.json" || fail "no numeric actual in the failing report"
-$val "$sch/fakegc-report-2.schema.json" "$tmp/pass.json" "$tmp/fail.json" || fail "run reports"
+$val "$sch/fakegc-report-3.schema.json" "$tmp/pass.json" "$tmp/fail.json" || fail "run reports"
 xmllint --noout "$tmp/fail.xml" || fail "JUnit beside --format json is not XML"
 [ "$(grep -c '<failure ' "$tmp/fail.xml")" -gt 0 ] || fail "JUnit beside json has no <failure>"
 prove -e cat "$tmp/fail.tap" > "$tmp/prove-fail.txt" 2>&1 && fail "prove passes a failing TAP"
@@ -36,7 +36,7 @@ echo '{"old": "report"}' > "$tmp/err.json"
 "$fakegc" run --format json --output "$tmp/err.json" --junit "$tmp/err.xml" \
     --tap "$tmp/err.tap" scenarios/errors scenarios/memo/weak_keys.scn 2> /dev/null
 [ $? -eq 2 ] || fail "parse error: exit status, want 2"
-$val "$sch/fakegc-report-2.schema.json" "$tmp/err.json" || fail "parse-error report"
+$val "$sch/fakegc-report-3.schema.json" "$tmp/err.json" || fail "parse-error report"
 grep -q '"status": "error"' "$tmp/err.json" || fail "parse-error report has no status error"
 nerr=$(ls scenarios/errors/*.scn | wc -l)
 xmllint --noout "$tmp/err.xml" || fail "parse-error JUnit is not XML"
@@ -94,9 +94,9 @@ grep -q "^## fakegc diff: $nreg scenarios regressed" "$tmp/diff.md" || fail "mar
 
 # the schemas reject what version 1 wrote
 sed 's/"actual": \([0-9][0-9]*\)/"actual": "\1"/' "$tmp/fail.json" > "$tmp/bad-actual.json"
-sed 's/"schema": "fakegc-report\/2", //' "$tmp/pass.json" > "$tmp/bad-schema.json"
+sed 's/"schema": "fakegc-report\/3", //' "$tmp/pass.json" > "$tmp/bad-schema.json"
 sed 's/"errors": [0-9]*//; s/"skipped": \([0-9]*\), }/"skipped": \1}/' "$tmp/pass.json" > "$tmp/bad-errors.json"
-$val --invalid "$sch/fakegc-report-2.schema.json" "$tmp/bad-actual.json" "$tmp/bad-schema.json" \
+$val --invalid "$sch/fakegc-report-3.schema.json" "$tmp/bad-actual.json" "$tmp/bad-schema.json" \
     "$tmp/bad-errors.json" || fail "the report schema accepts a broken report"
 sed 's/"inject": \[[^]]*\]/"inject": ""/' "$tmp/stress-fail.json" > "$tmp/bad-inject.json"
 sed 's/"statements": [0-9]*, "lifecycles": [0-9]*/"statements": 0, "lifecycles": 0/' \

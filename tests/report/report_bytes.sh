@@ -4,7 +4,8 @@
 # in process one file at a time and once more all together in worker
 # processes (--jobs 2: the records come back through JSON), into OUTDIR with
 # what changes from run to run (times, the commit, the host, temporary
-# paths) masked. Two trees' OUTDIRs are compared with `diff -r`: the report
+# paths) masked, and the allocator's footprint growth (libc's heap grows
+# by what the build itself allocates, not by what the writers do). Two trees' OUTDIRs are compared with `diff -r`: the report
 # writers' bytes, before and after a change to them.
 set -u
 fakegc=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -14,7 +15,7 @@ mkdir -p "$out"
 cd "$root" || exit 2
 mask() {   # file: times, the commit and the host out
     sed -E -e 's/("(wall_ms|ms|seconds|elapsed_ms|time_ms|ns_per_op)": )[0-9.e+-]+/\1T/g' \
-        -e 's/("commit": )"[^"]*"/\1"C"/g' -e 's/("host": )"[^"]*"/\1"H"/g' \
+        -e 's/("commit": )"[^"]*"/\1"C"/g' -e 's/("footprint_bytes": )[0-9]+/\1F/g' -e 's/("host": )"[^"]*"/\1"H"/g' \
         -e 's/time="[0-9.]+"/time="T"/g' -e 's/[0-9]+(\.[0-9]+)? ?ms\b/T ms/g' \
         -e 's/duration_ms: [0-9.]+/duration_ms: T/g' \
         -e 's/timestamp="[^"]*"/timestamp="T"/g' -e 's/hostname="[^"]*"/hostname="H"/g' \

@@ -327,7 +327,7 @@ Test(report, json_schema_and_escaping)
 {
     rp_run *run = make_run();
     char *t = render(run, RP_JSON, NULL);
-    HAS(t, "\"schema\": \"fakegc-report/2\", \"tool\": \"fakegc\", \"version\": \"0.1.0\", "
+    HAS(t, "\"schema\": \"fakegc-report/3\", \"tool\": \"fakegc\", \"version\": \"0.1.0\", "
            "\"allocator\": \"libc\"");
     HAS(t, "\"status\": \"error\", \"stopped\": null");
     HAS(t, "\"inject\": [\"strong-memo\"], \"compat\": null");
