@@ -198,5 +198,10 @@ int cli_scenarios(cli_common *c, const char *cmd, char **paths, int npaths,
  * PREFIX/rel) when that exists, else the source tree's src_sub this binary
  * was built from. */
 void cli_where(const char *rel, const char *src_sub, char *buf, size_t n);
+/* A --suppress FILE, read before anything runs: 0 with its rules in *out
+ * (NULL: only checked), or -1 with "FILE:LINE: error: ..." (or "FILE: is a
+ * folder") on stderr: the caller exits 2. */
+struct sc_supp;
+int cli_suppressions(const char *path, struct sc_supp *out);
 
 #endif

@@ -17,6 +17,7 @@
 #include "core/er.h"
 #include "core/obj.h"
 #include "fake/fk.h"
+#include "scenario/sc_supp.h"
 #include "scenario/sc.h"
 #include "report/rp_jw.h"
 
@@ -461,5 +462,20 @@ int cli_scenarios(cli_common *c, const char *cmd, char **paths, int npaths, vl_s
         shard->total = files->n;
         sc_files_shard(files, shard->k, shard->n);
     }
+    return 0;
+}
+
+int cli_suppressions(const char *path, struct sc_supp *out)
+{
+    sc_supp s;
+    char err[600];
+    if (sc_supp_read(&s, path, err, sizeof err) < 0) {
+        fprintf(stderr, "%s\n", err);
+        return -1;
+    }
+    if (out)
+        *out = s;
+    else
+        sc_supp_free(&s);
     return 0;
 }

@@ -187,10 +187,8 @@ static int parse(rec_args *a, int argc, char **argv)
         return -1;
     }
     for (size_t k = 0; k + 1 < a->nrec; k++)
-        if (strcmp(a->rec[k], "--suppress") == 0 && access(a->rec[k + 1], R_OK) != 0) {
-            cli_error("record", "--suppress %s: %s", a->rec[k + 1], strerror(errno));
-            return -1;
-        }
+        if (strcmp(a->rec[k], "--suppress") == 0 && cli_suppressions(a->rec[k + 1], NULL) < 0)
+            return -1;   /* before the program runs */
     if (a->designs && sc_designs_table(NULL, NULL, a->designs, NULL, NULL, stderr) != 0)
         return -1;
     struct stat st;

@@ -14,11 +14,14 @@
 #include "report/rp_collect.h"
 #include "report/rp_html.h"
 #include "scenario/sc_batch.h"
+#include "scenario/sc_supp.h"
 
 typedef struct run_args {
     cli_common c;
     vl_order order;
     vl_shard shard;
+    const char *suppress;       /* --suppress FILE */
+    sc_supp rules;              /* its rules, read before anything runs */
     int changed;                /* a file changed since it was parsed (exit 2) */
     sc_program **progs;
     size_t n, done;
@@ -28,6 +31,11 @@ typedef struct run_args {
 static const op_opt rows[] = {
     OP_FN("--order", 0, "KNOB[,KNOB]", CLI_ORDER_WORDS, run_args, order, vl_order_parse,
           "the orderings `fakegc stress --order` explores:\n" CLI_ORDER_HELP),
+    OP_STR("--suppress", "FILE", run_args, suppress,
+           "suppression rules for every verdict, one a line:\n"
+           "  NAME: class=C kind=K site=GLOB holder=GLOB\n"
+           "(as `fakegc record --suppress`; they win over the\n"
+           "scenarios' own); a bad file is exit 2, nothing runs"),
     CLI_SHARD_ROW(run_args, shard,
                   "only the files i (of the sorted list) with i mod N\n"
                   "== K; the report says which shard it is, and\n"
@@ -225,6 +233,7 @@ static int run_all(run_args *a, const char *repro)
     sc_batch b = {.jobs = c->jobs > 1 ? (size_t)c->jobs : (size_t)guarded, .timeout = c->timeout,
                   .done = scenario_done, .stop = scenario_stop, .in_worker = in_worker, .arg = a};
     run_options(c, &b.opt);
+    b.opt.suppress = a->suppress ? &a->rules : NULL;
     char err[400] = "";
     rp_progress(c->quiet, 0, a->n, a->n ? sc_program_file(a->progs[0]) : "");
     ssize_t ran = sc_batch_run(&b, a->progs, a->n, &a->col, err, sizeof err);
@@ -270,7 +279,9 @@ int cli_run(int argc, char **argv)
     }
     obj_set_memcheck_findings(1);
     sc_files files = {0};
-    int exit_code = cli_scenarios(&a.c, "run", paths, npaths, &a.shard, &files);
+    int exit_code = a.suppress && cli_suppressions(a.suppress, &a.rules) < 0
+                        ? CLI_EXIT_USAGE
+                        : cli_scenarios(&a.c, "run", paths, npaths, &a.shard, &files);
     size_t cap = files.n ? files.n : 1;
     if (exit_code == CLI_EXIT_OK &&
         !(a.progs = al_calloc(cap, sizeof *a.progs, AL_K_SCENARIO, "programs"))) {
@@ -288,6 +299,7 @@ int cli_run(int argc, char **argv)
         sc_program_free(a.progs[i]);
     al_free(a.progs, a.progs ? cap * sizeof *a.progs : 0, AL_K_SCENARIO);
     sc_files_free(&files);
+    sc_supp_free(&a.rules);
     obj_configure(&saved);
     cli_env_teardown(&a.c);
     return exit_code;

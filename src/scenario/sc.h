@@ -154,6 +154,9 @@ typedef struct sc_options {
     void (*on_statement)(void *arg, uint32_t line, uint64_t live_objects,
                          uint64_t live_bytes);
     void *on_statement_arg;
+    /* `run --suppress FILE`'s rules (sc_supp.h), read before anything ran;
+     * they win over verdict(suppress=) and config suppress. NULL: none. */
+    const struct sc_supp *suppress;
 } sc_options;
 
 void sc_options_default(sc_options *o);

@@ -171,6 +171,9 @@ struct sc_program {
     int cfg_gc, cfg_sweep, cfg_end_check;
     int cfg_compat;                /* fk_design_id, or -1 */
     const char *cfg_suppress;      /* config suppress: a rules file, or NULL */
+    /* the rules files named by literals (config suppress, verdict(suppress=
+     * "...")), read by the parser: a bad one is a parse error */
+    struct sc_supp_file *supps;
     /* parked (sc_check_file): the arena is gone; file is an allocation of
      * its own, and the text's length and hash say whether a re-read file
      * is still the one checked */

@@ -1,6 +1,7 @@
 /* sc_park.c - parked programs: checked once, re-parsed when they run
  * (sc.h, sc_check_file). */
 #include "scenario/sc_int.h"
+#include "scenario/sc_supp.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,8 @@ sc_program *sc_check_file(const char *path, FILE *diag, int color, int *nerrors,
     p->text_len = p->len;
     p->text_hash = text_hash(p->src, p->len);
     sc_arena_free(&p->arena);
+    sc_supp_files_free(p->supps);   /* read again with the text */
+    p->supps = NULL;
     p->file = file;
     p->src = NULL;
     p->len = 0;

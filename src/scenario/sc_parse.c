@@ -10,6 +10,7 @@
  * binds it).
  */
 #include "scenario/sc_int.h"
+#include "scenario/sc_supp.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -564,6 +565,18 @@ static int check_choice(parser *p, const sc_expr *v, const char *what,
     return -1;
 }
 
+/* A rules file named by a literal (config suppress, verdict(suppress=)):
+ * read now, so that a bad one is this file's parse error. */
+static void read_suppressions(parser *p, const char *name, size_t n, uint32_t line,
+                              uint32_t col)
+{
+    char path[4096], err[600];
+    if (sc_supp_path(p->prog->file, name, n, path, sizeof path) < 0)
+        error_at(p, line, col, "suppressions: the path is too long");
+    else if (!sc_supp_files_add(&p->prog->supps, path, err, sizeof err))
+        error_at(p, line, col, "suppressions: %s", err);
+}
+
 /* Keyword names against the allowed list; value checks for a few. */
 static int check_kwargs(parser *p, const sc_expr *call, const char *fname,
                         const char *const *allowed, const sc_token *at)
@@ -591,6 +604,8 @@ static int check_kwargs(parser *p, const sc_expr *call, const char *fname,
             return -1;
         if (strcmp(k, "kind") == 0 && check_choice(p, v, "kind", live_kinds) < 0)
             return -1;
+        if (strcmp(k, "suppress") == 0 && v->kind == E_STR)
+            read_suppressions(p, v->name, v->slen, v->line, v->col);
     }
     (void)at;
     return 0;
@@ -1126,6 +1141,7 @@ static void parse_config(parser *p)
         }
         p->cfg_seen[k] = 1;
         p->prog->cfg_suppress = v.name;
+        read_suppressions(p, v.name, strlen(v.name), v.line, v.col);
         expect_eol(p, "the config value");
         return;
     }
@@ -1637,6 +1653,7 @@ void sc_program_free(sc_program *p)
 {
     if (!p)
         return;
+    sc_supp_files_free(p->supps);
     if (p->parked)
         al_free(p->file, strlen(p->file) + 1, AL_K_SCENARIO);
     sc_arena_free(&p->arena);

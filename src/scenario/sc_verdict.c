@@ -6,7 +6,6 @@
 #include "scenario/sc_vm.h"
 #include "scenario/sc_eval.h"
 
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,6 +18,7 @@
 #include "fake/fk_cat.h"
 #include "heap/hp_class.h"
 #include "report/rp_verdict.h"
+#include "scenario/sc_supp.h"
 
 /* at(FILE, LINE[, ROUND, ROUNDS[, STEP]]): inside a repeat, the round of
  * iteration i (0-based, innermost repeat) is ROUND + i * STEP. */
@@ -355,119 +355,31 @@ static void make_group(rp_vgroup *v, const hp_class_group *g, int suppressed)
         v->to_sweep = conversions_to_sweep(g, &v->converter);
 }
 
-/* ---- suppressions: one rule a line, `NAME: key=value ...` with keys
- * class (lost accumulating reachable lingering), kind (fake meta mode
- * converter finalizer storage memo), site (a glob on FILE:LINE) and holder
- * (a glob on the holder path); a group matching every key a rule gives is
- * counted apart, under the first such rule. `#` starts a comment. ---- */
+/* ---- suppressions (sc_supp.h) ---- */
 
-enum { MAX_RULES = 32 };
-typedef struct supp_rule {
-    char name[64], site[128], holder[160];
-    int cls, cat;                 /* -1: any */
-    uint64_t hits[HP_CAT_MAX];
-} supp_rule;
-
-static int rule_key(supp_rule *r, const char *k, const char *v, const char *file,
-                    unsigned line)
-{
-    if (strcmp(k, "class") == 0) {
-        unsigned m;
-        if (hp_class_mask(v, &m) < 0 || !m || (m & (m - 1)))
-            return er_set(ER_TYPE, "%s:%u: class \"%s\": one of lost, accumulating, reachable, "
-                                   "lingering", file, line, v);
-        for (r->cls = 0; !(m & (1u << r->cls)); r->cls++)
-            ;
-    } else if (strcmp(k, "kind") == 0) {
-        fk_category c;
-        char words[128];
-        fk_category_words(words, sizeof words);
-        if (fk_category_from_word(v, &c) < 0)
-            return er_set(ER_TYPE, "%s:%u: kind \"%s\": one of %s", file, line, v, words);
-        r->cat = (int)c;
-    } else if (strcmp(k, "site") == 0) {
-        snprintf(r->site, sizeof r->site, "%s", v);
-    } else if (strcmp(k, "holder") == 0) {
-        snprintf(r->holder, sizeof r->holder, "%s", v);
-    } else {
-        return er_set(ER_TYPE, "%s:%u: unknown key \"%s\" (class, kind, site, holder)", file,
-                      line, k);
-    }
-    return 0;
-}
-
-static int rule_line(char *s, supp_rule *r, const char *file, unsigned line)
-{
-    char *colon = strchr(s, ':');
-    if (!colon)
-        return er_set(ER_TYPE, "%s:%u: a rule is `NAME: key=value ...`", file, line);
-    *colon = '\0';
-    memset(r, 0, sizeof *r);
-    r->cls = r->cat = -1;
-    if (sscanf(s, " %63s", r->name) != 1)
-        return er_set(ER_TYPE, "%s:%u: a rule needs a name", file, line);
-    char *save = NULL;
-    for (char *t = strtok_r(colon + 1, " \t\r\n", &save); t; t = strtok_r(NULL, " \t\r\n", &save)) {
-        char *eq = strchr(t, '=');
-        if (!eq)
-            return er_set(ER_TYPE, "%s:%u: \"%s\" is not key=value", file, line, t);
-        *eq = '\0';
-        if (rule_key(r, t, eq + 1, file, line) < 0)
-            return -1;
-    }
-    return 0;
-}
-
-static int read_rules(const char *path, supp_rule *rules, size_t *n)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return er_set(ER_TYPE, "suppressions %s: cannot open it", path);
-    char buf[512];
-    unsigned line = 0;
-    int rc = 0;
-    *n = 0;
-    while (rc == 0 && fgets(buf, sizeof buf, f)) {
-        line++;
-        char *h = strchr(buf, '#');
-        if (h)
-            *h = '\0';
-        if (strspn(buf, " \t\r\n") == strlen(buf))
-            continue;
-        if (*n == MAX_RULES)
-            rc = er_set(ER_LIMIT, "%s:%u: more than %d rules", path, line, MAX_RULES);
-        else
-            rc = rule_line(buf, &rules[(*n)++], path, line);
-    }
-    fclose(f);
-    return rc;
-}
-
-static supp_rule *rule_for(supp_rule *rules, size_t n, const hp_class_group *g)
+static long rule_for(const sc_supp *rules, const hp_class_group *g)
 {
     char site[240];
     if (g->site.file && g->site.line)
         snprintf(site, sizeof site, "%s:%u", g->site.file, g->site.line);
     else
         snprintf(site, sizeof site, "%s", g->site.file ? g->site.file : "?");
-    for (size_t i = 0; i < n; i++) {
-        const supp_rule *r = &rules[i];
-        if ((r->cls < 0 || r->cls == (int)g->cls) && (r->cat < 0 || r->cat == g->cat) &&
-            (!r->site[0] || fnmatch(r->site, site, 0) == 0) &&
-            (!r->holder[0] || fnmatch(r->holder, g->example, 0) == 0))
-            return &rules[i];
-    }
-    return NULL;
+    return sc_supp_match(rules, (int)g->cls, g->cat, site, g->example);
 }
 
 /* The verdict's record (rp_verdict.h) of classes c, replacing any earlier
  * one; the scenario fails when a class of mask has subjects. */
-static int record_verdict(sc_vm *vm, const hp_classes *c, unsigned mask, supp_rule *rules,
-                          size_t nrules)
+static int record_verdict(sc_vm *vm, const hp_classes *c, unsigned mask, const sc_supp *rules)
 {
+    size_t nrules = rules ? rules->n : 0;
+    uint64_t(*hits)[HP_CAT_MAX] = NULL;
+    if (nrules && !(hits = al_calloc(nrules, sizeof *hits, AL_K_SCENARIO, "suppression hits")))
+        return er_set(ER_OOM, "out of memory counting suppressions");
     rp_verdict *v = rp_verdict_new();
-    if (!v)
+    if (!v) {
+        al_free(hits, nrules * sizeof *hits, AL_K_SCENARIO);
         return -1;
+    }
     v->line = vm->cur ? vm->cur->line : 0;
     v->fails_on = mask;
     for (int k = 0; k < HP_CL_COUNT; k++)
@@ -476,22 +388,23 @@ static int record_verdict(sc_vm *vm, const hp_classes *c, unsigned mask, supp_ru
     int rc = 0;
     for (size_t i = 0; i < c->ngroups && rc == 0; i++) {
         const hp_class_group *g = &c->groups[i];
-        supp_rule *r = rule_for(rules, nrules, g);
-        if (r) {
-            r->hits[g->cat] += g->count;
+        long r = rule_for(rules, g);
+        if (r >= 0) {
+            hits[r][g->cat] += g->count;
             v->count[g->cls] -= g->count;
             v->suppressed += g->count;
         } else {
             v->bytes[g->cls] += g->bytes;
         }
         rp_vgroup vg;
-        make_group(&vg, g, r != NULL);
+        make_group(&vg, g, r >= 0);
         rc = rp_verdict_add_group(v, &vg);
     }
     for (size_t i = 0; i < nrules && rc == 0; i++)
         for (int k = 0; k < FK_CAT_COUNT && rc == 0; k++)
-            if (rules[i].hits[k])
-                rc = rp_verdict_add_supp(v, rules[i].name, (fk_category)k, rules[i].hits[k]);
+            if (hits[i][k])
+                rc = rp_verdict_add_supp(v, rules->rules[i].name, (fk_category)k, hits[i][k]);
+    al_free(hits, nrules * sizeof *hits, AL_K_SCENARIO);
     if (rc != 0) {
         rp_verdict_free(v);
         return -1;
@@ -521,6 +434,35 @@ static int not_judged(sc_vm *vm, const sc_expr *e)
     return 1;
 }
 
+/* The rules that apply: --suppress, else verdict(suppress=), else config
+ * suppress; a literal's were read by the parser, any other is read into
+ * *read now. 0 (*rules NULL: none), or -1 (set). */
+static int suppressions(sc_vm *vm, const sc_expr *e, const sc_supp **rules, sc_supp *read)
+{
+    const char *s;
+    size_t n;
+    *rules = vm->o ? vm->o->suppress : NULL;
+    int has = *rules ? 0 : kw_str(vm, e, "suppress", &s, &n);
+    if (has < 0)
+        return -1;
+    if (!has && !*rules && vm->p->cfg_suppress) {   /* the keyword wins over config */
+        s = vm->p->cfg_suppress;
+        n = strlen(s);
+        has = 1;
+    }
+    if (!has)
+        return 0;
+    char path[4096], err[600];
+    if (sc_supp_path(vm->p->file, s, n, path, sizeof path) < 0)
+        return er_set(ER_TYPE, "suppressions: the path is too long");
+    if ((*rules = sc_supp_files_find(vm->p->supps, path)))
+        return 0;
+    if (sc_supp_read(read, path, err, sizeof err) < 0)
+        return er_set(ER_TYPE, "suppressions: %s", err);
+    *rules = read;
+    return 0;
+}
+
 int sc_ev_verdict(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
                   sc_val *out)
 {
@@ -543,26 +485,10 @@ int sc_ev_verdict(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args
             return er_set(ER_TYPE, "verdict(): fail_on \"%s\": expected a comma list of lost, "
                                    "accumulating, reachable, lingering", csv);
     }
-    supp_rule rules[MAX_RULES];
-    size_t nrules = 0;
-    if ((has = kw_str(vm, e, "suppress", &s, &n)) < 0)
+    const sc_supp *rules = NULL;
+    sc_supp read = {0};
+    if (suppressions(vm, e, &rules, &read) < 0)
         return -1;
-    if (!has && vm->p->cfg_suppress) {   /* the keyword wins over config suppress */
-        s = vm->p->cfg_suppress;
-        n = strlen(s);
-        has = 1;
-    }
-    if (has) {
-        char path[1024];
-        const char *slash = strrchr(vm->p->file, '/');
-        if (n && s[0] != '/' && slash)   /* beside the scenario */
-            snprintf(path, sizeof path, "%.*s/%.*s", (int)(slash - vm->p->file), vm->p->file,
-                     n > 900 ? 900 : (int)n, s);
-        else
-            snprintf(path, sizeof path, "%.*s", n > 1000 ? 1000 : (int)n, s);
-        if (read_rules(path, rules, &nrules) < 0)
-            return -1;
-    }
     /* the program's end: a full collection (Python's gc.collect()), no sweep */
     obj_safepoint();
     gc_collect();
@@ -587,13 +513,14 @@ int sc_ev_verdict(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args
     hp_classes c;
     int rc = hp_classify(g, &sp, &c);
     if (rc == 0) {
-        rc = record_verdict(vm, &c, mask, rules, nrules);
+        rc = record_verdict(vm, &c, mask, rules);
         hp_classes_free(&c);
     }
     if (rc == 0)   /* the page's dominator tree: the heap the verdict judged */
         sc_vm_emit(vm, g, -1, NULL, 0, NULL, 0, vm->cur ? vm->cur->line : 0);
     al_free(sorted, vm->nexecs * sizeof *sorted, AL_K_SCENARIO);
     hp_free(g);
+    sc_supp_free(&read);
     if (rc < 0)
         return -1;
     out->k = V_NONE;
