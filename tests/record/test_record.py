@@ -425,8 +425,9 @@ class Cmd(Base):
         with open(rules, "w") as f:
             f.write("r: kind=tensors\n")
         rc, so, se = self.fakegc("record", "--suppress", rules, prog)
-        self.assertEqual(rc, 1, so)
-        self.assertIn("kept.supp:1: kind \"tensors\"", so)
+        self.assertEqual(rc, 2, so)                      # before the program runs
+        self.assertIn("kept.supp:1: error: kind \"tensors\"", se)
+        self.assertNotIn("step 0", se)
         rc, so, se = self.fakegc("record", "--suppress", rules + ".none", prog)
         self.assertEqual(rc, 2, so)
 
