@@ -10,6 +10,7 @@ pkgs=(cmake gcc clang libclang-rt-14-dev pkg-config libc6-dev libcriterion-dev
       python3-torch python3-torchvision          # xref and the recorder
       slurm-wlm munge parallel                   # campaigns (scripts/campaign.sh)
       python3-jsonschema libxml2-utils perl      # report consumers: schemas, xmllint, prove
+      python3-yaml                               # the docs' CI workflow, read by its test
       help2man                                   # man pages from --help
       python3-matplotlib librsvg2-bin graphviz   # charts, SVG and DOT rendering
       chromium chromium-driver python3-selenium  # the --html pages tested in a real browser

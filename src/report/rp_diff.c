@@ -375,6 +375,69 @@ static void diff_growth(dctx *d, const rp_scenario *b, const rp_scenario *c)
     }
 }
 
+/* --- a recorded program's verdict: its rows old -> new ------------------------------ */
+
+/* The group of v matching g: class, category, program site and holder. */
+static const rp_vgroup *vgroup_match(const rp_verdict *v, const rp_vgroup *g)
+{
+    char h[128], gh[128];
+    rp_vgroup_holder(g, gh, sizeof gh);
+    for (size_t i = 0; v && i < v->ngroups; i++) {
+        const rp_vgroup *o = &v->groups[i];
+        rp_vgroup_holder(o, h, sizeof h);
+        if (o->cls == g->cls && o->cat == g->cat && o->line == g->line &&
+            strcmp(o->file, g->file) == 0 && strcmp(h, gh) == 0 && o->suppressed == g->suppressed)
+            return o;
+    }
+    return NULL;
+}
+
+/* "accumulating: 5 fake tensors made at prog.py:13, held by KEEP" */
+static void vgroup_words(const rp_vgroup *g, uint64_t count, char *buf, size_t n)
+{
+    char site[200], h[128];
+    rp_vgroup_site(g, site, sizeof site);
+    rp_vgroup_holder(g, h, sizeof h);
+    snprintf(buf, n, "%s: %llu %s made at %s, held by %s", hp_class_name(g->cls),
+             (unsigned long long)count, fk_category_noun(g->cat, count), site, h);
+}
+
+static void diff_verdict(dctx *d, const rp_scenario *b, const rp_scenario *c)
+{
+    const rp_verdict *vb = b ? b->verdict : NULL, *vc = c->verdict;
+    if (!vb && !vc)
+        return;
+    char w[400];
+    for (int k = 0; k < HP_CL_COUNT; k++) {   /* the class totals */
+        uint64_t was = vb ? vb->count[k] : 0, now = vc ? vc->count[k] : 0;
+        int fails = vc && (vc->fails_on & (1u << k));
+        if (was != now)
+            add(d, now > was ? '+' : '-', "verdict", now > was && fails, ORD_FAILURE + (uint64_t)k,
+                "verdict: %s %llu -> %llu", hp_class_name((hp_class)k),
+                (unsigned long long)was, (unsigned long long)now);
+    }
+    for (size_t i = 0; vc && i < vc->ngroups; i++) {   /* what now accumulates, where, by whom */
+        const rp_vgroup *g = &vc->groups[i], *o = vgroup_match(vb, g);
+        uint64_t was = o ? o->count : 0;
+        if (g->suppressed || was == g->count)
+            continue;
+        int fails = (vc->fails_on & (1u << g->cls)) != 0;
+        vgroup_words(g, g->count, w, sizeof w);
+        ditem *it = add(d, g->count > was ? '+' : '-', "verdict-group", g->count > was && fails,
+                        ORD_FAILURE + 8 + i, "%s (was %llu): %s", w, (unsigned long long)was,
+                        g->path);
+        if (it)
+            it->count = g->count, it->bytes = g->bytes, it->line = g->line;
+    }
+    for (size_t i = 0; vb && i < vb->ngroups; i++) {   /* gone */
+        const rp_vgroup *g = &vb->groups[i];
+        if (g->suppressed || vgroup_match(vc, g))
+            continue;
+        vgroup_words(g, g->count, w, sizeof w);
+        add(d, '-', "verdict-group", 0, ORD_FAILURE + 8 + vb->ngroups + i, "%s (now none)", w);
+    }
+}
+
 /* --- scenarios -------------------------------------------------------------------- */
 
 static int cmp_scn(const void *a, const void *b)
@@ -409,6 +472,7 @@ static int diff_pair(dctx *d, const rp_scenario *b, const rp_scenario *c)
     int ok = failure_keys(b, &fb) == 0 && failure_keys(c, &fc) == 0 &&
              retained_keys(b, &rb) == 0 && retained_keys(c, &rc) == 0;
     if (ok) {
+        diff_verdict(d, b, c);
         diff_failures(d, &fb, &fc);
         diff_retained(d, &rb, &rc);
         diff_growth(d, b, c);

@@ -150,6 +150,18 @@ static void failure(const rp_run *run, const rp_scenario *s, const rp_failure *x
     emit(ctx, &f);
 }
 
+/* A recorded program's site file is relative to the program's folder (the
+ * recorder's); from where CI stands it is that folder joined:
+ * "sub/prog.py" + "prog.py" -> "sub/prog.py". */
+static void program_file(const rp_run *run, const char *file, char *buf, size_t n)
+{
+    const char *slash = run->program ? strrchr(run->program, '/') : NULL;
+    if (!slash || file[0] == '/')
+        snprintf(buf, n, "%s", file);
+    else
+        snprintf(buf, n, "%.*s/%s", (int)(slash - run->program), run->program, file);
+}
+
 static rp_level group_level(const rp_verdict *v, const rp_vgroup *g)
 {
     if (v->fails_on & (1u << g->cls))
@@ -184,7 +196,10 @@ static void group(const rp_run *run, const rp_scenario *s, size_t i, rp_find_fn 
              "%s: %" PRIu64 " %s made at %s (%s, retaining %s)%s; held by %s: %s", cls,
              g->count, noun, g->file[0] ? site : "an unknown line", bytes, ret, rounds, holder,
              g->path[0] ? g->path : "(no path)");
-    snprintf(f.at.file, sizeof f.at.file, "%s", g->file[0] ? g->file : f.scenario);
+    if (g->file[0])
+        program_file(run, g->file, f.at.file, sizeof f.at.file);
+    else
+        snprintf(f.at.file, sizeof f.at.file, "%s", f.scenario);
     f.at.line = g->file[0] ? g->line : 0;
     /* the other sites of the same leak: its class, held the same way */
     for (size_t k = 0; k < v->ngroups && f.nrelated < RP_FIND_RELATED; k++) {
@@ -195,7 +210,7 @@ static void group(const rp_run *run, const rp_scenario *s, size_t i, rp_find_fn 
             (strcmp(o->file, g->file) == 0 && o->line == g->line))
             continue;
         rp_loc *l = &f.related[f.nrelated++];
-        snprintf(l->file, sizeof l->file, "%s", o->file);
+        program_file(run, o->file, l->file, sizeof l->file);
         l->line = o->line;
         snprintf(l->what, sizeof l->what, "also %s: %" PRIu64 " %s made here, held by %s",
                  cls, o->count, fk_category_noun(o->cat, o->count), oh);

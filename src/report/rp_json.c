@@ -3,6 +3,7 @@
  * a million retained objects stays greppable; output goes through a private
  * 64 KiB buffer (rp_jw.h). */
 #include "report/rp_int.h"
+#include "report/rp_find.h"
 #include "report/rp_jw.h"
 
 #include <math.h>
@@ -336,10 +337,15 @@ static void failure(jw *w, const rp_scenario *sc, size_t idx, size_t *detailed)
 
 static const char *const ITEM = ",\n        ", *FIRST = "\n        ";
 
-static int scenario(jw *w, const rp_scenario *s)
+static int scenario(jw *w, const rp_run *run, const rp_scenario *s)
 {
     int rc = 0;
-    rp_jw_key(w, "    {\n      ", "file"); rp_jw_str(w, s->file ? s->file : "");
+    /* a recording is named after its program (rp_run.program), the
+     * recording itself beside it */
+    rp_jw_key(w, "    {\n      ", "file"); rp_jw_str(w, rp_scenario_name(run, s));
+    if (run->program && run->n == 1) {
+        rp_jw_key(w, ",\n      ", "recording"); rp_jw_str(w, s->file);
+    }
     rp_jw_key(w, ",\n      ", "status"); rp_jw_str(w, rp_status_name(s->status));
     rp_jw_key(w, ",\n      ", "expectations");
     rp_jw_key(w, "{", "passed"); rp_jw_u64(w, s->passed);
@@ -467,7 +473,7 @@ int rp_write_json(const rp_run *run, FILE *f)
     rp_jw_put(w, "[", 1);
     for (size_t i = 0; i < run->n; i++) {
         rp_jw_raw(w, i ? ",\n" : "\n");
-        if (scenario(w, &run->scenarios[i]) != 0)
+        if (scenario(w, run, &run->scenarios[i]) != 0)
             rc = -1;
     }
     rp_jw_raw(w, run->n ? "\n  ]" : "]");

@@ -140,6 +140,40 @@ void rp_vgroup_holder(const rp_vgroup *g, char *buf, size_t n)
         snprintf(buf, n, "%s", g->root_name);
 }
 
+void rp_verdict_summary(const rp_verdict *v, char *buf, size_t n)
+{
+    size_t used = 0, failing = 0;
+    const rp_vgroup *lead = NULL;
+    buf[0] = '\0';
+    for (int c = 0; c < HP_CL_COUNT; c++)
+        if ((v->fails_on & (1u << c)) && v->count[c] && used < n)
+            used += (size_t)snprintf(buf + used, n - used, "%s%" PRIu64 " %s", used ? ", " : "",
+                                     v->count[c], hp_class_name((hp_class)c));
+    if (!used) {
+        snprintf(buf, n, "no leak");
+        return;
+    }
+    /* the group to name: the first failing one of fake tensors, else the first */
+    for (size_t i = 0; i < v->ngroups; i++) {
+        const rp_vgroup *g = &v->groups[i];
+        if (g->suppressed || !(v->fails_on & (1u << g->cls)))
+            continue;
+        failing++;
+        if (!lead || (lead->cat != FK_CAT_FAKE && g->cat == FK_CAT_FAKE))
+            lead = g;
+    }
+    if (!lead || used >= n)
+        return;
+    char site[200], holder[128];
+    rp_vgroup_site(lead, site, sizeof site);
+    rp_vgroup_holder(lead, holder, sizeof holder);
+    used += (size_t)snprintf(buf + used, n - used, ": %" PRIu64 " %s made at %s, held by %s",
+                             lead->count, fk_category_noun(lead->cat, lead->count), site, holder);
+    if (failing > 1 && used < n)
+        snprintf(buf + used, n - used, " (and %zu more group%s)", failing - 1,
+                 failing > 2 ? "s" : "");
+}
+
 /* ---- the text lines ---- */
 
 /* The path past its root element ("unreachable -> a -> b": "a -> b"). */

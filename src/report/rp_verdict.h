@@ -129,6 +129,13 @@ void rp_vgroup_site(const rp_vgroup *g, char *buf, size_t n);
  * registry". */
 void rp_vgroup_holder(const rp_vgroup *g, char *buf, size_t n);
 
+/* The verdict's summary line, for a CI's failure message (JUnit, TAP, the
+ * pytest plugin): its failing counts, then the biggest failing group:
+ *   "20 accumulating: 5 fake tensors made at prog.py:13, held by KEEP
+ *   (and 3 more groups)"
+ * ("no leak" when nothing fails). */
+void rp_verdict_summary(const rp_verdict *v, char *buf, size_t n);
+
 /* The text writer's lines (and JSON's "text"):
  *   verdict at line 42 (the model's retention analysis after a full
  *   collection; fails on: lost accumulating): 1 lost, 0 accumulating, ...

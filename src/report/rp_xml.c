@@ -1,6 +1,7 @@
 /* rp_xml.c - JUnit XML and TAP version 13 reports. */
 #include "report/rp_int.h"
 #include "report/rp_jw.h"
+#include "report/rp_find.h"
 
 #include <string.h>
 
@@ -21,14 +22,22 @@ static void summary(const rp_scenario *s, char *buf, size_t n)
     } while (0)
     if (s->error)
         ADD("%s", s->error);
-    if (s->nfailures) {
-        const rp_failure *f = &s->failures[0];
+    if (s->verdict && rp_verdict_fails(s->verdict)) {
+        char v[600];
+        rp_verdict_summary(s->verdict, v, sizeof v);
+        ADD("%s%s", used ? "; " : "", v);
+    }
+    size_t first = 0;   /* the verdict's own failures (line 0) are its summary */
+    while (s->verdict && first < s->nfailures && s->failures[first].line == 0)
+        first++;
+    if (s->nfailures > first) {
+        const rp_failure *f = &s->failures[first];
         ADD("%sline %u: %s", used ? "; " : "", f->line, f->text ? f->text : "");
         if (f->actual)
             ADD(" (actual: %s)", f->actual);
-        if (s->nfailures > 1)
-            ADD(" and %zu more failed expectation%s", s->nfailures - 1,
-                s->nfailures > 2 ? "s" : "");
+        if (s->nfailures > first + 1)
+            ADD(" and %zu more failed expectation%s", s->nfailures - first - 1,
+                s->nfailures > first + 2 ? "s" : "");
     }
     if (s->nretained) {
         uint64_t total = 0;
@@ -107,10 +116,11 @@ int rp_write_junit(const rp_run *run, FILE *f, const rp_options *o)
     fputs("    </properties>\n", f);
     for (size_t i = 0; i < run->n; i++) {
         const rp_scenario *sc = &run->scenarios[i];
+        const char *name = rp_scenario_name(run, sc);
         fputs("    <testcase name=\"", f);
-        sk_puts(&s, sc->file ? sc->file : "?");
+        sk_puts(&s, name);
         fputs("\" classname=\"", f);
-        classname(&s, sc->file);
+        classname(&s, name);
         fprintf(f, "\" time=\"%.6f\"", sc->wall_ms / 1000.0);
         if (sc->status == RP_PASS && sc->whatif) {
             fputs(">\n      <system-out>", f);
@@ -180,7 +190,7 @@ int rp_write_tap(const rp_run *run, FILE *f, const rp_options *o)
         const rp_scenario *sc = &run->scenarios[i];
         int ok = sc->status == RP_PASS || sc->status == RP_SKIP;
         fprintf(f, "%s %zu - ", ok ? "ok" : "not ok", i + 1);
-        tap_desc(f, sc->file ? sc->file : "?");
+        tap_desc(f, rp_scenario_name(run, sc));
         if (sc->status == RP_SKIP)
             fputs(" # SKIP", f);
         fputc('\n', f);
