@@ -810,17 +810,20 @@ static void render_config(const st_config *c, const char *cls, st_config *cc)
         cc->expect_all = 2;   /* tensor queries too */
 }
 
-/* Does the rendering of every action show cls? Tried focused first: only
- * the checks of cls (another check that the same divergence breaks first,
- * as live("mode") before unreachable() when a mode is not collected, would
- * end every candidate with a failure of another class), then every check.
- * x->c is left at the first that does; *lines (per text line, its action)
- * and o are that rendering's. 1, 0 (none does) or -1 (OOM). */
+/* Does the rendering of every action show cls? With every check after
+ * every action first; then, when that fails with other classes only, with
+ * the checks of cls alone (another check that the same divergence breaks
+ * first, as live("mode") before unreachable() when a mode is collected one
+ * statement late, or an earlier divergence of another kind, would end every
+ * candidate with a failure of another class). x->c is left at the first
+ * that does; *lines (per text line, its action) and o are that
+ * rendering's. 1, 0 (none does) or -1 (OOM). */
 static int reproduce(ashr *x, st_config *cc, const char *cls, uint32_t **lines,
                      size_t *nlines, st_outcome *o)
 {
-    for (int focus = cc->expect_all ? 1 : 0; focus >= 0; focus--) {
-        cc->expect_class = focus ? cls : NULL;
+    int tries = cc->expect_all ? 2 : 1;
+    for (int k = 0; k < tries; k++) {
+        cc->expect_class = k ? cls : NULL;
         const char *t = render_kept(x, lines, nlines);
         if (!t)
             return -1;
@@ -828,7 +831,7 @@ static int reproduce(ashr *x, st_config *cc, const char *cls, uint32_t **lines,
         st_run_forked(x->s->e, "shrink.scn", t, 0, o);
         if (st_outcome_has(o, cls))
             return 1;
-        if (focus)
+        if (k + 1 < tries)
             st_lines_free(*lines, *nlines);
     }
     return 0;
