@@ -10,7 +10,7 @@ import time
 from .compare import compare
 from .engine import DTYPES, _dtypes
 from .holders import program_roots
-from .torch113 import Recorder
+from . import torch113, torch2
 
 
 def tell_fakegc(program, recorder):
@@ -101,7 +101,8 @@ def record(argv):
                   "lingering)" % bad[0], file=sys.stderr)
             tell_fakegc("none", "usage")
             return 2
-    rec = Recorder(torch, o.program, o.max_events, o.lang)
+    line = torch113 if torch.__version__.startswith("1.") else torch2
+    rec = line.Recorder(torch, o.program, o.max_events, o.lang)
     if not o.no_hooks:
         rec.install()
     sys.argv = [o.program] + o.args

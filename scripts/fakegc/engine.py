@@ -267,6 +267,26 @@ class Recorder:
     """What every PyTorch line records alike; a line's module adds read(),
     its events, finish() and install()."""
 
+    counters = COUNTERS       # the memo counters written as expectations
+    # the header: how to replay the recording and what it says
+    INTRO = (
+        "# Replay: fakegc run --compat pytorch-1.13 THIS.scn. The expectations are the",
+        "# counters PyTorch 1.13.1 showed, under its periodic sweep (fidelity: a",
+        "# mismatch means the model is wrong); verdict() at the end is the model's",
+        "# own judgement of what the program left behind. at(FILE, LINE) names the",
+        "# program's line of what follows; hold(X, PATH) says where the program",
+        "# still holds X at its end.",
+        "# Real tensors are written where the program first converts them; the fake",
+        "# tensors that operations made under a mode are written as constructors of",
+        "# the same shape under `with MODE` (op outputs are not memoized, so that is",
+        "# a faithful stand-in for the mode's lifetime). Deaths are `del` lines, in",
+        "# the order CPython ran the finalizers.",
+    )
+    CONFIG = ['config sweep = "periodic"   # PyTorch 1.13.1\'s policy: the expectations '
+              'are its counters (--sweep eager overrides, see --compare)',
+              'config end_check = "off"    # the verdict() at the program\'s end judges '
+              'what it left behind']
+
     def __init__(self, torch, program, max_events=0, lang=1):
         self.torch = torch
         self.program = os.path.abspath(program)
@@ -434,7 +454,7 @@ class Recorder:
                     continue
                 v = self.read(kind, x)
                 old = self.last.setdefault(o.name, {})
-                for c in COUNTERS:
+                for c in self.counters:
                     if c in v and old.get(c, 128 if c == "sweep_every" else 0) != v[c]:
                         self.lines.append(Line("expect", "expect %s.%s == %d" % (o.name, c, v[c])))
                         old[c] = v[c]
@@ -568,7 +588,7 @@ class Recorder:
             if t is None:
                 continue
             try:
-                c = t.storage()._cdata
+                c = self.storage_of(t)._cdata
             except Exception:
                 continue
             if c != o.stor and self.lang >= 2:
@@ -578,7 +598,7 @@ class Recorder:
                 self.note("set_() on a recorded tensor is written at the next event after it; "
                           "a death in between would see the old storage")
                 from torch.multiprocessing.reductions import StorageWeakRef
-                o.stor, o.sref = c, StorageWeakRef(t.storage())
+                o.stor, o.sref = c, StorageWeakRef(self.storage_of(t))
                 o.geom = (tuple(t.shape), tuple(t.stride()), t.storage_offset(), t.dtype)
                 self.hold(o)
                 continue
@@ -591,6 +611,9 @@ class Recorder:
                 o.stor, o.sref = c, None
 
     # --------------------------------------------------------- real tensors
+
+    def storage_of(self, t):
+        return t.storage()
 
     def dtype(self, t):
         d = DTYPES.get(t.dtype)
@@ -650,7 +673,7 @@ class Recorder:
         o.owner = weakref.ref(t)
         if lay == torch.strided and not t.is_quantized:
             try:
-                st = t.storage()
+                st = self.storage_of(t)
                 o.stor = st._cdata
                 from torch.multiprocessing.reductions import StorageWeakRef
                 o.sref = StorageWeakRef(st)
@@ -679,7 +702,7 @@ class Recorder:
                     e += ".neg_view()"
                 return e
         try:
-            c = t.storage()._cdata
+            c = self.storage_of(t)._cdata
         except Exception:
             c = None
         hs = self.holders.get(c) if c is not None else None
@@ -708,7 +731,7 @@ class Recorder:
     def storage_expr(self, t):
         """Version 2: `STORAGE, offset, sizes, strides` for t's storage: a
         recorded holder's `.storage()`, or a fresh tensor's of its size."""
-        st = t.storage()
+        st = self.storage_of(t)
         hs = self.holders.get(st._cdata)
         if hs:
             src = "%s.storage()" % hs[0].name
@@ -749,7 +772,7 @@ class Recorder:
         weakref.finalize(g, self.died, go.oid)
         try:
             from torch.multiprocessing.reductions import StorageWeakRef
-            st = g.storage()
+            st = self.storage_of(g)
             go.stor, go.sref = st._cdata, StorageWeakRef(st)
             self.hold(go)
         except Exception:
@@ -792,17 +815,7 @@ class Recorder:
         body = batch_units(units) if batch else flat(units)
         head = ["# recorded by scripts/record.py from %s (torch %s)"
                 % (os.path.basename(self.program), self.torch.__version__),
-                "# Replay: fakegc run --compat pytorch-1.13 THIS.scn. The expectations are the",
-                "# counters PyTorch 1.13.1 showed, under its periodic sweep (fidelity: a",
-                "# mismatch means the model is wrong); verdict() at the end is the model's",
-                "# own judgement of what the program left behind. at(FILE, LINE) names the",
-                "# program's line of what follows; hold(X, PATH) says where the program",
-                "# still holds X at its end.",
-                "# Real tensors are written where the program first converts them; the fake",
-                "# tensors that operations made under a mode are written as constructors of",
-                "# the same shape under `with MODE` (op outputs are not memoized, so that is",
-                "# a faithful stand-in for the mode's lifetime). Deaths are `del` lines, in",
-                "# the order CPython ran the finalizers.",
+               ] + list(self.INTRO) + [
                 "# events: %d (%s)" % (self.events, ", ".join(
                     "%d %s" % (v, k) for k, v in sorted(self.stats.items())))]
         head += ["# " + h for h in header_extra]
@@ -818,10 +831,7 @@ class Recorder:
             head += ["#   - " + n for n in self.notes]
         else:
             head.append("# Not expressible: nothing.")
-        head.append('config sweep = "periodic"   # PyTorch 1.13.1\'s policy: the expectations '
-                    'are its counters (--sweep eager overrides, see --compare)')
-        head.append('config end_check = "off"    # the verdict() at the program\'s end judges '
-                    'what it left behind')
+        head += self.CONFIG
         return "\n".join(head + body) + "\n"
 
     def units(self):

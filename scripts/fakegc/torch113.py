@@ -29,6 +29,9 @@ from .scn import esc, tup
 
 
 class Recorder(engine.Recorder):
+    KEPT = "PyTorch 1.13.1"
+    HIT_NOTE = "  memo hit: PyTorch 1.13.1's _fix_weakref keeps it alive"
+
     def read(self, kind, x):
         if kind in ("mode", "fconv"):
             fc = x.fake_tensor_converter if kind == "mode" else x
@@ -175,7 +178,7 @@ class Recorder(engine.Recorder):
         known = self.objs.get(id(out))
         if known is not None and known.kind == "fake":
             self.emit("%s = %s" % (known.name, call),
-                      site + "  memo hit: PyTorch 1.13.1's _fix_weakref keeps it alive")
+                      site + self.HIT_NOTE)
         elif isinstance(out, FakeTensor):
             o = Obj("fake", id(out))
             name = self.bind(o, "f", site, out)
@@ -355,7 +358,7 @@ class Recorder(engine.Recorder):
             fn = getattr(info.func, "__qualname__", "")
             if fn.endswith("del_ten") and "_subclasses" in getattr(info.func, "__module__", ""):
                 fins += 1
-        why = ', "PyTorch 1.13.1 kept this many after gc.collect()"'
+        why = ', "%s kept this many after gc.collect()"' % self.KEPT
         self.lines.append(Line("expect", 'expect live("mode") == %d%s' % (modes, why)))
         self.lines.append(Line("expect", 'expect live("converter") == %d%s' % (convs, why)))
         self.lines.append(Line("expect", 'expect live("fake") == %d%s' % (fakes, why)))

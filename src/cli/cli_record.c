@@ -66,8 +66,9 @@ static const op_opt rows[] = {
 const op_cmd cli_record_cmd = {
     "record", "[OPTIONS] [--] PROGRAM.py [ARGS...]",
     "Run a PyTorch program under the recorder (record.py, with the Python that\n"
-    "has torch 1.13.1), replay the recording in the model under --compat\n"
-    "pytorch-1.13 and print the verdict: what the program left behind at its\n"
+    "has torch 1.13.1 to 2.14), replay the recording in the model under the\n"
+    "design of its torch (pytorch-1.13, or pytorch-2.3 for 2.x; --compat\n"
+    "says otherwise) and print the verdict: what the program left behind at its\n"
     "end, in leak classes - lost (no root of the program reaches it: fails),\n"
     "accumulating (held by the program, growing with the rounds of the loop\n"
     "that made it: fails), still reachable (held by the program's variables,\n"
@@ -212,10 +213,7 @@ static int replay(const rec_args *a, const char *scn, const char *prog)
     rargv[rn++] = title;
     rargv[rn++] = (char *)"--program";
     rargv[rn++] = (char *)prog;
-    if (!a->compat_given) {
-        rargv[rn++] = (char *)"--compat";
-        rargv[rn++] = (char *)"pytorch-1.13";
-    }
+    /* without --compat, run replays a recording on its own torch's design */
     for (size_t k = 0; k < a->npass; k++)
         rargv[rn++] = a->pass[k];
     rargv[rn++] = (char *)"--";
@@ -268,8 +266,7 @@ int cli_record(int argc, char **argv)
     } else {
         rc = replay(&a, scn, argv[a.prog]);
         if (!tmp[0])
-            fprintf(stderr, "fakegc record: recording kept in %s (fakegc run%s %s)\n", scn,
-                    a.compat_given ? "" : " --compat pytorch-1.13", scn);
+            fprintf(stderr, "fakegc record: recording kept in %s (fakegc run %s)\n", scn, scn);
         if (internal && rc != CLI_EXIT_USAGE)
             rc = CLI_EXIT_INTERNAL;
     }

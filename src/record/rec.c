@@ -235,7 +235,8 @@ int rec_tell(const rec_result *r, const rec_job *j, const char *who, int *have)
         return 1;
     case REC_NO_TORCH:
         fprintf(stderr, "%s: torch is not importable by %s (use --python with the Python "
-                        "that has PyTorch 1.13.1)\n", who, j->python);
+                        "that has PyTorch 1.13.1 to 2.14, or a root of scripts/torch-root.sh)\n",
+                who, j->python);
         *have = 0;
         return 1;
     case REC_INTERNAL:

@@ -125,6 +125,10 @@ void sc_vm_release_holds(sc_vm *vm);
 
 /* What-if replay (sc_whatif.c, designs.md "Replaying a 1.13.1 recording
  * under 2.x"). sc_is_recording: p's first line is the recorder's. 
+ * sc_recorded_design: the design a recording was made on (its config
+ * compat, else the line of the torch version its first line names:
+ * "(torch 1.13..." pytorch-1.13, "(torch 2...." pytorch-2.3), -1 for a
+ * scenario that is no recording; `run` uses it when no --compat is given.
  * sc_whatif_of: 1 when p is a recording and design (an fk_design_id, not
  * the default) is another row than the one it was recorded on. After each
  * statement of a recording, sc_whatif_sample adds the memo entries and
@@ -132,6 +136,7 @@ void sc_vm_release_holds(sc_vm *vm);
  * at the program's end, sc_whatif_finish writes vm->out->whatif (a what-if only):
  * the skipped count and this design's final counters per mode. */
 int sc_is_recording(const sc_program *p);
+int sc_recorded_design(const sc_program *p);
 int sc_whatif_of(const sc_program *p, int design);
 void sc_whatif_sample(sc_vm *vm);
 int sc_whatif_finish(sc_vm *vm);

@@ -21,8 +21,15 @@
 #include "scenario/sc_vm.h"
 
 #define RECORDED_MARK "# recorded by scripts/record.py from "
-#define RECORDED_ON "pytorch-1.13"     /* the recorder runs PyTorch 1.13.1 */
+#define TORCH_MARK " (torch "
 enum { MODE_LINES = 8 };               /* final counters: modes listed */
+
+/* The PyTorch line a recorder's torch version belongs to: the prefix of
+ * the version and the design that models it (a recording of another line
+ * that names no config compat is taken as 1.13's). */
+static const struct {
+    const char *prefix, *design;
+} recorded_on[] = {{"1.", "pytorch-1.13"}, {"2.", "pytorch-2.3"}};
 
 int sc_is_recording(const sc_program *p)
 {
@@ -30,13 +37,47 @@ int sc_is_recording(const sc_program *p)
     return p->src && p->len >= n && memcmp(p->src, RECORDED_MARK, n) == 0;
 }
 
+/* The torch version in the recording's first line, as a pointer into the
+ * source and a length (0 when the line has none). */
+static size_t torch_version(const sc_program *p, const char **at)
+{
+    const char *eol = memchr(p->src, '\n', p->len);
+    size_t line = eol ? (size_t)(eol - p->src) : p->len, m = strlen(TORCH_MARK);
+    for (size_t i = 0; i + m <= line; i++)
+        if (memcmp(p->src + i, TORCH_MARK, m) == 0) {
+            size_t k = i + m;
+            while (k < line && p->src[k] != ')')
+                k++;
+            *at = p->src + i + m;
+            return k - (i + m);
+        }
+    return 0;
+}
+
+int sc_recorded_design(const sc_program *p)
+{
+    if (!sc_is_recording(p))
+        return -1;
+    if (p->cfg_compat >= 0)
+        return p->cfg_compat;
+    const char *v = NULL;
+    size_t n = torch_version(p, &v);
+    const char *name = "pytorch-1.13";
+    for (size_t i = 0; i < sizeof recorded_on / sizeof recorded_on[0]; i++) {
+        size_t k = strlen(recorded_on[i].prefix);
+        if (n >= k && memcmp(v, recorded_on[i].prefix, k) == 0)
+            name = recorded_on[i].design;
+    }
+    fk_design_id own;
+    return fk_design_from_name(name, &own) == 0 ? (int)own : -1;
+}
+
 int sc_whatif_of(const sc_program *p, int design)
 {
-    fk_design_id own;
-    if (!sc_is_recording(p) || design == FK_D_DEFAULT ||
-        fk_design_from_name(RECORDED_ON, &own) != 0)
+    int own = sc_recorded_design(p);
+    if (own < 0 || design == FK_D_DEFAULT)
         return 0;
-    return design != (int)own;
+    return design != own;
 }
 
 /* Memo entries of one converter object: the MetaConverter's tables, and
@@ -135,10 +176,14 @@ int sc_whatif_finish(sc_vm *vm)
         return 0;
     wbuf b = {0};
     size_t nmodes = 0;
-    wput(&b, "what-if under %s: a recording of PyTorch 1.13.1 replayed in another design; "
-             "skipped: %" PRIu64 " expectations (1.13.1 fidelity, not checked); this design's "
+    const char *v = "1.13.1";
+    size_t vn = torch_version(vm->p, &v);
+    if (vn == 0 || vn > 64)
+        vn = strlen(v = "1.13.1");
+    wput(&b, "what-if under %s: a recording of PyTorch %.*s replayed in another design; "
+             "skipped: %" PRIu64 " expectations (%.*s fidelity, not checked); this design's "
              "verdict alone decides\n",
-         fk_design_now()->name, vm->out->skipped_fidelity);
+         fk_design_now()->name, (int)vn, v, vm->out->skipped_fidelity, (int)vn, v);
     for (obj *o = obj_live_first(); o; o = obj_iter_next(o))
         if (fk_is_mode(o) && nmodes++ < MODE_LINES)
             mode_line(&b, vm, o);

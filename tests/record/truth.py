@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""truth.py PROGRAM.py - what real PyTorch 1.13.1 keeps when PROGRAM ends.
+"""truth.py PROGRAM.py - what real PyTorch (1.13.1 or 2.x) keeps when PROGRAM ends.
 
 Runs PROGRAM as the module __main__ (registered in sys.modules, so that
 objgraph sees it as a proper module), with a weak reference to every
@@ -17,6 +17,9 @@ the modes of a loop is an accumulating registry); "mode" also has
 "to_sweep": the distinct numbers of conversions left until the next sweep
 of each live MetaConverter (a mode's or a stand-alone one) with expired
 storages pending.
+Under 2.x, "finalizer" counts only the fake-tensor machinery's own
+(torch._subclasses), and "cache" is the size of the process-wide dispatch
+cache (FakeTensorMode.cache) at the end.
 Exit 77 when torch or objgraph is not importable."""
 import gc
 import json
@@ -29,7 +32,7 @@ import weakref
 def main(prog):
     try:
         import objgraph
-        import torch  # noqa: F401
+        import torch
         from torch._subclasses import fake_tensor as ft
     except ImportError as e:
         print("skipped: %s" % e)
@@ -90,12 +93,18 @@ def main(prog):
         out[kind] = {"alive": len(alive), "held": held, "chained": chained}
         if kind == "mode":   # conversions to the next sweep, where storages wait for it
             live = [r() for r in mcs if r() is not None]
-            out[kind]["to_sweep"] = sorted(set(
+            out[kind]["to_sweep"] = sorted(set(    # 2.x: no sweep, no pending list
                 mc.check_expired_frequency - mc.check_expired_count
-                for mc in live if mc.maybe_storages_to_delete))
+                for mc in live if getattr(mc, "maybe_storages_to_delete", None)))
             del live
         del alive
-    out["finalizer"] = {"alive": len(weakref.finalize._registry) - fin0, "per_mode": per_mode}
+    if torch.__version__.startswith("1."):
+        out["finalizer"] = {"alive": len(weakref.finalize._registry) - fin0, "per_mode": per_mode}
+    else:   # 2.x registers finalizers of its own elsewhere: count the fake-tensor ones
+        out["finalizer"] = {"alive": sum(1 for i in list(weakref.finalize._registry.values())
+                                         if "_subclasses" in getattr(i.func, "__module__", "")),
+                            "per_mode": per_mode}
+        out["cache"] = len(ft.FakeTensorMode.cache)     # the process-wide dispatch cache
     print(json.dumps(out))
     sys.stdout.flush()
     os._exit(0)

@@ -1,0 +1,248 @@
+"""PyTorch 2.x's fake-tensor lifecycle (2.3 to 2.14; designs.md
+"pytorch-2.3"), recorded for `fakegc run --compat pytorch-2.3`.
+
+What differs from 1.13 (torch113.py), and how it is observed:
+  - FakeTensorConverter.from_real_tensor -> every conversion (from_tensor,
+      converter calls, constants: `m.fake(t, constant=true)`, symbolic
+      sizes: `m.fake(t, dynamic=true)` on a mode made with a ShapeEnv);
+      there is no FakeTensorConverter.__call__ any more;
+  - the memos are the describer's `lookup_tensor`/`lookup_storage` (ids of
+      the real tensors and storages) and the MetaConverter's weak-valued
+      `tensor_memo`/`storage_memo` keyed by those ids: they follow the
+      fake's lifetime, not the real tensor's; no pending list, no sweep;
+  - an op output that PyTorch memoized (from_meta_and_device: an entry that
+      lives as long as the output) is written as `empty(SIZES).clone()`
+      under `with m` after `fake_cache().clear()`, which the model memoizes
+      the same way; one served from the dispatch cache (no entry) as a
+      constructor under `with m`;
+  - symbolic sizes of op outputs are written as their hints (noted in the
+      header): the language has no symbolic sizes.
+Counters: memo_tensor_ids, memo_storage_ids, memo_fake (= memo_meta),
+memo_storage, hits, misses, memo_constants (designs.md, pytorch-2.3).
+"""
+
+import warnings
+import weakref
+
+from . import torch113
+from .engine import Line, Obj
+from .scn import tup
+
+COUNTERS2 = ("memo_tensor_ids", "memo_storage_ids", "memo_fake", "memo_storage",
+             "hits", "misses", "memo_constants")
+
+
+class Recorder(torch113.Recorder):
+    counters = COUNTERS2
+    KEPT = "PyTorch %s"
+    HIT_NOTE = "  memo hit: the fake is still alive (a weak-valued memo)"
+    INTRO = (
+        "# Replay: fakegc run THIS.scn (its config compat names the design). The",
+        "# expectations are the counters PyTorch showed (fidelity: a mismatch means",
+        "# the model is wrong); verdict() at the end is the model's own judgement of",
+        "# what the program left behind. at(FILE, LINE) names the program's line of",
+        "# what follows; hold(X, PATH) says where the program still holds X at its end.",
+        "# Real tensors are written where the program first converts them; an op",
+        "# output PyTorch memoized (from_meta_and_device: an entry under a fresh id)",
+        "# is `empty(SIZES).clone()` under `with MODE`, after the model's dispatch",
+        "# cache is cleared (so that the model runs the op); one served from the",
+        "# dispatch cache (no entry) is a constructor under `with MODE`. Deaths are",
+        "# `del` lines, in the order CPython ran the finalizers.",
+    )
+    CONFIG = ['config compat = "pytorch-2.3"   # PyTorch 2.3 and later: weak-valued memos '
+              'keyed by describer ids, no sweep',
+              'config end_check = "off"    # the verdict() at the program\'s end judges '
+              'what it left behind']
+
+    def __init__(self, *a, **k):
+        torch113.Recorder.__init__(self, *a, **k)
+        self.KEPT = "PyTorch %s" % self.torch.__version__.split("+")[0]
+        self.kw_next = ""        # constant=true of the conversion in progress
+        self.ses = {}            # id(ShapeEnv) -> Obj
+
+    def storage_of(self, t):
+        with warnings.catch_warnings():     # TypedStorage is deprecated (2.x warns once)
+            warnings.simplefilter("ignore")
+            return t.storage()
+
+    # ------------------------------------------------------------ counters
+
+    def read(self, kind, x):
+        if kind in ("mode", "fconv"):
+            fc = x.fake_tensor_converter if kind == "mode" else x
+            mc = fc.meta_converter
+            consts = sum(len(v) for v in getattr(fc, "constant_storage_mapping", {}).values())
+        else:
+            mc, consts = x, 0
+        d = mc.describer
+        v = {"memo_tensor_ids": len(d.lookup_tensor), "memo_storage_ids": len(d.lookup_storage),
+             "memo_fake": len(mc.tensor_memo), "memo_storage": len(mc.storage_memo),
+             "hits": mc.hit, "misses": mc.miss}
+        if kind != "mc":
+            v["memo_constants"] = consts
+        return v
+
+    # -------------------------------------------------------------- events
+
+    def on_mode(self, mode):
+        se = getattr(mode, "shape_env", None)
+        if se is None:
+            return torch113.Recorder.on_mode(self, mode)
+        if not self.tick():
+            return
+        self.flush()
+        self.close_with()
+        site = self.site()
+        self.mark(site)
+        so = self.ses.get(id(se))
+        if so is None or so.oid not in self.objs:
+            so = Obj("se", id(se))
+            self.bind(so, "se", site, se)
+            self.ses[id(se)] = so
+            self.emit("%s = shape_env()" % so.name, site)
+        o = Obj("mode", id(mode))
+        name = self.bind(o, "m", site, mode)
+        self.modes[id(mode)] = (o, weakref.ref(mode))
+        self.last[name] = {}
+        self.stats["modes"] += 1
+        self.emit("%s = fake_mode(shape_env=%s)" % (name, so.name), site)
+
+    def convert_pre(self, conv, mode, t, device):
+        pre = torch113.Recorder.convert_pre(self, conv, mode, t, device)
+        if pre is None or not self.kw_next:
+            return pre
+        call, cid, site = pre
+        return call[:-1] + self.kw_next + ")", cid, site
+
+    def convert_post(self, t, out, call, cid, site):
+        if any(not isinstance(s, int) for s in getattr(out, "shape", ())) and \
+                "constant=true" not in call:
+            call = call[:-1] + ", dynamic=true)"
+        torch113.Recorder.convert_post(self, t, out, call, cid, site)
+
+    def on_real(self, orig, conv, mode, t, make_constant, shape_env, k):
+        self.kw_next = ", constant=true" if make_constant else ""
+        try:
+            return self.on_convert(orig, conv, mode, t, None, (make_constant, shape_env), k)
+        finally:
+            self.kw_next = ""
+
+    def size_list(self, x, site):
+        out = []
+        for s in x.shape:
+            if isinstance(s, int):
+                out.append(s)
+                continue
+            hint = getattr(getattr(s, "node", None), "hint", None)
+            if hint is None:
+                return None
+            self.note("%s: symbolic sizes of op outputs are written as their hints "
+                      "(the language has no symbolic sizes)" % site)
+            out.append(int(hint))
+        return out
+
+    def op_output(self, x):
+        mo = self.modes.get(id(x.fake_mode), (None, None))[0]
+        if mo is None or not self.tick():
+            return
+        self.flush()
+        site = self.site()
+        sizes = self.size_list(x, site)
+        if sizes is None:
+            self.note("%s: an op output with unbacked symbolic sizes is not written "
+                      "(no hint to stand for it)" % site)
+            return
+        mode = x.fake_mode
+        memo = mode.fake_tensor_converter.meta_converter.tensor_memo
+        memoized = any(v is x for v in list(memo.values()))
+        o = Obj("op", id(x))
+        kw = []
+        if x.dtype != self.torch.float32:
+            kw.append("dtype=" + self.dtype(x))
+        dev = str(x.fake_device)
+        strided = x.layout == self.torch.strided and not x.is_contiguous() and \
+            all(isinstance(s, int) for s in x.stride())
+        if x.layout != self.torch.strided:
+            self.note("%s: a fake op output of layout %s is written as a strided one"
+                      % (site, x.layout))
+        if strided:
+            ctor, args = "empty_strided", [tup(sizes), tup(x.stride())] + kw
+        else:
+            ctor, args = "empty", [str(s) for s in sizes] + kw
+        if self.open_with != mo.name:
+            self.close_with()
+            self.lines.append(Line("open", "with %s" % mo.name))
+            self.open_with = mo.name
+        self.mark(site)
+        name = self.bind(o, "x", site, x)
+        if dev != "cpu":
+            args.append('device="%s"' % dev)
+        if memoized:
+            # an op on a fake under the mode memoizes its output under a
+            # fresh id; the cache is cleared first so that the model runs
+            # the op (as PyTorch did) rather than serve it from its cache
+            self.emit("fake_cache().clear()", "the model's dispatch cache: the stand-in "
+                      "below is not the program's op")
+            self.emit("%s = %s(%s).clone()" % (name, ctor, ", ".join(args)),
+                      site + "  op output (memoized)")
+            self.memoized_out = True
+        else:
+            self.emit("%s = %s(%s)" % (name, ctor, ", ".join(args)), site)
+        self.stats["op_outputs"] += 1
+
+    def outputs(self, out):
+        """The op's outputs, then the counters once (they hold every
+        output's memo entry)."""
+        self.memoized_out = False
+        torch113.Recorder.outputs(self, out)
+        if self.memoized_out:
+            self.expects()
+
+    def install(self):
+        from torch._subclasses import fake_tensor as ft, meta_utils as mu
+        rec = self
+        FM, FC, MC = ft.FakeTensorMode, ft.FakeTensorConverter, mu.MetaConverter
+        m_init, c_init, frt = FM.__init__, FC.__init__, FC.from_real_tensor
+        mc_init, mc_call, disp = MC.__init__, MC.__call__, FM.__torch_dispatch__
+
+        def real_call(conv, mode, t, device, make_constant=False, shape_env=None, **k):
+            return frt(conv, mode, t, make_constant, shape_env, **k)
+
+        def mode_init(self, *a, **k):
+            rec.init_depth += 1
+            try:
+                m_init(self, *a, **k)
+            finally:
+                rec.init_depth -= 1
+            if rec.init_depth == 0:
+                rec.safe(rec.on_mode, self)
+
+        def conv_init(self, *a, **k):
+            rec.init_depth += 1
+            try:
+                c_init(self, *a, **k)
+            finally:
+                rec.init_depth -= 1
+            if rec.init_depth == 0 and not rec.stopped:
+                rec.safe(rec.on_fc, self)
+
+        def from_real(self, fake_mode, t, make_constant=False, shape_env=None, **k):
+            return rec.on_real(real_call, self, fake_mode, t, make_constant, shape_env, k)
+
+        def meta_init(self, *a, **k):
+            mc_init(self, *a, **k)
+            if rec.init_depth == 0:
+                rec.safe(rec.on_mc, self)
+
+        def meta_call(self, t, *a, **k):
+            return rec.on_meta(mc_call, self, t, a, k)
+
+        def dispatch(self, func, types, args=(), kwargs=None):
+            return rec.on_dispatch(disp, self, func, types, args,
+                                   {} if kwargs is None else kwargs)
+
+        self.saved = [(c, n, c.__dict__.get(n)) for c, n in (
+            (FM, "__init__"), (FC, "__init__"), (FC, "from_real_tensor"), (MC, "__init__"),
+            (MC, "__call__"), (FM, "__torch_dispatch__"))]
+        FM.__init__, FC.__init__, FC.from_real_tensor = mode_init, conv_init, from_real
+        MC.__init__, MC.__call__, FM.__torch_dispatch__ = meta_init, meta_call, dispatch
