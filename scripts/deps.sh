@@ -15,7 +15,8 @@ pkgs=(cmake gcc clang libclang-rt-14-dev pkg-config libc6-dev libcriterion-dev
       python3-matplotlib librsvg2-bin graphviz   # charts, SVG and DOT rendering
       chromium chromium-driver python3-selenium  # the --html pages tested in a real browser
       python3-objgraph                           # holder chains checked against objgraph
-      nodejs)                                    # npm, for the SARIF validator below
+      nodejs                                     # npm, for the SARIF validator below
+      debootstrap)                               # the PyTorch 2.x roots (scripts/torch-root.sh)
 
 # npm packages (README.md "Dependencies"), into a cache folder outside the
 # clone: Microsoft's SARIF validator (a self-contained .NET build inside the

@@ -51,7 +51,8 @@ class recording:
         except ImportError as e:
             raise RecordingError("fakegc.recording: torch is not importable (%s)" % e)
         from .engine import DTYPES, _dtypes
-        from .torch113 import Recorder
+        from . import torch113, torch2
+        Recorder = (torch113 if torch.__version__.startswith("1.") else torch2).Recorder
         DTYPES.update(_dtypes(torch))
         frame = sys._getframe(1)
         self.frame = frame

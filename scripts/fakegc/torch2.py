@@ -190,6 +190,13 @@ class Recorder(torch113.Recorder):
             self.emit("%s = %s(%s)" % (name, ctor, ", ".join(args)), site)
         self.stats["op_outputs"] += 1
 
+    def on_dispatch(self, orig, mode, func, types, args, kwargs):
+        """The counters of the deaths before the op are read before it runs
+        (it memoizes its outputs as it goes)."""
+        if self.disp_depth == 0 and self.conv_depth == 0 and not self.stopped and self.need:
+            self.safe(self.settle)
+        return torch113.Recorder.on_dispatch(self, orig, mode, func, types, args, kwargs)
+
     def outputs(self, out):
         """The op's outputs, then the counters once (they hold every
         output's memo entry)."""

@@ -74,6 +74,7 @@ from torch._subclasses.fake_tensor import (FakeTensor, FakeTensorConverter, Fake
 from torch._subclasses.meta_utils import MetaConverter
 
 _ALLOW_META = %(allow_meta)s
+_V2 = not torch.__version__.startswith("1.")    # 2.x: no sweep, describer ids, from_real_tensor
 _REC = {}
 _ABORT = None
 _L = 0
@@ -83,27 +84,27 @@ gc.disable()            # fakegc's default is config gc = "manual"
 def _gc_and_sweep():
     gc.collect()
     for o in gc.get_objects():
-        if isinstance(o, MetaConverter):
+        if isinstance(o, MetaConverter) and not _V2:
             o.check_for_expired_weak_storages()
 
 
 def _fake_mode(sweep_every=None):
-    m = FakeTensorMode(allow_meta=_ALLOW_META)
-    if sweep_every is not None:
+    m = FakeTensorMode() if _V2 else FakeTensorMode(allow_meta=_ALLOW_META)
+    if sweep_every is not None and not _V2:
         m.fake_tensor_converter.meta_converter.check_expired_frequency = sweep_every
     return m
 
 
 def _meta_converter(sweep_every=None):
     mc = MetaConverter()
-    if sweep_every is not None:
+    if sweep_every is not None and not _V2:
         mc.check_expired_frequency = sweep_every
     return mc
 
 
 def _fake_converter(sweep_every=None):
     c = FakeTensorConverter()
-    if sweep_every is not None:
+    if sweep_every is not None and not _V2:
         c.meta_converter.check_expired_frequency = sweep_every
     return c
 
@@ -126,6 +127,8 @@ def _fake(m, t, device=None):
         raise TypeError("fake() needs a fake mode, not %%s" %% type(m).__name__)
     if device is None:
         return m.from_tensor(t)
+    if _V2:
+        return m.fake_tensor_converter.from_meta_and_device(m, t, torch.device(device))
     return m.fake_tensor_converter(m, t, device)
 
 
@@ -134,6 +137,8 @@ def _meta(m, t):
 
 
 def _sweep(m):
+    if _V2:
+        return 0        # 2.x has no sweep
     return _mc(m).check_for_expired_weak_storages()
 
 
@@ -145,6 +150,17 @@ def _ctr(m, name):
             raise TypeError("memo_fake needs a fake mode")
         return len(m.fake_tensor_converter.tensor_memo)
     mc = _mc(m)
+    if name == "memo_tensor_ids":
+        return len(mc.describer.lookup_tensor) if _V2 else len(mc.tensor_memo)
+    if name == "memo_storage_ids":
+        return len(mc.describer.lookup_storage) if _V2 else len(mc.storage_memo)
+    if name == "memo_constants":
+        if isinstance(m, FakeTensorMode):
+            m = m.fake_tensor_converter
+        cm = getattr(m, "constant_storage_mapping", {})
+        return sum(len(v) for v in cm.values())
+    if _V2 and name in ("pending", "sweep_every"):
+        return 0        # no pending list, no sweep
     if name == "memo_meta":
         return len(mc.tensor_memo)
     if name == "memo_storage":

@@ -40,7 +40,11 @@ from scn import ScnError, parse_file  # noqa: E402
 from translate import translate  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(HERE))
-PYTHON = os.environ.get("XREF_PYTHON", "/usr/bin/python3")   # the one with torch
+PYTHON = os.environ.get("XREF_PYTHON", "/usr/bin/python3")   # the one with torch (--python)
+# the design the twins' PyTorch is checked against: 1.13.1 with its own
+# policy; 2.x (2.6, 2.14: a launcher of scripts/torch-root.sh) under pytorch-2.3
+COMPAT = ["--compat", "pytorch-1.13", "--sweep", "periodic"]
+COMPAT_2X = ["--compat", "pytorch-2.3"]
 EXIT_SKIP = 77
 
 
@@ -206,8 +210,7 @@ def run_fakegc(fakegc, path, src_lines, overrides, timeout):
             f.write("\n".join(lines))
         # PyTorch 1.13.1 (its own _fix_weakref leak included) with its
         # policies whatever the scenario's config says (--sweep beats config).
-        cmd = [fakegc, "run", tmp, "--compat", "pytorch-1.13", "--sweep", "periodic",
-               "--format", "json"]
+        cmd = [fakegc, "run", tmp] + COMPAT + ["--format", "json"]
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -372,6 +375,12 @@ def collect(paths):
     return files
 
 
+def torch_version():
+    p = subprocess.run([PYTHON, "-c", "import torch; print(torch.__version__)"],
+                       capture_output=True, text=True, timeout=120)
+    return p.stdout.strip()
+
+
 def torch_importable():
     try:
         p = subprocess.run([PYTHON, "-c", "import torch, torch._subclasses.fake_tensor"],
@@ -395,6 +404,9 @@ def main(argv=None):
     ap.add_argument("--emit", metavar="FILE",
                     help="write the generated Python (a directory with several scenarios)")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per run")
+    ap.add_argument("--python", default=None,
+                    help="the Python with torch that runs the twins (default $XREF_PYTHON or "
+                    "/usr/bin/python3; 2.x: compared under --compat pytorch-2.3)")
     ap.add_argument("--allow-meta", action="store_true",
                     help="FakeTensorMode(allow_meta=True) (fake tensors on meta)")
     try:
@@ -428,7 +440,12 @@ def main(argv=None):
             os.makedirs(args.emit, exist_ok=True)
             emit_paths = [os.path.join(args.emit, os.path.splitext(os.path.basename(f))[0] + ".py")
                           for f in files]
+    global PYTHON, COMPAT
+    if args.python:
+        PYTHON = args.python
     why = torch_importable()
+    if not why and not torch_version().startswith("1."):
+        COMPAT = COMPAT_2X
     if why:
         print("xref: SKIP: torch is not importable by %s (%s)" % (PYTHON, why))
         return EXIT_SKIP

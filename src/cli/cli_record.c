@@ -203,6 +203,20 @@ static int parse(rec_args *a, int argc, char **argv)
 /* Judge the recording: `fakegc run` on it, with record's run options; its
  * text and page are on the program (and the recording, when kept), not on
  * a temporary .scn. */
+/* The recording's first line names torch 1.x (the recorder writes
+ * "(torch VERSION)" there). */
+static int recorded_on_1_13(const char *scn)
+{
+    char line[1024];
+    FILE *f = fopen(scn, "r");
+    if (!f)
+        return 1;
+    int one = !fgets(line, sizeof line, f) || !strstr(line, "(torch ") ||
+              strstr(line, "(torch 1.") != NULL;
+    fclose(f);
+    return one;
+}
+
 static int replay(const rec_args *a, const char *scn, const char *prog)
 {
     char *rargv[MAX_PASS + 8], title[PATH_MAX * 2 + 16];
@@ -213,7 +227,12 @@ static int replay(const rec_args *a, const char *scn, const char *prog)
     rargv[rn++] = title;
     rargv[rn++] = (char *)"--program";
     rargv[rn++] = (char *)prog;
-    /* without --compat, run replays a recording on its own torch's design */
+    /* without --compat: a 2.x recording names its design (config compat);
+     * a 1.13 one is replayed under pytorch-1.13 */
+    if (!a->compat_given && recorded_on_1_13(scn)) {
+        rargv[rn++] = (char *)"--compat";
+        rargv[rn++] = (char *)"pytorch-1.13";
+    }
     for (size_t k = 0; k < a->npass; k++)
         rargv[rn++] = a->pass[k];
     rargv[rn++] = (char *)"--";
@@ -266,7 +285,9 @@ int cli_record(int argc, char **argv)
     } else {
         rc = replay(&a, scn, argv[a.prog]);
         if (!tmp[0])
-            fprintf(stderr, "fakegc record: recording kept in %s (fakegc run %s)\n", scn, scn);
+            fprintf(stderr, "fakegc record: recording kept in %s (fakegc run%s %s)\n", scn,
+                    a.compat_given || !recorded_on_1_13(scn) ? "" : " --compat pytorch-1.13",
+                    scn);
         if (internal && rc != CLI_EXIT_USAGE)
             rc = CLI_EXIT_INTERNAL;
     }

@@ -433,12 +433,9 @@ static int run_program(const sc_program *p, const sc_options *opt, rp_scenario *
     vm.out = out;
     uint64_t base_total = 0;   /* set once the interpreter's arrays exist */
     vm.gc_mode = opt->gc >= 0 ? opt->gc : p->cfg_gc >= 0 ? p->cfg_gc : SC_GC_MANUAL;
-    /* --compat wins over config compat (designs.md "Additions, version 3");
-     * a recording without either replays on the design of its torch */
-    int recorded = sc_recorded_design(p);
+    /* --compat wins over config compat (designs.md "Additions, version 3") */
     fk_design_id design = opt->design >= 0 ? (fk_design_id)opt->design
-                        : p->cfg_compat >= 0 ? (fk_design_id)p->cfg_compat
-                        : recorded >= 0 ? (fk_design_id)recorded : FK_D_DEFAULT;
+                        : p->cfg_compat >= 0 ? (fk_design_id)p->cfg_compat : FK_D_DEFAULT;
     fk_design_set(design);
     fk_cache_clear();          /* the process-wide dispatch cache, per scenario */
     fk_unbacked_reset();       /* inference mode off */

@@ -128,7 +128,9 @@ void sc_vm_release_holds(sc_vm *vm);
  * sc_recorded_design: the design a recording was made on (its config
  * compat, else the line of the torch version its first line names:
  * "(torch 1.13..." pytorch-1.13, "(torch 2...." pytorch-2.3), -1 for a
- * scenario that is no recording; `run` uses it when no --compat is given.
+ * scenario that is no recording. A 2.x recording names its design in a
+ * config compat, which `run` follows; `record` passes --compat
+ * pytorch-1.13 for a 1.13 one (`run` alone keeps fakegc's default there).
  * sc_whatif_of: 1 when p is a recording and design (an fk_design_id, not
  * the default) is another row than the one it was recorded on. After each
  * statement of a recording, sc_whatif_sample adds the memo entries and
