@@ -153,8 +153,14 @@ static int parse_all(run_args *a, const sc_files *f)
         rp_run run;
         run_init(&run, c, &col, f->n);
         run.stopped = stopped;
-        /* text on stdout would only repeat the diagnostics on stderr */
-        if (cli_write_reports(c, "run", &run, !(c->format == RP_TEXT && !c->output)) == 0)
+        /* text on stdout would only repeat the diagnostics on stderr; the
+         * page and the timeline are complete documents saying so too */
+        int wr = cli_write_reports(c, "run", &run, !(c->format == RP_TEXT && !c->output));
+        if (wr == 0 && c->html_f)
+            wr = rp_write_html(c->html_f, &run, NULL, 0);
+        if (wr == 0 && c->timeline_f)
+            wr = rp_write_timeline_svg(c->timeline_f, NULL, 0);
+        if (wr == 0)   /* else the previous files stay as they were (teardown) */
             cli_outputs_commit(c, "run");   /* the report says why nothing ran */
         rp_collect_free(&col);
         er_clear();

@@ -22,6 +22,15 @@ rc=$?
 [ "$rc" -eq 2 ] || bad "parse error: exit $rc"
 /usr/bin/python3 -c 'import json,sys; d=json.load(open("r.json")); sys.exit(d["status"] != "error")' \
     || bad "parse error: r.json is not a complete report with status error: $(head -c 200 r.json)"
+# ... and so are the page and the timeline: complete documents, never empty
+"$fakegc" run ok.scn --html p.html --timeline t.svg >/dev/null 2>&1 || bad "ok.scn: exit $?"
+"$fakegc" run ok.scn broken.scn --html p.html --timeline t.svg >/dev/null 2>&1
+rc=$?
+[ "$rc" -eq 2 ] || bad "parse error with --html: exit $rc"
+[ -s p.html ] && tail -c 20 p.html | grep -q "</html>" && grep -q "did not parse" p.html ||
+    bad "parse error: p.html is not a complete page ($(wc -c < p.html) bytes)"
+[ -s t.svg ] && xmllint --noout t.svg 2>/dev/null && grep -q "</svg>" t.svg ||
+    bad "parse error: t.svg is not a complete SVG ($(wc -c < t.svg) bytes)"
 # --output naming an input is refused, the input untouched
 "$fakegc" run ok.scn --output ok.scn 2>err
 rc=$?
