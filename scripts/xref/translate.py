@@ -613,9 +613,13 @@ class _Translator:
                 return TX("%s(sweep_every=%s)" % (fn, kw["sweep_every"]))
             return TX(fn + "()")
         if name == "gc":
-            a, kw, bad = self.args(n, st, (), 0, 0)
+            a, kw, bad = self.args(n, st, (), 0, 1)
             if bad:
                 return bad
+            if a:
+                # gc(N): generations 0..N and no sweep, CPython's gc.collect(N)
+                return TX("gc.collect(%s)" % a[0], "noval",
+                          "gc() return value (objects freed) is not comparable")
             # fakegc's gc() is a collection AND the expired-storage sweep of
             # every converter (fakegc-scenario(5)); PyTorch's gc.collect()
             # does not sweep, so the sweep is spelled out here.

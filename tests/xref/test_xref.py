@@ -126,6 +126,16 @@ class TranslatorTest(unittest.TestCase):
         body = tr.code.split("\ntry:\n", 1)[1]
         self.assertEqual(body.count("_gc_and_sweep()"), 2)
 
+    def test_gc_of_a_generation_is_gc_collect_of_it(self):
+        tr = tr_of("""\
+            gc(1)
+            k = gc(0)
+            """)
+        # generations 0..N and no sweep: CPython's gc.collect(N)
+        self.assertIn("gc.collect(1)", tr.code)
+        self.assertIn("v_k = gc.collect(0)", tr.code)
+        self.assertNotIn("_gc_and_sweep()", tr.code.split("\ntry:\n", 1)[1])
+
     def test_unknown_line_is_listed_and_taints(self):
         tr = tr_of("""\
             m = fake_mode()
