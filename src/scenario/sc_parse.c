@@ -941,6 +941,12 @@ static sc_expr *parse_chain(parser *p, sc_expr *e)
             }
             if (parse_args(p, c, 0) < 0)
                 return NULL;
+            const sc_word *w = sc_method_row(m);
+            if (w->mk == MK_OBJ && (c->nargs < w->min || c->nargs > w->max)) {
+                error_at(p, nt.line, nt.col, "%s() takes %d argument%s, got %d", nm, w->min,
+                         w->min == 1 ? "" : "s", c->nargs);
+                return NULL;
+            }
             char fname[80];
             snprintf(fname, sizeof fname, "%s", nm);
             if (check_kwargs(p, c, fname, sc_method_row(m)->kw, &nt) < 0)

@@ -214,6 +214,10 @@ Test(parse, structure_errors)
 Test(parse, arity_of_builtins)
 {
     EXPECT_ERROR("gc(1, 2)\n", "t.scn:1:1: error: gc() takes at most 1 argument, got 2");
+    EXPECT_ERROR("m = fake_mode()\nf = m.fake(zeros())\nf.item(1)\n",
+                 "t.scn:3:3: error: item() takes 0 arguments, got 1");
+    EXPECT_ERROR("m = fake_mode()\ntr = tracer(m)\ntr.input()\n",
+                 "t.scn:3:4: error: input() takes 1 argument, got 0");
     EXPECT_ERROR("gc(3)\n",
                  "t.scn:1:4: error: gc() takes a generation: 0, 1 or 2 (2 is a full collection)");
     EXPECT_ERROR("x = 1\ngc(x)\n",
