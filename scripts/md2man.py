@@ -28,7 +28,9 @@ def inline(t):
 
 
 def convert(lines, name, section, desc):
-    out = [f'.TH {name.upper()} {section} "" "fakegc" "fakegc manual"',
+    # .ad l: ragged right, so a long source path or URL cannot leave a line
+    # that groff "cannot adjust" (a warning the install test counts)
+    out = [f'.TH {name.upper()} {section} "" "fakegc" "fakegc manual"', ".ad l",
            ".SH NAME", f"{esc(name)} \\- {esc(desc)}"]
     code = False
     table = []

@@ -65,9 +65,14 @@ const op_cmd cli_bench_cmd = {
     "ending in '*'; none runs them all. Measure a release build\n"
     "(cmake --preset release: -O3 -DNDEBUG; scripts/bench.sh does it).",
     rows, CLI_O_ALLOCATOR | CLI_O_OUTPUT,
-    "exit status: 0 done; 1 slower than the baseline or more memory; 2 usage or\n"
-    "an unreadable file; 3 a benchmark failed (the model returned an error or\n"
-    "leaked blocks).",
+    "Exit status:\n  0 done; 1 slower than the baseline or more memory; 2 usage or\n"
+    "  an unreadable file; 3 a benchmark failed (the model returned an error or\n"
+    "  leaked blocks).\n\n"
+    "Examples:\n"
+    "  fakegc bench --quick  every benchmark, small sizes\n"
+    "  fakegc bench --format json --output base.json  save a run\n"
+    "  fakegc bench --baseline base.json  exit 1 on a regression\n"
+    "  fakegc bench --compare base.json new.json --format markdown  for a pull request",
     NULL, "the benchmark suite"};
 
 /* --compare: its arguments checked, the outputs set up, the comparison. */

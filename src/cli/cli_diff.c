@@ -35,8 +35,12 @@ const op_cmd cli_diff_cmd = {
     "of BASE missing from NEW is a regression. -k compares only the scenarios\n"
     "it matches, in both reports.",
     rows, CLI_O_OUTPUT | CLI_O_OUTPUT_STYLE | CLI_O_HTML | CLI_O_SELECT,
-    "exit status: 0 no regression; 1 a regression; 2 usage error or an\n"
-    "unreadable report; 3 internal error.",
+    "Exit status:\n  0 no regression; 1 a regression; 2 usage error or an\n"
+    "  unreadable report; 3 internal error.\n\n"
+    "Examples:\n"
+    "  fakegc diff base.json new.json  what regressed\n"
+    "  fakegc diff --format markdown base.json new.json  a pull-request comment\n"
+    "  fakegc diff main.json fakegc.json  two record reports, paired by program",
     NULL, "compare two JSON reports"};
 
 /* Read BASE and NEW. 0; or the exit code, printed: an empty or cut-off NEW

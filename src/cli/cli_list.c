@@ -21,7 +21,10 @@ const op_cmd cli_list_cmd = {
     "  options     every option of CMD (or of every command), one a line:\n"
     "              command, long name, short name, kind, value name, words,\n"
     "              help (tab-separated; for completion and man pages)",
-    NULL, 0, "exit status: 0 listed; 2 usage or write error.", NULL,
+    NULL, 0, "Exit status:\n  0 listed; 2 usage or write error.\n\n"
+    "Examples:\n"
+    "  fakegc list benches  the benchmark names\n"
+    "  fakegc list options record  a command's option rows", NULL,
     "list bugs, allocators, benches, words or options"};
 
 static void list_bugs(void)

@@ -20,9 +20,12 @@ const op_cmd cli_merge_cmd = {
     "machine listed. A missing or duplicated shard, reports of different kinds,\n"
     "or reports whose options differ are refused, naming which.",
     NULL, CLI_O_FORMAT | CLI_O_OUTPUT | CLI_O_OUTPUT_STYLE,
-    "exit status: 0 the merged campaign found nothing; 1 it has a failure;\n"
-    "2 usage error, the inputs are not one campaign, or a write error;\n"
-    "3 internal error.",
+    "Exit status:\n  0 the merged campaign found nothing; 1 it has a failure;\n"
+    "  2 usage error, the inputs are not one campaign, or a write error;\n"
+    "  3 internal error.\n\n"
+    "Examples:\n"
+    "  fakegc merge shard-*.json --output all.json  one campaign's shards\n"
+    "  fakegc merge --format junit shard-*.json  as JUnit",
     NULL, "merge the shard reports of one campaign"};
 
 int cli_merge(int argc, char **argv)

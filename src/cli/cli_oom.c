@@ -49,8 +49,11 @@ const op_cmd cli_oom_cmd = {
     rows,
     CLI_O_ALLOCATOR | CLI_O_INJECT | CLI_O_COMPAT | CLI_O_GC | CLI_O_SWEEP | CLI_O_JSON |
         CLI_O_FORMAT | CLI_O_OUTPUT | CLI_O_LIMITS | CLI_O_OUTPUT_STYLE | CLI_O_SELECT,
-    "exit status: 0 every run ended cleanly; 1 a leak, an unclean end, a finding\n"
-    "or a crash; 2 usage or parse error; 3 internal error.",
+    "Exit status:\n  0 every run ended cleanly; 1 a leak, an unclean end, a finding\n"
+    "  or a crash; 2 usage or parse error; 3 internal error.\n\n"
+    "Examples:\n"
+    "  fakegc oom scenarios/memo  every allocation of each scenario fails in turn\n"
+    "  fakegc oom --format json --output oom.json scenarios  for scripts",
     NULL, "fail each allocation in turn; every run must end cleanly"};
 
 /* The document's head: who wrote it, the environment, the shard. */

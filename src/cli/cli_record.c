@@ -20,9 +20,10 @@
 #include "record/rec.h"
 #include "scenario/sc.h"
 
-#define RECORD_MASK (CLI_O_ALLOCATOR | CLI_O_INJECT | CLI_O_COMPAT | CLI_O_GC | CLI_O_SWEEP | CLI_O_HTML | \
-                     CLI_O_SCAN | CLI_O_FORMAT | CLI_O_OUTPUT | CLI_O_DOT | CLI_O_TIMELINE |              \
-                     CLI_O_VERIFY | CLI_O_LIMITS | CLI_O_OUTPUT_STYLE | CLI_O_ALSO)
+#define RECORD_MASK                                                                      \
+    (CLI_O_ALLOCATOR | CLI_O_INJECT | CLI_O_COMPAT | CLI_O_GC | CLI_O_SWEEP | CLI_O_HTML |       \
+     CLI_O_SCAN | CLI_O_FORMAT | CLI_O_OUTPUT | CLI_O_DOT | CLI_O_TIMELINE | CLI_O_VERIFY |      \
+     CLI_O_LIMITS | CLI_O_OUTPUT_STYLE | CLI_O_ALSO)
 
 #define RECORD_PYTHON "/usr/bin/python3"
 #define MAX_PASS 64
@@ -78,13 +79,19 @@ const op_cmd cli_record_cmd = {
     "The program's stdout goes to stderr; stdout carries the report. Options\n"
     "of the program itself go after `--`: fakegc record -- prog.py --its-flag.",
     rows, RECORD_MASK,
-    "exit status: 0 clean; 1 a leak (or a fidelity mismatch); 2 usage; 3\n"
-    "internal error (the recorder failed, torch not importable, no recording).\n"
-    "A program that fails is reported with its exit status (its own, whatever\n"
-    "it is: 77 and 127 too), and what was recorded up to there is judged.\n"
-    "SIGINT (Ctrl-C) and SIGTERM are passed to the program's process group: a\n"
-    "SIGINT's KeyboardInterrupt ends the recording, which is judged, then\n"
-    "fakegc exits 130 (143 for SIGTERM); a second signal kills the group.",
+    "Exit status:\n  0 clean; 1 a leak (or a fidelity mismatch); 2 usage; 3\n"
+    "  internal error (the recorder failed, torch not importable, no recording).\n"
+    "  A program that fails is reported with its exit status (its own, whatever\n"
+    "  it is: 77 and 127 too), and what was recorded up to there is judged.\n"
+    "  SIGINT (Ctrl-C) and SIGTERM are passed to the program's process group: a\n"
+    "  SIGINT's KeyboardInterrupt ends the recording, which is judged, then\n"
+    "  fakegc exits 130 (143 for SIGTERM); a second signal kills the group.\n\n"
+    "Examples:\n"
+    "  fakegc record -- train.py --epochs 2  the program's options after --\n"
+    "  fakegc record -o train.scn -- train.py  keep the recording (fakegc run it later)\n"
+    "  fakegc record --format github --sarif f.sarif --json f.json -- train.py  a CI step\n"
+    "  fakegc record --fail-on lost,accumulating,reachable -- train.py  reachable fails too\n"
+    "  fakegc diff main.json fakegc.json  two reports of one program: what now leaks",
     NULL, "record a PyTorch program and judge what it leaves behind"};
 
 /* record.py: installed beside the binary (PREFIX/bin -> PREFIX/libexec/

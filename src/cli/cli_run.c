@@ -56,13 +56,19 @@ const op_cmd cli_run_cmd = {
     "named leaks/ (scenarios/recorded/leaks/: recordings of leaking programs,\n"
     "whose verdict fails). Name such a file (or the folder itself) to run it.",
     rows,
-    CLI_O_ALLOCATOR | CLI_O_INJECT | CLI_O_COMPAT | CLI_O_GC | CLI_O_SWEEP | CLI_O_SCAN | CLI_O_FORMAT |
-        CLI_O_OUTPUT | CLI_O_DOT | CLI_O_TIMELINE | CLI_O_JOBS | CLI_O_REPEAT | CLI_O_VERIFY |
-        CLI_O_LIMITS | CLI_O_OUTPUT_STYLE | CLI_O_ALSO | CLI_O_HTML | CLI_O_SELECT | CLI_O_STOP,
-    "exit status: 0 everything held; 1 an expectation failed, something was\n"
-    "retained, or the guard allocator caught a bad access (a finding); 2 usage\n"
-    "or parse error (nothing ran), or a write error; 3 internal error; 130\n"
-    "interrupted.",
+    CLI_O_ALLOCATOR | CLI_O_INJECT | CLI_O_COMPAT | CLI_O_GC | CLI_O_SWEEP | CLI_O_SCAN |
+        CLI_O_FORMAT | CLI_O_OUTPUT | CLI_O_DOT | CLI_O_TIMELINE | CLI_O_JOBS | CLI_O_REPEAT |
+        CLI_O_VERIFY | CLI_O_LIMITS | CLI_O_OUTPUT_STYLE | CLI_O_ALSO | CLI_O_HTML |
+        CLI_O_SELECT | CLI_O_STOP,
+    "Exit status:\n  0 everything held; 1 an expectation failed, something was\n"
+    "  retained, or the guard allocator caught a bad access (a finding); 2 usage\n"
+    "  or parse error (nothing ran), or a write error; 3 internal error; 130\n"
+    "  interrupted.\n\n"
+    "Examples:\n"
+    "  fakegc run scenarios/memo  every .scn under the folder\n"
+    "  fakegc run -q --jobs 2 --junit ci.xml --sarif ci.sarif scenarios  a CI run\n"
+    "  fakegc run --inject strong-memo --html page.html scenarios/memo  a bug, on a page\n"
+    "  fakegc run --format github scenarios  annotations for a GitHub log",
     NULL, "run scenario files (or every *.scn under folders)"};
 
 /* ---- running ---- */

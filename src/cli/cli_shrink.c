@@ -29,8 +29,11 @@ const op_cmd cli_shrink_cmd = {
     NULL,
     CLI_O_ALLOCATOR | CLI_O_INJECT | CLI_O_COMPAT | CLI_O_GC | CLI_O_SWEEP | CLI_O_OUTPUT |
         CLI_O_VERIFY | CLI_O_LIMITS | CLI_O_OUTPUT_STYLE,
-    "exit status: 0 shrunk and written; 1 the input does not fail; 2 usage or\n"
-    "parse error; 3 internal error.",
+    "Exit status:\n  0 shrunk and written; 1 the input does not fail; 2 usage or\n"
+    "  parse error; 3 internal error.\n\n"
+    "Examples:\n"
+    "  fakegc shrink big.scn  writes big.min.scn\n"
+    "  fakegc shrink --inject strong-memo -o small.scn big.scn  the reproducer where you want it",
     NULL, "minimize a failing scenario"};
 
 /* The runs' settings from the command line. */

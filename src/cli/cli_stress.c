@@ -80,8 +80,12 @@ const op_cmd cli_stress_cmd = {
     rows,
     CLI_O_ALLOCATOR | CLI_O_INJECT | CLI_O_COMPAT | CLI_O_GC | CLI_O_SWEEP | CLI_O_FORMAT |
         CLI_O_OUTPUT | CLI_O_OUTPUT_STYLE,
-    "exit status: 0 nothing found; 1 a failure (reproducer written);\n"
-    "2 usage error; 3 internal error.",
+    "Exit status:\n  0 nothing found; 1 a failure (reproducer written);\n"
+    "  2 usage error; 3 internal error.\n\n"
+    "Examples:\n"
+    "  fakegc stress --seconds 60  a minute of random lifecycles\n"
+    "  fakegc stress --inject strong-memo --steps 10000  find a planted bug\n"
+    "  fakegc stress --compat pytorch-1.13 --sarif stress.sarif  a failure as SARIF",
     weights_help, "random tensor lifecycles checked against a model"};
 
 /* --html: the reproducer's run (the "reproduce:" line) writes the page,

@@ -51,9 +51,14 @@ static int usage(FILE *f)
                "  --help, --version    this text; the version\n"
                "  --libexec-dir        where the scripts are (bisect.sh, xref/xref.py)\n"
                "  --data-dir           where the shipped scenarios and report schemas are\n"
-               "\n`fakegc COMMAND --help` for a command's options.\n"
-               "exit status: 0 everything held; 1 a failure or retained objects; 2 usage\n"
-               "or parse error (nothing ran); 3 internal error.\n");
+               "\n`fakegc COMMAND --help` for a command's options.\n\n"
+               "Exit status:\n  0 everything held; 1 a failure or retained objects; 2 usage\n"
+               "  or parse error (nothing ran); 3 internal error.\n\n"
+               "Examples:\n"
+               "  fakegc run scenarios                  every shipped scenario\n"
+               "  fakegc record -- train.py             does my program leak fakes?\n"
+               "  fakegc stress --seconds 60            random lifecycles against a model\n"
+               "  fakegc help record                    a command's options\n");
     return ferror(f) ? -1 : 0;
 }
 

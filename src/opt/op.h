@@ -110,8 +110,8 @@ typedef struct op_cmd {
     const char *about;       /* the paragraphs before "options:" */
     const op_opt *opts;      /* OP_END-terminated */
     unsigned common;         /* selects the common rows whose mask has one of these bits */
-    const char *tail;        /* after the options ("exit status: ...") */
-    void (*more)(FILE *f);   /* more help after the tail (stress: its weights), or NULL */
+    const char *tail;        /* after the options: "Exit status:\n  ...", "Examples:\n  ..." */
+    void (*more)(FILE *f);   /* more help before the tail (stress: its weights), or NULL */
     const char *summary;     /* one line for the program's own --help */
 } op_cmd;
 

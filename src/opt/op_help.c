@@ -86,10 +86,10 @@ int op_help(const op_prog *p, const op_cmd *cmd, FILE *f)
         if (!rows[i]->hidden && rows[i]->help)
             row_help(rows[i], f);
     fprintf(f, "  --                   the rest are operands, even if they start with '-'\n");
+    if (cmd->more)   /* before the tail: its exit status and examples end the text */
+        cmd->more(f);
     if (cmd->tail)
         fprintf(f, "\n%s\n", cmd->tail);
-    if (cmd->more)
-        cmd->more(f);
     return ferror(f) ? -1 : 0;
 }
 

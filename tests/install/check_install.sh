@@ -36,11 +36,20 @@ fakegc.recording, fakegc.mark' "$p/$pydir" || fail "import fakegc from $p/$pydir
 ls "$p/share/fakegc/schema/"fakegc-report-3.schema.json > /dev/null || fail "schemas not installed"
 
 # man pages: rendered, and made from the real --help (an option only run has)
-for page in fakegc fakegc-run fakegc-diff fakegc-stress fakegc-oom fakegc-bench; do
+for page in fakegc fakegc-run fakegc-record fakegc-diff fakegc-stress fakegc-oom fakegc-bench \
+            fakegc-shrink fakegc-merge fakegc-list; do
     m=$p/share/man/man1/$page.1
     [ -f "$m" ] || { fail "no man page $page.1"; continue; }
     MANWIDTH=80 man -l "$m" > "$page.txt" 2> /dev/null || fail "man -l $page.1"
 done
+# every page, reference pages too: EXAMPLES, EXIT STATUS and SEE ALSO
+for m in "$p"/share/man/man[157]/fakegc*.[157]; do
+    for sect in EXAMPLES 'EXIT STATUS' 'SEE ALSO'; do
+        MANWIDTH=80 man -l "$m" 2> /dev/null | grep -q "^$sect\$" || fail "${m##*/} has no $sect"
+    done
+done
+grep -q 'fakegc record --format github' fakegc-record.txt || fail "fakegc-record(1) examples"
+grep -q -- '--fail-on' fakegc-record.txt || fail "fakegc-record(1) lacks --fail-on"
 grep -q -- '--timeline' fakegc-run.txt || fail "fakegc-run(1) lacks --timeline"
 grep -q -- '--allow-missing' fakegc-diff.txt || fail "fakegc-diff(1) lacks --allow-missing"
 grep -q 'FAKEGC-RUN(1)' fakegc-run.txt || fail "fakegc-run(1) title"
