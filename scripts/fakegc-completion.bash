@@ -52,7 +52,7 @@ _fakegc() {
         return
     fi
     if [ "$cmd" = list ]; then
-        COMPREPLY=($(compgen -W "bugs allocators benches words options" -- "$cur"))
+        COMPREPLY=($(compgen -W "bugs designs allocators benches words options" -- "$cur"))
         return
     fi
     if [[ $cur == -* ]]; then

@@ -94,20 +94,10 @@ static const op_opt common_rows[] = {
     {"--inject", 0, OP_K_STR, 0, 0, CLI_O_INJECT, "BUG[,BUG]", NULL, 0, 0,
      offsetof(C, inject), NULL, "re-introduce known bugs (fakegc list bugs)"},
     {"--compat", 0, OP_K_FN, 0, 0, CLI_O_COMPAT, "DESIGN", NULL, 0, 0, 0, parse_compat,
-     "the memo design (wins over config compat):\n"
-     "pytorch-1.13: PyTorch 1.13.1, two tensor memos,\n"
-     "periodic sweep every 128 (unless config or --sweep\n"
-     "say otherwise) and its _fix_weakref leak: a fake\n"
-     "memo hit makes the fake and its mode immortal;\n"
-     "pytorch-2.0: PyTorch 2.0-2.2, read from source (no\n"
-     "2.x runs here: scripts/xref cannot check it): one\n"
-     "tensor memo of weak fakes, one finalizer per entry,\n"
-     "fakes of views are views, periodic sweep;\n"
-     "pytorch-2.3: PyTorch 2.3+, read from source (xref\n"
-     "cannot check it either): describer ids, id -> fake\n"
-     "and id -> meta storage, weak values, no sweep;\n"
-     "without: fakegc's design (1.13's tables, eager,\n"
-     "no _fix_weakref leak)"},
+     "the memo design (wins over config compat), one of\n"
+     "`fakegc list designs` (pytorch-1.13, ...); without:\n"
+     "fakegc's design (1.13's tables, eager, no\n"
+     "_fix_weakref leak)"},
     {"--gc", 0, OP_K_ENUM, sizeof(int), 0, CLI_O_GC, "MODE", "manual|auto|stress", 0, 0,
      offsetof(C, gc), NULL, "manual, auto or stress (overrides config gc)"},
     {"--sweep", 0, OP_K_ENUM, sizeof(int), 0, CLI_O_SWEEP, "POLICY", "eager|periodic", 0, 0,

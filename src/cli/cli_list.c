@@ -1,4 +1,5 @@
-/* cli_list.c - `fakegc list bugs|allocators|benches|words|options [CMD]`. */
+/* cli_list.c - `fakegc list bugs|designs|allocators|benches|words|options
+ * [CMD]`. */
 #include "cli/cli.h"
 
 #include <string.h>
@@ -12,8 +13,9 @@ typedef struct list_args {
 } list_args;
 
 const op_cmd cli_list_cmd = {
-    "list", "(bugs|allocators|benches|words|options [CMD])",
+    "list", "(bugs|designs|allocators|benches|words|options [CMD])",
     "  bugs        what --inject can re-introduce\n"
+    "  designs     what --compat and config compat accept\n"
     "  allocators  what --allocator accepts\n"
     "  benches     what `fakegc bench` measures\n"
     "  words       the scenario language's words: name, kind, version,\n"
@@ -25,7 +27,7 @@ const op_cmd cli_list_cmd = {
     "Examples:\n"
     "  fakegc list benches  the benchmark names\n"
     "  fakegc list options record  a command's option rows", NULL,
-    "list bugs, allocators, benches, words or options"};
+    "list bugs, designs, allocators, benches, words or options"};
 
 static void list_bugs(void)
 {
@@ -43,6 +45,11 @@ static int list_one(const char *what, const char *arg)
 {
     if (strcmp(what, "bugs") == 0) {
         list_bugs();
+    } else if (strcmp(what, "designs") == 0) {   /* the design table's rows */
+        for (int d = 0; d < FK_D_COUNT; d++)
+            if (d != FK_D_DEFAULT)
+                printf("%-14s %s\n", fk_design_get((fk_design_id)d)->name,
+                       fk_design_get((fk_design_id)d)->what);
     } else if (strcmp(what, "allocators") == 0) {
         as_list(stdout);
     } else if (strcmp(what, "words") == 0) {
@@ -63,8 +70,8 @@ static int list_one(const char *what, const char *arg)
         for (size_t i = 0; i < nall; i++)
             op_list_options(&cli_prog, all[i], stdout);
     } else {
-        cli_error("list", "unknown list '%s' (expected bugs, allocators, benches, words or "
-                  "options)", what);
+        cli_error("list", "unknown list '%s' (expected bugs, designs, allocators, benches, "
+                  "words or options)", what);
         return -1;
     }
     return 0;

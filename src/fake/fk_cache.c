@@ -21,21 +21,21 @@
 #include "core/er.h"
 #include "fake/fk_internal.h"
 
-/* ---- the rules of each design (rows by design name; none: all off) ---- */
+/* ---- the rules of each design (rows by design; none: all off) ---- */
 
 static const fk_v3_rules rules[] = {
     /* fake_tensor.py@946abe14:928-931 (the cache), tr.finish()'s clears:
      * pytorch#171209 (tables), #193015 (se.tracked), #184445 (constants) */
-    {"pytorch-2.3", 1, 1},
-    {"pytorch-2.14", 1, 1},     /* unchanged through 2.14 (designs.md "After 2.3") */
+    {FK_D_2_3, 1, 1},
+    {FK_D_2_14, 1, 1},          /* unchanged through 2.14 (designs.md "After 2.3") */
 };
 static const fk_v3_rules none;
 
 const fk_v3_rules *fk_v3_rules_now(void)
 {
-    const char *d = fk_design_now()->name;
+    fk_design_id d = fk_design_current();
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
-        if (strcmp(rules[i].design, d) == 0)
+        if (rules[i].design == d)
             return &rules[i];
     return &none;
 }

@@ -88,7 +88,7 @@ int fk_v3_post_op(ts_op op, ts_tensor *self, const ts_args *a, ts_tensor *out,
 
 /* The version-3 rules of a design (fk_cache.c: rows by design name). */
 typedef struct fk_v3_rules {
-    const char *design;
+    fk_design_id design;
     unsigned dispatch_cache : 1;   /* the process-wide dispatch cache */
     unsigned finish_clears : 1;    /* tr.finish() clears tables, tracked, constants */
 } fk_v3_rules;

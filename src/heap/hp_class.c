@@ -37,6 +37,18 @@ int hp_class_from_word(const char *w, hp_class *out)
     return -1;
 }
 
+size_t hp_class_words(char *buf, size_t n)
+{
+    size_t len = 0;
+    for (int c = 0; c < HP_CL_COUNT; c++) {
+        int k = snprintf(buf + (len < n ? len : n), len < n ? n - len : 0, "%s%s",
+                         c ? ", " : "", class_words[c]);
+        if (k > 0)
+            len += (size_t)k;
+    }
+    return len;
+}
+
 int hp_class_mask(const char *csv, unsigned *mask)
 {
     unsigned m = 0;

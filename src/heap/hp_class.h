@@ -47,6 +47,9 @@ const char *hp_class_name(hp_class c);   /* "lost", "accumulating", "still reach
  * range. 0 / -1 on an unknown word for the reverse. */
 const char *hp_class_word(hp_class c);
 int hp_class_from_word(const char *w, hp_class *out);
+/* "lost, accumulating, reachable, lingering" into buf (messages); returns
+ * its length. */
+size_t hp_class_words(char *buf, size_t n);
 /* 0 and the bit mask (1 << class) of a comma list of words, -1 on an
  * unknown word. */
 int hp_class_mask(const char *csv, unsigned *mask);

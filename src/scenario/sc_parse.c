@@ -52,10 +52,18 @@ static const char *const config_keys[] = {"gc", "sweep", "end_check", "compat", 
 static const char *const gc_values[] = {"manual", "auto", "stress", NULL};
 static const char *const sweep_values[] = {"eager", "periodic", NULL};
 static const char *const end_values[] = {"strict", "off", NULL};
-/* fk_design_id order from FK_D_1_13 on (fake/fk.h); "default" is not a value */
-static const char *const compat_values[] = {"pytorch-1.13", "pytorch-2.0", "pytorch-2.3",
-                                            "pytorch-2.14",
-                                            NULL};
+/* config compat's values: the design table's names (fk_design.c), NULL
+ * ended; "default" is not one. */
+static const char *const *compat_values(void)
+{
+    static const char *names[FK_D_COUNT + 1];
+    size_t n = 0;
+    for (int d = 0; d < FK_D_COUNT; d++)
+        if (d != FK_D_DEFAULT)
+            names[n++] = fk_design_get((fk_design_id)d)->name;
+    names[n] = NULL;
+    return names;
+}
 
 static int find_in(const char *const *list, const char *s, size_t n)
 {
@@ -1152,7 +1160,7 @@ static void parse_config(parser *p)
         return;
     }
     const char *const *choices = k == 0 ? gc_values : k == 1 ? sweep_values
-                               : k == 2 ? end_values : compat_values;
+                               : k == 2 ? end_values : compat_values();
     char what[96];
     snprintf(what, sizeof what, "value for config '%s'", key);
     if (check_choice(p, &v, what, choices) < 0)
@@ -1169,8 +1177,11 @@ static void parse_config(parser *p)
         p->prog->cfg_sweep = idx;   /* 0 eager, 1 periodic: fk_policy order */
     else if (k == 2)
         p->prog->cfg_end_check = idx == 0 ? 1 : 0;
-    else
-        p->prog->cfg_compat = FK_D_1_13 + idx;
+    else {
+        fk_design_id d = FK_D_DEFAULT;
+        fk_design_from_name(v.name, &d);   /* a name check_choice found */
+        p->prog->cfg_compat = (int)d;
+    }
     expect_eol(p, "the config value");
 }
 

@@ -82,9 +82,10 @@ static int rule_key(sc_supp_rule *r, char *k, char *v, const char *where, char *
 {
     if (strcmp(k, "class") == 0) {
         hp_class c;
+        char words[96];
+        hp_class_words(words, sizeof words);
         if (hp_class_from_word(v, &c) < 0)
-            return fail(err, n, "%s: class \"%s\": one of lost, accumulating, reachable, "
-                                "lingering", where, v);
+            return fail(err, n, "%s: class \"%s\": one of %s", where, v, words);
         r->cls = (int)c;
     } else if (strcmp(k, "kind") == 0) {
         fk_category c;

@@ -481,9 +481,11 @@ int sc_ev_verdict(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args
     if (has) {
         char csv[128];
         snprintf(csv, sizeof csv, "%.*s", n > 120 ? 120 : (int)n, s);
+        char words[96];
+        hp_class_words(words, sizeof words);
         if (hp_class_mask(csv, &mask) < 0)
-            return er_set(ER_TYPE, "verdict(): fail_on \"%s\": expected a comma list of lost, "
-                                   "accumulating, reachable, lingering", csv);
+            return er_set(ER_TYPE, "verdict(): fail_on \"%s\": expected a comma list of %s", csv,
+                          words);
     }
     const sc_supp *rules = NULL;
     sc_supp read = {0};

@@ -28,8 +28,9 @@ enum { MODE_LINES = 8 };               /* final counters: modes listed */
  * the version and the design that models it (a recording of another line
  * that names no config compat is taken as 1.13's). */
 static const struct {
-    const char *prefix, *design;
-} recorded_on[] = {{"1.", "pytorch-1.13"}, {"2.", "pytorch-2.3"}};
+    const char *prefix;
+    fk_design_id design;
+} recorded_on[] = {{"1.", FK_D_1_13}, {"2.", FK_D_2_3}};
 
 int sc_is_recording(const sc_program *p)
 {
@@ -62,14 +63,13 @@ int sc_recorded_design(const sc_program *p)
         return p->cfg_compat;
     const char *v = NULL;
     size_t n = torch_version(p, &v);
-    const char *name = "pytorch-1.13";
+    fk_design_id own = FK_D_1_13;
     for (size_t i = 0; i < sizeof recorded_on / sizeof recorded_on[0]; i++) {
         size_t k = strlen(recorded_on[i].prefix);
         if (n >= k && memcmp(v, recorded_on[i].prefix, k) == 0)
-            name = recorded_on[i].design;
+            own = recorded_on[i].design;
     }
-    fk_design_id own;
-    return fk_design_from_name(name, &own) == 0 ? (int)own : -1;
+    return (int)own;
 }
 
 int sc_whatif_of(const sc_program *p, int design)

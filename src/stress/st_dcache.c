@@ -29,7 +29,7 @@
 #include "stress/st_model.h"
 
 typedef struct dc_row {
-    const char *design;
+    fk_design_id design;
     uint8_t dispatch_cache;  /* FakeTensorMode.cache: fake_tensor.py@946abe14:928-931 */
     uint8_t finish_clears;   /* tr.finish() clears the mode's four tables: pytorch#171209
                                 (with se.tracked, pytorch#193015, and non-cpu constants,
@@ -42,15 +42,14 @@ typedef struct dc_row {
 } dc_row;
 
 static const dc_row rows[] = {
-    {"pytorch-2.3", 1, 1, 0, 0, 0},
-    {"pytorch-2.14", 1, 1, 1, 1, 1},
+    {FK_D_2_3, 1, 1, 0, 0, 0},
+    {FK_D_2_14, 1, 1, 1, 1, 1},
 };
 
 void m_dc_init(model *m)
 {
-    const fk_design *d = fk_design_get((fk_design_id)m->c->design);
-    for (size_t i = 0; d && i < sizeof rows / sizeof rows[0]; i++)
-        if (strcmp(rows[i].design, d->name) == 0) {
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        if ((int)rows[i].design == m->c->design) {
             m->dcache = rows[i].dispatch_cache;
             m->finish_clears = rows[i].finish_clears;
             m->umemo = rows[i].unbacked_memo;

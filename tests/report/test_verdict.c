@@ -1,0 +1,229 @@
+/* Tests of the typed verdict (report/rp_verdict.h): its word tables, its
+ * text lines made from the facts alone, and its round trip through the JSON
+ * report (what a --jobs worker hands back): every fact read back equal,
+ * and the same text. */
+#include <criterion/criterion.h>
+/* criterion/new/assert.h packs its results in bit-fields */
+#pragma GCC diagnostic ignored "-Wconversion"
+#include <criterion/new/assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc/al.h"
+#include "core/er.h"
+#include "report/rp.h"
+
+static uint64_t base_bytes;
+
+static void setup(void)
+{
+    er_clear();
+    base_bytes = al_live_bytes();
+}
+
+static void teardown(void)
+{
+    cr_expect(eq(u64, al_live_bytes(), base_bytes), "allocator bytes left");
+}
+
+TestSuite(verdict, .init = setup, .fini = teardown);
+
+static rp_vgroup group(hp_class cls, fk_category cat, rp_root_kind root, rp_mechanism mech,
+                       const char *root_name, const char *path, uint64_t count)
+{
+    rp_vgroup g;
+    memset(&g, 0, sizeof g);
+    g.cls = cls;
+    g.cat = cat;
+    g.root = root;
+    g.mech = mech;
+    snprintf(g.root_name, sizeof g.root_name, "%s", root_name);
+    snprintf(g.path, sizeof g.path, "%s", path);
+    snprintf(g.file, sizeof g.file, "prog.py");
+    g.line = 11;
+    g.count = count;
+    g.bytes = 64 * count;
+    g.retained = 100 * count;
+    return g;
+}
+
+/* One verdict with a group of every root kind and mechanism. */
+static rp_verdict *sample(void)
+{
+    rp_verdict *v = rp_verdict_new();
+    cr_assert(ne(ptr, v, NULL));
+    v->line = 42;
+    v->fails_on = (1u << HP_CL_LOST) | (1u << HP_CL_LINGERING);
+    rp_vgroup gs[] = {
+        group(HP_CL_LOST, FK_CAT_FAKE, RP_ROOT_PYTORCH, RP_MECH_REFCOUNT_LEAK, "",
+              "unreachable -> tensor#7", 20),
+        group(HP_CL_LOST, FK_CAT_MODE, RP_ROOT_UNREACHABLE, RP_MECH_NONE, "",
+              "unreachable -> FakeTensorMode#1.converter -> fake_mode#1", 1),
+        group(HP_CL_ACCUMULATING, FK_CAT_META, RP_ROOT_FINALIZERS, RP_MECH_NONE, "",
+              "finalizers -> Finalizer#9 -> tensor#12", 6),
+        group(HP_CL_REACHABLE, FK_CAT_CONVERTER, RP_ROOT_PROGRAM, RP_MECH_NONE, "KEEP",
+              "KEEP[0] -> fake_converter#2", 1),
+        group(HP_CL_LINGERING, FK_CAT_STORAGE, RP_ROOT_PYTORCH, RP_MECH_PENDING_SWEEP, "",
+              "mode -> MetaConverter#3.pending[0] -> storage#6", 3),
+        group(HP_CL_REACHABLE, FK_CAT_FINALIZER, RP_ROOT_WEAK, RP_MECH_NONE, "",
+              "weak -> finalizer#4", 2),
+    };
+    gs[2].first_round = 2, gs[2].last_round = 9, gs[2].rounds = 10;
+    gs[4].converter = 3, gs[4].to_sweep = 108;
+    gs[5].suppressed = 1;
+    for (size_t i = 0; i < sizeof gs / sizeof *gs; i++) {
+        cr_assert(eq(int, rp_verdict_add_group(v, &gs[i]), 0));
+        if (!gs[i].suppressed) {
+            v->count[gs[i].cls] += gs[i].count;
+            v->bytes[gs[i].cls] += gs[i].bytes;
+        }
+    }
+    v->suppressed = 2;
+    cr_assert(eq(int, rp_verdict_add_supp(v, "known-finalizers", FK_CAT_FINALIZER, 2), 0));
+    return v;
+}
+
+Test(verdict, every_word_reads_back_and_an_unknown_one_does_not)
+{
+    for (int c = 0; c < HP_CL_COUNT; c++) {
+        hp_class back = HP_CL_COUNT;
+        cr_assert(eq(int, hp_class_from_word(hp_class_word((hp_class)c), &back), 0));
+        cr_assert(eq(int, back, c), "class %s", hp_class_word((hp_class)c));
+    }
+    for (int c = 0; c < FK_CAT_COUNT; c++) {
+        fk_category back = FK_CAT_COUNT;
+        cr_assert(eq(int, fk_category_from_word(fk_category_word((fk_category)c), &back), 0));
+        cr_assert(eq(int, back, c), "category %s", fk_category_word((fk_category)c));
+        cr_assert(ne(str, (char *)fk_category_noun((fk_category)c, 1), "?"));
+    }
+    for (int k = 0; k < RP_ROOT_COUNT; k++) {
+        rp_root_kind back = RP_ROOT_COUNT;
+        cr_assert(eq(int, rp_root_kind_from_word(rp_root_kind_word((rp_root_kind)k), &back), 0));
+        cr_assert(eq(int, back, k), "root %s", rp_root_kind_word((rp_root_kind)k));
+    }
+    for (int m = 0; m < RP_MECH_COUNT; m++) {
+        rp_mechanism back = RP_MECH_COUNT;
+        cr_assert(eq(int, rp_mechanism_from_word(rp_mechanism_word((rp_mechanism)m), &back), 0));
+        cr_assert(eq(int, back, m), "mechanism %s", rp_mechanism_word((rp_mechanism)m));
+    }
+    hp_class c;
+    fk_category cat;
+    rp_root_kind k;
+    cr_assert(eq(int, hp_class_from_word("still reachable", &c), -1));
+    cr_assert(eq(int, fk_category_from_word("fake tensor", &cat), -1));
+    cr_assert(eq(int, rp_root_kind_from_word("finalizer", &k), -1));
+    char words[128];
+    fk_category_words(words, sizeof words);
+    cr_assert(eq(str, words, "fake, meta, mode, converter, finalizer, storage, memo"));
+    hp_class_words(words, sizeof words);
+    cr_assert(eq(str, words, "lost, accumulating, reachable, lingering"));
+}
+
+Test(verdict, the_text_is_made_from_the_facts)
+{
+    rp_verdict *v = sample();
+    char *t = rp_verdict_text(v);
+    cr_assert(ne(ptr, t, NULL));
+    const char *want[] = {
+        "verdict at line 42 (the model's retention analysis after a full collection; fails "
+        "on: lost lingering): 21 lost, 6 accumulating, 1 still reachable, 3 lingering\n",
+        "  lost: 20 fake tensors made at prog.py:11, held inside PyTorch: a reference no "
+        "holder accounts for",
+        "  lost: 1 mode made at prog.py:11, held inside PyTorch, through what no root of the "
+        "program reaches: FakeTensorMode#1.converter -> fake_mode#1\n",
+        "  accumulating: 6 meta tensors made at prog.py:11, still growing at the end: +0.75 "
+        "per round, made in rounds 2..9 of 10 of the loop around it; held by PyTorch's "
+        "finalizer registry (weakref.finalize): finalizers -> Finalizer#9 -> tensor#12\n",
+        "  still reachable: 1 converter made at prog.py:11, held by the program at KEEP[0] -> "
+        "fake_converter#2\n",
+        "  lingering: 3 expired storages made at prog.py:11, reclaimed at its converter's next "
+        "sweep, in 108 conversions",
+        "  suppressed: 2 finalizers by rule known-finalizers\n"};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        cr_assert(ne(ptr, strstr(t, want[i]), NULL), "missing [%s] in:\n%s", want[i], t);
+    cr_assert(eq(ptr, strstr(t, "weak -> finalizer#4"), NULL), "a suppressed group is listed:\n%s",
+              t);
+    cr_assert(eq(int, rp_verdict_fails(v), 1));
+    v->fails_on = 1u << HP_CL_REACHABLE;
+    v->count[HP_CL_REACHABLE] = 0;
+    cr_assert(eq(int, rp_verdict_fails(v), 0), "no subject in the one failing class");
+    char h[64];
+    rp_vgroup_holder(&v->groups[3], h, sizeof h);
+    cr_assert(eq(str, h, "KEEP"));
+    rp_vgroup_holder(&v->groups[2], h, sizeof h);
+    cr_assert(eq(str, h, "PyTorch's finalizer registry"));
+    rp_vgroup_holder(&v->groups[4], h, sizeof h);
+    cr_assert(eq(str, h, "a pending sweep"));
+    free(t);
+    rp_verdict_free(v);
+}
+
+static void same_group(const rp_vgroup *a, const rp_vgroup *b, size_t i)
+{
+    cr_assert(eq(int, a->cls, b->cls), "group %zu: class", i);
+    cr_assert(eq(int, a->cat, b->cat), "group %zu: category", i);
+    cr_assert(eq(int, a->root, b->root), "group %zu: root", i);
+    cr_assert(eq(int, a->mech, b->mech), "group %zu: mechanism", i);
+    cr_assert(eq(str, (char *)a->root_name, (char *)b->root_name), "group %zu: root name", i);
+    cr_assert(eq(str, (char *)a->file, (char *)b->file), "group %zu: file", i);
+    cr_assert(eq(u32, a->line, b->line), "group %zu: line", i);
+    cr_assert(eq(str, (char *)a->path, (char *)b->path), "group %zu: path", i);
+    cr_assert(eq(u64, a->count, b->count), "group %zu: count", i);
+    cr_assert(eq(u64, a->bytes, b->bytes), "group %zu: bytes", i);
+    cr_assert(eq(u64, a->retained, b->retained), "group %zu: retained", i);
+    cr_assert(eq(u64, a->converter, b->converter), "group %zu: converter", i);
+    cr_assert(eq(i64, a->to_sweep, b->to_sweep), "group %zu: to_sweep", i);
+    cr_assert(eq(u32, a->first_round, b->first_round), "group %zu: rounds", i);
+    cr_assert(eq(u32, a->last_round, b->last_round), "group %zu: rounds", i);
+    cr_assert(eq(u32, a->rounds, b->rounds), "group %zu: rounds", i);
+    cr_assert(eq(int, a->suppressed, b->suppressed), "group %zu: suppressed", i);
+}
+
+Test(verdict, the_json_report_carries_every_fact_back)
+{
+    rp_scenario sc;
+    memset(&sc, 0, sizeof sc);
+    cr_assert(eq(int, rp_scenario_set_file(&sc, "prog.scn"), 0));
+    sc.status = RP_FAIL;
+    sc.verdict = sample();
+    rp_run run = {.tool = "fakegc", .version = "0.1.0", .allocator = "libc",
+                  .scenarios = &sc, .n = 1};
+    rp_run_count(&run);
+    char *json = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&json, &len);
+    cr_assert(eq(int, rp_write(&run, RP_JSON, f, NULL), 0));
+    fclose(f);
+    cr_assert(ne(ptr, strstr(json, "\"fails_on\": [\"lost\", \"lingering\"]"), NULL), "%s", json);
+    cr_assert(ne(ptr, strstr(json, "\"root\": \"pytorch\", \"mechanism\": \"refcount-leak\""),
+                 NULL), "%s", json);
+    rp_run back;
+    char err[256] = "";
+    cr_assert(eq(int, rp_read_json_text(json, len, "v.json", &back, err, sizeof err), 0), "%s",
+              err);
+    cr_assert(eq(sz, back.n, 1));
+    const rp_verdict *a = sc.verdict, *b = back.scenarios[0].verdict;
+    cr_assert(ne(ptr, (void *)b, NULL));
+    cr_assert(eq(u32, a->line, b->line));
+    cr_assert(eq(u32, a->fails_on, b->fails_on));
+    for (int c = 0; c < HP_CL_COUNT; c++) {
+        cr_assert(eq(u64, a->count[c], b->count[c]), "count of %s", hp_class_word((hp_class)c));
+        cr_assert(eq(u64, a->bytes[c], b->bytes[c]), "bytes of %s", hp_class_word((hp_class)c));
+    }
+    cr_assert(eq(u64, a->suppressed, b->suppressed));
+    cr_assert(eq(sz, a->ngroups, b->ngroups));
+    for (size_t i = 0; i < a->ngroups; i++)
+        same_group(&a->groups[i], &b->groups[i], i);
+    cr_assert(eq(sz, a->nsupp, b->nsupp));
+    cr_assert(eq(str, (char *)b->supp[0].rule, "known-finalizers"));
+    cr_assert(eq(int, b->supp[0].cat, FK_CAT_FINALIZER));
+    cr_assert(eq(u64, b->supp[0].count, 2));
+    char *ta = rp_verdict_text(a), *tb = rp_verdict_text(b);
+    cr_assert(eq(str, ta, tb), "the text read back differs");
+    free(ta);
+    free(tb);
+    rp_run_free_read(&back);
+    free(json);
+    rp_scenario_clear(&sc);
+}
