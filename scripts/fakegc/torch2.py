@@ -1,5 +1,6 @@
 """PyTorch 2.x's fake-tensor lifecycle (2.3 to 2.14; designs.md
-"pytorch-2.3"), recorded for `fakegc run --compat pytorch-2.3`.
+"pytorch-2.3"), recorded for `fakegc run` under pytorch-2.3 (2.3 to 2.13)
+or pytorch-2.14 (2.14 and later), named by the recording's config compat.
 
 What differs from 1.13 (torch113.py), and how it is observed:
   - FakeTensorConverter.from_real_tensor -> every conversion (from_tensor,
@@ -32,6 +33,19 @@ COUNTERS2 = ("memo_tensor_ids", "memo_storage_ids", "memo_fake", "memo_storage",
              "hits", "misses", "memo_constants")
 
 
+def design_line(version):
+    """The design a recording of this torch replays on: pytorch-2.14 from
+    2.14 (its 2.4-2.14 lifecycle rows, checked on 2.14.1), else pytorch-2.3."""
+    try:
+        major, minor = (int(x) for x in version.split("+")[0].split(".")[:2])
+    except ValueError:
+        major, minor = 2, 3
+    if (major, minor) >= (2, 14):
+        return ('config compat = "pytorch-2.14"   # PyTorch 2.14: 2.3\'s weak-valued memos keyed '
+                'by describer ids, and what 2.4-2.14 changed around them')
+    return Recorder.CONFIG[0]
+
+
 class Recorder(torch113.Recorder):
     counters = COUNTERS2
     KEPT = "PyTorch %s"
@@ -57,6 +71,7 @@ class Recorder(torch113.Recorder):
     def __init__(self, *a, **k):
         torch113.Recorder.__init__(self, *a, **k)
         self.KEPT = "PyTorch %s" % self.torch.__version__.split("+")[0]
+        self.CONFIG = [design_line(self.torch.__version__)] + self.CONFIG[1:]
         self.kw_next = ""        # constant=true of the conversion in progress
         self.ses = {}            # id(ShapeEnv) -> Obj
 

@@ -6,7 +6,8 @@ Records scripts/record/examples2/NAME.py with `fakegc record --python
 LAUNCHER` (the launcher of scripts/torch-root.sh SUITE, in $FAKEGC_ROOTS or
 /var/cache/fakegc/roots) and requires:
   - the recording to be whole (no INTERNAL, STOPPED or REFUSED in its
-    header), its first line to name that torch, its design pytorch-2.3;
+    header), its first line to name that torch, its design pytorch-2.3
+    (2.6) or pytorch-2.14 (2.14);
   - 0 fidelity mismatches (the counters PyTorch 2.x showed, replayed);
   - the exit status and leak classes of EXPECT[NAME], and the verdict's
     fake tensors and modes to be what the real run keeps (tests/record/
@@ -20,7 +21,6 @@ Exit 77 (skipped) only when the root is absent (scripts/test.sh builds it).
 """
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -30,6 +30,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "record"))
 from check_record import classes  # noqa: E402
 
 TORCH = {"trixie": "2.6", "forky": "2.14"}
+DESIGN = {"trixie": "pytorch-2.3", "forky": "pytorch-2.14"}
 # exit status and the classes the verdict must have (fake tensors unless said)
 EXPECT = {
     "cache_dict": (1, ["accumulating"]),
@@ -78,8 +79,8 @@ def main(fakegc, root, suite, name):
         first = text.split("\n", 1)[0]
         if "(torch %s." % TORCH[suite] not in first:
             bad.append("the first line does not name torch %s: %s" % (TORCH[suite], first))
-        if 'config compat = "pytorch-2.3"' not in text:
-            bad.append("no config compat pytorch-2.3")
+        if 'config compat = "%s"' % DESIGN[suite] not in text:
+            bad.append("no config compat %s" % DESIGN[suite])
         for word in ("INTERNAL", "STOPPED", "REFUSED"):
             if word in head:
                 bad.append("the recording is not whole: %s" % [ln for ln in head.splitlines()
