@@ -43,6 +43,13 @@ _fakegc() {
         words=$(printf '%s' "$row" | cut -f6)
         case $kind in
         choice) COMPREPLY=($(compgen -W "${words//|/ }" -- "$cur")); return ;;
+        value)   # a comma list of its words (--fail-on lost,acc<TAB>, --order)
+            if [ "$words" != - ]; then
+                local pre="" last=$cur
+                case $cur in *,*) pre=${cur%,*},; last=${cur##*,} ;; esac
+                COMPREPLY=($(compgen -P "$pre" -W "${words//|/ }" -- "$last"))
+                return
+            fi ;;
         input|output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         folder) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         esac

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "heap/hp_class.h"
 #include "record/rec.h"
 #include "scenario/sc.h"
 
@@ -35,6 +36,20 @@ typedef struct record_args {
     unsigned timeout;
 } record_args;
 
+/* --fail-on: a comma list of leak classes, checked before anything runs
+ * (its words complete in the shell: `fakegc list options record`) */
+static int fail_on_parse(void *at, const char *v, char *err, size_t n)
+{
+    unsigned mask;
+    if (hp_class_mask(v, &mask) < 0 || !mask) {
+        snprintf(err, n, "expected leak classes separated by commas: "
+                         "lost,accumulating,reachable,lingering");
+        return -1;
+    }
+    *(const char **)at = v;
+    return 0;
+}
+
 #define RSTR(n, s, a, f, h) \
     {n, s, OP_K_STR, 0, 0, 0, a, NULL, 0, 0, offsetof(record_args, f), NULL, h}
 static const op_opt rows[] = {
@@ -42,9 +57,10 @@ static const op_opt rows[] = {
          "keep the recording (default: a temporary file);\n"
          "`fakegc run FILE.scn` gives the same verdict"),
     RSTR("--python", 0, "PATH", python, "the Python with torch (default " RECORD_PYTHON ")"),
-    RSTR("--fail-on", 0, "CLASSES", fail_on,
-         "what fails: lost,accumulating,reachable,lingering\n"
-         "(default lost,accumulating; written into the\nrecording's verdict())"),
+    OP_FN("--fail-on", 0, "CLASSES", "lost|accumulating|reachable|lingering", record_args,
+          fail_on, fail_on_parse,
+          "what fails: lost,accumulating,reachable,lingering\n"
+          "(default lost,accumulating; written into the\nrecording's verdict())"),
     RSTR("--suppress", 0, "FILE", suppress,
          "suppression rules, one a line:\n  NAME: class=C kind=K site=GLOB holder=GLOB\n"
          "(any subset of the keys); what a rule matches is\n"

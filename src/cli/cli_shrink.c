@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,6 +17,13 @@ typedef struct shrink_args {
     cli_common c;
 } shrink_args;
 
+/* -o FILE: --output, written whole or not at all (the common row's own
+ * field, so cli_env_setup opens it as any output) */
+static const op_opt rows[] = {
+    {"--output", 'o', OP_K_OUT, 0, 0, 0, "FILE", NULL, 0, 0, offsetof(shrink_args, c.output),
+     NULL, "write the shrunk scenario there (default stdout),\nwhole or not at all"},
+    OP_END};
+
 const op_cmd cli_shrink_cmd = {
     "shrink", "[OPTIONS] FILE.scn",
     "Minimize a failing scenario: delta debugging over statements and blocks,\n"
@@ -26,14 +34,15 @@ const op_cmd cli_shrink_cmd = {
     "every smaller candidate must also pass without the injected bugs, so the\n"
     "result shows the bug and nothing else. The result goes to --output or\n"
     "stdout; a summary to stderr.",
-    NULL,
+    rows,
     CLI_O_ALLOCATOR | CLI_O_INJECT | CLI_O_COMPAT | CLI_O_GC | CLI_O_SWEEP | CLI_O_OUTPUT |
         CLI_O_VERIFY | CLI_O_LIMITS | CLI_O_OUTPUT_STYLE,
     "Exit status:\n  0 shrunk and written; 1 the input does not fail; 2 usage or\n"
     "  parse error; 3 internal error.\n\n"
     "Examples:\n"
-    "  fakegc shrink big.scn  writes big.min.scn\n"
-    "  fakegc shrink --inject strong-memo -o small.scn big.scn  the reproducer where you want it",
+    "  fakegc shrink big.scn > small.scn  the result on stdout\n"
+    "  fakegc shrink -o small.scn kept.scn  a shrunk recording: the failure kept by its class\n"
+    "  fakegc shrink --inject strong-memo -o small.scn big.scn  the bug and nothing else",
     NULL, "minimize a failing scenario"};
 
 /* The runs' settings from the command line. */

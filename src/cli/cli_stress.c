@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -124,6 +125,21 @@ static int write_page(const stress_args *a, const st_stress_result *r, int exit_
     return exit_code;
 }
 
+/* --out-dir's default: the user's cache ($XDG_CACHE_HOME when absolute,
+ * else $HOME/.cache), /tmp without either; not the working folder, where a
+ * run from anywhere scattered build/stress folders. */
+static const char *default_out_dir(char *buf, size_t n)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (xdg && xdg[0] == '/')
+        snprintf(buf, n, "%s/fakegc/stress", xdg);
+    else if (home && home[0] == '/')
+        snprintf(buf, n, "%s/.cache/fakegc/stress", home);
+    else
+        snprintf(buf, n, "/tmp/fakegc-stress-%ld", (long)getuid());
+    return buf;
+}
+
 /* The command line's plain values for st_setup.h. */
 static st_campaign campaign(const stress_args *a)
 {
@@ -157,9 +173,11 @@ int cli_stress(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     st_campaign camp = campaign(&a);
-    char err[600];
+    char err[600], outdir[PATH_MAX];
     if (a.dump)
         a.o.out_dir = NULL;   /* nothing is written there */
+    else if (!a.o.out_dir)
+        a.o.out_dir = default_out_dir(outdir, sizeof outdir);
     if (st_campaign_check(&a.o, &camp, err, sizeof err) < 0) {
         cli_error("stress", "%s", err);
         return CLI_EXIT_USAGE;

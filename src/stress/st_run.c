@@ -189,6 +189,29 @@ static void classify_failure(const rp_failure *f, st_outcome *o)
     }
 }
 
+/* A recorded program's failing verdict: one class per failing group's
+ * class, holder and category ("accumulating, held by KEEP: fake tensors"),
+ * lines apart (a shrunk recording keeps the failure, not its line). */
+static void classify_verdict(const rp_verdict *v, st_outcome *o)
+{
+    for (size_t i = 0; i < v->ngroups; i++) {
+        const rp_vgroup *g = &v->groups[i];
+        if (g->suppressed || !(v->fails_on & (1u << g->cls)))
+            continue;
+        char holder[128], c[ST_CLASS_LEN];
+        rp_vgroup_holder(g, holder, sizeof holder);
+        snprintf(c, sizeof c, "%s, held by %s: %s", hp_class_name(g->cls), holder,
+                 fk_category_noun(g->cat, 2));
+        add_class(o, "", c);
+    }
+    if (!o->first[0]) {
+        char sum[sizeof o->first - 32];
+        rp_verdict_summary(v, sum, sizeof sum);
+        snprintf(o->first, sizeof o->first, "%u: verdict: %s", v->line, sum);
+        o->first_line = v->line;
+    }
+}
+
 static void classify(const rp_scenario *r, st_outcome *o)
 {
     o->statements = r->statements;
@@ -215,6 +238,8 @@ static void classify(const rp_scenario *r, st_outcome *o)
                      "created at line %u", r->nretained, obj_kind_name(r->retained[0].kind),
                      (unsigned long long)r->retained[0].id, r->retained[0].site.line);
     }
+    if (r->verdict && rp_verdict_fails(r->verdict))
+        classify_verdict(r->verdict, o);
     if (r->status == RP_ERROR && r->error)
         add_class(o, "internal: ", r->error);
     if (o->ncls == 0)

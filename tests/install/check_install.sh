@@ -72,11 +72,14 @@ out=$(bash -c '
     t() { COMP_WORDS=("$@"); COMP_WORDS[0]=$f; COMP_CWORD=$(( $# - 1 )); COMPREPLY=(); _fakegc
           echo "${COMPREPLY[*]}"; }
     t fakegc st; t fakegc run --inj; t fakegc run --inject strong-memo,no-sw
-    t fakegc run --allocator jem; t fakegc diff --format ""' _ "$comp" "$f" 2>&1)
+    t fakegc run --allocator jem; t fakegc diff --format ""
+    t fakegc record --fail-on lo; t fakegc record --fail-on lost,acc' _ "$comp" "$f" 2>&1)
 echo "$out" | sed -n 1p | grep -qw stress || fail "completion of commands: $out"
 echo "$out" | sed -n 2p | grep -q -- '--inject' || fail "completion of options: $out"
 echo "$out" | sed -n 3p | grep -q 'strong-memo,no-sweep' || fail "completion of bugs: $out"
 echo "$out" | sed -n 4p | grep -qw jemalloc || fail "completion of allocators: $out"
 echo "$out" | sed -n 5p | grep -qw markdown || fail "completion of diff formats: $out"
+[ "$(echo "$out" | sed -n 6p)" = lost ] || fail "completion of record --fail-on: $out"
+[ "$(echo "$out" | sed -n 7p)" = lost,accumulating ] || fail "completion of a --fail-on list: $out"
 [ "$fails" -eq 0 ] && echo "check_install: ok ($p)" && exit 0
 exit 1
