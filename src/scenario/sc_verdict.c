@@ -463,6 +463,27 @@ static int suppressions(sc_vm *vm, const sc_expr *e, const sc_supp **rules, sc_s
     return 0;
 }
 
+/* What the verdict judged, beside the report: the page's dominator tree,
+ * and with --dot / --objects its subjects (every member of its groups:
+ * every fake, mode, converter, finalizer, meta tensor and memo entry left
+ * at the end), so a recording's graph and object lines are not empty. */
+static int emit_subjects(sc_vm *vm, hp_graph *g, exec_index *xi, uint32_t line)
+{
+    hp_retained *r = NULL;
+    size_t n = 0, k = 0;
+    if ((vm->o->dot || vm->o->objects) && hp_retained_all(g, &r, &n) != 0)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (subject(&r[i], xi) >= 0) {   /* moved to the front, all n freed below */
+            hp_retained t = r[k];
+            r[k++] = r[i];
+            r[i] = t;
+        }
+    sc_vm_emit(vm, g, -1, r, k, NULL, 0, line);
+    hp_retained_free(r, n);
+    return 0;
+}
+
 int sc_ev_verdict(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
                   sc_val *out)
 {
@@ -518,8 +539,8 @@ int sc_ev_verdict(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args
         rc = record_verdict(vm, &c, mask, rules);
         hp_classes_free(&c);
     }
-    if (rc == 0)   /* the page's dominator tree: the heap the verdict judged */
-        sc_vm_emit(vm, g, -1, NULL, 0, NULL, 0, vm->cur ? vm->cur->line : 0);
+    if (rc == 0)
+        rc = emit_subjects(vm, g, &xi, vm->cur ? vm->cur->line : 0);
     al_free(sorted, vm->nexecs * sizeof *sorted, AL_K_SCENARIO);
     hp_free(g);
     sc_supp_free(&read);

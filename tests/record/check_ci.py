@@ -85,6 +85,23 @@ def check_names_and_messages(tmp):
           f"github: {prog}:13 from the working folder: {out[:300]}")
 
 
+def check_dot_and_objects(tmp):
+    """--dot and --objects of a record cover the verdict's groups."""
+    dot, objs = os.path.join(tmp, "r.dot"), os.path.join(tmp, "r.jsonl")
+    rc, _, err = run("record", "--dot", dot, "--objects", objs, "--", "sub/accumulate.py", cwd=tmp)
+    check(rc == 1, f"record --dot --objects: exit 1 (got {rc}: {err[-200:]})")
+    lines = [json.loads(l) for l in open(objs)]
+    kinds = sorted(l["object"]["kind"] for l in lines)
+    fakes = [l for l in lines if l["object"]["describe"].startswith("fake ")]
+    check(len(fakes) == 5 and all(l["object"]["path"][0].startswith("KEEP[") for l in fakes),
+          f"--objects: the 5 accumulating fakes, held by KEEP: {kinds}")
+    check(kinds.count("fake_mode") == 5, f"--objects: the 5 modes: {kinds}")
+    text = open(dot).read()
+    check(text.count("->") >= 5 and "KEEP" in text, "--dot: a graph with the holders")
+    p = subprocess.run(["dot", "-Tsvg", "-o", os.devnull, dot], capture_output=True, text=True)
+    check(p.returncode == 0, f"--dot parses: {p.stderr[:200]}")
+
+
 def check_diff(tmp):
     for d, name in (("v1", "accumulate_fixed.py"), ("v2", "accumulate.py")):
         os.makedirs(os.path.join(tmp, d), exist_ok=True)
@@ -153,6 +170,7 @@ def main():
         shutil.copy(os.path.join(SRC, "tests/record/programs/accumulate.py"),
                     os.path.join(tmp, "sub/accumulate.py"))
         check_names_and_messages(tmp)
+        check_dot_and_objects(tmp)
         check_diff(tmp)
         check_workflow(tmp)
     if failures:
