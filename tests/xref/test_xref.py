@@ -136,6 +136,22 @@ class TranslatorTest(unittest.TestCase):
         self.assertIn("v_k = gc.collect(0)", tr.code)
         self.assertNotIn("_gc_and_sweep()", tr.code.split("\ntry:\n", 1)[1])
 
+    def test_gc_stress_collects_after_a_with_block_ends(self):
+        tr = tr_of("""\
+            config gc = "stress"
+            m = fake_mode()
+            with m
+              a = empty(2)
+            end
+            b = empty(2)
+            """)
+        body = tr.code.split("\ntry:\n", 1)[1]
+        # the block's statement collects inside it, and the with statement,
+        # ended by __exit__ (which may leave its mode garbage), at its own
+        # depth before the next statement: as fakegc's gc = "stress"
+        self.assertIn("    with v_m:\n        _L = 4\n        v_a = torch.empty((2,))\n"
+                      "        gc.collect()\n    gc.collect()\n    _L = 6\n", body)
+
     def test_unknown_line_is_listed_and_taints(self):
         tr = tr_of("""\
             m = fake_mode()
@@ -220,6 +236,49 @@ class CliTest(unittest.TestCase):
                 open(os.path.join(d, p), "w").close()
             got = [os.path.relpath(p, d) for p in xref.collect([os.path.join(d, "scenarios")])]
             self.assertEqual(got, ["scenarios/a.scn", "scenarios/memo/b.scn"])
+
+
+@unittest.skipUnless(have_torch(), "needs /usr/bin/python3 with torch")
+class WithEndTest(unittest.TestCase):
+    """What scenarios/regressions/with_end_collects.scn says of PyTorch
+    1.13.1: a FakeTensorMode that refers to itself, its last name dropped
+    inside `with m:`, survives a collection inside the block and is gone at
+    the first statement after it when every statement is followed by a
+    collection (a line tracer collecting at each line event)."""
+    PROG = textwrap.dedent("""\
+        import gc, sys, weakref, warnings
+        warnings.filterwarnings("ignore")
+        from torch._subclasses.fake_tensor import FakeTensorMode
+        gc.disable()
+        def line(frame, event, arg):
+            if event == "line":
+                gc.collect()
+            return line
+        def calls(frame, event, arg):
+            return line if frame.f_code.co_name == "scenario" else None
+        def scenario(before):
+            m = FakeTensorMode()
+            w = weakref.ref(m)
+            if before:
+                m.x = m
+            with m:
+                if not before:
+                    m.x = m
+                del m
+                inside = w() is not None
+            after = w() is not None
+            return inside, after
+        sys.settrace(calls)
+        r = [scenario(False), scenario(True)]
+        sys.settrace(None)
+        print(r)
+        """)
+
+    def test_a_self_referencing_mode_dies_when_its_with_ends(self):
+        p = subprocess.run(["/usr/bin/python3", "-c", self.PROG], capture_output=True,
+                           text=True, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.strip(), "[(True, False), (True, False)]")
 
 
 @unittest.skipUnless(have_torch(), "needs /usr/bin/python3 with torch")
