@@ -28,6 +28,42 @@ def tell_fakegc(program, recorder):
             pass
 
 
+def children(rec):
+    """Child processes are said plainly, not recorded: a fork (os.fork,
+    multiprocessing's fork) and a spawned interpreter (multiprocessing's
+    spawn/forkserver) each run on with their own fake tensors; the header
+    lists where each was started."""
+    import multiprocessing.process as mpp
+
+    def where():   # the program's own line that started it
+        f = sys._getframe(2)
+        while f is not None and not rec.rounds.is_prog(f.f_code):
+            f = f.f_back
+        return "%s:%d" % (os.path.basename(f.f_code.co_filename), f.f_lineno) if f else "?"
+
+    def say(text):
+        rec.note(text)
+        print("record.py: %s" % text, file=sys.stderr)
+
+    def forked():
+        if os.getpid() == rec.pid:
+            say("%s: a child process was forked; its fake-tensor events are not "
+                "recorded (only the started process is)" % where())
+    os.register_at_fork(after_in_parent=forked)
+    start = mpp.BaseProcess.start
+
+    def started(self):
+        import multiprocessing
+        method = getattr(self, "_start_method", None) or \
+            multiprocessing.get_start_method(allow_none=True) or "fork"
+        if os.getpid() == rec.pid and method != "fork":
+            say("%s: a child process was started (multiprocessing, %s); its "
+                "fake-tensor events are not recorded (only the started process is)"
+                % (where(), method))
+        return start(self)
+    mpp.BaseProcess.start = started
+
+
 def main(argv):
     fd = os.environ.get("FAKEGC_RECORD_STATUS_FD")
     if fd and fd.isdigit():   # not the program's, nor its children's
@@ -105,6 +141,7 @@ def record(argv):
     rec = line.Recorder(torch, o.program, o.max_events, o.lang)
     if not o.no_hooks:
         rec.install()
+        children(rec)
     sys.argv = [o.program] + o.args
     sys.path.insert(0, os.path.dirname(os.path.abspath(o.program)))
     status, ended, extra = 0, "exit 0", []

@@ -158,10 +158,23 @@ class Rounds:
         return r
 
     def start(self):
+        import threading
+        threading.settrace(self.gtrace)    # threads started from now on count too
         sys.settrace(self.gtrace)
+        # Threads switch where they block (I/O, locks, torch ops that release
+        # the GIL), not every 5 ms in the middle of a chain of weakref
+        # callbacks: PyTorch's memo callbacks of a death and the recorder's
+        # own then run together, and the counters another thread reads
+        # never show a death the recording has not said yet. Any schedule
+        # is one the program allows; this is the one recorded.
+        self.switch = sys.getswitchinterval()
+        sys.setswitchinterval(1000.0)
 
     def stop(self):
+        import threading
+        threading.settrace(None)
         sys.settrace(None)
+        sys.setswitchinterval(getattr(self, "switch", 0.005))
 
     def gtrace(self, frame, event, arg):
         code = frame.f_code
@@ -334,6 +347,18 @@ class Recorder:
         import threading
         self.main_thread = threading.main_thread()
         self.threading = threading
+        # Threads: Python runs them one at a time (the GIL), so the events
+        # have one order, the one they happened in. Each hooked entry point
+        # and each death holds this lock for its whole length, so that an
+        # event of one thread never interleaves with another's (the
+        # recorder's state is one), and the recording says the events in
+        # that order, each thread's marked where it starts.
+        self.lock = threading.RLock()
+        self.last_thread = self.main_thread
+        self.threads = set()      # the threads (other than the main one) that made events
+        self.foreign = []         # deaths of other threads during an event (died)
+        self.fins = {}            # oid -> its weakref.finalize (threads: dead_pending)
+        self.early = {}           # oid -> Obj said dead before its callback ran
 
 
     # -------------------------------------------------------------- output
@@ -411,7 +436,7 @@ class Recorder:
         o.name = self.new_name(prefix, site)
         self.objs[o.oid] = o
         if target is not None:
-            weakref.finalize(target, self.died, o.oid)
+            self.fins[o.oid] = weakref.finalize(target, self.died, o.oid)
         return o.name
 
     def tick(self):
@@ -421,19 +446,12 @@ class Recorder:
         if os.getpid() != self.pid:
             self.stopped = True      # a forked child: only the started process is recorded
             return False
-        if self.threading.current_thread() is not self.main_thread:
-            # The language has one thread: a conversion made by another thread
-            # interleaves with the main one in ways a scenario cannot say.
-            self.note("REFUSED: %s made a fake-tensor event at %s; the language has no "
-                      "threads, so the recording stops here" % (
-                          self.threading.current_thread().name, self.site()))
-            self.refused = True
-            self.internal = True
-            self.stop_site = self.site()
-            self.stop_why = "%s made a fake-tensor event; the recording has one thread" % (
-                self.threading.current_thread().name)
-            self.stopped = True
-            return False
+        t = self.threading.current_thread()
+        if t is not self.last_thread:
+            self.last_thread = t
+            self.close_with()
+            self.lines.append(Line("comment", "# thread: %s" % t.name, ""))
+            self.threads.add(t.name)
         if self.max_events and self.events >= self.max_events:
             self.stopped = True
             self.stop_site = self.site()
@@ -444,25 +462,96 @@ class Recorder:
 
     # ------------------------------------------------------------ counters
 
-    def expects(self, only=None):
+    def read_all(self, only):
+        out = []
         for table, kind in ((self.modes, "mode"), (self.mcs, "mc"), (self.fcs, "fconv")):
             for oid, (o, ref) in list(table.items()):
                 if only is not None and oid != only:
                     continue
                 x = ref()
-                if x is None:
-                    continue
-                v = self.read(kind, x)
-                old = self.last.setdefault(o.name, {})
-                for c in self.counters:
-                    if c in v and old.get(c, 128 if c == "sweep_every" else 0) != v[c]:
-                        self.lines.append(Line("expect", "expect %s.%s == %d" % (o.name, c, v[c])))
-                        old[c] = v[c]
+                if x is not None:
+                    out.append((o, self.read(kind, x)))
+        return out
+
+    def expects(self, only=None):
+        self.drain_foreign()
+        reads = self.read_all(only)
+        while self.foreign:
+            self.drain_foreign()   # another thread's death while reading: said first
+            reads = self.read_all(only)
+        for o, v in reads:
+            old = self.last.setdefault(o.name, {})
+            for c in self.counters:
+                if c in v and old.get(c, 128 if c == "sweep_every" else 0) != v[c]:
+                    self.lines.append(Line("expect", "expect %s.%s == %d" % (o.name, c, v[c])))
+                    old[c] = v[c]
 
     # -------------------------------------------------------------- deaths
 
     def died(self, oid):
-        self.safe(self.death, oid)
+        """A death, in whatever thread dropped the object. While another
+        thread's event holds the lock, PyTorch's own callbacks of that death
+        have already run (its memo no longer counts it) and that event's
+        counters will show it: the death waits in `foreign`, written before
+        the next counters are read (drain_foreign), never blocking."""
+        o = self.early.pop(oid, None)
+        if o is not None:   # said already (dead_pending); the death ends now
+            return
+        if not self.lock.acquire(blocking=False):
+            # the object now, by its id: once freed, its id may be a new one's
+            o = self.objs.pop(oid, None)
+            if o is not None:
+                self.foreign.append(o)    # list.append: atomic under the GIL
+            return
+        try:
+            self.safe(self.death, oid)
+        finally:
+            self.lock.release()
+
+    def await_deaths(self):
+        """Threads: an object already dead whose callbacks have not all run
+        (a thread switched in the middle of them, PyTorch's memo half
+        updated): let the dying thread finish them (it does not wait for
+        the lock), up to a second, before counters are read; past that,
+        dead_pending says the death as it is."""
+        import time
+        t0 = time.monotonic()
+        while any(fin.alive and fin.peek() is None for fin in list(self.fins.values())):
+            if time.monotonic() - t0 > 1.0:
+                self.dead_pending()
+                return
+            time.sleep(0.0002)
+
+    def dead_pending(self):
+        """Threads: objects already dead whose callback has not run yet (a
+        thread switched in the middle of the death's callbacks, after
+        PyTorch's own had updated its memo): taken from the finalizer
+        registry (their callback then does nothing) and said as deaths."""
+        for oid, fin in list(self.fins.items()):
+            if not fin.alive:
+                del self.fins[oid]
+            elif fin.peek() is None and oid not in self.early:
+                o = self.objs.pop(oid, None)
+                if o is not None:
+                    # its storage goes when the dying thread ends the death:
+                    # whether the program still holds it is told after that
+                    self.early[oid] = o
+                    self.foreign.append(o)
+
+    def drain_foreign(self):
+        """Write the deaths other threads made during this thread's event,
+        now, before counters are read (not deferred to the event's end)."""
+        if self.threads:
+            self.await_deaths()
+        if self.foreign:
+            self.close_with()   # what a death writes (a keeper) is no op of a mode
+        while self.foreign:
+            o = self.foreign.pop(0)
+            if self.stopped:
+                continue
+            if o.kind not in ("real", "grad"):
+                self.settle()
+            self.write_death(o)
 
     def death(self, oid):
         """weakref.finalize callback. It runs after PyTorch's own finalizers
@@ -502,8 +591,9 @@ class Recorder:
                 self.emit("%s.grad = none" % o.owner.name, "grad replaced")
                 self.need = True
             return
-        if o.kind == "mode" and self.open_with == o.name:
-            self.close_with()
+        if (o.kind == "mode" and self.open_with == o.name) or \
+                (o.kind == "real" and o.sref is not None):
+            self.close_with()   # a keeper may go before its del: no op of a mode
         ln = Line("stmt", "del " + o.name)
         self.lines.append(ln)
         if o.kind == "real" and o.sref is not None:
@@ -541,11 +631,15 @@ class Recorder:
         self.site_frame = None
         if self.stopped:
             return
+        self.drain_foreign()
         if self.fault and self.events == self.fault:
             raise RuntimeError("fault injected at event %d (FAKEGC_RECORD_FAULT)" % self.fault)
         self.settle()
         checks, self.keep_checks = self.keep_checks, []
         for o, ln in checks:
+            if o.oid in self.early and self.early[o.oid] is o:
+                self.keep_checks.append((o, ln))   # its death has not ended yet
+                continue
             if not o.sref.expired() and not self.holders.get(o.stor):
                 ln.pre.append(self.keeper(o))
         self.check_storages()

@@ -406,6 +406,14 @@ class Recorder(engine.Recorder):
         def dispatch(self, func, types, args=(), kwargs=None):
             return rec.on_dispatch(disp, self, func, types, args, kwargs)
 
+        def locked(f):   # one event at a time, whatever the thread (Recorder.lock)
+            def w(*a, **k):
+                with rec.lock:
+                    return f(*a, **k)
+            return w
+
+        mode_init, conv_init, conv_call = locked(mode_init), locked(conv_init), locked(conv_call)
+        meta_init, meta_call, dispatch = locked(meta_init), locked(meta_call), locked(dispatch)
         self.saved = [(c, n, c.__dict__.get(n)) for c, n in (
             (FM, "__init__"), (FC, "__init__"), (FC, "__call__"), (MC, "__init__"),
             (MC, "__call__"), (FM, "__torch_dispatch__"))]
