@@ -592,8 +592,8 @@ class Recorder:
                 self.need = True
             return
         if (o.kind == "mode" and self.open_with == o.name) or \
-                (o.kind == "real" and o.sref is not None):
-            self.close_with()   # a keeper may go before its del: no op of a mode
+                (o.kind == "real" and o.sref is not None and self.threads):
+            self.close_with()   # threads: a keeper may go before its del, no op of a mode
         ln = Line("stmt", "del " + o.name)
         self.lines.append(ln)
         if o.kind == "real" and o.sref is not None:
