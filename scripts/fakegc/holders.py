@@ -125,7 +125,33 @@ def expand(x, types, prog_mods):
         for d in x.__defaults__ or ():
             yield d, ".__defaults__"
         return
-    if isinstance(x, (types.BuiltinFunctionType, types.CodeType, types.FrameType)):
+    if isinstance(x, BaseException):   # what a kept exception keeps: its frames
+        for name in ("__traceback__", "__context__", "__cause__"):
+            v = getattr(x, name, None)
+            if v is not None:
+                yield v, "." + name
+        for i, v in enumerate(x.args):
+            yield v, ".args[%d]" % i
+        for k, v in list(getattr(x, "__dict__", {}).items()):
+            yield v, "." + str(k)
+        return
+    if isinstance(x, types.TracebackType):
+        yield x.tb_frame, ".tb_frame"
+        if x.tb_next is not None:
+            yield x.tb_next, ".tb_next"
+        return
+    if isinstance(x, types.FrameType):   # a frame kept by a traceback or generator
+        for k, v in list(x.f_locals.items()):
+            yield v, ".f_locals[%r]" % (k,)
+        return
+    if isinstance(x, (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)):
+        fr = getattr(x, "gi_frame", None) or getattr(x, "cr_frame", None) or \
+            getattr(x, "ag_frame", None)
+        if fr is not None:
+            yield fr, ".%s_frame" % ("gi" if isinstance(x, types.GeneratorType) else
+                                     "cr" if isinstance(x, types.CoroutineType) else "ag")
+        return
+    if isinstance(x, (types.BuiltinFunctionType, types.CodeType)):
         return
     if isinstance(x, dict):
         for k, v in list(x.items()):

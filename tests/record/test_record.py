@@ -482,6 +482,34 @@ class Cmd(Base):
                 self.assertEqual(got.get(("lost", noun), 0),
                                  truth[kind]["alive"] - truth[kind]["held"], noun)
 
+    def test_holders_through_tracebacks_and_generators(self):
+        """tests/record/programs/errors_keep_frames.py: exceptions kept in a
+        list keep their tracebacks' frames and the frames their fakes; so do
+        suspended generators. The verdict holds the 33 fakes real PyTorch
+        1.13.1 keeps (truth.py), at the program's own expressions, with 0
+        fidelity mismatches (the model let them die before)."""
+        here = os.path.dirname(os.path.abspath(__file__))
+        prog = os.path.join(here, "programs", "errors_keep_frames.py")
+        out = os.path.join(self.d, "ek.scn")
+        rc, so, se = self.fakegc("record", "--format", "json", "-o", out, prog)
+        self.assertEqual(rc, 1, se)
+        rep = json.loads(so)["scenarios"][0]
+        self.assertEqual([f["text"] for f in rep["failures"]], [])
+        t = subprocess.run(["/usr/bin/python3", os.path.join(here, "truth.py"), prog],
+                           stdout=subprocess.PIPE, text=True, cwd=self.d)
+        truth = json.loads(t.stdout.strip().splitlines()[-1])
+        import check_record
+        got = check_record.classes(rep["verdict"]["text"])
+        held = got.get(("accumulating", "fake tensor"), 0) + \
+            got.get(("still reachable", "fake tensor"), 0)
+        self.assertEqual((held, got.get(("lost", "fake tensor"), 0)),
+                         (truth["fake"]["held"], truth["fake"]["alive"] - truth["fake"]["held"]))
+        for name in "abc":
+            self.assertIn("held by the program at ERRORS[0].__traceback__.tb_next.tb_frame."
+                          "f_locals['%s']" % name, rep["verdict"]["text"])
+        self.assertIn("held by the program at GENS[0].gi_frame.f_locals['x']",
+                      rep["verdict"]["text"])
+
     def test_child_processes_are_said_plainly(self):
         """A fork and a spawn (multiprocessing) are not recorded, and the
         recording's header and stderr say so at the program's line."""
