@@ -8,6 +8,7 @@
 #                 instrument, above scenario and stress: it knows no scenario)
 #   src/core      nothing of worker/ (the worker layer is below it)
 #   src/value     value/ only (command-line values: libc)
+#   src/esc       esc/ only (the escapers of every output format: libc)
 #   src/record    record/, worker/ (starting the recorder in a worker child)
 #   src/opt       opt/, value/ (the values' parsers) and scenario/sc.h
 #                 (sc_closest): nothing of cli/ (it knows no command)
@@ -32,6 +33,7 @@ check src/allocspec '^(allocspec|alloc|instrument)/'
 check src/worker    '^(worker|core|alloc|instrument|vg)/'
 check src/core      '^((core|alloc|instrument|vg)/|[a-z_]+\.h$)'
 check src/value     '^value/'
+check src/esc       '^esc/'
 check src/record    '^(record|worker)/'
 check src/opt       '^((opt|value)/|scenario/sc\.h$)'
 exit $bad

@@ -5,19 +5,12 @@
 
 #include "alloc/al.h"
 #include "core/er.h"
+#include "esc/es.h"
 
 static void dot_str(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (; s && *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', f);
-        if (*s == '\n') {
-            fputs("\\n", f);
-            continue;
-        }
-        fputc(*s, f);
-    }
+    es_fputs(f, s, ES_DOT);
     fputc('"', f);
 }
 
@@ -88,11 +81,7 @@ static void edge_label(const hp_graph *g, const hp_edge *e, FILE *f)
         snprintf(idx, sizeof idx, "[%lld]", (long long)e->index);
     fputs(" [label=", f);
     fputc('"', f);
-    for (const char *s = g->labels[e->label]; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', f);
-        fputc(*s, f);
-    }
+    es_fputs(f, g->labels[e->label], ES_DOT);
     fputs(idx, f);
     fputc('"', f);
 }

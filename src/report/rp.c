@@ -9,6 +9,7 @@
 
 #include "alloc/al.h"
 #include "core/er.h"
+#include "esc/es.h"
 
 const char *rp_status_name(rp_status s)
 {
@@ -220,110 +221,11 @@ int rp_scenario_add_checkpoint(rp_scenario *s, const char *name, int64_t growth)
 
 /* --- the sink ---------------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at p (1..4), 0 if invalid; *cp gets
- * the code point. */
-static int utf8_len(const unsigned char *p, uint32_t *cp)
-{
-    unsigned c = p[0];
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    }
-    int n;
-    uint32_t v, min;
-    if ((c & 0xE0) == 0xC0) {
-        n = 2; v = c & 0x1F; min = 0x80;
-    } else if ((c & 0xF0) == 0xE0) {
-        n = 3; v = c & 0x0F; min = 0x800;
-    } else if ((c & 0xF8) == 0xF0) {
-        n = 4; v = c & 0x07; min = 0x10000;
-    } else {
-        return 0;
-    }
-    for (int i = 1; i < n; i++) {
-        if ((p[i] & 0xC0) != 0x80)
-            return 0;
-        v = (v << 6) | (p[i] & 0x3F);
-    }
-    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
-        return 0;
-    *cp = v;
-    return n;
-}
-
-static const char REPLACEMENT[] = "\xEF\xBF\xBD";
-
-static int plain(unsigned c, sk_mode mode)
-{
-    if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\')
-        return 0;
-    return mode != SK_XML || (c != '&' && c != '<' && c != '>' && c != '\'');
-}
-
-/* Runs of characters that need no escaping go out in one put. */
+/* The one escaper of each format (esc/es.h): SK_XML is ES_XML, SK_JSON
+ * ES_JSON. */
 void rp_escape(rp_put_fn put, void *f, const char *str, sk_mode mode)
 {
-    const unsigned char *p = (const unsigned char *)str, *run = p;
-    while (*p) {
-        unsigned c = *p;
-        if (plain(c, mode)) {
-            p++;
-            continue;
-        }
-        uint32_t cp = c;
-        int n = 1;
-        if (c >= 0x80) {
-            n = utf8_len(p, &cp);
-            if (n && !(mode == SK_XML && (cp == 0xFFFE || cp == 0xFFFF))) {
-                p += n;
-                continue;
-            }
-        }
-        put(f, (const char *)run, (size_t)(p - run));
-        if (c >= 0x80) {
-            put(f, REPLACEMENT, sizeof REPLACEMENT - 1);
-            p += n ? n : 1;
-            run = p;
-            continue;
-        }
-        p++;
-        run = p;
-        if (mode == SK_XML) {
-            switch (c) {
-            case '&': put(f, "&amp;", sizeof "&amp;" - 1); break;
-            case '<': put(f, "&lt;", sizeof "&lt;" - 1); break;
-            case '>': put(f, "&gt;", sizeof "&gt;" - 1); break;
-            case '"': put(f, "&quot;", sizeof "&quot;" - 1); break;
-            case '\'': put(f, "&apos;", sizeof "&apos;" - 1); break;
-            default: {
-                /* tab, newline, carriage return pass; XML 1.0 forbids
-                 * the other controls */
-                char ch = (char)c;
-                if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
-                    put(f, REPLACEMENT, sizeof REPLACEMENT - 1);
-                else
-                    put(f, &ch, 1);
-            }
-            }
-            continue;
-        }
-        switch (c) {
-        case '"': put(f, "\\\"", sizeof "\\\"" - 1); break;
-        case '\\': put(f, "\\\\", sizeof "\\\\" - 1); break;
-        case '\b': put(f, "\\b", sizeof "\\b" - 1); break;
-        case '\f': put(f, "\\f", sizeof "\\f" - 1); break;
-        case '\n': put(f, "\\n", sizeof "\\n" - 1); break;
-        case '\r': put(f, "\\r", sizeof "\\r" - 1); break;
-        case '\t': put(f, "\\t", sizeof "\\t" - 1); break;
-        default: {
-            char u[8];
-            snprintf(u, sizeof u, "\\u%04x", c);
-            put(f, u, 6);
-            break;
-        }
-        }
-    }
-    put(f, (const char *)run, (size_t)(p - run));
+    es_escape(put, f, str, mode == SK_XML ? ES_XML : ES_JSON);
 }
 
 static void file_put(void *f, const char *s, size_t n) { fwrite(s, 1, n, f); }
@@ -340,16 +242,7 @@ void sk_puts(sk *s, const char *str)
     }
     /* text for a terminal: control characters (an ESC in an error
      * message) are shown as '?', never sent */
-    const char *run = str;
-    for (const char *p = str; *p; p++) {
-        unsigned char c = (unsigned char)*p;
-        if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
-            fwrite(run, 1, (size_t)(p - run), s->f);
-            fputc('?', s->f);
-            run = p + 1;
-        }
-    }
-    fputs(run, s->f);
+    es_fputs(s->f, str, ES_TEXT);
 }
 
 void sk_fmt(sk *s, const char *fmt, ...)

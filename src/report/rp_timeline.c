@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "alloc/al.h"
+#include "esc/es.h"
 
 static const size_t ARR = RP_TIMELINE_MAX * sizeof(uint64_t);
 static const size_t LARR = RP_TIMELINE_MAX * sizeof(uint32_t);
@@ -184,18 +185,7 @@ int rp_timeline_load(FILE *f, rp_timeline *t)
     return 0;
 }
 
-static void xml_text(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
-        }
-    }
-}
+static void xml_text(FILE *f, const char *s) { es_fputs(f, s, ES_XML); }
 
 enum { W = 960, H = 230, PADL = 80, PADR = 86, PADT = 34, PADB = 50, COLS = W - PADL - PADR };
 static const double PH = H - PADT - PADB;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/er.h"
+#include "esc/es.h"
 
 /* One line saying why a scenario did not pass. */
 static void summary(const rp_scenario *s, char *buf, size_t n)
@@ -151,14 +152,7 @@ int rp_write_junit(const rp_run *run, FILE *f, const rp_options *o)
 
 /* --- TAP 13 -------------------------------------------------------------------- */
 
-static void tap_desc(FILE *f, const char *str)
-{
-    for (; str && *str; str++) {
-        if (*str == '#' || *str == '\\')
-            fputc('\\', f);
-        fputc(*str == '\n' || *str == '\r' ? ' ' : *str, f);
-    }
-}
+static void tap_desc(FILE *f, const char *str) { es_fputs(f, str, ES_TAP); }
 
 static void yaml_record(FILE *f, const hp_retained *r, const char *ind)
 {
