@@ -805,24 +805,64 @@ static void rest_line(sk *s, const rp_scenario *sc, size_t from, const char *ind
     sk_puts(s, "-v lists them)\n");
 }
 
-void rp_details(sk *s, const rp_scenario *sc, const rp_options *o, const char *indent)
+/* The verdict's text lines, indented, at most VERDICT_LINES (the JSON has
+ * them all), then the fidelity line when expectations failed. Returns the
+ * lines written. */
+static size_t verdict_lines(sk *s, const rp_scenario *sc, const char *indent)
 {
-    int verbose = o && o->verbose;
-    char ind2[64];
-    snprintf(ind2, sizeof ind2, "%s    ", indent);
-    const hp_top *prev_top = NULL;      /* the last list's biggest retainers */
-    size_t nprev_top = 0;
-    size_t used = 0;
-    if (sc->error) {   /* a recording not judged says so itself, as its head */
+    enum { VERDICT_LINES = 40 };
+    size_t vlines = 0;
+    char *vtext = rp_verdict_text(sc->verdict);
+    if (!vtext) {
+        s->oom = 1;
+        return 0;
+    }
+    const char *v = vtext;
+    while (*v) {
+        const char *e = strchr(v, '\n');
+        size_t n = e ? (size_t)(e - v) : strlen(v);
+        if (vlines == VERDICT_LINES) {
+            size_t rest = 0;
+            for (const char *q = v; *q; q++)
+                rest += *q == '\n';
+            sk_puts(s, indent);
+            sk_fmt(s, "... %zu more verdict lines (--format json has them all)\n", rest);
+            vlines++;
+            break;
+        }
+        char line[512];
+        snprintf(line, sizeof line, "%.*s", n > 500 ? 500 : (int)n, v);
+        sk_puts(s, indent);
+        sk_puts(s, line);
+        sk_puts(s, "\n");
+        vlines++;
+        v += n + (e != NULL);
+    }
+    free(vtext);
+    if (sc->nfailures) {
+        sk_puts(s, indent);
+        sk_puts(s, "fidelity: the model did not show what PyTorch showed at these lines "
+                   "(the model is wrong):\n");
+        vlines++;
+    }
+    return vlines;
+}
+
+/* The head of the details: the error (a recording not judged says so
+ * itself), the what-if lines and the verdict's. *used: the error's lines;
+ * returns the what-if's and verdict's. */
+static size_t details_head(sk *s, const rp_scenario *sc, const char *indent, size_t *used)
+{
+    *used = 0;
+    if (sc->error) {
         sk_puts(s, indent);
         sk_color(s, "\033[1;31m");
         sk_puts(s, sc->stop_site ? "" : "error: ");
         sk_color(s, "\033[0m");
         sk_puts(s, sc->error);
         sk_puts(s, "\n");
-        used++;
+        (*used)++;
     }
-    size_t vlines = 0;
     if (sc->whatif) {   /* a few lines: said before the verdict it explains */
         sk_puts(s, indent);
         for (const char *w = sc->whatif; *w; w++) {
@@ -831,40 +871,18 @@ void rp_details(sk *s, const rp_scenario *sc, const rp_options *o, const char *i
                 sk_puts(s, indent);
         }
     }
-    char *vtext = sc->verdict ? rp_verdict_text(sc->verdict) : NULL;
-    if (sc->verdict && !vtext)
-        s->oom = 1;
-    if (vtext) {   /* one line each, indented; the JSON has them all */
-        enum { VERDICT_LINES = 40 };
-        const char *v = vtext;
-        while (*v) {
-            const char *e = strchr(v, '\n');
-            size_t n = e ? (size_t)(e - v) : strlen(v);
-            if (vlines == VERDICT_LINES) {
-                size_t rest = 0;
-                for (const char *q = v; *q; q++)
-                    rest += *q == '\n';
-                sk_puts(s, indent);
-                sk_fmt(s, "... %zu more verdict lines (--format json has them all)\n", rest);
-                vlines++;
-                break;
-            }
-            char line[512];
-            snprintf(line, sizeof line, "%.*s", n > 500 ? 500 : (int)n, v);
-            sk_puts(s, indent);
-            sk_puts(s, line);
-            sk_puts(s, "\n");
-            vlines++;
-            v += n + (e != NULL);
-        }
-        if (sc->nfailures) {
-            sk_puts(s, indent);
-            sk_puts(s, "fidelity: the model did not show what PyTorch showed at these lines "
-                       "(the model is wrong):\n");
-            vlines++;
-        }
-    }
-    free(vtext);
+    return sc->verdict ? verdict_lines(s, sc, indent) : 0;
+}
+
+void rp_details(sk *s, const rp_scenario *sc, const rp_options *o, const char *indent)
+{
+    int verbose = o && o->verbose;
+    char ind2[64];
+    snprintf(ind2, sizeof ind2, "%s    ", indent);
+    const hp_top *prev_top = NULL;      /* the last list's biggest retainers */
+    size_t nprev_top = 0;
+    size_t used = 0;
+    size_t vlines = details_head(s, sc, indent, &used);
     size_t rlen = 0;
     char *rtext = retained_text(s, sc, o, indent, RP_SCENARIO_LINES / 2, &rlen);
     if (!rtext && (sc->nretained || sc->leaked_bytes))

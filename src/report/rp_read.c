@@ -1311,6 +1311,84 @@ static int read_scenario(rd *d, rp_scenario *s)
     return 0;
 }
 
+/* "inject": ["strong-memo", ...] (pooled strings) */
+static int read_inject(rd *d, rp_run *run)
+{
+    rp_jr *j = &d->j;
+    int f2 = 1, k2, rc;
+    vec x = {NULL, 0, 0, sizeof(const char *)};
+    if ((rc = rp_jr_arr_open(j)) == 0) {
+        while ((k2 = rp_jr_arr_next(j, &f2)) == 1) {
+            const char *s;
+            if (get_pooled(d, &s) != 0) {
+                k2 = -1;
+                break;
+            }
+            if (!s)
+                s = "";
+            if (vec_push(j, &x, &s) != 0) {
+                k2 = -1;
+                break;
+            }
+        }
+        void *v = NULL;
+        rc = k2 < 0 || vec_take(j, &x, &v, &run->ninject) != 0 ? -1 : 0;
+        run->inject = v;
+    }
+    vec_free(&x);
+    return rc;
+}
+
+/* "scenarios": [...], every one read whole or none kept */
+static int read_scenarios(rd *d, rp_run *run)
+{
+    rp_jr *j = &d->j;
+    int f2 = 1, k2, rc;
+    vec x = {NULL, 0, 0, sizeof(rp_scenario)};
+    if ((rc = rp_jr_arr_open(j)) == 0) {
+        while ((k2 = rp_jr_arr_next(j, &f2)) == 1) {
+            rp_scenario s;
+            memset(&s, 0, sizeof s);
+            if (read_scenario(d, &s) != 0 || vec_push(j, &x, &s) != 0) {
+                rp_scenario_clear(&s);
+                k2 = -1;
+                break;
+            }
+        }
+        void *v = NULL;
+        rc = k2 < 0 || vec_take(j, &x, &v, &run->n) != 0 ? -1 : 0;
+        run->scenarios = v;
+    }
+    for (size_t i = 0; i < x.n; i++)
+        rp_scenario_clear(&((rp_scenario *)x.v)[i]);
+    vec_free(&x);
+    return rc;
+}
+
+/* "summary": {"passed", "failed", "skipped", "errors"} */
+static int read_summary(rp_jr *j, rp_run *run)
+{
+    char k3[32];
+    int f3 = 1, r3, rc;
+    if ((rc = rp_jr_obj_open(j)) != 0)
+        return rc;
+    while ((r3 = rp_jr_obj_next(j, &f3, k3, sizeof k3)) == 1) {
+        if (strcmp(k3, "passed") == 0)
+            rc = rp_jr_get_u32(j, &run->passed, k3);
+        else if (strcmp(k3, "failed") == 0)
+            rc = rp_jr_get_u32(j, &run->failed, k3);
+        else if (strcmp(k3, "skipped") == 0)
+            rc = rp_jr_get_u32(j, &run->skipped, k3);
+        else if (strcmp(k3, "errors") == 0)
+            rc = rp_jr_get_u32(j, &run->errors, k3);
+        else
+            rc = rp_jr_skip(j);
+        if (rc != 0)
+            return -1;
+    }
+    return r3 < 0 ? -1 : 0;
+}
+
 static int read_run(rd *d, rp_run *run)
 {
     rp_jr *j = &d->j;
@@ -1338,48 +1416,10 @@ static int read_run(rd *d, rp_run *run)
         } else if (strcmp(key, "stopped") == 0) {
             rc = get_pooled(d, &run->stopped);
         } else if (strcmp(key, "inject") == 0 && !run->inject) {
-            int f2 = 1, k2;
-            vec x = {NULL, 0, 0, sizeof(const char *)};
-            if ((rc = rp_jr_arr_open(j)) == 0) {
-                while ((k2 = rp_jr_arr_next(j, &f2)) == 1) {
-                    const char *s;
-                    if (get_pooled(d, &s) != 0) {
-                        k2 = -1;
-                        break;
-                    }
-                    if (!s)
-                        s = "";
-                    if (vec_push(j, &x, &s) != 0) {
-                        k2 = -1;
-                        break;
-                    }
-                }
-                void *v = NULL;
-                rc = k2 < 0 || vec_take(j, &x, &v, &run->ninject) != 0 ? -1 : 0;
-                run->inject = v;
-            }
-            vec_free(&x);
+            rc = read_inject(d, run);
         } else if (strcmp(key, "scenarios") == 0 && !have_scenarios) {
-            int f2 = 1, k2;
             have_scenarios = 1;
-            vec x = {NULL, 0, 0, sizeof(rp_scenario)};
-            if ((rc = rp_jr_arr_open(j)) == 0) {
-                while ((k2 = rp_jr_arr_next(j, &f2)) == 1) {
-                    rp_scenario s;
-                    memset(&s, 0, sizeof s);
-                    if (read_scenario(d, &s) != 0 || vec_push(j, &x, &s) != 0) {
-                        rp_scenario_clear(&s);
-                        k2 = -1;
-                        break;
-                    }
-                }
-                void *v = NULL;
-                rc = k2 < 0 || vec_take(j, &x, &v, &run->n) != 0 ? -1 : 0;
-                run->scenarios = v;
-            }
-            for (size_t i = 0; i < x.n; i++)
-                rp_scenario_clear(&((rp_scenario *)x.v)[i]);
-            vec_free(&x);
+            rc = read_scenarios(d, run);
         } else if (strcmp(key, "interrupted") == 0) {
             rc = get_pooled(d, &run->interrupted);
         } else if (strcmp(key, "planned") == 0) {
@@ -1387,26 +1427,8 @@ static int read_run(rd *d, rp_run *run)
             rc = rp_jr_get_u64(j, &v, key);
             run->planned = (size_t)v;
         } else if (strcmp(key, "summary") == 0) {
-            char k3[32];
-            int f3 = 1, r3;
             have_summary = 1;
-            if ((rc = rp_jr_obj_open(j)) == 0) {
-                while ((r3 = rp_jr_obj_next(j, &f3, k3, sizeof k3)) == 1) {
-                    if (strcmp(k3, "passed") == 0)
-                        rc = rp_jr_get_u32(j, &run->passed, k3);
-                    else if (strcmp(k3, "failed") == 0)
-                        rc = rp_jr_get_u32(j, &run->failed, k3);
-                    else if (strcmp(k3, "skipped") == 0)
-                        rc = rp_jr_get_u32(j, &run->skipped, k3);
-                    else if (strcmp(k3, "errors") == 0)
-                        rc = rp_jr_get_u32(j, &run->errors, k3);
-                    else
-                        rc = rp_jr_skip(j);
-                    if (rc != 0)
-                        return -1;
-                }
-                rc = r3 < 0 ? -1 : 0;
-            }
+            rc = read_summary(j, run);
         } else {
             rc = rp_jr_skip(j);
         }

@@ -405,10 +405,227 @@ int sc_run(const sc_program *p, const sc_options *opt, rp_scenario *out)
     return rc;
 }
 
+/* ---- one run of a program, in phases (as src/core/gc.c follows CPython's):
+ * settings resolved, open, one round after another, end checks, close
+ * (stats). ---- */
+
+typedef struct run_state {
+    struct timespec t0;
+    al_stats st0;
+    int vg;                     /* under memcheck: its leak counts around it */
+    vg_leaks vg0;
+    uint64_t base, base_total;  /* model bytes before; once the arrays exist */
+    uint64_t fp0;               /* the allocator's footprint at the start */
+    size_t nv, nc;              /* variables, checkpoints (at least 1 each) */
+    order *ord;
+    census first, last;         /* after the first and the last round */
+    uint32_t rounds, done;
+} run_state;
+
+/* Settings, by one rule: the option, else the file's config, else the
+ * design's (or fakegc's) default. Sets the design current. */
+static fk_design_id resolve_settings(sc_vm *vm, const sc_program *p, const sc_options *opt)
+{
+    vm->gc_mode = opt->gc >= 0 ? opt->gc : p->cfg_gc >= 0 ? p->cfg_gc : SC_GC_MANUAL;
+    /* --compat wins over config compat (designs.md "Additions, version 3") */
+    fk_design_id design = opt->design >= 0 ? (fk_design_id)opt->design
+                        : p->cfg_compat >= 0 ? (fk_design_id)p->cfg_compat : FK_D_DEFAULT;
+    fk_design_set(design);
+    vm->sweep = (fk_policy)(opt->sweep >= 0 ? opt->sweep
+                                            : p->cfg_sweep >= 0 ? p->cfg_sweep
+                                            : opt->default_sweep >= 0 ? opt->default_sweep
+                                            : (int)fk_design_now()->policy);
+    vm->sweep_every = opt->sweep_every > 0 ? opt->sweep_every : 128;
+    vm->end_check = opt->end_check >= 0 ? opt->end_check
+                  : p->cfg_end_check >= 0 ? p->cfg_end_check : 1;
+    return design;
+}
+
+/* The file's config compat names a design the injected bug does not apply
+ * to (with --compat that is a usage error, found before running): the
+ * scenario is skipped, saying so. 1 skipped (*rc its result), 0 not. */
+static int inject_skips(rp_scenario *out, fk_design_id design, int *rc)
+{
+    char ierr[256];
+    if (fk_inject_check(fk_inject_active(), design, ierr, sizeof ierr) == 0)
+        return 0;
+    char msg[300];
+    snprintf(msg, sizeof msg, "not run: --inject: %s", ierr);
+    fk_design_set(FK_D_DEFAULT);
+    out->status = RP_SKIP;
+    *rc = rp_scenario_set_error(out, msg) == 0 ? 0 : -1;
+    return 1;
+}
+
+/* The interpreter's arrays and the process state of a fresh run. 0, or -1:
+ * out of memory, said as a failure of the scenario. */
+static int open_run(sc_vm *vm, run_state *rs, fk_design_id design)
+{
+    const sc_program *p = vm->p;
+    size_t nroots = rs->nv + SC_MAX_NESTING + 1;   /* + the dispatch cache */
+    fk_cache_clear();          /* the process-wide dispatch cache, per scenario */
+    fk_unbacked_reset();       /* inference mode off */
+    gc_generations_reset();    /* every object young */
+    vm->vars = al_malloc(rs->nv * sizeof *vm->vars, AL_K_SCENARIO, "sc vars");
+    vm->stamp = al_malloc(rs->nv * sizeof *vm->stamp, AL_K_SCENARIO, "sc stamps");
+    vm->roots = al_malloc(nroots * sizeof *vm->roots, AL_K_SCENARIO, "sc roots");
+    vm->roots_cap = nroots;
+    vm->fidelity = has_verdict(p);
+    vm->track = sc_is_recording(p);
+    vm->whatif = sc_whatif_of(p, (int)design);
+    vm->cps = al_malloc(rs->nc * sizeof *vm->cps, AL_K_SCENARIO, "sc checkpoints");
+    rs->ord = al_malloc(rs->nv * sizeof *rs->ord, AL_K_SCENARIO, "sc teardown order");
+    vm->last_use = al_malloc(rs->nv * sizeof *vm->last_use, AL_K_SCENARIO, "sc variable reads");
+    vm->root_use = al_malloc(nroots, AL_K_SCENARIO, "sc roots in use");
+    if (vm->last_use)
+        sc_var_uses(p, vm->last_use);
+    if (!vm->vars || !vm->stamp || !vm->roots || !vm->cps || !rs->ord || !vm->last_use ||
+        !vm->root_use) {
+        char a[300];
+        snprintf(a, sizeof a, "OutOfMemory: %s", er_message());
+        er_clear();
+        vm->out->status = RP_FAIL;
+        add_plain_failure(vm, 0, "(setting up the scenario)", a,
+                          "out of memory before the first statement");
+        return -1;
+    }
+    rs->base_total = sc_model_bytes();
+    vm->peak = rs->base_total;
+    rs->fp0 = al_footprint();
+    gc_set_auto(vm->gc_mode == SC_GC_AUTO, 700);
+    ts_set_max_bytes(vm->o->max_bytes);
+    return 0;
+}
+
+/* What the last round (or one that stopped) leaves in the record: the
+ * footprint's growth, the what-if counters, checkpoints, live kinds. */
+static void last_round_facts(sc_vm *vm, run_state *rs)
+{
+    rp_scenario *out = vm->out;
+    uint64_t fp1 = al_footprint();
+    out->footprint_bytes = fp1 > rs->fp0 ? fp1 - rs->fp0 : 0;
+    if (sc_whatif_finish(vm) != 0) {
+        out->status = RP_ERROR;
+        rp_scenario_set_error(out, "OutOfMemory: writing the what-if counters");
+        er_clear();
+    }
+    record_checkpoints(vm);
+    for (int k = 0; k < OBJ_KIND_COUNT; k++)
+        out->kinds_end[k] = obj_live_count_kind((obj_kind)k);
+    out->kinds_known = 1;
+}
+
+/* Round r of the program: fresh variables, the statements, teardown. 0 to
+ * go on, 1 when the run stopped. */
+static int one_round(sc_vm *vm, run_state *rs, uint32_t r)
+{
+    rp_scenario *out = vm->out;
+    for (size_t i = 0; i < rs->nv; i++) {
+        vm->vars[i].k = V_UNBOUND;
+        vm->vars[i].o = NULL;
+        vm->stamp[i] = 0;
+    }
+    memset(vm->cps, 0, rs->nc * sizeof *vm->cps);
+    vm->nwith = 0;
+    fk_cache_clear();      /* each run of the program starts with it empty */
+    fk_unbacked_reset();   /* ... and out of inference mode */
+    vm->count_expectations = r == 0;
+    for (int k = 0; k < OBJ_KIND_COUNT; k++) {
+        out->kinds_start[k] = obj_live_count_kind((obj_kind)k);
+        vm->kinds0[k] = out->kinds_start[k];
+    }
+    sc_exec_program(vm);
+    rs->done = r + 1;
+    if (vm->limit_hit)
+        limit_report(vm);
+    if (r + 1 == rs->rounds || vm->stopped)
+        last_round_facts(vm, rs);
+    sc_vm_drop_snapshot(vm);
+    teardown(vm, rs->ord);
+    if (rs->rounds > 1 && !vm->stopped) {
+        if (r == 0)
+            census_take(&rs->first);
+        else if (r + 1 == rs->rounds)
+            census_take(&rs->last);
+    }
+    return vm->stopped ? 1 : 0;
+}
+
+/* After the rounds: the strict end check of one round, or the growth
+ * between the first and the last of several. */
+static void end_checks(sc_vm *vm, run_state *rs)
+{
+    fk_cache_trim();           /* entries that hold nothing are no one's memory */
+    if (rs->rounds == 1 || (vm->stopped && rs->done == 1)) {
+        if (vm->end_check)
+            end_check(vm, rs->base);
+    } else if (!vm->stopped) {
+        growth_check(vm, &rs->first, &rs->last, rs->rounds);
+    }
+}
+
+/* Everything reclaimed and the process state put back; bytes no object
+ * explains are a leak of the end check. */
+static void close_run(sc_vm *vm, run_state *rs)
+{
+    rp_scenario *out = vm->out;
+    sc_vm_drop_snapshot(vm);
+    fk_cache_clear();          /* what its entries hold, before reclaiming */
+    sc_reclaim_all(rs->done > 0);
+    fk_design_set(FK_D_DEFAULT);
+    gc_set_auto(0, 700);
+    ts_set_max_bytes(0);
+    census_free(&rs->first);
+    census_free(&rs->last);
+    uint64_t now = sc_model_bytes();
+    uint64_t left = now > rs->base ? now - rs->base : 0;
+    if (left > out->leaked_bytes)
+        out->leaked_bytes = left;
+    if (left && vm->end_check && out->nretained == 0 && out->status == RP_PASS) {
+        mark_fail(out);
+        char a[120];
+        snprintf(a, sizeof a, "%" PRIu64 " bytes still allocated after every object was freed",
+                 left);
+        add_plain_failure(vm, 0, "end_check", a, "allocator bytes leaked by no object");
+    }
+    al_free(vm->vars, rs->nv * sizeof *vm->vars, AL_K_SCENARIO);
+    al_free(vm->stamp, rs->nv * sizeof *vm->stamp, AL_K_SCENARIO);
+    sc_vm_release_holds(vm);
+    al_free(vm->roots, vm->roots_cap * sizeof *vm->roots, AL_K_SCENARIO);
+    al_free(vm->cps, rs->nc * sizeof *vm->cps, AL_K_SCENARIO);
+    al_free(rs->ord, rs->nv * sizeof *rs->ord, AL_K_SCENARIO);
+    al_free(vm->last_use, rs->nv * sizeof *vm->last_use, AL_K_SCENARIO);
+    al_free(vm->root_use, vm->roots_cap, AL_K_SCENARIO);
+}
+
+/* The run's figures: statements, allocations, peak, time, memcheck's. */
+static void run_stats(sc_vm *vm, run_state *rs)
+{
+    rp_scenario *out = vm->out;
+    al_stats st1;
+    al_stats_get(&st1);
+    out->statements = vm->executed;
+    out->allocations = st1.total_allocs - rs->st0.total_allocs;
+    out->peak_bytes = vm->peak > rs->base_total ? vm->peak - rs->base_total : 0;
+    out->wall_ms = ms_since(&rs->t0);
+    if (rs->vg) {
+        vg_leaks vg1 = {0};
+        vg_leak_check_added(&vg1);
+        out->valgrind_checked = 1;
+        /* memcheck counts definite and indirect together (COUNT_LEAKS) */
+        out->valgrind_definite =
+            vg1.lost_bytes > rs->vg0.lost_bytes ? vg1.lost_bytes - rs->vg0.lost_bytes : 0;
+        out->valgrind_indirect = 0;
+        if (out->valgrind_definite && out->status == RP_PASS)
+            out->status = RP_FAIL;
+    }
+}
+
 static int run_program(const sc_program *p, const sc_options *opt, rp_scenario *out)
 {
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    run_state rs;
+    memset(&rs, 0, sizeof rs);
+    clock_gettime(CLOCK_MONOTONIC, &rs.t0);
     sc_options defaults;
     if (!opt) {
         sc_options_default(&defaults);
@@ -418,180 +635,31 @@ static int run_program(const sc_program *p, const sc_options *opt, rp_scenario *
     out->status = RP_PASS;
     if (!out->file)
         out->file = sc_rp_strdup(p->file);
-    al_stats st0;
-    al_stats_get(&st0);
-    int vg = opt->valgrind && vg_running();
-    vg_leaks vg0 = {0}, vg1 = {0};
-    if (vg)
-        vg_leak_check_added(&vg0);
-    uint64_t base = sc_model_bytes();
-
+    al_stats_get(&rs.st0);
+    rs.vg = opt->valgrind && vg_running();
+    if (rs.vg)
+        vg_leak_check_added(&rs.vg0);
+    rs.base = sc_model_bytes();
     sc_vm vm;
     memset(&vm, 0, sizeof vm);
     vm.p = p;
     vm.o = opt;
     vm.out = out;
-    uint64_t base_total = 0;   /* set once the interpreter's arrays exist */
-    vm.gc_mode = opt->gc >= 0 ? opt->gc : p->cfg_gc >= 0 ? p->cfg_gc : SC_GC_MANUAL;
-    /* --compat wins over config compat (designs.md "Additions, version 3") */
-    fk_design_id design = opt->design >= 0 ? (fk_design_id)opt->design
-                        : p->cfg_compat >= 0 ? (fk_design_id)p->cfg_compat : FK_D_DEFAULT;
-    fk_design_set(design);
-    fk_cache_clear();          /* the process-wide dispatch cache, per scenario */
-    fk_unbacked_reset();       /* inference mode off */
-    gc_generations_reset();    /* every object young */
-    char ierr[256];
-    if (fk_inject_check(fk_inject_active(), design, ierr, sizeof ierr) != 0) {
-        /* the file's config compat names a design the bug does not apply
-         * to (with --compat that is a usage error, found before running) */
-        char msg[300];
-        snprintf(msg, sizeof msg, "not run: --inject: %s", ierr);
-        fk_design_set(FK_D_DEFAULT);
-        out->status = RP_SKIP;
-        return rp_scenario_set_error(out, msg) == 0 ? 0 : -1;
+    fk_design_id design = resolve_settings(&vm, p, opt);
+    int rc;
+    if (inject_skips(out, design, &rc))
+        return rc;
+    rs.nv = p->nvars ? p->nvars : 1;
+    rs.nc = p->ncheckpoints ? p->ncheckpoints : 1;
+    rs.rounds = opt->repeat > 1 ? opt->repeat : 1;
+    if (open_run(&vm, &rs, design) == 0) {
+        for (uint32_t r = 0; r < rs.rounds; r++)
+            if (one_round(&vm, &rs, r) != 0)
+                break;
+        end_checks(&vm, &rs);
     }
-    vm.sweep = (fk_policy)(opt->sweep >= 0 ? opt->sweep
-                                           : p->cfg_sweep >= 0 ? p->cfg_sweep
-                                           : opt->default_sweep >= 0 ? opt->default_sweep
-                                           : (int)fk_design_now()->policy);
-    vm.sweep_every = opt->sweep_every > 0 ? opt->sweep_every : 128;
-    vm.end_check = opt->end_check >= 0 ? opt->end_check
-                 : p->cfg_end_check >= 0 ? p->cfg_end_check : 1;
-
-    size_t nv = p->nvars ? p->nvars : 1, nc = p->ncheckpoints ? p->ncheckpoints : 1;
-    size_t nroots = nv + SC_MAX_NESTING + 1;   /* + the dispatch cache */
-    vm.vars = al_malloc(nv * sizeof *vm.vars, AL_K_SCENARIO, "sc vars");
-    vm.stamp = al_malloc(nv * sizeof *vm.stamp, AL_K_SCENARIO, "sc stamps");
-    vm.roots = al_malloc(nroots * sizeof *vm.roots, AL_K_SCENARIO, "sc roots");
-    vm.roots_cap = nroots;
-    vm.fidelity = has_verdict(p);
-    vm.track = sc_is_recording(p);
-    vm.whatif = sc_whatif_of(p, (int)design);
-    vm.cps = al_malloc(nc * sizeof *vm.cps, AL_K_SCENARIO, "sc checkpoints");
-    order *ord = al_malloc(nv * sizeof *ord, AL_K_SCENARIO, "sc teardown order");
-    vm.last_use = al_malloc(nv * sizeof *vm.last_use, AL_K_SCENARIO, "sc variable reads");
-    vm.root_use = al_malloc(nroots, AL_K_SCENARIO, "sc roots in use");
-    if (vm.last_use)
-        sc_var_uses(p, vm.last_use);
-    census first = {0}, last = {0};
-    uint32_t rounds = opt->repeat > 1 ? opt->repeat : 1;
-    uint32_t done = 0;
-
-    if (!vm.vars || !vm.stamp || !vm.roots || !vm.cps || !ord || !vm.last_use || !vm.root_use) {
-        char a[300];
-        snprintf(a, sizeof a, "OutOfMemory: %s", er_message());
-        er_clear();
-        out->status = RP_FAIL;
-        add_plain_failure(&vm, 0, "(setting up the scenario)", a,
-                          "out of memory before the first statement");
-        goto cleanup;
-    }
-    base_total = sc_model_bytes();
-    vm.peak = base_total;
-    uint64_t fp0 = al_footprint();
-    gc_set_auto(vm.gc_mode == SC_GC_AUTO, 700);
-    ts_set_max_bytes(opt->max_bytes);
-
-    for (uint32_t r = 0; r < rounds; r++) {
-        for (size_t i = 0; i < nv; i++) {
-            vm.vars[i].k = V_UNBOUND;
-            vm.vars[i].o = NULL;
-            vm.stamp[i] = 0;
-        }
-        memset(vm.cps, 0, nc * sizeof *vm.cps);
-        vm.nwith = 0;
-        fk_cache_clear();      /* each run of the program starts with it empty */
-        fk_unbacked_reset();   /* ... and out of inference mode */
-        vm.count_expectations = r == 0;
-        for (int k = 0; k < OBJ_KIND_COUNT; k++) {
-            out->kinds_start[k] = obj_live_count_kind((obj_kind)k);
-            vm.kinds0[k] = out->kinds_start[k];
-        }
-        sc_exec_program(&vm);
-        done = r + 1;
-        if (vm.limit_hit)
-            limit_report(&vm);
-        if (r + 1 == rounds || vm.stopped) {
-            uint64_t fp1 = al_footprint();
-            out->footprint_bytes = fp1 > fp0 ? fp1 - fp0 : 0;
-        }
-        if ((r + 1 == rounds || vm.stopped) && sc_whatif_finish(&vm) != 0) {
-            out->status = RP_ERROR;
-            rp_scenario_set_error(out, "OutOfMemory: writing the what-if counters");
-            er_clear();
-        }
-        if (r + 1 == rounds || vm.stopped) {
-            record_checkpoints(&vm);
-            for (int k = 0; k < OBJ_KIND_COUNT; k++)
-                out->kinds_end[k] = obj_live_count_kind((obj_kind)k);
-            out->kinds_known = 1;
-        }
-        sc_vm_drop_snapshot(&vm);
-        teardown(&vm, ord);
-        if (rounds > 1 && !vm.stopped) {
-            if (r == 0)
-                census_take(&first);
-            else if (r + 1 == rounds)
-                census_take(&last);
-        }
-        if (vm.stopped)
-            break;
-    }
-    fk_cache_trim();           /* entries that hold nothing are no one's memory */
-    if (rounds == 1 || (vm.stopped && done == 1)) {
-        if (vm.end_check)
-            end_check(&vm, base);
-    } else if (!vm.stopped) {
-        growth_check(&vm, &first, &last, rounds);
-    }
-
-cleanup:
-    sc_vm_drop_snapshot(&vm);
-    fk_cache_clear();          /* what its entries hold, before reclaiming */
-    sc_reclaim_all(done > 0);
-    fk_design_set(FK_D_DEFAULT);
-    gc_set_auto(0, 700);
-    ts_set_max_bytes(0);
-    census_free(&first);
-    census_free(&last);
-    {
-        uint64_t now = sc_model_bytes();
-        uint64_t left = now > base ? now - base : 0;
-        if (left > out->leaked_bytes)
-            out->leaked_bytes = left;
-        if (left && vm.end_check && out->nretained == 0 && out->status == RP_PASS) {
-            mark_fail(out);
-            char a[120];
-            snprintf(a, sizeof a, "%" PRIu64 " bytes still allocated after every object was freed",
-                     left);
-            add_plain_failure(&vm, 0, "end_check", a, "allocator bytes leaked by no object");
-        }
-    }
-    al_free(vm.vars, nv * sizeof *vm.vars, AL_K_SCENARIO);
-    al_free(vm.stamp, nv * sizeof *vm.stamp, AL_K_SCENARIO);
-    sc_vm_release_holds(&vm);
-    al_free(vm.roots, vm.roots_cap * sizeof *vm.roots, AL_K_SCENARIO);
-    al_free(vm.cps, nc * sizeof *vm.cps, AL_K_SCENARIO);
-    al_free(ord, nv * sizeof *ord, AL_K_SCENARIO);
-    al_free(vm.last_use, nv * sizeof *vm.last_use, AL_K_SCENARIO);
-    al_free(vm.root_use, vm.roots_cap, AL_K_SCENARIO);
-
-    al_stats st1;
-    al_stats_get(&st1);
-    out->statements = vm.executed;
-    out->allocations = st1.total_allocs - st0.total_allocs;
-    out->peak_bytes = vm.peak > base_total ? vm.peak - base_total : 0;
-    out->wall_ms = ms_since(&t0);
-    if (vg) {
-        vg_leak_check_added(&vg1);
-        out->valgrind_checked = 1;
-        /* memcheck counts definite and indirect together (COUNT_LEAKS) */
-        out->valgrind_definite =
-            vg1.lost_bytes > vg0.lost_bytes ? vg1.lost_bytes - vg0.lost_bytes : 0;
-        out->valgrind_indirect = 0;
-        if (out->valgrind_definite && out->status == RP_PASS)
-            out->status = RP_FAIL;
-    }
+    close_run(&vm, &rs);
+    run_stats(&vm, &rs);
     er_clear();
     return out->status == RP_ERROR ? -1 : 0;
 }
