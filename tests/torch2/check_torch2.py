@@ -17,6 +17,8 @@ LAUNCHER` (the launcher of scripts/torch-root.sh SUITE, in $FAKEGC_ROOTS or
     weakref.finalize._registry;
   - for BOTH programs, the same program under 1.13.1 (/usr/bin/python3) to
     give its own, different verdict (both shown).
+NAME `library`: a region recorded with `with fakegc.recording(PATH)` and
+fakegc.mark() under that root, replayed: what the region kept accumulates.
 Exit 77 (skipped) only when the root is absent (scripts/test.sh builds it).
 """
 import json
@@ -58,6 +60,56 @@ def judge(fakegc, python, prog, out):
     return r.returncode, rep
 
 
+LIB = """import sys
+import torch
+import fakegc
+from torch._subclasses.fake_tensor import FakeTensorMode
+before = FakeTensorMode()                  # outside the region: left out of its counts
+old = [before.from_tensor(torch.randn(2)) for _ in range(3)]
+init = FakeTensorMode.__init__
+CACHE = {}
+with fakegc.recording(sys.argv[1]):
+    m = FakeTensorMode()
+    for i in range(5):
+        fakegc.mark("step %d" % i)
+        CACHE[i] = m.from_tensor(torch.randn(4, 4))
+assert FakeTensorMode.__init__ is init, "hooks left installed"
+"""
+
+
+def library(fakegc, root, py, suite):
+    """The library (`with fakegc.recording(...)`, fakegc.mark) under 2.x:
+    PYTHONPATH=scripts/, run from there (the launcher binds the current folder)."""
+    bad = []
+    with tempfile.TemporaryDirectory() as d:
+        prog, out = os.path.join(d, "lib.py"), os.path.join(d, "lib.scn")
+        with open(prog, "w") as f:
+            f.write(LIB)
+        scripts = os.path.join(root, "scripts")
+        r = run([py, prog, out], cwd=scripts, env=dict(os.environ, PYTHONPATH=scripts))
+        if r.returncode != 0:
+            print("FAIL: library under torch %s: exit %d: %s" % (TORCH[suite], r.returncode,
+                                                                  r.stderr[-800:]))
+            return 1
+        text = open(out).read()
+        for want in ('expect live("fake") == 5', 'expect live("mode") == 1',
+                     "# mark: step 4", 'config compat = "%s"' % DESIGN[suite]):
+            if want not in text:
+                bad.append("the region's recording lacks %s" % want)
+        r = run([fakegc, "run", "--format", "json", out])
+        rep = json.loads(r.stdout)["scenarios"][0]
+        if rep["failures"] or r.returncode != 1 or \
+                ("accumulating", "fake tensor") not in classes(rep["verdict"]["text"]):
+            bad.append("replay: exit %d, %d mismatches, verdict %s" % (
+                r.returncode, len(rep["failures"]), rep["verdict"]["text"][:300]))
+    for b in bad:
+        print("FAIL: library under torch %s: %s" % (TORCH[suite], b))
+    if not bad:
+        print("ok: library under torch %s: the region's 5 fakes accumulate, 0 mismatches"
+              % TORCH[suite])
+    return 1 if bad else 0
+
+
 def main(fakegc, root, suite, name):
     root = os.path.abspath(root)
     roots = os.environ.get("FAKEGC_ROOTS", "/var/cache/fakegc/roots")
@@ -66,6 +118,8 @@ def main(fakegc, root, suite, name):
         print("skipped: no PyTorch root %s/%s (scripts/torch-root.sh %s builds it)"
               % (roots, suite, suite))
         return 77
+    if name == "library":
+        return library(fakegc, root, py, suite)
     prog = os.path.join(root, "scripts", "record", "examples2", name + ".py")
     bad = []
     with tempfile.TemporaryDirectory() as d:
