@@ -167,6 +167,9 @@ static int verdict(jw *w, const rp_verdict *v)
     rp_jw_key(w, ", ", "text"); rp_jw_str(w, text ? text : "");
     int ok = text != NULL;
     free(text);
+    char sum[600];   /* the one line a CI shows as the failure message */
+    rp_verdict_summary(v, sum, sizeof sum);
+    rp_jw_key(w, ", ", "summary"); rp_jw_str(w, sum);
     rp_jw_key(w, ",\n        ", "groups_total"); rp_jw_u64(w, v->ngroups);
     rp_jw_key(w, ", ", "groups");
     rp_jw_put(w, "[", 1);

@@ -71,6 +71,11 @@ def check_names_and_messages(tmp):
         check(f'message: "{SUMMARY.format(p=prog)}"' in tapmsg, "TAP message: the summary line")
         s = doc["scenarios"][0]
         check(s.get("recording") and s["recording"].endswith(".scn"), "JSON: the recording")
+        check(s["verdict"].get("summary") == SUMMARY, f"JSON: the summary line: {s['verdict']}")
+        schema = os.path.join(SRC, "src/report/schema", doc["schema"].replace("/", "-") + ".schema.json")
+        v = subprocess.run(["/usr/bin/python3", os.path.join(SRC, "tests/report/validate.py"),
+                            schema, out["json"]], capture_output=True, text=True)
+        check(v.returncode == 0, f"JSON valid against {schema}: {v.stdout[-300:]}")
         rows = s["verdict"]["groups"]
         fake = [g for g in rows if g["category"] == "fake"]
         check(len(fake) == 1 and fake[0]["class"] == "accumulating" and fake[0]["count"] == 5
