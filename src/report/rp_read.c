@@ -1372,17 +1372,15 @@ static int read_summary(rp_jr *j, rp_run *run)
     int f3 = 1, r3, rc;
     if ((rc = rp_jr_obj_open(j)) != 0)
         return rc;
+    const struct { const char *k; uint32_t *v; } counts[] = {
+        {"passed", &run->passed}, {"failed", &run->failed}, {"skipped", &run->skipped},
+        {"errors", &run->errors}};
     while ((r3 = rp_jr_obj_next(j, &f3, k3, sizeof k3)) == 1) {
-        if (strcmp(k3, "passed") == 0)
-            rc = rp_jr_get_u32(j, &run->passed, k3);
-        else if (strcmp(k3, "failed") == 0)
-            rc = rp_jr_get_u32(j, &run->failed, k3);
-        else if (strcmp(k3, "skipped") == 0)
-            rc = rp_jr_get_u32(j, &run->skipped, k3);
-        else if (strcmp(k3, "errors") == 0)
-            rc = rp_jr_get_u32(j, &run->errors, k3);
-        else
-            rc = rp_jr_skip(j);
+        size_t i = 0;
+        while (i < sizeof counts / sizeof *counts && strcmp(k3, counts[i].k) != 0)
+            i++;
+        rc = i < sizeof counts / sizeof *counts ? rp_jr_get_u32(j, counts[i].v, k3)
+                                                : rp_jr_skip(j);
         if (rc != 0)
             return -1;
     }
