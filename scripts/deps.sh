@@ -28,7 +28,8 @@ npm_tools() {
     command -v npm > /dev/null || { echo "deps.sh: npm is missing (Debian: apt-get install npm)" >&2; return 1; }
     if [ ! -x "$npm_dir/node_modules/.bin/sarif-multitool" ]; then
         mkdir -p "$npm_dir"
-        npm install --prefix "$npm_dir" --no-audit --no-fund "${npm_pkgs[@]}" > /dev/null
+        npm install --prefix "$npm_dir" --no-audit --no-fund "${npm_pkgs[@]}" > /dev/null ||
+            npm install --prefix "$npm_dir" --no-audit --no-fund "${npm_pkgs[@]}" > /dev/null
     fi
     chmod u+x "$npm_dir"/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool
 }
