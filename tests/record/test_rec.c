@@ -183,7 +183,7 @@ Test(record, timeout_ends_the_group)
     recorder(sh, sizeof sh, NULL, tail);
     snprintf(out, sizeof out, "%s/rec.scn", dir);
     char *prog[] = {(char *)"prog.py"};
-    rec_job j = {"/bin/sh", sh, out, NULL, 0, prog, 1, 1};
+    rec_job j = {"/bin/sh", sh, out, NULL, 0, prog, 1, 4};   /* sh under memcheck: slow */
     rec_result r;
     cr_assert(eq(int, rec_run(&j, "test", &r), 0));
     cr_assert(eq(int, r.timed_out, 1));
