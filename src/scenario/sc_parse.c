@@ -19,6 +19,7 @@
 
 #include "alloc/al.h"
 #include "core/er.h"
+#include "esc/es.h"
 #include "fake/fk.h"
 #include "tensor/ts.h"
 
@@ -1593,9 +1594,14 @@ static void print_diags(parser *p, FILE *f, int color)
     size_t shown = p->ndiags > SC_MAX_ERRORS ? SC_MAX_ERRORS : p->ndiags;
     for (size_t i = 0; i < shown; i++) {
         diag *d = &p->diags[i];
-        fprintf(f, "%s%s:%u:%u: %serror:%s %s%s\n", color ? "\033[1m" : "", p->prog->file,
-                d->line, d->col, color ? "\033[1;31m" : "", color ? "\033[0;1m" : "", d->msg,
-                color ? "\033[0m" : "");
+        /* the path and message as text for a terminal: a file name's ESC
+         * is shown as '?', never sent */
+        fputs(color ? "\033[1m" : "", f);
+        es_fputs(f, p->prog->file, ES_TEXT);
+        fprintf(f, ":%u:%u: %serror:%s ", d->line, d->col, color ? "\033[1;31m" : "",
+                color ? "\033[0;1m" : "");
+        es_fputs(f, d->msg, ES_TEXT);
+        fputs(color ? "\033[0m\n" : "\n", f);
         print_source_line(f, p->prog->src, p->prog->len, d->line, d->col, color);
     }
     if (p->nerrors > shown)

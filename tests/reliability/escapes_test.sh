@@ -53,4 +53,9 @@ else
     echo "note: no chromium, the page is checked by xmllint --html only"
 fi
 xmllint --html --noout r.html 2>/dev/null || bad "r.html: not parsed"
+# a parse error's diagnostic on stderr names the file as text for a terminal
+printf 't = empty(1\n' > "broken $name"
+"$fakegc" run "broken $name" > /dev/null 2> diag
+LC_ALL=C grep -q $'[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]' diag && bad "the diagnostic carries a raw control byte"
+grep -q ":1:12: error:" diag || bad "no diagnostic: $(cat diag)"
 exit $fail
