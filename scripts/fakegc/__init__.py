@@ -31,9 +31,13 @@ class RecordingError(RuntimeError):
 class recording:
     """Context manager: record the region it encloses into `path`.
     fail_on / suppress: as `fakegc record --fail-on / --suppress`; lang: the
-    language version the recording may use (1 or 2)."""
+    language version the recording may use (1 or 2). program / module_globals:
+    the file whose lines are the sites and the globals its holders are found
+    from (default: the caller's; a test runner names the test's module)."""
 
-    def __init__(self, path, fail_on=None, suppress=None, lang=1, batch=True, max_events=0):
+    def __init__(self, path, fail_on=None, suppress=None, lang=1, batch=True, max_events=0,
+                 program=None, module_globals=None):
+        self.program, self.module_globals = program, module_globals
         self.path = os.path.abspath(path)
         self.fail_on, self.suppress = fail_on, suppress
         self.lang, self.batch, self.max_events = lang, batch, max_events
@@ -56,7 +60,8 @@ class recording:
         DTYPES.update(_dtypes(torch))
         frame = sys._getframe(1)
         self.frame = frame
-        rec = Recorder(torch, frame.f_code.co_filename, self.max_events, self.lang)
+        rec = Recorder(torch, self.program or frame.f_code.co_filename, self.max_events,
+                       self.lang)
         rec.before_region()
         rec.install()
         self.old_trace = sys.gettrace()
@@ -77,7 +82,8 @@ class recording:
         _active = None
         from .holders import program_roots
         try:
-            rec.finish(program_roots(rec, frame.f_globals, frame, None),
+            g = self.module_globals if self.module_globals is not None else frame.f_globals
+            rec.finish(program_roots(rec, g, frame, None),
                        self.fail_on, self.suppress)
         except Exception as e:
             rec.broken(e)

@@ -1,0 +1,57 @@
+"""A small suite for the fakegc pytest plugin: the tests named *_leaks leave
+fake tensors behind (accumulating in a module-level list, or held where the
+mark fails on reachable); the *_clean ones do not. check.py runs it with
+--fakegc and requires exactly the leaking ones to fail."""
+import pytest
+import torch
+from torch._subclasses.fake_tensor import FakeTensorMode
+
+CACHE = []
+
+
+@pytest.fixture(scope="module")
+def shared_mode():
+    # module-scoped: made before the first test that uses it, kept across
+    # tests; what it holds is not charged to any test
+    m = FakeTensorMode()
+    m.KEEP = [m.from_tensor(torch.randn(3)) for _ in range(4)]
+    return m
+
+
+def test_convert_and_drop_clean():
+    m = FakeTensorMode()
+    for i in range(5):
+        f = m.from_tensor(torch.randn(2, i + 1))
+        assert f.shape == (2, i + 1)
+
+
+def test_ops_under_mode_clean():
+    m = FakeTensorMode()
+    a, b = m.from_tensor(torch.randn(4, 4)), m.from_tensor(torch.randn(4, 2))
+    with m:
+        y = a @ b
+    assert y.shape == (4, 2)
+
+
+def test_appends_to_module_list_leaks():
+    m = FakeTensorMode()
+    for i in range(6):
+        CACHE.append(m.from_tensor(torch.randn(i + 1)))
+
+
+def test_uses_module_fixture_clean(shared_mode):
+    f = shared_mode.from_tensor(torch.randn(2, 2))
+    assert f.shape == (2, 2)
+
+
+@pytest.mark.fakegc(fail_on="lost,accumulating,reachable")
+def test_keeps_one_in_a_global_leaks():
+    global KEPT
+    m = FakeTensorMode()
+    KEPT = m.from_tensor(torch.randn(5))
+
+
+def test_keeps_one_in_a_global_passes_by_default():
+    global KEPT2
+    m = FakeTensorMode()
+    KEPT2 = m.from_tensor(torch.randn(5))
