@@ -55,6 +55,28 @@ long rp_failure_shares(const rp_scenario *sc, size_t i);
  * per line, each line starting with indent (within RP_SCENARIO_LINES). */
 void rp_details(sk *s, const rp_scenario *sc, const rp_options *o, const char *indent);
 
+/* The one JUnit writer's pieces (rp_xml.c), for run reports and for merged
+ * stress and oom reports (rp_merge.c):
+ *   <?xml ...?><testsuites name=N COUNTS><testsuite name=N COUNTS>
+ *     <testcase name=.. classname=.. time=..> ... </testcase>
+ *   </testsuite></testsuites>
+ * COUNTS: tests, failures, errors, skipped, and time (seconds) when timed. */
+typedef struct rp_junit_counts {
+    size_t tests, failures, errors, skipped;
+    double seconds;
+    int timed;
+} rp_junit_counts;
+void rp_junit_begin(FILE *f, const char *name, const rp_junit_counts *c);
+/* "    <testcase name=.. classname=.. [time=..]" left open: the caller ends
+ * it with "/>\n", or ">\n" then rp_junit_failure or its own elements and
+ * "    </testcase>\n". seconds < 0: no time. */
+void rp_junit_case(FILE *f, const char *name, const char *classname, double seconds);
+/* ">\n      <TAG message=.. type=..>BODY</TAG>\n    </testcase>\n" (tag
+ * "failure" or "error"); body escaped, may be NULL. */
+void rp_junit_failure(FILE *f, const char *tag, const char *type, const char *message,
+                      const char *body);
+void rp_junit_end(FILE *f);
+
 int rp_write_json(const rp_run *run, FILE *f);
 int rp_write_junit(const rp_run *run, FILE *f, const rp_options *o);
 int rp_write_tap(const rp_run *run, FILE *f, const rp_options *o);

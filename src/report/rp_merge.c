@@ -1038,28 +1038,18 @@ static void write_stress_text(const mg *m, FILE *o, const totals *t)
             t->distinct, t->distinct == 1 ? "" : "s");
 }
 
-static void xml(FILE *o, const char *s)
-{
-    sk k = {o, SK_XML, 0, 0};
-    sk_puts(&k, s);
-}
-
 static void write_stress_junit(const mg *m, FILE *o, const totals *t)
 {
     size_t failed = 0;
     for (size_t i = 0; i < m->n; i++)
         failed += doc_u64(&m->d[i], "failures") > 0;
-    fprintf(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"fakegc stress\" "
-            "tests=\"%zu\" failures=\"%zu\" time=\"%.3f\">\n  <testsuite name=\"fakegc stress\" "
-            "tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\" time=\"%.3f\">\n", m->n,
-            failed, t->seconds, m->n, failed, t->seconds);
-    char line[512], a[256], b[512], c[1024];
+    rp_junit_counts jc = {m->n, failed, 0, 0, t->seconds, 1};
+    rp_junit_begin(o, "fakegc stress", &jc);
+    char line[512], a[256], b[512], c[1024], body[1600];
     for (size_t i = 0; i < m->n; i++) {
         const doc *d = &m->d[i];
         shard_line(d, line, sizeof line);
-        fputs("    <testcase classname=\"fakegc.stress\" name=\"", o);
-        xml(o, line);
-        fprintf(o, "\" time=\"%.3f\"", doc_double(d, "seconds"));
+        rp_junit_case(o, line, "fakegc.stress", doc_double(d, "seconds"));
         const span *r = get(d, "failure");
         if (!doc_u64(d, "failures") || !r) {
             fputs("/>\n", o);
@@ -1068,15 +1058,10 @@ static void write_stress_junit(const mg *m, FILE *o, const totals *t)
         member_str(*r, "class", a, sizeof a);
         member_str(*r, "first", b, sizeof b);
         member_str(*r, "reproduce", c, sizeof c);
-        fputs(">\n      <failure type=\"stress\" message=\"", o);
-        xml(o, a);
-        fputs("\">", o);
-        xml(o, b);
-        fputs("\nin one process: ", o);
-        xml(o, c);
-        fputs("</failure>\n    </testcase>\n", o);
+        snprintf(body, sizeof body, "%s\nin one process: %s", b, c);
+        rp_junit_failure(o, "failure", "stress", a, body);
     }
-    fputs("  </testsuite>\n</testsuites>\n", o);
+    rp_junit_end(o);
 }
 
 /* oom (and any report with "scenarios"): each scenario's file and status. */
@@ -1108,10 +1093,9 @@ static void write_oom(const mg *m, FILE *o, int junit, const char *json, size_t 
     size_t bad = 0;
     for (size_t i = 0; i < it.n; i++)
         bad += scenario_failed(it.v[i]);
+    rp_junit_counts jc = {it.n, bad, 0, 0, 0, 0};
     if (junit)
-        fprintf(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"fakegc oom\" "
-                "tests=\"%zu\" failures=\"%zu\">\n  <testsuite name=\"fakegc oom\" tests=\"%zu\" "
-                "failures=\"%zu\" errors=\"0\" skipped=\"0\">\n", it.n, bad, it.n, bad);
+        rp_junit_begin(o, "fakegc oom", &jc);
     for (size_t i = 0; i < it.n; i++) {
         char file[512], st[32];
         member_str(it.v[i], "file", file, sizeof file);
@@ -1120,20 +1104,15 @@ static void write_oom(const mg *m, FILE *o, int junit, const char *json, size_t 
             fprintf(o, "%-4s %s\n", st[0] ? st : "?", file);
             continue;
         }
-        fputs("    <testcase classname=\"fakegc.oom\" name=\"", o);
-        xml(o, file);
+        rp_junit_case(o, file, "fakegc.oom", -1);
         if (!scenario_failed(it.v[i])) {
-            fputs("\"/>\n", o);
+            fputs("/>\n", o);
             continue;
         }
-        fputs("\">\n      <failure type=\"oom\" message=\"", o);
-        xml(o, st);
-        fputs("\">", o);
-        xml(o, file);
-        fputs("</failure>\n    </testcase>\n", o);
+        rp_junit_failure(o, "failure", "oom", st, file);
     }
     if (junit) {
-        fputs("  </testsuite>\n</testsuites>\n", o);
+        rp_junit_end(o);
     } else {
         const span *sum = fields_get(&top, "summary");
         fprintf(o, "oom: %zu shards, %zu scenarios, %zu not clean; summary ", m->n, it.n, bad);

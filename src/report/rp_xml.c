@@ -59,23 +59,61 @@ static void summary(const rp_scenario *s, char *buf, size_t n)
 
 /* --- JUnit ------------------------------------------------------------------ */
 
-static void classname(sk *s, const char *file)
+/* "fakegc" and the file's folders: "fakegc.scenarios.memo". */
+static void classname(const char *file, char *buf, size_t cap)
 {
     const char *slash = file ? strrchr(file, '/') : NULL;
-    sk_puts(s, "fakegc");
-    if (!slash)
+    size_t j = (size_t)snprintf(buf, cap, "fakegc");
+    if (!slash || j + 1 >= cap)
         return;
-    char buf[1024];
-    size_t n = (size_t)(slash - file);
-    if (n >= sizeof buf)
-        n = sizeof buf - 1;
-    buf[0] = '.';
-    size_t j = 1;
-    for (size_t i = 0; i < n && j + 1 < sizeof buf; i++)
+    buf[j++] = '.';
+    for (size_t i = 0; file + i < slash && j + 1 < cap; i++)
         buf[j++] = file[i] == '/' ? '.' : file[i];
     buf[j] = '\0';
-    sk_puts(s, buf);
 }
+
+static void junit_counts(FILE *f, const char *name, const rp_junit_counts *c)
+{
+    fputs(" name=\"", f);
+    es_fputs(f, name, ES_XML);
+    fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\"", c->tests,
+            c->failures, c->errors, c->skipped);
+    if (c->timed)
+        fprintf(f, " time=\"%.6f\"", c->seconds);
+    fputs(">\n", f);
+}
+
+void rp_junit_begin(FILE *f, const char *name, const rp_junit_counts *c)
+{
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites", f);
+    junit_counts(f, name, c);
+    fputs("  <testsuite", f);
+    junit_counts(f, name, c);
+}
+
+void rp_junit_case(FILE *f, const char *name, const char *classname, double seconds)
+{
+    fputs("    <testcase name=\"", f);
+    es_fputs(f, name, ES_XML);
+    fputs("\" classname=\"", f);
+    es_fputs(f, classname, ES_XML);
+    fputs("\"", f);
+    if (seconds >= 0)
+        fprintf(f, " time=\"%.6f\"", seconds);
+}
+
+void rp_junit_failure(FILE *f, const char *tag, const char *type, const char *message,
+                      const char *body)
+{
+    fprintf(f, ">\n      <%s message=\"", tag);
+    es_fputs(f, message, ES_XML);
+    fprintf(f, "\" type=\"%s\">", type);
+    if (body)
+        es_fputs(f, body, ES_XML);
+    fprintf(f, "</%s>\n    </testcase>\n", tag);
+}
+
+void rp_junit_end(FILE *f) { fputs("  </testsuite>\n</testsuites>\n", f); }
 
 int rp_write_junit(const rp_run *run, FILE *f, const rp_options *o)
 {
@@ -88,13 +126,9 @@ int rp_write_junit(const rp_run *run, FILE *f, const rp_options *o)
         skipped += run->scenarios[i].status == RP_SKIP;
         ms += run->scenarios[i].wall_ms;
     }
-    char counts[200];
-    snprintf(counts, sizeof counts,
-             "tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.6f\"",
-             run->n, fails, errors, skipped, ms / 1000.0);
-    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"fakegc\" %s>\n",
-            counts);
-    fprintf(f, "  <testsuite name=\"fakegc\" %s>\n    <properties>\n", counts);
+    rp_junit_counts c = {run->n, fails, errors, skipped, ms / 1000.0, 1};
+    rp_junit_begin(f, "fakegc", &c);
+    fputs("    <properties>\n", f);
     const char *props[][2] = {{"version", run->version},
                               {"allocator", run->allocator},
                               {"compat", run->compat}};
@@ -118,11 +152,9 @@ int rp_write_junit(const rp_run *run, FILE *f, const rp_options *o)
     for (size_t i = 0; i < run->n; i++) {
         const rp_scenario *sc = &run->scenarios[i];
         const char *name = rp_scenario_name(run, sc);
-        fputs("    <testcase name=\"", f);
-        sk_puts(&s, name);
-        fputs("\" classname=\"", f);
-        classname(&s, name);
-        fprintf(f, "\" time=\"%.6f\"", sc->wall_ms / 1000.0);
+        char cls[1024];
+        classname(name, cls, sizeof cls);
+        rp_junit_case(f, name, cls, sc->wall_ms / 1000.0);
         if (sc->status == RP_PASS && sc->whatif) {
             fputs(">\n      <system-out>", f);
             sk_puts(&s, sc->whatif);
@@ -146,7 +178,7 @@ int rp_write_junit(const rp_run *run, FILE *f, const rp_options *o)
         rp_details(&s, sc, o, "");
         fprintf(f, "</%s>\n    </testcase>\n", tag);
     }
-    fputs("  </testsuite>\n</testsuites>\n", f);
+    rp_junit_end(f);
     return s.oom ? er_set(ER_OOM, "out of memory grouping retained objects") : 0;
 }
 
