@@ -166,6 +166,9 @@ def expand(x, types, prog_mods):
             yield v, ".<member>"
         return
     tm = getattr(type(x), "__module__", "") or ""
+    if "_modules" in getattr(x, "__dict__", {}) and hasattr(x, "named_children"):
+        yield from module_parts(x)      # an nn.Module, as its user spells what it holds
+        return
     d = getattr(x, "__dict__", None) if not isinstance(x, types.MethodType) else None
     if isinstance(d, dict):
         for k, v in list(d.items()):
@@ -177,3 +180,23 @@ def expand(x, types, prog_mods):
             yield c, type(c).__name__
 
 
+
+
+def module_parts(m):
+    """(child, label) of an nn.Module as the program writes them: a
+    submodule `net[0]` of a Sequential/ModuleList (`net.block` otherwise), a
+    parameter or buffer `.weight`, any other attribute `.name`, never the
+    `_modules`/`_parameters`/`_buffers` dicts Python stores them in."""
+    d = vars(m)
+    indexed = hasattr(type(m), "__getitem__")
+    for k, v in list(d["_modules"].items()):
+        if v is not None:
+            yield v, "[%s]" % k if indexed and str(k).isdigit() else "[%r]" % (k,) \
+                if indexed and not str(k).isidentifier() else "." + str(k)
+    for store in ("_parameters", "_buffers"):
+        for k, v in list(d.get(store, {}).items()):
+            if v is not None:
+                yield v, "." + str(k)
+    for k, v in list(d.items()):
+        if k not in ("_modules", "_parameters", "_buffers"):
+            yield v, "." + str(k)

@@ -510,6 +510,24 @@ class Cmd(Base):
         self.assertIn("held by the program at GENS[0].gi_frame.f_locals['x']",
                       rep["verdict"]["text"])
 
+    def test_holders_in_the_programs_spelling(self):
+        """tests/record/programs/module_holders.py: fakes stashed on a
+        model's layers are held at net[0]._fake_inputs[0] and
+        model.head._fake_inputs[0], as the program writes them, not through
+        nn.Module's _modules dicts; 0 fidelity mismatches."""
+        here = os.path.dirname(os.path.abspath(__file__))
+        prog = os.path.join(here, "programs", "module_holders.py")
+        rc, so, se = self.fakegc("record", "--format", "json", "-o",
+                                 os.path.join(self.d, "mh.scn"), prog)
+        self.assertEqual(rc, 1, se)
+        rep = json.loads(so)["scenarios"][0]
+        self.assertEqual([f["text"] for f in rep["failures"]], [])
+        text = rep["verdict"]["text"]
+        for path in ("net[0]._fake_inputs[0]", "model.head._fake_inputs[0]"):
+            self.assertIn("accumulating: 3 fake tensors made at module_holders.py:", text)
+            self.assertIn("held by the program at %s -> tensor#" % path, text)
+        self.assertNotIn("_modules", text)
+
     def test_child_processes_are_said_plainly(self):
         """A fork and a spawn (multiprocessing) are not recorded, and the
         recording's header and stderr say so at the program's line."""
