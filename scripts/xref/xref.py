@@ -42,7 +42,8 @@ from translate import translate  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(HERE))
 PYTHON = os.environ.get("XREF_PYTHON", "/usr/bin/python3")   # the one with torch (--python)
 # the design the twins' PyTorch is checked against: 1.13.1 with its own
-# policy; 2.x (2.6, 2.14: a launcher of scripts/torch-root.sh) under pytorch-2.3
+# policy; 2.x (2.6, 2.14: a launcher of scripts/torch-root.sh) under pytorch-2.3,
+# 2.14 and later under pytorch-2.14
 COMPAT = ["--compat", "pytorch-1.13", "--sweep", "periodic"]
 COMPAT_2X = ["--compat", "pytorch-2.3"]
 EXIT_SKIP = 77
@@ -392,6 +393,37 @@ def torch_importable():
     return None
 
 
+def per_version(argv, pythons):
+    """One run per --python (its own output), then a line per torch version:
+    scenarios passed and failed, and mismatches. Exit 1 if any run had one."""
+    rest, skip = [], False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a == "--python":
+            skip = True
+        elif not a.startswith("--python="):
+            rest.append(a)
+    rows, rc = [], 0
+    for py in pythons:
+        global PYTHON
+        PYTHON = py
+        v = "torch %s" % (torch_version() or "? (%s)" % py)
+        p = subprocess.run([sys.executable, os.path.abspath(__file__), "--python", py] + rest,
+                           capture_output=True, text=True)
+        sys.stdout.write(p.stdout)
+        sys.stderr.write(p.stderr)
+        mism = len(re.findall(r": mismatch: ", p.stdout))
+        tail = (p.stdout.strip().splitlines() or ["no output"])[-1]
+        rows.append("%s (%s): %s, %d mismatches" % (v, py, tail, mism)
+                    if p.returncode in (0, 1) else "%s (%s): exit %d" % (v, py, p.returncode))
+        rc = max(rc, 1 if p.returncode != 0 else 0)
+    print("per version:")
+    for r in rows:
+        print("  " + r)
+    return rc
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(
         prog="xref.py", description="Cross-check .scn scenarios against PyTorch 1.13.")
@@ -404,9 +436,11 @@ def main(argv=None):
     ap.add_argument("--emit", metavar="FILE",
                     help="write the generated Python (a directory with several scenarios)")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per run")
-    ap.add_argument("--python", default=None,
+    ap.add_argument("--python", action="append", default=None,
                     help="the Python with torch that runs the twins (default $XREF_PYTHON or "
-                    "/usr/bin/python3; 2.x: compared under --compat pytorch-2.3)")
+                    "/usr/bin/python3; 2.x: compared under --compat pytorch-2.3, 2.14 and later "
+                    "pytorch-2.14); given "
+                    "several times, one run per Python and the mismatches per version")
     ap.add_argument("--allow-meta", action="store_true",
                     help="FakeTensorMode(allow_meta=True) (fake tensors on meta)")
     try:
@@ -441,11 +475,18 @@ def main(argv=None):
             emit_paths = [os.path.join(args.emit, os.path.splitext(os.path.basename(f))[0] + ".py")
                           for f in files]
     global PYTHON, COMPAT
+    if args.python and len(args.python) > 1:
+        return per_version(argv if argv is not None else sys.argv[1:], args.python)
     if args.python:
-        PYTHON = args.python
+        PYTHON = args.python[0]
     why = torch_importable()
     if not why and not torch_version().startswith("1."):
         COMPAT = COMPAT_2X
+        try:    # 2.14 and later: pytorch-2.14 (the recorder's rule, fakegc/torch2.py)
+            if tuple(int(x) for x in torch_version().split("+")[0].split(".")[:2]) >= (2, 14):
+                COMPAT = ["--compat", "pytorch-2.14"]
+        except ValueError:
+            pass
     if why:
         print("xref: SKIP: torch is not importable by %s (%s)" % (PYTHON, why))
         return EXIT_SKIP
