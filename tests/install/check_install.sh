@@ -33,6 +33,16 @@ pydir=$(grep -m1 '^FAKEGC_PYTHON_DIR:' "$build/CMakeCache.txt" | cut -d= -f2)
 PYTHONPATH=$p/$pydir /usr/bin/python3 -c 'import fakegc, sys
 assert fakegc.__file__.startswith(sys.argv[1]), fakegc.__file__
 fakegc.recording, fakegc.mark' "$p/$pydir" || fail "import fakegc from $p/$pydir"
+# pytest loads the installed plugin by itself (its pytest11 entry point), and
+# an explicit -p beside it is the same plugin
+if /usr/bin/python3 -c 'import pytest' 2>/dev/null; then
+    for p_opt in "" "-p fakegc_pytest"; do
+        # shellcheck disable=SC2086
+        PYTHONPATH=$p/$pydir /usr/bin/python3 -m pytest -p no:cacheprovider $p_opt --help \
+            > pytest.txt 2>&1 || fail "pytest $p_opt --help exit $?"
+        grep -q -- '--fakegc-dir' pytest.txt || fail "pytest $p_opt does not load the plugin: $(tail -3 pytest.txt)"
+    done
+fi
 ls "$p/share/fakegc/schema/"fakegc-report-3.schema.json > /dev/null || fail "schemas not installed"
 
 # man pages: rendered, and made from the real --help (an option only run has)
