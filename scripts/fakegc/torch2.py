@@ -263,6 +263,14 @@ class Recorder(torch113.Recorder):
             return rec.on_dispatch(disp, self, func, types, args,
                                    {} if kwargs is None else kwargs)
 
+        def locked(f):   # one event at a time, whatever the thread (Recorder.lock)
+            def w(*a, **k):
+                with rec.lock:
+                    return f(*a, **k)
+            return w
+
+        mode_init, conv_init, from_real = locked(mode_init), locked(conv_init), locked(from_real)
+        meta_init, meta_call, dispatch = locked(meta_init), locked(meta_call), locked(dispatch)
         self.saved = [(c, n, c.__dict__.get(n)) for c, n in (
             (FM, "__init__"), (FC, "__init__"), (FC, "from_real_tensor"), (MC, "__init__"),
             (MC, "__call__"), (FM, "__torch_dispatch__"))]
