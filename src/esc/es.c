@@ -76,6 +76,17 @@ static const char *ascii(unsigned c, es_format fmt, char buf[8])
         }
     case ES_TEXT:
         return c == '\n' || c == '\t' || !ctl ? NULL : "?";
+    case ES_GH_DATA:
+    case ES_GH_PROP:
+        switch (c) {
+        case '%': return "%25";
+        case '\r': return "%0D";
+        case '\n': return "%0A";
+        case '\t': return " ";
+        case ':': return fmt == ES_GH_PROP ? "%3A" : NULL;
+        case ',': return fmt == ES_GH_PROP ? "%2C" : NULL;
+        default: return ctl ? REPLACEMENT : NULL;
+        }
     case ES_TAP:
         switch (c) {
         case '#': return "\\#";

@@ -20,6 +20,11 @@
  *            and tab as a space; other controls U+FFFD.
  *   ES_TEXT  text for a terminal (the text report): newline and tab as is,
  *            other controls (C0, DEL, C1) as '?'.
+ *   ES_GH_DATA  a GitHub workflow command's message (after the second
+ *            "::"): % CR LF as %25 %0D %0A, as the runner decodes them; tab
+ *            as a space; other controls U+FFFD.
+ *   ES_GH_PROP  a workflow command's property value (file=, title=): the
+ *            same, and : , as %3A %2C.
  */
 #ifndef FAKEGC_ES_H
 #define FAKEGC_ES_H
@@ -27,7 +32,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-typedef enum es_format { ES_XML, ES_JSON, ES_DOT, ES_TAP, ES_TEXT } es_format;
+typedef enum es_format {
+    ES_XML, ES_JSON, ES_DOT, ES_TAP, ES_TEXT, ES_GH_DATA, ES_GH_PROP
+} es_format;
 
 typedef void (*es_put)(void *ctx, const char *s, size_t n);
 

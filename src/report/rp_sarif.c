@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/er.h"
+#include "esc/es.h"
 
 #define SARIF_SCHEMA \
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -178,22 +179,8 @@ int rp_write_sarif(const rp_run *run, FILE *f, const char *command)
 
 /* ---- GitHub workflow commands ---- */
 
-static void gh_escape(FILE *f, const char *s, int prop)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '%': fputs("%25", f); break;
-        case '\r': fputs("%0D", f); break;
-        case '\n': fputs("%0A", f); break;
-        case ':': fputs(prop ? "%3A" : ":", f); break;
-        case ',': fputs(prop ? "%2C" : ",", f); break;
-        default: fputc(*s, f);
-        }
-    }
-}
-
-void rp_gh_data(FILE *f, const char *s) { gh_escape(f, s, 0); }
-void rp_gh_prop(FILE *f, const char *s) { gh_escape(f, s, 1); }
+void rp_gh_data(FILE *f, const char *s) { es_fputs(f, s, ES_GH_DATA); }
+void rp_gh_prop(FILE *f, const char *s) { es_fputs(f, s, ES_GH_PROP); }
 
 void rp_gh_finding(FILE *f, const rp_finding *x)
 {

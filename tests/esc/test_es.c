@@ -50,6 +50,24 @@ Test(esc, tap)
                  "a" R "]0;t" R R R "\"'<b>&\\#\\\\   " R R R R R R "\xc3\xa9z"));
 }
 
+Test(esc, github_data)
+{
+    cr_assert(eq(str, escaped(ES_GH_DATA),
+                 "a" R "]0;t" R R R "\"'<b>&#\\%0A %0D" R R R R R R "\xc3\xa9z"));
+}
+
+Test(esc, github_property)
+{
+    static char buf[64];
+    FILE *f = fmemopen(buf, sizeof buf, "w");
+    cr_assert(ne(ptr, f, NULL));
+    es_fputs(f, "p%:,q\x1b", ES_GH_PROP);
+    fputc('|', f);
+    es_fputs(f, "p%:,q", ES_GH_DATA);
+    fclose(f);
+    cr_assert(eq(str, buf, "p%25%3A%2Cq" R "|p%25:,q"));
+}
+
 Test(esc, text)
 {
     cr_assert(eq(str, escaped(ES_TEXT), "a?]0;t???\"'<b>&#\\\n\t?" R R R R R R "\xc3\xa9z"));

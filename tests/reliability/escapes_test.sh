@@ -4,7 +4,9 @@
 # control bytes, invalid UTF-8, quotes, <>&, # and \, a newline), is valid to
 # its own consumer: JSON to json.load, JUnit and the timeline SVG to
 # xmllint, DOT to dot (no warning: no Latin-1 fallback), TAP to prove, the
-# HTML page to headless Chromium (the name is text, not markup). No output
+# HTML page to headless Chromium (the name is text, not markup), SARIF to
+# json.load, GitHub workflow commands to their own decoding (one command a
+# line, the file= property decoding back to the name). No output
 # carries a raw control byte; every one is valid UTF-8.
 # DIR: the source tree. Exit 77 when a consumer is missing.
 fakegc=$(realpath "$1") src=$(realpath "$2")
@@ -26,9 +28,25 @@ run --format junit --output r.xml
 run --format tap --output r.tap
 run --format text --output r.txt
 run --html r.html --timeline r.svg --dot r.dot
+run --sarif r.sarif --github r.gh
 
 python3 -c 'import json,sys; d=json.load(open("r.json")); sys.exit(0 if "\ufffd" in d["scenarios"][0]["file"] else 1)' ||
     bad "r.json: not JSON, or the file name's bad bytes are not U+FFFD"
+python3 -c 'import json; json.load(open("r.sarif"))' || bad "r.sarif: not JSON"
+# the runner decodes %25 %0D %0A (and %3A %2C in properties): one command on
+# one line, and its file= names the scenario (bad bytes as U+FFFD)
+python3 - "$name" <<'PY' || bad "r.gh: $(head -c 300 r.gh)"
+import sys
+want = sys.argv[1].encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+lines = open("r.gh", encoding="utf-8").read().splitlines()
+cmds = [l for l in lines if l.startswith("::")]
+assert len(cmds) == 1 and cmds[0].startswith("::error file="), lines
+props = cmds[0][len("::error "):].split("::", 1)[0]
+dec = lambda v: v.replace("%0A", "\n").replace("%0D", "\r").replace("%3A", ":").replace("%2C", ",").replace("%25", "%")
+got = dict(p.split("=", 1) for p in props.split(","))
+assert dec(got["file"]) == want.replace("\x1b", "\ufffd").replace("\x07", "\ufffd").replace("\x01", "\ufffd").replace("\x7f", "\ufffd").replace("\x9b", "\ufffd"), (got["file"], want)
+assert got["line"] == "12", got
+PY
 xmllint --noout r.xml 2>xml.err || bad "r.xml: $(head -c 300 xml.err)"
 xmllint --noout r.svg 2>svg.err || bad "r.svg: $(head -c 300 svg.err)"
 dot -Tsvg r.dot -o r.dot.svg 2>dot.err && [ ! -s dot.err ] || bad "r.dot: dot says $(head -c 300 dot.err)"
@@ -37,7 +55,7 @@ prove -e cat r.tap > prove.out 2>&1
 grep -q "Parse errors" prove.out && bad "r.tap: $(cat prove.out)"
 grep -q "Failed 1/1 subtests\|Failed: 1" prove.out || bad "r.tap: prove did not read the failing test: $(cat prove.out)"
 [ "$(grep -c '^not ok\|^ok' r.tap)" -eq 1 ] || bad "r.tap: the name broke the test line: $(cat r.tap)"
-for f in r.json r.xml r.tap r.txt r.html r.svg r.dot; do
+for f in r.json r.xml r.tap r.txt r.html r.svg r.dot r.sarif r.gh; do
     LC_ALL=C grep -q $'[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]' "$f" && bad "$f: a raw control byte"
     iconv -f UTF-8 -t UTF-8 "$f" >/dev/null 2>&1 || bad "$f: not valid UTF-8"
     LC_ALL=C grep -q $'\xc2\x9b' "$f" && bad "$f: a raw C1 CSI"
