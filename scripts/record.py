@@ -1,11 +1,12 @@
 #!/usr/bin/python3
-"""record.py - record a real PyTorch 1.13 program's fake-tensor lifecycle as
+"""record.py - record a real PyTorch (1.13 to 2.14) program's fake-tensor lifecycle as
 a fakegc scenario (cli.md "Additions, version 2 / Recording real programs").
 
     scripts/record.py [-o OUT.scn] [--max-events N] [--no-batch] [--compare]
                       [--fakegc PATH] [--no-hooks] [--lang 1|2] PROGRAM.py [ARGS...]
 
-It runs PROGRAM under Debian's torch 1.13.1 (/usr/bin/python3) and writes,
+It runs PROGRAM under the Python it is started with (Debian's torch 1.13.1
+by default; `fakegc record --python` picks another) and writes,
 in order: every FakeTensorMode made (`m1 = fake_mode()`), every stand-alone
 MetaConverter (`c1 = meta_converter()`), the real tensors the program
 converts (written when first converted: sizes, strides, dtype, device,
@@ -20,21 +21,10 @@ and each death it writes `expect` lines for the memo counters PyTorch shows
 that changed; at the end, `live()` expectations for modes, converters,
 fakes and finalizers. `fakegc run --compat pytorch-1.13 OUT.scn` must pass on it.
 
-How it observes PyTorch (torch is patched at these entry points only, for
-the program's run; each wrapper calls the original and only reads state):
-  - FakeTensorMode.__init__        -> a mode is made
-  - FakeTensorConverter.__init__   -> a converter outside a mode (noted)
-  - FakeTensorConverter.__call__   -> every fake conversion (from_tensor,
-                                      converter calls, lift_fresh constants)
-  - MetaConverter.__init__/__call__ -> stand-alone meta conversions
-  - FakeTensorMode.__torch_dispatch__ -> fake outputs of top-level ops
-Deaths: weakref.finalize on every recorded object (CPython runs it when the
-refcount reaches 0, so the order is exact); deaths are written at the next
-event, as one `del` line, followed by the counters. The cycle collector is
-disabled inside the conversion wrapper, and a death CPython still runs
-inside a conversion or an op (an explicit gc.collect(), a refcount drop) is
-written after that event's own lines, never among them; the collector runs
-as usual elsewhere. tests/record/ checks each hook.
+How it observes PyTorch: the package beside this file, one module per
+PyTorch line (fakegc/torch113.py for 1.13, fakegc/torch2.py for 2.3 to
+2.14), chosen by the torch version it imports; each says which entry points
+it patches and how deaths are ordered.
 
 Exit: the program's exit status (0 when it ends normally); 2 usage;
 3 the recorder itself failed (the scenario is written up to there, its

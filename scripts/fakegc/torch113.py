@@ -4,7 +4,6 @@ counters it shows, and what it still holds at the program's end.
 
 How it observes PyTorch (torch is patched at these entry points only, for
 the program's run; each wrapper calls the original and only reads state):
-the program's run; each wrapper calls the original and only reads state):
   - FakeTensorMode.__init__        -> a mode is made
   - FakeTensorConverter.__init__   -> a converter outside a mode (noted)
   - FakeTensorConverter.__call__   -> every fake conversion (from_tensor,
@@ -17,6 +16,7 @@ event, as one `del` line, followed by the counters. The cycle collector is
 disabled inside the conversion wrapper, and a death CPython still runs
 inside a conversion or an op (an explicit gc.collect(), a refcount drop) is
 written after that event's own lines, never among them; the collector runs
+as usual elsewhere. tests/record/ checks each hook.
 """
 
 import gc

@@ -241,8 +241,10 @@ int rec_tell(const rec_result *r, const rec_job *j, const char *who, int *have)
         return 1;
     case REC_INTERNAL:
     case REC_REFUSED:
-        fprintf(stderr, "%s: the recorder %s (see the recording's header); %s\n", who,
-                r->state == REC_INTERNAL ? "failed" : "refused the program", JUDGING);
+        /* the recording ends in verdict(stopped=): reported, never judged */
+        fprintf(stderr, "%s: the recorder %s (see the recording's header); what was "
+                        "recorded up to there is reported, not judged\n", who,
+                r->state == REC_INTERNAL ? "failed" : "refused the program");
         return 1;
     case REC_SILENT:
         if (r->child.how == WK_LOST)
