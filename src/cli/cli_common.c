@@ -96,8 +96,8 @@ static const op_opt common_rows[] = {
     {"--compat", 0, OP_K_FN, 0, 0, CLI_O_COMPAT, "DESIGN", NULL, 0, 0, 0, parse_compat,
      "the memo design (wins over config compat), one of\n"
      "`fakegc list designs` (pytorch-1.13, ...); without:\n"
-     "fakegc's design (1.13's tables, eager, no\n"
-     "_fix_weakref leak)"},
+     "a recording's torch's, else fakegc's design\n"
+     "(1.13's tables, eager, no _fix_weakref leak)"},
     {"--gc", 0, OP_K_ENUM, sizeof(int), 0, CLI_O_GC, "MODE", "manual|auto|stress", 0, 0,
      offsetof(C, gc), NULL, "manual, auto or stress (overrides config gc)"},
     {"--sweep", 0, OP_K_ENUM, sizeof(int), 0, CLI_O_SWEEP, "POLICY", "eager|periodic", 0, 0,

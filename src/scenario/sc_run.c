@@ -427,9 +427,12 @@ typedef struct run_state {
 static fk_design_id resolve_settings(sc_vm *vm, const sc_program *p, const sc_options *opt)
 {
     vm->gc_mode = opt->gc >= 0 ? opt->gc : p->cfg_gc >= 0 ? p->cfg_gc : SC_GC_MANUAL;
-    /* --compat wins over config compat (designs.md "Additions, version 3") */
+    /* --compat wins over config compat (designs.md "Additions, version 3");
+     * a recording without either replays on the design of its torch */
+    int recorded = sc_recorded_design(p);
     fk_design_id design = opt->design >= 0 ? (fk_design_id)opt->design
-                        : p->cfg_compat >= 0 ? (fk_design_id)p->cfg_compat : FK_D_DEFAULT;
+                        : p->cfg_compat >= 0 ? (fk_design_id)p->cfg_compat
+                        : recorded >= 0 ? (fk_design_id)recorded : FK_D_DEFAULT;
     fk_design_set(design);
     vm->sweep = (fk_policy)(opt->sweep >= 0 ? opt->sweep
                                             : p->cfg_sweep >= 0 ? p->cfg_sweep

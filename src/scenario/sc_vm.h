@@ -129,8 +129,8 @@ void sc_vm_release_holds(sc_vm *vm);
  * compat, else the line of the torch version its first line names:
  * "(torch 1.13..." pytorch-1.13, "(torch 2...." pytorch-2.3), -1 for a
  * scenario that is no recording. A 2.x recording names its design in a
- * config compat, which `run` follows; `record` passes --compat
- * pytorch-1.13 for a 1.13 one (`run` alone keeps fakegc's default there).
+ * config compat; a 1.13 one may not (older recordings): `run` follows
+ * either without --compat.
  * sc_whatif_of: 1 when p is a recording and design (an fk_design_id, not
  * the default) is another row than the one it was recorded on. After each
  * statement of a recording, sc_whatif_sample adds the memo entries and
