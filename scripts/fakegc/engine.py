@@ -359,6 +359,7 @@ class Recorder:
         self.foreign = []         # deaths of other threads during an event (died)
         self.fins = {}            # oid -> its weakref.finalize (threads: dead_pending)
         self.early = {}           # oid -> Obj said dead before its callback ran
+        self.dying = None         # oid whose death's first callback is running here
 
 
     # -------------------------------------------------------------- output
@@ -516,7 +517,8 @@ class Recorder:
         dead_pending says the death as it is."""
         import time
         t0 = time.monotonic()
-        while any(fin.alive and fin.peek() is None for fin in list(self.fins.values())):
+        while any(fin.alive and fin.peek() is None and oid != self.dying
+                  for oid, fin in list(self.fins.items())):
             if time.monotonic() - t0 > 1.0:
                 self.dead_pending()
                 return
@@ -540,18 +542,18 @@ class Recorder:
 
     def drain_foreign(self):
         """Write the deaths other threads made during this thread's event,
-        now, before counters are read (not deferred to the event's end)."""
+        now, before counters are read (not deferred to the event's end).
+        PyTorch's callbacks of all of them have run already: no counters
+        are read between them (they would show the later ones done), only
+        after the last."""
         if self.threads:
             self.await_deaths()
         if self.foreign:
             self.close_with()   # what a death writes (a keeper) is no op of a mode
         while self.foreign:
             o = self.foreign.pop(0)
-            if self.stopped:
-                continue
-            if o.kind not in ("real", "grad"):
-                self.settle()
-            self.write_death(o)
+            if not self.stopped:
+                self.write_death(o)
 
     def death(self, oid):
         """weakref.finalize callback. It runs after PyTorch's own finalizers
@@ -613,10 +615,21 @@ class Recorder:
             return
         if o.pre is not None:
             o.pre.detach()
-        o.pre = weakref.finalize(x, self.settle_cb)
+        o.pre = weakref.finalize(x, self.settle_cb, o.oid)
 
-    def settle_cb(self):
-        self.safe(self.settle)
+    def settle_cb(self, oid):
+        """x's death begins: the previous death's counters, unless another
+        thread's event holds the lock (it reads them itself, after this
+        death). This death's own callbacks run after this one: awaiting
+        them here (await_deaths) would wait for itself."""
+        if not self.lock.acquire(blocking=False):
+            return
+        try:
+            self.dying = oid
+            self.safe(self.settle)
+        finally:
+            self.dying = None
+            self.lock.release()
 
     def settle(self):
         if self.need:
