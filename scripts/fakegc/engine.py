@@ -932,6 +932,8 @@ class Recorder:
             head.append("# STOPPED after %d events (%s) at %s: the program ran on "
                         "unrecorded" % (self.events, "threads" if self.refused else
                                         "a recorder error" if self.internal
+                                        else "what cannot be said" if
+                                        (self.stop_why or "").startswith("not expressible")
                                         else "--max-events", self.stop_site))
         if self.notes:
             head.append("# Not expressible (never silently dropped):")

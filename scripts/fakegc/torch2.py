@@ -20,6 +20,34 @@ What differs from 1.13 (torch113.py), and how it is observed:
       header): the language has no symbolic sizes.
 Counters: memo_tensor_ids, memo_storage_ids, memo_fake (= memo_meta),
 memo_storage, hits, misses, memo_constants (designs.md, pytorch-2.3).
+
+PyTorch 2.0 to 2.2 (designs.md "pytorch-2.0"; not run here: followed from
+their source, torch/_subclasses/fake_tensor.py of the 2.0-2.1 line at
+DeepLink-org/pytorch 6ec618622954458bf1afe3bb3ef79f94f99f0cd9 and
+meta_utils.py at pytorch/pytorch 003dca52773ade8fdcb6e05f932b8f7212354201
+(2.1-2.2)), where they differ from 2.3:
+  - no MetaTensorDescriber: the MetaConverter's `tensor_memo` is keyed by
+      `WeakIdRef` of the real tensor with weak fake values, its
+      `storage_memo` by `StorageWeakRef`, and its finalizers feed the
+      pending list `maybe_storages_to_delete`, swept every
+      `check_expired_frequency` conversions (meta_utils.py@003dca52:
+      130-134,169-198), so the counters are read from those (memo_tensor_ids
+      and memo_storage_ids read the one memo each, as the design says) and
+      pending and sweep_every are written too;
+  - `FakeTensorConverter.__call__` still exists but only calls
+      `from_real_tensor` (fake_tensor.py@6ec61862, `__call__`), so the one
+      hook on from_real_tensor sees every conversion once;
+  - `from_real_tensor(..., memoized_only=True)` is a memo lookup that
+      converts nothing (None on a miss, fake_tensor.py@6ec61862,
+      `from_real_tensor`): passed through, not recorded;
+  - `from_meta_and_device` memoizes an op output under its meta tensor with
+      a finalizer that pops the entry when that meta tensor dies
+      (fake_tensor.py@6ec61862, `set_tensor_memo`), which it does when the
+      op returns: an output is then no memo entry, and is written as a
+      constructor under `with m`, as 1.13's are;
+  - there is no dispatch cache (FakeTensorMode.cache_hits is absent).
+What the recorder cannot tell from these (it has never run on them) is
+said in the header, and such a recording is replayed under pytorch-2.0.
 """
 
 import warnings
@@ -33,17 +61,48 @@ COUNTERS2 = ("memo_tensor_ids", "memo_storage_ids", "memo_fake", "memo_storage",
              "hits", "misses", "memo_constants")
 
 
-def design_line(version):
-    """The design a recording of this torch replays on: pytorch-2.14 from
-    2.14 (its 2.4-2.14 lifecycle rows, checked on 2.14.1), else pytorch-2.3."""
+COUNTERS20 = COUNTERS2 + ("pending", "sweep_every")
+
+
+def line_of(version):
+    """(major, minor) of a torch version string; (2, 3) when unreadable."""
     try:
         major, minor = (int(x) for x in version.split("+")[0].split(".")[:2])
     except ValueError:
         major, minor = 2, 3
-    if (major, minor) >= (2, 14):
+    return major, minor
+
+
+def design_line(version):
+    """The design a recording of this torch replays on: pytorch-2.14 from
+    2.14 (its 2.4-2.14 lifecycle rows, checked on 2.14.1), pytorch-2.0
+    before 2.3 (read from source), else pytorch-2.3."""
+    line = line_of(version)
+    if line >= (2, 14):
         return ('config compat = "pytorch-2.14"   # PyTorch 2.14: 2.3\'s weak-valued memos keyed '
                 'by describer ids, and what 2.4-2.14 changed around them')
+    if line < (2, 3):
+        return ('config compat = "pytorch-2.0"   # PyTorch 2.0-2.2: a weak-valued memo keyed by '
+                'the real tensor, finalizers, a pending list and its periodic sweep')
     return Recorder.CONFIG[0]
+
+
+def read_mc(mc, consts):
+    """The counters of a MetaConverter (consts: its converter's constant
+    map's refs, or None for a stand-alone one): 2.3's tables through its
+    describer, 2.0-2.2's memos without one (module docstring)."""
+    d = getattr(mc, "describer", None)
+    if d is not None:
+        v = {"memo_tensor_ids": len(d.lookup_tensor), "memo_storage_ids": len(d.lookup_storage)}
+    else:
+        v = {"memo_tensor_ids": len(mc.tensor_memo), "memo_storage_ids": len(mc.storage_memo),
+             "pending": len(mc.maybe_storages_to_delete),
+             "sweep_every": mc.check_expired_frequency}
+    v.update(memo_fake=len(mc.tensor_memo), memo_storage=len(mc.storage_memo),
+             hits=mc.hit, misses=mc.miss)
+    if consts is not None:
+        v["memo_constants"] = consts
+    return v
 
 
 class Recorder(torch113.Recorder):
@@ -72,6 +131,11 @@ class Recorder(torch113.Recorder):
         torch113.Recorder.__init__(self, *a, **k)
         self.KEPT = "PyTorch %s" % self.torch.__version__.split("+")[0]
         self.CONFIG = [design_line(self.torch.__version__)] + self.CONFIG[1:]
+        if line_of(self.torch.__version__) < (2, 3):
+            self.counters = COUNTERS20
+            self.note("PyTorch %s is recorded as its source reads (fake_tensor.py@6ec61862, "
+                      "meta_utils.py@003dca52): the recorder has never run on 2.0-2.2"
+                      % self.torch.__version__.split("+")[0])
         self.kw_next = ""        # constant=true of the conversion in progress
         self.ses = {}            # id(ShapeEnv) -> Obj
 
@@ -85,17 +149,9 @@ class Recorder(torch113.Recorder):
     def read(self, kind, x):
         if kind in ("mode", "fconv"):
             fc = x.fake_tensor_converter if kind == "mode" else x
-            mc = fc.meta_converter
             consts = sum(len(v) for v in getattr(fc, "constant_storage_mapping", {}).values())
-        else:
-            mc, consts = x, 0
-        d = mc.describer
-        v = {"memo_tensor_ids": len(d.lookup_tensor), "memo_storage_ids": len(d.lookup_storage),
-             "memo_fake": len(mc.tensor_memo), "memo_storage": len(mc.storage_memo),
-             "hits": mc.hit, "misses": mc.miss}
-        if kind != "mc":
-            v["memo_constants"] = consts
-        return v
+            return read_mc(fc.meta_converter, consts)
+        return read_mc(x, None)
 
     # -------------------------------------------------------------- events
 
@@ -170,6 +226,10 @@ class Recorder(torch113.Recorder):
         mode = x.fake_mode
         memo = mode.fake_tensor_converter.meta_converter.tensor_memo
         memoized = any(v is x for v in list(memo.values()))
+        if memoized and self.counters is COUNTERS20:
+            return self.inexpressible(site, "an op output that PyTorch %s still memoizes after "
+                                      "the op (its meta tensor lives on) has no stand-in under "
+                                      "pytorch-2.0" % self.torch.__version__.split("+")[0])
         o = Obj("op", id(x))
         kw = []
         if x.dtype != self.torch.float32:
@@ -204,6 +264,14 @@ class Recorder(torch113.Recorder):
         else:
             self.emit("%s = %s(%s)" % (name, ctor, ", ".join(args)), site)
         self.stats["op_outputs"] += 1
+
+    def inexpressible(self, site, what):
+        """What the language cannot say of this PyTorch: said in the
+        header, and recording stops there, so the verdict is NOT JUDGED."""
+        self.note("%s: %s; recording stopped here" % (site, what))
+        self.stopped = True
+        self.stop_site = site
+        self.stop_why = "not expressible: " + what
 
     def on_dispatch(self, orig, mode, func, types, args, kwargs):
         """The counters of the deaths before the op are read before it runs
@@ -249,6 +317,8 @@ class Recorder(torch113.Recorder):
                 rec.safe(rec.on_fc, self)
 
         def from_real(self, fake_mode, t, make_constant=False, shape_env=None, **k):
+            if k.get("memoized_only"):   # 2.0-2.2: a lookup, no conversion
+                return frt(self, fake_mode, t, make_constant, shape_env, **k)
             return rec.on_real(real_call, self, fake_mode, t, make_constant, shape_env, k)
 
         def meta_init(self, *a, **k):
