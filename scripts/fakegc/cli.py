@@ -2,6 +2,8 @@
 program under the recorder and write its scenario."""
 
 import argparse
+import glob
+import json
 import os
 import signal
 import sys
@@ -11,6 +13,41 @@ from .compare import compare
 from .engine import DTYPES, _dtypes
 from .holders import program_roots
 from . import torch113, torch2
+
+
+def leak_classes():
+    """The leak-class words, as fakegc's report schema lists what a verdict
+    fails on (its table is fakegc's, src/heap/hp_class.h; the schema is
+    shipped beside this package: src/report/schema in the source tree,
+    PREFIX/share/fakegc/schema installed). None when no schema is found
+    (the package copied alone): fakegc then checks the words itself, `fakegc
+    record` before the program runs, `fakegc run` at the verdict."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    for d in (os.path.join(here, "..", "..", "src", "report", "schema"),
+              os.path.join(here, "..", "..", "..", "share", "fakegc", "schema")):
+        for path in sorted(glob.glob(os.path.join(d, "fakegc-report-*.schema.json")),
+                           reverse=True):
+            try:
+                with open(path) as f:
+                    found = find_key(json.load(f), "fails_on")
+            except (OSError, ValueError):
+                continue
+            if found:
+                return found["items"]["enum"]
+    return None
+
+
+def find_key(doc, key):
+    """The value of the first key named key in a JSON document, or None."""
+    if isinstance(doc, dict):
+        if key in doc:
+            return doc[key]
+        doc = list(doc.values())
+    for v in doc if isinstance(doc, list) else ():
+        found = find_key(v, key)
+        if found is not None:
+            return found
+    return None
 
 
 def tell_fakegc(program, recorder):
@@ -97,9 +134,11 @@ def record(argv):
     ap.add_argument("--no-hooks", action="store_true",
                     help="run the program the same way without recording and print its "
                     "time only (the baseline of the recording overhead)")
+    classes = leak_classes()
     ap.add_argument("--fail-on", default=None,
-                    help="what the verdict fails on: a comma list of lost, accumulating, "
-                    "reachable, lingering (default lost,accumulating)")
+                    help="what the verdict fails on: a comma list of leak classes (%s; "
+                    "default: what verdict() fails on unless told)"
+                    % (", ".join(classes) if classes else "fakegc list options record"))
     ap.add_argument("--suppress", default=None,
                     help="suppression rules for the verdict (one a line: NAME: class=... "
                     "kind=... site=GLOB holder=GLOB)")
@@ -129,12 +168,11 @@ def record(argv):
         return 77
     DTYPES.update(_dtypes(torch))
     out = o.output or os.path.splitext(o.program)[0] + ".scn"
-    if o.fail_on:
-        bad = [w for w in o.fail_on.split(",") if w and w not in
-               ("lost", "accumulating", "reachable", "lingering")]
+    if o.fail_on and classes:
+        bad = [w for w in o.fail_on.split(",") if w and w not in classes]
         if bad:
-            print("record.py: --fail-on: unknown class %s (lost, accumulating, reachable, "
-                  "lingering)" % bad[0], file=sys.stderr)
+            print("record.py: --fail-on: unknown class %s (%s)" % (bad[0], ", ".join(classes)),
+                  file=sys.stderr)
             tell_fakegc("none", "usage")
             return 2
     line = torch113 if torch.__version__.startswith("1.") else torch2

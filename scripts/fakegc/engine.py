@@ -920,8 +920,8 @@ class Recorder:
         self.fill_at()
         units = self.units()
         body = batch_units(units) if batch else flat(units)
-        head = ["# recorded by scripts/record.py from %s (torch %s)"
-                % (os.path.basename(self.program), self.torch.__version__),
+        head = ['config recording = "%s"   # recorded by scripts/record.py (torch %s)'
+                % (esc(os.path.basename(self.program)), self.torch.__version__),
                ] + list(self.INTRO) + [
                 "# events: %d (%s)" % (self.events, ", ".join(
                     "%d %s" % (v, k) for k, v in sorted(self.stats.items())))]

@@ -22,6 +22,7 @@
 #include "report/rp_out.h"
 #include "report/rp_term.h"
 #include "opt/op.h"
+#include "scenario/sc.h"
 #include "scenario/sc_files.h"
 #include "value/vl.h"
 #include "worker/wk_stop.h"
@@ -48,6 +49,22 @@ extern const op_cmd cli_run_cmd, cli_list_cmd, cli_stress_cmd, cli_shrink_cmd, c
     cli_diff_cmd, cli_bench_cmd, cli_merge_cmd;
 int cli_record(int argc, char **argv);
 extern const op_cmd cli_record_cmd;
+
+/* `run`'s engine, for `run` and for the commands that judge scenario files
+ * (record's recording, stress --html's reproducer), on options already
+ * resolved: c as cli_parse left it (its cmd's output rows are opened here:
+ * cli_env_setup, then torn down: cli_env_teardown), m the options of
+ * `run`'s own (NULL: none), paths the files or folders (npaths 0: the
+ * default scenarios), repro the command line that reruns one file (NULL:
+ * "fakegc run"). The exit status, as `fakegc run` gives it. */
+typedef struct cli_run_more {
+    vl_order order;              /* --order */
+    vl_shard shard;              /* --shard K/N (VL_SHARD_NONE: all) */
+    const char *suppress;        /* --suppress FILE, or NULL */
+} cli_run_more;
+typedef struct cli_common cli_common;
+int cli_run_files(cli_common *c, const cli_run_more *m, char **paths, int npaths,
+                  const char *repro);
 
 /* "fakegc 0.1.0 (commit abc1234, Debug)": the version, the commit it was
  * built from and the build type, on f. 0, or -1 when f failed. */
@@ -91,28 +108,28 @@ enum {
 };
 
 
-typedef struct cli_common {
+struct cli_common {
     const char *allocator;       /* spec for as_create; default "libc" */
     const char *inject;          /* CSV or NULL */
     const char *compat;          /* a design name (fk_design_from_name) or NULL */
-    int design;                  /* its fk_design_id, -1 without --compat */
-    int gc;                      /* -1 or SC_GC_* */
-    int sweep;                   /* -1 or fk_policy */
+    /* The run's settings, where the common rows store them: --compat
+     * (sc.design: its fk_design_id, -1 without), --gc, --sweep, --repeat,
+     * --verify, --max-bytes, --max-statements, --max-objects, --examples.
+     * An engine takes this sc_options as it is (sc_options_default's values
+     * for what the command line did not say); the files (dot, objects)
+     * are the engine's to set. */
+    sc_options sc;
     rp_format format;
     const char *output, *dot, *timeline, *objects;
     int jobs;                    /* >= 1 */
-    uint32_t repeat;             /* >= 1 */
-    int verify;
-    uint64_t max_bytes, max_statements, max_objects;
-    uint32_t examples;           /* --examples K (0: the default, 3) */
     int quiet, verbose;
     int color_when;              /* --color: RP_COLOR_* (--no-color: never) */
     uint32_t timeout;            /* --timeout S: a worker's limit (--jobs), 0 none */
     const char *also[RP_FORMATS];   /* --text/--json/--junit/--tap/--sarif/--github FILE,
                                        by rp_format */
     const char *html;            /* --html FILE */
-    const char *subject;         /* --subject TEXT (hidden; record's): what the report is on */
-    const char *program;         /* --program PATH (hidden; record's): rp_run.program */
+    const char *subject;         /* what the report is on (record: its program), or NULL */
+    const char *program;         /* record's program as given (rp_run.program), or NULL */
     const char *match;           /* -k: a path substring or glob */
     uint64_t max_failures;       /* stop after N failed scenarios (0: never) */
     int exitfirst;               /* -x: --max-failures 1 */
@@ -124,7 +141,7 @@ typedef struct cli_common {
                                                        --html destinations, or NULL */
     rp_outs outs;                /* every output given, open */
     int color;                   /* colour in the text report */
-} cli_common;
+};
 
 void cli_common_init(cli_common *c);
 

@@ -52,7 +52,7 @@ static const op_opt rows[] = {
             "instead of timing: N lifecycles of lifecycle/churn\n"
             "under --sweep, printing the storage-memo size after\n"
             "each one as CSV"),
-    OP_ENUM("--sweep", "POLICY", "eager|periodic", bench_args, c.sweep,
+    OP_ENUM("--sweep", "POLICY", "eager|periodic", bench_args, c.sc.sweep,
             "storage-memo policy of the modes benchmarks make:\n"
             "eager (default) or periodic (PyTorch 1.13)"),
     OP_END};
@@ -73,7 +73,7 @@ const op_cmd cli_bench_cmd = {
     "  fakegc bench --format json --output base.json  save a run\n"
     "  fakegc bench --baseline base.json  exit 1 on a regression\n"
     "  fakegc bench --compare base.json new.json --format markdown  for a pull request",
-    NULL, "the benchmark suite"};
+    NULL, "the benchmark suite", 0};
 
 /* --compare: its arguments checked, the outputs set up, the comparison. */
 static int compare_two(bench_args *a, char **files, int nfiles)
@@ -135,7 +135,7 @@ int cli_bench(int argc, char **argv)
     cfg->repeats = (uint32_t)a.repeats;
     if (a.min_ms != UINT64_MAX)
         cfg->min_ns = a.min_ms * 1000000ull;
-    cfg->sweep = a.c.sweep == (int)FK_SWEEP_PERIODIC ? FK_SWEEP_PERIODIC : FK_SWEEP_EAGER;
+    cfg->sweep = a.c.sc.sweep == (int)FK_SWEEP_PERIODIC ? FK_SWEEP_PERIODIC : FK_SWEEP_EAGER;
     for (size_t i = 0; !nnames && i < nb; i++)
         sel[i] = 1;
     if (cli_env_setup(&a.c, "bench") < 0)

@@ -33,16 +33,10 @@ void cli_common_init(cli_common *c)
     memset(c, 0, sizeof *c);
     rp_jw_build_set(FAKEGC_VERSION, FAKEGC_COMMIT, FAKEGC_BUILD_TYPE);   /* every JSON says it */
     c->allocator = "libc";
-    c->gc = -1;
-    c->sweep = -1;
-    c->design = -1;
+    sc_options_default(&c->sc);
     c->format = RP_TEXT;
     c->jobs = 1;
     c->timeout = 120;   /* per scenario: a hung one costs 2 minutes, not the run */
-    c->repeat = 1;
-    c->max_bytes = SC_DEFAULT_MAX_BYTES;
-    c->max_statements = SC_DEFAULT_MAX_STATEMENTS;
-    c->max_objects = SC_DEFAULT_MAX_OBJECTS;
 }
 
 void cli_error(const char *cmd, const char *fmt, ...)
@@ -74,7 +68,7 @@ static int parse_compat(void *at, const char *v, char *err, size_t n)
         return -1;
     }
     c->compat = v;
-    c->design = (int)d;
+    c->sc.design = (int)d;
     return 0;
 }
 
@@ -99,9 +93,9 @@ static const op_opt common_rows[] = {
      "a recording's torch's, else fakegc's design\n"
      "(1.13's tables, eager, no _fix_weakref leak)"},
     {"--gc", 0, OP_K_ENUM, sizeof(int), 0, CLI_O_GC, "MODE", "manual|auto|stress", 0, 0,
-     offsetof(C, gc), NULL, "manual, auto or stress (overrides config gc)"},
+     offsetof(C, sc.gc), NULL, "manual, auto or stress (overrides config gc)"},
     {"--sweep", 0, OP_K_ENUM, sizeof(int), 0, CLI_O_SWEEP, "POLICY", "eager|periodic", 0, 0,
-     offsetof(C, sweep), NULL, "eager or periodic (overrides config sweep)"},
+     offsetof(C, sc.sweep), NULL, "eager or periodic (overrides config sweep)"},
     {"--format", 0, OP_K_ENUM, sizeof(int), 0, CLI_O_JSON, "FMT", "text|json", 0, 0,
      offsetof(C, format), NULL, "text (default) or json (stable, for scripts; its\n"
                                 "schema in fakegc-report(5))"},
@@ -111,8 +105,8 @@ static const op_opt common_rows[] = {
      "(GitHub\nworkflow commands: ::error file=F,line=L::...)"},
     {"--format", 0, OP_K_ENUM, sizeof(int), 0, CLI_O_FORMAT, "FMT", "text|json|junit|tap", 0,
      0, offsetof(C, format), NULL, "text (default), json, junit, tap"},
-    {"--examples", 0, OP_K_UINT, OP_SZ(C, examples), 0, CLI_O_FORMAT, "K", NULL, 1, 1000,
-     offsetof(C, examples), NULL,
+    {"--examples", 0, OP_K_UINT, OP_SZ(C, sc.examples), 0, CLI_O_FORMAT, "K", NULL, 1, 1000,
+     offsetof(C, sc.examples), NULL,
      "examples kept per group of retained objects (default\n3; text shows 1, -v all K)"},
     {"--output", 0, OP_K_OUT, 0, 0, CLI_O_OUTPUT, "FILE", NULL, 0, 0, offsetof(C, output),
      NULL, "write the report there (default stdout), whole or\n"
@@ -140,10 +134,6 @@ static const op_opt common_rows[] = {
      "streamed: the report keeps groups and examples"},
     {"--timeline", 0, OP_K_OUT, 0, 0, CLI_O_TIMELINE, "FILE.svg", NULL, 0, 0,
      offsetof(C, timeline), NULL, "live objects and bytes after each statement"},
-    {"--subject", 0, OP_K_STR, 0, 1, CLI_O_OUTPUT_STYLE, "TEXT", NULL, 0, 0, offsetof(C, subject),
-     NULL, NULL},   /* hidden: record names its program in the text and the page */
-    {"--program", 0, OP_K_STR, 0, 1, CLI_O_OUTPUT_STYLE, "PATH", NULL, 0, 0,
-     offsetof(C, program), NULL, NULL},   /* hidden: record's program as given (rp_run) */
     {"--html", 0, OP_K_OUT, 0, 0, CLI_O_HTML, "FILE", NULL, 0, 0, offsetof(C, html), NULL,
      "one self-contained page to look at (summary, groups,\n"
      "dominator tree, growth, timeline; a diff's page)"},
@@ -154,19 +144,19 @@ static const op_opt common_rows[] = {
      offsetof(C, timeout), NULL,
      "with --jobs: a scenario running longer than S seconds\n"
      "is that scenario's error (default 120, 0: none)"},
-    {"--repeat", 0, OP_K_UINT, OP_SZ(C, repeat), 0, CLI_O_REPEAT, "N", NULL, 1, 1000000,
-     offsetof(C, repeat), NULL,
+    {"--repeat", 0, OP_K_UINT, OP_SZ(C, sc.repeat), 0, CLI_O_REPEAT, "N", NULL, 1, 1000000,
+     offsetof(C, sc.repeat), NULL,
      "N rounds in one process; fail only on retention\n"
      "that grows with the number of rounds"},
     {"--verify", 0, OP_K_FLAG, sizeof(int), 0, CLI_O_VERIFY, NULL, NULL, 0, 0,
-     offsetof(C, verify), NULL, "check heap and memo invariants after every statement"},
-    {"--max-bytes", 0, OP_K_SIZE, OP_SZ(C, max_bytes), 0, CLI_O_LIMITS, "N", NULL, 0,
-     UINT64_MAX, offsetof(C, max_bytes), NULL, "real tensor data bytes (default 1G; K/M/G suffixes)"},
-    {"--max-statements", 0, OP_K_UINT, OP_SZ(C, max_statements), 0, CLI_O_LIMITS, "N", NULL,
-     0, UINT64_MAX, offsetof(C, max_statements), NULL,
+     offsetof(C, sc.verify), NULL, "check heap and memo invariants after every statement"},
+    {"--max-bytes", 0, OP_K_SIZE, OP_SZ(C, sc.max_bytes), 0, CLI_O_LIMITS, "N", NULL, 0,
+     UINT64_MAX, offsetof(C, sc.max_bytes), NULL, "real tensor data bytes (default 1G; K/M/G suffixes)"},
+    {"--max-statements", 0, OP_K_UINT, OP_SZ(C, sc.max_statements), 0, CLI_O_LIMITS, "N", NULL,
+     0, UINT64_MAX, offsetof(C, sc.max_statements), NULL,
      "statements executed per scenario (default 100000000)"},
-    {"--max-objects", 0, OP_K_UINT, OP_SZ(C, max_objects), 0, CLI_O_LIMITS, "N", NULL, 0,
-     UINT64_MAX, offsetof(C, max_objects), NULL,
+    {"--max-objects", 0, OP_K_UINT, OP_SZ(C, sc.max_objects), 0, CLI_O_LIMITS, "N", NULL, 0,
+     UINT64_MAX, offsetof(C, sc.max_objects), NULL,
      "live objects (default 10000000)\n(--max-* 0: no limit)"},
     {"--filter", 'k', OP_K_STR, 0, 0, CLI_O_SELECT, "PATTERN", NULL, 0, 0, offsetof(C, match),
      NULL, "only the scenarios whose path contains PATTERN or\n"
@@ -347,7 +337,7 @@ int cli_env_setup(cli_common *c, const char *cmd)
     }
     al_install(c->alloc);
     if (fk_inject(c->inject ? c->inject : "", err, sizeof err) != 0 ||
-        (c->design >= 0 && fk_inject_check(c->inject, (fk_design_id)c->design, err,
+        (c->sc.design >= 0 && fk_inject_check(c->inject, (fk_design_id)c->sc.design, err,
                                            sizeof err) != 0)) {
         cli_error(cmd, "--inject: %s", err);
         goto undo;

@@ -41,7 +41,7 @@ const op_cmd cli_diff_cmd = {
     "  fakegc diff base.json new.json  what regressed\n"
     "  fakegc diff --format markdown base.json new.json  a pull-request comment\n"
     "  fakegc diff main.json fakegc.json  two record reports, paired by program",
-    NULL, "compare two JSON reports"};
+    NULL, "compare two JSON reports", 0};
 
 /* Read BASE and NEW. 0; or the exit code, printed: an empty or cut-off NEW
  * is a regression (the run it came from did not finish), one that cannot

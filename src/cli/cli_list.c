@@ -27,7 +27,7 @@ const op_cmd cli_list_cmd = {
     "Examples:\n"
     "  fakegc list benches  the benchmark names\n"
     "  fakegc list options record  a command's option rows", NULL,
-    "list bugs, designs, allocators, benches, words or options"};
+    "list bugs, designs, allocators, benches, words or options", 0};
 
 static void list_bugs(void)
 {

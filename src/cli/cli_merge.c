@@ -26,7 +26,7 @@ const op_cmd cli_merge_cmd = {
     "Examples:\n"
     "  fakegc merge shard-*.json --output all.json  one campaign's shards\n"
     "  fakegc merge --format junit shard-*.json  as JUnit",
-    NULL, "merge the shard reports of one campaign"};
+    NULL, "merge the shard reports of one campaign", 0};
 
 int cli_merge(int argc, char **argv)
 {

@@ -54,7 +54,7 @@ const op_cmd cli_oom_cmd = {
     "Examples:\n"
     "  fakegc oom scenarios/memo  every allocation of each scenario fails in turn\n"
     "  fakegc oom --format json --output oom.json scenarios  for scripts",
-    NULL, "fail each allocation in turn; every run must end cleanly"};
+    NULL, "fail each allocation in turn; every run must end cleanly", 0};
 
 /* The document's head: who wrote it, the environment, the shard. */
 static void doc_head(const oom_args *a, st_doc_head *h)
@@ -83,13 +83,7 @@ static int parse_all(oom_args *a, st_oom_doc *d, const sc_files *fl, sc_program 
 static void loop_options(const oom_args *a, st_oom_opts *o, int modes)
 {
     memset(o, 0, sizeof *o);
-    sc_options_default(&o->sc);
-    o->sc.gc = a->c.gc;
-    o->sc.sweep = a->c.sweep;
-    o->sc.design = a->c.design;
-    o->sc.max_bytes = a->c.max_bytes;
-    o->sc.max_statements = a->c.max_statements;
-    o->sc.max_objects = a->c.max_objects;
+    o->sc = a->c.sc;
     o->modes = modes;
     o->max_fail = a->max_fail;
     o->every = a->every;

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fake/fk.h"
 #include "heap/hp_class.h"
 #include "record/rec.h"
 #include "scenario/sc.h"
@@ -27,7 +28,6 @@
      CLI_O_LIMITS | CLI_O_OUTPUT_STYLE | CLI_O_ALSO)
 
 #define RECORD_PYTHON "/usr/bin/python3"
-#define MAX_PASS 64
 
 typedef struct record_args {
     cli_common c;
@@ -42,8 +42,7 @@ static int fail_on_parse(void *at, const char *v, char *err, size_t n)
 {
     unsigned mask;
     if (hp_class_mask(v, &mask) < 0 || !mask) {
-        snprintf(err, n, "expected leak classes separated by commas: "
-                         "lost,accumulating,reachable,lingering");
+        snprintf(err, n, "expected leak classes separated by commas: " HP_CLASS_WORDS_CSV);
         return -1;
     }
     *(const char **)at = v;
@@ -57,10 +56,10 @@ static const op_opt rows[] = {
          "keep the recording (default: a temporary file);\n"
          "`fakegc run FILE.scn` gives the same verdict"),
     RSTR("--python", 0, "PATH", python, "the Python with torch (default " RECORD_PYTHON ")"),
-    OP_FN("--fail-on", 0, "CLASSES", "lost|accumulating|reachable|lingering", record_args,
-          fail_on, fail_on_parse,
-          "what fails: lost,accumulating,reachable,lingering\n"
-          "(default lost,accumulating; written into the\nrecording's verdict())"),
+    OP_FN("--fail-on", 0, "CLASSES", HP_CLASS_WORDS_BAR, record_args, fail_on, fail_on_parse,
+          "what fails: " HP_CLASS_WORDS_CSV "\n"
+          "(default: what verdict() fails on unless told;\n"
+          "written into the recording's verdict())"),
     RSTR("--suppress", 0, "FILE", suppress,
          "suppression rules, one a line:\n  NAME: class=C kind=K site=GLOB holder=GLOB\n"
          "(any subset of the keys); what a rule matches is\n"
@@ -93,7 +92,8 @@ const op_cmd cli_record_cmd = {
     "periodic sweep: reported). Fidelity checks (the counters PyTorch showed)\n"
     "are reported apart: a mismatch there means the model is wrong.\n"
     "The program's stdout goes to stderr; stdout carries the report. Options\n"
-    "of the program itself go after `--`: fakegc record -- prog.py --its-flag.",
+    "end at PROGRAM.py: what follows is the program's (fakegc record prog.py\n"
+    "--its-flag), with or without `--`.",
     rows, RECORD_MASK,
     "Exit status:\n  0 clean; 1 a leak (or a fidelity mismatch); 2 usage; 3\n"
     "  internal error (the recorder failed, torch not importable, no recording).\n"
@@ -108,7 +108,7 @@ const op_cmd cli_record_cmd = {
     "  fakegc record --format github --sarif f.sarif --json f.json -- train.py  a CI step\n"
     "  fakegc record --fail-on lost,accumulating,reachable -- train.py  reachable fails too\n"
     "  fakegc diff main.json fakegc.json  two reports of one program: what now leaks",
-    NULL, "record a PyTorch program and judge what it leaves behind"};
+    NULL, "record a PyTorch program and judge what it leaves behind", 1};
 
 /* record.py: installed beside the binary (PREFIX/bin -> PREFIX/libexec/
  * fakegc), else the source tree this binary was built from. */
@@ -117,177 +117,102 @@ static void recorder_path(char *buf, size_t n)
     cli_where(FAKEGC_REL_LIBEXEC "/record.py", "scripts/record.py", buf, n);
 }
 
-typedef struct rec_args {
-    const char *python, *keep, *fail_on, *designs;
-    unsigned timeout;
-    const char *rec[12];    /* recorder options with their values */
-    size_t nrec;
-    char *pass[MAX_PASS];   /* the run's options, as given */
-    size_t npass;
-    int compat_given;
-    int prog;               /* argv index of PROGRAM */
-} rec_args;
-
-static int own_option(const char *s)
+/* The recorder's options with their values, from the rows: *n of them. */
+static void recorder_options(const record_args *ra, const char **v, size_t *n)
 {
-    static const char *const own[] = {"--keep", "-o", "--python", "--fail-on", "--suppress",
-                                      "--max-events", "--lang", "--designs", "--timeout",
-                                      NULL};
-    for (size_t i = 0; own[i]; i++) {
-        size_t n = strlen(own[i]);
-        if (strncmp(s, own[i], n) == 0 && (s[n] == '\0' || s[n] == '='))
-            return s[n] == '=' ? 1 : 2;   /* words it takes */
-    }
-    return 0;
+    const char *kv[][2] = {{"--fail-on", ra->fail_on}, {"--suppress", ra->suppress},
+                           {"--max-events", ra->max_events},
+                           {"--lang", ra->lang ? ra->lang : "2"}};
+    *n = 0;
+    for (size_t k = 0; k < sizeof kv / sizeof *kv; k++)
+        if (kv[k][1]) {
+            v[(*n)++] = kv[k][0];
+            v[(*n)++] = kv[k][1];
+        }
+    if (ra->no_batch)
+        v[(*n)++] = "--no-batch";
 }
 
-/* Options by the rows (checked before anything runs); then, on a copy of
- * argv, where PROGRAM is and which words are the run's options. */
-static int parse(rec_args *a, int argc, char **argv)
+/* The options by the rows, up to the program (the first operand: the rest
+ * is the program's, as lua.c's collectargs ends at the script), checked
+ * before anything runs. 0 (the program and its arguments at *prog, *nprog
+ * of them), 1 after --help, -1 a usage error (said). */
+static int parse(record_args *ra, int argc, char **argv, char ***prog, int *nprog)
 {
-    memset(a, 0, sizeof *a);
-    char **copy = calloc((size_t)argc + 1, sizeof *copy);
-    if (!copy)
-        return -1;
-    memcpy(copy, argv, (size_t)argc * sizeof *copy);
-    record_args ra = {0};
-    char **ops;
-    int nops;
-    int r = cli_parse(&cli_record_cmd, &ra, argc, argv, &ops, &nops);
-    if (r != OP_PARSE_OK) {
-        free(copy);
+    int r = cli_parse(&cli_record_cmd, ra, argc, argv, prog, nprog);
+    if (r != OP_PARSE_OK)
         return r == OP_PARSE_DONE ? 1 : -1;
-    }
-    a->python = ra.python ? ra.python : RECORD_PYTHON;
-    a->keep = ra.keep;
-    a->fail_on = ra.fail_on;
-    a->designs = ra.designs;
-    a->timeout = ra.timeout;
-    const char *recv[][2] = {{"--suppress", ra.suppress}, {"--max-events", ra.max_events},
-                             {"--lang", ra.lang ? ra.lang : "2"}};
-    for (size_t k = 0; k < 3; k++)
-        if (recv[k][1]) {
-            a->rec[a->nrec++] = recv[k][0];
-            a->rec[a->nrec++] = recv[k][1];
-        }
-    if (ra.no_batch)
-        a->rec[a->nrec++] = "--no-batch";
-    int i = 1;
-    for (; i < argc; i++) {
-        const char *s = copy[i];
-        if (strcmp(s, "--") == 0) {
-            i++;
-            break;
-        }
-        if (s[0] != '-' || !s[1])
-            break;
-        int w = own_option(s);
-        if (w) {
-            i += w - 1;
-            continue;
-        }
-        if (strcmp(s, "--no-batch") == 0)
-            continue;
-        if (strncmp(s, "--compat", 8) == 0)
-            a->compat_given = 1;
-        if (a->npass + 8 >= MAX_PASS) {
-            free(copy);
-            cli_error("record", "too many options");
-            return -1;
-        }
-        a->pass[a->npass++] = copy[i];
-        /* a common option's value: the next word unless it was --opt=V or a flag
-         * (the rows parsed it already, so this only has to find its end) */
-        if (!strchr(s, '=') && i + 1 < argc && copy[i + 1][0] != '-' && s[1] == '-' &&
-            nops > 0 && copy[i + 1] != ops[0])
-            a->pass[a->npass++] = copy[++i];
-    }
-    memcpy(argv, copy, (size_t)argc * sizeof *copy);   /* cli_parse moved the operands */
-    free(copy);
-    a->prog = i;
-    if (nops == 0 || a->prog >= argc) {
+    if (*nprog == 0) {
         cli_error("record", "no program given (fakegc record [OPTIONS] [--] PROGRAM.py "
                             "[ARGS...])");
         return -1;
     }
-    for (size_t k = 0; k + 1 < a->nrec; k++)
-        if (strcmp(a->rec[k], "--suppress") == 0 && cli_suppressions(a->rec[k + 1], NULL) < 0)
-            return -1;   /* before the program runs */
-    if (a->designs && sc_designs_table(NULL, NULL, a->designs, NULL, NULL, stderr) != 0)
+    if (ra->suppress && cli_suppressions(ra->suppress, NULL) < 0)
+        return -1;   /* before the program runs */
+    if (ra->designs && sc_designs_table(NULL, NULL, ra->designs, NULL, NULL, stderr) != 0)
         return -1;
     struct stat st;
-    if (stat(argv[a->prog], &st) != 0 || !S_ISREG(st.st_mode)) {
-        cli_error("record", "%s: no such program", argv[a->prog]);
+    if (stat((*prog)[0], &st) != 0 || !S_ISREG(st.st_mode)) {
+        cli_error("record", "%s: no such program", (*prog)[0]);
         return -1;
     }
     return 0;
 }
 
-/* Judge the recording: `fakegc run` on it, with record's run options; its
- * text and page are on the program (and the recording, when kept), not on
- * a temporary .scn. */
-/* The recording's first line names torch 1.x (the recorder writes
- * "(torch VERSION)" there). */
+/* The recording was made on 1.13.1 (sc_recorded_design: its config compat
+ * names no other design), or does not parse (`run` says why). */
 static int recorded_on_1_13(const char *scn)
 {
-    char line[1024];
-    FILE *f = fopen(scn, "r");
-    if (!f)
-        return 1;
-    int one = !fgets(line, sizeof line, f) || !strstr(line, "(torch ") ||
-              strstr(line, "(torch 1.") != NULL;
-    fclose(f);
-    return one;
+    sc_program *p = sc_parse_file(scn, NULL, 0, NULL);
+    int d = p ? sc_recorded_design(p) : -1;
+    if (p)
+        sc_program_free(p);
+    return d < 0 || d == FK_D_1_13;
 }
 
-static int replay(const rec_args *a, const char *scn, const char *prog)
+/* Judge the recording: `run`'s engine on it, with record's options; its
+ * text and page are on the program (and the recording, when kept), not on
+ * a temporary .scn. Without --compat a 1.13.1 recording is judged under
+ * pytorch-1.13 (as if --compat said it: the report names it, and *hint
+ * says so); a 2.x one names its design in its config compat. */
+static int judge(record_args *ra, const char *scn, const char *prog, int *hint)
 {
-    char *rargv[MAX_PASS + 8], title[PATH_MAX * 2 + 16];
-    snprintf(title, sizeof title, a->keep ? "%s (recording %s)" : "%s", prog, scn);
-    int rn = 0;
-    rargv[rn++] = (char *)"run";
-    rargv[rn++] = (char *)"--subject";
-    rargv[rn++] = title;
-    rargv[rn++] = (char *)"--program";
-    rargv[rn++] = (char *)prog;
-    /* without --compat: a 2.x recording names its design (config compat);
-     * a 1.13 one is replayed under pytorch-1.13 */
-    if (!a->compat_given && recorded_on_1_13(scn)) {
-        rargv[rn++] = (char *)"--compat";
-        rargv[rn++] = (char *)"pytorch-1.13";
+    cli_common *c = &ra->c;
+    char title[PATH_MAX * 2 + 16];
+    snprintf(title, sizeof title, ra->keep ? "%s (recording %s)" : "%s", prog, scn);
+    c->subject = title;
+    c->program = prog;
+    *hint = c->sc.design < 0 && recorded_on_1_13(scn);   /* `fakegc run` needs it too */
+    if (*hint) {
+        c->compat = fk_design_get(FK_D_1_13)->name;
+        c->sc.design = FK_D_1_13;
     }
-    for (size_t k = 0; k < a->npass; k++)
-        rargv[rn++] = a->pass[k];
-    rargv[rn++] = (char *)"--";
-    rargv[rn++] = (char *)scn;
-    rargv[rn] = NULL;
-    return cli_run(rn, rargv);
+    char *paths[] = {(char *)scn};
+    return cli_run_files(c, NULL, paths, 1, NULL);
 }
 
 int cli_record(int argc, char **argv)
 {
-    rec_args a;
-    int pr = parse(&a, argc, argv);
+    record_args a;
+    char **prog;
+    int nprog;
+    int pr = parse(&a, argc, argv, &prog, &nprog);
     if (pr != 0)
         return pr > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
-    if (access(a.python, X_OK) != 0) {
-        cli_error("record", "%s: not an executable Python (--python)", a.python);
+    const char *python = a.python ? a.python : RECORD_PYTHON;
+    if (access(python, X_OK) != 0) {
+        cli_error("record", "%s: not an executable Python (--python)", python);
         return CLI_EXIT_USAGE;
     }
     char tmp[PATH_MAX] = "", py[PATH_MAX];
     if (!a.keep && rec_temp(tmp, sizeof tmp, ".scn", "fakegc record") != 0)
         return CLI_EXIT_INTERNAL;
     recorder_path(py, sizeof py);
-    const char *opts[2 + sizeof a.rec / sizeof *a.rec];
-    size_t nopts = 0;
-    if (a.fail_on) {
-        opts[nopts++] = "--fail-on";
-        opts[nopts++] = a.fail_on;
-    }
-    for (size_t k = 0; k < a.nrec; k++)
-        opts[nopts++] = a.rec[k];
-    rec_job job = {a.python, py, a.keep ? a.keep : tmp, opts, nopts, argv + a.prog,
-                   (size_t)(argc - a.prog), a.timeout};
+    const char *opts[12];
+    size_t nopts;
+    recorder_options(&a, opts, &nopts);
+    rec_job job = {python, py, a.keep ? a.keep : tmp, opts, nopts, prog, (size_t)nprog,
+                   a.timeout};
     const char *scn = job.out;
     rec_result r;
     rec_run(&job, "fakegc record", &r);
@@ -301,16 +226,14 @@ int cli_record(int argc, char **argv)
         if (r.state != REC_NOT_RUN && r.state != REC_NO_TORCH)
             cli_error("record", "no recording was written");
     } else if (a.designs) {
-        sc_options o;
-        sc_options_default(&o);
-        int dr = sc_designs_table(scn, argv[a.prog], a.designs, &o, stdout, stderr);
+        int dr = sc_designs_table(scn, prog[0], a.designs, &a.c.sc, stdout, stderr);
         rc = dr == 2 ? CLI_EXIT_USAGE : dr < 0 || internal ? CLI_EXIT_INTERNAL : dr;
     } else {
-        rc = replay(&a, scn, argv[a.prog]);
+        int hint;
+        rc = judge(&a, scn, prog[0], &hint);
         if (!tmp[0])
             fprintf(stderr, "fakegc record: recording kept in %s (fakegc run%s %s)\n", scn,
-                    a.compat_given || !recorded_on_1_13(scn) ? "" : " --compat pytorch-1.13",
-                    scn);
+                    hint ? " --compat pytorch-1.13" : "", scn);
         if (internal && rc != CLI_EXIT_USAGE)
             rc = CLI_EXIT_INTERNAL;
     }

@@ -16,27 +16,32 @@
 #include "scenario/sc_batch.h"
 #include "scenario/sc_supp.h"
 
+/* `run`'s command line: the common rows' cli_common, then its own. */
 typedef struct run_args {
     cli_common c;
-    vl_order order;
-    vl_shard shard;
-    const char *suppress;       /* --suppress FILE */
-    sc_supp rules;              /* its rules, read before anything runs */
+    cli_run_more m;
+} run_args;
+
+/* One run of the engine (cli_run_files). */
+typedef struct run_state {
+    cli_common *c;
+    cli_run_more m;
+    sc_supp rules;              /* --suppress's rules, read before anything runs */
     int changed;                /* a file changed since it was parsed (exit 2) */
     sc_program **progs;
     size_t n, done;
     rp_collect col;
-} run_args;
+} run_state;
 
 static const op_opt rows[] = {
-    OP_FN("--order", 0, "KNOB[,KNOB]", CLI_ORDER_WORDS, run_args, order, vl_order_parse,
+    OP_FN("--order", 0, "KNOB[,KNOB]", CLI_ORDER_WORDS, run_args, m.order, vl_order_parse,
           "the orderings `fakegc stress --order` explores:\n" CLI_ORDER_HELP),
-    OP_STR("--suppress", "FILE", run_args, suppress,
+    OP_STR("--suppress", "FILE", run_args, m.suppress,
            "suppression rules for every verdict, one a line:\n"
            "  NAME: class=C kind=K site=GLOB holder=GLOB\n"
            "(as `fakegc record --suppress`; they win over the\n"
            "scenarios' own); a bad file is exit 2, nothing runs"),
-    CLI_SHARD_ROW(run_args, shard,
+    CLI_SHARD_ROW(run_args, m.shard,
                   "only the files i (of the sorted list) with i mod N\n"
                   "== K; the report says which shard it is, and\n"
                   "`fakegc merge` joins the N reports"),
@@ -69,22 +74,15 @@ const op_cmd cli_run_cmd = {
     "  fakegc run -q --jobs 2 --junit ci.xml --sarif ci.sarif scenarios  a CI run\n"
     "  fakegc run --inject strong-memo --html page.html scenarios/memo  a bug, on a page\n"
     "  fakegc run --format github scenarios  annotations for a GitHub log",
-    NULL, "run scenario files (or every *.scn under folders)"};
+    NULL, "run scenario files (or every *.scn under folders)", 0};
 
 /* ---- running ---- */
 
+/* The command line's settings (c->sc) and the run's own: its files, the
+ * interrupt flag, the dominator tree when a page or a JSON wants it. */
 static void run_options(const cli_common *c, sc_options *o)
 {
-    sc_options_default(o);
-    o->gc = c->gc;
-    o->sweep = c->sweep;
-    o->design = c->design;      /* its row gives the default policy */
-    o->max_bytes = c->max_bytes;
-    o->max_statements = c->max_statements;
-    o->max_objects = c->max_objects;
-    o->examples = c->examples;
-    o->verify = c->verify;
-    o->repeat = c->repeat;
+    *o = c->sc;
     o->dot = c->dot_f;
     o->objects = c->objects_f;
     o->stop = wk_interrupt_flag();
@@ -105,9 +103,9 @@ static void run_init(rp_run *run, const cli_common *c, rp_collect *col, size_t n
 /* PASS/FAIL lines as each scenario finishes: on stdout when the text report
  * goes there (it then leaves them out), on stderr when it is a terminal and
  * the report goes elsewhere. */
-static void stream_init(run_args *a)
+static void stream_init(run_state *a)
 {
-    const cli_common *c = &a->c;
+    const cli_common *c = a->c;
     int text_stdout = c->format == RP_TEXT && c->out == stdout;
     rp_options ro = {text_stdout ? c->color : rp_color_wanted(c->color_when, stderr), 0, c->quiet,
                      c->subject};
@@ -119,7 +117,7 @@ static void stream_init(run_args *a)
  * file that changed since it was parsed (the input's fault, exit 2). */
 static void scenario_done(void *arg, size_t i)
 {
-    run_args *a = arg;
+    run_state *a = arg;
     const rp_scenario *s = &a->col.res[i];
     if (s->status == RP_FAIL || s->status == RP_ERROR)
         wk_note_failure();   /* --max-failures */
@@ -129,7 +127,7 @@ static void scenario_done(void *arg, size_t i)
     }
     rp_collect_said(&a->col, i);
     a->done++;
-    rp_progress(a->c.quiet, a->done, a->n,
+    rp_progress(a->c->quiet, a->done, a->n,
                 a->done < a->n ? sc_program_file(a->progs[a->done]) : "");
 }
 
@@ -140,9 +138,9 @@ static void in_worker(void *arg) { (void)arg, cli_canary_leak("worker"); }
  * parse, the report still gets written, complete: that file with status
  * error and its diagnostics, the others skipped (not run). The number of
  * files that did not parse, or -1 out of memory. */
-static int parse_all(run_args *a, const sc_files *f)
+static int parse_all(run_state *a, const sc_files *f)
 {
-    cli_common *c = &a->c;
+    cli_common *c = a->c;
     size_t cap = f->n ? f->n : 1;
     char **diag = al_calloc(cap, sizeof *diag, AL_K_SCENARIO, "diags");
     if (!diag)
@@ -178,9 +176,9 @@ static int parse_all(run_args *a, const sc_files *f)
 }
 
 /* The report of the ran scenarios (of nprogs) and the exit code. */
-static int report(run_args *a, size_t ran, size_t nprogs, const char *repro)
+static int report(run_state *a, size_t ran, size_t nprogs, const char *repro)
 {
-    cli_common *c = &a->c;
+    cli_common *c = a->c;
     const rp_scenario *res = a->col.res;
     const rp_timeline *tl = a->col.tl;
     rp_run run;
@@ -189,10 +187,10 @@ static int report(run_args *a, size_t ran, size_t nprogs, const char *repro)
     if (!run.interrupted && ran < nprogs)
         run.interrupted = "max-failures";
     run.planned = nprogs;
-    run.shard_k = a->shard.k;
-    run.shard_n = a->shard.n;
-    run.shard_total = a->shard.total;
-    run.host = a->shard.n ? cli_hostname() : NULL;
+    run.shard_k = a->m.shard.k;
+    run.shard_n = a->m.shard.n;
+    run.shard_total = a->m.shard.total;
+    run.host = a->m.shard.n ? cli_hostname() : NULL;
     run.subject = c->subject;
     run.program = c->program;
     int rc = 0;
@@ -219,10 +217,10 @@ static int report(run_args *a, size_t ran, size_t nprogs, const char *repro)
     rp_collect_say_stopped(stderr, "fakegc run", &run);
     if (wk_interrupted())
         exit_code = wk_interrupt_exit();
-    for (size_t i = 0; a->shard.n && i < ran; i++)
+    for (size_t i = 0; a->m.shard.n && i < ran; i++)
         if (res[i].status != RP_PASS)
             fprintf(stderr, "fakegc run: shard %u/%u: %s %s; in one process: %s %s\n",
-                    a->shard.k, a->shard.n, rp_status_name(res[i].status), res[i].file, repro,
+                    a->m.shard.k, a->m.shard.n, rp_status_name(res[i].status), res[i].file, repro,
                     res[i].file);
     return rc ? CLI_EXIT_USAGE : exit_code;   /* a write error: path and errno printed */
 }
@@ -230,9 +228,9 @@ static int report(run_args *a, size_t ran, size_t nprogs, const char *repro)
 /* Run the parsed programs (here, or in workers: --jobs, or the guard
  * allocator whose findings must be that scenario's) and report: the exit
  * code. */
-static int run_all(run_args *a, const char *repro)
+static int run_all(run_state *a, const char *repro)
 {
-    cli_common *c = &a->c;
+    cli_common *c = a->c;
     if (rp_collect_init(&a->col, a->n, c->timeline || c->html) < 0) {
         cli_error("run", "out of memory");
         return CLI_EXIT_INTERNAL;
@@ -245,7 +243,7 @@ static int run_all(run_args *a, const char *repro)
     sc_batch b = {.jobs = c->jobs > 1 ? (size_t)c->jobs : (size_t)guarded, .timeout = c->timeout,
                   .done = scenario_done, .stop = scenario_stop, .in_worker = in_worker, .arg = a};
     run_options(c, &b.opt);
-    b.opt.suppress = a->suppress ? &a->rules : NULL;
+    b.opt.suppress = a->m.suppress ? &a->rules : NULL;
     char err[400] = "";
     rp_progress(c->quiet, 0, a->n, a->n ? sc_program_file(a->progs[0]) : "");
     ssize_t ran = sc_batch_run(&b, a->progs, a->n, &a->col, err, sizeof err);
@@ -272,28 +270,24 @@ static int run_all(run_args *a, const char *repro)
     return exit_code;
 }
 
-int cli_run(int argc, char **argv)
+int cli_run_files(cli_common *c, const cli_run_more *m, char **paths, int npaths,
+                  const char *repro)
 {
-    run_args a = {.shard = VL_SHARD_NONE};
-    char **paths;
-    int npaths;
-    int r = cli_parse(&cli_run_cmd, &a, argc, argv, &paths, &npaths);
-    if (r != OP_PARSE_OK)
-        return op_parse_exit(r);
-    char repro[1024];
-    cli_repro_command(repro, sizeof repro, &cli_run_cmd, argc, argv, NULL, 1, NULL);
+    run_state a = {.c = c, .m = {.shard = VL_SHARD_NONE}};
+    if (m)
+        a.m = *m;
     char spec[160];
     obj_config saved;
-    cli_order_apply(&a.order, &a.c, spec, sizeof spec, &saved);
-    if (cli_env_setup(&a.c, "run") < 0) {
+    cli_order_apply(&a.m.order, c, spec, sizeof spec, &saved);
+    if (cli_env_setup(c, "run") < 0) {
         obj_configure(&saved);
         return CLI_EXIT_USAGE;
     }
     obj_set_memcheck_findings(1);
     sc_files files = {0};
-    int exit_code = a.suppress && cli_suppressions(a.suppress, &a.rules) < 0
+    int exit_code = a.m.suppress && cli_suppressions(a.m.suppress, &a.rules) < 0
                         ? CLI_EXIT_USAGE
-                        : cli_scenarios(&a.c, "run", paths, npaths, &a.shard, &files);
+                        : cli_scenarios(c, "run", paths, npaths, &a.m.shard, &files);
     size_t cap = files.n ? files.n : 1;
     if (exit_code == CLI_EXIT_OK &&
         !(a.progs = al_calloc(cap, sizeof *a.progs, AL_K_SCENARIO, "programs"))) {
@@ -306,13 +300,26 @@ int cli_run(int argc, char **argv)
     }
     a.n = files.n;
     if (exit_code == CLI_EXIT_OK)
-        exit_code = run_all(&a, repro);
+        exit_code = run_all(&a, repro ? repro : "fakegc run");
     for (size_t i = 0; a.progs && i < files.n; i++)
         sc_program_free(a.progs[i]);
     al_free(a.progs, a.progs ? cap * sizeof *a.progs : 0, AL_K_SCENARIO);
     sc_files_free(&files);
     sc_supp_free(&a.rules);
     obj_configure(&saved);
-    cli_env_teardown(&a.c);
+    cli_env_teardown(c);
     return exit_code;
+}
+
+int cli_run(int argc, char **argv)
+{
+    run_args a = {.m = {.shard = VL_SHARD_NONE}};
+    char **paths;
+    int npaths;
+    int r = cli_parse(&cli_run_cmd, &a, argc, argv, &paths, &npaths);
+    if (r != OP_PARSE_OK)
+        return op_parse_exit(r);
+    char repro[1024];
+    cli_repro_command(repro, sizeof repro, &cli_run_cmd, argc, argv, NULL, 1, NULL);
+    return cli_run_files(&a.c, &a.m, paths, npaths, repro);
 }

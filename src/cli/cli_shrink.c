@@ -43,16 +43,14 @@ const op_cmd cli_shrink_cmd = {
     "  fakegc shrink big.scn > small.scn  the result on stdout\n"
     "  fakegc shrink -o small.scn kept.scn  a shrunk recording: the failure kept by its class\n"
     "  fakegc shrink --inject strong-memo -o small.scn big.scn  the bug and nothing else",
-    NULL, "minimize a failing scenario"};
+    NULL, "minimize a failing scenario", 0};
 
 /* The runs' settings from the command line. */
 static void shrink_env(const cli_common *c, st_env *e)
 {
-    st_env_set(e, c->inject, c->gc, c->sweep, c->design);
-    e->sc.verify = c->verify;
-    e->sc.max_bytes = c->max_bytes;
-    e->sc.max_statements = c->max_statements;
-    e->sc.max_objects = c->max_objects;
+    st_env_default(e);
+    e->sc = c->sc;
+    e->inject = c->inject ? c->inject : "";
     st_env_prepare(e);
 }
 

@@ -87,7 +87,7 @@ const op_cmd cli_stress_cmd = {
     "  fakegc stress --seconds 60  a minute of random lifecycles\n"
     "  fakegc stress --inject strong-memo --steps 10000  find a planted bug\n"
     "  fakegc stress --compat pytorch-1.13 --sarif stress.sarif  a failure as SARIF",
-    weights_help, "random tensor lifecycles checked against a model"};
+    weights_help, "random tensor lifecycles checked against a model", 0};
 
 /* --html: the reproducer's run (the "reproduce:" line) writes the page,
  * whole or not at all. The exit code: a's, or 2 when it was not written. */
@@ -98,27 +98,19 @@ static int write_page(const stress_args *a, const st_stress_result *r, int exit_
         fprintf(stderr, "fakegc stress: nothing failed: no page written (--html)\n");
         return exit_code;
     }
-    char *v[16];
-    int n = 0;
-    const char *inj = a->o.env.inject;
-    const cli_common *c = &a->c;
-    v[n++] = (char *)"run";
-    v[n++] = (char *)"-q";
-    v[n++] = (char *)"--output=/dev/null";
-    if (strncmp(r->cls, "finding: ", 9) != 0)
-        v[n++] = (char *)"--verify";
-    const char *kv[][2] = {{"--inject", inj && *inj ? inj : NULL},
-                           {"--allocator", strcmp(c->allocator, "libc") ? c->allocator : NULL},
-                           {"--compat", c->compat}, {"--html", a->html}};
-    for (size_t k = 0; k < sizeof kv / sizeof *kv; k++)
-        if (kv[k][1]) {
-            v[n++] = (char *)kv[k][0];
-            v[n++] = (char *)kv[k][1];
-        }
-    v[n++] = (char *)"--";
-    v[n++] = (char *)file;
-    v[n] = NULL;
-    int rc = cli_run(n, v);
+    cli_common h;   /* `run -q --output /dev/null [--verify] --html FILE` */
+    cli_common_init(&h);
+    h.cmd = &cli_run_cmd;
+    h.quiet = 1;
+    h.output = "/dev/null";
+    h.html = a->html;
+    h.sc.verify = strncmp(r->cls, "finding: ", 9) != 0;
+    h.inject = a->o.env.inject && *a->o.env.inject ? a->o.env.inject : NULL;
+    h.allocator = a->c.allocator;
+    h.compat = a->c.compat;
+    h.sc.design = a->c.sc.design;
+    char *paths[] = {(char *)file};
+    int rc = cli_run_files(&h, NULL, paths, 1, NULL);
     if (rc == CLI_EXIT_USAGE || rc == CLI_EXIT_INTERNAL)
         return CLI_EXIT_USAGE;   /* cli_run said why */
     fprintf(stderr, "fakegc stress: the reproducer's page: %s\n", a->html);
@@ -144,7 +136,7 @@ static const char *default_out_dir(char *buf, size_t n)
 static st_campaign campaign(const stress_args *a)
 {
     const cli_common *c = &a->c;
-    return (st_campaign){a->weights, c->inject, c->gc, c->sweep, c->design, a->steps,
+    return (st_campaign){a->weights, c->inject, c->sc.gc, c->sc.sweep, c->sc.design, a->steps,
                          a->seconds, a->shard.k, a->shard.n, !a->no_shrink, a->order.defer,
                          c->quiet};
 }
@@ -216,7 +208,7 @@ int cli_stress(int argc, char **argv)
                            a.scan_format >= 2 ? a.scan_format - 1 : 0,
                            cli_output_file(&a.c, "--sarif"), &h, &a.o,
                            {a.order.reverse, a.order.defer, a.order.reuse, a.order.late},
-                           a.c.gc == 2, repro};
+                           a.c.sc.gc == SC_GC_STRESS, repro};
         if (st_stress_doc_write(&d, rc, &res) < 0) {
             cli_error("stress", "cannot write the report: %s", strerror(errno ? errno : EIO));
             exit_code = CLI_EXIT_USAGE;

@@ -12,10 +12,12 @@
 #include "alloc/al.h"
 #include "core/er.h"
 
-static const char *const class_names[HP_CL_COUNT] = {"lost", "accumulating",
-                                                     "still reachable", "lingering"};
-static const char *const class_words[HP_CL_COUNT] = {"lost", "accumulating", "reachable",
-                                                     "lingering"};
+#define NAME_(e, w, n, f) [HP_CL_##e] = n,
+#define WORD_(e, w, n, f) [HP_CL_##e] = w,
+static const char *const class_names[HP_CL_COUNT] = {HP_CLASSES(NAME_, )};
+static const char *const class_words[HP_CL_COUNT] = {HP_CLASSES(WORD_, )};
+#undef NAME_
+#undef WORD_
 
 const char *hp_class_name(hp_class c)
 {

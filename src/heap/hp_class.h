@@ -37,9 +37,25 @@
 
 #include "heap/hp.h"
 
-typedef enum hp_class {
-    HP_CL_LOST, HP_CL_ACCUMULATING, HP_CL_REACHABLE, HP_CL_LINGERING, HP_CL_COUNT
-} hp_class;
+/* The classes, once: X(ENUM, word, name, fails) for each, SEP between
+ * them (a string literal, or nothing): the enum, the words and names below,
+ * the default fail mask and the option words of the command line (cli) are
+ * all made of this table. fails: verdict() fails on it by default. */
+#define HP_CLASSES(X, SEP)                                  \
+    X(LOST, "lost", "lost", 1) SEP                          \
+    X(ACCUMULATING, "accumulating", "accumulating", 1) SEP  \
+    X(REACHABLE, "reachable", "still reachable", 0) SEP     \
+    X(LINGERING, "lingering", "lingering", 0)
+#define HP_CL_ENUM_(e, w, n, f) HP_CL_##e,
+#define HP_CL_WORD_(e, w, n, f) w
+#define HP_CL_FAILS_(e, w, n, f) | ((unsigned)(f) << HP_CL_##e)
+typedef enum hp_class { HP_CLASSES(HP_CL_ENUM_, ) HP_CL_COUNT } hp_class;
+/* "lost|accumulating|reachable|lingering" and "lost,accumulating,..." as
+ * string literals (option words, help). */
+#define HP_CLASS_WORDS_BAR HP_CLASSES(HP_CL_WORD_, "|")
+#define HP_CLASS_WORDS_CSV HP_CLASSES(HP_CL_WORD_, ",")
+/* What verdict() fails on unless told (1 << class for each). */
+#define HP_CLASS_FAIL_DEFAULT (0u HP_CLASSES(HP_CL_FAILS_, ))
 const char *hp_class_name(hp_class c);   /* "lost", "accumulating", "still reachable",
                                             "lingering" */
 /* The one-word names: "lost" "accumulating" "reachable" "lingering" (the

@@ -205,6 +205,7 @@ int op_parse(const op_prog *p, const op_cmd *cmd, void *base, int argc, char **a
         char *a = argv[i];
         if (only || a[0] != '-' || a[1] == '\0') {
             opnd[nop++] = a;
+            only |= cmd->operands_end;   /* the rest is the operand's own */
             continue;
         }
         if (strcmp(a, "--") == 0) {

@@ -18,7 +18,7 @@
  *       OP_END
  *   };
  *   static const op_cmd frob_cmd = {"frob", "[OPTIONS] FILE", "Frob a file.", rows,
- *                                   0, "exit status: ...", NULL, "frob a file"};
+ *                                   0, "exit status: ...", NULL, "frob a file", 0};
  *   static const op_prog prog = {"tool", common_rows, print_version};
  *
  *   frob_args a = {.times = 1};
@@ -113,6 +113,10 @@ typedef struct op_cmd {
     const char *tail;        /* after the options: "Exit status:\n  ...", "Examples:\n  ..." */
     void (*more)(FILE *f);   /* more help before the tail (stress: its weights), or NULL */
     const char *summary;     /* one line for the program's own --help */
+    /* 1: the options end at the first operand, as lua.c's collectargs ends
+     * them at the script: everything after it is the operand's own (a
+     * program's arguments), with or without "--". 0: GNU getopt's order. */
+    int operands_end;
 } op_cmd;
 
 /* The program: its name (the first word of every message and usage line),
@@ -135,7 +139,8 @@ enum { OP_PARSE_OK = 0, OP_PARSE_DONE = 1, OP_PARSE_ERROR = -1 };
 
 /* Parse argv[1..argc) by cmd's rows into base (the struct the rows'
  * offsets are in). Operands (words not options, everything after "--", a
- * lone "-") are gathered in order at *ops (argv's own array, from argv + 1),
+ * lone "-"; with cmd->operands_end, everything from the first operand on)
+ * are gathered in order at *ops (argv's own array, from argv + 1),
  * *nops of them; argv is permuted as GNU getopt does (options first).
  * A long option spelled by a unique prefix is rewritten in argv to its
  * whole name, so that argv can be replayed. Returns OP_PARSE_OK;

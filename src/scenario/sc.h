@@ -97,6 +97,13 @@ int sc_program_parked(const sc_program *p);
 int sc_program_changed(const sc_program *p);
 /* Its `config compat` as an fk_design_id, or -1 when it has none. */
 int sc_program_compat(const sc_program *p);
+/* The design a recording was made on: its config compat (every 2.x
+ * recording names one), else pytorch-1.13; a recording made before the
+ * recorder wrote `config recording` by the torch version of its first
+ * comment line ("(torch 2." pytorch-2.3, else pytorch-1.13). -1 for a
+ * scenario that is no recording. `run` replays a recording on it when
+ * neither --compat nor config compat says another. */
+int sc_recorded_design(const sc_program *p);
 
 /* The marks of p's lines on a timeline chart (RP_TL_DEL, RP_TL_GC,
  * RP_TL_CHECKPOINT, RP_TL_SWEEP, RP_TL_EXPECT of report/rp_timeline.h):

@@ -171,6 +171,7 @@ struct sc_program {
     int cfg_gc, cfg_sweep, cfg_end_check;
     int cfg_compat;                /* fk_design_id, or -1 */
     const char *cfg_suppress;      /* config suppress: a rules file, or NULL */
+    const char *cfg_recording;     /* config recording: the recorded program, or NULL */
     /* the rules files named by literals (config suppress, verdict(suppress=
      * "...")), read by the parser: a bad one is a parse error */
     struct sc_supp_file *supps;

@@ -49,7 +49,7 @@ static const char *const device_names[] = {"cpu", "cuda", "meta", "lazy", NULL};
 static const char *const stmt_keywords[] = {
     "del", "expect", "repeat", "with", "end", "config", "checkpoint", NULL};
 static const char *const config_keys[] = {"gc", "sweep", "end_check", "compat", "suppress",
-                                          NULL};
+                                          "recording", NULL};
 static const char *const gc_values[] = {"manual", "auto", "stress", NULL};
 static const char *const sweep_values[] = {"eager", "periodic", NULL};
 static const char *const end_values[] = {"strict", "off", NULL};
@@ -210,7 +210,7 @@ typedef struct parser {
     uint32_t phantom_blocks;   /* misspelt repeat/with lines: ends to absorb */
     int binary;                /* NUL or invalid UTF-8 seen: stop at once */
     int seen_stmt;             /* a statement other than config */
-    int cfg_seen[5];
+    int cfg_seen[6];
     vec checkpoints;           /* names (arena strings) */
     /* Reads of a user attribute whose name is near a counter's (memo_mta),
      * and the attribute names the script stores: a read of a name no line
@@ -1108,7 +1108,7 @@ static void parse_config(parser *p)
         return;
     }
     if (p->tok.kind != T_NAME) {
-        unexpected(p, "a config key (gc, sweep, end_check or compat)");
+        unexpected(p, "a config key (gc, sweep, end_check, compat, suppress or recording)");
         return;
     }
     sc_token kt = p->tok;
@@ -1123,8 +1123,8 @@ static void parse_config(parser *p)
                      best);
         else
             error_at(p, kt.line, kt.col,
-                     "unknown config key '%s'; expected gc, sweep, end_check, compat or "
-                     "suppress", key);
+                     "unknown config key '%s'; expected gc, sweep, end_check, compat, "
+                     "suppress or recording", key);
         return;
     }
     next(p);
@@ -1149,14 +1149,19 @@ static void parse_config(parser *p)
         return;
     }
     next(p);
-    if (k == 4) {   /* suppress: a rules file (verdict(suppress=) says how it is read) */
+    if (k >= 4) {   /* suppress: a rules file (verdict(suppress=) says how it is read);
+                       recording: the program a recording was made of */
         if (p->cfg_seen[k]) {
             error_at(p, kt.line, kt.col, "config '%s' is set twice", key);
             return;
         }
         p->cfg_seen[k] = 1;
-        p->prog->cfg_suppress = v.name;
-        read_suppressions(p, v.name, strlen(v.name), v.line, v.col);
+        if (k == 5) {
+            p->prog->cfg_recording = v.name;
+        } else {
+            p->prog->cfg_suppress = v.name;
+            read_suppressions(p, v.name, strlen(v.name), v.line, v.col);
+        }
         expect_eol(p, "the config value");
         return;
     }
@@ -1669,6 +1674,7 @@ static sc_program *program_new(const char *file, const char *src, size_t len)
     prog->len = len;
     prog->cfg_gc = prog->cfg_sweep = prog->cfg_end_check = prog->cfg_compat = -1;
     prog->cfg_suppress = NULL;
+    prog->cfg_recording = NULL;
     return prog;
 }
 

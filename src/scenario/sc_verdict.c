@@ -488,7 +488,7 @@ int sc_ev_verdict(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args
                   sc_val *out)
 {
     (void)recv, (void)a;
-    unsigned mask = (1u << HP_CL_LOST) | (1u << HP_CL_ACCUMULATING);
+    unsigned mask = HP_CLASS_FAIL_DEFAULT;
     const char *s;
     size_t n;
     int has = not_judged(vm, e);

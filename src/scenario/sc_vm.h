@@ -124,13 +124,11 @@ void sc_vm_at_statement(sc_vm *vm);
 void sc_vm_release_holds(sc_vm *vm);
 
 /* What-if replay (sc_whatif.c, designs.md "Replaying a 1.13.1 recording
- * under 2.x"). sc_is_recording: p's first line is the recorder's. 
- * sc_recorded_design: the design a recording was made on (its config
- * compat, else the line of the torch version its first line names:
- * "(torch 1.13..." pytorch-1.13, "(torch 2...." pytorch-2.3), -1 for a
- * scenario that is no recording. A 2.x recording names its design in a
- * config compat; a 1.13 one may not (older recordings): `run` follows
- * either without --compat.
+ * under 2.x"). sc_is_recording: p says it is a recording in its config
+ * recording line (the recorder writes it), or, a recording made before
+ * the recorder wrote that line, its first line is the recorder's comment.
+ * sc_recorded_design (sc.h): the design a recording was made on; `run`
+ * follows it without --compat or config compat.
  * sc_whatif_of: 1 when p is a recording and design (an fk_design_id, not
  * the default) is another row than the one it was recorded on. After each
  * statement of a recording, sc_whatif_sample adds the memo entries and
@@ -138,7 +136,6 @@ void sc_vm_release_holds(sc_vm *vm);
  * at the program's end, sc_whatif_finish writes vm->out->whatif (a what-if only):
  * the skipped count and this design's final counters per mode. */
 int sc_is_recording(const sc_program *p);
-int sc_recorded_design(const sc_program *p);
 int sc_whatif_of(const sc_program *p, int design);
 void sc_whatif_sample(sc_vm *vm);
 int sc_whatif_finish(sc_vm *vm);

@@ -1,8 +1,9 @@
 /* sc_whatif.c - a recording replayed under a memo design (designs.md
  * "Replaying a 1.13.1 recording under 2.x").
  *
- * A recording (its first line `# recorded by scripts/record.py from ...`)
- * states what PyTorch 1.13.1 showed. Under any other design of the table
+ * A recording (its `config recording = "PROGRAM"` line; one made before the
+ * recorder wrote it: its first line `# recorded by scripts/record.py from
+ * ...`) states what PyTorch 1.13.1 showed. Under any other design of the table
  * (fk_design.c) it is a what-if: its expectations are 1.13.1 fidelity and
  * are not checked (counted in skipped_fidelity), the design's retention
  * verdict alone decides, and the report adds that design's final counters
@@ -24,18 +25,25 @@
 #define TORCH_MARK " (torch "
 enum { MODE_LINES = 8 };               /* final counters: modes listed */
 
-/* The PyTorch line a recorder's torch version belongs to: the prefix of
- * the version and the design that models it (a recording of another line
- * that names no config compat is taken as 1.13's). */
+/* An old recording (no config recording line): the PyTorch line its
+ * first comment's torch version belongs to, the prefix of the version and
+ * the design that models it (another line is taken as 1.13's). */
 static const struct {
     const char *prefix;
     fk_design_id design;
 } recorded_on[] = {{"1.", FK_D_1_13}, {"2.", FK_D_2_3}};
 
-int sc_is_recording(const sc_program *p)
+/* A recording made before the recorder wrote config recording. */
+static int old_recording(const sc_program *p)
 {
     size_t n = strlen(RECORDED_MARK);
-    return p->src && p->len >= n && memcmp(p->src, RECORDED_MARK, n) == 0;
+    return !p->cfg_recording && p->src && p->len >= n &&
+           memcmp(p->src, RECORDED_MARK, n) == 0;
+}
+
+int sc_is_recording(const sc_program *p)
+{
+    return p->cfg_recording || old_recording(p);
 }
 
 /* The torch version in the recording's first line, as a pointer into the
@@ -61,6 +69,8 @@ int sc_recorded_design(const sc_program *p)
         return -1;
     if (p->cfg_compat >= 0)
         return p->cfg_compat;
+    if (!old_recording(p))
+        return FK_D_1_13;   /* the recorder names every other design */
     const char *v = NULL;
     size_t n = torch_version(p, &v);
     fk_design_id own = FK_D_1_13;

@@ -26,17 +26,18 @@ static const op_opt toy_rows[] = {
 static const op_opt toy_common[] = {
     {"--help", 'h', OP_K_HELP, 0, 0, 0, NULL, NULL, 0, 0, 0, NULL, "this text"}, OP_END};
 static const op_cmd toy_cmd = {"frob", "[OPTIONS] FILE", "Frob a file.", toy_rows, 0, NULL,
-                               NULL, "frob a file"};
+                               NULL, "frob a file", 0};
 static const op_prog toy_prog = {"tool", toy_common, NULL};
 
 /* op_parse on words (copied: it permutes them), its stderr in err. */
-static int parse(toy *t, char **words, int n, char ***ops, int *nops, char *err, size_t len)
+static int parse_by(const op_cmd *cmd, toy *t, char **words, int n, char ***ops, int *nops,
+                    char *err, size_t len)
 {
     fflush(stderr);
     FILE *tmp = tmpfile();
     int saved = dup(2);
     dup2(fileno(tmp), 2);
-    int r = op_parse(&toy_prog, &toy_cmd, t, n, words, ops, nops);
+    int r = op_parse(&toy_prog, cmd, t, n, words, ops, nops);
     fflush(stderr);
     dup2(saved, 2);
     close(saved);
@@ -45,6 +46,11 @@ static int parse(toy *t, char **words, int n, char ***ops, int *nops, char *err,
     err[k] = '\0';
     fclose(tmp);
     return r;
+}
+
+static int parse(toy *t, char **words, int n, char ***ops, int *nops, char *err, size_t len)
+{
+    return parse_by(&toy_cmd, t, words, n, ops, nops, err, len);
 }
 
 Test(opt, prefix_equals_short_and_operands)
@@ -62,6 +68,34 @@ Test(opt, prefix_equals_short_and_operands)
     cr_assert(eq(int, nops, 2));
     cr_assert(eq(str, ops[0], "a.txt"));
     cr_assert(eq(str, ops[1], "b.txt"));
+}
+
+/* A command whose options end at its first operand (record's program):
+ * what follows is the operand's own, options and "--" included. */
+Test(opt, operands_end_at_the_first_operand)
+{
+    op_cmd cmd = toy_cmd;
+    cmd.operands_end = 1;
+    toy t = {.times = 1};
+    char *w[] = {"frob", "-n", "prog.py", "--times", "3", "--", "-x", NULL};
+    char **ops, err[256];
+    int nops;
+    cr_assert(eq(int, parse_by(&cmd, &t, w, 7, &ops, &nops, err, sizeof err), OP_PARSE_OK));
+    cr_assert(eq(str, err, ""));
+    cr_assert(eq(int, t.dry, 1));
+    cr_assert(eq(u32, t.times, 1));   /* the program's --times, not ours */
+    cr_assert(eq(int, nops, 5));
+    cr_assert(eq(str, ops[0], "prog.py"));
+    cr_assert(eq(str, ops[1], "--times"));
+    cr_assert(eq(str, ops[3], "--"));
+    cr_assert(eq(str, ops[4], "-x"));
+    toy u = {.times = 1};   /* "--" before the program: the same */
+    char *w2[] = {"frob", "--", "prog.py", "-n", NULL};
+    cr_assert(eq(int, parse_by(&cmd, &u, w2, 4, &ops, &nops, err, sizeof err), OP_PARSE_OK));
+    cr_assert(eq(int, u.dry, 0));
+    cr_assert(eq(int, nops, 2));
+    cr_assert(eq(str, ops[0], "prog.py"));
+    cr_assert(eq(str, ops[1], "-n"));
 }
 
 Test(opt, did_you_mean_and_ambiguous)

@@ -387,6 +387,10 @@ class Cmd(Base):
         self.assertEqual((v["lost"], v["accumulating"] > 0), (0, True))
         rc, so, se = self.fakegc("record", "--fail-on", "lost", prog)
         self.assertEqual(rc, 0, so)                 # accumulating does not fail then
+        rc, so, se = self.fakegc("record", prog, "--fail-on", "lost")
+        self.assertEqual(rc, 1, so)                 # options end at the program: its own
+        with open(out) as f:                        # the recording says what it is
+            self.assertRegex(f.readline(), r'^config recording = "prog.py"   # recorded by ')
         rc, so, se = self.fakegc("record", "--fail-on", "bogus", prog)
         self.assertEqual(rc, 2, se)
         rc, so, se = self.fakegc("record", "--no-such-option", prog)

@@ -119,3 +119,45 @@ Test(whatif, designs_list_is_checked)
     cr_assert(eq(int, sc_designs_table(NULL, NULL, "", NULL, NULL, null), 2));
     fclose(null);
 }
+
+/* A recording says so in its config recording line; one made before the
+ * recorder wrote it is still known by its first comment line. */
+#define CONFIG_HEADER "config recording = \"prog.py\"   # recorded by scripts/record.py\n"
+
+Test(whatif, config_recording_is_a_recording)
+{
+    rp_scenario r;
+    run_as(CONFIG_HEADER BODY, "pytorch-2.0", &r);
+    cr_assert(eq(u64, r.skipped_fidelity, 3));
+    cr_assert(ne(ptr, r.whatif, NULL));
+    done(&r);
+    run_as(CONFIG_HEADER BODY, "pytorch-1.13", &r);
+    cr_assert(eq(u64, r.skipped_fidelity, 0), "its own design: 1.13's, named by no compat");
+    cr_assert(eq(u32, r.passed, 3));
+    done(&r);
+}
+
+static int design_of(const char *src)
+{
+    sc_program *p = sc_parse("t.scn", src, strlen(src), NULL, 0, NULL);
+    cr_assert(ne(ptr, p, NULL), "did not parse: %s", src);
+    int d = sc_recorded_design(p);
+    sc_program_free(p);
+    return d;
+}
+
+Test(whatif, recorded_design_from_the_config_then_the_old_comment)
+{
+    cr_assert(eq(int, design_of(CONFIG_HEADER "m = fake_mode()\n"), FK_D_1_13));
+    cr_assert(eq(int, design_of(CONFIG_HEADER "config compat = \"pytorch-2.14\"\n"),
+                 FK_D_2_14));
+    cr_assert(eq(int, design_of(HEADER "m = fake_mode()\n"), FK_D_1_13));
+    cr_assert(eq(int,
+                 design_of("# recorded by scripts/record.py from p.py (torch 2.1.0)\n"
+                           "m = fake_mode()\n"),
+                 FK_D_2_3));
+    /* a comment that says "recorded by" further down, or a config compat
+     * alone, is no recording */
+    cr_assert(eq(int, design_of("config compat = \"pytorch-2.3\"\n" HEADER), -1));
+    cr_assert(eq(int, design_of("m = fake_mode()\n"), -1));
+}
