@@ -99,7 +99,7 @@ def path_of(seen, i):
         i = parent
     out = ""
     for lab in reversed(parts):
-        out += lab if (not out or lab[:1] in ".[") else " -> " + lab
+        out += lab if (not out or lab[:1] in ".[ " or not lab) else " -> " + lab
     return out
 
 
@@ -166,6 +166,11 @@ def expand(x, types, prog_mods):
             yield v, ".<member>"
         return
     tm = getattr(type(x), "__module__", "") or ""
+    if tm.startswith("torch.fx"):
+        kind = graph_kind(x)
+        if kind:
+            yield from graph_parts(x, kind)
+            return
     if "_modules" in getattr(x, "__dict__", {}) and hasattr(x, "named_children"):
         yield from module_parts(x)      # an nn.Module, as its user spells what it holds
         return
@@ -197,6 +202,31 @@ def module_parts(m):
         for k, v in list(d.get(store, {}).items()):
             if v is not None:
                 yield v, "." + str(k)
+    graph = graph_kind(m) == "module"
     for k, v in list(d.items()):
         if k not in ("_modules", "_parameters", "_buffers"):
-            yield v, "." + str(k)
+            yield v, ".graph" if graph and k == "_graph" else "." + str(k)
+
+
+def graph_kind(x):
+    """"graph" for a torch.fx Graph, "node" for its Node, "module" for a
+    GraphModule, else None."""
+    fx = sys.modules.get("torch.fx")
+    if fx is None:
+        return None
+    return "graph" if isinstance(x, fx.Graph) else "node" if isinstance(x, fx.Node) else \
+        "module" if isinstance(x, fx.GraphModule) else None
+
+
+def graph_parts(x, kind):
+    """(child, label) of an fx Graph or Node as its user names them: a
+    graph's nodes by name (`COMPILED[1].graph node tanh`), never the
+    `_root._next._next` list they are linked in; a node's value is the
+    node itself (`meta['val']`), its other meta `.meta['k']`."""
+    if kind == "graph":
+        for n in list(x.nodes):
+            yield n, " node " + n.name
+        return
+    for k, v in list(getattr(x, "meta", {}).items()):
+        yield v, "" if k == "val" else ".meta[%r]" % (k,)
+    yield x.graph, ".graph"
