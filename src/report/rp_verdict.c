@@ -140,10 +140,111 @@ void rp_vgroup_holder(const rp_vgroup *g, char *buf, size_t n)
         snprintf(buf, n, "%s", g->root_name);
 }
 
+/* ---- leaks ---- */
+
+int rp_vgroup_same_leak(const rp_vgroup *a, const rp_vgroup *b)
+{
+    return a->cls == b->cls && a->root == b->root && a->mech == b->mech &&
+           a->line == b->line && strcmp(a->root_name, b->root_name) == 0 &&
+           strcmp(a->file, b->file) == 0;
+}
+
+size_t rp_verdict_leak_of(const rp_verdict *v, size_t i)
+{
+    if (i >= v->ngroups || v->groups[i].suppressed)
+        return v->ngroups;
+    for (size_t k = 0; k < i; k++)
+        if (!v->groups[k].suppressed && rp_vgroup_same_leak(&v->groups[k], &v->groups[i]))
+            return k;
+    return i;
+}
+
+void rp_verdict_leak(const rp_verdict *v, size_t lead, rp_vleak *out)
+{
+    memset(out, 0, sizeof *out);
+    out->lead = lead;
+    for (size_t i = lead; i < v->ngroups; i++) {
+        const rp_vgroup *g = &v->groups[i];
+        if (g->suppressed || !rp_vgroup_same_leak(g, &v->groups[lead]))
+            continue;
+        int c = (unsigned)g->cat < FK_CAT_COUNT ? (int)g->cat : FK_CAT_FAKE;
+        out->ngroups++;
+        out->count[c] += g->count;
+        out->total += g->count;
+        out->bytes += g->bytes;
+        out->retained += g->retained;
+        if (g->cls == HP_CL_ACCUMULATING && g->last_round >= g->first_round && g->first_round)
+            out->per_round[c] += (double)g->count / (double)(g->last_round - g->first_round + 1);
+    }
+}
+
+/* "84 fake tensors and 12 modes": its categories in the table's order. */
+static size_t leak_counts(const rp_vleak *l, char *buf, size_t n, int *first)
+{
+    size_t used = 0, left = 0;
+    *first = -1;
+    buf[0] = '\0';
+    for (int c = 0; c < FK_CAT_COUNT; c++)
+        left += l->count[c] != 0;
+    for (int c = 0; c < FK_CAT_COUNT && used < n; c++) {
+        if (!l->count[c])
+            continue;
+        const char *sep = *first < 0 ? "" : left == 1 ? " and " : ", ";
+        if (*first < 0)
+            *first = c;
+        left--;
+        used += (size_t)snprintf(buf + used, n - used, "%s%" PRIu64 " %s", sep, l->count[c],
+                                 fk_category_noun((fk_category)c, l->count[c]));
+    }
+    return used < n ? used : n - 1;
+}
+
+void rp_vleak_summary(const rp_verdict *v, const rp_vleak *l, char *buf, size_t n)
+{
+    const rp_vgroup *g = &v->groups[l->lead];
+    char counts[240], site[200], holder[128];
+    int first;
+    leak_counts(l, counts, sizeof counts, &first);
+    rp_vgroup_site(g, site, sizeof site);
+    rp_vgroup_holder(g, holder, sizeof holder);
+    switch (g->cls) {
+    case HP_CL_LOST:
+        snprintf(buf, n, "%s lost inside PyTorch%s at %s", counts,
+                 g->mech == RP_MECH_REFCOUNT_LEAK ? " (a reference-count leak)"
+                 : g->root == RP_ROOT_UNREACHABLE ? " (no root of the program reaches them)"
+                                                   : "", site);
+        break;
+    case HP_CL_ACCUMULATING: {
+        double r = first >= 0 ? l->per_round[first] : 0;
+        char rate[48];
+        if (r == (double)(uint64_t)r)
+            snprintf(rate, sizeof rate, "+%" PRIu64, (uint64_t)r);
+        else
+            snprintf(rate, sizeof rate, "+%.2f", r);
+        snprintf(buf, n, "%s in %s, %s per round at %s", counts, holder, rate, site);
+        break;
+    }
+    case HP_CL_REACHABLE:
+        snprintf(buf, n, "%s in %s, still reachable, at %s", counts, holder, site);
+        break;
+    default:
+        snprintf(buf, n, "%s awaiting their converter's next sweep at %s", counts, site);
+        break;
+    }
+}
+
+void rp_verdict_where(const rp_verdict *v, char *buf, size_t n)
+{
+    if (v->at_file[0])
+        snprintf(buf, n, "at the program's end, after %s:%" PRIu32, v->at_file, v->at_line);
+    else
+        snprintf(buf, n, "at line %" PRIu32, v->line);
+}
+
 void rp_verdict_summary(const rp_verdict *v, char *buf, size_t n)
 {
-    size_t used = 0, failing = 0;
-    const rp_vgroup *lead = NULL;
+    size_t used = 0, failing = 0, lead = v->ngroups;
+    int lead_fake = 0;
     buf[0] = '\0';
     for (int c = 0; c < HP_CL_COUNT; c++)
         if ((v->fails_on & (1u << c)) && v->count[c] && used < n)
@@ -153,24 +254,28 @@ void rp_verdict_summary(const rp_verdict *v, char *buf, size_t n)
         snprintf(buf, n, "no leak");
         return;
     }
-    /* the group to name: the first failing one of fake tensors, else the first */
+    /* the leak to name: the first failing one with fake tensors, else the first */
     for (size_t i = 0; i < v->ngroups; i++) {
         const rp_vgroup *g = &v->groups[i];
-        if (g->suppressed || !(v->fails_on & (1u << g->cls)))
+        if (rp_verdict_leak_of(v, i) != i || !(v->fails_on & (1u << g->cls)))
             continue;
         failing++;
-        if (!lead || (lead->cat != FK_CAT_FAKE && g->cat == FK_CAT_FAKE))
-            lead = g;
+        rp_vleak l;
+        rp_verdict_leak(v, i, &l);
+        if (lead == v->ngroups || (!lead_fake && l.count[FK_CAT_FAKE])) {
+            lead = i;
+            lead_fake = l.count[FK_CAT_FAKE] != 0;
+        }
     }
-    if (!lead || used >= n)
+    if (lead == v->ngroups || used >= n)
         return;
-    char site[200], holder[128];
-    rp_vgroup_site(lead, site, sizeof site);
-    rp_vgroup_holder(lead, holder, sizeof holder);
-    used += (size_t)snprintf(buf + used, n - used, ": %" PRIu64 " %s made at %s, held by %s",
-                             lead->count, fk_category_noun(lead->cat, lead->count), site, holder);
+    rp_vleak l;
+    char line[400];
+    rp_verdict_leak(v, lead, &l);
+    rp_vleak_summary(v, &l, line, sizeof line);
+    used += (size_t)snprintf(buf + used, n - used, ": %s", line);
     if (failing > 1 && used < n)
-        snprintf(buf + used, n - used, " (and %zu more group%s)", failing - 1,
+        snprintf(buf + used, n - used, " (and %zu more leak%s)", failing - 1,
                  failing > 2 ? "s" : "");
 }
 
@@ -199,7 +304,7 @@ static void group_line(FILE *f, const rp_vgroup *g)
 {
     char site[240];
     rp_vgroup_site(g, site, sizeof site);
-    fprintf(f, "  %s: %" PRIu64 " %s made at %s", hp_class_name(g->cls), g->count,
+    fprintf(f, "    %s: %" PRIu64 " %s made at %s", hp_class_name(g->cls), g->count,
             fk_category_noun(g->cat, g->count), site);
     int fin = g->root == RP_ROOT_FINALIZERS;
     switch (g->cls) {
@@ -237,18 +342,31 @@ static void group_line(FILE *f, const rp_vgroup *g)
 
 int rp_verdict_write_text(const rp_verdict *v, FILE *f)
 {
-    fprintf(f, "verdict at line %" PRIu32 " (the model's retention analysis after a full "
-               "collection; fails on:", v->line);
+    char where[240];
+    rp_verdict_where(v, where, sizeof where);
+    fprintf(f, "verdict %s (the model's retention analysis after a full collection; fails on:",
+            where);
     for (int k = 0; k < HP_CL_COUNT; k++)
         if (v->fails_on & (1u << k))
             fprintf(f, " %s", hp_class_name((hp_class)k));
+    if (v->at_file[0])
+        fprintf(f, "; the recording's line %" PRIu32, v->line);
     fprintf(f, "): %" PRIu64 " lost, %" PRIu64 " accumulating, %" PRIu64 " still reachable, %"
                PRIu64 " lingering\n",
             v->count[HP_CL_LOST], v->count[HP_CL_ACCUMULATING], v->count[HP_CL_REACHABLE],
             v->count[HP_CL_LINGERING]);
-    for (size_t i = 0; i < v->ngroups; i++)
-        if (!v->groups[i].suppressed)
-            group_line(f, &v->groups[i]);
+    for (size_t i = 0; i < v->ngroups; i++) {
+        if (rp_verdict_leak_of(v, i) != i)
+            continue;
+        rp_vleak l;
+        char line[400];
+        rp_verdict_leak(v, i, &l);
+        rp_vleak_summary(v, &l, line, sizeof line);
+        fprintf(f, "  %s\n", line);
+        for (size_t k = i; k < v->ngroups; k++)
+            if (!v->groups[k].suppressed && rp_vgroup_same_leak(&v->groups[k], &v->groups[i]))
+                group_line(f, &v->groups[k]);
+    }
     for (size_t i = 0; i < v->nsupp; i++)
         fprintf(f, "  suppressed: %" PRIu64 " %s by rule %s\n", v->supp[i].count,
                 fk_category_noun(v->supp[i].cat, v->supp[i].count), v->supp[i].rule);

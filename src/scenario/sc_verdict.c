@@ -211,6 +211,17 @@ int sc_ev_at(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a, 
 
 /* ---- verdict() ---- */
 
+/* A converter reached through a mode is that mode's part (the mode made
+ * it, no user did): it counts in its mode's retained size, not as an
+ * object of its own. A stand-alone one (FakeTensorConverter()) is not. */
+static int mode_part(const hp_retained *r)
+{
+    for (size_t i = 0; i + 1 < r->path_len; i++)
+        if (r->path[i] && strncmp(r->path[i], "FakeTensorMode#", 15) == 0)
+            return 1;
+    return 0;
+}
+
 static int subject(const hp_retained *r, void *arg)
 {
     (void)arg;
@@ -229,7 +240,7 @@ static int subject(const hp_retained *r, void *arg)
         return strstr(r->describe, " meta") ? FK_CAT_META : -1;
     case OBJ_FAKE_MODE: return FK_CAT_MODE;
     case OBJ_FAKE_CONVERTER:
-    case OBJ_META_CONVERTER: return FK_CAT_CONVERTER;
+    case OBJ_META_CONVERTER: return mode_part(r) ? -1 : FK_CAT_CONVERTER;
     case OBJ_FINALIZER: return FK_CAT_FINALIZER;
     default: return -1;
     }
@@ -334,6 +345,32 @@ static void group_root(rp_vgroup *v, const hp_class_group *g)
         v->root_name[0] = '\0';
 }
 
+/* A path as the mode's: the hops through its converters dropped, their
+ * labels kept ("FakeTensorMode#1.converter -> FakeTensorConverter#2.
+ * meta_converter -> MetaConverter#3.pending[0]" becomes "FakeTensorMode#1.
+ * converter.meta_converter.pending[0]"): a mode's converter is its part. */
+static void fold_converters(char *out, size_t n, const char *path)
+{
+    static const char *const hop[] = {" -> FakeTensorConverter#", " -> MetaConverter#"};
+    size_t o = 0;
+    while (*path && o + 1 < n) {
+        size_t skip = 0;
+        for (size_t k = 0; k < 2 && !skip; k++)
+            if (strncmp(path, hop[k], strlen(hop[k])) == 0) {
+                const char *p = path + strlen(hop[k]);
+                while (*p >= '0' && *p <= '9')
+                    p++;
+                if (*p == '.')   /* a hop through it, not the path's end */
+                    skip = (size_t)(p - path);
+            }
+        if (skip)
+            path += skip;
+        else
+            out[o++] = *path++;
+    }
+    out[o] = '\0';
+}
+
 /* The verdict's record of one group (rp_vgroup). */
 static void make_group(rp_vgroup *v, const hp_class_group *g, int suppressed)
 {
@@ -349,7 +386,7 @@ static void make_group(rp_vgroup *v, const hp_class_group *g, int suppressed)
     v->rounds = g->execs;
     snprintf(v->file, sizeof v->file, "%s", g->site.file ? g->site.file : "");
     v->line = g->site.file ? g->site.line : 0;
-    snprintf(v->path, sizeof v->path, "%s", g->example);
+    fold_converters(v->path, sizeof v->path, g->example);
     group_root(v, g);
     if (g->cls == HP_CL_LINGERING)
         v->to_sweep = conversions_to_sweep(g, &v->converter);
@@ -381,6 +418,10 @@ static int record_verdict(sc_vm *vm, const hp_classes *c, unsigned mask, const s
         return -1;
     }
     v->line = vm->cur ? vm->cur->line : 0;
+    if (vm->at_file) {   /* a recording: the program's last site */
+        snprintf(v->at_file, sizeof v->at_file, "%s", vm->at_file);
+        v->at_line = vm->at_line;
+    }
     v->fails_on = mask;
     for (int k = 0; k < HP_CL_COUNT; k++)
         for (int j = 0; j < HP_CAT_MAX; j++)
