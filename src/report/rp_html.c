@@ -50,7 +50,8 @@ static const char CSS[] =
     ".readout{font-family:ui-monospace,monospace;font-size:12px;min-height:1.4em}"
     ".lg span{margin-right:1.2em;font-size:12px}.new{color:#c0392b}.gone{color:#2a7d2a}"
     ".verdict{border-left:4px solid #c0392b;padding:.1em .8em;background:#fdf6f5}"
-    "li.vc.fails b{color:#c0392b}li.vc small{color:#666}";
+    "li.vc.fails b{color:#c0392b}li.vc small{color:#666}"
+    "ul.vleaks{font-family:ui-monospace,monospace;font-size:13px}li.vleak.fails{color:#c0392b}";
 
 static const char JS[] =
     "(function(){\n"
@@ -286,6 +287,40 @@ static size_t h_vshown(const rp_verdict *v)
     return v->ngroups < RP_VGROUPS ? v->ngroups : RP_VGROUPS;
 }
 
+/* One line per leak (rp_vleak_summary), of the groups the page shows. */
+static void h_vleaks(FILE *f, const rp_verdict *v)
+{
+    static const char *const cls_css[HP_CL_COUNT] = {"lost", "acc", "reach", "ling"};
+    int open = 0;
+    for (size_t i = 0; i < h_vshown(v); i++) {
+        if (rp_verdict_leak_of(v, i) != i)
+            continue;
+        rp_vleak l;
+        char line[400];
+        rp_verdict_leak(v, i, &l);
+        rp_vleak_summary(v, &l, line, sizeof line);
+        if (!open++)
+            fputs("<ul class=\"vleaks\">\n", f);
+        int c = v->groups[i].cls < HP_CL_COUNT ? (int)v->groups[i].cls : 0;
+        fprintf(f, "<li class=\"vleak %s%s\">", cls_css[c],
+                (v->fails_on >> c) & 1 ? " fails" : "");
+        h_txt(f, line);
+        fputs("</li>\n", f);
+    }
+    if (open)
+        fputs("</ul>\n", f);
+}
+
+/* Where the verdict was made, the program's words first. */
+static void h_vwhere(FILE *f, const rp_verdict *v)
+{
+    char where[240];
+    rp_verdict_where(v, where, sizeof where);
+    h_txt(f, where);
+    if (v->at_file[0])
+        fprintf(f, " <small>(the recording's line %" PRIu32 ")</small>", v->line);
+}
+
 /* One line per leak class: count, bytes, holders and the program's lines. */
 static void h_verdict(FILE *f, const rp_verdict *v)
 {
@@ -295,7 +330,9 @@ static void h_verdict(FILE *f, const rp_verdict *v)
         h_txt(f, v->groups[0].file);
         fputs("</code>", f);
     }
-    fputs(" (what the program left behind at its end, after a full collection):", f);
+    fputs(" (left behind ", f);
+    h_vwhere(f, v);
+    fputs(", after a full collection):", f);
     static const char *const cls_css[HP_CL_COUNT] = {"lost", "acc", "reach", "ling"};
     int any = 0;
     for (int c = 0; c < HP_CL_COUNT; c++)
@@ -325,6 +362,7 @@ static void h_verdict(FILE *f, const rp_verdict *v)
         fputs("</li>\n", f);
     }
     fputs("</ul>\n", f);
+    h_vleaks(f, v);
     if (!any && !v->ngroups)
         fputs("<p>Nothing was left behind.</p>\n", f);
     if (h_vshown(v) < v->ngroups)
@@ -650,7 +688,10 @@ static void h_tree(FILE *f, const rp_run *run, const size_t *idx, size_t nidx)
         any = 1;
         fputs("<h3>", f);
         h_txt(f, h_name(run, s));
-        if (s->dtree_line)
+        if (s->verdict && s->verdict->at_file[0] && s->dtree_line == s->verdict->line) {
+            fputs(", the whole heap ", f);
+            h_vwhere(f, s->verdict);
+        } else if (s->dtree_line)
             fprintf(f, ", the whole heap at line %u", s->dtree_line);
         else
             fputs(", the whole heap at the teardown check", f);

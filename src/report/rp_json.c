@@ -155,10 +155,41 @@ static void verdict_group(jw *w, const rp_vgroup *g, int first)
     rp_jw_put(w, "}", 1);
 }
 
+/* "leaks": each leak's line and facts (rp_vleak: derived from the groups,
+ * so not read back), its groups by index. */
+static void verdict_leaks(jw *w, const rp_verdict *v)
+{
+    rp_jw_put(w, "[", 1);
+    for (size_t i = 0, n = 0; i < v->ngroups; i++) {
+        if (rp_verdict_leak_of(v, i) != i)
+            continue;
+        rp_vleak l;
+        char buf[400];
+        rp_verdict_leak(v, i, &l);
+        rp_vleak_summary(v, &l, buf, sizeof buf);
+        rp_jw_key(w, n++ ? ",\n          {" : "\n          {", "summary"); rp_jw_str(w, buf);
+        rp_jw_key(w, ", ", "class"); rp_jw_str(w, hp_class_name(v->groups[i].cls));
+        rp_vgroup_site(&v->groups[i], buf, sizeof buf);
+        rp_jw_key(w, ", ", "site"); rp_jw_str(w, buf);
+        rp_vgroup_holder(&v->groups[i], buf, sizeof buf);
+        rp_jw_key(w, ", ", "holder"); rp_jw_str(w, buf);
+        rp_jw_key(w, ", ", "count"); rp_jw_u64(w, l.total);
+        rp_jw_key(w, ", ", "groups");
+        rp_jw_put(w, "[", 1);
+        for (size_t k = i, m = 0; k < v->ngroups; k++)
+            if (rp_verdict_leak_of(v, k) == i) {
+                rp_jw_put(w, ", ", m++ ? 2 : 0);
+                rp_jw_u64(w, k);
+            }
+        rp_jw_put(w, "]}", 2);
+    }
+    rp_jw_put(w, "]", 1);
+}
+
 /* "verdict": the counts per class, its text lines (rp_verdict_text), every
- * group (groups_total of them), then the facts behind the text: the
- * verdict's line, the classes it fails on, bytes per class and the
- * suppression rules' counts. */
+ * group (groups_total of them) and leak, then the facts behind the text:
+ * the verdict's line and the program's site then, the classes it fails on,
+ * bytes per class and the suppression rules' counts. */
 static int verdict(jw *w, const rp_verdict *v)
 {
     class_counts(w, v->count, "{");
@@ -176,7 +207,11 @@ static int verdict(jw *w, const rp_verdict *v)
     for (size_t i = 0; i < v->ngroups; i++)
         verdict_group(w, &v->groups[i], i == 0);
     rp_jw_put(w, "]", 1);
+    rp_jw_key(w, ",\n        ", "leaks");
+    verdict_leaks(w, v);
     rp_jw_key(w, ",\n        ", "line"); rp_jw_u64(w, v->line);
+    rp_jw_key(w, ", ", "program_file"); rp_jw_str(w, v->at_file[0] ? v->at_file : NULL);
+    rp_jw_key(w, ", ", "program_line"); rp_jw_u64(w, v->at_line);
     rp_jw_key(w, ", ", "fails_on");
     rp_jw_put(w, "[", 1);
     for (int c = 0, n = 0; c < HP_CL_COUNT; c++)

@@ -41,7 +41,7 @@ VERDICT = {"leak_lost": (1, ["lost"]), "leak_accumulating": (1, ["accumulating"]
            "leak_clean": (0, []), "train_modes": (1, ["accumulating"]),
            "transformer_modes": (1, ["accumulating"])}
 COMPAT = ["--compat", "pytorch-1.13"]   # 1.13.1, its _fix_weakref leak included
-LINE = re.compile(r"^  (lost|accumulating|still reachable|lingering): (\d+) "
+LINE = re.compile(r"^ +(lost|accumulating|still reachable|lingering): (\d+) "
                   r"(fake tensors?|modes?|converters?|finalizers?|meta tensors?|"
                   r"expired storages?|stale memo entr(?:y|ies)) ")
 

@@ -532,6 +532,51 @@ class Cmd(Base):
             self.assertIn("held by the program at %s -> tensor#" % path, text)
         self.assertNotIn("_modules", text)
 
+    def test_the_programs_words(self):
+        """tests/record/programs/compiled_graphs.py: a graph's fakes are held
+        at its node's name (COMPILED[0].graph node tanh), not along the
+        graph's _root._next list; one line per leak (its categories, holder,
+        growth and site) comes before its groups, in the text, the JSON and
+        the page; the modes' converters are their part (no converter
+        objects, no converter hops in the paths); the verdict and the page's
+        heap say the program's line, the recording's only as a detail."""
+        here = os.path.dirname(os.path.abspath(__file__))
+        prog = os.path.join(here, "programs", "compiled_graphs.py")
+        page = os.path.join(self.d, "cg.html")
+        rc, so, se = self.fakegc("record", "--format", "json", "--html", page, "-o",
+                                 os.path.join(self.d, "cg.scn"), prog)
+        self.assertEqual(rc, 1, se)
+        rep = json.loads(so)["scenarios"][0]
+        self.assertEqual([f["text"] for f in rep["failures"]], [])
+        v = rep["verdict"]
+        text = v["text"]
+        for node in ("permute", "mm", "tanh", "sum_1"):
+            self.assertIn("held by the program at COMPILED[0].graph node %s -> tensor#" % node,
+                          text)
+        self.assertNotIn("_root", text)
+        self.assertNotRegex(text, r"\d+ converters?\b")
+        self.assertIn(".mode -> FakeTensorMode#", text)
+        self.assertNotIn("FakeTensorConverter#", text)
+        site = "compiled_graphs.py:19"
+        leak = "12 fake tensors and 12 modes in COMPILED, +1 per round at " + site
+        graph = "48 fake tensors in COMPILED, +4 per round at compiled_graphs.py:14"
+        lines = text.splitlines()
+        self.assertRegex(lines[0], r"^verdict at the program's end, after compiled_graphs\.py:"
+                         r"\d+ \(.*; the recording's line %d\): 0 lost, 72 accumulating" % v["line"])
+        for want, groups in ((graph, 4), (leak, 2)):
+            k = lines.index("  " + want)
+            self.assertEqual([ln.split(":")[0] for ln in lines[k + 1:k + 1 + groups]],
+                             ["    accumulating"] * groups, text)
+            self.assertFalse(lines[k + 1 + groups].startswith("    accumulating"), text)
+        self.assertEqual([(l["summary"], len(l["groups"])) for l in v["leaks"][:2]],
+                         [(graph, 4), (leak, 2)])
+        self.assertEqual(v["program_file"], "compiled_graphs.py")
+        self.assertIn("+4 per round at compiled_graphs.py:14 (and 1 more leak)", v["summary"])
+        html = open(page).read()
+        self.assertIn('<li class="vleak acc fails">%s</li>' % leak, html)
+        self.assertRegex(html, r"the whole heap at the program&apos;s end, after compiled_graphs"
+                         r"\.py:\d+ <small>\(the recording's line %d\)" % v["line"])
+
     def test_child_processes_are_said_plainly(self):
         """A fork and a spawn (multiprocessing) are not recorded, and the
         recording's header and stderr say so at the program's line."""

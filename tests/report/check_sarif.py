@@ -157,8 +157,10 @@ def check_record(tmp):
               for x in res), "record: accumulating fails (errors), lingering is a note")
     lines = [l for l in stdout.splitlines() if l.startswith("::")]
     check(any(l.startswith(f"::error file={prog},line=13,title=fakegc accumulating%3A 5 fake "
-                           "tensors::accumulating: 5 fake tensors made at accumulate.py:13")
-              for l in lines), f"record --format github points at {prog}:13: {lines}")
+                           "tensors::5 fake tensors in KEEP, +1 per round at accumulate.py:13. "
+                           "accumulating: 5 fake tensors made at accumulate.py:13")
+              for l in lines), f"record --format github points at {prog}:13, its leak's line "
+          f"first: {lines}")
     # --fail-on lost: accumulating is reported, not failed: warnings
     rc, stdout, _ = run("record", "--fail-on", "lost", "--format", "github", "--", prog, cwd=tmp)
     check(rc == 0 and "::warning file=accumulate.py,line=13," in stdout and "::error" not in stdout,

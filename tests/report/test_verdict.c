@@ -187,6 +187,8 @@ Test(verdict, the_json_report_carries_every_fact_back)
     cr_assert(eq(int, rp_scenario_set_file(&sc, "prog.scn"), 0));
     sc.status = RP_FAIL;
     sc.verdict = sample();
+    snprintf(sc.verdict->at_file, sizeof sc.verdict->at_file, "prog.py");
+    sc.verdict->at_line = 17;
     rp_run run = {.tool = "fakegc", .version = "0.1.0", .allocator = "libc",
                   .scenarios = &sc, .n = 1};
     rp_run_count(&run);
@@ -206,6 +208,8 @@ Test(verdict, the_json_report_carries_every_fact_back)
     const rp_verdict *a = sc.verdict, *b = back.scenarios[0].verdict;
     cr_assert(ne(ptr, (void *)b, NULL));
     cr_assert(eq(u32, a->line, b->line));
+    cr_assert(eq(str, (char *)a->at_file, (char *)b->at_file), "the program's site");
+    cr_assert(eq(u32, a->at_line, b->at_line), "the program's line");
     cr_assert(eq(u32, a->fails_on, b->fails_on));
     for (int c = 0; c < HP_CL_COUNT; c++) {
         cr_assert(eq(u64, a->count[c], b->count[c]), "count of %s", hp_class_word((hp_class)c));
@@ -226,4 +230,94 @@ Test(verdict, the_json_report_carries_every_fact_back)
     rp_run_free_read(&back);
     free(json);
     rp_scenario_clear(&sc);
+}
+
+/* A recording's leak: the groups of one class, holder and site, however
+ * many path shapes (a graph's nodes) and categories they are. */
+static rp_verdict *compiled(void)
+{
+    rp_verdict *v = rp_verdict_new();
+    cr_assert(ne(ptr, v, NULL));
+    v->line = 1329;
+    snprintf(v->at_file, sizeof v->at_file, "prog.py");
+    v->at_line = 20;
+    v->fails_on = (1u << HP_CL_LOST) | (1u << HP_CL_ACCUMULATING);
+    rp_vgroup gs[] = {
+        group(HP_CL_ACCUMULATING, FK_CAT_FAKE, RP_ROOT_PROGRAM, RP_MECH_NONE, "COMPILED",
+              "COMPILED[0].graph node tanh -> tensor#3", 48),
+        group(HP_CL_ACCUMULATING, FK_CAT_FAKE, RP_ROOT_PROGRAM, RP_MECH_NONE, "COMPILED",
+              "COMPILED[0].graph node mm -> tensor#4", 36),
+        group(HP_CL_ACCUMULATING, FK_CAT_MODE, RP_ROOT_PROGRAM, RP_MECH_NONE, "COMPILED",
+              "COMPILED[0].graph node mm -> tensor#4.mode -> fake_mode#1", 12),
+        group(HP_CL_ACCUMULATING, FK_CAT_FAKE, RP_ROOT_PROGRAM, RP_MECH_NONE, "KEEP",
+              "KEEP[0] -> tensor#9", 5),
+        group(HP_CL_REACHABLE, FK_CAT_FAKE, RP_ROOT_PROGRAM, RP_MECH_NONE, "COMPILED",
+              "COMPILED[0].graph node x -> tensor#2", 1),
+        group(HP_CL_LOST, FK_CAT_FAKE, RP_ROOT_PYTORCH, RP_MECH_REFCOUNT_LEAK, "",
+              "unreachable -> tensor#7", 20),
+        group(HP_CL_LOST, FK_CAT_MODE, RP_ROOT_PYTORCH, RP_MECH_REFCOUNT_LEAK, "",
+              "unreachable -> fake_mode#8", 10),
+    };
+    uint32_t rounds[][2] = {{1, 12}, {1, 12}, {1, 12}, {1, 5}};
+    for (size_t i = 0; i < sizeof gs / sizeof *gs; i++) {
+        if (i < 4)
+            gs[i].first_round = rounds[i][0], gs[i].last_round = rounds[i][1],
+            gs[i].rounds = rounds[i][1];
+        if (i <= 4)   /* one site, held by COMPILED or by KEEP */
+            gs[i].line = 17;
+        cr_assert(eq(int, rp_verdict_add_group(v, &gs[i]), 0));
+        v->count[gs[i].cls] += gs[i].count;
+    }
+    return v;
+}
+
+Test(verdict, one_line_per_leak_before_its_groups)
+{
+    rp_verdict *v = compiled();
+    size_t want_lead[] = {0, 0, 0, 3, 4, 5, 5};
+    for (size_t i = 0; i < v->ngroups; i++)
+        cr_assert(eq(sz, rp_verdict_leak_of(v, i), want_lead[i]), "group %zu's leak", i);
+    rp_vleak l;
+    char buf[400];
+    rp_verdict_leak(v, 0, &l);
+    cr_assert(eq(sz, l.ngroups, 3));
+    cr_assert(eq(u64, l.total, 96));
+    rp_vleak_summary(v, &l, buf, sizeof buf);
+    cr_assert(eq(str, buf, "84 fake tensors and 12 modes in COMPILED, +7 per round at prog.py:17"));
+    rp_verdict_leak(v, 5, &l);
+    rp_vleak_summary(v, &l, buf, sizeof buf);
+    cr_assert(eq(str, buf, "20 fake tensors and 10 modes lost inside PyTorch (a reference-count "
+                           "leak) at prog.py:11"));
+    rp_verdict_leak(v, 4, &l);
+    rp_vleak_summary(v, &l, buf, sizeof buf);
+    cr_assert(eq(str, buf, "1 fake tensor in COMPILED, still reachable, at prog.py:17"));
+    char *t = rp_verdict_text(v);
+    cr_assert(ne(ptr, t, NULL));
+    const char *want =
+        "verdict at the program's end, after prog.py:20 (the model's retention analysis after "
+        "a full collection; fails on: lost accumulating; the recording's line 1329): 30 lost, "
+        "101 accumulating, 1 still reachable, 0 lingering\n"
+        "  84 fake tensors and 12 modes in COMPILED, +7 per round at prog.py:17\n"
+        "    accumulating: 48 fake tensors made at prog.py:17, ";
+    cr_assert(eq(int, strncmp(t, want, strlen(want)), 0), "want [%s] in:\n%s", want, t);
+    const char *order[] = {"node tanh", "node mm -> tensor#4\n", "fake_mode#1\n",
+                           "  5 fake tensors in KEEP, +1 per round at prog.py:17\n",
+                           "KEEP[0] -> tensor#9", "  1 fake tensor in COMPILED", "node x",
+                           "  20 fake tensors and 10 modes lost inside PyTorch",
+                           "    lost: 20 fake tensors", "    lost: 10 modes"};
+    const char *at = t;
+    for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
+        const char *p = strstr(at, order[i]);
+        cr_assert(ne(ptr, (void *)p, NULL), "[%s] after the previous in:\n%s", order[i], t);
+        at = p;
+    }
+    rp_verdict_summary(v, buf, sizeof buf);
+    cr_assert(eq(str, buf, "30 lost, 101 accumulating: 84 fake tensors and 12 modes in COMPILED, "
+                           "+7 per round at prog.py:17 (and 2 more leaks)"));
+    v->at_file[0] = '\0';   /* a hand-written scenario: its own line */
+    char where[64];
+    rp_verdict_where(v, where, sizeof where);
+    cr_assert(eq(str, where, "at line 1329"));
+    free(t);
+    rp_verdict_free(v);
 }
