@@ -193,13 +193,8 @@ static void group(const rp_run *run, const rp_scenario *s, size_t i, rp_find_fn 
     rp_vgroup_site(g, site, sizeof site);
     rp_vgroup_holder(g, holder, sizeof holder);
     char leak[400] = "";   /* its leak's line first (none for a group counted apart) */
-    size_t lead = rp_verdict_leak_of(v, i);
-    if (lead < v->ngroups) {
-        rp_vleak l;
-        rp_verdict_leak(v, lead, &l);
-        rp_vleak_summary(v, &l, leak, sizeof leak - 2);
+    if (rp_verdict_leak_line(v, rp_verdict_leak_of(v, i), leak, sizeof leak - 2))
         strcat(leak, ". ");
-    }
     snprintf(f.message, sizeof f.message,
              "%s%s: %" PRIu64 " %s made at %s (%s, retaining %s)%s; held by %s: %s", leak, cls,
              g->count, noun, g->file[0] ? site : "an unknown line", bytes, ret, rounds, holder,

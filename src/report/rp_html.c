@@ -292,13 +292,10 @@ static void h_vleaks(FILE *f, const rp_verdict *v)
 {
     static const char *const cls_css[HP_CL_COUNT] = {"lost", "acc", "reach", "ling"};
     int open = 0;
+    char line[400];
     for (size_t i = 0; i < h_vshown(v); i++) {
-        if (rp_verdict_leak_of(v, i) != i)
+        if (!rp_verdict_leak_line(v, i, line, sizeof line))
             continue;
-        rp_vleak l;
-        char line[400];
-        rp_verdict_leak(v, i, &l);
-        rp_vleak_summary(v, &l, line, sizeof line);
         if (!open++)
             fputs("<ul class=\"vleaks\">\n", f);
         int c = v->groups[i].cls < HP_CL_COUNT ? (int)v->groups[i].cls : 0;

@@ -160,13 +160,12 @@ static void verdict_group(jw *w, const rp_vgroup *g, int first)
 static void verdict_leaks(jw *w, const rp_verdict *v)
 {
     rp_jw_put(w, "[", 1);
+    char buf[400];
     for (size_t i = 0, n = 0; i < v->ngroups; i++) {
-        if (rp_verdict_leak_of(v, i) != i)
+        if (!rp_verdict_leak_line(v, i, buf, sizeof buf))
             continue;
         rp_vleak l;
-        char buf[400];
         rp_verdict_leak(v, i, &l);
-        rp_vleak_summary(v, &l, buf, sizeof buf);
         rp_jw_key(w, n++ ? ",\n          {" : "\n          {", "summary"); rp_jw_str(w, buf);
         rp_jw_key(w, ", ", "class"); rp_jw_str(w, hp_class_name(v->groups[i].cls));
         rp_vgroup_site(&v->groups[i], buf, sizeof buf);

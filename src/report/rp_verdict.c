@@ -233,6 +233,16 @@ void rp_vleak_summary(const rp_verdict *v, const rp_vleak *l, char *buf, size_t 
     }
 }
 
+int rp_verdict_leak_line(const rp_verdict *v, size_t i, char *buf, size_t n)
+{
+    if (i >= v->ngroups || rp_verdict_leak_of(v, i) != i)
+        return 0;
+    rp_vleak l;
+    rp_verdict_leak(v, i, &l);
+    rp_vleak_summary(v, &l, buf, n);
+    return 1;
+}
+
 void rp_verdict_where(const rp_verdict *v, char *buf, size_t n)
 {
     if (v->at_file[0])
@@ -355,13 +365,10 @@ int rp_verdict_write_text(const rp_verdict *v, FILE *f)
                PRIu64 " lingering\n",
             v->count[HP_CL_LOST], v->count[HP_CL_ACCUMULATING], v->count[HP_CL_REACHABLE],
             v->count[HP_CL_LINGERING]);
+    char line[400];
     for (size_t i = 0; i < v->ngroups; i++) {
-        if (rp_verdict_leak_of(v, i) != i)
+        if (!rp_verdict_leak_line(v, i, line, sizeof line))
             continue;
-        rp_vleak l;
-        char line[400];
-        rp_verdict_leak(v, i, &l);
-        rp_vleak_summary(v, &l, line, sizeof line);
         fprintf(f, "  %s\n", line);
         for (size_t k = i; k < v->ngroups; k++)
             if (!v->groups[k].suppressed && rp_vgroup_same_leak(&v->groups[k], &v->groups[i]))

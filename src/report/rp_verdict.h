@@ -166,6 +166,9 @@ void rp_verdict_leak(const rp_verdict *v, size_t lead, rp_vleak *out);
  *   "98 expired storages awaiting their converter's next sweep at prog.py:11"
  * (the growth is the first-named category's). */
 void rp_vleak_summary(const rp_verdict *v, const rp_vleak *l, char *buf, size_t n);
+/* When group i leads a leak: its line (rp_vleak_summary) into buf, and 1;
+ * else 0 (buf untouched). */
+int rp_verdict_leak_line(const rp_verdict *v, size_t i, char *buf, size_t n);
 /* Where the verdict was made, in the program's words: "at the program's
  * end, after prog.py:11" for a recording (its line, v->line, is a detail
  * the writers add), "at line 42" for a hand-written scenario. */
