@@ -67,13 +67,16 @@ static const char JS[] =
     " var n=d.s.length,X0=+svg.dataset.x0,W=+svg.dataset.w,down=null;\n"
     " function xOf(i){return X0+(n>1?i*W/(n-1):W/2);}\n"
     " function iOf(x){var i=Math.round((x-X0)*(n-1)/W);return Math.max(0,Math.min(n-1,i));}\n"
-    " function one(i){return 'statement '+d.s[i]+' (line '+d.l[i]+'): '+d.o[i]+"
+    " var P=p.dataset.p?p.dataset.p.split('|'):null,u=P?'event':'statement';\n"
+    " if(P)d.s=nums(p.dataset.e);\n"
+    " function at(i){return P?P[i]:'line '+d.l[i];}\n"
+    " function one(i){return u+' '+d.s[i]+' ('+at(i)+'): '+d.o[i]+"
     "' objects, '+hb(d.b[i])+', '+d.m[i]+' memo entries';}\n"
     " function show(a,b){if(a>b){var t=a;a=b;b=t;}var x=xOf(a);\n"
     "  sel.setAttribute('x',a==b?x-1:x);sel.setAttribute('width',Math.max(2,xOf(b)-x));\n"
     "  sel.style.display='';p.dataset.selA=a;p.dataset.selB=b;\n"
-    "  out.textContent=a==b?one(a):'statements '+d.s[a]+'..'+d.s[b]+' (lines '+d.l[a]+'..'"
-    "+d.l[b]+'): objects '+d.o[a]+' -> '+d.o[b]+' ('+sg(d.o[b]-d.o[a])+'), bytes '"
+    "  out.textContent=a==b?one(a):u+'s '+d.s[a]+'..'+d.s[b]+' ('+at(a)+'..'"
+    "+(P?P[b]:d.l[b])+'): objects '+d.o[a]+' -> '+d.o[b]+' ('+sg(d.o[b]-d.o[a])+'), bytes '"
     "+hb(d.b[a])+' -> '+hb(d.b[b])+', memo entries '+d.m[a]+' -> '+d.m[b];}\n"
     " function px(e){var r=svg.getBoundingClientRect();"
     "return (e.clientX-r.left)*svg.viewBox.baseVal.width/r.width;}\n"
@@ -822,6 +825,34 @@ static size_t downsample(const rp_timeline *t, size_t *keep, uint32_t *bucket_of
     return k;
 }
 
+/* A recording's chart: in the program's events (rp_timeline.pev). */
+static int h_events(const rp_timeline *t)
+{
+    return t->pev && t->cur_pev;
+}
+
+/* A recording's: the points grouped by the program's event (RP_HTML_POINTS
+ * groups of events at most, the points before its first event one group),
+ * each keeping its peak, so that the chart's x-axis is in events. */
+static size_t downsample_events(const rp_timeline *t, size_t *keep, uint32_t *bucket_of)
+{
+    uint64_t ne = t->cur_pev + 1;
+    size_t k = 0, span = ne < RP_HTML_POINTS ? 1 : (size_t)((ne + RP_HTML_POINTS - 1) /
+                                                          RP_HTML_POINTS);
+    uint64_t cur = UINT64_MAX;
+    for (size_t i = 0; i < t->n; i++) {
+        uint64_t b = t->pev[i] / span;
+        if (b != cur || !k) {
+            cur = b;
+            keep[k++] = i;
+        } else if (t->objects[i] >= t->objects[keep[k - 1]]) {
+            keep[k - 1] = i;   /* the group's peak (its last on a tie) */
+        }
+        bucket_of[i] = (uint32_t)(k - 1);
+    }
+    return k;
+}
+
 static void h_series_attr(FILE *f, const char *name, const uint64_t *v, const size_t *keep,
                           size_t k)
 {
@@ -963,19 +994,53 @@ static void h_axis(FILE *f, const rp_timeline *t, const size_t *keep, size_t k)
 {
     fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#999\"/>\n", TX0,
             TX0 + TW, TTOP + TH, TTOP + TH);
+    const uint64_t *x = h_events(t) ? t->pev : t->stmt;
     for (int q = 0; q <= 4 && k; q++) {
         size_t j = (size_t)q * (k - 1) / 4;
         fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%" PRIu64
-                "</text>\n", tx(j, k), TTOP + TH + 16, t->stmt[keep[j]]);
+                "</text>\n", tx(j, k), TTOP + TH + 14, x[keep[j]]);
+        char site[96];
+        rp_timeline_psite(t, keep[j], site, sizeof site);
+        if (site[0]) {
+            fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"9\" fill=\"#666\" "
+                    "text-anchor=\"middle\">", tx(j, k), TTOP + TH + 25);
+            h_txt(f, site);
+            fputs("</text>\n", f);
+        }
     }
-    fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">statements "
-            "executed</text>\n", TX0 + TW / 2, TTOP + TH + 34);
+    fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%s</text>\n",
+            TX0 + TW / 2, TTOP + TH + 37, h_events(t) ? "the program&apos;s events (a "
+            "conversion, a mode, an op at one of its lines; hover: where)"
+            : "statements executed");
+}
+
+/* A recording's hover: a strip per kept event, its <title> the program's
+ * site and round, and the recording's line. */
+static void h_event_titles(FILE *f, const rp_timeline *t, const size_t *keep, size_t k)
+{
+    for (size_t j = 0; h_events(t) && j < k; j++) {
+        size_t i = keep[j];
+        if (!t->pev[i] || (j + 1 < k && t->pev[keep[j + 1]] == t->pev[i]))
+            continue;
+        double x0 = j ? (tx(j - 1, k) + tx(j, k)) / 2 : TX0;
+        double x1 = j + 1 < k ? (tx(j, k) + tx(j + 1, k)) / 2 : TX0 + TW;
+        char site[96];
+        rp_timeline_psite(t, i, site, sizeof site);
+        fprintf(f, "<rect class=\"ev\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
+                "fill=\"transparent\"><title>event %" PRIu64 ": ", x0, TTOP,
+                x1 - x0 > 1 ? x1 - x0 : 1, TH, t->pev[i]);
+        h_txt(f, site);
+        if (t->pround[i])
+            fprintf(f, ", round %u", t->pround[i]);
+        fprintf(f, " (the recording&apos;s line %u)</title></rect>\n", t->line[i]);
+    }
 }
 
 static void h_panel(FILE *f, const rp_timeline *t, const char *name, size_t *keep,
                     uint32_t *bucket_of)
 {
-    size_t k = downsample(t, keep, bucket_of);
+    size_t k = h_events(t) ? downsample_events(t, keep, bucket_of)
+                           : downsample(t, keep, bucket_of);
     fputs("<div class=\"tl\"", f);
     h_series_attr(f, "s", t->stmt, keep, k);
     h_series_attr(f, "o", t->objects, keep, k);
@@ -984,7 +1049,19 @@ static void h_panel(FILE *f, const rp_timeline *t, const char *name, size_t *kee
     fputs(" data-l=\"", f);
     for (size_t j = 0; j < k; j++)
         fprintf(f, "%s%u", j ? "," : "", t->line[keep[j]]);
-    fputs("\">\n<h3>", f);
+    fputs("\"", f);
+    if (h_events(t)) {   /* a recording: its events, and the program's sites */
+        h_series_attr(f, "e", t->pev, keep, k);
+        fputs(" data-p=\"", f);
+        for (size_t j = 0; j < k; j++) {
+            char site[96];
+            rp_timeline_psite(t, keep[j], site, sizeof site);
+            fputs(j ? "|" : "", f);
+            h_txt(f, site[0] ? site : "before its first event");
+        }
+        fputs("\"", f);
+    }
+    fputs(">\n<h3>", f);
     h_txt(f, name);
     fprintf(f, "</h3>\n<div class=\"lg\"><span style=\"color:#1f77b4\">&#9632; live objects "
             "(max %" PRIu64 ")</span><span style=\"color:#ff7f0e\">&#9632; live bytes (max ",
@@ -1004,6 +1081,7 @@ static void h_panel(FILE *f, const rp_timeline *t, const char *name, size_t *kee
     h_poly(f, t->memo, t->max_memo, keep, k, "#2ca02c", "sm");
     h_band(f, t, keep, bucket_of, k);
     h_poly(f, t->objects, t->max_objects, keep, k, "#1f77b4", "so");
+    h_event_titles(f, t, keep, k);
     fprintf(f, "<rect class=\"sel\" y=\"%d\" height=\"%d\" x=\"0\" width=\"0\" "
             "fill=\"rgba(31,119,180,.18)\" stroke=\"#1f77b4\" style=\"display:none\"/>\n"
             "</svg>\n<div class=\"readout\">drag across the chart to select a range</div>\n",

@@ -2,6 +2,7 @@
 #include "report/rp_timeline.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 #include <unistd.h>
@@ -29,6 +30,53 @@ int rp_timeline_begin(rp_timeline *t, const char *name)
         return -1;
     }
     return 0;
+}
+
+static const size_t BARR = RP_TIMELINE_MAX;
+
+static void free_prog(rp_timeline *t)
+{
+    al_free(t->pev, t->pev ? ARR : 0, AL_K_REPORT);
+    al_free(t->pline, t->pline ? LARR : 0, AL_K_REPORT);
+    al_free(t->pround, t->pround ? LARR : 0, AL_K_REPORT);
+    al_free(t->pfile, t->pfile ? BARR : 0, AL_K_REPORT);
+    t->pev = NULL, t->pline = t->pround = NULL, t->pfile = NULL;
+}
+
+/* The per-point program arrays, zeroed (the points before the first at()). */
+static int alloc_prog(rp_timeline *t)
+{
+    t->pev = al_calloc(RP_TIMELINE_MAX, sizeof *t->pev, AL_K_REPORT, "rp timeline program");
+    t->pline = al_calloc(RP_TIMELINE_MAX, sizeof *t->pline, AL_K_REPORT, "rp timeline program");
+    t->pround = al_calloc(RP_TIMELINE_MAX, sizeof *t->pround, AL_K_REPORT, "rp timeline program");
+    t->pfile = al_calloc(RP_TIMELINE_MAX, 1, AL_K_REPORT, "rp timeline program");
+    if (t->pev && t->pline && t->pround && t->pfile)
+        return 0;
+    free_prog(t);
+    return -1;
+}
+
+int rp_timeline_site(rp_timeline *t, const char *file, uint32_t line, uint32_t round,
+                     uint64_t event)
+{
+    if (!t->pev && alloc_prog(t) < 0)
+        return -1;
+    size_t k = 0;
+    while (k < t->npfiles && strncmp(t->pfiles[k], file, RP_TL_PFILE_LEN - 1) != 0)
+        k++;
+    if (k == t->npfiles && k < RP_TL_PFILES)
+        snprintf(t->pfiles[t->npfiles++], RP_TL_PFILE_LEN, "%s", file);
+    t->cur_pfile = (uint8_t)(k < RP_TL_PFILES ? k : RP_TL_PFILES - 1);
+    t->cur_pline = line, t->cur_pround = round, t->cur_pev = event;
+    return 0;
+}
+
+void rp_timeline_psite(const rp_timeline *t, size_t i, char *buf, size_t n)
+{
+    if (!t->pev || i >= t->n || !t->pev[i])
+        snprintf(buf, n, "%s", "");
+    else
+        snprintf(buf, n, "%s:%u", t->pfiles[t->pfile[i]], t->pline[i]);
 }
 
 void rp_timeline_add(rp_timeline *t, uint32_t line, uint64_t objects, uint64_t bytes)
@@ -60,6 +108,10 @@ void rp_timeline_add_memo(rp_timeline *t, uint32_t line, uint64_t objects, uint6
             t->bytes[k] = t->bytes[2 * k];
             t->memo[k] = t->memo[2 * k];
             t->line[k] = t->line[2 * k];
+            if (t->pev) {
+                t->pev[k] = t->pev[2 * k], t->pline[k] = t->pline[2 * k];
+                t->pround[k] = t->pround[2 * k], t->pfile[k] = t->pfile[2 * k];
+            }
         }
         t->n = RP_TIMELINE_MAX / 2;
         t->stride *= 2;
@@ -71,6 +123,10 @@ void rp_timeline_add_memo(rp_timeline *t, uint32_t line, uint64_t objects, uint6
     t->bytes[t->n] = bytes;
     t->memo[t->n] = memo;
     t->line[t->n] = line;
+    if (t->pev) {
+        t->pev[t->n] = t->cur_pev, t->pline[t->n] = t->cur_pline;
+        t->pround[t->n] = t->cur_pround, t->pfile[t->n] = t->cur_pfile;
+    }
     t->n++;
     if (objects > t->max_objects)
         t->max_objects = objects;
@@ -100,16 +156,18 @@ void rp_timeline_clear(rp_timeline *t)
     al_free(t->line, t->line ? LARR : 0, AL_K_REPORT);
     al_free(t->marks, t->marks ? RP_TIMELINE_LINES : 0, AL_K_REPORT);
     al_free(t->ev, t->ev ? RP_TL_EVENT_MAX * sizeof *t->ev : 0, AL_K_REPORT);
+    free_prog(t);
     memset(t, 0, sizeof *t);
 }
 
 /* ---- the worker's hand-off ---- */
 
-static const char TL_MAGIC[8] = "fgtl\0\0\0\2";
+static const char TL_MAGIC[8] = "fgtl\0\0\0\3";
 
 typedef struct tl_head {
     char magic[8];
     uint64_t n, seen, stride, max_objects, max_bytes, max_memo, name_len, nev, ev_seen;
+    uint64_t npfiles, cur_pev;   /* the program's (npfiles 0 and no arrays: none) */
     int32_t status;
     uint32_t nfailed;
 } tl_head;
@@ -140,6 +198,7 @@ int rp_timeline_save(int fd, const rp_timeline *t)
     h.nev = t->nev, h.ev_seen = t->ev_seen;
     h.name_len = t->name ? strlen(t->name) : 0;
     h.status = t->status, h.nfailed = t->nfailed;
+    h.npfiles = t->pev ? t->npfiles : 0, h.cur_pev = t->pev ? t->cur_pev : 0;
     size_t n = t->n;
     if (!t->stmt || !t->marks || !t->ev)
         return -1;
@@ -152,7 +211,31 @@ int rp_timeline_save(int fd, const rp_timeline *t)
               put_all(fd, t->line, n * sizeof *t->line) < 0 ||
               put_all(fd, t->marks, RP_TIMELINE_LINES) < 0 ||
               put_all(fd, t->ev, t->nev * sizeof *t->ev) < 0;
+    if (!bad && t->pev && t->npfiles)
+        bad = put_all(fd, t->pfiles, sizeof t->pfiles) < 0 ||
+              put_all(fd, t->pev, n * sizeof *t->pev) < 0 ||
+              put_all(fd, t->pline, n * sizeof *t->pline) < 0 ||
+              put_all(fd, t->pround, n * sizeof *t->pround) < 0 ||
+              put_all(fd, t->pfile, n) < 0;
     return bad ? -1 : 0;
+}
+
+/* The program's arrays after the events (rp_timeline_save). */
+static int load_prog(FILE *f, rp_timeline *t, size_t n, const tl_head *h)
+{
+    if (h->npfiles > RP_TL_PFILES || alloc_prog(t) < 0 ||
+        fread(t->pfiles, sizeof t->pfiles, 1, f) != 1 ||
+        fread(t->pev, sizeof *t->pev, n, f) != n ||
+        fread(t->pline, sizeof *t->pline, n, f) != n ||
+        fread(t->pround, sizeof *t->pround, n, f) != n || fread(t->pfile, 1, n, f) != n)
+        return -1;
+    for (size_t k = 0; k < RP_TL_PFILES; k++)
+        t->pfiles[k][RP_TL_PFILE_LEN - 1] = '\0';
+    for (size_t i = 0; i < n; i++)
+        if (t->pfile[i] >= h->npfiles)
+            return -1;
+    t->npfiles = h->npfiles, t->cur_pev = h->cur_pev;
+    return 0;
 }
 
 int rp_timeline_load(FILE *f, rp_timeline *t)
@@ -173,7 +256,8 @@ int rp_timeline_load(FILE *f, rp_timeline *t)
         fread(t->memo, sizeof *t->memo, n, f) != n ||
         fread(t->line, sizeof *t->line, n, f) != n ||
         fread(t->marks, 1, RP_TIMELINE_LINES, f) != RP_TIMELINE_LINES ||
-        fread(t->ev, sizeof *t->ev, h.nev, f) != h.nev) {
+        fread(t->ev, sizeof *t->ev, h.nev, f) != h.nev ||
+        (h.npfiles && load_prog(f, t, n, &h) < 0)) {
         rp_timeline_clear(t);
         return -1;
     }
@@ -211,10 +295,23 @@ static void fmt_num(char *buf, size_t n, double v, int bytes)
         snprintf(buf, n, "%.0f%s", v, unit);
 }
 
-static double xpos(const rp_timeline *t, uint64_t stmt)
+/* A recording's chart is in the program's events, else in statements. */
+static int in_events(const rp_timeline *t)
 {
-    uint64_t xmax = t->seen ? t->seen : 1;
-    return PADL + COLS * (double)stmt / (double)xmax;
+    return t->pev && t->cur_pev;
+}
+
+/* x of a statement count, or (in_events) of an event number. */
+static double xpos(const rp_timeline *t, uint64_t v)
+{
+    uint64_t xmax = in_events(t) ? t->cur_pev : t->seen ? t->seen : 1;
+    return PADL + COLS * (double)v / (double)xmax;
+}
+
+/* x of point i. */
+static double xpt(const rp_timeline *t, size_t i)
+{
+    return xpos(t, in_events(t) ? t->pev[i] : t->stmt[i]);
 }
 
 static double ypos(double y0, uint64_t v, double top)
@@ -230,7 +327,7 @@ static void series(FILE *f, const rp_timeline *t, const uint64_t *ys, double top
     if (t->n <= (size_t)COLS) {
         fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", color);
         for (size_t i = 0; i < t->n; i++)
-            fprintf(f, "%.1f,%.1f ", xpos(t, t->stmt[i]), ypos(y0, ys[i], top));
+            fprintf(f, "%.1f,%.1f ", xpt(t, i), ypos(y0, ys[i], top));
         fputs("\"/>\n", f);
         return;
     }
@@ -238,7 +335,7 @@ static void series(FILE *f, const rp_timeline *t, const uint64_t *ys, double top
     int used[COLS];
     memset(used, 0, sizeof used);
     for (size_t i = 0; i < t->n; i++) {
-        int c = (int)(xpos(t, t->stmt[i]) - PADL);
+        int c = (int)(xpt(t, i) - PADL);
         c = c < 0 ? 0 : c >= COLS ? COLS - 1 : c;
         if (!used[c] || ys[i] < lo[c])
             lo[c] = ys[i];
@@ -287,9 +384,72 @@ static void y_axis(FILE *f, double y0, double max, int right, const char *color,
             lx, ym, color, right ? 90 : -90, lx, ym, label);
 }
 
+/* x ticks of a recording: the program's event numbers, and the program's
+ * file:line (and round) of that event. */
+static void x_axis_events(FILE *f, const rp_timeline *t, double y0)
+{
+    double step = nice_step((double)t->cur_pev, 8);
+    if (step < 1)
+        step = 1;
+    double yb = y0 + PADT + PH;
+    size_t i = 0;
+    for (double v = 0; v <= (double)t->cur_pev + 0.5; v += step) {
+        double x = xpos(t, (uint64_t)v);
+        while (i < t->n && t->pev[i] < (uint64_t)v)
+            i++;
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>\n", x,
+                yb, x, yb + 4);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.0f</text>\n", x,
+                yb + 15, v);
+        if (i < t->n && t->pev[i]) {
+            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#666\" "
+                       "font-size=\"9\">L%u", x, yb + 26, t->pline[i]);
+            if (t->pround[i])
+                fprintf(f, " r%u", t->pround[i]);
+            fputs("</text>\n", f);
+        }
+    }
+    fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#444\">the program's "
+               "events (a conversion, a mode, an op at one of its lines; Ln rN: its line and "
+               "round; hover: where)</text>\n", PADL + COLS / 2, yb + 40);
+}
+
+/* Hover: one transparent strip per event (per pixel column at most), its
+ * <title> the program's site, round, counts and the recording's line. */
+static void event_titles(FILE *f, const rp_timeline *t, double y0)
+{
+    int last = -1;
+    for (size_t i = 0; i < t->n; i++) {
+        size_t j = i;   /* the last point of this event */
+        while (j + 1 < t->n && t->pev[j + 1] == t->pev[i])
+            j++;
+        double x0 = xpt(t, i), x1 = j + 1 < t->n ? xpt(t, j + 1) : PADL + COLS;
+        if ((int)x0 == last || !t->pev[i]) {
+            i = j;
+            continue;
+        }
+        last = (int)x0;
+        char site[96];
+        rp_timeline_psite(t, j, site, sizeof site);
+        fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.0f\" "
+                   "fill=\"transparent\"><title>event %" PRIu64 ": ", x0, y0 + PADT,
+                x1 - x0 > 1 ? x1 - x0 : 1, PH, t->pev[j]);
+        xml_text(f, site);
+        if (t->pround[j])
+            fprintf(f, ", round %u", t->pround[j]);
+        fprintf(f, ": %" PRIu64 " live objects, %" PRIu64 " bytes (the recording's line %u)"
+                   "</title></rect>\n", t->objects[j], t->bytes[j], t->line[j]);
+        i = j;
+    }
+}
+
 /* x ticks: statement numbers, and the source line executed there. */
 static void x_axis(FILE *f, const rp_timeline *t, double y0)
 {
+    if (in_events(t)) {
+        x_axis_events(f, t, y0);
+        return;
+    }
     double step = nice_step((double)(t->seen ? t->seen : 1), 8);
     if (step < 1)
         step = 1;
@@ -325,7 +485,7 @@ static void marks(FILE *f, const rp_timeline *t, double y0)
         uint8_t m = l < RP_TIMELINE_LINES ? t->marks[l] : 0;
         if (!m)
             continue;
-        double x = xpos(t, t->stmt[i]);
+        double x = xpt(t, i);
         int px = (int)x;
         if ((m & RP_TL_FAIL) && px != last_px[0]) {
             fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" "
@@ -376,6 +536,8 @@ int rp_write_timeline_svg(FILE *f, const rp_timeline *ts, size_t n)
         series(f, t, t->bytes, top_b, y0, "#ff7f0e");
         series(f, t, t->objects, top_o, y0, "#1f77b4");
         marks(f, t, y0);
+        if (in_events(t))
+            event_titles(f, t, y0);
     }
     fputs("</svg>\n", f);
     return ferror(f) ? -1 : 0;

@@ -36,6 +36,10 @@ typedef struct rp_tl_event {
 } rp_tl_event;
 #define RP_TIMELINE_LINES 4096   /* source lines that can carry a mark */
 
+/* A recording's program files on a chart (rp_timeline_site): at most
+ * RP_TL_PFILES, each name cut to RP_TL_PFILE_LEN - 1 bytes. */
+enum { RP_TL_PFILES = 8, RP_TL_PFILE_LEN = 64 };
+
 typedef struct rp_timeline {
     char *name;
     size_t n;                  /* points kept */
@@ -49,6 +53,18 @@ typedef struct rp_timeline {
     rp_tl_event *ev;           /* RP_TL_EVENT_MAX, or NULL */
     size_t nev;                /* events kept */
     uint64_t ev_seen;          /* events seen */
+    /* A recording's program (rp_timeline_site; pev NULL until its first
+     * at()): per point, the program's event number (its at() calls so
+     * far), file (an index of pfiles), line and the round of the loop
+     * around it; the chart's x-axis is then its events, not statements. */
+    uint64_t *pev;
+    uint32_t *pline, *pround;
+    uint8_t *pfile;
+    char pfiles[RP_TL_PFILES][RP_TL_PFILE_LEN];
+    size_t npfiles;
+    uint64_t cur_pev;          /* the program's events so far (0: none) */
+    uint32_t cur_pline, cur_pround;
+    uint8_t cur_pfile;
     int status;                /* rp_status of the scenario (title) */
     uint32_t nfailed;          /* failed expectations */
 } rp_timeline;
@@ -60,6 +76,13 @@ void rp_timeline_add_memo(rp_timeline *t, uint32_t line, uint64_t objects, uint6
                           uint64_t memo);
 /* After the run: the scenario's status and failed lines (marked
  * RP_TL_FAIL). */
+/* The program's site from now on (a recording's at(FILE, LINE, ROUND, ...):
+ * its event number `event`); 0, or -1 (out of memory: the series stays in
+ * statements). */
+int rp_timeline_site(rp_timeline *t, const char *file, uint32_t line, uint32_t round,
+                     uint64_t event);
+/* A point's program site "prog.py:13" ("" when not a recording). */
+void rp_timeline_psite(const rp_timeline *t, size_t i, char *buf, size_t n);
 void rp_timeline_end(rp_timeline *t, int status, const uint32_t *fail_lines, size_t nfail);
 void rp_timeline_clear(rp_timeline *t);
 /* The whole series in a private binary form, for a --jobs worker to hand
@@ -71,7 +94,10 @@ void rp_timeline_clear(rp_timeline *t);
 int rp_timeline_save(int fd, const rp_timeline *t);
 int rp_timeline_load(FILE *f, rp_timeline *t);
 /* One panel per series, stacked: x axis in statements executed, ticks
- * labelled with the statement number and its source line; live objects on
+ * labelled with the statement number and its source line (a recording's:
+ * in the program's events, ticks labelled with the event number, its
+ * program file:line and round, each event's site, round and counts on
+ * hover in a <title>); live objects on
  * the left axis (blue), live bytes on the right axis (orange), each with
  * its own labelled scale; failed expectations red, `del` grey and `gc()`
  * green marks; PASS/FAIL in each panel's title. Where several statements

@@ -160,6 +160,11 @@ typedef struct sc_options {
     /* Called after every statement (timeline), may be NULL. */
     void (*on_statement)(void *arg, uint32_t line, uint64_t live_objects,
                          uint64_t live_bytes);
+    /* Called at each at(FILE, LINE, ...) of a recording (the program's
+     * event number `event`, from 1, at its FILE:LINE in round `round` of
+     * the loop around it, 0 unknown), with on_statement_arg; may be NULL. */
+    void (*on_program_site)(void *arg, const char *file, uint32_t line, uint32_t round,
+                            uint64_t event);
     void *on_statement_arg;
     /* `run --suppress FILE`'s rules (sc_supp.h), read before anything ran;
      * they win over verdict(suppress=) and config suppress. NULL: none. */

@@ -144,6 +144,7 @@ void sc_vm_release_holds(sc_vm *vm)
     vm->execs = NULL;
     vm->nexecs = vm->cap_execs = 0;
     vm->at_file = NULL;
+    vm->at_seen = 0;
 }
 
 /* The statement about to run is at the program's site. */
@@ -205,6 +206,9 @@ int sc_ev_at(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a, 
     vm->at_file = f;
     vm->at_line = (uint32_t)line;
     count_execution(vm, (uint32_t)round, (uint32_t)rounds);
+    if (vm->o && vm->o->on_program_site)
+        vm->o->on_program_site(vm->o->on_statement_arg, f, (uint32_t)line, (uint32_t)round,
+                               ++vm->at_seen);
     out->k = V_NONE;
     return 0;
 }

@@ -76,6 +76,7 @@ struct sc_vm {
     size_t nholds, cap_holds;
     const char *at_file;     /* at(FILE, LINE): the site of what follows */
     uint32_t at_line;
+    uint64_t at_seen;        /* at() calls so far: the program's events */
     sc_exec *execs;          /* at() calls, in order */
     size_t nexecs, cap_execs;
     int64_t rep_iter;        /* iteration of the innermost repeat (0-based) */

@@ -539,12 +539,14 @@ class Cmd(Base):
         growth and site) comes before its groups, in the text, the JSON and
         the page; the modes' converters are their part (no converter
         objects, no converter hops in the paths); the verdict and the page's
-        heap say the program's line, the recording's only as a detail."""
+        heap say the program's line, the recording's only as a detail; the
+        timeline's x-axis is in the program's events, their sites on hover."""
         here = os.path.dirname(os.path.abspath(__file__))
         prog = os.path.join(here, "programs", "compiled_graphs.py")
-        page = os.path.join(self.d, "cg.html")
-        rc, so, se = self.fakegc("record", "--format", "json", "--html", page, "-o",
-                                 os.path.join(self.d, "cg.scn"), prog)
+        page, svg = os.path.join(self.d, "cg.html"), os.path.join(self.d, "cg.svg")
+        scn = os.path.join(self.d, "cg.scn")
+        rc, so, se = self.fakegc("record", "--format", "json", "--html", page, "--timeline", svg,
+                                 "-o", scn, prog)
         self.assertEqual(rc, 1, se)
         rep = json.loads(so)["scenarios"][0]
         self.assertEqual([f["text"] for f in rep["failures"]], [])
@@ -576,6 +578,31 @@ class Cmd(Base):
         self.assertIn('<li class="vleak acc fails">%s</li>' % leak, html)
         self.assertRegex(html, r"the whole heap at the program&apos;s end, after compiled_graphs"
                          r"\.py:\d+ <small>\(the recording's line %d\)" % v["line"])
+        # the timeline's x-axis: the program's 72 events (12 rounds of 2 conversions
+        # and 4 op outputs), each event's site and round on hover
+        chart = open(svg).read()
+        self.assertIn("the program's events (", chart)
+        self.assertNotIn("statements executed", chart)
+        self.assertEqual(len(re.findall(r"<title>event \d+: ", chart)), 72)
+        self.assertIn("<title>event 1: compiled_graphs.py:19, round 1: ", chart)
+        self.assertIn("<title>event 72: compiled_graphs.py:14, round 12: ", chart)
+        self.assertRegex(chart, r">60</text>\n<text [^>]*>L14 r10</text>")
+        self.assertIn("<title>event 3: compiled_graphs.py:14, round 1 (the recording&apos;s "
+                      "line ", html)
+        self.assertIn('data-p="compiled_graphs.py:19|compiled_graphs.py:19|compiled_graphs.py:14',
+                      html)
+        # the same through a worker's hand-off (--jobs 2), and a hand-written
+        # scenario keeps its statements
+        hand = os.path.join(self.d, "hand.scn")
+        with open(hand, "w") as f:
+            f.write("m = fake_mode()\nt = empty(4)\nf = m.fake(t)\n")
+        two = os.path.join(self.d, "two.svg")
+        rc, _, se = self.fakegc("run", "-q", "--compat", "pytorch-1.13", "--jobs", "2",
+                                "--timeline", two, scn, hand)
+        self.assertIn(rc, (0, 1), se)
+        both = open(two).read()
+        self.assertIn("<title>event 72: compiled_graphs.py:14, round 12: ", both)
+        self.assertEqual(both.count("statements executed"), 1, "the hand-written one's axis")
 
     def test_child_processes_are_said_plainly(self):
         """A fork and a spawn (multiprocessing) are not recorded, and the
