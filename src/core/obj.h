@@ -158,7 +158,10 @@ enum {
     OBJ_F_GC_LATE = 1u << 5,   /* collector: a newer object holds it */
     OBJ_F_GC_FAR = 1u << 6,    /* collector: one of them much newer */
     OBJ_F_ATTRS = 1u << 7,     /* has user attributes (in the side table) */
-    OBJ_F_USER1 = 1u << 8      /* first bit free for kinds */
+    OBJ_F_OWNERLESS = 1u << 8, /* one of its strong references is owned by no
+                                  holder on purpose: a leak the model models
+                                  (1.13.1's _fix_weakref); hp_verify counts it */
+    OBJ_F_USER1 = 1u << 9      /* first bit free for kinds */
 };
 
 /* Allocate a zeroed object of `size` bytes (>= sizeof(obj)) with strong 1,

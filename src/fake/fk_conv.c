@@ -12,8 +12,8 @@
 fk_bugs fk_bug_state;
 
 /* A fake that _fix_weakref made immortal (pytorch-1.13, or the fix-weakref
- * bug in the default design). */
-#define FK_F_IMMORTAL OBJ_F_USER1
+ * bug in the default design): the reference it took is no holder's. */
+#define FK_F_IMMORTAL OBJ_F_OWNERLESS
 
 static fk_mconv *mconv_list;      /* every live MetaConverter */
 static fk_fconv *fconv_list;      /* every live FakeTensorConverter */

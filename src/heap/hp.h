@@ -316,7 +316,7 @@ int hp_write_dot_groups(const hp_group *gr, size_t ngr, const hp_retained *ex, s
 
 /* Heap invariants (stress mode, `run --verify`): every live object's strong
  * count equals its incoming strong edges plus root references (+1 for live
- * finalizers); no live object has OBJ_F_DEAD or strong == 0; every zombie
+ * finalizers, +1 for OBJ_F_OWNERLESS: a modelled leak's); no live object has OBJ_F_DEAD or strong == 0; every zombie
  * has strong == 0, weak > 0 and OBJ_F_DEAD; no strong edge and no root
  * points to a zombie or to an object in neither registry list. 0, or -1
  * with the first violation (in registry order) in why, e.g.
