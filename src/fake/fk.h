@@ -299,6 +299,24 @@ obj *fk_shape_env_new(void);
 int fk_is_shape_env(const obj *o);
 int64_t fk_shape_env_cache_size(const obj *se);
 int64_t fk_shape_env_tracked(const obj *se);
+/* Backed symbols (fk_shape.c). fk_shape_env_symbols: how many (se.symbols).
+ * fk_shape_symbol_for: the symbol whose hint is `hint`, made when none is
+ * (duck sizing), or -1 (ER_OOM). fk_shape_hint: s<sym>'s hint into *hint,
+ * 0; -1 with ER_SHAPE when the ShapeEnv has no such symbol. */
+int64_t fk_shape_env_symbols(const obj *se);
+int64_t fk_shape_symbol_for(obj *se, int64_t hint);
+int fk_shape_hint(const obj *se, int64_t sym, int64_t *hint);
+/* Symbolic size expressions as hashes (0: a plain number, no symbol):
+ * s<sym> of se; a op b ('+', '-', '*', '/' for //) from the operands'
+ * values and hashes (+ and * in either order hash alike); the signature
+ * of n sizes (v: hints, sym: their hashes), 0 when none is symbolic. */
+uint64_t fk_sym_of_symbol(const obj *se, int64_t sym);
+uint64_t fk_sym_combine(int op, int64_t a, uint64_t ha, int64_t b, uint64_t hb);
+uint64_t fk_sym_sizes_sig(int n, const int64_t *v, const uint64_t *sym);
+/* A fake's size signature (0: none), and setting it: f then holds se too
+ * (its "shape_env" edge) when se is given. 0 or -1 (ER_OOM). */
+uint64_t fk_fake_sym_sig(const ts_tensor *f);
+int fk_fake_set_sym(ts_tensor *f, obj *se, uint64_t sig);
 
 obj *fk_tracer_new(obj *mode);
 int fk_is_tracer(const obj *o);

@@ -26,8 +26,12 @@
 static const fk_v3_rules rules[] = {
     /* fake_tensor.py@946abe14:928-931 (the cache), tr.finish()'s clears:
      * pytorch#171209 (tables), #193015 (se.tracked), #184445 (constants) */
-    {FK_D_2_3, 1, 1},
-    {FK_D_2_14, 1, 1},          /* unchanged through 2.14 (designs.md "After 2.3") */
+    {FK_D_2_3, 1, 1, 0},
+    /* unchanged through 2.14 (designs.md "After 2.3"); PyTorch 2.14.1, run:
+     * an op repeated on a symbolic fake is a hit of its ShapeEnv's cache,
+     * counted with a miss for the first (cache_info(): hits 1, misses 1,
+     * size 0; fakegc-semantics(7)) */
+    {FK_D_2_14, 1, 1, 1},
 };
 static const fk_v3_rules none;
 
@@ -139,7 +143,7 @@ static uint64_t tensor_key(uint64_t h, const ts_tensor *t)
     return mix(h, (uint64_t)(t->requires_grad | t->neg << 1 | t->conj << 2));
 }
 
-static uint64_t op_key(ts_op op, const ts_tensor *self, const ts_args *a)
+uint64_t fk_op_key(ts_op op, const ts_tensor *self, const ts_args *a)
 {
     uint64_t h = mix(14695981039346656037ull, (uint64_t)op);
     h = tensor_key(h, self);
@@ -168,6 +172,26 @@ static uint64_t op_key(ts_op op, const ts_tensor *self, const ts_args *a)
 
 /* ---- around an op ---- */
 
+/* A symbolic op in its ShapeEnv's cache: a hit serves its output from the
+ * entry (no memo entry); a miss is stored once the op ran. Counted in the
+ * process counters where the design says so. */
+static int se_lookup(fk_opctx *cx, uint64_t key)
+{
+    int counted = fk_v3_rules_now()->se_cache_counted;
+    if (fk_shape_cached(cx->symbolic, key)) {
+        if (counted) {
+            stats.hits++;
+            cx->cache_hit = 1;
+        }
+        return 0;
+    }
+    if (counted)
+        stats.misses++;
+    cx->se_store = 1;
+    cx->key = key;
+    return 0;
+}
+
 int fk_cache_pre_op(ts_op op, ts_tensor *self, const ts_args *a, fk_mode *m, fk_opctx *cx)
 {
     if (!fk_v3_rules_now()->dispatch_cache || m->propagate_real)
@@ -179,16 +203,16 @@ int fk_cache_pre_op(ts_op op, ts_tensor *self, const ts_args *a, fk_mode *m, fk_
         stats.bypasses++;
         return 0;
     }
-    uint64_t key = op_key(op, self, a);
+    uint64_t key = fk_op_key(op, self, a);
     obj *hold = NULL;
     if (cx->symbolic) {
-        /* stored once the op ran, as a miss of the process cache is: an op
-         * that raises leaves no entry (fake_tensor.py@946abe14:1143-1148) */
-        if (!fk_bug_state.cache_holds_shape_env) {
-            cx->se_store = 1;
-            cx->key = key;
-            return 0;
-        }
+        /* keyed by its inputs' SymInts (their size expressions), not only
+         * their hints; stored once the op ran, as a miss of the process
+         * cache is: an op that raises leaves no entry (fake_tensor.py@
+         * 946abe14:1143-1148) */
+        key = mix(key, cx->sym_in);
+        if (!fk_bug_state.cache_holds_shape_env)
+            return se_lookup(cx, key);
         key = mix(key, cx->symbolic->id);    /* the key holds its ShapeEnv */
         hold = cx->symbolic;
     }

@@ -79,6 +79,7 @@ typedef struct fk_opctx {
     uint64_t key;
     obj *hold;                  /* what the entry holds (the bug's ShapeEnv) */
     obj *symbolic;              /* the inputs' ShapeEnv, when symbolic */
+    uint64_t sym_in;            /* the op and its inputs' size signatures, or 0 */
     obj *mode;                  /* the mode itself (not its weak handle) */
 } fk_opctx;
 int fk_v3_pre_op(ts_op op, ts_tensor *self, const ts_args *a, obj *mode, fk_opctx *cx,
@@ -91,7 +92,11 @@ typedef struct fk_v3_rules {
     fk_design_id design;
     unsigned dispatch_cache : 1;   /* the process-wide dispatch cache */
     unsigned finish_clears : 1;    /* tr.finish() clears tables, tracked, constants */
+    unsigned se_cache_counted : 1; /* a symbolic op's ShapeEnv-cache lookup counts a
+                                      hit or a miss in the process counters */
 } fk_v3_rules;
+/* The op's dispatch-cache key (fk_cache.c): its arguments' metadata. */
+uint64_t fk_op_key(ts_op op, const ts_tensor *self, const ts_args *a);
 const fk_v3_rules *fk_v3_rules_now(void);
 int fk_cache_pre_op(ts_op op, ts_tensor *self, const ts_args *a, fk_mode *m, fk_opctx *cx);
 int fk_cache_post_op(fk_opctx *cx, const ts_tensor *out);
@@ -114,6 +119,10 @@ int64_t fk_shape_new_unbacked(obj *se);        /* the new symbol's number */
 int fk_shape_track(obj *se, ts_tensor *f);
 void fk_shape_untrack(obj *se);
 int fk_shape_cache(obj *se, uint64_t key);     /* its own op cache */
+int fk_shape_cached(const obj *se, uint64_t key);
+/* A dynamic conversion's fake f: each dimension of size 2 or more gets
+ * the symbol of its size (made when none has it), and f its signature. */
+int fk_fake_dynamic_sizes(ts_tensor *f, obj *se);
 
 /* fk_conv.c: the tables a compile's end clears (tr.finish() under 2.3),
  * and every memo entry keyed by `key` (premature-weak-clear). */

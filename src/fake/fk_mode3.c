@@ -119,7 +119,8 @@ int fk_v3_built(fk_mode *m, ts_tensor *fake, ts_tensor *real)
     built++;
     if (making_const && fk_const_set(fake, making_const) < 0)
         return -1;
-    if (making_dynamic && obj_attr_set(&fake->hdr, "shape_env", making_dynamic) < 0)
+    if (making_dynamic && (obj_attr_set(&fake->hdr, "shape_env", making_dynamic) < 0 ||
+                           fk_fake_dynamic_sizes(fake, making_dynamic) < 0))
         return -1;
     if (m->propagate_real && !real->base && real->layout == TS_STRIDED &&
         !ts_is_meta(real) && !ts_is_fake(real)) {
@@ -193,6 +194,11 @@ int fk_v3_pre_op(ts_op op, ts_tensor *self, const ts_args *a, obj *holder, fk_op
     fk_mode *m = (fk_mode *)mode;
     const ts_tensor *other = a ? a->other : NULL;
     cx->symbolic = symbolic_of(self) ? symbolic_of(self) : symbolic_of(other);
+    uint64_t s1 = fk_fake_sym_sig(self), s2 = other && ts_is_fake(other) ?
+                                                  fk_fake_sym_sig(other) : 0;
+    if (s1 || s2)      /* the op, its arguments and its inputs' expressions */
+        cx->sym_in = fk_sym_combine('@', 0, fk_op_key(op, self, a) | 1, 0,
+                                    fk_sym_combine('&', 1, s1, 2, s2));
     if (fk_cache_pre_op(op, self, a, m, cx) < 0)
         return -1;
     int rc = fk_const_pre_op(op, self, a, m, out);
@@ -206,6 +212,10 @@ int fk_v3_post_op(ts_op op, ts_tensor *self, const ts_args *a, ts_tensor *out, f
 {
     (void)op, (void)a;
     if (out != self && cx->symbolic && obj_attr_set(&out->hdr, "shape_env", cx->symbolic) < 0)
+        return -1;
+    /* its sizes are a function of the op and its inputs' expressions: the
+     * same op on the same symbolic inputs gives the same signature */
+    if (out && out != self && cx->sym_in && fk_fake_set_sym(out, NULL, cx->sym_in) < 0)
         return -1;
     return fk_cache_post_op(cx, out);
 }

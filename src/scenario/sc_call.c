@@ -16,19 +16,26 @@
 #include "core/wr.h"
 #include "tensor/ts.h"
 
-static int eval_dims(sc_vm *vm, const sc_expr *e, int first, int64_t *v, int *n,
-                     const char *what)
+static int eval_sym_dims(sc_vm *vm, const sc_expr *e, int first, int64_t *v, uint64_t *sym,
+                         int *n, const char *what)
 {
     int np = e->nargs - first;
     if (np == 1 && e->args[first]->kind == E_TUPLE)
-        return sc_eval_int_list(vm, e->args[first], v, n, what);
+        return sc_eval_size_list(vm, e->args[first], v, sym, n, what);
     if (np > TS_MAX_DIM)
         return er_set(ER_TYPE, "%s: at most %d dimensions, got %d", what, TS_MAX_DIM, np);
     for (int i = 0; i < np; i++)
-        if (sc_eval_int(vm, e->args[first + i], &v[i], what) < 0)
+        if (sc_eval_size(vm, e->args[first + i], &v[i], &sym[i], what) < 0)
             return -1;
     *n = np;
     return 0;
+}
+
+static int eval_dims(sc_vm *vm, const sc_expr *e, int first, int64_t *v, int *n,
+                     const char *what)
+{
+    uint64_t sym[TS_MAX_DIM];
+    return eval_sym_dims(vm, e, first, v, sym, n, what);
 }
 
 static int eval_dtype_kw(sc_vm *vm, const sc_expr *e, ts_dtype *dt)
@@ -158,17 +165,23 @@ static int eval_mfmt_kw(sc_vm *vm, const sc_expr *e, int *given, ts_memfmt *f)
 /* The constructors' positional sizes: `f(2, 3)` or `f((2, 3))`. */
 int sc_ar_sizes(sc_vm *vm, const sc_expr *e, ts_args *a, sc_val *held)
 {
+    uint64_t sym[TS_MAX_DIM];
     (void)held;
-    return eval_dims(vm, e, 0, a->v, &a->n, sc_builtin_name(e->id));
+    if (eval_sym_dims(vm, e, 0, a->v, sym, &a->n, sc_builtin_name(e->id)) < 0)
+        return -1;
+    vm->sym_sig = fk_sym_sizes_sig(a->n, a->v, sym);
+    return 0;
 }
 
 /* empty_strided(sizes, strides) into v[0..n) and v2[0..n2). */
 int sc_ar_strided(sc_vm *vm, const sc_expr *e, ts_args *a, sc_val *held)
 {
+    uint64_t sym[TS_MAX_DIM];
     (void)held;
-    if (sc_eval_int_list(vm, e->args[0], a->v, &a->n, "empty_strided() sizes") < 0 ||
+    if (sc_eval_size_list(vm, e->args[0], a->v, sym, &a->n, "empty_strided() sizes") < 0 ||
         sc_eval_int_list(vm, e->args[1], a->v2, &a->n2, "empty_strided() strides") < 0)
         return -1;
+    vm->sym_sig = fk_sym_sizes_sig(a->n, a->v, sym);
     if (a->n != a->n2)
         return er_set(ER_SHAPE, "empty_strided(): %d sizes but %d strides", a->n, a->n2);
     return 0;
@@ -205,12 +218,24 @@ static int eval_ctor_kw(sc_vm *vm, const sc_expr *e, ctor_kw *k)
     return 0;
 }
 
+/* A constructor's tensor: a fake of the innermost mode inside `with`,
+ * holding its ShapeEnv and its sizes' signature when they are symbolic
+ * (a symbol needs such a mode: eval_symbol). */
 static int ctor_done(sc_vm *vm, ts_tensor *t, const ctor_kw *k, sc_val *out)
 {
     obj *mode = current_mode(vm);
+    uint64_t sig = vm->sym_sig;
+    vm->sym_sig = 0;
     if (!t)
         return -1;
-    return sc_set_obj(out, mode ? wrap_in_mode(mode, t, k->dev) : &t->hdr);
+    if (sc_set_obj(out, mode ? wrap_in_mode(mode, t, k->dev) : &t->hdr) < 0)
+        return -1;
+    if (sig && mode && fk_fake_set_sym((ts_tensor *)out->o, fk_mode_shape_env(mode), sig) < 0) {
+        sc_val_drop(out);
+        out->k = V_NONE;
+        return -1;
+    }
+    return 0;
 }
 
 /* What empty/zeros/ones/rand fill with (nothing inside `with`: meta). */
@@ -682,6 +707,7 @@ int sc_call_word(sc_vm *vm, const sc_word *w, const sc_expr *e, const sc_val *re
     if (!w->eval)
         return er_set(ER_INTERNAL, "word '%s' has no evaluator", w->name);
     int rc = 0;
+    vm->sym_sig = 0;              /* set by a constructor's sizes, read by it */
     if (w->args) {
         memset(&a, 0, sizeof a);
         rc = w->args(vm, e, &a, &held);
@@ -693,6 +719,7 @@ int sc_call_word(sc_vm *vm, const sc_word *w, const sc_expr *e, const sc_val *re
             probe_fail(vm, &lp);
     }
     sc_val_drop(&held);
+    vm->sym_sig = 0;
     return rc < 0 ? -1 : 0;
 }
 
@@ -1526,7 +1553,7 @@ int sc_ev_inference_mode(sc_vm *vm, const sc_expr *e, const sc_val *recv, const 
     return 0;
 }
 
-/* se.cache_size, se.tracked, se.unbacked, m.epoch, and the cache's size,
+/* se.cache_size, se.tracked, se.unbacked, se.symbols, m.epoch, and the cache's size,
  * hits, misses, bypasses; on other objects these names are user attributes */
 int sc_ev_v3_attr(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
                   sc_val *out)
@@ -1542,12 +1569,15 @@ int sc_ev_v3_attr(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args
     }
     if (e->id == A_UNBACKED || e->id == A_EPOCH)
         return user_attr(e, recv, out);
-    if (fk_is_shape_env(recv->o) && (e->id == A_CACHE_SIZE || e->id == A_TRACKED)) {
+    if (fk_is_shape_env(recv->o) &&
+        (e->id == A_CACHE_SIZE || e->id == A_TRACKED || e->id == A_SYMBOLS)) {
         sc_set_int(out, e->id == A_TRACKED ? fk_shape_env_tracked(recv->o)
+                      : e->id == A_SYMBOLS ? fk_shape_env_symbols(recv->o)
                                            : fk_shape_env_cache_size(recv->o));
         return 0;
     }
-    if (!fk_is_cache_handle(recv->o) || e->id == A_CACHE_SIZE || e->id == A_TRACKED)
+    if (!fk_is_cache_handle(recv->o) || e->id == A_CACHE_SIZE || e->id == A_TRACKED ||
+        e->id == A_SYMBOLS)
         return user_attr(e, recv, out);
     fk_cache_stats st;
     fk_cache_stats_get(&st);

@@ -26,6 +26,7 @@ typedef enum sc_tok_kind {
     T_EOF, T_NEWLINE, T_NAME, T_KEYWORD, T_INT, T_STRING,
     T_LPAREN, T_RPAREN, T_COMMA, T_DOT, T_ASSIGN,
     T_EQ, T_NE, T_LT, T_LE, T_GT, T_GE,
+    T_PLUS, T_MINUS, T_STAR, T_FLOORDIV,   /* size expressions (2*s0 + 1) */
     T_ERROR                  /* lexical error; message in the lexer */
 } sc_tok_kind;
 
@@ -82,7 +83,9 @@ typedef enum sc_ekind {
     E_METHOD,     /* recv.name(args): id = sc_method */
     E_ATTR,       /* recv.name: id = sc_attr */
     E_CMP,        /* args[0] op args[1]: id = sc_cmp */
-    E_RAISES      /* raises(ERROR, args[0]): ival = er_kind */
+    E_RAISES,     /* raises(ERROR, args[0]): ival = er_kind */
+    E_ARITH,      /* args[0] op args[1]: sub = '+', '-', '*' or '/' (floor division) */
+    E_SYM         /* sN, a symbol of the `with` mode's ShapeEnv: ival = N */
 } sc_ekind;
 
 typedef enum sc_cmp { C_EQ, C_NE, C_LT, C_LE, C_GT, C_GE } sc_cmp;
@@ -110,7 +113,8 @@ typedef enum sc_attr {
     A_HITS, A_MISSES, A_SWEEP_EVERY, A_CHECK_COUNT,
     A_MEMO_TENSOR_IDS, A_MEMO_STORAGE_IDS, A_MEMO_CONSTANTS,  /* version 3 */
     A_CACHE_SIZE, A_TRACKED, A_SIZE, A_BYPASSES,
-    A_UNBACKED, A_EPOCH                      /* version 3, pytorch-2.14 */
+    A_UNBACKED, A_EPOCH,                     /* version 3, pytorch-2.14 */
+    A_SYMBOLS                                /* version 3: a ShapeEnv's backed symbols */
 } sc_attr;
 
 typedef struct sc_pos { uint32_t line, col; } sc_pos;

@@ -33,6 +33,7 @@ void sc_set_int(sc_val *v, int64_t i)
     v->k = V_INT;
     v->i = i;
     v->o = NULL;
+    v->sym = 0;
 }
 
 void sc_set_bool(sc_val *v, int b)
@@ -146,24 +147,47 @@ int sc_eval_int(sc_vm *vm, const sc_expr *e, int64_t *out, const char *what)
     return 0;
 }
 
-/* A tuple or a single integer into v[0..*n). */
-int sc_eval_int_list(sc_vm *vm, const sc_expr *e, int64_t *v, int *n,
-                         const char *what)
+/* A size: its hint into *out, its expression's hash into *sym (0: none). */
+int sc_eval_size(sc_vm *vm, const sc_expr *e, int64_t *out, uint64_t *sym, const char *what)
+{
+    sc_val v = {0};
+    if (sc_eval(vm, e, &v) < 0)
+        return -1;
+    if (sc_as_int(&v, out) < 0) {
+        er_set(ER_TYPE, "%s must be an integer, got %s", what, sc_val_type(&v));
+        sc_val_drop(&v);
+        return -1;
+    }
+    *sym = v.k == V_INT ? v.sym : 0;
+    return 0;
+}
+
+/* A tuple or a single size into v[0..*n), their expressions' hashes into
+ * sym[0..*n). */
+int sc_eval_size_list(sc_vm *vm, const sc_expr *e, int64_t *v, uint64_t *sym, int *n,
+                      const char *what)
 {
     if (e->kind == E_TUPLE) {
         if (e->nargs > TS_MAX_DIM)
             return er_set(ER_TYPE, "%s: at most %d dimensions, got %d", what, TS_MAX_DIM,
                           e->nargs);
         for (int i = 0; i < e->nargs; i++)
-            if (sc_eval_int(vm, e->args[i], &v[i], what) < 0)
+            if (sc_eval_size(vm, e->args[i], &v[i], &sym[i], what) < 0)
                 return -1;
         *n = e->nargs;
         return 0;
     }
-    if (sc_eval_int(vm, e, &v[0], what) < 0)
+    if (sc_eval_size(vm, e, &v[0], &sym[0], what) < 0)
         return -1;
     *n = 1;
     return 0;
+}
+
+/* A tuple or a single integer into v[0..*n). */
+int sc_eval_int_list(sc_vm *vm, const sc_expr *e, int64_t *v, int *n, const char *what)
+{
+    uint64_t sym[TS_MAX_DIM];
+    return sc_eval_size_list(vm, e, v, sym, n, what);
 }
 
 /* Positional sizes: `f(2, 3)` or `f((2, 3))`. */
@@ -329,10 +353,69 @@ static int eval_tuple(sc_vm *vm, const sc_expr *e, sc_val *out)
     return 0;
 }
 
+/* sN: the hint of the symbol of the innermost `with` mode's ShapeEnv. */
+static int eval_symbol(sc_vm *vm, const sc_expr *e, sc_val *out)
+{
+    obj *se = vm->nwith ? fk_mode_shape_env(vm->with_stack[vm->nwith - 1]) : NULL;
+    if (!se)
+        return er_set(ER_TYPE, "s%lld: a symbol needs a `with` mode that has a shape_env",
+                      (long long)e->ival);
+    int64_t hint = 0;
+    if (fk_shape_hint(se, e->ival, &hint) < 0)
+        return -1;
+    sc_set_int(out, hint);
+    out->sym = fk_sym_of_symbol(se, e->ival);
+    return 0;
+}
+
+/* a + b, a - b, a * b, a // b (floor, as sympy's FloorDiv): on the hints,
+ * and on the expressions when either side has a symbol. */
+static int eval_arith(sc_vm *vm, const sc_expr *e, sc_val *out)
+{
+    sc_val a = {0}, b = {0};
+    int64_t x, y, r;
+    if (sc_eval(vm, e->args[0], &a) < 0)
+        return -1;
+    if (sc_eval(vm, e->args[1], &b) < 0) {
+        sc_val_drop(&a);
+        return -1;
+    }
+    const sc_val *bad = a.k != V_INT ? &a : b.k != V_INT ? &b : NULL;
+    int rc = 0;
+    if (bad)
+        rc = er_set(ER_TYPE, "a size expression needs integers or symbols, got %s",
+                    sc_val_type(bad));
+    x = a.i, y = b.i;
+    if (!rc && e->sub == '/' && y == 0)
+        rc = er_set(ER_SHAPE, "division by zero in a size expression");
+    int over = 0;
+    if (!rc) {
+        switch (e->sub) {
+        case '+': over = __builtin_add_overflow(x, y, &r); break;
+        case '-': over = __builtin_sub_overflow(x, y, &r); break;
+        case '*': over = __builtin_mul_overflow(x, y, &r); break;
+        default:
+            over = x == INT64_MIN && y == -1;
+            r = over ? 0 : x / y - ((x % y != 0) && ((x < 0) != (y < 0)));
+            break;
+        }
+        if (over)
+            rc = er_set(ER_SHAPE, "a size expression overflows 64 bits");
+    }
+    if (!rc) {
+        sc_set_int(out, r);
+        out->sym = fk_sym_combine(e->sub, x, a.sym, y, b.sym);
+    }
+    sc_val_drop(&a);
+    sc_val_drop(&b);
+    return rc;
+}
+
 int sc_eval(sc_vm *vm, const sc_expr *e, sc_val *out)
 {
     out->k = V_NONE;
     out->o = NULL;
+    out->sym = 0;
     switch ((sc_ekind)e->kind) {
     case E_INT: sc_set_int(out, e->ival); return 0;
     case E_BOOL: sc_set_bool(out, (int)e->ival); return 0;
@@ -382,6 +465,8 @@ int sc_eval(sc_vm *vm, const sc_expr *e, sc_val *out)
     }
     case E_RAISES:
         return sc_call_word(vm, e->word ? e->word : sc_builtin_row(B_RAISES), e, NULL, out);
+    case E_ARITH: return eval_arith(vm, e, out);
+    case E_SYM: return eval_symbol(vm, e, out);
     }
     return er_set(ER_INTERNAL, "bad expression kind %d", e->kind);
 }

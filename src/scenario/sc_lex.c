@@ -369,6 +369,12 @@ sc_token sc_lex_next(sc_lexer *lx)
     case ')': t.kind = T_RPAREN; break;
     case ',': t.kind = T_COMMA; break;
     case '.': t.kind = T_DOT; break;
+    case '+': t.kind = T_PLUS; break;
+    case '-': t.kind = T_MINUS; break;     /* not before a digit: that is an integer */
+    case '*': t.kind = T_STAR; break;
+    case '/':
+        if (lx->p + 1 < lx->end && lx->p[1] == '/') { t.kind = T_FLOORDIV; t.len = 2; break; }
+        return error_tok(lx, t.line, t.col, "unexpected character '/' (sizes divide with '//')");
     case '=':
         if (lx->p + 1 < lx->end && lx->p[1] == '=') { t.kind = T_EQ; t.len = 2; }
         else t.kind = T_ASSIGN;

@@ -712,6 +712,21 @@ static sc_expr *parse_call(parser *p, const sc_token *nt)
     return e;
 }
 
+/* sN (N without leading zeros, below 2^31), a ShapeEnv symbol when no
+ * earlier line binds a variable of that name; else -1. */
+static int64_t symbol_index(const sc_token *t)
+{
+    if (t->len < 2 || t->len > 11 || t->start[0] != 's' || (t->len > 2 && t->start[1] == '0'))
+        return -1;
+    int64_t n = 0;
+    for (size_t i = 1; i < t->len; i++) {
+        if (t->start[i] < '0' || t->start[i] > '9')
+            return -1;
+        n = n * 10 + (t->start[i] - '0');
+    }
+    return n <= INT32_MAX ? n : -1;
+}
+
 static sc_expr *parse_name(parser *p)
 {
     sc_token nt = p->tok;
@@ -727,6 +742,21 @@ static sc_expr *parse_name(parser *p)
             return NULL;
         e->slot = v->slot;
         e->name = v->name;
+        return e;
+    }
+    int64_t sym = symbol_index(&nt);
+    if (sym >= 0) {
+        int in_with = 0;
+        for (int i = 0; i < p->nblocks; i++)
+            in_with |= p->blocks[i].st && p->blocks[i].st->kind == S_WITH;
+        if (!in_with) {
+            error_at(p, nt.line, nt.col, "symbol s%lld outside `with MODE`: a size "
+                     "expression's symbols are the mode's ShapeEnv's", (long long)sym);
+            return NULL;
+        }
+        sc_expr *e = new_expr(p, E_SYM, &nt);
+        if (e)
+            e->ival = sym;
         return e;
     }
     int mf = find_in(mfmt_names, nt.start, nt.len);
@@ -990,6 +1020,84 @@ static sc_expr *parse_postfix(parser *p)
     return e;
 }
 
+/* ---- size expressions: INT, sN, + - * //, parentheses ---- */
+
+/* An operand no size expression can hold, known from its form alone. */
+static int not_integer(const sc_expr *e)
+{
+    return e->kind == E_BOOL || e->kind == E_NONE || e->kind == E_STR || e->kind == E_DTYPE ||
+           e->kind == E_MFMT || e->kind == E_TUPLE || e->kind == E_CMP;
+}
+
+/* The operator at the parser's token: '+', '-', '*', '/', or 0. `s0 -1`
+ * lexes as s0 and the integer -1: a minus all the same (*neg_int). */
+static int arith_op(const parser *p, int additive, int *neg_int)
+{
+    *neg_int = 0;
+    sc_tok_kind k = p->tok.kind;
+    if (additive) {
+        if (k == T_INT && p->tok.len > 1 && p->tok.start[0] == '-' && p->tok.ival != INT64_MIN) {
+            *neg_int = 1;
+            return '-';
+        }
+        return k == T_PLUS ? '+' : k == T_MINUS ? '-' : 0;
+    }
+    return k == T_STAR ? '*' : k == T_FLOORDIV ? '/' : 0;
+}
+
+static sc_expr *arith_node(parser *p, const sc_token *at, int op, sc_expr *a, sc_expr *b)
+{
+    const sc_expr *bad = not_integer(a) ? a : not_integer(b) ? b : NULL;
+    if (bad) {
+        error_at(p, bad->line, bad->col, "'%s' needs integers or symbols on both sides",
+                 op == '/' ? "//" : op == '+' ? "+" : op == '-' ? "-" : "*");
+        return NULL;
+    }
+    if (op == '/' && b->kind == E_INT && b->ival == 0) {
+        error_at(p, b->line, b->col, "division by zero in a size expression");
+        return NULL;
+    }
+    sc_expr *e = new_expr(p, E_ARITH, at);
+    if (!e)
+        return NULL;
+    e->sub = op;
+    e->nargs = 2;
+    e->args = arena(p, 2 * sizeof *e->args);
+    if (!e->args)
+        return NULL;
+    e->args[0] = a;
+    e->args[1] = b;
+    return e;
+}
+
+static sc_expr *parse_level(parser *p, int additive)
+{
+    sc_expr *e = additive ? parse_level(p, 0) : parse_postfix(p);
+    int neg, op;
+    while (e && (op = arith_op(p, additive, &neg)) != 0) {
+        sc_token at = p->tok;
+        sc_expr *rhs;
+        if (neg) {               /* the integer -N: the operand N */
+            rhs = new_expr(p, E_INT, &at);
+            if (!rhs)
+                return NULL;
+            rhs->ival = -at.ival;
+            rhs->col++;
+            next(p);
+        } else {
+            next(p);
+            if (p->tok.kind == T_NEWLINE || p->tok.kind == T_EOF ||
+                p->tok.kind == T_RPAREN || p->tok.kind == T_COMMA) {
+                unexpected(p, "an operand after the operator");
+                return NULL;
+            }
+            rhs = additive ? parse_level(p, 0) : parse_postfix(p);
+        }
+        e = rhs ? arith_node(p, &at, op, e, rhs) : NULL;
+    }
+    return e;
+}
+
 static sc_expr *parse_expr(parser *p)
 {
     if (p->depth >= SC_MAX_NESTING) {
@@ -998,7 +1106,7 @@ static sc_expr *parse_expr(parser *p)
         return NULL;
     }
     p->depth++;
-    sc_expr *e = parse_postfix(p);
+    sc_expr *e = parse_level(p, 1);
     p->depth--;
     return e;
 }

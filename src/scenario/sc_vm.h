@@ -17,6 +17,8 @@ typedef struct sc_val {
     obj *o;                  /* V_OBJ (a strong reference when owned) */
     const char *s;           /* V_STR (arena or static text) */
     int64_t tup[TS_MAX_DIM]; /* V_TUPLE: i elements */
+    uint64_t sym;            /* V_INT: a size expression's hash (fk_sym_*), i its
+                                hint; 0 for a plain integer */
 } sc_val;
 
 /* One execution of a program site (an `at` call): the first object id made
@@ -44,6 +46,8 @@ struct sc_vm {
     uint64_t stamp_next;
     obj *with_stack[SC_MAX_NESTING];
     int nwith;
+    uint64_t sym_sig;        /* the constructor being called: its sizes'
+                                signature when symbolic (sc_ar_sizes), else 0 */
     hp_root *roots;          /* nvars + SC_MAX_NESTING entries, scratch */
     sc_census *cps;          /* one per checkpoint name */
     uint64_t executed;       /* statements executed (all rounds) */
@@ -153,6 +157,11 @@ const sc_expr *sc_kwarg(const sc_expr *e, const char *name);
 /* An integer (bools count), or a tuple / single integer into v[0..*n). */
 int sc_eval_int(sc_vm *vm, const sc_expr *e, int64_t *out, const char *what);
 int sc_eval_int_list(sc_vm *vm, const sc_expr *e, int64_t *v, int *n, const char *what);
+/* Sizes that may be symbolic (2*s0): the hints, and each one's expression
+ * hash (0: a plain number) in *sym (fk.h's fk_sym_*). */
+int sc_eval_size(sc_vm *vm, const sc_expr *e, int64_t *out, uint64_t *sym, const char *what);
+int sc_eval_size_list(sc_vm *vm, const sc_expr *e, int64_t *v, uint64_t *sym, int *n,
+                      const char *what);
 
 /* The words (sc_call.c): the one dispatch through a vocabulary row (recv
  * borrowed, NULL for a function), and the calls the expressions make

@@ -219,6 +219,7 @@ static const sc_word vocab[] = {
        "predicted through item()'s answers, which number the symbols", V3_XREF_214),
     A3("epoch", A_EPOCH, sc_ev_v3_attr,
        "predicted through item()'s answers after tracer(m)", V3_XREF_214),
+    A3("symbols", A_SYMBOLS, sc_ev_v3_attr, V3_STRESS, V3_XREF_23),
 };
 
 #define NVOCAB (sizeof vocab / sizeof vocab[0])

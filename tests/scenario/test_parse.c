@@ -115,7 +115,37 @@ Test(parse, integers_with_underscores_and_minus)
     EXPECT_ERROR("x = 1_\n", "t.scn:1:5: error: invalid integer literal '1_'");
     EXPECT_ERROR("x = 12ab\n", "t.scn:1:5: error: invalid integer literal '12ab'");
     EXPECT_ERROR("x = 9223372036854775808\n", "t.scn:1:5: error: integer literal out of range");
-    EXPECT_ERROR("x = - 1\n", "t.scn:1:5: error: unexpected character '-'");
+    EXPECT_ERROR("x = - 1\n", "t.scn:1:5: error: expected an expression but found '-'");
+    no_leak();
+}
+
+/* Size expressions: * and // bind tighter than + and -, left to right;
+ * `s0 -1` is a minus; symbols only inside `with`. */
+Test(parse, size_expressions)
+{
+    sc_program *p = must_parse("m = fake_mode()\nwith m\n  a = 1 + 2*s0 - s1 // 2\n"
+                               "  b = (s0 + 1) * 3\n  c = s0 -1\nend\n");
+    const sc_stmt *w = p->top[1];
+    const sc_expr *a = w->body[0]->e, *b = w->body[1]->e, *c = w->body[2]->e;
+    cr_assert_eq(a->kind, E_ARITH);
+    cr_expect_eq(a->sub, '-', "%c", a->sub);                 /* (1 + 2*s0) - (s1 // 2) */
+    cr_expect_eq(a->args[0]->sub, '+', "%c", a->args[0]->sub);
+    cr_expect_eq(a->args[0]->args[1]->sub, '*', "%c", a->args[0]->args[1]->sub);
+    cr_expect_eq(a->args[0]->args[1]->args[1]->kind, E_SYM);
+    cr_expect_eq(a->args[1]->sub, '/', "%c", a->args[1]->sub);
+    cr_expect_eq(a->args[1]->args[0]->ival, 1);              /* s1 */
+    cr_expect_eq(b->sub, '*', "%c", b->sub);
+    cr_expect_eq(b->args[0]->sub, '+', "%c", b->args[0]->sub);
+    cr_expect_eq(c->sub, '-', "%c", c->sub);
+    cr_expect_eq(c->args[1]->kind, E_INT);
+    cr_expect_eq(c->args[1]->ival, 1);
+    sc_program_free(p);
+    EXPECT_ERROR("x = s0 + 1\n", "t.scn:1:5: error: symbol s0 outside `with MODE`: a size "
+                 "expression's symbols are the mode's ShapeEnv's");
+    EXPECT_ERROR("x = 2 * none\n", "t.scn:1:9: error: '*' needs integers or symbols on "
+                 "both sides");
+    EXPECT_ERROR("x = (1 + )\n", "t.scn:1:10: error: expected an operand after the operator "
+                 "but found ')'");
     no_leak();
 }
 
