@@ -18,6 +18,7 @@
 #include "alloc/al.h"
 #include "core/er.h"
 #include "core/gc.h"
+#include "core/us.h"
 #include "core/wr.h"
 #include "fake/fk_internal.h"
 
@@ -256,17 +257,6 @@ static void log_edge(obj *child, const char *label, long index, void *arg)
     l->v[l->n++] = (edge_rec){l->from->id, child->id, child};
 }
 
-static int id_cmp(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static int id_live(const uint64_t *ids, size_t n, uint64_t id)
-{
-    return bsearch(&id, ids, n, sizeof *ids, id_cmp) != NULL;
-}
-
 uint64_t fk_collect_young(int generation)
 {
     return gc_collect_gen(generation);
@@ -282,17 +272,14 @@ uint64_t fk_collect(void)
         obj_traverse(o, log_edge, &l);
     }
     uint64_t freed = gc_collect();
-    size_t nlive = 0, cap = (size_t)obj_live_count() + 1;
-    uint64_t *ids = al_malloc(cap * sizeof *ids, AL_K_HEAP, "fk live ids");
-    for (obj *o = obj_live_first(); ids && o && nlive < cap; o = obj_iter_next(o))
-        ids[nlive++] = o->id;
-    if (ids && !l.failed) {
-        qsort(ids, nlive, sizeof *ids, id_cmp);
-        for (size_t i = 0; i < l.n; i++)
-            if (!id_live(ids, nlive, l.v[i].src) && id_live(ids, nlive, l.v[i].dst))
-                fk_forget_key(l.v[i].to);
-    }
-    al_free(ids, cap * sizeof *ids, AL_K_HEAP);
+    us live = US_INIT(AL_K_HEAP, "fk live ids");
+    int oom = l.failed || us_reserve(&live, (size_t)obj_live_count()) != 0;
+    for (obj *o = obj_live_first(); !oom && o; o = obj_iter_next(o))
+        us_add(&live, o->id);   /* reserved: cannot fail */
+    for (size_t i = 0; !oom && i < l.n; i++)
+        if (!us_has(&live, l.v[i].src) && us_has(&live, l.v[i].dst))
+            fk_forget_key(l.v[i].to);
+    us_free(&live);
     al_free(l.v, l.cap * sizeof *l.v, AL_K_HEAP);
     return freed;
 }

@@ -19,17 +19,19 @@ typedef struct ckey {
 
 typedef struct ctab {
     ckey *v; size_t len, cap, max;
-    uint32_t *h; size_t hcap;   /* index + 1 */
+    ix index;                   /* (type, site, zombie) -> v */
     ckey other;                 /* past max: counted here */
 } ctab;
 
-static size_t ck_hash(const obj *o, int zombie)
+static uint64_t ck_hash(const obj *o, int zombie)
 {
-    uint64_t x = (uint64_t)(uintptr_t)o->type * 0x9E3779B97F4A7C15ULL ^
-                 (uint64_t)o->site * 0xC2B2AE3D27D4EB4FULL ^ (uint64_t)zombie;
-    x ^= x >> 31;
-    x *= 0xff51afd7ed558ccdULL;
-    return (size_t)(x ^ (x >> 29));
+    return ix_hash_mix((uint64_t)(uintptr_t)o->type, (uint64_t)o->site << 1 | (uint64_t)zombie);
+}
+
+static int ck_eq(const void *ctx, uint32_t id, const void *key)
+{
+    const ckey *k = &((const ctab *)ctx)->v[id], *x = key;
+    return k->type == x->type && k->site == x->site && k->zombie == x->zombie;
 }
 
 static void ck_init(ckey *k, const obj *o, int zombie)
@@ -48,17 +50,16 @@ static void ck_init(ckey *k, const obj *o, int zombie)
 /* The group of o: found, new, or `other` when the table is full. */
 static ckey *ck_get(ctab *t, const obj *o, int zombie)
 {
-    size_t mask = t->hcap - 1, j = ck_hash(o, zombie) & mask;
-    for (; t->h[j]; j = (j + 1) & mask) {
-        ckey *k = &t->v[t->h[j] - 1];
-        if (k->type == o->type && k->site == o->site && k->zombie == zombie)
-            return k;
-    }
+    ckey key = {.type = o->type, .site = o->site, .zombie = (uint8_t)zombie};
+    uint64_t h = ck_hash(o, zombie);
+    uint32_t id = ix_find(&t->index, h, ck_eq, t, &key);
+    if (id != IX_NONE)
+        return &t->v[id];
     if (t->len == t->max)
         return &t->other;
     ck_init(&t->v[t->len], o, zombie);
-    t->h[j] = (uint32_t)++t->len;
-    return &t->v[t->len - 1];
+    ix_add(&t->index, h, (uint32_t)t->len);   /* reserved for max: cannot fail */
+    return &t->v[t->len++];
 }
 
 /* References one object holds, by label (the few most common). */
@@ -158,16 +159,12 @@ int hp_census(size_t max_groups, hp_summary *out)
     ctab t;
     memset(&t, 0, sizeof t);
     t.max = max_groups ? max_groups : 1;
-    t.hcap = 16;
-    while (t.hcap < 2 * t.max)
-        t.hcap <<= 1;
+    t.index = (ix)IX_INIT(AL_K_HEAP, "hp_census");
     t.v = hp_xalloc(t.max, sizeof *t.v);
-    t.h = hp_xalloc(t.hcap, sizeof *t.h);
     out->top = hp_xalloc(HP_TOP, sizeof *out->top);
     int rc = -1;
-    if (!t.v || !t.h || !out->top)
+    if (!t.v || ix_reserve(&t.index, t.max) != 0 || !out->top)
         goto out;
-    memset(t.h, 0, t.hcap * sizeof *t.h);
     memset(out->top, 0, HP_TOP * sizeof *out->top);
     t.other.g.reason = HP_UNTRACED;
     t.other.g.holder = HP_HOLD_UNTRACED;
@@ -191,7 +188,7 @@ int hp_census(size_t max_groups, hp_summary *out)
     rc = emit(&t, out);
 out:
     hp_xfree(t.v, t.max, sizeof *t.v);
-    hp_xfree(t.h, t.hcap, sizeof *t.h);
+    ix_free(&t.index);
     if (rc != 0) {
         hp_summary_free(out);
         return er_set(ER_OOM, "out of memory taking a census of the heap");

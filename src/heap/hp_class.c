@@ -11,6 +11,7 @@
 
 #include "alloc/al.h"
 #include "core/er.h"
+#include "core/us.h"
 
 #define NAME_(e, w, n, f) [HP_CL_##e] = n,
 #define WORD_(e, w, n, f) [HP_CL_##e] = w,
@@ -182,49 +183,31 @@ static int group_cmp(const void *a, const void *b)
     return x->site.line < y->site.line ? -1 : x->site.line > y->site.line;
 }
 
-static int id_cmp(const void *a, const void *b)
+/* The ids of the values of live memo entries (a strong edge of role
+ * OBJ_ROLE_TENSOR_MEMO) into memo: 0, or -1 out of memory. */
+static int memo_values(const hp_graph *g, us *memo)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Ids of the values of live memo entries (a strong edge of role
- * OBJ_ROLE_TENSOR_MEMO), sorted: bounded by their keys. */
-static uint64_t *memo_values(const hp_graph *g, size_t *n)
-{
-    size_t k = 0;
     for (size_t e = 0; e < g->strong.n; e++) {
         const hp_edge *x = &g->strong.e[e];
-        if (obj_edge_role(g->objs[x->src], g->labels[x->label]) == OBJ_ROLE_TENSOR_MEMO)
-            k++;
+        if (obj_edge_role(g->objs[x->src], g->labels[x->label]) == OBJ_ROLE_TENSOR_MEMO &&
+            us_add(memo, g->objs[x->dst]->id) < 0)
+            return -1;
     }
-    *n = 0;
-    if (!k)
-        return NULL;
-    uint64_t *ids = al_malloc(k * sizeof *ids, AL_K_HEAP, "hp memo values");
-    if (!ids)
-        return NULL;
-    for (size_t e = 0; e < g->strong.n; e++) {
-        const hp_edge *x = &g->strong.e[e];
-        if (obj_edge_role(g->objs[x->src], g->labels[x->label]) == OBJ_ROLE_TENSOR_MEMO)
-            ids[(*n)++] = g->objs[x->dst]->id;
-    }
-    if (*n)
-        qsort(ids, *n, sizeof *ids, id_cmp);
-    return ids;
+    return 0;
 }
 
 int hp_classify(hp_graph *g, const hp_class_spec *sp, hp_classes *out)
 {
     memset(out, 0, sizeof *out);
-    size_t nmemo = 0;
-    uint64_t *memo = memo_values(g, &nmemo);
-    if (!memo && nmemo)
+    us memo = US_INIT(AL_K_HEAP, "hp memo values");
+    if (memo_values(g, &memo) != 0) {
+        us_free(&memo);
         return er_set(ER_OOM, "out of memory classifying");
+    }
     hp_retained *r = NULL;
     size_t n = 0;
     if (hp_retained_all(g, &r, &n) < 0) {
-        al_free(memo, nmemo * sizeof *memo, AL_K_HEAP);
+        us_free(&memo);
         return -1;
     }
     acc a = {0};
@@ -235,12 +218,12 @@ int hp_classify(hp_graph *g, const hp_class_spec *sp, hp_classes *out)
             continue;
         hp_class cls = class_of(&r[i]);
         join_path(&r[i], via, sizeof via, 1);
-        int in_memo = nmemo && bsearch(&r[i].id, memo, nmemo, sizeof *memo, id_cmp);
+        int in_memo = us_has(&memo, r[i].id);
         if (in_memo && strlen(via) + 24 < sizeof via)
             strcat(via, " (memo value)");
         hp_class_group *gr = group_for(&a, cls, cat, &r[i], via);
         if (!gr) {
-            al_free(memo, nmemo * sizeof *memo, AL_K_HEAP);
+            us_free(&memo);
             al_free(a.g, a.cap * sizeof *a.g, AL_K_HEAP);
             hp_retained_free(r, n);
             return er_set(ER_OOM, "out of memory classifying %zu objects", n);
@@ -252,7 +235,7 @@ int hp_classify(hp_graph *g, const hp_class_spec *sp, hp_classes *out)
         note_exec(gr, sp, &r[i]);
     }
     hp_retained_free(r, n);
-    al_free(memo, nmemo * sizeof *memo, AL_K_HEAP);
+    us_free(&memo);
     for (size_t i = 0; i < a.n; i++) {
         if (accumulating(&a.g[i]))
             a.g[i].cls = HP_CL_ACCUMULATING;

@@ -14,42 +14,25 @@ static void dot_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* id -> node, open addressing */
-typedef struct idmap {
-    uint32_t *t;
-    size_t cap;
-} idmap;
-
-static size_t id_hash(uint64_t id, size_t mask)
+/* id -> node: the nodes indexed by their objects' ids */
+static int id_eq(const void *ctx, uint32_t v, const void *key)
 {
-    id *= 0x9E3779B97F4A7C15ULL;
-    return (size_t)(id ^ (id >> 32)) & mask;
+    const hp_graph *g = ctx;
+    return g->objs[v]->id == *(const uint64_t *)key;
 }
 
-static int idmap_build(idmap *m, const hp_graph *g)
+static int idmap_build(ix *m, const hp_graph *g)
 {
-    m->cap = 16;
-    while (m->cap < 2 * g->n)
-        m->cap <<= 1;
-    m->t = hp_xalloc(m->cap, sizeof *m->t);
-    if (!m->t)
-        return -1;
-    memset(m->t, 0, m->cap * sizeof *m->t);
-    for (uint32_t v = 0; v < g->n; v++) {
-        size_t i = id_hash(g->objs[v]->id, m->cap - 1);
-        while (m->t[i])
-            i = (i + 1) & (m->cap - 1);
-        m->t[i] = v + 1;
-    }
+    if (ix_reserve(m, g->n) != 0)
+        return er_set(ER_OOM, "out of memory indexing the heap's objects");
+    for (uint32_t v = 0; v < g->n; v++)
+        ix_add(m, g->objs[v]->id, v);   /* reserved: cannot fail */
     return 0;
 }
 
-static uint32_t idmap_get(const idmap *m, const hp_graph *g, uint64_t id)
+static uint32_t idmap_get(const ix *m, const hp_graph *g, uint64_t id)
 {
-    for (size_t i = id_hash(id, m->cap - 1); m->t[i]; i = (i + 1) & (m->cap - 1))
-        if (g->objs[m->t[i] - 1]->id == id)
-            return m->t[i] - 1;
-    return HP_NONE;
+    return ix_find(m, id, id_eq, g, &id);
 }
 
 enum { INC_PATH = 1, INC_RECORD = 2 };
@@ -91,7 +74,7 @@ int hp_write_dot(hp_graph *g, const hp_retained *r, size_t n, FILE *f, uint32_t 
 {
     if (hp_analyze(g) != 0)
         return -1;
-    idmap m = {NULL, 0};
+    ix m = IX_INIT(AL_K_HEAP, "hp_dot");
     uint8_t *inc = hp_xalloc(g->n, 1);
     uint8_t *sccmark = hp_xalloc(g->nscc, 1);
     int rc = -1;
@@ -189,7 +172,7 @@ int hp_write_dot(hp_graph *g, const hp_retained *r, size_t n, FILE *f, uint32_t 
 out:
     hp_xfree(inc, g->n, 1);
     hp_xfree(sccmark, g->nscc, 1);
-    hp_xfree(m.t, m.cap, sizeof *m.t);
+    ix_free(&m);
     return rc;
 }
 

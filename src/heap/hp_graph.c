@@ -12,6 +12,7 @@
 
 #include "alloc/al.h"
 #include "core/er.h"
+#include "core/ix.h"
 
 /* --- allocation helpers --------------------------------------------------- */
 
@@ -71,68 +72,32 @@ uint64_t hp_self(const hp_graph *g, uint32_t v)
 
 /* --- labels --------------------------------------------------------------- */
 
-static size_t str_hash(const char *s)
+static int label_eq(const void *ctx, uint32_t id, const void *key)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return (size_t)(h ^ (h >> 29));
-}
-
-static int label_rehash(hp_graph *g, size_t ncap)
-{
-    uint32_t *nh = u32_array(ncap, 0);
-    if (!nh)
-        return -1;
-    for (size_t l = 0; l < g->nlabels; l++) {
-        size_t i = str_hash(g->labels[l]) & (ncap - 1);
-        while (nh[i])
-            i = (i + 1) & (ncap - 1);
-        nh[i] = (uint32_t)l + 1;
-    }
-    hp_xfree(g->lhash, g->lhcap, sizeof *g->lhash);
-    g->lhash = nh;
-    g->lhcap = ncap;
-    return 0;
+    const hp_graph *g = ctx;
+    return strcmp(g->labels[id], key) == 0;
 }
 
 static uint32_t intern(hp_graph *g, const char *s)
 {
     if (!s)
         s = "";
-    if (g->lhash) {
-        size_t mask = g->lhcap - 1;
-        for (size_t i = str_hash(s) & mask; g->lhash[i]; i = (i + 1) & mask)
-            if (strcmp(g->labels[g->lhash[i] - 1], s) == 0)
-                return g->lhash[i] - 1;
-    }
-    if ((g->nlabels + 1) * 2 > g->lhcap &&
-        label_rehash(g, g->lhcap ? g->lhcap * 2 : 64) != 0)
-        return HP_NONE;
-    if (g->nlabels == g->labels_cap) {
-        size_t ncap = g->labels_cap ? g->labels_cap * 2 : 16;
-        char **nl = al_realloc(g->labels, g->labels_cap * sizeof *nl, ncap * sizeof *nl,
-                               AL_K_HEAP, "hp_labels");
-        if (!nl) {
-            er_set(ER_OOM, "out of memory interning edge labels");
-            return HP_NONE;
-        }
-        g->labels = nl;
-        g->labels_cap = ncap;
-    }
-    char *copy = al_strdup(s, AL_K_HEAP, "hp_label");
-    if (!copy) {
+    uint64_t h = ix_hash_str(s);
+    uint32_t id = ix_find(&g->lidx, h, label_eq, g, s);
+    if (id != IX_NONE)
+        return id;
+    char *copy = NULL;
+    if (al_grow(&g->labels, &g->labels_cap, g->nlabels, sizeof *g->labels, 16, AL_K_HEAP,
+                "hp_labels") != 0 ||
+        !(copy = al_strdup(s, AL_K_HEAP, "hp_label")) ||
+        ix_add(&g->lidx, h, (uint32_t)g->nlabels) != 0) {
+        if (copy)
+            al_free(copy, strlen(copy) + 1, AL_K_HEAP);
         er_set(ER_OOM, "out of memory interning edge labels");
         return HP_NONE;
     }
-    uint32_t id = (uint32_t)g->nlabels;
-    g->labels[g->nlabels++] = copy;
-    size_t mask = g->lhcap - 1;
-    size_t i = str_hash(s) & mask;
-    while (g->lhash[i])
-        i = (i + 1) & mask;
-    g->lhash[i] = id + 1;
-    return id;
+    g->labels[g->nlabels] = copy;
+    return (uint32_t)g->nlabels++;
 }
 
 int hp_edge_is_pending(const hp_graph *g, const hp_edge *e)
@@ -286,6 +251,7 @@ int hp_build(hp_graph *g, const hp_root *roots, size_t nroots, int with_weak)
     g->n = nlive + nz;
     g->nlive = nlive;
     g->nzombie = nz;
+    g->lidx = (ix)IX_INIT(AL_K_HEAP, "hp_labels");
     g->roots = hp_xalloc(nroots, sizeof *g->roots);
     if (!g->roots)
         return -1;
@@ -333,7 +299,7 @@ void hp_release(hp_graph *g)
         al_free(g->labels[l], strlen(g->labels[l]) + 1, AL_K_HEAP);
     if (g->labels)
         al_free(g->labels, g->labels_cap * sizeof *g->labels, AL_K_HEAP);
-    hp_xfree(g->lhash, g->lhcap, sizeof *g->lhash);
+    ix_free(&g->lidx);
     hp_xfree(g->roots, g->nroots, sizeof *g->roots);
     hp_xfree(g->region, n, 1);
     hp_xfree(g->pedge, n, sizeof(uint32_t));

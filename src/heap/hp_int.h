@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 
+#include "core/ix.h"
 #include "heap/hp.h"
 
 #define HP_NONE UINT32_MAX
@@ -58,7 +59,7 @@ struct hp_graph {
     hp_edges strong, weak;
     /* interned edge labels */
     char **labels; size_t nlabels, labels_cap;
-    uint32_t *lhash; size_t lhcap;        /* label + 1 */
+    ix lidx;                              /* label text -> number */
     const char *lc_ptr[HP_LCACHE];        /* label pointer -> number cache */
     uint32_t lc_id[HP_LCACHE];
     /* roots: copies of the caller's; index nroots is "finalizers" */

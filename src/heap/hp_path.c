@@ -562,15 +562,6 @@ size_t hp_path_shape(char *const *path, size_t n, char *buf, size_t cap)
 
 /* --- grouping -------------------------------------------------------------- */
 
-static size_t shash(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-    if (s)
-        for (; *s; s++)
-            h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return (size_t)(h ^ (h >> 31));
-}
-
 static int streq(const char *a, const char *b)
 {
     return a == b || (a && b && strcmp(a, b) == 0);
@@ -599,108 +590,120 @@ void hp_groups_free(hp_group *g, size_t n)
     al_free(g, (n ? n : 1) * sizeof *g, AL_K_HEAP);
 }
 
+/* The records grouped so far, indexed by what makes a group. */
+typedef struct rgroups {
+    hp_group *v; size_t n, cap;
+    ix index;
+    char *shape; size_t shape_cap;   /* the record's path shape */
+} rgroups;
+
+static uint64_t rec_hash(const hp_retained *x, const char *shape)
+{
+    uint64_t h = ix_hash_mix(ix_hash_str(shape), ix_hash_str(x->type_name));
+    h = ix_hash_mix(h, ix_hash_str(x->site.file));
+    return ix_hash_mix(h, (uint64_t)x->site.line << 16 ^ (uint64_t)x->kind << 8 ^
+                              (uint64_t)x->reason << 4 ^ (uint64_t)x->holder);
+}
+
+static int rec_eq(const void *ctx, uint32_t id, const void *key)
+{
+    const rgroups *rg = ctx;
+    const hp_group *c = &rg->v[id];
+    const hp_retained *x = key;
+    return c->kind == x->kind && c->reason == x->reason && c->holder == x->holder &&
+           c->site.line == x->site.line && streq(c->type_name, x->type_name) &&
+           streq(c->site.file, x->site.file) && strcmp(c->via, rg->shape) == 0;
+}
+
+/* x's path shape into rg->shape: 0, or -1 out of memory. */
+static int rec_shape(rgroups *rg, const hp_retained *x)
+{
+    size_t len = hp_path_shape(x->path, x->path_len, rg->shape, rg->shape_cap);
+    if (len < rg->shape_cap)
+        return 0;
+    size_t ncap = rg->shape_cap;
+    while (ncap <= len)
+        ncap *= 2;
+    char *ns = al_realloc(rg->shape, rg->shape_cap, ncap, AL_K_HEAP, "hp_group");
+    if (!ns)
+        return -1;
+    rg->shape = ns;
+    rg->shape_cap = ncap;
+    hp_path_shape(x->path, x->path_len, rg->shape, rg->shape_cap);
+    return 0;
+}
+
+/* A new group for record i (x), its via the shape: the group, or NULL. */
+static hp_group *rec_group_new(rgroups *rg, const hp_retained *x, size_t i, uint64_t h)
+{
+    char *via = NULL;
+    if (al_grow(&rg->v, &rg->cap, rg->n, sizeof *rg->v, 16, AL_K_HEAP, "hp_group") != 0 ||
+        ix_reserve(&rg->index, rg->n + 1) != 0 ||
+        !(via = al_strdup(rg->shape, AL_K_HEAP, "hp_group_via")))
+        return NULL;
+    hp_group *g = &rg->v[rg->n];
+    memset(g, 0, sizeof *g);
+    g->kind = x->kind;
+    g->type_name = x->type_name;
+    g->site = x->site;
+    g->reason = x->reason;
+    g->holder = x->holder;
+    g->via = via;
+    g->example = i;
+    g->nexamples = 1;
+    ix_add(&rg->index, h, (uint32_t)rg->n);   /* reserved: cannot fail */
+    rg->n++;
+    return g;
+}
+
+static int rec_group_all(rgroups *rg, const hp_retained *r, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const hp_retained *x = &r[i];
+        if (rec_shape(rg, x) != 0)
+            return -1;
+        uint64_t h = rec_hash(x, rg->shape);
+        uint32_t id = ix_find(&rg->index, h, rec_eq, rg, x);
+        hp_group *hit = id != IX_NONE ? &rg->v[id] : rec_group_new(rg, x, i, h);
+        if (!hit)
+            return -1;
+        hit->count++;
+        hit->total_bytes += x->bytes;
+        hit->total_retained += x->retained_bytes;
+    }
+    return 0;
+}
+
 int hp_group_records(const hp_retained *r, size_t n, hp_group **out, size_t *ngroups)
 {
     *out = NULL;
     *ngroups = 0;
     if (n == 0)
         return 0;
-    size_t tcap = 16;
-    while (tcap < 2 * n)
-        tcap <<= 1;
-    uint32_t *table = hp_xalloc(tcap, sizeof *table);
-    hp_group *gs = NULL;
-    size_t ng = 0, gcap = 0;
-    char *shape = NULL;
-    size_t shape_cap = 256;
+    rgroups rg = {NULL, 0, 0, IX_INIT(AL_K_HEAP, "hp_group"), NULL, 256};
     int rc = -1;
-    shape = al_malloc(shape_cap, AL_K_HEAP, "hp_group");
-    if (!table || !shape) {
+    rg.shape = al_malloc(rg.shape_cap, AL_K_HEAP, "hp_group");
+    if (!rg.shape || rec_group_all(&rg, r, n) != 0) {
         er_set(ER_OOM, "out of memory grouping retained objects");
         goto out;
     }
-    memset(table, 0, tcap * sizeof *table);
-    for (size_t i = 0; i < n; i++) {
-        const hp_retained *x = &r[i];
-        size_t len = hp_path_shape(x->path, x->path_len, shape, shape_cap);
-        if (len >= shape_cap) {
-            size_t ncap = shape_cap;
-            while (ncap <= len)
-                ncap *= 2;
-            char *ns = al_realloc(shape, shape_cap, ncap, AL_K_HEAP, "hp_group");
-            if (!ns) {
-                er_set(ER_OOM, "out of memory grouping retained objects");
-                goto out;
-            }
-            shape = ns;
-            shape_cap = ncap;
-            hp_path_shape(x->path, x->path_len, shape, shape_cap);
-        }
-        size_t h = shash(shape) ^ (shash(x->type_name) * 31) ^ (shash(x->site.file) * 131) ^
-                   ((size_t)x->site.line * 0x9E3779B1u) ^ ((size_t)x->kind << 3) ^
-                   ((size_t)x->reason << 7) ^ ((size_t)x->holder << 11);
-        size_t slot = h & (tcap - 1);
-        hp_group *hit = NULL;
-        for (; table[slot]; slot = (slot + 1) & (tcap - 1)) {
-            hp_group *c = &gs[table[slot] - 1];
-            if (c->kind == x->kind && c->reason == x->reason && c->holder == x->holder &&
-                c->site.line == x->site.line &&
-                streq(c->type_name, x->type_name) && streq(c->site.file, x->site.file) &&
-                strcmp(c->via, shape) == 0) {
-                hit = c;
-                break;
-            }
-        }
-        if (!hit) {
-            if (ng == gcap) {
-                size_t ncap = gcap ? gcap * 2 : 16;
-                hp_group *ngs = al_realloc(gs, gcap * sizeof *gs, ncap * sizeof *gs, AL_K_HEAP,
-                                           "hp_group");
-                if (!ngs) {
-                    er_set(ER_OOM, "out of memory grouping retained objects");
-                    goto out;
-                }
-                gs = ngs;
-                gcap = ncap;
-            }
-            char *via = al_strdup(shape, AL_K_HEAP, "hp_group_via");
-            if (!via) {
-                er_set(ER_OOM, "out of memory grouping retained objects");
-                goto out;
-            }
-            hit = &gs[ng];
-            memset(hit, 0, sizeof *hit);
-            hit->kind = x->kind;
-            hit->type_name = x->type_name;
-            hit->site = x->site;
-            hit->reason = x->reason;
-            hit->holder = x->holder;
-            hit->via = via;
-            hit->example = i;
-            hit->nexamples = 1;
-            table[slot] = (uint32_t)++ng;
-        }
-        hit->count++;
-        hit->total_bytes += x->bytes;
-        hit->total_retained += x->retained_bytes;
-    }
-    for (size_t i = 0; i < ng; i++)
-        gs[i].bytes_each = gs[i].total_bytes / gs[i].count;
-    qsort(gs, ng, sizeof *gs, group_cmp);
-    *out = hp_xalloc(ng, sizeof **out);
+    for (size_t i = 0; i < rg.n; i++)
+        rg.v[i].bytes_each = rg.v[i].total_bytes / rg.v[i].count;
+    qsort(rg.v, rg.n, sizeof *rg.v, group_cmp);
+    *out = hp_xalloc(rg.n, sizeof **out);
     if (!*out)
         goto out;
-    memcpy(*out, gs, ng * sizeof *gs);
-    *ngroups = ng;
-    ng = 0;   /* the vias now belong to *out */
+    memcpy(*out, rg.v, rg.n * sizeof *rg.v);
+    *ngroups = rg.n;
+    rg.n = 0;   /* the vias now belong to *out */
     rc = 0;
 out:
-    for (size_t i = 0; i < ng; i++)
-        al_free(gs[i].via, strlen(gs[i].via) + 1, AL_K_HEAP);
-    if (gs)
-        al_free(gs, gcap * sizeof *gs, AL_K_HEAP);
-    if (shape)
-        al_free(shape, shape_cap, AL_K_HEAP);
-    hp_xfree(table, tcap, sizeof *table);
+    for (size_t i = 0; i < rg.n; i++)
+        al_free(rg.v[i].via, strlen(rg.v[i].via) + 1, AL_K_HEAP);
+    if (rg.v)
+        al_free(rg.v, rg.cap * sizeof *rg.v, AL_K_HEAP);
+    if (rg.shape)
+        al_free(rg.shape, rg.shape_cap, AL_K_HEAP);
+    ix_free(&rg.index);
     return rc;
 }

@@ -93,71 +93,44 @@ typedef struct shnode {
 
 typedef struct trie {
     shnode *n; size_t len, cap;
-    uint32_t *h; size_t hcap;   /* node + 1 */
+    ix index;                   /* (parent, label, type, tag) -> node */
 } trie;
 
-static size_t sh_hash(uint32_t parent, uint32_t label, const char *type, uint8_t tag)
+static uint64_t sh_hash(const shnode *k)
 {
-    uint64_t x = ((uint64_t)parent << 32 | label) ^ ((uint64_t)(uintptr_t)type * 31) ^
-                 ((uint64_t)tag << 56);
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 29;
-    return (size_t)x;
+    return ix_hash_mix((uint64_t)k->parent << 32 | k->label,
+                       (uint64_t)(uintptr_t)k->type ^ (uint64_t)k->tag << 56);
 }
 
-static int trie_grow(trie *t)
+static int sh_eq(const void *ctx, uint32_t id, const void *key)
 {
-    size_t ncap = t->cap ? t->cap * 2 : 256;
-    shnode *nn = al_realloc(t->n, t->cap * sizeof *nn, ncap * sizeof *nn, AL_K_HEAP, "hp_shape");
-    uint32_t *nh = hp_xalloc(ncap * 2, sizeof *nh);
-    if (!nn || !nh) {
-        if (nn)
-            t->n = nn, t->cap = ncap;
-        hp_xfree(nh, ncap * 2, sizeof *nh);
-        return er_set(ER_OOM, "out of memory interning path shapes");
-    }
-    memset(nh, 0, ncap * 2 * sizeof *nh);
-    for (size_t i = 0; i < t->len; i++) {
-        const shnode *s = &nn[i];
-        size_t j = sh_hash(s->parent, s->label, s->type, s->tag) & (ncap * 2 - 1);
-        while (nh[j])
-            j = (j + 1) & (ncap * 2 - 1);
-        nh[j] = (uint32_t)i + 1;
-    }
-    hp_xfree(t->h, t->hcap, sizeof *t->h);
-    t->n = nn;
-    t->cap = ncap;
-    t->h = nh;
-    t->hcap = ncap * 2;
-    return 0;
+    const shnode *s = &((const trie *)ctx)->n[id], *k = key;
+    return s->parent == k->parent && s->label == k->label && s->type == k->type &&
+           s->tag == k->tag;
 }
 
 /* The child of `parent` (HP_NONE: a first element) by one element. */
 static uint32_t sh_child(trie *t, uint32_t parent, uint8_t tag, const char *type, uint32_t label)
 {
-    if (t->len == t->cap && trie_grow(t) != 0)
+    shnode key = {parent, label, type, tag};
+    uint64_t h = sh_hash(&key);
+    uint32_t id = ix_find(&t->index, h, sh_eq, t, &key);
+    if (id != IX_NONE)
+        return id;
+    if (al_grow(&t->n, &t->cap, t->len, sizeof *t->n, 256, AL_K_HEAP, "hp_shape") != 0 ||
+        ix_add(&t->index, h, (uint32_t)t->len) != 0) {
+        er_set(ER_OOM, "out of memory interning path shapes");
         return HP_NONE;
-    size_t mask = t->hcap - 1, j = sh_hash(parent, label, type, tag) & mask;
-    for (; t->h[j]; j = (j + 1) & mask) {
-        const shnode *s = &t->n[t->h[j] - 1];
-        if (s->parent == parent && s->label == label && s->type == type && s->tag == tag)
-            return t->h[j] - 1;
     }
-    shnode *s = &t->n[t->len];
-    s->parent = parent;
-    s->label = label;
-    s->type = type;
-    s->tag = tag;
-    t->h[j] = (uint32_t)++t->len;
-    return (uint32_t)t->len - 1;
+    t->n[t->len] = key;
+    return (uint32_t)t->len++;
 }
 
 static void trie_free(trie *t)
 {
     if (t->n)
         al_free(t->n, t->cap * sizeof *t->n, AL_K_HEAP);
-    hp_xfree(t->h, t->hcap, sizeof *t->h);
+    ix_free(&t->index);
     memset(t, 0, sizeof *t);
 }
 
@@ -333,52 +306,31 @@ typedef struct grp {
 
 typedef struct gtab {
     grp *v; size_t len, cap;
-    uint32_t *h; size_t hcap;
+    ix index;                   /* (type, site, shape, reason, holder) -> group */
     size_t k;
 } gtab;
 
-static size_t grp_hash(const obj *o, hp_reason reason, uint32_t shape, uint8_t hold)
+typedef struct grp_key {
+    const obj *o;
+    hp_reason reason;
+    uint32_t shape;
+    uint8_t hold;
+} grp_key;
+
+static uint64_t grp_hash(const grp_key *k)
 {
-    uint64_t x = (uint64_t)(uintptr_t)o->type * 0x9E3779B97F4A7C15ULL;
-    x ^= (uint64_t)o->site * 0xC2B2AE3D27D4EB4FULL;
-    x ^= ((uint64_t)shape << 20) ^ ((uint64_t)reason << 5) ^ (uint64_t)o->type->kind ^
-         ((uint64_t)hold << 13);
-    x ^= x >> 31;
-    x *= 0xff51afd7ed558ccdULL;
-    return (size_t)(x ^ (x >> 29));
+    return ix_hash_mix((uint64_t)(uintptr_t)k->o->type,
+                       (uint64_t)k->o->site << 32 ^ (uint64_t)k->shape << 8 ^
+                       (uint64_t)k->reason << 4 ^ k->hold);
 }
 
-static int grp_same(const grp *a, const obj *o, hp_reason reason, uint32_t shape,
-                    uint8_t hold)
+static int grp_same(const void *ctx, uint32_t id, const void *key)
 {
-    return a->shape == shape && a->g.reason == reason && a->g.holder == (hp_holder)hold &&
-           a->g.kind == o->type->kind &&
-           a->g.type_name == o->type->name && a->site == o->site;
-}
-
-static int gtab_grow(gtab *t)
-{
-    size_t ncap = t->cap ? t->cap * 2 : 64;
-    grp *nv = al_realloc(t->v, t->cap * sizeof *nv, ncap * sizeof *nv, AL_K_HEAP, "hp_group");
-    if (!nv)
-        return er_set(ER_OOM, "out of memory grouping retained objects");
-    t->v = nv;
-    t->cap = ncap;
-    uint32_t *nh = hp_xalloc(ncap * 2, sizeof *nh);
-    if (!nh)
-        return -1;
-    memset(nh, 0, ncap * 2 * sizeof *nh);
-    for (size_t i = 0; i < t->len; i++) {
-        const grp *a = &t->v[i];
-        size_t j = a->g.example & (ncap * 2 - 1);   /* example holds the hash here */
-        while (nh[j])
-            j = (j + 1) & (ncap * 2 - 1);
-        nh[j] = (uint32_t)i + 1;
-    }
-    hp_xfree(t->h, t->hcap, sizeof *t->h);
-    t->h = nh;
-    t->hcap = ncap * 2;
-    return 0;
+    const grp *a = &((const gtab *)ctx)->v[id];
+    const grp_key *k = key;
+    return a->shape == k->shape && a->g.reason == k->reason &&
+           a->g.holder == (hp_holder)k->hold && a->g.kind == k->o->type->kind &&
+           a->g.type_name == k->o->type->name && a->site == k->o->site;
 }
 
 static int ex_better(const hp_graph *g, uint32_t a, uint32_t b)
@@ -404,31 +356,29 @@ static void grp_offer(grp *a, const hp_graph *g, uint32_t v, size_t k)
 
 static grp *gtab_get(gtab *t, const obj *o, hp_reason reason, uint32_t shape, uint8_t hold)
 {
-    size_t h = grp_hash(o, reason, shape, hold);
-    if (t->len * 2 >= t->hcap / 2 && gtab_grow(t) != 0)
+    grp_key key = {o, reason, shape, hold};
+    uint64_t h = grp_hash(&key);
+    uint32_t id = ix_find(&t->index, h, grp_same, t, &key);
+    if (id != IX_NONE)
+        return &t->v[id];
+    uint32_t *ex = NULL;
+    if (al_grow(&t->v, &t->cap, t->len, sizeof *t->v, 64, AL_K_HEAP, "hp_group") != 0 ||
+        ix_reserve(&t->index, t->len + 1) != 0 || !(ex = hp_xalloc(t->k, sizeof *ex))) {
+        er_set(ER_OOM, "out of memory grouping retained objects");
         return NULL;
-    if (t->len == t->cap && gtab_grow(t) != 0)
-        return NULL;
-    size_t mask = t->hcap - 1, j = h & mask;
-    for (; t->h[j]; j = (j + 1) & mask) {
-        grp *a = &t->v[t->h[j] - 1];
-        if (grp_same(a, o, reason, shape, hold))
-            return a;
     }
     grp *a = &t->v[t->len];
     memset(a, 0, sizeof *a);
-    a->ex = hp_xalloc(t->k, sizeof *a->ex);
-    if (!a->ex)
-        return NULL;
+    a->ex = ex;
     a->g.kind = o->type->kind;
     a->g.type_name = o->type->name;
     a->g.site = obj_site_of(o);
     a->site = o->site;
     a->g.reason = reason;
     a->g.holder = (hp_holder)hold;
-    a->g.example = h;
     a->shape = shape;
-    t->h[j] = (uint32_t)++t->len;
+    ix_add(&t->index, h, (uint32_t)t->len);   /* reserved: cannot fail */
+    t->len++;
     return a;
 }
 
@@ -673,7 +623,7 @@ static void gtab_free(gtab *t)
         hp_xfree(t->v[i].ex, t->k, sizeof(uint32_t));
     if (t->v)
         al_free(t->v, t->cap * sizeof *t->v, AL_K_HEAP);
-    hp_xfree(t->h, t->hcap, sizeof *t->h);
+    ix_free(&t->index);
 }
 
 static int build_groups(hp_graph *g, hp_which which, trie *t, gtab *gt, hp_summary *out)
@@ -769,8 +719,10 @@ int hp_summarize(hp_graph *g, hp_which which, size_t k, hp_summary *out)
         return -1;
     trie t;
     memset(&t, 0, sizeof t);
+    t.index = (ix)IX_INIT(AL_K_HEAP, "hp_shape");
     gtab gt;
     memset(&gt, 0, sizeof gt);
+    gt.index = (ix)IX_INIT(AL_K_HEAP, "hp_group");
     gt.k = k ? k : 1;
     int rc = -1;
     if (build_groups(g, which, &t, &gt, out) != 0 || emit(g, &t, &gt, out) != 0 ||

@@ -16,6 +16,7 @@
 
 #include "alloc/al.h"
 #include "core/er.h"
+#include "core/ix.h"
 #include "heap/hp_class.h"
 #include "report/rp_jsonr.h"
 
@@ -36,17 +37,9 @@ typedef struct pchunk {
 
 typedef struct pool {
     pchunk *chunks;
-    const char **tab;
-    size_t tcap, tn;
+    const char **v; size_t n, cap;   /* the strings, by id */
+    ix index;
 } pool;
-
-static size_t phash(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return (size_t)(h ^ (h >> 31));
-}
 
 static void pool_free(pool *p)
 {
@@ -56,38 +49,20 @@ static void pool_free(pool *p)
         nx = c->next;
         al_free(c, sizeof *c + c->size, AL_K_REPORT);
     }
-    if (p->tab)
-        al_free(p->tab, p->tcap * sizeof *p->tab, AL_K_REPORT);
+    al_free(p->v, p->cap * sizeof *p->v, AL_K_REPORT);
+    ix_free(&p->index);
     al_free(p, sizeof *p, AL_K_REPORT);
 }
 
-static const char *pool_intern(pool *p, const char *s)
+static int pooled_eq(const void *ctx, uint32_t id, const void *key)
 {
-    if (p->tab) {
-        for (size_t i = phash(s) & (p->tcap - 1); p->tab[i]; i = (i + 1) & (p->tcap - 1))
-            if (strcmp(p->tab[i], s) == 0)
-                return p->tab[i];
-    }
-    if ((p->tn + 1) * 2 > p->tcap) {
-        size_t ncap = p->tcap ? p->tcap * 2 : 64;
-        const char **nt = al_malloc(ncap * sizeof *nt, AL_K_REPORT, "rp_pool");
-        if (!nt)
-            return NULL;
-        memset(nt, 0, ncap * sizeof *nt);
-        for (size_t i = 0; i < p->tcap; i++) {
-            if (!p->tab[i])
-                continue;
-            size_t j = phash(p->tab[i]) & (ncap - 1);
-            while (nt[j])
-                j = (j + 1) & (ncap - 1);
-            nt[j] = p->tab[i];
-        }
-        if (p->tab)
-            al_free(p->tab, p->tcap * sizeof *p->tab, AL_K_REPORT);
-        p->tab = nt;
-        p->tcap = ncap;
-    }
-    size_t len = strlen(s) + 1;
+    const pool *p = ctx;
+    return strcmp(p->v[id], key) == 0;
+}
+
+/* Room for len bytes in the newest chunk: its first free byte, or NULL. */
+static char *pool_room(pool *p, size_t len)
+{
     pchunk *c = p->chunks;
     if (!c || c->size - c->used < len) {
         size_t size = len > 4096 ? len : 4096;
@@ -99,15 +74,25 @@ static const char *pool_intern(pool *p, const char *s)
         c->next = p->chunks;
         p->chunks = c;
     }
-    char *dst = c->data + c->used;
+    return c->data + c->used;
+}
+
+static const char *pool_intern(pool *p, const char *s)
+{
+    uint64_t h = ix_hash_str(s);
+    uint32_t id = ix_find(&p->index, h, pooled_eq, p, s);
+    if (id != IX_NONE)
+        return p->v[id];
+    size_t len = strlen(s) + 1;
+    char *dst;
+    if (al_grow(&p->v, &p->cap, p->n, sizeof *p->v, 64, AL_K_REPORT, "rp_pool") != 0 ||
+        ix_reserve(&p->index, p->n + 1) != 0 || !(dst = pool_room(p, len)))
+        return NULL;
     memcpy(dst, s, len);
-    c->used += len;
-    size_t i = phash(s) & (p->tcap - 1);
-    while (p->tab[i])
-        i = (i + 1) & (p->tcap - 1);
-    p->tab[i] = dst;
-    p->tn++;
-    return dst;
+    p->chunks->used += len;
+    p->v[p->n] = dst;
+    ix_add(&p->index, h, (uint32_t)p->n);   /* reserved: cannot fail */
+    return p->v[p->n++];
 }
 
 /* --- the reader's state and typed values ---------------------------------------- */
@@ -1479,6 +1464,7 @@ int rp_read_json_text(const char *text, size_t len, const char *name, rp_run *ou
         rp_jr_oom(&d.j);
     } else {
         memset(p, 0, sizeof *p);
+        p->index = (ix)IX_INIT(AL_K_REPORT, "rp_pool");
         out->owned = p;
         d.pool = p;
         rc = read_run(&d, out);

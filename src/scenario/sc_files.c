@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "alloc/al.h"
+#include "core/ix.h"
 
 static int files_push(sc_files *s, const char *str)
 {
@@ -76,52 +77,32 @@ static int ends_with(const char *s, const char *suf)
     return a >= b && strcmp(s + a - b, suf) == 0;
 }
 
-/* The (device, inode) pairs seen by one collection. Open addressing; grows
- * at half full. */
+/* The (device, inode) pairs seen by one collection, in the order seen. */
 typedef struct walk {
     const char *who;
     sc_files *out;
     struct walk_key { dev_t dev; ino_t ino; } *k;
     size_t n, cap;
+    ix index;
 } walk;
 
-static size_t seen_hash(dev_t dev, ino_t ino, size_t cap)
+static int seen_eq(const void *ctx, uint32_t id, const void *key)
 {
-    uint64_t h = ((uint64_t)dev * 0x9e3779b97f4a7c15u) ^ ((uint64_t)ino * 0xc2b2ae3d27d4eb4fu);
-    return (size_t)(h ^ (h >> 29)) & (cap - 1);
-}
-
-static int seen_grow(walk *w)
-{
-    size_t nc = w->cap ? 2 * w->cap : 256;
-    struct walk_key *nk = al_calloc(nc, sizeof *nk, AL_K_SCENARIO, "scenario walk seen");
-    if (!nk)
-        return -2;
-    for (size_t i = 0; i < w->cap; i++)
-        if (w->k[i].ino || w->k[i].dev) {
-            size_t j = seen_hash(w->k[i].dev, w->k[i].ino, nc);
-            while (nk[j].ino || nk[j].dev)
-                j = (j + 1) & (nc - 1);
-            nk[j] = w->k[i];
-        }
-    al_free(w->k, w->cap * sizeof *w->k, AL_K_SCENARIO);
-    w->k = nk;
-    w->cap = nc;
-    return 0;
+    const struct walk_key *a = &((const walk *)ctx)->k[id], *b = key;
+    return a->dev == b->dev && a->ino == b->ino;
 }
 
 /* 1 if (dev, ino) was seen before, 0 if it is new (now recorded), -2 OOM. */
 static int seen_add(walk *w, dev_t dev, ino_t ino)
 {
-    if (2 * (w->n + 1) > w->cap && seen_grow(w) < 0)
+    struct walk_key key = {dev, ino};
+    uint64_t h = ix_hash_mix((uint64_t)dev, (uint64_t)ino);
+    if (ix_find(&w->index, h, seen_eq, w, &key) != IX_NONE)
+        return 1;
+    if (al_grow(&w->k, &w->cap, w->n, sizeof *w->k, 64, AL_K_SCENARIO, "scenario walk seen") < 0 ||
+        ix_add(&w->index, h, (uint32_t)w->n) != 0)
         return -2;
-    size_t j = seen_hash(dev, ino, w->cap);
-    for (; w->k[j].ino || w->k[j].dev; j = (j + 1) & (w->cap - 1))
-        if (w->k[j].dev == dev && w->k[j].ino == ino)
-            return 1;
-    w->k[j].dev = dev;
-    w->k[j].ino = ino;
-    w->n++;
+    w->k[w->n++] = key;
     return 0;
 }
 
@@ -202,11 +183,12 @@ static int take(walk *w, const char *path, int depth, int named)
 
 int sc_files_collect(const char *who, char *const *paths, int npaths, sc_files *out)
 {
-    walk w = {who, out, NULL, 0, 0};
+    walk w = {who, out, NULL, 0, 0, IX_INIT(AL_K_SCENARIO, "scenario walk seen")};
     int rc = 0;
     for (int i = 0; i < npaths && rc == 0; i++)
         rc = take(&w, paths[i], 0, 1);
     al_free(w.k, w.cap * sizeof *w.k, AL_K_SCENARIO);
+    ix_free(&w.index);
     if (rc == -2)
         fprintf(stderr, "%s: out of memory\n", who);
     if (rc < 0)

@@ -1,0 +1,97 @@
+/* ix.c - the interner's index (ix.h). */
+#include "core/ix.h"
+
+#include <string.h>
+
+enum { IX_CAP0 = 16 };
+
+/* murmur3's finaliser: every input bit moves every output bit */
+static uint64_t fmix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    return x ^ (x >> 33);
+}
+
+static uint32_t tag_of(uint64_t h)
+{
+    return (uint32_t)(fmix(h) >> 32);
+}
+
+static void put(uint64_t *slot, size_t mask, uint32_t tag, uint32_t id)
+{
+    size_t j = tag & mask;
+    while (slot[j])
+        j = (j + 1) & mask;
+    slot[j] = (uint64_t)tag << 32 | ((uint64_t)id + 1);
+}
+
+uint32_t ix_find(const ix *t, uint64_t h, ix_eq_fn eq, const void *ctx, const void *key)
+{
+    if (!t->n)
+        return IX_NONE;
+    uint32_t tag = tag_of(h);
+    size_t mask = t->cap - 1;
+    for (size_t j = tag & mask; t->slot[j]; j = (j + 1) & mask) {
+        uint64_t s = t->slot[j];
+        if ((uint32_t)(s >> 32) == tag && eq(ctx, (uint32_t)s - 1, key))
+            return (uint32_t)s - 1;
+    }
+    return IX_NONE;
+}
+
+int ix_reserve(ix *t, size_t n)
+{
+    if (2 * n <= t->cap)
+        return 0;
+    size_t cap = t->cap ? t->cap : IX_CAP0;
+    while (2 * n > cap)
+        cap *= 2;
+    uint64_t *slot = al_calloc(cap, sizeof *slot, t->kind, t->site ? t->site : "ix");
+    if (!slot)
+        return -1;
+    for (size_t i = 0; i < t->cap; i++)
+        if (t->slot[i])
+            put(slot, cap - 1, (uint32_t)(t->slot[i] >> 32), (uint32_t)t->slot[i] - 1);
+    al_free(t->slot, t->cap * sizeof *t->slot, t->kind);
+    t->slot = slot;
+    t->cap = cap;
+    return 0;
+}
+
+int ix_add(ix *t, uint64_t h, uint32_t id)
+{
+    if (ix_reserve(t, t->n + 1) != 0)
+        return -1;
+    put(t->slot, t->cap - 1, tag_of(h), id);
+    t->n++;
+    return 0;
+}
+
+void ix_free(ix *t)
+{
+    al_free(t->slot, t->cap * sizeof *t->slot, t->kind);
+    t->slot = NULL;
+    t->cap = t->n = 0;
+}
+
+uint64_t ix_hash_mem(const void *p, size_t n)
+{
+    const unsigned char *s = p;
+    uint64_t h = 14695981039346656037ULL;   /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ s[i]) * 1099511628211ULL;
+    return h;
+}
+
+uint64_t ix_hash_str(const char *s)
+{
+    return ix_hash_mem(s ? s : "", s ? strlen(s) : 0);
+}
+
+uint64_t ix_hash_mix(uint64_t h, uint64_t x)
+{
+    return fmix(h ^ (x + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2)));
+}

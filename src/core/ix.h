@@ -1,0 +1,68 @@
+/* ix.h - the interner's index: keys to dense ids, the entries kept by the
+ * caller.
+ *
+ * The caller keeps its entries in an array of its own, entry i having id i
+ * (ids are dense, in the order entries were added, so the array is the
+ * table's order and nothing ever iterates the index). The index answers
+ * "which id has this key" through the caller's equality: it holds, per
+ * slot, the id + 1 and 32 bits of the key's hash, and calls eq only on a
+ * slot whose hash bits match. The hash given is mixed here (a pointer or a
+ * small integer is a good enough h); ix_hash_str and ix_hash_mem are the
+ * FNV-1a of a text for callers that key by one.
+ *
+ *   ix index = IX_INIT(AL_K_HEAP, "hp_labels");
+ *   uint32_t id = ix_find(&index, h, label_eq, g, s);
+ *   if (id == IX_NONE) {                 // a new key: the entry first,
+ *       ... g->labels[g->n] = copy ...   // then the index
+ *       if (ix_add(&index, h, (uint32_t)g->n) != 0) ... out of memory
+ *       id = (uint32_t)g->n++;
+ *   }
+ *   ix_free(&index);
+ *
+ * Contract: ix_add takes an id whose key is not in the index already (the
+ * caller has just looked) and below IX_NONE; equal keys must hash equal.
+ * Open addressing with linear probing over 8-byte slots; at most half the
+ * slots are used (the first add makes 16; one that would pass half
+ * doubles them). No removal: an interner's ids live as long as it does.
+ * Memory comes from al_malloc with the kind and site given at init; an
+ * add that cannot grow the index returns -1 and leaves it as it was (the
+ * caller reports ER_OOM). A zeroed ix is IX_INIT(0, NULL): usable, with
+ * kind 0 and no site. eq must not touch the index.
+ */
+#ifndef FAKEGC_IX_H
+#define FAKEGC_IX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "alloc/al.h"
+
+#define IX_NONE UINT32_MAX
+
+/* 1 when entry id of ctx has key, else 0. */
+typedef int (*ix_eq_fn)(const void *ctx, uint32_t id, const void *key);
+
+typedef struct ix {
+    uint64_t *slot;    /* hash bits << 32 | (id + 1); 0 empty */
+    size_t cap, n;     /* cap a power of two (or 0), n <= cap / 2 */
+    al_kind kind;
+    const char *site;
+} ix;
+#define IX_INIT(kind, site) { NULL, 0, 0, (kind), (site) }
+
+/* The id whose entry equals key (its hash h), or IX_NONE. */
+uint32_t ix_find(const ix *t, uint64_t h, ix_eq_fn eq, const void *ctx, const void *key);
+/* Index id under hash h: 0, or -1 out of memory (t unchanged). */
+int ix_add(ix *t, uint64_t h, uint32_t id);
+/* Room for n ids in all without another allocation: 0, or -1 (t unchanged). */
+int ix_reserve(ix *t, size_t n);
+/* Releases the slots; t is empty again (same kind and site). */
+void ix_free(ix *t);
+
+/* FNV-1a of a NUL-terminated text (NULL hashes as ""), of n bytes. */
+uint64_t ix_hash_str(const char *s);
+uint64_t ix_hash_mem(const void *p, size_t n);
+/* h and x mixed into one hash (for keys of several fields). */
+uint64_t ix_hash_mix(uint64_t h, uint64_t x);
+
+#endif
