@@ -672,7 +672,12 @@ static int weak_holders(hp_graph *g)
 typedef struct dom {
     hp_graph *g;
     uint32_t VR, VU, S;
-    uint32_t *vr, *vu; size_t nvr, nvu;
+    uint32_t *vr, *vu; size_t nvr, nvu, nvr_cap, nvu_cap;
+    size_t n, N;                  /* nodes; with the virtual ones */
+    uint32_t *po, *rpo, *idom;    /* postorder numbers, reverse postorder, results */
+    size_t npo;                   /* nodes the search reached */
+    int back;                     /* it met a back edge */
+    uint32_t *roff, *rsrc;        /* predecessors within a region (reverse CSR) */
 } dom;
 
 static int same_region(const hp_graph *g, uint32_t u, uint32_t w)
@@ -716,148 +721,200 @@ static uint32_t intersect(const uint32_t *po, const uint32_t *idom, uint32_t a, 
     return a;
 }
 
-static int dominators(hp_graph *g)
+/* VR's successors in root order (named roots, then finalizers), VU's the
+ * unreachable forest's roots. */
+static int dom_roots(dom *d)
 {
-    size_t n = g->n, N = n + 3;
-    const hp_edges *E = &g->strong;
-    dom d = {g, (uint32_t)n, (uint32_t)n + 1, (uint32_t)n + 2, NULL, NULL, 0, 0};
-    uint32_t *po = u32_array(N, HP_NONE), *idom = u32_array(N, HP_NONE);
-    uint32_t *rpo = hp_xalloc(N, sizeof *rpo);
-    uint32_t *st_node = hp_xalloc(N, sizeof *st_node), *st_pos = hp_xalloc(N, sizeof *st_pos);
-    uint32_t *roff = NULL, *rsrc = NULL;   /* after the search: its stack is gone */
-    size_t nvr_cap = g->nroots, nvu_cap = 0;
+    hp_graph *g = d->g;
+    d->nvr_cap = g->nroots;
     for (uint32_t v = 0; v < g->nlive; v++) {
-        nvr_cap += (g->region[v] & HP_F_FIN) != 0;
-        nvu_cap += HP_REGION(g, v) == HP_R_UNREACH && HP_PNODE(g, v) == HP_NONE;
+        d->nvr_cap += (g->region[v] & HP_F_FIN) != 0;
+        d->nvu_cap += HP_REGION(g, v) == HP_R_UNREACH && HP_PNODE(g, v) == HP_NONE;
     }
-    d.vr = hp_xalloc(nvr_cap, sizeof *d.vr);
-    d.vu = hp_xalloc(nvu_cap, sizeof *d.vu);
-    int rc = -1;
-    if (!po || !idom || !rpo || !st_node || !st_pos || !d.vr || !d.vu)
-        goto out;
-    /* VR's successors in root order (named roots, then finalizers), VU's the
-     * unreachable forest's roots. */
+    d->vr = hp_xalloc(d->nvr_cap, sizeof *d->vr);
+    d->vu = hp_xalloc(d->nvu_cap, sizeof *d->vu);
+    if (!d->vr || !d->vu)
+        return -1;
     for (size_t r = 0; r < g->nroots; r++) {
         uint32_t v = hp_lookup(g, g->roots[r].o);
         if (v != HP_NONE && v < g->nlive)
-            d.vr[d.nvr++] = v;
+            d->vr[d->nvr++] = v;
     }
     for (uint32_t v = 0; v < g->nlive; v++) {
         if (g->region[v] & HP_F_FIN)
-            d.vr[d.nvr++] = v;
+            d->vr[d->nvr++] = v;
         if (HP_REGION(g, v) == HP_R_UNREACH && HP_PNODE(g, v) == HP_NONE)
-            d.vu[d.nvu++] = v;
+            d->vu[d->nvu++] = v;
     }
-    /* Iterative depth-first search from S: postorder numbers. */
+    return 0;
+}
+
+/* Iterative depth-first search from S: postorder numbers (po), the nodes in
+ * reverse postorder at the end of rpo, whether there is a back edge. */
+static int dom_search(dom *d)
+{
+    size_t N = d->N;
+    uint32_t *st_node = hp_xalloc(N, sizeof *st_node), *st_pos = hp_xalloc(N, sizeof *st_pos);
+    if (!st_node || !st_pos) {
+        hp_xfree(st_node, N, sizeof *st_node);
+        hp_xfree(st_pos, N, sizeof *st_pos);
+        return -1;
+    }
     size_t sp = 0, npo = 0;
-    int back = 0;   /* a back edge: without one, one pass in reverse
-                       postorder sees every predecessor's final idom */
-    st_node[sp] = d.S;
+    st_node[sp] = d->S;
     st_pos[sp++] = 0;
-    po[d.S] = HP_NONE - 1;   /* "on the stack": any value but HP_NONE */
+    d->po[d->S] = HP_NONE - 1;   /* "on the stack": any value but HP_NONE */
     while (sp) {
         uint32_t v = st_node[sp - 1];
-        uint32_t w = succ(&d, v, &st_pos[sp - 1]);
+        uint32_t w = succ(d, v, &st_pos[sp - 1]);
         if (w == HP_NONE) {
             sp--;
-            po[v] = (uint32_t)npo;
-            rpo[N - 1 - npo] = v;
+            d->po[v] = (uint32_t)npo;
+            d->rpo[N - 1 - npo] = v;
             npo++;
             continue;
         }
-        if (po[w] != HP_NONE) {
-            back |= po[w] == HP_NONE - 1;   /* w is on the stack */
+        if (d->po[w] != HP_NONE) {
+            d->back |= d->po[w] == HP_NONE - 1;   /* w is on the stack */
             continue;
         }
-        po[w] = HP_NONE - 1;
+        d->po[w] = HP_NONE - 1;
         st_node[sp] = w;
         st_pos[sp++] = 0;
     }
-    uint32_t *order = rpo + (N - npo);   /* reverse postorder, S first */
+    d->npo = npo;
     hp_xfree(st_node, N, sizeof *st_node);
     hp_xfree(st_pos, N, sizeof *st_pos);
-    st_node = st_pos = NULL;
-    roff = u32_array(n + 1, 0);
-    rsrc = hp_xalloc(E->n, sizeof *rsrc);
-    if (!roff || !rsrc)
-        goto out;
-    /* Predecessors within a region (reverse CSR). */
+    return 0;
+}
+
+/* Predecessors within a region (reverse CSR): v's are rsrc[roff[v] ..
+ * roff[v + 1]). */
+static int dom_preds(dom *d)
+{
+    const hp_graph *g = d->g;
+    const hp_edges *E = &g->strong;
+    size_t n = d->n;
+    d->roff = u32_array(n + 1, 0);
+    d->rsrc = hp_xalloc(E->n, sizeof *d->rsrc);
+    if (!d->roff || !d->rsrc)
+        return -1;
+    uint32_t *roff = d->roff;
     for (uint32_t k = 0; k < E->n; k++)
         if (same_region(g, E->e[k].src, E->e[k].dst))
             roff[E->e[k].dst + 1]++;
     for (size_t v = 0; v < n; v++)
         roff[v + 1] += roff[v];
-    {
-        /* fill backwards from each node's end: roff ends as the starts */
-        uint32_t total = roff[n];
-        for (uint32_t k = (uint32_t)E->n; k-- > 0;)
-            if (same_region(g, E->e[k].src, E->e[k].dst))
-                rsrc[--roff[E->e[k].dst + 1]] = E->e[k].src;
-        /* roff[v + 1] is v's start now: shift */
-        memmove(roff, roff + 1, n * sizeof *roff);
-        roff[n] = total;
-    }
+    /* fill backwards from each node's end: roff ends as the starts */
+    uint32_t total = roff[n];
+    for (uint32_t k = (uint32_t)E->n; k-- > 0;)
+        if (same_region(g, E->e[k].src, E->e[k].dst))
+            d->rsrc[--roff[E->e[k].dst + 1]] = E->e[k].src;
+    /* roff[v + 1] is v's start now: shift */
+    memmove(roff, roff + 1, n * sizeof *roff);
+    roff[n] = total;
+    return 0;
+}
 
-    idom[d.S] = d.S;
-    idom[d.VR] = d.S;
-    idom[d.VU] = d.S;
+/* The immediate dominators, in reverse postorder until nothing changes
+ * (one pass when the search met no back edge: every predecessor's idom is
+ * final before its successors are looked at). */
+static void dom_solve(dom *d, const uint32_t *order)
+{
+    const hp_graph *g = d->g;
+    uint32_t *idom = d->idom;
+    idom[d->S] = d->S;
+    idom[d->VR] = d->S;
+    idom[d->VU] = d->S;
     for (int changed = 1; changed;) {
         changed = 0;
-        for (size_t i = 0; i < npo; i++) {
+        for (size_t i = 0; i < d->npo; i++) {
             uint32_t v = order[i];
-            if (v >= n)
+            if (v >= d->n)
                 continue;
             uint32_t nd = HP_NONE;
             if (HP_REGION(g, v) == HP_R_REACH && (g->region[v] & HP_F_ROOT))
-                nd = d.VR;
+                nd = d->VR;
             else if (HP_REGION(g, v) == HP_R_UNREACH && HP_PNODE(g, v) == HP_NONE)
-                nd = d.VU;
-            for (uint32_t k = roff[v]; k < roff[v + 1]; k++) {
-                uint32_t p = rsrc[k];
+                nd = d->VU;
+            for (uint32_t k = d->roff[v]; k < d->roff[v + 1]; k++) {
+                uint32_t p = d->rsrc[k];
                 if (idom[p] == HP_NONE)
                     continue;
-                nd = nd == HP_NONE ? p : intersect(po, idom, p, nd);
+                nd = nd == HP_NONE ? p : intersect(d->po, idom, p, nd);
             }
             if (idom[v] != nd) {
                 idom[v] = nd;
-                changed = back;
+                changed = d->back;
             }
         }
     }
-    /* The search's arrays go before the results come: the peak is the
-     * larger of the two, not their sum. */
-    hp_xfree(po, N, sizeof *po);
-    hp_xfree(roff, n + 1, sizeof *roff);
-    hp_xfree(rsrc, E->n, sizeof *rsrc);
-    po = roff = rsrc = NULL;
+}
+
+/* Every node's retained bytes and dominated count: its own plus what it
+ * dominates, summed up the tree in postorder. */
+static int dom_retained(dom *d, const uint32_t *order)
+{
+    hp_graph *g = d->g;
+    size_t N = d->N;
     g->ret = hp_xalloc(N, sizeof *g->ret);
     g->dcount = hp_xalloc(N, sizeof *g->dcount);
     if (!g->ret || !g->dcount)
-        goto out;
+        return -1;
     for (size_t v = 0; v < N; v++) {
-        g->ret[v] = v < n ? hp_self(g, (uint32_t)v) : 0;
-        g->dcount[v] = v < n;
+        g->ret[v] = v < d->n ? hp_self(g, (uint32_t)v) : 0;
+        g->dcount[v] = v < d->n;
     }
-    for (size_t i = npo; i-- > 0;) {
+    for (size_t i = d->npo; i-- > 0;) {
         uint32_t v = order[i];
-        if (v != d.S && idom[v] != HP_NONE) {
-            g->ret[idom[v]] += g->ret[v];
-            g->dcount[idom[v]] += g->dcount[v];
+        if (v != d->S && d->idom[v] != HP_NONE) {
+            g->ret[d->idom[v]] += g->ret[v];
+            g->dcount[d->idom[v]] += g->dcount[v];
         }
     }
-    g->idom = idom;
-    idom = NULL;
+    return 0;
+}
+
+/* The search's arrays (po and the predecessors); the results stay. */
+static void dom_search_free(dom *d)
+{
+    hp_xfree(d->po, d->N, sizeof *d->po);
+    hp_xfree(d->roff, d->n + 1, sizeof *d->roff);
+    hp_xfree(d->rsrc, d->g->strong.n, sizeof *d->rsrc);
+    d->po = d->roff = d->rsrc = NULL;
+}
+
+static int dominators(hp_graph *g)
+{
+    size_t n = g->n, N = n + 3;
+    dom d;
+    memset(&d, 0, sizeof d);
+    d.g = g;
+    d.VR = (uint32_t)n, d.VU = (uint32_t)n + 1, d.S = (uint32_t)n + 2;
+    d.n = n, d.N = N;
+    d.po = u32_array(N, HP_NONE);
+    d.idom = u32_array(N, HP_NONE);
+    d.rpo = hp_xalloc(N, sizeof *d.rpo);
+    int rc = -1;
+    if (!d.po || !d.idom || !d.rpo || dom_roots(&d) != 0 || dom_search(&d) != 0 ||
+        dom_preds(&d) != 0)
+        goto out;
+    const uint32_t *order = d.rpo + (N - d.npo);   /* reverse postorder, S first */
+    dom_solve(&d, order);
+    /* The search's arrays go before the results come: the peak is the
+     * larger of the two, not their sum. */
+    dom_search_free(&d);
+    if (dom_retained(&d, order) != 0)
+        goto out;
+    g->idom = d.idom;
+    d.idom = NULL;
     rc = 0;
 out:
-    hp_xfree(po, N, sizeof *po);
-    hp_xfree(idom, N, sizeof *idom);
-    hp_xfree(rpo, N, sizeof *rpo);
-    hp_xfree(st_node, N, sizeof *st_node);
-    hp_xfree(st_pos, N, sizeof *st_pos);
-    hp_xfree(roff, n + 1, sizeof *roff);
-    hp_xfree(rsrc, E->n, sizeof *rsrc);
-    hp_xfree(d.vr, nvr_cap, sizeof *d.vr);
-    hp_xfree(d.vu, nvu_cap, sizeof *d.vu);
+    dom_search_free(&d);
+    hp_xfree(d.idom, N, sizeof *d.idom);
+    hp_xfree(d.rpo, N, sizeof *d.rpo);
+    hp_xfree(d.vr, d.nvr_cap, sizeof *d.vr);
+    hp_xfree(d.vu, d.nvu_cap, sizeof *d.vu);
     return rc;
 }
 

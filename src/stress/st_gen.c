@@ -1951,6 +1951,228 @@ static int draw_cycle(gen *g, st_action *a)
     return 1;
 }
 
+/* ---- one action kind each (draw picks by kind) ---- */
+
+/* A mode or a converter (weak, or swept every few conversions). */
+static int draw_mode(gen *g, st_action *a, int kind)
+{
+    st_rng *r = g->rng;
+    int mc = kind == ST_W_META_CONVERTER, fc = kind == ST_W_FAKE_CONVERTER;
+    a->op = mc ? A_MCONV : fc ? A_FCONV : A_MODE;
+    a->flags = kind == ST_W_WEAK_MODE ? F_WREF : 0;
+    a->dst = (int8_t)(mc || fc ? pick(r, V_C, NV_C) : pick(r, V_M, NV_M));
+    uint32_t p = st_rng_below(r, 10);
+    a->sub = (uint8_t)(p < 4 ? 0 : p < 6 ? 1 : 2);
+    if (st_rng_below(r, 2)) {
+        static const int16_t every[] = {1, 2, 3, 4, 8, 16};
+        a->flags |= F_EVERY;
+        a->v[0] = every[st_rng_below(r, 6)];
+    }
+    return 1;
+}
+
+static int draw_meta(gen *g, st_action *a)
+{
+    st_rng *r = g->rng;
+    int ms = pick_bound(g, V_M, NV_M + NV_C, ok_mode);
+    int src = pick_bound(g, V_T, NV_T, ok_tensor);
+    if (ms < 0 || src < 0)
+        return 0;
+    a->op = A_META;
+    a->a = (int8_t)ms;
+    a->b = (int8_t)src;
+    a->dst = (int8_t)(st_rng_below(r, 4) == 0 ? -1 : pick(r, V_T, NV_T));
+    return 1;
+}
+
+static int draw_fake_op(gen *g, st_action *a)
+{
+    st_rng *r = g->rng;
+    uint32_t k = st_rng_below(r, 10);
+    if (k < 5)
+        return draw_view(g, a, 1, 0);
+    if (k < 9)
+        return draw_newop(g, a, 1, 0);
+    return draw_inplace(g, a, 1);
+}
+
+static int draw_refake(gen *g, st_action *a)
+{
+    for (int ms = V_M; ms < V_M + NV_M; ms++) {
+        mmode *md = m_mode_of_var(&g->m, ms);
+        if (!md)
+            continue;
+        for (int ts = V_T; ts < V_T + NV_T; ts++) {
+            int32_t t = vtensor(g, ts);
+            int32_t f = t >= 0 ? m_lookup(&md->fake, t) : -1;
+            for (int fs = V_F; f >= 0 && fs < V_F + NV_F; fs++)
+                if (g->m.var[fs] == f) {
+                    a->op = A_REFAKE;
+                    a->a = (int8_t)ms;
+                    a->b = (int8_t)ts;
+                    a->dst = (int8_t)fs;
+                    return 1;
+                }
+        }
+    }
+    return 0;
+}
+
+static int draw_attr(gen *g, st_action *a)
+{
+    st_rng *r = g->rng;
+    int h = pick_bound(g, V_T, NV_T + NV_F + NV_M, ok_holder);
+    if (h < 0)
+        return 0;
+    a->op = A_ATTR;
+    a->a = (int8_t)h;
+    a->sub = (uint8_t)st_rng_below(r, 2);
+    a->b = (int8_t)(st_rng_below(r, 5) == 0 ? -1 : pick_bound(g, 0, NVARS, NULL));
+    return 1;
+}
+
+static int draw_grad(gen *g, st_action *a)
+{
+    st_rng *r = g->rng;
+    int t = pick_bound(g, V_T, NV_T, ok_strided);
+    if (t < 0)
+        return 0;
+    a->op = A_GRAD;
+    a->a = (int8_t)t;
+    a->b = (int8_t)(st_rng_below(r, 4) == 0 ? -1 : same_shape_slot(g, t, V_T, NV_T));
+    if (a->b == t)
+        a->b = -1;
+    return 1;
+}
+
+static int draw_del(gen *g, st_action *a)
+{
+    st_rng *r = g->rng;
+    int x = pick_bound(g, 0, NVARS, NULL);
+    if (x < 0)
+        return 0;
+    a->op = A_DEL;
+    a->a = (int8_t)x;
+    a->b = (int8_t)(st_rng_below(r, 4) == 0 ? pick_bound(g, 0, NVARS, NULL) : -1);
+    return 1;
+}
+
+static int draw_tracer(gen *g, st_action *a)
+{
+    st_rng *r = g->rng;
+    a->op = A_TRACER;
+    a->sub = (uint8_t)st_rng_below(r, 3);
+    a->a = (int8_t)pick(r, V_C, NV_C);
+    a->dst = a->sub == 0 ? a->a : (int8_t)(st_rng_below(r, 4) == 0 ? -1 : pick(r, V_F, NV_F));
+    a->b = (int8_t)(a->sub == 0 ? pick_bound(g, V_M, NV_M, ok_mode)
+                                : pick_bound(g, V_T, NV_T, ok_tensor));
+    return a->b >= 0 || a->sub == 2;
+}
+
+static int draw_weakref(gen *g, st_action *a)
+{
+    st_rng *r = g->rng;
+    int x = pick_bound(g, 0, V_W, NULL);
+    if (x < 0)
+        return 0;
+    a->op = A_WEAK;
+    a->a = (int8_t)x;
+    a->dst = (int8_t)pick(r, V_W, NV_W);
+    return 1;
+}
+
+static int draw_item(gen *g, st_action *a)
+{
+    st_rng *r = g->rng;
+    /* mostly a fake that answers (one element, a mode with a ShapeEnv) */
+    int f = st_rng_below(r, 4) ? pick_bound(g, V_F, NV_F, ok_item) : -1;
+    if (f < 0)
+        f = pick_bound(g, V_F, NV_F, ok_tensor);
+    if (f < 0)
+        return 0;
+    a->op = A_ITEM;
+    a->a = (int8_t)f;
+    return 1;
+}
+
+static int draw_sweep(gen *g, st_action *a)
+{
+    int ms = pick_bound(g, V_M, NV_M + NV_C, ok_mode);
+    if (ms < 0)
+        return 0;
+    a->op = A_SWEEP;
+    a->a = (int8_t)ms;
+    return 1;
+}
+
+static int draw_with(gen *g, st_action *a)
+{
+    int ms = pick_bound(g, V_M, NV_M, ok_mode);
+    if (ms < 0 || g->in_with)
+        return 0;
+    a->op = A_WITH;
+    a->a = (int8_t)ms;
+    return 1;
+}
+
+static int draw_convert(gen *g, st_action *a)
+{
+    st_rng *r = g->rng;
+    int c = pick_bound(g, V_C, NV_C, ok_fconv), m = pick_bound(g, V_M, NV_M, ok_mode);
+    int t = pick_bound(g, V_T, NV_T, ok_tensor);
+    if (c < 0 || m < 0 || t < 0)
+        return 0;
+    a->op = A_CFAKE;
+    a->a = (int8_t)c;
+    a->b = (int8_t)t;
+    a->n = (int8_t)m;
+    a->dst = (int8_t)(st_rng_below(r, 4) == 0 ? -1 : pick(r, V_F, NV_F));
+    return 1;
+}
+
+static int draw_set(gen *g, st_action *a)
+{
+    int t = pick_bound(g, V_T, NV_T, ok_strided), u = -1;
+    if (t < 0 || !set_ok(g, vtensor(g, t)))
+        return 0;
+    const mnode *x = &g->m.n[vtensor(g, t)];
+    for (int k = 0; k < NV_T && u < 0; k++) {
+        int s2 = V_T + (t - V_T + 1 + k) % NV_T;
+        int32_t y = vtensor(g, s2);
+        if (s2 != t && y >= 0 && set_ok(g, y) && g->m.n[y].dtype == x->dtype &&
+            g->m.n[y].dev == x->dev)
+            u = s2;
+    }
+    if (u < 0)
+        return 0;
+    a->op = A_SET;
+    a->a = (int8_t)t;
+    a->b = (int8_t)u;
+    return 1;
+}
+
+static int draw_storage(gen *g, st_action *a, int kind)
+{
+    st_rng *r = g->rng;
+    if (kind == ST_W_STORAGE && g->m.cscalar && st_rng_below(r, 2)) {
+        /* pytorch-2.14: f.storage() on a fake clears its constant */
+        int f = pick_bound(g, V_F, NV_F, ok_tensor);
+        if (f < 0)
+            return 0;
+        a->op = A_STORAGE;
+        a->a = (int8_t)f;
+        return 1;
+    }
+    int t = pick_bound(g, V_T, NV_T, ok_strided);
+    if (t < 0 || (kind == ST_W_DTYPE_VIEW &&
+                  same_size_partner(g->m.n[vtensor(g, t)].dtype) < 0))
+        return 0;
+    a->op = kind == ST_W_DTYPE_VIEW ? A_DTVIEW : A_STORAGE;
+    a->a = (int8_t)t;
+    a->dst = (int8_t)pick(r, V_T, NV_T);
+    return 1;
+}
+
 static int draw(gen *g, st_action *a, int kind)
 {
     st_rng *r = g->rng;
@@ -1965,198 +2187,36 @@ static int draw(gen *g, st_action *a, int kind)
     case ST_W_NEWOP: return draw_newop(g, a, 0, 0);
     case ST_W_INPLACE: return draw_inplace(g, a, 0);
     case ST_W_SPARSE_OP: return draw_sparse_op(g, a, 0);
-    case ST_W_MODE: case ST_W_META_CONVERTER: case ST_W_FAKE_CONVERTER: case ST_W_WEAK_MODE: {
-        int mc = kind == ST_W_META_CONVERTER, fc = kind == ST_W_FAKE_CONVERTER;
-        a->op = mc ? A_MCONV : fc ? A_FCONV : A_MODE;
-        a->flags = kind == ST_W_WEAK_MODE ? F_WREF : 0;
-        a->dst = (int8_t)(mc || fc ? pick(r, V_C, NV_C) : pick(r, V_M, NV_M));
-        uint32_t p = st_rng_below(r, 10);
-        a->sub = (uint8_t)(p < 4 ? 0 : p < 6 ? 1 : 2);
-        if (st_rng_below(r, 2)) {
-            static const int16_t every[] = {1, 2, 3, 4, 8, 16};
-            a->flags |= F_EVERY;
-            a->v[0] = every[st_rng_below(r, 6)];
-        }
-        return 1;
-    }
+    case ST_W_MODE: case ST_W_META_CONVERTER: case ST_W_FAKE_CONVERTER: case ST_W_WEAK_MODE:
+        return draw_mode(g, a, kind);
     case ST_W_FAKE: return draw_fake(g, a, 0, 0);
     case ST_W_FAKE_DEVICE: return draw_fake(g, a, 1, 0);
-    case ST_W_META: {
-        int ms = pick_bound(g, V_M, NV_M + NV_C, ok_mode);
-        int src = pick_bound(g, V_T, NV_T, ok_tensor);
-        if (ms < 0 || src < 0)
-            return 0;
-        a->op = A_META;
-        a->a = (int8_t)ms;
-        a->b = (int8_t)src;
-        a->dst = (int8_t)(st_rng_below(r, 4) == 0 ? -1 : pick(r, V_T, NV_T));
-        return 1;
-    }
-    case ST_W_FAKE_OP: {
-        uint32_t k = st_rng_below(r, 10);
-        if (k < 5)
-            return draw_view(g, a, 1, 0);
-        if (k < 9)
-            return draw_newop(g, a, 1, 0);
-        return draw_inplace(g, a, 1);
-    }
-    case ST_W_REFAKE: {
-        for (int ms = V_M; ms < V_M + NV_M; ms++) {
-            mmode *md = m_mode_of_var(&g->m, ms);
-            if (!md)
-                continue;
-            for (int ts = V_T; ts < V_T + NV_T; ts++) {
-                int32_t t = vtensor(g, ts);
-                int32_t f = t >= 0 ? m_lookup(&md->fake, t) : -1;
-                for (int fs = V_F; f >= 0 && fs < V_F + NV_F; fs++)
-                    if (g->m.var[fs] == f) {
-                        a->op = A_REFAKE;
-                        a->a = (int8_t)ms;
-                        a->b = (int8_t)ts;
-                        a->dst = (int8_t)fs;
-                        return 1;
-                    }
-            }
-        }
-        return 0;
-    }
-    case ST_W_ATTR: {
-        int h = pick_bound(g, V_T, NV_T + NV_F + NV_M, ok_holder);
-        if (h < 0)
-            return 0;
-        a->op = A_ATTR;
-        a->a = (int8_t)h;
-        a->sub = (uint8_t)st_rng_below(r, 2);
-        a->b = (int8_t)(st_rng_below(r, 5) == 0 ? -1 : pick_bound(g, 0, NVARS, NULL));
-        return 1;
-    }
+    case ST_W_META: return draw_meta(g, a);
+    case ST_W_FAKE_OP: return draw_fake_op(g, a);
+    case ST_W_REFAKE: return draw_refake(g, a);
+    case ST_W_ATTR: return draw_attr(g, a);
     case ST_W_CYCLE: return draw_cycle(g, a);
-    case ST_W_GRAD: {
-        int t = pick_bound(g, V_T, NV_T, ok_strided);
-        if (t < 0)
-            return 0;
-        a->op = A_GRAD;
-        a->a = (int8_t)t;
-        a->b = (int8_t)(st_rng_below(r, 4) == 0 ? -1 : same_shape_slot(g, t, V_T, NV_T));
-        if (a->b == t)
-            a->b = -1;
-        return 1;
-    }
-    case ST_W_DEL: {
-        int x = pick_bound(g, 0, NVARS, NULL);
-        if (x < 0)
-            return 0;
-        a->op = A_DEL;
-        a->a = (int8_t)x;
-        a->b = (int8_t)(st_rng_below(r, 4) == 0 ? pick_bound(g, 0, NVARS, NULL) : -1);
-        return 1;
-    }
-    case ST_W_TRACER: {
-        a->op = A_TRACER;
-        a->sub = (uint8_t)st_rng_below(r, 3);
-        a->a = (int8_t)pick(r, V_C, NV_C);
-        a->dst = a->sub == 0 ? a->a : (int8_t)(st_rng_below(r, 4) == 0 ? -1 : pick(r, V_F, NV_F));
-        a->b = (int8_t)(a->sub == 0 ? pick_bound(g, V_M, NV_M, ok_mode)
-                                    : pick_bound(g, V_T, NV_T, ok_tensor));
-        return a->b >= 0 || a->sub == 2;
-    }
-    case ST_W_WEAKREF: {
-        int x = pick_bound(g, 0, V_W, NULL);
-        if (x < 0)
-            return 0;
-        a->op = A_WEAK;
-        a->a = (int8_t)x;
-        a->dst = (int8_t)pick(r, V_W, NV_W);
-        return 1;
-    }
+    case ST_W_GRAD: return draw_grad(g, a);
+    case ST_W_DEL: return draw_del(g, a);
+    case ST_W_TRACER: return draw_tracer(g, a);
+    case ST_W_WEAKREF: return draw_weakref(g, a);
     case ST_W_GC:
         a->op = A_GC;
         /* pytorch-2.14: gc(0), gc(1) or gc() (2) */
         a->sub = (uint8_t)(g->m.umemo ? st_rng_below(r, 3) : 2);
         return 1;
-    case ST_W_ITEM: {
-        /* mostly a fake that answers (one element, a mode with a ShapeEnv) */
-        int f = st_rng_below(r, 4) ? pick_bound(g, V_F, NV_F, ok_item) : -1;
-        if (f < 0)
-            f = pick_bound(g, V_F, NV_F, ok_tensor);
-        if (f < 0)
-            return 0;
-        a->op = A_ITEM;
-        a->a = (int8_t)f;
-        return 1;
-    }
+    case ST_W_ITEM: return draw_item(g, a);
     case ST_W_INFER:
         a->op = A_INFER;
         a->sub = (uint8_t)!g->m.infer;
         return 1;
-    case ST_W_SWEEP: {
-        int ms = pick_bound(g, V_M, NV_M + NV_C, ok_mode);
-        if (ms < 0)
-            return 0;
-        a->op = A_SWEEP;
-        a->a = (int8_t)ms;
-        return 1;
-    }
-    case ST_W_WITH: {
-        int ms = pick_bound(g, V_M, NV_M, ok_mode);
-        if (ms < 0 || g->in_with)
-            return 0;
-        a->op = A_WITH;
-        a->a = (int8_t)ms;
-        return 1;
-    }
+    case ST_W_SWEEP: return draw_sweep(g, a);
+    case ST_W_WITH: return draw_with(g, a);
     case ST_W_ERROR: return draw_error(g, a);
     case ST_W_SHAPE_ENV: case ST_W_CONSTANT: case ST_W_DYNAMIC: return draw_v3(g, a, kind);
-    case ST_W_CONVERT: {
-        int c = pick_bound(g, V_C, NV_C, ok_fconv), m = pick_bound(g, V_M, NV_M, ok_mode);
-        int t = pick_bound(g, V_T, NV_T, ok_tensor);
-        if (c < 0 || m < 0 || t < 0)
-            return 0;
-        a->op = A_CFAKE;
-        a->a = (int8_t)c;
-        a->b = (int8_t)t;
-        a->n = (int8_t)m;
-        a->dst = (int8_t)(st_rng_below(r, 4) == 0 ? -1 : pick(r, V_F, NV_F));
-        return 1;
-    }
-    case ST_W_SET: {
-        int t = pick_bound(g, V_T, NV_T, ok_strided), u = -1;
-        if (t < 0 || !set_ok(g, vtensor(g, t)))
-            return 0;
-        const mnode *x = &g->m.n[vtensor(g, t)];
-        for (int k = 0; k < NV_T && u < 0; k++) {
-            int s2 = V_T + (t - V_T + 1 + k) % NV_T;
-            int32_t y = vtensor(g, s2);
-            if (s2 != t && y >= 0 && set_ok(g, y) && g->m.n[y].dtype == x->dtype &&
-                g->m.n[y].dev == x->dev)
-                u = s2;
-        }
-        if (u < 0)
-            return 0;
-        a->op = A_SET;
-        a->a = (int8_t)t;
-        a->b = (int8_t)u;
-        return 1;
-    }
-    case ST_W_DTYPE_VIEW: case ST_W_STORAGE: {
-        if (kind == ST_W_STORAGE && g->m.cscalar && st_rng_below(r, 2)) {
-            /* pytorch-2.14: f.storage() on a fake clears its constant */
-            int f = pick_bound(g, V_F, NV_F, ok_tensor);
-            if (f < 0)
-                return 0;
-            a->op = A_STORAGE;
-            a->a = (int8_t)f;
-            return 1;
-        }
-        int t = pick_bound(g, V_T, NV_T, ok_strided);
-        if (t < 0 || (kind == ST_W_DTYPE_VIEW &&
-                      same_size_partner(g->m.n[vtensor(g, t)].dtype) < 0))
-            return 0;
-        a->op = kind == ST_W_DTYPE_VIEW ? A_DTVIEW : A_STORAGE;
-        a->a = (int8_t)t;
-        a->dst = (int8_t)pick(r, V_T, NV_T);
-        return 1;
-    }
+    case ST_W_CONVERT: return draw_convert(g, a);
+    case ST_W_SET: return draw_set(g, a);
+    case ST_W_DTYPE_VIEW: case ST_W_STORAGE: return draw_storage(g, a, kind);
     default: return 0;
     }
 }
