@@ -3,8 +3,6 @@
 
 #include <string.h>
 
-enum { IX_CAP0 = 16 };
-
 /* murmur3's finaliser: every input bit moves every output bit */
 static uint64_t fmix(uint64_t x)
 {
@@ -42,23 +40,40 @@ uint32_t ix_find(const ix *t, uint64_t h, ix_eq_fn eq, const void *ctx, const vo
     return IX_NONE;
 }
 
+int ix_grow_words(uint64_t **slot, size_t *cap, size_t n,
+                  size_t (*home)(uint64_t w, size_t mask), al_kind kind, const char *site)
+{
+    if (2 * n <= *cap)
+        return 0;
+    size_t ncap = *cap ? *cap : 16;
+    while (2 * n > ncap)
+        ncap *= 2;
+    uint64_t *ns = al_calloc(ncap, sizeof *ns, kind, site ? site : "ix");
+    if (!ns)
+        return -1;
+    for (size_t i = 0; i < *cap; i++) {
+        uint64_t w = (*slot)[i];
+        if (!w)
+            continue;
+        size_t j = home(w, ncap - 1);
+        while (ns[j])
+            j = (j + 1) & (ncap - 1);
+        ns[j] = w;
+    }
+    al_free(*slot, *cap * sizeof **slot, kind);
+    *slot = ns;
+    *cap = ncap;
+    return 0;
+}
+
+static size_t slot_home(uint64_t w, size_t mask)
+{
+    return (size_t)(w >> 32) & mask;
+}
+
 int ix_reserve(ix *t, size_t n)
 {
-    if (2 * n <= t->cap)
-        return 0;
-    size_t cap = t->cap ? t->cap : IX_CAP0;
-    while (2 * n > cap)
-        cap *= 2;
-    uint64_t *slot = al_calloc(cap, sizeof *slot, t->kind, t->site ? t->site : "ix");
-    if (!slot)
-        return -1;
-    for (size_t i = 0; i < t->cap; i++)
-        if (t->slot[i])
-            put(slot, cap - 1, (uint32_t)(t->slot[i] >> 32), (uint32_t)t->slot[i] - 1);
-    al_free(t->slot, t->cap * sizeof *t->slot, t->kind);
-    t->slot = slot;
-    t->cap = cap;
-    return 0;
+    return ix_grow_words(&t->slot, &t->cap, n, slot_home, t->kind, t->site);
 }
 
 int ix_add(ix *t, uint64_t h, uint32_t id)
@@ -73,8 +88,7 @@ int ix_add(ix *t, uint64_t h, uint32_t id)
 void ix_free(ix *t)
 {
     al_free(t->slot, t->cap * sizeof *t->slot, t->kind);
-    t->slot = NULL;
-    t->cap = t->n = 0;
+    *t = (ix)IX_INIT(t->kind, t->site);
 }
 
 uint64_t ix_hash_mem(const void *p, size_t n)

@@ -56,6 +56,13 @@ uint32_t ix_find(const ix *t, uint64_t h, ix_eq_fn eq, const void *ctx, const vo
 int ix_add(ix *t, uint64_t h, uint32_t id);
 /* Room for n ids in all without another allocation: 0, or -1 (t unchanged). */
 int ix_reserve(ix *t, size_t n);
+/* The growth rule of ix and us (us.h): the table of 64-bit words at
+ * *slot (*cap of them, 0 an empty one) made big enough for n words at most
+ * half full: unchanged when it is, else the first of 16, 32, ... that is,
+ * each word moved to the first free slot from home(word, mask) on. 0, or
+ * -1 out of memory (the table as it was). */
+int ix_grow_words(uint64_t **slot, size_t *cap, size_t n,
+                  size_t (*home)(uint64_t w, size_t mask), al_kind kind, const char *site);
 /* Releases the slots; t is empty again (same kind and site). */
 void ix_free(ix *t);
 

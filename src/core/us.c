@@ -1,7 +1,7 @@
 /* us.c - a set of 64-bit keys (us.h). */
 #include "core/us.h"
 
-enum { US_CAP0 = 16 };
+#include "core/ix.h"
 
 static size_t home(uint64_t k, size_t mask)
 {
@@ -20,21 +20,7 @@ static size_t slot_of(const uint64_t *key, size_t mask, uint64_t k)
 
 int us_reserve(us *s, size_t n)
 {
-    if (2 * n <= s->cap)
-        return 0;
-    size_t cap = s->cap ? s->cap : US_CAP0;
-    while (2 * n > cap)
-        cap *= 2;
-    uint64_t *key = al_calloc(cap, sizeof *key, s->kind, s->site ? s->site : "us");
-    if (!key)
-        return -1;
-    for (size_t i = 0; i < s->cap; i++)
-        if (s->key[i])
-            key[slot_of(key, cap - 1, s->key[i])] = s->key[i];
-    al_free(s->key, s->cap * sizeof *s->key, s->kind);
-    s->key = key;
-    s->cap = cap;
-    return 0;
+    return ix_grow_words(&s->key, &s->cap, n, home, s->kind, s->site ? s->site : "us");
 }
 
 int us_has(const us *s, uint64_t k)
@@ -63,7 +49,5 @@ int us_add(us *s, uint64_t k)
 void us_free(us *s)
 {
     al_free(s->key, s->cap * sizeof *s->key, s->kind);
-    s->key = NULL;
-    s->cap = s->n = 0;
-    s->has_zero = 0;
+    *s = (us)US_INIT(s->kind, s->site);
 }

@@ -273,7 +273,7 @@ uint64_t fk_collect(void)
     }
     uint64_t freed = gc_collect();
     us live = US_INIT(AL_K_HEAP, "fk live ids");
-    int oom = l.failed || us_reserve(&live, (size_t)obj_live_count()) != 0;
+    int oom = l.failed || us_reserve(&live, (size_t)obj_live_count() + 1) != 0;
     for (obj *o = obj_live_first(); !oom && o; o = obj_iter_next(o))
         us_add(&live, o->id);   /* reserved: cannot fail */
     for (size_t i = 0; !oom && i < l.n; i++)

@@ -187,11 +187,19 @@ static int group_cmp(const void *a, const void *b)
  * OBJ_ROLE_TENSOR_MEMO) into memo: 0, or -1 out of memory. */
 static int memo_values(const hp_graph *g, us *memo)
 {
-    for (size_t e = 0; e < g->strong.n; e++) {
-        const hp_edge *x = &g->strong.e[e];
-        if (obj_edge_role(g->objs[x->src], g->labels[x->label]) == OBJ_ROLE_TENSOR_MEMO &&
-            us_add(memo, g->objs[x->dst]->id) < 0)
+    size_t k = 0;
+    for (int fill = 0; fill < 2; fill++) {   /* count, then one allocation */
+        if (fill && k && us_reserve(memo, k) != 0)
             return -1;
+        for (size_t e = 0; e < g->strong.n; e++) {
+            const hp_edge *x = &g->strong.e[e];
+            if (obj_edge_role(g->objs[x->src], g->labels[x->label]) != OBJ_ROLE_TENSOR_MEMO)
+                continue;
+            if (fill)
+                us_add(memo, g->objs[x->dst]->id);   /* reserved: cannot fail */
+            else
+                k++;
+        }
     }
     return 0;
 }

@@ -72,6 +72,9 @@ uint64_t hp_self(const hp_graph *g, uint32_t v)
 
 /* --- labels --------------------------------------------------------------- */
 
+/* Labels the index has room for at first: most snapshots have fewer. */
+enum { HP_LABELS0 = 32 };
+
 static int label_eq(const void *ctx, uint32_t id, const void *key)
 {
     const hp_graph *g = ctx;
@@ -87,7 +90,8 @@ static uint32_t intern(hp_graph *g, const char *s)
     if (id != IX_NONE)
         return id;
     char *copy = NULL;
-    if (al_grow(&g->labels, &g->labels_cap, g->nlabels, sizeof *g->labels, 16, AL_K_HEAP,
+    if (ix_reserve(&g->lidx, g->nlabels < HP_LABELS0 ? HP_LABELS0 : g->nlabels + 1) != 0 ||
+        al_grow(&g->labels, &g->labels_cap, g->nlabels, sizeof *g->labels, 16, AL_K_HEAP,
                 "hp_labels") != 0 ||
         !(copy = al_strdup(s, AL_K_HEAP, "hp_label")) ||
         ix_add(&g->lidx, h, (uint32_t)g->nlabels) != 0) {

@@ -638,7 +638,6 @@ static hp_group *rec_group_new(rgroups *rg, const hp_retained *x, size_t i, uint
 {
     char *via = NULL;
     if (al_grow(&rg->v, &rg->cap, rg->n, sizeof *rg->v, 16, AL_K_HEAP, "hp_group") != 0 ||
-        ix_reserve(&rg->index, rg->n + 1) != 0 ||
         !(via = al_strdup(rg->shape, AL_K_HEAP, "hp_group_via")))
         return NULL;
     hp_group *g = &rg->v[rg->n];
@@ -651,7 +650,7 @@ static hp_group *rec_group_new(rgroups *rg, const hp_retained *x, size_t i, uint
     g->via = via;
     g->example = i;
     g->nexamples = 1;
-    ix_add(&rg->index, h, (uint32_t)rg->n);   /* reserved: cannot fail */
+    ix_add(&rg->index, h, (uint32_t)rg->n);   /* reserved for n records: cannot fail */
     rg->n++;
     return g;
 }
@@ -682,7 +681,8 @@ int hp_group_records(const hp_retained *r, size_t n, hp_group **out, size_t *ngr
         return 0;
     rgroups rg = {NULL, 0, 0, IX_INIT(AL_K_HEAP, "hp_group"), NULL, 256};
     int rc = -1;
-    rg.shape = al_malloc(rg.shape_cap, AL_K_HEAP, "hp_group");
+    if (ix_reserve(&rg.index, n) == 0)   /* a group per record at most */
+        rg.shape = al_malloc(rg.shape_cap, AL_K_HEAP, "hp_group");
     if (!rg.shape || rec_group_all(&rg, r, n) != 0) {
         er_set(ER_OOM, "out of memory grouping retained objects");
         goto out;

@@ -117,12 +117,14 @@ static uint32_t sh_child(trie *t, uint32_t parent, uint8_t tag, const char *type
     uint32_t id = ix_find(&t->index, h, sh_eq, t, &key);
     if (id != IX_NONE)
         return id;
-    if (al_grow(&t->n, &t->cap, t->len, sizeof *t->n, 256, AL_K_HEAP, "hp_shape") != 0 ||
-        ix_add(&t->index, h, (uint32_t)t->len) != 0) {
+    if (t->len == t->cap &&
+        (al_grow(&t->n, &t->cap, t->len, sizeof *t->n, 256, AL_K_HEAP, "hp_shape") != 0 ||
+         ix_reserve(&t->index, t->cap) != 0)) {
         er_set(ER_OOM, "out of memory interning path shapes");
         return HP_NONE;
     }
     t->n[t->len] = key;
+    ix_add(&t->index, h, (uint32_t)t->len);   /* reserved: cannot fail */
     return (uint32_t)t->len++;
 }
 
@@ -354,6 +356,18 @@ static void grp_offer(grp *a, const hp_graph *g, uint32_t v, size_t k)
     a->ex[i] = v;
 }
 
+/* Twice the room (64 groups at first), taken when half of it is used. */
+static int gtab_grow(gtab *t)
+{
+    size_t ncap = t->cap ? t->cap * 2 : 64;
+    grp *nv = al_realloc(t->v, t->cap * sizeof *nv, ncap * sizeof *nv, AL_K_HEAP, "hp_group");
+    if (!nv)
+        return -1;
+    t->v = nv;
+    t->cap = ncap;
+    return ix_reserve(&t->index, ncap);
+}
+
 static grp *gtab_get(gtab *t, const obj *o, hp_reason reason, uint32_t shape, uint8_t hold)
 {
     grp_key key = {o, reason, shape, hold};
@@ -362,8 +376,7 @@ static grp *gtab_get(gtab *t, const obj *o, hp_reason reason, uint32_t shape, ui
     if (id != IX_NONE)
         return &t->v[id];
     uint32_t *ex = NULL;
-    if (al_grow(&t->v, &t->cap, t->len, sizeof *t->v, 64, AL_K_HEAP, "hp_group") != 0 ||
-        ix_reserve(&t->index, t->len + 1) != 0 || !(ex = hp_xalloc(t->k, sizeof *ex))) {
+    if ((2 * t->len >= t->cap && gtab_grow(t) != 0) || !(ex = hp_xalloc(t->k, sizeof *ex))) {
         er_set(ER_OOM, "out of memory grouping retained objects");
         return NULL;
     }
