@@ -899,6 +899,22 @@ class Recorder:
             type(e).__name__, str(e).split("\n")[0][:100])
         self.stopped = True
 
+    def outermost_init(self, init, then):
+        """init (a class's __init__) wrapped so that then(obj) runs, through
+        safe, when the outermost of nested __init__ calls returns: a
+        subclass's __init__ that calls its base's makes one object."""
+        rec = self
+
+        def wrapped(obj, *a, **k):
+            rec.init_depth += 1
+            try:
+                init(obj, *a, **k)
+            finally:
+                rec.init_depth -= 1
+            if rec.init_depth == 0:
+                rec.safe(then, obj)
+        return wrapped
+
     def safe(self, f, *a):
         if self.stopped:
             return

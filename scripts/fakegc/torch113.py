@@ -374,23 +374,8 @@ class Recorder(engine.Recorder):
         m_init, c_init, c_call = FM.__init__, FC.__init__, FC.__call__
         mc_init, mc_call, disp = MC.__init__, MC.__call__, FM.__torch_dispatch__
 
-        def mode_init(self, *a, **k):
-            rec.init_depth += 1
-            try:
-                m_init(self, *a, **k)
-            finally:
-                rec.init_depth -= 1
-            if rec.init_depth == 0:
-                rec.safe(rec.on_mode, self)
-
-        def conv_init(self, *a, **k):
-            rec.init_depth += 1
-            try:
-                c_init(self, *a, **k)
-            finally:
-                rec.init_depth -= 1
-            if rec.init_depth == 0 and not rec.stopped:
-                rec.safe(rec.on_fc, self)
+        mode_init = rec.outermost_init(m_init, rec.on_mode)
+        conv_init = rec.outermost_init(c_init, rec.on_fc)   # safe: nothing once stopped
 
         def conv_call(self, fake_mode, t, device=None, *a, **k):
             return rec.on_convert(c_call, self, fake_mode, t, device, a, k)

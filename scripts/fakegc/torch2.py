@@ -298,23 +298,8 @@ class Recorder(torch113.Recorder):
         def real_call(conv, mode, t, device, make_constant=False, shape_env=None, **k):
             return frt(conv, mode, t, make_constant, shape_env, **k)
 
-        def mode_init(self, *a, **k):
-            rec.init_depth += 1
-            try:
-                m_init(self, *a, **k)
-            finally:
-                rec.init_depth -= 1
-            if rec.init_depth == 0:
-                rec.safe(rec.on_mode, self)
-
-        def conv_init(self, *a, **k):
-            rec.init_depth += 1
-            try:
-                c_init(self, *a, **k)
-            finally:
-                rec.init_depth -= 1
-            if rec.init_depth == 0 and not rec.stopped:
-                rec.safe(rec.on_fc, self)
+        mode_init = rec.outermost_init(m_init, rec.on_mode)
+        conv_init = rec.outermost_init(c_init, rec.on_fc)   # safe: nothing once stopped
 
         def from_real(self, fake_mode, t, make_constant=False, shape_env=None, **k):
             if k.get("memoized_only"):   # 2.0-2.2: a lookup, no conversion

@@ -1,8 +1,7 @@
 /* fk_cat.c - the verdict categories' words: one row each. */
 #include "fake/fk_cat.h"
 
-#include <stdio.h>
-#include <string.h>
+#include "core/wl.h"
 
 static const struct {
     const char *word, *one, *many;
@@ -25,27 +24,16 @@ const char *fk_category_noun(fk_category c, uint64_t n)
 
 const char *fk_category_word(fk_category c)
 {
-    return (unsigned)c < FK_CAT_COUNT ? cat_rows[c].word : "?";
+    return wl_word(WL_COLUMN(cat_rows, word), FK_CAT_COUNT, (int)c);
 }
 
 int fk_category_from_word(const char *w, fk_category *out)
 {
-    for (int c = 0; c < FK_CAT_COUNT; c++)
-        if (strcmp(cat_rows[c].word, w) == 0) {
-            *out = (fk_category)c;
-            return 0;
-        }
-    return -1;
+    int c = wl_find(WL_COLUMN(cat_rows, word), FK_CAT_COUNT, w);
+    return c < 0 ? -1 : (*out = (fk_category)c, 0);
 }
 
 size_t fk_category_words(char *buf, size_t n)
 {
-    size_t len = 0;
-    for (int c = 0; c < FK_CAT_COUNT; c++) {
-        int k = snprintf(buf + (len < n ? len : n), len < n ? n - len : 0, "%s%s",
-                         c ? ", " : "", cat_rows[c].word);
-        if (k > 0)
-            len += (size_t)k;
-    }
-    return len;
+    return wl_join(WL_COLUMN(cat_rows, word), FK_CAT_COUNT, buf, n);
 }

@@ -12,6 +12,7 @@
 #include "alloc/al.h"
 #include "core/er.h"
 #include "core/us.h"
+#include "core/wl.h"
 
 #define NAME_(e, w, n, f) [HP_CL_##e] = n,
 #define WORD_(e, w, n, f) [HP_CL_##e] = w,
@@ -22,34 +23,23 @@ static const char *const class_words[HP_CL_COUNT] = {HP_CLASSES(WORD_, )};
 
 const char *hp_class_name(hp_class c)
 {
-    return (unsigned)c < HP_CL_COUNT ? class_names[c] : "?";
+    return wl_word(WL_WORDS(class_names), HP_CL_COUNT, (int)c);
 }
 
 const char *hp_class_word(hp_class c)
 {
-    return (unsigned)c < HP_CL_COUNT ? class_words[c] : "?";
+    return wl_word(WL_WORDS(class_words), HP_CL_COUNT, (int)c);
 }
 
 int hp_class_from_word(const char *w, hp_class *out)
 {
-    for (int c = 0; c < HP_CL_COUNT; c++)
-        if (strcmp(class_words[c], w) == 0) {
-            *out = (hp_class)c;
-            return 0;
-        }
-    return -1;
+    int c = wl_find(WL_WORDS(class_words), HP_CL_COUNT, w);
+    return c < 0 ? -1 : (*out = (hp_class)c, 0);
 }
 
 size_t hp_class_words(char *buf, size_t n)
 {
-    size_t len = 0;
-    for (int c = 0; c < HP_CL_COUNT; c++) {
-        int k = snprintf(buf + (len < n ? len : n), len < n ? n - len : 0, "%s%s",
-                         c ? ", " : "", class_words[c]);
-        if (k > 0)
-            len += (size_t)k;
-    }
-    return len;
+    return wl_join(WL_WORDS(class_words), HP_CL_COUNT, buf, n);
 }
 
 int hp_class_mask(const char *csv, unsigned *mask)
@@ -59,14 +49,11 @@ int hp_class_mask(const char *csv, unsigned *mask)
     while (*p) {
         const char *e = strchr(p, ',');
         size_t n = e ? (size_t)(e - p) : strlen(p);
-        int found = n == 0;
-        for (int c = 0; c < HP_CL_COUNT && !found; c++)
-            if (strlen(class_words[c]) == n && strncmp(p, class_words[c], n) == 0) {
-                m |= 1u << c;
-                found = 1;
-            }
-        if (!found)
+        int c = n ? wl_find_n(WL_WORDS(class_words), HP_CL_COUNT, p, n) : HP_CL_COUNT;
+        if (c < 0)
             return -1;
+        if (c < HP_CL_COUNT)
+            m |= 1u << c;
         p += n + (e != NULL);
     }
     *mask = m;

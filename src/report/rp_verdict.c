@@ -8,6 +8,7 @@
 
 #include "alloc/al.h"
 #include "core/er.h"
+#include "core/wl.h"
 
 static const char *const root_words[RP_ROOT_COUNT] = {
     [RP_ROOT_PROGRAM] = "program", [RP_ROOT_FINALIZERS] = "finalizers",
@@ -17,38 +18,26 @@ static const char *const mech_words[RP_MECH_COUNT] = {
     [RP_MECH_NONE] = "", [RP_MECH_REFCOUNT_LEAK] = "refcount-leak",
     [RP_MECH_PENDING_SWEEP] = "pending-sweep"};
 
-static int word_of(const char *const *words, int n, const char *w)
-{
-    for (int i = 0; i < n; i++)
-        if (strcmp(words[i], w) == 0)
-            return i;
-    return -1;
-}
-
 const char *rp_root_kind_word(rp_root_kind k)
 {
-    return (unsigned)k < RP_ROOT_COUNT ? root_words[k] : "?";
+    return wl_word(WL_WORDS(root_words), RP_ROOT_COUNT, (int)k);
 }
 
 int rp_root_kind_from_word(const char *w, rp_root_kind *out)
 {
-    int i = word_of(root_words, RP_ROOT_COUNT, w);
-    if (i >= 0)
-        *out = (rp_root_kind)i;
-    return i < 0 ? -1 : 0;
+    int i = wl_find(WL_WORDS(root_words), RP_ROOT_COUNT, w);
+    return i < 0 ? -1 : (*out = (rp_root_kind)i, 0);
 }
 
 const char *rp_mechanism_word(rp_mechanism m)
 {
-    return (unsigned)m < RP_MECH_COUNT ? mech_words[m] : "?";
+    return wl_word(WL_WORDS(mech_words), RP_MECH_COUNT, (int)m);
 }
 
 int rp_mechanism_from_word(const char *w, rp_mechanism *out)
 {
-    int i = word_of(mech_words, RP_MECH_COUNT, w);
-    if (i >= 0)
-        *out = (rp_mechanism)i;
-    return i < 0 ? -1 : 0;
+    int i = wl_find(WL_WORDS(mech_words), RP_MECH_COUNT, w);
+    return i < 0 ? -1 : (*out = (rp_mechanism)i, 0);
 }
 
 /* ---- building ---- */
