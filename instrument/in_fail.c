@@ -64,6 +64,10 @@ static void fail_destroy(al_allocator *self)
     al_obj_free(self);
 }
 
+static const al_allocator fail_methods = {
+    .xmalloc = fail_malloc, .xfree = fail_free, .xrealloc = fail_realloc,
+    .xsize = fail_size, .xreport = fail_report, .xdestroy = fail_destroy};
+
 al_allocator *in_fail_new(al_allocator *inner, uint64_t n, int persistent, int all)
 {
     fail_ctx *c = al_sys_calloc(1, sizeof *c);
@@ -76,18 +80,7 @@ al_allocator *in_fail_new(al_allocator *inner, uint64_t n, int persistent, int a
     char name[40];
     snprintf(name, sizeof name, "fail:%llu%s%s", (unsigned long long)n,
              persistent ? "+" : "", all ? ":all" : "");
-    al_allocator *a = al_wrap_new(name, inner, c);
-    if (!a) {
-        al_sys_free(c);
-        return NULL;
-    }
-    a->xmalloc = fail_malloc;
-    a->xfree = fail_free;
-    a->xrealloc = fail_realloc;
-    a->xsize = fail_size;
-    a->xreport = fail_report;
-    a->xdestroy = fail_destroy;
-    return a;
+    return al_wrap_new(name, inner, c, &fail_methods);
 }
 
 uint64_t in_fail_attempts(al_allocator *a)

@@ -468,6 +468,10 @@ static void install_fault_handler(void)
     sigaction(SIGBUS, &sa, NULL);
 }
 
+static const al_allocator guard_methods = {
+    .xmalloc = guard_malloc, .xfree = guard_free, .xrealloc = guard_realloc,
+    .xsize = guard_size, .xreport = guard_report, .xdestroy = guard_destroy};
+
 al_allocator *in_guard_new(al_allocator *inner, size_t quarantine_blocks)
 {
     install_fault_handler();
@@ -482,18 +486,7 @@ al_allocator *in_guard_new(al_allocator *inner, size_t quarantine_blocks)
         snprintf(name, sizeof name, "guard");
     else
         snprintf(name, sizeof name, "guard:q=%zu", quarantine_blocks);
-    al_allocator *a = al_wrap_new(name, inner, c);
-    if (!a) {
-        al_sys_free(c);
-        return NULL;
-    }
-    a->xmalloc = guard_malloc;
-    a->xfree = guard_free;
-    a->xrealloc = guard_realloc;
-    a->xsize = guard_size;
-    a->xreport = guard_report;
-    a->xdestroy = guard_destroy;
-    return a;
+    return al_wrap_new(name, inner, c, &guard_methods);
 }
 
 al_allocator *in_guard_of(al_allocator *a)

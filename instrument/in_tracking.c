@@ -463,25 +463,17 @@ static void trk_destroy(al_allocator *self)
     al_obj_free(self);
 }
 
+static const al_allocator trk_methods = {
+    .xmalloc = trk_malloc, .xfree = trk_free, .xrealloc = trk_realloc, .xsize = trk_size,
+    .xreport = trk_report, .xdestroy = trk_destroy, .xpool = trk_pool};
+
 al_allocator *in_tracking_new(al_allocator *inner)
 {
     trk_ctx *c = al_sys_calloc(1, sizeof *c);
     if (!c)
         return NULL;
     c->inner = inner;
-    al_allocator *a = al_wrap_new("tracking", inner, c);
-    if (!a) {
-        al_sys_free(c);
-        return NULL;
-    }
-    a->xmalloc = trk_malloc;
-    a->xfree = trk_free;
-    a->xrealloc = trk_realloc;
-    a->xsize = trk_size;
-    a->xreport = trk_report;
-    a->xdestroy = trk_destroy;
-    a->xpool = trk_pool;
-    return a;
+    return al_wrap_new("tracking", inner, c, &trk_methods);
 }
 
 al_allocator *in_tracking_of(al_allocator *a)

@@ -367,14 +367,17 @@ void al_destroy(al_allocator *a)
     }
 }
 
-al_allocator *al_wrap_new(const char *wrapper, al_allocator *inner, void *ctx)
+al_allocator *al_wrap_new(const char *wrapper, al_allocator *inner, void *ctx,
+                          const al_allocator *methods)
 {
     size_t n = strlen(wrapper) + 1 + strlen(inner->name) + 1;
     char *name = al_sys_malloc(n);
-    if (!name)
+    if (!name) {
+        al_sys_free(ctx);
         return NULL;
+    }
     snprintf(name, n, "%s/%s", wrapper, inner->name);
-    al_allocator *a = al_obj_new(name, ctx);
+    al_allocator *a = al_obj_new(name, ctx, methods);
     al_sys_free(name);
     if (a)
         a->inner = inner;

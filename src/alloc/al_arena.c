@@ -334,6 +334,10 @@ static uint64_t arena_footprint(void *ctx)
     return c->nslabs * (uint64_t)SLAB_SIZE + c->capset * sizeof *c->set;
 }
 
+static const al_allocator arena_methods = {
+    .xmalloc = arena_malloc, .xfree = arena_free, .xrealloc = arena_realloc,
+    .xsize = arena_size, .xdestroy = arena_destroy, .xfootprint = arena_footprint};
+
 al_allocator *al_arena_new(void)
 {
     arena_ctx *c = al_sys_calloc(1, sizeof *c);
@@ -342,16 +346,5 @@ al_allocator *al_arena_new(void)
     /* The annotations are client requests (a few instructions each even
      * outside Valgrind); decided once, like the jemalloc allocator does. */
     c->checked = vg_running() || VG_ASAN_ENABLED;
-    al_allocator *a = al_obj_new("arena", c);
-    if (!a) {
-        al_sys_free(c);
-        return NULL;
-    }
-    a->xmalloc = arena_malloc;
-    a->xfree = arena_free;
-    a->xrealloc = arena_realloc;
-    a->xsize = arena_size;
-    a->xdestroy = arena_destroy;
-    a->xfootprint = arena_footprint;
-    return a;
+    return al_obj_new("arena", c, &arena_methods);
 }

@@ -82,18 +82,19 @@ char *al_sys_strdup(const char *s)
     return d;
 }
 
-al_allocator *al_obj_new(const char *name, void *ctx)
+al_allocator *al_obj_new(const char *name, void *ctx, const al_allocator *methods)
 {
-    al_allocator *a = al_sys_calloc(1, sizeof *a);
-    if (!a)
-        return NULL;
-    char *nm = al_sys_strdup(name);
+    al_allocator *a = al_sys_malloc(sizeof *a);
+    char *nm = a ? al_sys_strdup(name) : NULL;
     if (!nm) {
         al_sys_free(a);
+        al_sys_free(ctx);
         return NULL;
     }
+    *a = *methods;
     a->name = nm;
     a->ctx = ctx;
+    a->inner = NULL;
     return a;
 }
 
@@ -228,23 +229,14 @@ static void libc_tune(void)
 #endif
 }
 
-static void libc_fill(al_allocator *a)
-{
-    libc_tune();
-    a->xmalloc = libc_malloc;
-    a->xfree = libc_free;
-    a->xrealloc = libc_realloc;
-    a->xsize = libc_size;
-    a->xdestroy = libc_destroy;
-    a->xfootprint = libc_footprint;
-}
+static const al_allocator libc_methods = {
+    .xmalloc = libc_malloc, .xfree = libc_free, .xrealloc = libc_realloc,
+    .xsize = libc_size, .xdestroy = libc_destroy, .xfootprint = libc_footprint};
 
 al_allocator *al_libc_new(void)
 {
-    al_allocator *a = al_obj_new("libc", NULL);
-    if (a)
-        libc_fill(a);
-    return a;
+    libc_tune();
+    return al_obj_new("libc", NULL, &libc_methods);
 }
 
 al_allocator *al_libc_default(void)

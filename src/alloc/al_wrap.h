@@ -3,8 +3,9 @@
  * rest of fakegc allocates through al.h only; allocspec/as.h builds stacks
  * of allocators from spec strings.
  *
- *   al_allocator *w = al_wrap_new("tracking", inner, ctx);   // "tracking/<inner>"
- *   w->xmalloc = my_malloc; ...; w->xdestroy = my_destroy;   // calls al_obj_free
+ *   static const al_allocator trk_methods = {.xmalloc = trk_malloc, ...,
+ *                                            .xdestroy = trk_destroy};
+ *   return al_wrap_new("tracking", inner, ctx, &trk_methods);  // "tracking/<inner>"
  *
  *   al_allocator *a = al_sys_calloc(1, sizeof *a);    // bookkeeping memory
  *   a->name = al_sys_strdup("libc");
@@ -38,15 +39,18 @@ char *al_sys_strdup(const char *s);              /* free with al_sys_free */
 void *al_sys_malloc_big(size_t n);
 void *al_sys_realloc_big(void *p, size_t n);
 
-/* A new allocator object with every field zero except name (copied); the
- * caller fills the methods. xdestroy of such an object should call
- * al_obj_free. NULL when out of memory. */
-al_allocator *al_obj_new(const char *name, void *ctx);
+/* A new allocator object: the methods of `methods` (an al_allocator used
+ * as a template: its x* fields, the others ignored), name copied, ctx set,
+ * inner NULL. xdestroy of such an object should call al_obj_free. NULL when
+ * out of memory, and ctx (bookkeeping memory, or NULL) is then freed with
+ * al_sys_free: a constructor can return al_obj_new(...) as it is. */
+al_allocator *al_obj_new(const char *name, void *ctx, const al_allocator *methods);
 void al_obj_free(al_allocator *a);   /* frees name and a, not ctx */
 
-/* A wrapper's allocator object: name "<wrapper>/<inner's name>", inner and
- * ctx set, methods zero. NULL when out of memory. */
-al_allocator *al_wrap_new(const char *wrapper, al_allocator *inner, void *ctx);
+/* A wrapper's allocator object: as al_obj_new, named "<wrapper>/<inner's
+ * name>", with inner set. */
+al_allocator *al_wrap_new(const char *wrapper, al_allocator *inner, void *ctx,
+                          const al_allocator *methods);
 
 /* Base allocators; NULL when out of memory (al_jemalloc_new also when the
  * private jemalloc arena cannot be created). */
