@@ -6,23 +6,16 @@ No timed assertions beyond ns_per_op > 0."""
 import json
 import re
 import os
-import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from checks import check, finish, runner  # noqa: E402
+
 FAKEGC = sys.argv[1] if len(sys.argv) > 1 else "build/fakegc"
-failures = []
 
 
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def run(*args):
-    p = subprocess.run([FAKEGC, *args], capture_output=True, text=True, timeout=120)
-    return p.returncode, p.stdout, p.stderr
+run = runner(FAKEGC, timeout=120)
 
 
 def main():
@@ -116,11 +109,7 @@ def main():
         check(rc == 0 and len(rows) == 200, f"trace-memo: 200 rows (rc {rc})")
         check(max(int(r[1]) for r in rows) >= 127, "periodic storage memo reaches 127")
 
-    if failures:
-        print(f"{len(failures)} check(s) failed")
-        return 1
-    print("bench checks passed")
-    return 0
+    return finish("bench checks passed")
 
 
 if __name__ == "__main__":

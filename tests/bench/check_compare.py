@@ -12,19 +12,13 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from checks import check, finish, runner  # noqa: E402
+
 FAKEGC, SRC = sys.argv[1], sys.argv[2]
-failures = []
 
 
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def run(*args):
-    p = subprocess.run([FAKEGC, *args], capture_output=True, text=True, timeout=300)
-    return p.returncode, p.stdout, p.stderr
+run = runner(FAKEGC, timeout=300)
 
 
 def scaled(doc, k):
@@ -121,11 +115,7 @@ def main():
         rc, _, _ = run("bench", "--compare", base)
         check(rc == 2, f"--compare with one file: exit 2 (got {rc})")
 
-    if failures:
-        print(f"{len(failures)} check(s) failed")
-        return 1
-    print("check_compare: ok")
-    return 0
+    return finish("check_compare: ok")
 
 
 sys.exit(main())

@@ -13,24 +13,8 @@
 #include "heap/hp_class.h"
 #include "heap/theap.h"
 
-static uint64_t base_bytes;
 
-static void setup(void)
-{
-    er_clear();
-    obj_set_site("t.scn", 1);
-    cr_assert_eq(obj_leftover(), 0, "objects left from before");
-    base_bytes = al_live_bytes();
-}
-
-static void teardown(void)
-{
-    gc_collect();
-    cr_expect_eq(obj_leftover(), 0, "objects left after the test");
-    cr_expect(eq(u64, al_live_bytes(), base_bytes));
-}
-
-TestSuite(hpclass, .init = setup, .fini = teardown);
+TestSuite(hpclass, .init = th_setup, .fini = th_teardown);
 
 static const char *const names[HP_CAT_MAX] = {"mode", "node", "", "", "", "", "", ""};
 

@@ -12,27 +12,9 @@
 #include "heap/hp.h"
 #include "heap/theap.h"
 
-static uint64_t base_bytes;
 static const uint64_t H = sizeof(th_obj);   /* header bytes of a test object */
 
-static void setup(void)
-{
-    er_clear();
-    obj_set_site("t.scn", 1);
-    cr_assert_eq(obj_leftover(), 0, "objects left from before");
-    base_bytes = al_live_bytes();
-}
-
-static void teardown(void)
-{
-    al_fail_at(0, 0);
-    gc_collect();
-    cr_expect_eq(obj_leftover(), 0, "objects left after the test");
-    cr_expect_eq(al_live_bytes(), base_bytes, "allocator bytes left: %lld",
-                 (long long)(al_live_bytes() - base_bytes));
-}
-
-TestSuite(heap, .init = setup, .fini = teardown);
+TestSuite(heap, .init = th_setup, .fini = th_teardown);
 
 static const hp_retained *find(const hp_retained *r, size_t n, const obj *o)
 {

@@ -5,6 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "alloc/al.h"
+#include "core/er.h"
+#include "core/gc.h"
+
 static void traverse(obj *self, obj_visit_fn visit, void *arg)
 {
     th_obj *t = (th_obj *)self;
@@ -117,4 +121,23 @@ const char *th_node_name(const obj *o)
     char *b = ring[ring_at++ & 7];
     snprintf(b, 160, "%s#%llu", obj_kind_name(o->type->kind), (unsigned long long)o->id);
     return b;
+}
+
+static uint64_t base_bytes;
+
+void th_setup(void)
+{
+    er_clear();
+    obj_set_site("t.scn", 1);
+    cr_assert_eq(obj_leftover(), 0, "objects left from before");
+    base_bytes = al_live_bytes();
+}
+
+void th_teardown(void)
+{
+    al_fail_at(0, 0);
+    gc_collect();
+    cr_expect_eq(obj_leftover(), 0, "objects left after the test");
+    cr_expect_eq(al_live_bytes(), base_bytes, "allocator bytes left: %lld",
+                 (long long)(al_live_bytes() - base_bytes));
 }

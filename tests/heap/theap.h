@@ -37,4 +37,10 @@ void th_weak(obj *a, int slot, obj *b, const char *label, long index);
 const char *th_edge(const obj *o, const char *label, long index);
 const char *th_node_name(const obj *o);
 
+/* A heap test's setup and teardown: no error and no object at the start;
+ * at the end, once collected, no object and the allocator where it began.
+ *   TestSuite(heap, .init = th_setup, .fini = th_teardown); */
+void th_setup(void);
+void th_teardown(void);
+
 #endif

@@ -20,21 +20,15 @@ import xml.etree.ElementTree as ET
 
 import yaml
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from checks import check, finish, runner  # noqa: E402
+
 FAKEGC, SRC = sys.argv[1], sys.argv[2]
-failures = []
 # sites are the recorder's: relative to the program's folder
 SUMMARY = "10 accumulating: 5 fake tensors in KEEP, +1 per round at accumulate.py:13 (and 1 more leak)"
 
 
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def run(*args, cwd=None):
-    p = subprocess.run([FAKEGC, *args], capture_output=True, text=True, timeout=300, cwd=cwd)
-    return p.returncode, p.stdout, p.stderr
+run = runner(FAKEGC, timeout=300)
 
 
 def record_reports(tmp, prog, tag):
@@ -178,11 +172,7 @@ def main():
         check_dot_and_objects(tmp)
         check_diff(tmp)
         check_workflow(tmp)
-    if failures:
-        print(f"{len(failures)} check(s) failed")
-        return 1
-    print("check_ci: ok")
-    return 0
+    return finish("check_ci: ok")
 
 
 sys.exit(main())

@@ -17,15 +17,12 @@ import tempfile
 
 import jsonschema
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from checks import check, finish, runner  # noqa: E402
+
 FAKEGC, SRC = sys.argv[1], sys.argv[2]
 CI = os.environ.get("CI") == "true"
-failures = []
 
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 def multitool_dir():
@@ -33,10 +30,7 @@ def multitool_dir():
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "fakegc", "npm")
     return os.path.join(d, "node_modules")
 
-
-def run(*args, cwd=None):
-    p = subprocess.run([FAKEGC, *args], capture_output=True, text=True, timeout=300, cwd=cwd)
-    return p.returncode, p.stdout, p.stderr
+run = runner(FAKEGC, timeout=300)
 
 
 def validate(path, tmp):
@@ -199,11 +193,7 @@ def main():
         check_run(tmp)
         check_record(tmp)
         check_stress(tmp)
-    if failures:
-        print(f"{len(failures)} check(s) failed")
-        return 1
-    print("check_sarif: ok")
-    return 0
+    return finish("check_sarif: ok")
 
 
 sys.exit(main())

@@ -9,23 +9,9 @@
 #include "alloc/al.h"
 #include "core/er.h"
 #include "report/rp_jsonr.h"
+#include "report/treport.h"
 
-static uint64_t base_bytes;
-
-static void setup(void)
-{
-    er_clear();
-    base_bytes = al_live_bytes();
-}
-
-static void teardown(void)
-{
-    al_fail_at(0, 0);
-    cr_expect_eq(al_live_bytes(), base_bytes, "allocator bytes left: %lld",
-                 (long long)(al_live_bytes() - base_bytes));
-}
-
-TestSuite(jsonr, .init = setup, .fini = teardown);
+TestSuite(jsonr, .init = tr_setup, .fini = tr_teardown);
 
 Test(jsonr, walks_an_object_with_typed_values)
 {
@@ -220,7 +206,7 @@ Test(jsonr, string_allocation_failure)
             cr_expect(strstr(err, "out of memory") != NULL, "message: %s", err);
         }
         rp_jr_free(&j);
-        cr_assert_eq(al_live_bytes(), base_bytes, "leak after failing allocation %llu",
+        cr_assert_eq(al_live_bytes(), tr_base_bytes(), "leak after failing allocation %llu",
                      (unsigned long long)k);
     }
     cr_expect(done, "a clean run ended the loop");

@@ -12,23 +12,9 @@
 #include "report/rp.h"
 #include "report/rp_diff.h"
 #include "report/rp_int.h"
+#include "report/treport.h"
 
-static uint64_t base_bytes;
-
-static void setup(void)
-{
-    er_clear();
-    base_bytes = al_live_bytes();
-}
-
-static void teardown(void)
-{
-    al_fail_at(0, 0);
-    cr_expect_eq(al_live_bytes(), base_bytes, "allocator bytes left: %lld",
-                 (long long)(al_live_bytes() - base_bytes));
-}
-
-TestSuite(report, .init = setup, .fini = teardown);
+TestSuite(report, .init = tr_setup, .fini = tr_teardown);
 
 /* --- building runs ------------------------------------------------------------ */
 

@@ -13,21 +13,9 @@
 #include "alloc/al.h"
 #include "core/er.h"
 #include "report/rp.h"
+#include "report/treport.h"
 
-static uint64_t base_bytes;
-
-static void setup(void)
-{
-    er_clear();
-    base_bytes = al_live_bytes();
-}
-
-static void teardown(void)
-{
-    cr_expect(eq(u64, al_live_bytes(), base_bytes), "allocator bytes left");
-}
-
-TestSuite(verdict, .init = setup, .fini = teardown);
+TestSuite(verdict, .init = tr_setup, .fini = tr_teardown);
 
 static rp_vgroup group(hp_class cls, fk_category cat, rp_root_kind root, rp_mechanism mech,
                        const char *root_name, const char *path, uint64_t count)
