@@ -229,9 +229,10 @@ static void libc_tune(void)
 #endif
 }
 
-static const al_allocator libc_methods = {
-    .xmalloc = libc_malloc, .xfree = libc_free, .xrealloc = libc_realloc,
-    .xsize = libc_size, .xdestroy = libc_destroy, .xfootprint = libc_footprint};
+#define LIBC_METHODS                                                          \
+    .xmalloc = libc_malloc, .xfree = libc_free, .xrealloc = libc_realloc,     \
+    .xsize = libc_size, .xfootprint = libc_footprint
+static const al_allocator libc_methods = {LIBC_METHODS, .xdestroy = libc_destroy};
 
 al_allocator *al_libc_new(void)
 {
@@ -242,14 +243,7 @@ al_allocator *al_libc_new(void)
 al_allocator *al_libc_default(void)
 {
     libc_tune();
-    static al_allocator def = {
-        .name = "libc",
-        .xmalloc = libc_malloc,
-        .xfree = libc_free,
-        .xrealloc = libc_realloc,
-        .xsize = libc_size,
-        .xdestroy = NULL,      /* static: al_destroy leaves it alone */
-        .xfootprint = libc_footprint,
-    };
+    /* no xdestroy: static, al_destroy leaves it alone */
+    static al_allocator def = {.name = "libc", LIBC_METHODS};
     return &def;
 }

@@ -12,6 +12,7 @@
 #include "core/obj.h"
 #include "fake/fk.h"
 #include "scenario/sc.h"
+#include "scenario/tscen.h"
 
 static void clean(void)
 {
@@ -29,13 +30,7 @@ static void clean(void)
 /* Run src with options o (NULL: defaults); out must be cleared by caller. */
 static int run(const char *src, const sc_options *o, rp_scenario *out)
 {
-    char diag[4096] = "";
-    FILE *f = fmemopen(diag, sizeof diag - 1, "w");
-    memset(out, 0, sizeof *out);
-    int rc = sc_run_source("t.scn", src, o, out, f);
-    fclose(f);
-    cr_assert_neq(rc, -2, "did not parse:\n%s", diag);
-    return rc;
+    return tsc_run(src, o, out);
 }
 
 static void done(rp_scenario *r)

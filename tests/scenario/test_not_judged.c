@@ -14,20 +14,14 @@
 #include "core/obj.h"
 #include "report/rp.h"
 #include "scenario/sc.h"
+#include "scenario/tscen.h"
 
 #define CLEAN "config end_check = \"off\"\nm = fake_mode()\nt = empty(4)\nf = m.fake(t)\n"
 #define STOPPED "verdict(stopped=\"prog.py:12\", why=\"threads\")\n"
 
 static void run(const char *src, rp_scenario *out)
 {
-    sc_options o;
-    sc_options_default(&o);
-    memset(out, 0, sizeof *out);
-    char diag[2048] = "";
-    FILE *f = fmemopen(diag, sizeof diag - 1, "w");
-    int rc = sc_run_source("t.scn", src, &o, out, f);
-    fclose(f);
-    cr_assert(ne(int, rc, -2), "did not parse: %s", diag);
+    tsc_run(src, NULL, out);
 }
 
 static void done(rp_scenario *r)

@@ -13,6 +13,7 @@
 #include "core/obj.h"
 #include "fake/fk.h"
 #include "scenario/sc.h"
+#include "scenario/tscen.h"
 
 #define HEADER "# recorded by scripts/record.py from prog.py (torch 1.13.0a0)\n"
 /* a memo hit: 1.13.1 keeps the fake (its _fix_weakref leak), 2.x does not;
@@ -38,13 +39,7 @@ static int run_as(const char *src, const char *design, rp_scenario *out)
     fk_design_id d;
     cr_assert(eq(int, fk_design_from_name(design, &d), 0));
     o.design = (int)d;
-    memset(out, 0, sizeof *out);
-    char diag[2048] = "";
-    FILE *f = fmemopen(diag, sizeof diag - 1, "w");
-    int rc = sc_run_source("t.scn", src, &o, out, f);
-    fclose(f);
-    cr_assert(ne(int, rc, -2), "did not parse: %s", diag);
-    return rc;
+    return tsc_run(src, &o, out);
 }
 
 static void done(rp_scenario *r)
