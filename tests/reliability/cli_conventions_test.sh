@@ -14,10 +14,9 @@
 # from the same rows.
 set -u
 f=$1
+. "$(dirname "$0")/../lib.sh"
 cd "$2" || exit 2
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/fakegc-cli.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "cli_conventions: FAIL: $*"; exit 1; }
+t_begin cli_conventions
 scn=scenarios/memo/weak_keys.scn
 
 # expect RC STDERR-NEEDLE ARGS...: the exit status and a line of stderr

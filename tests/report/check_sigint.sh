@@ -6,10 +6,9 @@
 # an --output report by a complete one marked interrupted.
 set -u
 f=$1
+. "$(dirname "$0")/../lib.sh"
 cd "$2" || exit 2
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/fakegc-sigint.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "check_sigint: FAIL: $*"; exit 1; }
+t_begin check_sigint
 printf 'repeat 500_000_000\n  t = empty(2)\nend\n' > "$tmp/zz_slow.scn"
 cp scenarios/memo/weak_keys.scn "$tmp/a.scn"
 cp scenarios/memo/churn.scn "$tmp/b.scn"

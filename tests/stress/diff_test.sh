@@ -5,9 +5,8 @@
 set -u
 fakegc=$1
 src=$2
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/fakegc-diff-test.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "diff_test: FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../lib.sh"
+t_begin diff_test
 set -- "$src/scenarios/memo/weak_keys.scn" "$src/scenarios/views/view_keeps_base_alive.scn"
 "$fakegc" run -q --format json --output "$tmp/base.json" "$@" || fail "the base run fails"
 "$fakegc" run -q --inject view-base-leak --format json --output "$tmp/new.json" "$@"

@@ -5,9 +5,8 @@
 set -u
 fakegc=$1
 src=$2
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/fakegc-shrink-test.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "shrink_test: FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../lib.sh"
+t_begin shrink_test
 
 "$fakegc" stress --inject strong-memo --steps 20000 -q --out-dir "$tmp" > "$tmp/out.txt" 2>&1
 rc=$?
