@@ -3,41 +3,12 @@
 
 #include <string.h>
 
-/* murmur3's finaliser: every input bit moves every output bit */
-static uint64_t fmix(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    return x ^ (x >> 33);
-}
-
-static uint32_t tag_of(uint64_t h)
-{
-    return (uint32_t)(fmix(h) >> 32);
-}
-
 static void put(uint64_t *slot, size_t mask, uint32_t tag, uint32_t id)
 {
     size_t j = tag & mask;
     while (slot[j])
         j = (j + 1) & mask;
     slot[j] = (uint64_t)tag << 32 | ((uint64_t)id + 1);
-}
-
-uint32_t ix_find(const ix *t, uint64_t h, ix_eq_fn eq, const void *ctx, const void *key)
-{
-    if (!t->n)
-        return IX_NONE;
-    uint32_t tag = tag_of(h);
-    size_t mask = t->cap - 1;
-    for (size_t j = tag & mask; t->slot[j]; j = (j + 1) & mask) {
-        uint64_t s = t->slot[j];
-        if ((uint32_t)(s >> 32) == tag && eq(ctx, (uint32_t)s - 1, key))
-            return (uint32_t)s - 1;
-    }
-    return IX_NONE;
 }
 
 int ix_grow_words(uint64_t **slot, size_t *cap, size_t n,
@@ -80,7 +51,7 @@ int ix_add(ix *t, uint64_t h, uint32_t id)
 {
     if (ix_reserve(t, t->n + 1) != 0)
         return -1;
-    put(t->slot, t->cap - 1, tag_of(h), id);
+    put(t->slot, t->cap - 1, ix_tag(h), id);
     t->n++;
     return 0;
 }
@@ -107,5 +78,6 @@ uint64_t ix_hash_str(const char *s)
 
 uint64_t ix_hash_mix(uint64_t h, uint64_t x)
 {
-    return fmix(h ^ (x + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2)));
+    h = (h ^ x * 0xC2B2AE3D27D4EB4FULL) * 0xFF51AFD7ED558CCDULL;
+    return h ^ (h >> 29);
 }

@@ -6,9 +6,10 @@
  * table's order and nothing ever iterates the index). The index answers
  * "which id has this key" through the caller's equality: it holds, per
  * slot, the id + 1 and 32 bits of the key's hash, and calls eq only on a
- * slot whose hash bits match. The hash given is mixed here (a pointer or a
- * small integer is a good enough h); ix_hash_str and ix_hash_mem are the
- * FNV-1a of a text for callers that key by one.
+ * slot whose hash bits match. The hash given is multiplied by the golden
+ * ratio here (an id or a pointer is a good enough h); ix_hash_str and
+ * ix_hash_mem are the FNV-1a of a text, ix_hash_mix folds one more field
+ * into a hash.
  *
  *   ix index = IX_INIT(AL_K_HEAP, "hp_labels");
  *   uint32_t id = ix_find(&index, h, label_eq, g, s);
@@ -50,8 +51,28 @@ typedef struct ix {
 } ix;
 #define IX_INIT(kind, site) { NULL, 0, 0, (kind), (site) }
 
-/* The id whose entry equals key (its hash h), or IX_NONE. */
-uint32_t ix_find(const ix *t, uint64_t h, ix_eq_fn eq, const void *ctx, const void *key);
+/* The slot's hash bits for h (Fibonacci hashing: its top 32 bits). */
+static inline uint32_t ix_tag(uint64_t h)
+{
+    return (uint32_t)((h * 0x9E3779B97F4A7C15ULL) >> 32);
+}
+
+/* The id whose entry equals key (its hash h), or IX_NONE. Inline, so that
+ * a static eq is inlined into its caller's loop. */
+static inline uint32_t ix_find(const ix *t, uint64_t h, ix_eq_fn eq, const void *ctx,
+                               const void *key)
+{
+    if (!t->n)
+        return IX_NONE;
+    uint32_t tag = ix_tag(h);
+    size_t mask = t->cap - 1;
+    for (size_t j = tag & mask; t->slot[j]; j = (j + 1) & mask) {
+        uint64_t s = t->slot[j];
+        if ((uint32_t)(s >> 32) == tag && eq(ctx, (uint32_t)s - 1, key))
+            return (uint32_t)s - 1;
+    }
+    return IX_NONE;
+}
 /* Index id under hash h: 0, or -1 out of memory (t unchanged). */
 int ix_add(ix *t, uint64_t h, uint32_t id);
 /* Room for n ids in all without another allocation: 0, or -1 (t unchanged). */
