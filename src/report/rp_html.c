@@ -995,10 +995,11 @@ static void h_axis(FILE *f, const rp_timeline *t, const size_t *keep, size_t k)
     fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#999\"/>\n", TX0,
             TX0 + TW, TTOP + TH, TTOP + TH);
     const uint64_t *x = h_events(t) ? t->pev : t->stmt;
+    int ev = h_events(t);   /* a second row of ticks: the program's sites */
     for (int q = 0; q <= 4 && k; q++) {
         size_t j = (size_t)q * (k - 1) / 4;
         fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%" PRIu64
-                "</text>\n", tx(j, k), TTOP + TH + 14, x[keep[j]]);
+                "</text>\n", tx(j, k), TTOP + TH + (ev ? 14 : 16), x[keep[j]]);
         char site[96];
         rp_timeline_psite(t, keep[j], site, sizeof site);
         if (site[0]) {
@@ -1009,7 +1010,7 @@ static void h_axis(FILE *f, const rp_timeline *t, const size_t *keep, size_t k)
         }
     }
     fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%s</text>\n",
-            TX0 + TW / 2, TTOP + TH + 37, h_events(t) ? "the program&apos;s events (a "
+            TX0 + TW / 2, TTOP + TH + (ev ? 37 : 34), ev ? "the program&apos;s events (a "
             "conversion, a mode, an op at one of its lines; hover: where)"
             : "statements executed");
 }
