@@ -16,8 +16,15 @@ What differs from 1.13 (torch113.py), and how it is observed:
       under `with m` after `fake_cache().clear()`, which the model memoizes
       the same way; one served from the dispatch cache (no entry) as a
       constructor under `with m`;
-  - symbolic sizes of op outputs are written as their hints (noted in the
-      header): the language has no symbolic sizes.
+  - symbolic sizes: a conversion whose fake has SymInt sizes is
+      `m.fake(t, dynamic=true)`, which makes the model's symbols by size
+      (duck sizing, as the ShapeEnv does by default); the recorder keeps
+      the same table (Symbols) and names PyTorch's symbols (s26, s77, ...)
+      by it, so that an op output is written with its size expressions
+      (`empty(2*s0, s1)`, sympy's Add, Mul and FloorDiv of integers and
+      symbols) under `with m`; what else sympy says is written as its hint
+      (noted), and so are the sizes of an output PyTorch memoized (its
+      stand-in's clone would be keyed in the ShapeEnv's cache).
 Counters: memo_tensor_ids, memo_storage_ids, memo_fake (= memo_meta),
 memo_storage, hits, misses, memo_constants (designs.md, pytorch-2.3).
 
@@ -105,6 +112,61 @@ def read_mc(mc, consts):
     return v
 
 
+class Symbols:
+    """The model's backed symbols of one ShapeEnv (fk_shape.c): a dynamic
+    conversion gives each size of 2 or more the symbol of that size, made
+    in order when none has it; and PyTorch's names for them."""
+
+    def __init__(self):
+        self.hints = []
+        self.names = {}          # PyTorch's symbol name -> the model's index
+
+    def convert(self, out):
+        """A dynamic conversion's fake (not a memo hit): its base's sizes
+        first (the model converts a view's base first), then its own."""
+        base = getattr(out, "_base", None)
+        for x in ([base] if base is not None else []) + [out]:
+            for d in x.shape:
+                h = self.hint(d)
+                if h is None or h < 2:
+                    continue
+                if h not in self.hints:
+                    self.hints.append(h)
+                expr = getattr(getattr(d, "node", None), "expr", None)
+                if expr is not None and getattr(expr, "is_Symbol", False):
+                    self.names[str(expr)] = self.hints.index(h)
+
+    @staticmethod
+    def hint(d):
+        if isinstance(d, int):
+            return d
+        h = getattr(getattr(d, "node", None), "hint", None)
+        return int(h) if h is not None else None
+
+    def text(self, expr):
+        """The language's size expression for a sympy expression, or None
+        when it has a form or a symbol the language cannot say."""
+        if expr.is_Integer:
+            return str(int(expr))
+        if expr.is_Symbol:
+            i = self.names.get(str(expr))
+            return None if i is None else "s%d" % i
+        name = type(expr).__name__
+        args = [self.text(a) for a in expr.args]
+        if any(a is None for a in args):
+            return None
+        if name == "Mul":
+            return "*".join("(%s)" % a if " " in a else a for a in args)
+        if name == "Add":
+            out = args[0]
+            for a in args[1:]:
+                out += " - " + a[1:] if a.startswith("-") and " " not in a else " + " + a
+            return out
+        if name == "FloorDiv" and len(args) == 2:
+            return "(%s) // (%s)" % tuple(args)
+        return None
+
+
 class Recorder(torch113.Recorder):
     counters = COUNTERS2
     KEPT = "PyTorch %s"
@@ -138,6 +200,7 @@ class Recorder(torch113.Recorder):
                       % self.torch.__version__.split("+")[0])
         self.kw_next = ""        # constant=true of the conversion in progress
         self.ses = {}            # id(ShapeEnv) -> Obj
+        self.syms = {}           # id(ShapeEnv) -> Symbols
 
     def storage_of(self, t):
         with warnings.catch_warnings():     # TypedStorage is deprecated (2.x warns once)
@@ -189,6 +252,10 @@ class Recorder(torch113.Recorder):
         if any(not isinstance(s, int) for s in getattr(out, "shape", ())) and \
                 "constant=true" not in call:
             call = call[:-1] + ", dynamic=true)"
+            known = self.objs.get(id(out))
+            se = getattr(getattr(out, "fake_mode", None), "shape_env", None)
+            if se is not None and (known is None or known.kind != "fake"):
+                self.syms.setdefault(id(se), Symbols()).convert(out)
         torch113.Recorder.convert_post(self, t, out, call, cid, site)
 
     def on_real(self, orig, conv, mode, t, make_constant, shape_env, k):
@@ -198,18 +265,27 @@ class Recorder(torch113.Recorder):
         finally:
             self.kw_next = ""
 
-    def size_list(self, x, site):
+    def size_list(self, x, site, exprs=True):
+        """x's sizes as the language's words: integers, size expressions of
+        the model's symbols (exprs), else hints (noted); None when one has
+        no hint (unbacked)."""
+        se = getattr(getattr(x, "fake_mode", None), "shape_env", None)
+        syms = self.syms.get(id(se)) if se is not None else None
         out = []
         for s in x.shape:
             if isinstance(s, int):
-                out.append(s)
+                out.append(str(s))
                 continue
-            hint = getattr(getattr(s, "node", None), "hint", None)
+            hint = Symbols.hint(s)
             if hint is None:
                 return None
-            self.note("%s: symbolic sizes of op outputs are written as their hints "
-                      "(the language has no symbolic sizes)" % site)
-            out.append(int(hint))
+            text = syms.text(s.node.expr) if exprs and syms is not None else None
+            if text is None:
+                self.note("%s: %s is written as its hint %d (%s)" % (
+                    site, s.node.expr, hint, "a memoized output's stand-in" if not exprs
+                    else "a form or symbol the language cannot say"))
+                text = str(hint)
+            out.append(text)
         return out
 
     def op_output(self, x):
@@ -218,14 +294,14 @@ class Recorder(torch113.Recorder):
             return
         self.flush()
         site = self.site()
-        sizes = self.size_list(x, site)
+        mode = x.fake_mode
+        memo = mode.fake_tensor_converter.meta_converter.tensor_memo
+        memoized = any(v is x for v in list(memo.values()))
+        sizes = self.size_list(x, site, exprs=not memoized)
         if sizes is None:
             self.note("%s: an op output with unbacked symbolic sizes is not written "
                       "(no hint to stand for it)" % site)
             return
-        mode = x.fake_mode
-        memo = mode.fake_tensor_converter.meta_converter.tensor_memo
-        memoized = any(v is x for v in list(memo.values()))
         if memoized and self.counters is COUNTERS20:
             return self.inexpressible(site, "an op output that PyTorch %s still memoizes after "
                                       "the op (its meta tensor lives on) has no stand-in under "
@@ -241,9 +317,10 @@ class Recorder(torch113.Recorder):
             self.note("%s: a fake op output of layout %s is written as a strided one"
                       % (site, x.layout))
         if strided:
-            ctor, args = "empty_strided", [tup(sizes), tup(x.stride())] + kw
+            ctor, args = "empty_strided", ["(%s%s)" % (", ".join(sizes), "," if len(sizes) == 1
+                                                      else ""), tup(x.stride())] + kw
         else:
-            ctor, args = "empty", [str(s) for s in sizes] + kw
+            ctor, args = "empty", sizes + kw
         if self.open_with != mo.name:
             self.close_with()
             self.lines.append(Line("open", "with %s" % mo.name))

@@ -7,7 +7,8 @@ LAUNCHER` (the launcher of scripts/torch-root.sh SUITE, in $FAKEGC_ROOTS or
 /var/cache/fakegc/roots) and requires:
   - the recording to be whole (no INTERNAL, STOPPED or REFUSED in its
     header), its first line to name that torch, its design pytorch-2.3
-    (2.6) or pytorch-2.14 (2.14);
+    (2.6) or pytorch-2.14 (2.14); dynamic_shapes' op outputs written
+    with their symbols (`empty(s3, 4)`), not their hints;
   - 0 fidelity mismatches (the counters PyTorch 2.x showed, replayed);
   - the exit status and leak classes of EXPECT[NAME], and the verdict's
     fake tensors and modes to be what the real run keeps (tests/record/
@@ -135,6 +136,12 @@ def main(fakegc, root, suite, name):
             bad.append("the first line does not name torch %s: %s" % (TORCH[suite], first))
         if 'config compat = "%s"' % DESIGN[suite] not in text:
             bad.append("no config compat %s" % DESIGN[suite])
+        if name == "dynamic_shapes":   # f * 2 of a (DYNAMIC, STATIC) fake: (sN, 4)
+            import re
+            outs = re.findall(r"^ *x\d+ = empty\((.*?)\) ", text, re.M)
+            if len(outs) != 10 or not all(re.fullmatch(r"s\d+, 4", o) for o in outs) or \
+                    "written as its hint" in head:
+                bad.append("op outputs not written with their symbols: %s" % outs)
         for word in ("INTERNAL", "STOPPED", "REFUSED"):
             if word in head:
                 bad.append("the recording is not whole: %s" % [ln for ln in head.splitlines()

@@ -93,5 +93,42 @@ class Lines(unittest.TestCase):
             self.assertNotIn("PASS", p.stdout)
 
 
+class Dim:
+    """A SymInt as the recorder reads one: its node's expr and hint."""
+    def __init__(self, expr, hint):
+        self.node = types.SimpleNamespace(expr=expr, hint=hint)
+
+
+class SymbolNames(unittest.TestCase):
+    """PyTorch's symbols (s26, s77) named as the model makes its own: by
+    size, in the order the dynamic conversions see them (fk_shape.c), and
+    sympy's expressions in the language's words (the model's parser reads
+    them back: symbolic_sizes_214.scn)."""
+
+    def test_names_follow_the_models_duck_sizing(self):
+        import sympy
+        a, b, c = sympy.symbols("s26 s77 s5", integer=True)
+        syms = torch2.Symbols()
+        syms.convert(types.SimpleNamespace(_base=None, shape=(Dim(a, 3), 4)))
+        syms.convert(types.SimpleNamespace(_base=None, shape=(Dim(b, 4), 1, Dim(c, 5))))
+        self.assertEqual(syms.hints, [3, 4, 5])
+        self.assertEqual(syms.names, {"s26": 0, "s77": 1, "s5": 2})
+        t = syms.text
+        self.assertEqual(t(2 * a), "2*s0")
+        self.assertEqual(t(a + 1), "1 + s0")
+        self.assertEqual(t(a * b - 3), "-3 + s0*s1")
+        self.assertEqual(t(sympy.floor(a / 2)), None)         # not a FloorDiv: not said
+        self.assertEqual(t(sympy.Max(a, b)), None)
+        self.assertEqual(t(sympy.Symbol("s99") + 1), None)   # no conversion named it
+
+    def test_floordiv(self):
+        import sympy
+        a = sympy.Symbol("s26", integer=True)
+        syms = torch2.Symbols()
+        syms.names["s26"] = 0
+        FloorDiv = type("FloorDiv", (sympy.Function,), {})
+        self.assertEqual(syms.text(FloorDiv(a + 1, 2)), "(1 + s0) // (2)")
+
+
 if __name__ == "__main__":
     unittest.main()
