@@ -3,6 +3,10 @@
 
 #include "core/wl.h"
 
+#include "core/obj.h"
+#include "fake/fk_internal.h"
+#include "tensor/ts.h"
+
 static const struct {
     const char *word, *one, *many;
 } cat_rows[FK_CAT_COUNT] = {
@@ -36,4 +40,41 @@ int fk_category_from_word(const char *w, fk_category *out)
 size_t fk_category_words(char *buf, size_t n)
 {
     return wl_join(WL_COLUMN(cat_rows, word), FK_CAT_COUNT, buf, n);
+}
+
+int fk_category_of(const obj *o)
+{
+    switch (o->type->kind) {
+    case OBJ_TENSOR: {
+        const ts_tensor *t = (const ts_tensor *)o;
+        return ts_is_fake(t) ? FK_CAT_FAKE : ts_is_meta(t) ? FK_CAT_META : -1;
+    }
+    case OBJ_FAKE_MODE: return FK_CAT_MODE;
+    case OBJ_FAKE_CONVERTER:
+    case OBJ_META_CONVERTER: return FK_CAT_CONVERTER;
+    case OBJ_FINALIZER: return FK_CAT_FINALIZER;
+    default: return -1;
+    }
+}
+
+const obj *fk_fake_meta(const obj *o)
+{
+    if (o->type->kind != OBJ_TENSOR || !ts_is_fake((const ts_tensor *)o))
+        return NULL;
+    const ts_tensor *meta = ((const ts_tensor *)o)->meta;
+    return meta ? &meta->hdr : NULL;
+}
+
+size_t fk_mode_parts(const obj *o, const obj **out)
+{
+    if (o->type->kind != OBJ_FAKE_MODE)
+        return 0;
+    const fk_mode *m = (const fk_mode *)o;
+    size_t n = 0;
+    if (m->converter) {
+        out[n++] = &m->converter->hdr;
+        if (m->converter->meta)
+            out[n++] = &m->converter->meta->hdr;
+    }
+    return n;
 }

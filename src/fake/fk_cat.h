@@ -40,4 +40,21 @@ int fk_category_from_word(const char *w, fk_category *out);
 /* "fake, meta, ..." into buf (messages); returns its length. */
 size_t fk_category_words(char *buf, size_t n);
 
+/* The category of a live object a verdict judges, by its type and fields
+ * (never by its description): a fake tensor, a real tensor on the meta
+ * device, a mode, a converter, a finalizer entry; -1 for what is the
+ * program's data (real tensors, live storages, ...). A fake's own meta
+ * tensor is the fake's: fk_fake_meta names it, for the caller to leave
+ * out. Expired storages and stale memo entries are dead objects, sorted
+ * by their reason (hp.h), not here. */
+struct obj;
+int fk_category_of(const struct obj *o);
+/* The meta tensor a fake tensor wraps, or NULL when o is no fake tensor. */
+const struct obj *fk_fake_meta(const struct obj *o);
+/* A mode's parts, which a verdict counts as the mode's (it made them): its
+ * FakeTensorConverter and that one's MetaConverter, into out; how many
+ * (at most FK_MODE_PARTS; 0 when o is no mode). */
+enum { FK_MODE_PARTS = 2 };
+size_t fk_mode_parts(const struct obj *o, const struct obj **out);
+
 #endif

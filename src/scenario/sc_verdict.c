@@ -215,39 +215,67 @@ int sc_ev_at(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a, 
 
 /* ---- verdict() ---- */
 
-/* A converter reached through a mode is that mode's part (the mode made
- * it, no user did): it counts in its mode's retained size, not as an
- * object of its own. A stand-alone one (FakeTensorConverter()) is not. */
-static int mode_part(const hp_retained *r)
+/* The category of every live object a verdict judges (fk_category_of), by
+ * id: a fake's own meta tensor left out (it is the fake's), and a mode's
+ * converters (fk_mode_parts: the mode made them, no user did; they count
+ * in its mode's retained size, not as objects of their own; a stand-alone
+ * FakeTensorConverter() is one). */
+typedef struct cat_id {
+    uint64_t id;
+    int cat;
+} cat_id;
+
+static int cat_id_cmp(const void *a, const void *b)
 {
-    for (size_t i = 0; i + 1 < r->path_len; i++)
-        if (r->path[i] && strncmp(r->path[i], "FakeTensorMode#", 15) == 0)
-            return 1;
-    return 0;
+    const cat_id *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id;
 }
+
+static size_t categories_count(void)
+{
+    size_t n = 0;
+    for (obj *o = obj_live_first(); o; o = obj_iter_next(o))
+        n += fk_category_of(o) >= 0;
+    return n;
+}
+
+/* The categories_count() entries into v, sorted by id. */
+static void categories(cat_id *v, size_t n)
+{
+    size_t k = 0;
+    for (obj *o = obj_live_first(); o && k < n; o = obj_iter_next(o)) {
+        int c = fk_category_of(o);
+        if (c >= 0)
+            v[k++] = (cat_id){o->id, c};
+    }
+    qsort(v, k, sizeof *v, cat_id_cmp);
+    for (obj *o = obj_live_first(); o; o = obj_iter_next(o)) {
+        const obj *part[FK_MODE_PARTS + 1];
+        size_t np = fk_mode_parts(o, part);
+        part[np++] = fk_fake_meta(o);
+        for (size_t i = 0; i < np; i++) {
+            cat_id key = {part[i] ? part[i]->id : 0, 0}, *at;
+            if (part[i] && (at = bsearch(&key, v, k, sizeof *v, cat_id_cmp)) != NULL)
+                at->cat = -1;
+        }
+    }
+}
+
+typedef struct exec_index {
+    const sc_exec *v;   /* sorted by site, then id */
+    size_t n;
+    const cat_id *cats; /* categories() */
+    size_t ncats;
+} exec_index;
 
 static int subject(const hp_retained *r, void *arg)
 {
-    (void)arg;
+    const exec_index *x = arg;
     if (r->reason == HP_STALE_MEMO || r->reason == HP_PENDING_STORAGE)
         return r->kind == OBJ_STORAGE ? FK_CAT_STORAGE : FK_CAT_MEMO;
-    switch (r->kind) {
-    case OBJ_TENSOR:
-        if (strncmp(r->describe, "fake ", 5) == 0)
-            return FK_CAT_FAKE;
-        if (r->path_len >= 2 && r->path[r->path_len - 2]) {   /* a fake's own meta */
-            const char *h = r->path[r->path_len - 2];
-            size_t hl = strlen(h);
-            if (hl >= 5 && strcmp(h + hl - 5, ".meta") == 0)
-                return -1;
-        }
-        return strstr(r->describe, " meta") ? FK_CAT_META : -1;
-    case OBJ_FAKE_MODE: return FK_CAT_MODE;
-    case OBJ_FAKE_CONVERTER:
-    case OBJ_META_CONVERTER: return mode_part(r) ? -1 : FK_CAT_CONVERTER;
-    case OBJ_FINALIZER: return FK_CAT_FINALIZER;
-    default: return -1;
-    }
+    cat_id key = {r->id, 0};
+    const cat_id *at = bsearch(&key, x->cats, x->ncats, sizeof *x->cats, cat_id_cmp);
+    return at ? at->cat : -1;
 }
 
 static int exec_cmp(const void *a, const void *b)
@@ -259,11 +287,6 @@ static int exec_cmp(const void *a, const void *b)
         return x->line < y->line ? -1 : 1;
     return x->id < y->id ? -1 : x->id > y->id;
 }
-
-typedef struct exec_index {
-    const sc_exec *v;   /* sorted by site, then id */
-    size_t n;
-} exec_index;
 
 static uint32_t exec_of(obj_site site, uint64_t id, uint32_t *total, void *arg)
 {
@@ -566,17 +589,23 @@ int sc_ev_verdict(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args
     hp_graph *g = hp_snapshot(vm->roots, nr);
     if (!g)
         return -1;
-    sc_exec *sorted = NULL;
+    /* the executions by site and the categories by id, in one block
+     * (sc_exec is 8-aligned: the cat_ids follow it) */
+    size_t ncats = categories_count();
+    size_t bytes = vm->nexecs * sizeof(sc_exec) + ncats * sizeof(cat_id);
+    sc_exec *sorted = bytes ? al_malloc(bytes, AL_K_SCENARIO, "sc verdict execs") : NULL;
+    if (bytes && !sorted) {
+        hp_free(g);
+        return er_set(ER_OOM, "out of memory judging %zu statements", vm->nexecs);
+    }
     if (vm->nexecs) {
-        sorted = al_malloc(vm->nexecs * sizeof *sorted, AL_K_SCENARIO, "sc verdict execs");
-        if (!sorted) {
-            hp_free(g);
-            return er_set(ER_OOM, "out of memory judging %zu statements", vm->nexecs);
-        }
         memcpy(sorted, vm->execs, vm->nexecs * sizeof *sorted);
         qsort(sorted, vm->nexecs, sizeof *sorted, exec_cmp);
     }
-    exec_index xi = {sorted, vm->nexecs};
+    cat_id *cats = ncats ? (cat_id *)(void *)(sorted + vm->nexecs) : NULL;
+    if (ncats)
+        categories(cats, ncats);
+    exec_index xi = {sorted, vm->nexecs, cats, ncats};
     hp_class_spec sp = {subject, exec_of, &xi, NULL};
     hp_classes c;
     int rc = hp_classify(g, &sp, &c);
@@ -586,7 +615,7 @@ int sc_ev_verdict(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args
     }
     if (rc == 0)
         rc = emit_subjects(vm, g, &xi, vm->cur ? vm->cur->line : 0);
-    al_free(sorted, vm->nexecs * sizeof *sorted, AL_K_SCENARIO);
+    al_free(sorted, bytes, AL_K_SCENARIO);
     hp_free(g);
     sc_supp_free(&read);
     if (rc < 0)

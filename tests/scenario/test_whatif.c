@@ -156,3 +156,35 @@ Test(whatif, recorded_design_from_the_config_then_the_old_comment)
     cr_assert(eq(int, design_of("config compat = \"pytorch-2.3\"\n" HEADER), -1));
     cr_assert(eq(int, design_of("m = fake_mode()\n"), -1));
 }
+
+/* The verdict's categories come from the objects (fk_category_of): a fake
+ * tensor, a meta tensor of the program's own, the mode and its two
+ * converters; the fake's own meta tensor is the fake's, not counted. */
+static uint64_t in_category(const rp_verdict *v, fk_category cat)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < v->ngroups; i++)
+        n += v->groups[i].cat == cat ? v->groups[i].count : 0;
+    return n;
+}
+
+Test(whatif, verdict_categories_by_the_objects)
+{
+    rp_scenario r;
+    run_as("config end_check = \"off\"\n"
+           "m = fake_mode()\n"
+           "t = empty(4)\n"
+           "f = m.fake(t)\n"
+           "e = empty(2, device=\"meta\")\n"
+           "verdict(fail_on=\"lost\")\n",
+           "pytorch-2.3", &r);
+    cr_assert(ne(ptr, r.verdict, NULL));
+    cr_assert(eq(u64, in_category(r.verdict, FK_CAT_FAKE), 1));
+    cr_assert(eq(u64, in_category(r.verdict, FK_CAT_META), 1), "e only, not f's own meta");
+    cr_assert(eq(u64, in_category(r.verdict, FK_CAT_MODE), 1));
+    cr_assert(eq(u64, r.verdict->count[HP_CL_REACHABLE],
+                 in_category(r.verdict, FK_CAT_FAKE) + in_category(r.verdict, FK_CAT_META) +
+                     in_category(r.verdict, FK_CAT_MODE) +
+                     in_category(r.verdict, FK_CAT_CONVERTER)));
+    done(&r);
+}
