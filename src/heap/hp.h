@@ -128,6 +128,9 @@ typedef struct hp_retained {
     size_t path_alloc;
     hp_root_kind root;       /* what path[0] is (HP_RK_PROGRAM when read back
                                 or without a path) */
+    uint64_t weak_holder;    /* a zombie's: the id of the object whose weak
+                                edge keeps it (a converter's pending list or
+                                memo key; its path's last holder); 0 none */
     char describe[64];       /* type's describe() for live objects, else "" */
 } hp_retained;
 

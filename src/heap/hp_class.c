@@ -134,6 +134,7 @@ static hp_class_group *group_for(acc *a, hp_class cls, int cat, const hp_retaine
     snprintf(g->via, sizeof g->via, "%s", via);
     join_path(r, g->example, sizeof g->example, 0);
     g->root = r->root;
+    g->weak_holder = r->weak_holder;
     if (r->root == HP_RK_PROGRAM && r->path_len)
         snprintf(g->root_name, sizeof g->root_name, "%.*s", (int)strcspn(r->path[0], ".[ "),
                  r->path[0]);

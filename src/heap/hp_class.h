@@ -101,6 +101,7 @@ typedef struct hp_class_group {
                                     index contents dropped */
     char example[256];           /* first member's path, ids kept, " -> " */
     hp_root_kind root;           /* what the first member's path starts from */
+    uint64_t weak_holder;        /* the first member's (hp_retained.weak_holder) */
     char root_name[96];          /* HP_RK_PROGRAM: that root's name up to its
                                     first '.', '[' or ' ' ("KEEP"); else "" */
 } hp_class_group;

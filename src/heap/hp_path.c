@@ -373,6 +373,7 @@ static int build_path(hp_graph *g, uint32_t v, hp_retained *out)
             return format_path(g, el, k, out);
         }
         holder = g->weak.e[weak].src;
+        out->weak_holder = g->objs[holder]->id;
     }
     seq s = {NULL, 0, holder, 0, weak};
     uint32_t small[HP_SMALL_SCC], *big = NULL;

@@ -319,28 +319,23 @@ static uint32_t exec_of(obj_site site, uint64_t id, uint32_t *total, void *arg)
     return (uint32_t)(at - first + 1);
 }
 
-/* The converter that keeps a lingering group (the last object of its
- * example path, "... -> meta_converter#3"): its id and how many more
+/* The converter that keeps a lingering group (its first member's weak
+ * holder, hp_class_group.weak_holder): its id and how many more
  * conversions until its next periodic sweep reclaims it (sweep_every -
  * check_count); 0 when it is not a live converter that sweeps. */
 static int64_t conversions_to_sweep(const hp_class_group *g, uint64_t *conv)
 {
     *conv = 0;
-    for (const char *h = g->example + strlen(g->example); h-- > g->example;) {
-        if (*h != '#')
+    for (obj *o = obj_live_first(); g->weak_holder && o; o = obj_iter_next(o)) {
+        fk_counters c;
+        if (o->id != g->weak_holder)
             continue;
-        uint64_t id = strtoull(h + 1, NULL, 10);
-        for (obj *o = obj_live_first(); o; o = obj_iter_next(o)) {
-            fk_counters c;
-            if (o->id != id)
-                continue;
-            if (fk_counters_get(o, &c) == 0 && c.sweep_every > 0) {
-                *conv = id;
-                return c.sweep_every - c.check_count;
-            }
-            er_clear();
-            break;
+        if (fk_counters_get(o, &c) == 0 && c.sweep_every > 0) {
+            *conv = o->id;
+            return c.sweep_every - c.check_count;
         }
+        er_clear();
+        break;
     }
     return 0;
 }

@@ -188,3 +188,31 @@ Test(whatif, verdict_categories_by_the_objects)
                      in_category(r.verdict, FK_CAT_CONVERTER)));
     done(&r);
 }
+
+/* A lingering group names the converter whose sweep reclaims it by its id
+ * (the storage's weak holder), and how many conversions until then. */
+Test(whatif, lingering_names_its_converter)
+{
+    rp_scenario r;
+    run_as("config sweep = \"periodic\"\n"
+           "config end_check = \"off\"\n"
+           "m = fake_mode()\n"
+           "t = empty(4)\n"
+           "f = m.fake(t)\n"
+           "del f, t\n"
+           "verdict()\n",
+           "pytorch-1.13", &r);
+    cr_assert(ne(ptr, r.verdict, NULL));
+    const rp_vgroup *ling = NULL;
+    for (size_t i = 0; i < r.verdict->ngroups; i++)
+        if (r.verdict->groups[i].cls == HP_CL_LINGERING)
+            ling = &r.verdict->groups[i];
+    cr_assert(ling != NULL, "no lingering group");
+    cr_assert(ne(ptr, strstr(ling->path, "MetaConverter#"), NULL), "%s", ling->path);
+    char want[32];
+    snprintf(want, sizeof want, "MetaConverter#%llu.pending", (unsigned long long)ling->converter);
+    cr_assert(ne(ptr, strstr(ling->path, want), NULL), "converter %llu, path %s",
+              (unsigned long long)ling->converter, ling->path);
+    cr_assert(gt(i64, ling->to_sweep, 0));
+    done(&r);
+}
