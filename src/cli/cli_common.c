@@ -72,6 +72,28 @@ static int parse_compat(void *at, const char *v, char *err, size_t n)
     return 0;
 }
 
+/* --format's words (op_words): the report formats up to a set (rp_formats). */
+static int formats_plain(void *at, const char *v, char *buf, size_t n)
+{
+    (void)at, (void)v;
+    rp_format_words(RP_FSET_PLAIN, buf, n);
+    return 0;
+}
+
+static int formats_tests(void *at, const char *v, char *buf, size_t n)
+{
+    (void)at, (void)v;
+    rp_format_words(RP_FSET_TESTS, buf, n);
+    return 0;
+}
+
+static int formats_scan(void *at, const char *v, char *buf, size_t n)
+{
+    (void)at, (void)v;
+    rp_format_words(RP_FSET_SCAN, buf, n);
+    return 0;
+}
+
 static int parse_never(void *at, const char *v, char *err, size_t n)
 {
     (void)v, (void)err, (void)n;
@@ -96,34 +118,34 @@ static const op_opt common_rows[] = {
      offsetof(C, sc.gc), NULL, "manual, auto or stress (overrides config gc)"},
     {"--sweep", 0, OP_K_ENUM, sizeof(int), 0, CLI_O_SWEEP, "POLICY", "eager|periodic", 0, 0,
      offsetof(C, sc.sweep), NULL, "eager or periodic (overrides config sweep)"},
-    {"--format", 0, OP_K_ENUM, sizeof(int), 0, CLI_O_JSON, "FMT", "text|json", 0, 0,
-     offsetof(C, format), NULL, "text (default) or json (stable, for scripts; its\n"
-                                "schema in fakegc-report(5))"},
-    {"--format", 0, OP_K_ENUM, sizeof(int), 0, CLI_O_SCAN, "FMT",
-     "text|json|junit|tap|sarif|github", 0, 0, offsetof(C, format), NULL,
+    {"--format", 0, OP_K_ENUM, sizeof(int), 0, CLI_O_JSON, "FMT", NULL, 0, 0,
+     offsetof(C, format), formats_plain, "text (default) or json (stable, for scripts; its\n"
+                                         "schema in fakegc-report(5))"},
+    {"--format", 0, OP_K_ENUM, sizeof(int), 0, CLI_O_SCAN, "FMT", NULL, 0, 0,
+     offsetof(C, format), formats_scan,
      "text (default), json, junit, tap, sarif (SARIF\n2.1.0 for code scanning) or github "
      "(GitHub\nworkflow commands: ::error file=F,line=L::...)"},
-    {"--format", 0, OP_K_ENUM, sizeof(int), 0, CLI_O_FORMAT, "FMT", "text|json|junit|tap", 0,
-     0, offsetof(C, format), NULL, "text (default), json, junit, tap"},
+    {"--format", 0, OP_K_ENUM, sizeof(int), 0, CLI_O_FORMAT, "FMT", NULL, 0, 0,
+     offsetof(C, format), formats_tests, "text (default), json, junit, tap"},
     {"--examples", 0, OP_K_UINT, OP_SZ(C, sc.examples), 0, CLI_O_FORMAT, "K", NULL, 1, 1000,
      offsetof(C, sc.examples), NULL,
      "examples kept per group of retained objects (default\n3; text shows 1, -v all K)"},
     {"--output", 0, OP_K_OUT, 0, 0, CLI_O_OUTPUT, "FILE", NULL, 0, 0, offsetof(C, output),
      NULL, "write the report there (default stdout), whole or\n"
            "not at all (a temporary file renamed into place)"},
-    {"--json", 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0, offsetof(C, also[RP_JSON]),
+    {rp_formats[RP_JSON].option, 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0, offsetof(C, also[RP_JSON]),
      NULL, "also write the report as JSON to FILE, in the same\n"
            "run (e.g. --format text --json r.json --junit ci.xml)"},
-    {"--junit", 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0,
+    {rp_formats[RP_JUNIT].option, 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0,
      offsetof(C, also[RP_JUNIT]), NULL, "also write the report as JUnit XML to FILE"},
-    {"--tap", 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0, offsetof(C, also[RP_TAP]),
+    {rp_formats[RP_TAP].option, 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0, offsetof(C, also[RP_TAP]),
      NULL, "also write the report as TAP to FILE"},
-    {"--text", 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0, offsetof(C, also[RP_TEXT]),
+    {rp_formats[RP_TEXT].option, 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0, offsetof(C, also[RP_TEXT]),
      NULL, "also write the text report to FILE"},
-    {"--sarif", 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0, offsetof(C, also[RP_SARIF]),
+    {rp_formats[RP_SARIF].option, 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0, offsetof(C, also[RP_SARIF]),
      NULL, "also write SARIF 2.1.0 to FILE: a result per failing\n"
            "verdict group or failed expectation, at the program's\nline"},
-    {"--github", 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0,
+    {rp_formats[RP_GITHUB].option, 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0,
      offsetof(C, also[RP_GITHUB]), NULL, "also write GitHub workflow commands to FILE"},
     {"--dot", 0, OP_K_OUT, 0, 0, CLI_O_DOT, "FILE", NULL, 0, 0, offsetof(C, dot), NULL,
      "Graphviz retention graph of what was retained: one\n"
@@ -377,14 +399,13 @@ int cli_write_reports(cli_common *c, const char *cmd, const rp_run *run, int mai
                   c->output ? c->output : "standard output", strerror(errno ? errno : EIO));
         rc = -1;
     }
-    static const char *const also[RP_FORMATS] = {"--text", "--json", "--junit",
-                                                 "--tap",  "--sarif", "--github"};
     for (int k = 0; k < RP_FORMATS; k++) {
-        FILE *f = cli_output_file(c, also[k]);
+        const char *opt = rp_formats[k].option;
+        FILE *f = cli_output_file(c, opt);
         rp_options plain = {0, c->verbose, 0, c->subject};
         errno = 0;
         if (f && rp_write(run, (rp_format)k, f, &plain) != 0) {
-            cli_error(cmd, "%s: cannot write %s: %s", also[k], c->also[k],
+            cli_error(cmd, "%s: cannot write %s: %s", opt, c->also[k],
                       strerror(errno ? errno : EIO));
             rc = -1;
         }

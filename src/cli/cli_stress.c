@@ -59,7 +59,8 @@ static const op_opt rows[] = {
             "sarif (SARIF 2.1.0: the failure at the lifecycle's\n"
             "line, the reproducer related) or github (a GitHub\n"
             "workflow command ::error file=F,line=L::...)"),
-    {"--sarif", 0, OP_K_OUT, 0, 0, 0, "FILE", NULL, 0, 0, offsetof(stress_args, c.also[RP_SARIF]),
+    {rp_formats[RP_SARIF].option, 0, OP_K_OUT, 0, 0, 0, "FILE", NULL, 0, 0,
+     offsetof(stress_args, c.also[RP_SARIF]),
      NULL, "also write SARIF 2.1.0 to FILE"},
     OP_END};
 

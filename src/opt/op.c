@@ -94,9 +94,11 @@ static int store(void *base, const op_opt *r, const char *v, char *err, size_t n
         vl_put_uint(at, r->size, x);
         return 0;
     case OP_K_ENUM:
-    case OP_K_WORD:
-        if ((k = vl_word(r->words, v)) < 0) {
-            vl_words_expected(r->words, err, n);
+    case OP_K_WORD: {
+        char buf[256];
+        const char *words = op_words(r, buf, sizeof buf);
+        if (!words || (k = vl_word(words, v)) < 0) {
+            vl_words_expected(words ? words : "", err, n);
             return -1;
         }
         if (r->kind == OP_K_ENUM)
@@ -104,6 +106,7 @@ static int store(void *base, const op_opt *r, const char *v, char *err, size_t n
         else
             *(const char **)at = v;
         return 0;
+    }
     case OP_K_FN:
         return r->fn(at, v, err, n);
     default:
@@ -185,6 +188,13 @@ static int one_option(const op_prog *p, const op_cmd *cmd, const op_opt **rows, 
         return OP_PARSE_ERROR;
     }
     return 0;
+}
+
+const char *op_words(const op_opt *r, char *buf, size_t n)
+{
+    if (r->words || r->kind == OP_K_FN || !r->fn)
+        return r->words;
+    return r->fn(NULL, NULL, buf, n) == 0 ? buf : NULL;
 }
 
 int op_parse(const op_prog *p, const op_cmd *cmd, void *base, int argc, char **argv,

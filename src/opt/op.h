@@ -154,6 +154,12 @@ int op_parse(const op_prog *p, const op_cmd *cmd, void *base, int argc, char **a
  * --help or --version, else 2 (a usage error). */
 int op_parse_exit(int r);
 
+/* A row's words ("a|b|c"; NULL when it has none). An ENUM or WORD row
+ * whose words are NULL reads them from a table kept elsewhere (the report
+ * formats' rp_formats) through its fn, called as fn(NULL, NULL, buf, n):
+ * it writes the words into buf and returns 0. */
+const char *op_words(const op_opt *r, char *buf, size_t n);
+
 /* The row of cmd (its own, then the common rows it takes) named name
  * exactly (an alias: the row it names), or NULL. */
 const op_opt *op_find(const op_prog *p, const op_cmd *cmd, const char *name);

@@ -111,13 +111,15 @@ void op_list_options(const op_prog *p, const op_cmd *cmd, FILE *f)
             continue;
         const char *h = r->help ? r->help : "";
         const char *nl = strchr(h, '\n');
+        char buf[256];
+        const char *words = op_words(r, buf, sizeof buf);
         fprintf(f, "%s\t%s\t", cmd->name, r->name);
         if (r->shrt)
             fprintf(f, "-%c", r->shrt);
         else
             fputc('-', f);
         fprintf(f, "\t%s\t%s\t%s\t%.*s\n", kind_name(r), r->arg ? r->arg : "-",
-                r->words ? r->words : "-", nl ? (int)(nl - h) : (int)strlen(h), h);
+                words ? words : "-", nl ? (int)(nl - h) : (int)strlen(h), h);
     }
 }
 

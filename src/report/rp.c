@@ -24,15 +24,21 @@ const char *rp_status_name(rp_status s)
 
 int rp_format_from_name(const char *s, rp_format *out)
 {
-    static const struct { const char *name; rp_format f; } names[] = {
-        {"text", RP_TEXT}, {"json", RP_JSON}, {"junit", RP_JUNIT}, {"tap", RP_TAP},
-        {"sarif", RP_SARIF}, {"github", RP_GITHUB}};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (s && strcmp(s, names[i].name) == 0) {
-            *out = names[i].f;
+    for (int i = 0; i < RP_FORMATS; i++)
+        if (s && strcmp(s, rp_formats[i].name) == 0) {
+            *out = (rp_format)i;
             return 0;
         }
     return -1;
+}
+
+void rp_format_words(int set, char *buf, size_t n)
+{
+    size_t k = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < RP_FORMATS && k < n; i++)
+        if (rp_formats[i].set <= set)
+            k += (size_t)snprintf(buf + k, n - k, "%s%s", k ? "|" : "", rp_formats[i].name);
 }
 
 /* --- records ---------------------------------------------------------------- */
@@ -1022,18 +1028,39 @@ static int write_text(const rp_run *run, FILE *f, const rp_options *o)
     return rp_write_text_tail(run, f, o);
 }
 
+/* The writers of the rows whose own functions take other arguments. */
+static int write_json(const rp_run *run, FILE *f, const rp_options *o)
+{
+    (void)o;
+    return rp_write_json(run, f);
+}
+
+static int write_sarif(const rp_run *run, FILE *f, const rp_options *o)
+{
+    (void)o;
+    return rp_write_sarif(run, f, run->program ? "record" : "run");
+}
+
+static int write_github(const rp_run *run, FILE *f, const rp_options *o)
+{
+    (void)o;
+    return rp_write_github(run, f);
+}
+
+const rp_format_row rp_formats[RP_FORMATS] = {
+    [RP_TEXT] = {"text", "--text", write_text, RP_FSET_PLAIN},
+    [RP_JSON] = {"json", "--json", write_json, RP_FSET_PLAIN},
+    [RP_JUNIT] = {"junit", "--junit", rp_write_junit, RP_FSET_TESTS},
+    [RP_TAP] = {"tap", "--tap", rp_write_tap, RP_FSET_TESTS},
+    [RP_SARIF] = {"sarif", "--sarif", write_sarif, RP_FSET_SCAN},
+    [RP_GITHUB] = {"github", "--github", write_github, RP_FSET_SCAN},
+};
+
 int rp_write(const rp_run *run, rp_format fmt, FILE *f, const rp_options *o)
 {
-    int rc;
-    switch (fmt) {
-    case RP_TEXT: rc = write_text(run, f, o); break;
-    case RP_JSON: rc = rp_write_json(run, f); break;
-    case RP_JUNIT: rc = rp_write_junit(run, f, o); break;
-    case RP_TAP: rc = rp_write_tap(run, f, o); break;
-    case RP_SARIF: rc = rp_write_sarif(run, f, run->program ? "record" : "run"); break;
-    case RP_GITHUB: rc = rp_write_github(run, f); break;
-    default: return er_set(ER_INTERNAL, "unknown report format %d", (int)fmt);
-    }
+    if ((unsigned)fmt >= RP_FORMATS)
+        return er_set(ER_INTERNAL, "unknown report format %d", (int)fmt);
+    int rc = rp_formats[fmt].write(run, f, o);
     if (fflush(f) != 0 || ferror(f)) {
         er_set(ER_INTERNAL, "write error on the report");
         return -1;

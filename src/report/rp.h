@@ -166,7 +166,8 @@ int rp_write_object_line(FILE *f, const char *scenario, uint32_t line, const hp_
  * or "interrupted" (a signal stopped a run where nothing failed). */
 const char *rp_run_status(const rp_run *run);
 
-/* RP_SARIF: SARIF 2.1.0, RP_GITHUB: GitHub workflow commands (rp_sarif.h). */
+/* RP_SARIF: SARIF 2.1.0, RP_GITHUB: GitHub workflow commands (rp_sarif.h).
+ * The order is rp_formats' (below). */
 typedef enum rp_format { RP_TEXT, RP_JSON, RP_JUNIT, RP_TAP, RP_SARIF, RP_GITHUB, RP_FORMATS } rp_format;
 int rp_format_from_name(const char *s, rp_format *out);
 
@@ -177,6 +178,27 @@ typedef struct rp_options {
     const char *subject;   /* what a lone scenario is called in the text (a
                               recorded program; NULL: its file) */
 } rp_options;
+
+/* Which --format choices offer a format: the plain ones (text, json), the
+ * test runners' (junit, tap) and code scanning's (sarif, github); a
+ * command takes the formats up to one of these. */
+enum { RP_FSET_PLAIN, RP_FSET_TESTS, RP_FSET_SCAN };
+
+/* The formats, one row each, in rp_format order (Lua's luaL_Reg): its
+ * name (--format NAME), its option (--NAME FILE: written there too), its
+ * writer and its set. Everything that names a format reads this table:
+ * rp_write, rp_format_from_name, the command line's --format words and
+ * --NAME FILE rows (cli_common.c, their names point into it), its help and
+ * completion. The names are arrays, so a static row can point at them. */
+typedef struct rp_format_row {
+    char name[8];
+    char option[12];
+    int (*write)(const rp_run *run, FILE *f, const rp_options *o);
+    int set;   /* RP_FSET_* */
+} rp_format_row;
+extern const rp_format_row rp_formats[RP_FORMATS];
+/* "text|json|..." of the formats up to set into buf (op_words' form). */
+void rp_format_words(int set, char *buf, size_t n);
 
 /* Write the report; 0, or -1 on a write error or OOM (er set).
  *
