@@ -136,3 +136,36 @@ Test(opt, rows_help_and_takes_next)
                           "  -t, --times N        do it N times\n") == buf,
               "help: %s", buf);
 }
+
+/* An ENUM row whose words live in a table elsewhere: its fn writes them. */
+static int table_words(void *at, const char *v, char *buf, size_t n)
+{
+    cr_assert(at == NULL && v == NULL);
+    snprintf(buf, n, "plain|fancy");
+    return 0;
+}
+
+Test(opt, enum_words_from_a_table)
+{
+    static const op_opt rows[] = {
+        {"--style", 0, OP_K_ENUM, sizeof(int), 0, 0, "S", NULL, 0, 0, offsetof(toy, fmt),
+         table_words, "a style"},
+        OP_END};
+    op_cmd cmd = toy_cmd;
+    cmd.opts = rows;
+    toy t = {0};
+    char **ops, err[256];
+    int nops;
+    char *w[] = {"frob", "--style", "fancy", NULL};
+    cr_assert(eq(int, parse_by(&cmd, &t, w, 3, &ops, &nops, err, sizeof err), OP_PARSE_OK));
+    cr_assert(eq(int, t.fmt, 1));
+    char *w2[] = {"frob", "--style=loud", NULL};
+    cr_assert(eq(int, parse_by(&cmd, &t, w2, 2, &ops, &nops, err, sizeof err), OP_PARSE_ERROR));
+    cr_assert(eq(str, err, "tool frob: --style: unknown value 'loud' (expected plain, fancy)\n"));
+    char buf[512] = "";
+    FILE *f = fmemopen(buf, sizeof buf, "w");
+    op_list_options(&toy_prog, &cmd, f);
+    fclose(f);
+    cr_assert(ne(ptr, strstr(buf, "frob\t--style\t-\tchoice\tS\tplain|fancy\ta style\n"), NULL),
+              "%s", buf);
+}
