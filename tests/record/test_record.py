@@ -125,6 +125,10 @@ class Rec(Base):
         rc, rep = self.replay(path)
         self.assertEqual(rc, 1)
         self.assertEqual([fl["line"] for fl in rep["failures"]], [i + 1])
+        # ... and say the program's line it follows, the recording's being the line
+        at = [ln for ln in lines[:i] if ln.startswith("at(")][-1].split(", ")
+        self.assertIn("PyTorch showed the expected value after the program's %s:%s;"
+                      % (at[0][4:-1], at[1].rstrip(")\n")), rep["failures"][0]["message"])
 
     def test_batching_and_max_events(self):
         body = """
