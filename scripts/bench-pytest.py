@@ -2,7 +2,8 @@
 """bench-pytest.py [FAKEGC] - the pytest plugin's overhead: a suite of 100
 small fake-tensor tests (each makes a mode, converts 4 tensors, runs 2 ops
 under it, drops all) run by `python3 -m pytest` without and with --fakegc,
-3 times each; prints the median wall time of each and the cost per test.
+5 times each, interleaved; prints the median wall time of each and the
+cost per test.
 Figures and method: scripts/BENCH.md ("pytest plugin")."""
 import os
 import statistics
@@ -11,7 +12,7 @@ import sys
 import tempfile
 import time
 
-N, REPEAT = 100, 3
+N, REPEAT = 100, 5
 TEST = '''
 def test_{i}():
     m = FakeTensorMode()
@@ -32,22 +33,23 @@ def main():
         for i in range(N):
             f.write(TEST.format(i=i, k=1 + i % 7))
     env = dict(os.environ, PYTHONPATH=here, FAKEGC=fakegc)
-    rows = []
-    for label, opts in (("plain", []), ("--fakegc", ["--fakegc"])):
-        times = []
-        for _ in range(REPEAT):
+    runs = (("plain", []), ("--fakegc", ["--fakegc"]))
+    times = {label: [] for label, _ in runs}
+    for _ in range(REPEAT):      # interleaved: plain, --fakegc, plain, ...
+        for label, opts in runs:
             t0 = time.perf_counter()
             r = subprocess.run(["/usr/bin/python3", "-m", "pytest", "-q", "-p", "fakegc_pytest",
                                 "-p", "no:cacheprovider"] + opts + ["test_small.py"], cwd=d,
                                env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True)
-            times.append(time.perf_counter() - t0)
+            times[label].append(time.perf_counter() - t0)
             if r.returncode != 0:
                 print(r.stdout[-2000:])
                 return 1
-        rows.append((label, statistics.median(times), times))
+    rows = [(label, statistics.median(times[label]), times[label]) for label, _ in runs]
     base = rows[0][1]
-    print("pytest, %d small fake-tensor tests, median of %d runs (wall, s):" % (N, REPEAT))
+    print("pytest, %d small fake-tensor tests, median of %d interleaved runs (wall, s):"
+          % (N, REPEAT))
     for label, med, times in rows:
         print("  %-9s %6.2f s  (runs: %s)" % (label, med, ", ".join("%.2f" % t for t in times)))
     print("  overhead: %.2fx, %.1f ms per test" % (rows[1][1] / base,

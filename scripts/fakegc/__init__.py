@@ -8,7 +8,11 @@ fake-tensor lifecycle as a fakegc scenario, and judge it with
         fakegc.mark("step 3")     # a named mark at this line of the recording
 
 Only what the region makes is recorded: fakes, modes and finalizers that
-existed before it are left out of the end-of-region `live()` counts. The
+existed before it are left out of the end-of-region `live()` counts (the
+objects that exist are frozen for the region, gc.freeze, so its end walks
+only what it made). A mode made before the region and used in it (a test
+fixture's) is written where the region first uses it: what the region
+makes through it is judged, what it made before is not. The
 recording ends as a whole program's does (a full collection, the holders in
 the region's frame and its module's globals, `verdict()`); it is written
 whole or not at all. One recording at a time (a nested one is refused).
@@ -87,6 +91,8 @@ class recording:
                        self.fail_on, self.suppress)
         except Exception as e:
             rec.broken(e)
+        finally:
+            rec.end_region()
         extra = ()
         if typ is not None:
             extra = ("the region raised %s: %s (recorded up to there)"
@@ -102,6 +108,17 @@ class recording:
     @property
     def events(self):
         return self.rec.events if self.rec is not None else 0
+
+    @property
+    def left_nothing(self):
+        """The region left nothing a verdict judges alive: no fake tensor,
+        mode or converter it made survived its end's full collection (real
+        tensors are the program's data). None when not known (the recorder
+        stopped or failed)."""
+        left = self.rec.left if self.rec is not None and not self.failed else None
+        if left is None:
+            return None
+        return not any(left.values())
 
     @property
     def failed(self):

@@ -131,6 +131,24 @@ class Loops:
         return r
 
 
+_LOOPS = {}     # path -> ((mtime, size), Loops): a file parsed once per process
+
+
+def loops_of_file(path):
+    """The file's Loops, parsed again only when the file changed (a test
+    runner records many regions of one module)."""
+    try:
+        st = os.stat(path)
+        key = (st.st_mtime_ns, st.st_size)
+    except OSError:
+        return Loops(path)
+    hit = _LOOPS.get(path)
+    if hit is None or hit[0] != key:
+        hit = _LOOPS[path] = (key, Loops(path))
+    hit[1].memo.clear()     # keyed by code objects: not kept past one recording
+    return hit[1]
+
+
 class Rounds:
     """Rounds of the program's loops: every line the program's own code runs
     is counted, and every call of its functions (sys.settrace, local
@@ -193,7 +211,7 @@ class Rounds:
     def loops_of(self, code):
         ls = self.files.get(code.co_filename)
         if ls is None:
-            ls = self.files[code.co_filename] = Loops(code.co_filename)
+            ls = self.files[code.co_filename] = loops_of_file(code.co_filename)
         return ls
 
     def round_of(self, frame):
@@ -335,8 +353,9 @@ class Recorder:
         self.conv_depth = 0
         self.disp_depth = 0
         self.init_depth = 0
-        self.before = {}          # a recorded region: id -> weakref of what existed before
-        self.before_fins = set()  # ... and the finalizers registered before it
+        self.before_fins = set()  # a recorded region: the finalizers registered before it
+        self.adopted = set()      # ... and the ids of the modes made before it (mode_rec)
+        self.left = None          # at the end: {kind: count} of what the recording left
         self.stats = {"conversions": 0, "deaths": 0, "op_outputs": 0, "modes": 0}
         self.prog_modules = ["__main__"]
         self.site_frame = None
@@ -467,7 +486,7 @@ class Recorder:
         out = []
         for table, kind in ((self.modes, "mode"), (self.mcs, "mc"), (self.fcs, "fconv")):
             for oid, (o, ref) in list(table.items()):
-                if only is not None and oid != only:
+                if (only is not None and oid != only) or oid in self.adopted:
                     continue
                 x = ref()
                 if x is not None:
@@ -602,6 +621,7 @@ class Recorder:
             self.keep_checks.append((o, ln))
         self.free.setdefault(o.key, []).append(o.name)
         self.modes.pop(o.oid, None)
+        self.adopted.discard(o.oid)
         self.mcs.pop(o.oid, None)
         self.fcs.pop(o.oid, None)
         self.need = True

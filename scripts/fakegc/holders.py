@@ -9,6 +9,18 @@ import sys
 from .engine import own
 
 
+_FILES = {}    # module name -> (module, its absolute __file__ or None)
+
+
+def module_file(name, m):
+    """m's file, absolute (cached: a test runner asks after every test)."""
+    hit = _FILES.get(name)
+    if hit is None or hit[0] is not m:
+        f = getattr(m, "__file__", None)
+        hit = _FILES[name] = (m, os.path.abspath(f) if isinstance(f, str) else None)
+    return hit[1]
+
+
 def program_roots(rec, g, frame, tb):
     """The program's roots, named as it names them: its globals (the dict
     runpy gives back, or __main__'s while it runs), the globals of the
@@ -24,11 +36,10 @@ def program_roots(rec, g, frame, tb):
         if not (k.startswith("__") and k.endswith("__")) and not isinstance(v, types.ModuleType):
             out.append((k, v))
     for name, m in list(sys.modules.items()):
-        f = getattr(m, "__file__", None)
-        if not f or name == "__main__" or m is main:
+        if name == "__main__" or m is main:
             continue
-        f = os.path.abspath(f)
-        if f.startswith(rec.pdir + os.sep) and not own(f) and f != rec.program:
+        f = module_file(name, m)
+        if f and f.startswith(rec.pdir + os.sep) and not own(f) and f != rec.program:
             rec.prog_modules.append(name)
             for k, v in list(vars(m).items()):
                 if not (k.startswith("__") and k.endswith("__")) and \

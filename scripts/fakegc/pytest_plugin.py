@@ -1,7 +1,10 @@
 """fakegc for pytest: each test's call is recorded (fakegc.recording around
-it: only what the test itself makes counts, so module- and session-scoped
-fixtures are not charged to it) and judged by `fakegc run --compat
-pytorch-1.13`; a test that leaves a class it fails on (lost, accumulating
+it: only what the test itself makes counts, so what module- and
+session-scoped fixtures made is not charged to it, while what the test
+makes through a fixture's mode and keeps is) and, when something it made
+is still alive at its end, judged by `fakegc run --compat pytorch-1.13`
+(a test that left no fake tensor, mode or converter alive passes
+unjudged); a test that leaves a class it fails on (lost, accumulating
 by default) fails with the verdict's lines (class, count, site, holder) as
 its failure message.
 
@@ -67,6 +70,7 @@ class Judge:
         self.dir = os.path.abspath(keep or self.tmp)
         os.makedirs(self.dir, exist_ok=True)
         self.leaks = []           # (nodeid, verdict summary lines)
+        self.recorded = 0
         self.judged = 0
 
     @pytest.hookimpl(hookwrapper=True)
@@ -85,6 +89,10 @@ class Judge:
                                module_globals=vars(mod) if mod is not None else None)
         with rec:
             outcome = yield
+        self.recorded += 1
+        if rec.left_nothing and "lingering" not in fail_on:
+            item.stash_fakegc = None     # nothing it made is alive: nothing to judge
+            return
         item.stash_fakegc = self.judge(item, path, fail_on)
 
     def judge(self, item, path, fail_on):
@@ -136,9 +144,10 @@ class Judge:
     def pytest_terminal_summary(self, terminalreporter):
         tr = terminalreporter
         tr.section("fakegc")
-        tr.write_line("%d test%s recorded and judged (fakegc run --compat pytorch-1.13); "
-                      "%d left fake tensors behind" % (self.judged, "" if self.judged == 1
-                                                       else "s", len(self.leaks)))
+        tr.write_line("%d test%s recorded, %d judged by fakegc run --compat pytorch-1.13 "
+                      "(the others left no fake tensor, mode or converter alive); %d left "
+                      "fake tensors behind" % (self.recorded, "" if self.recorded == 1 else "s",
+                                               self.judged, len(self.leaks)))
         for nodeid, lines in self.leaks:
             tr.write_line("%s:" % nodeid)
             for ln in lines[:6]:

@@ -289,7 +289,7 @@ class Recorder(torch113.Recorder):
         return out
 
     def op_output(self, x):
-        mo = self.modes.get(id(x.fake_mode), (None, None))[0]
+        mo = self.mode_rec(x.fake_mode)
         if mo is None or not self.tick():
             return
         self.flush()

@@ -3,7 +3,9 @@
 with --fakegc exactly the tests named *_leaks fail, each failure message
 giving the leak's class, site and holder; the rest pass (a module-scoped
 fixture's fakes are not charged to the test that uses it); --fakegc-dir
-keeps one recording per test; without --fakegc every test passes.
+keeps one recording per test; without --fakegc every test passes. Fixtures
+of module and session scope: what they keep is never charged to a test,
+what a test makes through their mode and keeps is.
 Exit 77 (skipped) without torch or pytest."""
 import os
 import subprocess
@@ -28,6 +30,15 @@ def run(root, fakegc, *opts):
     return r, cases, d
 
 
+def line_of(root, text):
+    """The line of test_suite.py that holds text (its first)."""
+    with open(os.path.join(root, "tests", "pytest_plugin", "test_suite.py")) as f:
+        for i, ln in enumerate(f, 1):
+            if text in ln:
+                return i
+    raise SystemExit("test_suite.py has no line with %r" % text)
+
+
 def main(fakegc, root):
     fakegc, root = os.path.abspath(fakegc), os.path.abspath(root)
     for mod in ("torch", "pytest"):
@@ -41,15 +52,32 @@ def main(fakegc, root):
     want = sorted(n for n in cases if n.endswith("_leaks"))
     if not want or failed != want:
         bad.append("failed %s, the leaking ones are %s\n%s" % (failed, want, r.stdout[-3000:]))
-    m = cases.get("test_appends_to_module_list_leaks") or ""
-    for said in ("accumulating: 6 fake tensors made at test_suite.py:39",
-                 "held by the program at CACHE[0]"):
-        if said not in m:
-            bad.append("the failure message lacks %r: %s" % (said, m[:600]))
-    m = cases.get("test_keeps_one_in_a_global_leaks") or ""
-    if "still reachable: 1 fake tensor made at test_suite.py:51, held by the program at " \
-            "KEPT" not in m:
-        bad.append("the marked test's message lacks its reachable fake: %s" % m[:600])
+    for test, said in (
+            ("test_appends_to_module_list_leaks",
+             ("accumulating: 6 fake tensors made at test_suite.py:%d" % line_of(
+                 root, "CACHE.append(m.from_tensor"), "held by the program at CACHE[0]")),
+            ("test_keeps_one_in_a_global_leaks",
+             ("still reachable: 1 fake tensor made at test_suite.py:%d, held by the program "
+              "at KEPT" % line_of(root, "KEPT = m.from_tensor"),)),
+            # a fixture's mode (module scope), made before the test: what the
+            # test makes through it and keeps is the test's
+            ("test_keeps_fakes_of_module_fixture_mode_leaks",
+             ("accumulating: 5 fake tensors made at test_suite.py:%d" % line_of(
+                 root, "FIXTURE_CACHE.append("), "held by the program at FIXTURE_CACHE[0]")),
+            ("test_keeps_op_outputs_of_session_fixture_mode_leaks",
+             ("accumulating: 4 fake tensors made at test_suite.py:%d" % line_of(
+                 root, "OUTS.append("), "held by the program at OUTS[0]"))):
+        m = cases.get(test) or ""
+        for s in said:
+            if s not in m:
+                bad.append("%s: the failure message lacks %r: %s" % (test, s, m[:600]))
+    for test in ("test_uses_module_fixture_clean", "test_ops_under_session_fixture_clean",
+                 "test_keeps_fakes_of_module_fixture_mode_leaks"):
+        m = cases.get(test) or ""
+        for fixture in ("m.KEEP = [m.from_tensor(torch.randn(3))",
+                        "m.KEEP = [m.from_tensor(torch.randn(2))"):
+            if "test_suite.py:%d" % line_of(root, fixture) in m:
+                bad.append("%s is charged with its fixture's own fakes: %s" % (test, m[:600]))
     if "1 left fake tensors behind" in r.stdout or "test_appends_to_module_list_leaks:" \
             not in r.stdout:
         bad.append("no session summary of the leaking tests:\n%s" % r.stdout[-1500:])

@@ -1,12 +1,16 @@
 """A small suite for the fakegc pytest plugin: the tests named *_leaks leave
 fake tensors behind (accumulating in a module-level list, or held where the
-mark fails on reachable); the *_clean ones do not. check.py runs it with
---fakegc and requires exactly the leaking ones to fail."""
+mark fails on reachable, or made through a module- or session-scoped
+fixture's mode and kept); the *_clean ones do not (what the fixtures
+themselves keep is theirs, never a test's). check.py runs it with --fakegc
+and requires exactly the leaking ones to fail."""
 import pytest
 import torch
 from torch._subclasses.fake_tensor import FakeTensorMode
 
 CACHE = []
+FIXTURE_CACHE = []
+OUTS = []
 
 
 @pytest.fixture(scope="module")
@@ -39,9 +43,36 @@ def test_appends_to_module_list_leaks():
         CACHE.append(m.from_tensor(torch.randn(i + 1)))
 
 
+@pytest.fixture(scope="session")
+def session_mode():
+    # session-scoped, with fakes of its own kept across the session
+    m = FakeTensorMode()
+    m.KEEP = [m.from_tensor(torch.randn(2)) for _ in range(3)]
+    return m
+
+
 def test_uses_module_fixture_clean(shared_mode):
     f = shared_mode.from_tensor(torch.randn(2, 2))
     assert f.shape == (2, 2)
+
+
+def test_ops_under_session_fixture_clean(session_mode):
+    a = session_mode.from_tensor(torch.randn(3, 3))
+    with session_mode:
+        y = a @ a
+    assert y.shape == (3, 3)
+
+
+def test_keeps_fakes_of_module_fixture_mode_leaks(shared_mode):
+    for i in range(5):
+        FIXTURE_CACHE.append(shared_mode.from_tensor(torch.randn(i + 2)))
+
+
+def test_keeps_op_outputs_of_session_fixture_mode_leaks(session_mode):
+    a = session_mode.from_tensor(torch.randn(4))
+    with session_mode:
+        for i in range(4):
+            OUTS.append(a * (i + 1))
 
 
 @pytest.mark.fakegc(fail_on="lost,accumulating,reachable")
