@@ -26,6 +26,7 @@ import sys
 __all__ = ["recording", "mark", "RecordingError"]
 
 _active = None     # the recording in progress, or None
+_program = None    # the whole program's recorder (fakegc record), or None
 
 
 class RecordingError(RuntimeError):
@@ -127,8 +128,12 @@ class recording:
 
 
 def mark(label):
-    """A named mark at the caller's line of the recording in progress (a
-    no-op outside one)."""
-    if _active is None:
+    """A named mark at the caller's line of the recording in progress, a
+    region's or (under `fakegc record`) the whole program's; a no-op
+    outside one. It is written as `mark("LABEL")`: the verdict says which
+    marks each group it judges was made after ("made at prog.py:12 since
+    mark 'step 3'"), and the timeline draws it."""
+    rec = _active.rec if _active is not None else _program
+    if rec is None:
         return
-    _active.rec.safe(_active.rec.named_mark, str(label))
+    rec.safe(rec.named_mark, str(label))

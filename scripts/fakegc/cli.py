@@ -180,6 +180,7 @@ def record(argv):
     if not o.no_hooks:
         rec.install()
         children(rec)
+        sys.modules[__package__]._program = rec     # fakegc.mark() in the program
     sys.argv = [o.program] + o.args
     sys.path.insert(0, os.path.dirname(os.path.abspath(o.program)))
     status, ended, extra = 0, "exit 0", []

@@ -413,10 +413,12 @@ class Recorder:
         self.site_frame = None    # a frame kept would keep the program's locals alive
 
     def named_mark(self, label):
-        """fakegc.mark(label): a comment line at the program's site."""
+        """fakegc.mark(label): `mark("LABEL")` at the program's site (the
+        verdict says after which marks each group was made; the timeline
+        draws it). Whitespace runs become one space."""
         site = self.site()
         self.site_frame = None
-        self.lines.append(Line("comment", "# mark: %s" % " ".join(label.split()), site))
+        self.lines.append(Line("stmt", 'mark("%s")' % esc(" ".join(label.split())), site))
 
     def fill_at(self):
         """at(FILE, LINE, ROUND, ROUNDS): the round of the loop around the

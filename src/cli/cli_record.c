@@ -93,7 +93,14 @@ const op_cmd cli_record_cmd = {
     "are reported apart: a mismatch there means the model is wrong.\n"
     "The program's stdout goes to stderr; stdout carries the report. Options\n"
     "end at PROGRAM.py: what follows is the program's (fakegc record prog.py\n"
-    "--its-flag), with or without `--`.",
+    "--its-flag), with or without `--`.\n"
+    "Marks: fakegc.mark(\"step 3\") in the program (import fakegc) is\n"
+    "recorded as mark(\"step 3\"); the verdict names, for each group, the\n"
+    "last mark before its first member and before its last: \"made at\n"
+    "prog.py:12 since mark 'step 3'\" (all made after it, none after a later\n"
+    "mark), \"between marks 'step 1' and 'step 3'\" (its growth spans them),\n"
+    "\"before mark 'step 1' and after it\"; --timeline and --html draw each\n"
+    "mark as a labelled line.",
     rows, RECORD_MASK,
     "Exit status:\n  0 clean; 1 a leak (or a fidelity mismatch); 2 usage; 3\n"
     "  internal error (the recorder failed, torch not importable, no recording).\n"

@@ -224,6 +224,10 @@ int hp_classify(hp_graph *g, const hp_class_spec *sp, hp_classes *out)
             hp_retained_free(r, n);
             return er_set(ER_OOM, "out of memory classifying %zu objects", n);
         }
+        if (!gr->count || r[i].id < gr->first_id)
+            gr->first_id = r[i].id;
+        if (r[i].id > gr->last_id)
+            gr->last_id = r[i].id;
         gr->count++;
         gr->bytes += r[i].bytes;
         gr->retained += r[i].retained_bytes;

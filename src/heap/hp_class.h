@@ -95,6 +95,8 @@ typedef struct hp_class_group {
                                     added) */
     uint32_t first_exec, last_exec, execs;  /* made in executions first..last
                                                of the site's execs (0: unknown) */
+    uint64_t first_id, last_id;  /* its members' lowest and highest object ids
+                                    (ids grow as objects are made) */
     int memo;                    /* its members are values of live memo entries:
                                     bounded by their keys, never accumulating */
     char via[256];               /* holder shape: "KEEP[] -> tensor", ids and

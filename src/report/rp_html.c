@@ -387,6 +387,12 @@ static void h_vgroups(FILE *f, const rp_verdict *v)
         fputs("</td><td class=\"site\">", f);
         rp_vgroup_site(g, buf, sizeof buf);
         h_txt(f, buf);
+        rp_vgroup_marks(g, buf, sizeof buf);
+        if (buf[0]) {
+            fputs("<br><small class=\"vmark\">", f);
+            h_txt(f, buf);
+            fputs("</small>", f);
+        }
         fputs("</td><td><b>", f);
         rp_vgroup_holder(g, buf, sizeof buf);
         h_txt(f, buf);
@@ -908,13 +914,28 @@ static const struct { uint8_t bit; const char *name, *color; } MARKS[] = {
     {RP_TL_CHECKPOINT, "checkpoint", "#9467bd"},
     {RP_TL_GC, "gc()", "#17a589"},
     {RP_TL_SWEEP, "sweep", "#8c564b"},
+    {RP_TL_MARK, "mark", "#e377c2"},
 };
 
-static void h_mark_line(FILE *f, double x, size_t m, uint32_t ln)
+/* A mark's line; a program's mark("LABEL") has its label written at the
+ * top. */
+static void h_mark_line(FILE *f, const rp_timeline *t, double x, size_t m, uint32_t ln)
 {
+    const char *label = MARKS[m].bit == RP_TL_MARK ? rp_timeline_label_of(t, ln) : NULL;
     fprintf(f, "<line class=\"mk\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"%s\" "
-            "stroke-width=\"1.5\" stroke-dasharray=\"4,2\"><title>line %u: %s</title></line>\n",
-            x, x, TTOP, TTOP + TH, MARKS[m].color, ln, MARKS[m].name);
+            "stroke-width=\"1.5\" stroke-dasharray=\"4,2\"><title>line %u: %s", x, x, TTOP,
+            TTOP + TH, MARKS[m].color, ln, MARKS[m].name);
+    if (label) {
+        fputs(" ", f);
+        h_txt(f, label);
+    }
+    fputs("</title></line>\n", f);
+    if (label) {
+        fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"10\" fill=\"%s\">", x + 3, TTOP + 10,
+                MARKS[m].color);
+        h_txt(f, label);
+        fputs("</text>\n", f);
+    }
 }
 
 /* The kept point nearest to statement s (kept statements ascend). */
@@ -953,7 +974,7 @@ static void h_event_marks(FILE *f, const rp_timeline *t, const size_t *keep, siz
             seen++;
             if (drawn < RP_HTML_MARKS) {
                 drawn++;
-                h_mark_line(f, tx(j, k), m, ln);
+                h_mark_line(f, t, tx(j, k), m, ln);
             }
         }
     }
@@ -982,7 +1003,7 @@ static void h_marks(FILE *f, const rp_timeline *t, const size_t *keep, const uin
             if (drawn == RP_HTML_MARKS)
                 continue;
             drawn++;
-            h_mark_line(f, tx(bucket_of[i], k), m, ln);
+            h_mark_line(f, t, tx(bucket_of[i], k), m, ln);
         }
     }
     if (drawn < seen)

@@ -152,6 +152,8 @@ static void verdict_group(jw *w, const rp_vgroup *g, int first)
     rp_jw_str(w, g->mech ? rp_mechanism_word(g->mech) : NULL);
     rp_jw_key(w, ", ", "converter"); rp_jw_u64(w, g->converter);
     rp_jw_key(w, ", ", "to_sweep"); rp_jw_i64(w, g->to_sweep);
+    rp_jw_key(w, ", ", "mark_from"); rp_jw_str(w, g->mark_from[0] ? g->mark_from : NULL);
+    rp_jw_key(w, ", ", "mark_to"); rp_jw_str(w, g->mark_to[0] ? g->mark_to : NULL);
     rp_jw_put(w, "}", 1);
 }
 

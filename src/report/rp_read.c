@@ -1049,6 +1049,8 @@ static int vgroup_key(rp_jr *j, const char *key, rp_vgroup *g)
         return get_fixed(j, g->root_name, sizeof g->root_name);
     if (strcmp(key, "path") == 0)
         return get_fixed(j, g->path, sizeof g->path);
+    if (strcmp(key, "mark_from") == 0 || strcmp(key, "mark_to") == 0)
+        return get_fixed(j, key[5] == 'f' ? g->mark_from : g->mark_to, RP_VMARK_LEN);
     struct { const char *k; uint64_t *u; } num[] = {
         {"count", &g->count}, {"bytes", &g->bytes}, {"retained_bytes", &g->retained},
         {"converter", &g->converter}};

@@ -160,13 +160,36 @@ void rp_timeline_clear(rp_timeline *t)
     memset(t, 0, sizeof *t);
 }
 
+void rp_timeline_set_label(rp_timeline *t, uint32_t line, const char *s, size_t n)
+{
+    if (!t->marks || line >= RP_TIMELINE_LINES)
+        return;
+    t->marks[line] |= RP_TL_MARK;
+    if (t->nlabel == RP_TL_LABELS || rp_timeline_label_of(t, line))
+        return;
+    rp_tl_label *l = &t->label[t->nlabel++];
+    memset(l, 0, sizeof *l);   /* whole: rp_timeline_save writes it out */
+    l->line = line;
+    if (n >= sizeof l->text)
+        n = sizeof l->text - 1;
+    memcpy(l->text, s, n);
+}
+
+const char *rp_timeline_label_of(const rp_timeline *t, uint32_t line)
+{
+    for (size_t i = 0; i < t->nlabel; i++)
+        if (t->label[i].line == line)
+            return t->label[i].text;
+    return NULL;
+}
+
 /* ---- the worker's hand-off ---- */
 
 static const char TL_MAGIC[8] = "fgtl\0\0\0\3";
 
 typedef struct tl_head {
     char magic[8];
-    uint64_t n, seen, stride, max_objects, max_bytes, max_memo, name_len, nev, ev_seen;
+    uint64_t n, seen, stride, max_objects, max_bytes, max_memo, name_len, nev, ev_seen, nlabel;
     uint64_t npfiles, cur_pev;   /* the program's (npfiles 0 and no arrays: none) */
     int32_t status;
     uint32_t nfailed;
@@ -195,7 +218,7 @@ int rp_timeline_save(int fd, const rp_timeline *t)
     h.n = t->n, h.seen = t->seen, h.stride = t->stride;
     h.max_objects = t->max_objects, h.max_bytes = t->max_bytes;
     h.max_memo = t->max_memo;
-    h.nev = t->nev, h.ev_seen = t->ev_seen;
+    h.nev = t->nev, h.ev_seen = t->ev_seen, h.nlabel = t->nlabel;
     h.name_len = t->name ? strlen(t->name) : 0;
     h.status = t->status, h.nfailed = t->nfailed;
     h.npfiles = t->pev ? t->npfiles : 0, h.cur_pev = t->pev ? t->cur_pev : 0;
@@ -210,7 +233,8 @@ int rp_timeline_save(int fd, const rp_timeline *t)
               put_all(fd, t->memo, n * sizeof *t->memo) < 0 ||
               put_all(fd, t->line, n * sizeof *t->line) < 0 ||
               put_all(fd, t->marks, RP_TIMELINE_LINES) < 0 ||
-              put_all(fd, t->ev, t->nev * sizeof *t->ev) < 0;
+              put_all(fd, t->ev, t->nev * sizeof *t->ev) < 0 ||
+              put_all(fd, t->label, t->nlabel * sizeof *t->label) < 0;
     if (!bad && t->pev && t->npfiles)
         bad = put_all(fd, t->pfiles, sizeof t->pfiles) < 0 ||
               put_all(fd, t->pev, n * sizeof *t->pev) < 0 ||
@@ -244,6 +268,7 @@ int rp_timeline_load(FILE *f, rp_timeline *t)
     char name[4096];
     if (fread(&h, sizeof h, 1, f) != 1 || memcmp(h.magic, TL_MAGIC, sizeof h.magic) != 0 ||
         h.n > RP_TIMELINE_MAX || h.name_len >= sizeof name || h.nev > RP_TL_EVENT_MAX ||
+        h.nlabel > RP_TL_LABELS ||
         fread(name, 1, h.name_len, f) != h.name_len)
         return -1;
     name[h.name_len] = '\0';
@@ -257,6 +282,7 @@ int rp_timeline_load(FILE *f, rp_timeline *t)
         fread(t->line, sizeof *t->line, n, f) != n ||
         fread(t->marks, 1, RP_TIMELINE_LINES, f) != RP_TIMELINE_LINES ||
         fread(t->ev, sizeof *t->ev, h.nev, f) != h.nev ||
+        fread(t->label, sizeof *t->label, h.nlabel, f) != h.nlabel ||
         (h.npfiles && load_prog(f, t, n, &h) < 0)) {
         rp_timeline_clear(t);
         return -1;
@@ -264,7 +290,9 @@ int rp_timeline_load(FILE *f, rp_timeline *t)
     t->n = n, t->seen = h.seen, t->stride = h.stride;
     t->max_objects = h.max_objects, t->max_bytes = h.max_bytes;
     t->max_memo = h.max_memo;
-    t->nev = h.nev, t->ev_seen = h.ev_seen;
+    t->nev = h.nev, t->ev_seen = h.ev_seen, t->nlabel = h.nlabel;
+    for (size_t i = 0; i < t->nlabel; i++)
+        t->label[i].text[RP_TL_LABEL_LEN - 1] = '\0';
     t->status = h.status, t->nfailed = h.nfailed;
     return 0;
 }
@@ -507,6 +535,53 @@ static void marks(FILE *f, const rp_timeline *t, double y0)
     }
 }
 
+/* A program's mark("LABEL")s: a purple dashed line at each executed mark
+ * (from the events: every one, whatever the sampling) with its label at
+ * the top; labels closer than a label's width to the last are not
+ * repeated. */
+/* x of statement s: in a recording's program events, the event of the
+ * last point at or before it (a mark makes no event of its own). */
+static double x_of_stmt(const rp_timeline *t, uint64_t s)
+{
+    if (!in_events(t))
+        return xpos(t, s);
+    size_t lo = 0, hi = t->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->stmt[mid] <= s)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? xpt(t, lo - 1) : PADL;
+}
+
+static void named_marks(FILE *f, const rp_timeline *t, double y0)
+{
+    double yt = y0 + PADT, yb = y0 + PADT + PH, last_label = -1e9;
+    int last_px = -1;
+    for (size_t i = 0; t->marks && i < t->nev; i++) {
+        uint32_t l = t->ev[i].line;
+        if (l >= RP_TIMELINE_LINES || !(t->marks[l] & RP_TL_MARK))
+            continue;
+        double x = x_of_stmt(t, t->ev[i].stmt);
+        if ((int)x == last_px)
+            continue;
+        last_px = (int)x;
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#9467bd\" "
+                   "stroke-width=\"1.5\" stroke-dasharray=\"6,3\"/>\n", x, yt, x, yb);
+        const char *label = rp_timeline_label_of(t, l);
+        if (!label || x - last_label < 60)
+            continue;
+        last_label = x;
+        int left = x > PADL + COLS - 60;   /* near the right edge: to the left of it */
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#9467bd\" font-size=\"10\"%s>",
+                left ? x - 3 : x + 3, yt + 10, left ? " text-anchor=\"end\"" : "");
+        xml_text(f, label);
+        fputs("</text>\n", f);
+    }
+}
+
 int rp_write_timeline_svg(FILE *f, const rp_timeline *ts, size_t n)
 {
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%zu\" "
@@ -525,8 +600,9 @@ int rp_write_timeline_svg(FILE *f, const rp_timeline *ts, size_t n)
         fprintf(f, "</text>\n");
         fprintf(f, "<text x=\"%d\" y=\"%.0f\" fill=\"#666\" text-anchor=\"end\">%s"
                    "<tspan fill=\"#555\">| del</tspan>  <tspan fill=\"#2ca02c\">| gc()</tspan>"
-                   "</text>\n", W - PADR, y0 + 18,
-                t->n > (size_t)COLS ? "band: min-max per pixel, line: its peak   " : "");
+                   "%s</text>\n", W - PADR, y0 + 18,
+                t->n > (size_t)COLS ? "band: min-max per pixel, line: its peak   " : "",
+                t->nlabel ? "  <tspan fill=\"#9467bd\">| mark</tspan>" : "");
         fprintf(f, "<rect x=\"%d\" y=\"%.0f\" width=\"%d\" height=\"%.0f\" fill=\"none\" "
                    "stroke=\"#ccc\"/>\n", PADL, y0 + PADT, COLS, PH);
         double top_o, top_b;
@@ -538,6 +614,7 @@ int rp_write_timeline_svg(FILE *f, const rp_timeline *ts, size_t n)
         marks(f, t, y0);
         if (in_events(t))
             event_titles(f, t, y0);
+        named_marks(f, t, y0);
     }
     fputs("</svg>\n", f);
     return ferror(f) ? -1 : 0;

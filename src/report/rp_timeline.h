@@ -22,19 +22,27 @@
 
 /* What a source line does, for the marks on the chart. */
 /* del, gc(), failed expect, checkpoint, X.sweep() */
+/* mark("LABEL") (a program's named mark, fakegc.mark) */
 enum { RP_TL_DEL = 1, RP_TL_GC = 2, RP_TL_FAIL = 4, RP_TL_CHECKPOINT = 8, RP_TL_SWEEP = 16,
-       RP_TL_EXPECT = 32 };
+       RP_TL_EXPECT = 32, RP_TL_MARK = 64 };
 /* RP_TL_EVENT_MAX events are kept: statements on a line marked gc(),
  * checkpoint, X.sweep() or expect, recorded whatever the sampling stride.
  * The runner sets marks[] (what each line does: the parsed program knows)
  * between rp_timeline_begin and the first rp_timeline_add. */
 #define RP_TL_EVENT_MAX 256
-#define RP_TL_EVENTS (RP_TL_GC | RP_TL_CHECKPOINT | RP_TL_SWEEP | RP_TL_EXPECT)
+#define RP_TL_EVENTS (RP_TL_GC | RP_TL_CHECKPOINT | RP_TL_SWEEP | RP_TL_EXPECT | RP_TL_MARK)
 typedef struct rp_tl_event {
     uint64_t stmt, objects, bytes, memo;
     uint32_t line;
 } rp_tl_event;
 #define RP_TIMELINE_LINES 4096   /* source lines that can carry a mark */
+/* The label of a line's mark("LABEL"): RP_TL_LABELS of them, each cut to
+ * RP_TL_LABEL_LEN - 1 bytes. */
+enum { RP_TL_LABELS = 64, RP_TL_LABEL_LEN = 48 };
+typedef struct rp_tl_label {
+    uint32_t line;
+    char text[RP_TL_LABEL_LEN];
+} rp_tl_label;
 
 /* A recording's program files on a chart (rp_timeline_site): at most
  * RP_TL_PFILES, each name cut to RP_TL_PFILE_LEN - 1 bytes. */
@@ -51,6 +59,8 @@ typedef struct rp_timeline {
     uint64_t max_objects, max_bytes, max_memo;
     uint8_t *marks;            /* RP_TIMELINE_LINES: RP_TL_* of each line */
     rp_tl_event *ev;           /* RP_TL_EVENT_MAX, or NULL */
+    rp_tl_label label[RP_TL_LABELS];   /* the marked lines' labels (RP_TL_MARK) */
+    size_t nlabel;
     size_t nev;                /* events kept */
     uint64_t ev_seen;          /* events seen */
     /* A recording's program (rp_timeline_site; pev NULL until its first
@@ -85,6 +95,11 @@ int rp_timeline_site(rp_timeline *t, const char *file, uint32_t line, uint32_t r
 void rp_timeline_psite(const rp_timeline *t, size_t i, char *buf, size_t n);
 void rp_timeline_end(rp_timeline *t, int status, const uint32_t *fail_lines, size_t nfail);
 void rp_timeline_clear(rp_timeline *t);
+/* Line `line` is a mark("LABEL") (set with the marks, before the run): its
+ * label (n bytes, cut), and RP_TL_MARK on the line. Past RP_TL_LABELS the
+ * line is still marked, unlabelled. label_of: the line's label, or NULL. */
+void rp_timeline_set_label(rp_timeline *t, uint32_t line, const char *s, size_t n);
+const char *rp_timeline_label_of(const rp_timeline *t, uint32_t line);
 /* The whole series in a private binary form, for a --jobs worker to hand
  * its scenario's timeline to the parent (same build, same machine). save:
  * to a file descriptor with write(2) only, so a worker can save what it
@@ -100,7 +115,7 @@ int rp_timeline_load(FILE *f, rp_timeline *t);
  * hover in a <title>); live objects on
  * the left axis (blue), live bytes on the right axis (orange), each with
  * its own labelled scale; failed expectations red, `del` grey and `gc()`
- * green marks; PASS/FAIL in each panel's title. Where several statements
+ * green marks, a program's mark("LABEL") a purple line with its label; PASS/FAIL in each panel's title. Where several statements
  * share a pixel, the chart draws their min-max band and the last value.
  * 0, or -1 when writing failed. */
 int rp_write_timeline_svg(FILE *f, const rp_timeline *ts, size_t n);

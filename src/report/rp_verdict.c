@@ -129,6 +129,27 @@ void rp_vgroup_holder(const rp_vgroup *g, char *buf, size_t n)
         snprintf(buf, n, "%s", g->root_name);
 }
 
+void rp_vgroup_marks(const rp_vgroup *g, char *buf, size_t n)
+{
+    if (!g->mark_to[0]) {
+        if (n)
+            buf[0] = '\0';
+    } else if (!g->mark_from[0])
+        snprintf(buf, n, "before mark '%s' and after it", g->mark_to);
+    else if (strcmp(g->mark_from, g->mark_to) == 0)
+        snprintf(buf, n, "since mark '%s'", g->mark_from);
+    else
+        snprintf(buf, n, "between marks '%s' and '%s'", g->mark_from, g->mark_to);
+}
+
+/* " since mark 'step 3'" (with its space), or "". */
+static void marks_phrase(const rp_vgroup *g, char *buf, size_t n)
+{
+    char m[2 * RP_VMARK_LEN + 40];
+    rp_vgroup_marks(g, m, sizeof m);
+    snprintf(buf, n, "%s%s", m[0] ? " " : "", m);
+}
+
 /* ---- leaks ---- */
 
 int rp_vgroup_same_leak(const rp_vgroup *a, const rp_vgroup *b)
@@ -220,6 +241,9 @@ void rp_vleak_summary(const rp_verdict *v, const rp_vleak *l, char *buf, size_t 
         snprintf(buf, n, "%s awaiting their converter's next sweep at %s", counts, site);
         break;
     }
+    size_t used = strlen(buf);
+    if (used + 1 < n)
+        marks_phrase(g, buf + used, n - used);
 }
 
 int rp_verdict_leak_line(const rp_verdict *v, size_t i, char *buf, size_t n)
@@ -301,10 +325,11 @@ static void lost_line(FILE *f, const rp_vgroup *g)
 
 static void group_line(FILE *f, const rp_vgroup *g)
 {
-    char site[240];
+    char site[240], marks[2 * RP_VMARK_LEN + 48];
     rp_vgroup_site(g, site, sizeof site);
-    fprintf(f, "    %s: %" PRIu64 " %s made at %s", hp_class_name(g->cls), g->count,
-            fk_category_noun(g->cat, g->count), site);
+    marks_phrase(g, marks, sizeof marks);
+    fprintf(f, "    %s: %" PRIu64 " %s made at %s%s", hp_class_name(g->cls), g->count,
+            fk_category_noun(g->cat, g->count), site, marks);
     int fin = g->root == RP_ROOT_FINALIZERS;
     switch (g->cls) {
     case HP_CL_LOST:

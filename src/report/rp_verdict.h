@@ -65,6 +65,10 @@ typedef enum rp_mechanism {
 const char *rp_mechanism_word(rp_mechanism m);
 int rp_mechanism_from_word(const char *w, rp_mechanism *out);
 
+/* A program's named mark (`mark("LABEL")`, fakegc.mark): its label, cut
+ * to RP_VMARK_LEN - 1 bytes. */
+enum { RP_VMARK_LEN = 48 };
+
 /* One group (hp_class_group): subjects of one class and category, made at
  * one program line, held in one way. */
 typedef struct rp_vgroup {
@@ -85,6 +89,9 @@ typedef struct rp_vgroup {
     int64_t to_sweep;             /* ... in so many more conversions (0 or
                                      less: not known) */
     char path[256];               /* its first member's: "KEEP[0] -> tensor#11" */
+    char mark_from[RP_VMARK_LEN]; /* the program's last mark() before its
+                                     first member was made ("" none) */
+    char mark_to[RP_VMARK_LEN];   /* ... before its last member was made */
 } rp_vgroup;
 
 /* A suppression rule's count of one category. */
@@ -164,7 +171,8 @@ void rp_verdict_leak(const rp_verdict *v, size_t lead, rp_vleak *out);
  *    leak) at prog.py:11"
  *   "1 mode in mode, still reachable, at prog.py:17"
  *   "98 expired storages awaiting their converter's next sweep at prog.py:11"
- * (the growth is the first-named category's). */
+ * (the growth is the first-named category's), then its first group's marks
+ * when the program has any: "... at prog.py:17 since mark 'step 3'". */
 void rp_vleak_summary(const rp_verdict *v, const rp_vleak *l, char *buf, size_t n);
 /* When group i leads a leak: its line (rp_vleak_summary) into buf, and 1;
  * else 0 (buf untouched). */
@@ -173,6 +181,12 @@ int rp_verdict_leak_line(const rp_verdict *v, size_t i, char *buf, size_t n);
  * end, after prog.py:11" for a recording (its line, v->line, is a detail
  * the writers add), "at line 42" for a hand-written scenario. */
 void rp_verdict_where(const rp_verdict *v, char *buf, size_t n);
+/* When it was made, by the program's marks: "since mark 'step 3'" (all
+ * after that mark, none after a later one), "between marks 'step 1' and
+ * 'step 3'" (its first member after the first, its last after the
+ * second), "before mark 'step 1' and after it" (first member before any
+ * mark); "" when the program has no mark before any member. */
+void rp_vgroup_marks(const rp_vgroup *g, char *buf, size_t n);
 
 /* The verdict's summary line, for a CI's failure message (JUnit, TAP, the
  * pytest plugin): its failing counts, then the biggest failing group:

@@ -106,11 +106,13 @@ int sc_program_compat(const sc_program *p);
 int sc_recorded_design(const sc_program *p);
 
 /* The marks of p's lines on a timeline chart (RP_TL_DEL, RP_TL_GC,
- * RP_TL_CHECKPOINT, RP_TL_SWEEP, RP_TL_EXPECT of report/rp_timeline.h):
- * marks[line] |= what its statements do (a `del`, a gc() call, ...), for
- * lines < nlines, nested statements included. A parked program is parsed
+ * RP_TL_CHECKPOINT, RP_TL_SWEEP, RP_TL_EXPECT, RP_TL_MARK of
+ * report/rp_timeline.h): t->marks[line] |= what its statements do (a
+ * `del`, a gc() call, ...), nested statements included, and the label of
+ * each mark("LABEL") (rp_timeline_set_label). A parked program is parsed
  * again (nothing marked when its file changed or no longer parses). */
-void sc_program_marks(const sc_program *p, uint8_t *marks, size_t nlines);
+struct rp_timeline;
+void sc_program_marks(const sc_program *p, struct rp_timeline *t);
 
 /* -1 in an override field means "the scenario's config". */
 enum { SC_GC_MANUAL = 0, SC_GC_AUTO = 1, SC_GC_STRESS = 2 };

@@ -57,7 +57,7 @@ static int timeline_begin(rp_timeline *t, const sc_program *p)
 {
     if (rp_timeline_begin(t, sc_program_file(p)) < 0)
         return -1;
-    sc_program_marks(p, t->marks, RP_TIMELINE_LINES);
+    sc_program_marks(p, t);
     return 0;
 }
 

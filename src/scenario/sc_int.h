@@ -95,6 +95,7 @@ typedef enum sc_builtin {
     B_SPARSE_CSR, B_QUANTIZED, B_FAKE_MODE, B_META_CONVERTER, B_WEAKREF,
     B_GC, B_LIVE, B_BYTES, B_HEAP_BYTES, B_UNREACHABLE, B_STALE, B_GROWTH,
     B_ALIVE, B_DEAD, B_RAISES, B_FAKE_CONVERTER, B_WEAKREFS, B_HOLD, B_AT, B_VERDICT,
+    B_MARK,
     B_SHAPE_ENV, B_FAKE_CACHE, B_TRACER,   /* version 3 */
     B_INFERENCE_MODE,                       /* version 3, pytorch-2.14 */
     B_COUNT

@@ -1,6 +1,8 @@
 /* sc_verdict.c - the program's words: `hold(X, "PATH")` (the program holds
  * X at PATH until its end), `at("FILE", LINE)` (what follows was done at
- * the program's FILE:LINE: the creating site of what it makes) and
+ * the program's FILE:LINE: the creating site of what it makes),
+ * `mark("LABEL")` (a named point of the program's progress: the verdict
+ * says which marks each group was made after) and
  * `verdict(fail_on="lost,accumulating")` (the model's own retention
  * analysis at the program's end: leak classes, hp_class.h). */
 #include "scenario/sc_vm.h"
@@ -143,6 +145,9 @@ void sc_vm_release_holds(sc_vm *vm)
     al_free(vm->execs, vm->cap_execs * sizeof *vm->execs, AL_K_SCENARIO);
     vm->execs = NULL;
     vm->nexecs = vm->cap_execs = 0;
+    al_free(vm->marks, vm->cap_marks * sizeof *vm->marks, AL_K_SCENARIO);
+    vm->marks = NULL;
+    vm->nmarks = vm->cap_marks = 0;
     vm->at_file = NULL;
     vm->at_seen = 0;
 }
@@ -211,6 +216,45 @@ int sc_ev_at(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a, 
                                ++vm->at_seen);
     out->k = V_NONE;
     return 0;
+}
+
+/* mark("LABEL"): what is made from now on was made after this mark. */
+int sc_ev_mark(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a, sc_val *out)
+{
+    (void)recv, (void)a;
+    const char *s;
+    size_t n;
+    if (str_arg(vm, e->args[0], "mark", &s, &n) < 0)
+        return -1;
+    if (vm->nmarks == vm->cap_marks) {
+        size_t nc = vm->cap_marks ? vm->cap_marks * 2 : 16;
+        sc_mark *nm = al_realloc(vm->marks, vm->cap_marks * sizeof *nm, nc * sizeof *nm,
+                                 AL_K_SCENARIO, "sc marks");
+        if (!nm)
+            return er_set(ER_OOM, "out of memory keeping %s", "a mark");
+        vm->marks = nm;
+        vm->cap_marks = nc;
+    }
+    sc_mark *m = &vm->marks[vm->nmarks++];
+    memset(m, 0, sizeof *m);
+    memcpy(m->label, s, n < sizeof m->label ? n : sizeof m->label - 1);
+    m->id = obj_next_id();
+    out->k = V_NONE;
+    return 0;
+}
+
+/* The label of the last mark before object id was made, or "". */
+static const char *mark_before(const sc_vm *vm, uint64_t id)
+{
+    size_t lo = 0, hi = vm->nmarks;   /* ids ascend: the first mark past id */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (vm->marks[mid].id <= id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? vm->marks[lo - 1].label : "";
 }
 
 /* ---- verdict() ---- */
@@ -394,7 +438,8 @@ static void fold_converters(char *out, size_t n, const char *path)
 }
 
 /* The verdict's record of one group (rp_vgroup). */
-static void make_group(rp_vgroup *v, const hp_class_group *g, int suppressed)
+static void make_group(rp_vgroup *v, const hp_class_group *g, int suppressed,
+                       const sc_vm *vm)
 {
     memset(v, 0, sizeof *v);
     v->cls = g->cls;
@@ -409,6 +454,8 @@ static void make_group(rp_vgroup *v, const hp_class_group *g, int suppressed)
     snprintf(v->file, sizeof v->file, "%s", g->site.file ? g->site.file : "");
     v->line = g->site.file ? g->site.line : 0;
     fold_converters(v->path, sizeof v->path, g->example);
+    snprintf(v->mark_from, sizeof v->mark_from, "%s", mark_before(vm, g->first_id));
+    snprintf(v->mark_to, sizeof v->mark_to, "%s", mark_before(vm, g->last_id));
     group_root(v, g);
     if (g->cls == HP_CL_LINGERING)
         v->to_sweep = conversions_to_sweep(g, &v->converter);
@@ -460,7 +507,7 @@ static int record_verdict(sc_vm *vm, const hp_classes *c, unsigned mask, const s
             v->bytes[g->cls] += g->bytes;
         }
         rp_vgroup vg;
-        make_group(&vg, g, r >= 0);
+        make_group(&vg, g, r >= 0, vm);
         rc = rp_verdict_add_group(v, &vg);
     }
     for (size_t i = 0; i < nrules && rc == 0; i++)

@@ -8,6 +8,7 @@
 #include "core/obj.h"
 #include "fake/fk.h"
 #include "heap/hp.h"
+#include "report/rp_verdict.h"
 
 enum { V_UNBOUND = 100 };    /* a variable slot never bound or deleted */
 
@@ -29,6 +30,13 @@ typedef struct sc_exec {
     uint32_t round, rounds;  /* at(FILE, LINE, ROUND, ROUNDS); 0 0: counted */
     uint64_t id;
 } sc_exec;
+
+/* A program's named mark (`mark("LABEL")`): what is made after it has ids
+ * >= id. */
+typedef struct sc_mark {
+    char label[RP_VMARK_LEN];
+    uint64_t id;
+} sc_mark;
 
 typedef struct sc_census {
     int reached;
@@ -83,6 +91,8 @@ struct sc_vm {
     uint64_t at_seen;        /* at() calls so far: the program's events */
     sc_exec *execs;          /* at() calls, in order */
     size_t nexecs, cap_execs;
+    sc_mark *marks;          /* mark() calls, in order (ids ascending) */
+    size_t nmarks, cap_marks;
     int64_t rep_iter;        /* iteration of the innermost repeat (0-based) */
     int fidelity;            /* the program has a verdict(): its expectations
                                 are fidelity checks */

@@ -107,6 +107,7 @@ static const sc_word vocab[] = {
     B("hold", B_HOLD, 2, 2, kw_none, NULL, sc_ev_hold, NO_PROGRAM, NO_PROGRAM),
     B("at", B_AT, 2, 5, kw_none, NULL, sc_ev_at, NO_PROGRAM, NO_PROGRAM),
     B("verdict", B_VERDICT, 0, 0, kw_verdict, NULL, sc_ev_verdict, NO_PROGRAM, NO_PROGRAM),
+    B("mark", B_MARK, 1, 1, kw_none, NULL, sc_ev_mark, NO_PROGRAM, NO_PROGRAM),
     B3("shape_env", B_SHAPE_ENV, 0, 0, sc_ev_shape_env, NULL, V3_XREF_23),   /* under 2.3 */
     B3("fake_cache", B_FAKE_CACHE, 0, 0, sc_ev_fake_cache, V3_STRESS, V3_XREF_23),
     B3("tracer", B_TRACER, 1, 1, sc_ev_tracer, NULL, V3_XREF_23),

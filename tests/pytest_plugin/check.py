@@ -54,8 +54,9 @@ def main(fakegc, root):
         bad.append("failed %s, the leaking ones are %s\n%s" % (failed, want, r.stdout[-3000:]))
     for test, said in (
             ("test_appends_to_module_list_leaks",
-             ("accumulating: 6 fake tensors made at test_suite.py:%d" % line_of(
-                 root, "CACHE.append(m.from_tensor"), "held by the program at CACHE[0]")),
+             ("accumulating: 6 fake tensors made at test_suite.py:%d since mark 'filling "
+              "CACHE'," % line_of(root, "CACHE.append(m.from_tensor"),
+              "held by the program at CACHE[0]")),
             ("test_keeps_one_in_a_global_leaks",
              ("still reachable: 1 fake tensor made at test_suite.py:%d, held by the program "
               "at KEPT" % line_of(root, "KEPT = m.from_tensor"),)),

@@ -4,6 +4,7 @@ mark fails on reachable, or made through a module- or session-scoped
 fixture's mode and kept); the *_clean ones do not (what the fixtures
 themselves keep is theirs, never a test's). check.py runs it with --fakegc
 and requires exactly the leaking ones to fail."""
+import fakegc
 import pytest
 import torch
 from torch._subclasses.fake_tensor import FakeTensorMode
@@ -39,6 +40,7 @@ def test_ops_under_mode_clean():
 
 def test_appends_to_module_list_leaks():
     m = FakeTensorMode()
+    fakegc.mark("filling CACHE")
     for i in range(6):
         CACHE.append(m.from_tensor(torch.randn(i + 1)))
 

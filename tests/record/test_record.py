@@ -724,12 +724,20 @@ class Lib(Base):
         self.assertIn('expect live("fake") == 6', text)
         self.assertIn('expect live("mode") == 1', text)
         for i in range(6):
-            self.assertIn("# mark: step %d" % i, text)
+            self.assertIn('mark("step %d")' % i, text)
         self.assertIn("hold(f6, \"CACHE[5]\")", text)
         rc, rep = self.replay(path)
         self.assertEqual(rep["failures"], [])
         self.assertEqual(rc, 1, rep["verdict"])          # 6 fakes accumulate in CACHE
         self.assertIn("accumulating", rep["verdict"]["text"])
+        # the marks: the fakes of round i are made after mark 'step i'
+        acc = [g for g in rep["verdict"]["groups"] if g["class"] == "accumulating"]
+        self.assertEqual([(g["mark_from"], g["mark_to"]) for g in acc], [("step 0", "step 5")],
+                         rep["verdict"]["groups"])
+        with open(os.path.join(self.d, "lib.py")) as f:
+            line = [i for i, ln in enumerate(f, 1) if "CACHE[i] =" in ln][0]
+        self.assertIn("made at lib.py:%d between marks 'step 0' and 'step 5'" % line,
+                      rep["verdict"]["text"])
         rc, rep = self.replay(empty)                     # an empty region passes
         self.assertEqual((rc, rep["failures"]), (0, []))
 
