@@ -177,6 +177,8 @@ def record(argv):
             return 2
     line = torch113 if torch.__version__.startswith("1.") else torch2
     rec = line.Recorder(torch, o.program, o.max_events, o.lang)
+    if not os.path.isabs(o.program):      # sites as the program's path was given
+        rec.shown = os.path.dirname(o.program)
     if not o.no_hooks:
         rec.install()
         children(rec)

@@ -322,6 +322,7 @@ class Recorder:
         self.torch = torch
         self.program = os.path.abspath(program)
         self.pdir = os.path.dirname(self.program)
+        self.shown = ""           # the program's folder as given (sites: "sub/prog.py:12")
         self.tdir = os.path.dirname(torch.__file__) + os.sep
         self.max_events = max_events
         self.lang = lang          # 2: also write the language's version 2 forms
@@ -391,7 +392,7 @@ class Recorder:
                     and "importlib" not in fn and not fn.endswith("runpy.py") \
                     and not fn.endswith("contextlib.py"):
                 if fn.startswith(self.pdir + os.sep):
-                    fn = os.path.relpath(fn, self.pdir)
+                    fn = os.path.join(self.shown, os.path.relpath(fn, self.pdir))
                 else:
                     fn = os.path.basename(fn)
                 self.site_frame = f

@@ -150,23 +150,28 @@ static void failure(const rp_run *run, const rp_scenario *s, const rp_failure *x
     emit(ctx, &f);
 }
 
-/* A recorded program's site file is relative to the program's folder (the
- * recorder's); from where CI stands it is that folder joined:
- * "sub/prog.py" + "prog.py" -> "sub/prog.py". */
+/* A recorded program's site file, from where CI stands: the recorder
+ * writes it as the program's path was given when that is relative
+ * ("sub/prog.py"), else relative to the program's folder ("prog.py"), which
+ * is joined here: "/abs/sub/prog.py" + "prog.py" -> "/abs/sub/prog.py". */
 static void program_file(const rp_run *run, const char *file, char *buf, size_t n)
 {
     const char *slash = run->program ? strrchr(run->program, '/') : NULL;
-    if (!slash || file[0] == '/')
+    size_t dir = slash ? (size_t)(slash - run->program) + 1 : 0;
+    if (!slash || file[0] == '/' || strncmp(file, run->program, dir) == 0)
         snprintf(buf, n, "%s", file);
     else
-        snprintf(buf, n, "%.*s/%s", (int)(slash - run->program), run->program, file);
+        snprintf(buf, n, "%.*s%s", (int)dir, run->program, file);
 }
 
+/* error: it fails the verdict; warning: the program holds it and it still
+ * grows (accumulating, under a fail mask without it); note: the rest (held
+ * and not growing, lingering): SARIF keeps it, GitHub annotations do not. */
 static rp_level group_level(const rp_verdict *v, const rp_vgroup *g)
 {
     if (v->fails_on & (1u << g->cls))
         return RP_LV_ERROR;
-    return g->cls == HP_CL_LINGERING ? RP_LV_NOTE : RP_LV_WARNING;
+    return g->cls == HP_CL_ACCUMULATING ? RP_LV_WARNING : RP_LV_NOTE;
 }
 
 static void group(const rp_run *run, const rp_scenario *s, size_t i, rp_find_fn emit, void *ctx)

@@ -10,9 +10,11 @@
  * ("fakegc/expect/memo_meta", "fakegc/expect/live"...: the function called
  * or the attribute compared) and "fakegc/error" (a scenario that errored).
  * Levels: error for what fails the run (a class the verdict fails on, a
- * failed expectation, an error); warning for a group of a class it does not
- * fail on but that the program holds (still reachable, or accumulating
- * under --fail-on lost); note for lingering storages. A suppressed group
+ * failed expectation, an error); warning for a group the verdict does not
+ * fail on that the program holds and that still grows (accumulating under
+ * --fail-on lost); note for the other groups it does not fail on (still
+ * reachable and not growing, lingering storages): GitHub annotations leave
+ * notes out. A suppressed group
  * is a finding with suppressed set (its rule name in suppress). */
 #ifndef FAKEGC_RP_FIND_H
 #define FAKEGC_RP_FIND_H

@@ -119,6 +119,28 @@ def check_run(tmp):
     check(rc == 1 and json.loads(stdout)["runs"][0]["results"], "run --format sarif on stdout")
 
 
+def check_warnings(tmp):
+    """::warning for a held group that grows (accumulating, not failed), no
+    annotation for one held that does not (still reachable): a note in
+    SARIF."""
+    scn = os.path.join(tmp, "held.scn")
+    with open(scn, "w") as f:
+        f.write('config end_check = "off"\nm = fake_mode()\nkeep = empty(1)\n'
+                'at("prog.py", 4)\nt0 = empty(3)\nkeep.a = m.fake(t0)\nhold(keep.a, "ONE")\n'
+                'repeat 6\nat("prog.py", 9)\nt = empty(2)\nkeep.x = m.fake(t)\n'
+                'hold(keep.x, "CACHE[0]")\nend\ndel m, t, t0\nverdict(fail_on="lost")\n')
+    out = os.path.join(tmp, "held.sarif")
+    rc, stdout, err = run("run", "--sarif", out, "--format", "github", scn)
+    lines = [l for l in stdout.splitlines() if l.startswith("::")]
+    check(rc == 0 and len(lines) == 1 and lines[0].startswith(
+        "::warning file=prog.py,line=9,title=fakegc accumulating%3A 6 fake tensors::"),
+        f"held, not failed: one ::warning, the growing group's (exit {rc}): {lines}")
+    res, _ = results(valid(out, tmp, "run --sarif, held groups"))
+    held = [x for x in res if x["ruleId"] == "fakegc/still-reachable"]
+    check(held and all(x["level"] == "note" for x in held),
+          f"still reachable, not growing: a SARIF note: {[x['level'] for x in held]}")
+
+
 def check_record(tmp):
     p = subprocess.run(["/usr/bin/python3", "-c", "import torch"], capture_output=True)
     if p.returncode != 0:
@@ -151,14 +173,15 @@ def check_record(tmp):
               for x in res), "record: accumulating fails (errors), lingering is a note")
     lines = [l for l in stdout.splitlines() if l.startswith("::")]
     check(any(l.startswith(f"::error file={prog},line=13,title=fakegc accumulating%3A 5 fake "
-                           "tensors::5 fake tensors in KEEP, +1 per round at accumulate.py:13. "
-                           "accumulating: 5 fake tensors made at accumulate.py:13")
+                           f"tensors::5 fake tensors in KEEP, +1 per round at {prog}:13. "
+                           f"accumulating: 5 fake tensors made at {prog}:13")
               for l in lines), f"record --format github points at {prog}:13, its leak's line "
           f"first: {lines}")
     # --fail-on lost: accumulating is reported, not failed: warnings
     rc, stdout, _ = run("record", "--fail-on", "lost", "--format", "github", "--", prog, cwd=tmp)
     check(rc == 0 and "::warning file=accumulate.py,line=13," in stdout and "::error" not in stdout,
           f"record --fail-on lost: warnings, exit 0 (got {rc}): {stdout[:300]}")
+
 
 
 def check_stress(tmp):
@@ -191,6 +214,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         the_validator_sees_errors(tmp)
         check_run(tmp)
+        check_warnings(tmp)
         check_record(tmp)
         check_stress(tmp)
     return finish("check_sarif: ok")
