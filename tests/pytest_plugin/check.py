@@ -5,7 +5,8 @@ giving the leak's class, site and holder; the rest pass (a module-scoped
 fixture's fakes are not charged to the test that uses it); --fakegc-dir
 keeps one recording per test; without --fakegc every test passes. Fixtures
 of module and session scope: what they keep is never charged to a test,
-what a test makes through their mode and keeps is.
+what a test makes through their mode and keeps is. A test's fakegc.mark()
+is named in its failure message ("since mark 'filling CACHE'").
 Exit 77 (skipped) without torch or pytest."""
 import os
 import subprocess
