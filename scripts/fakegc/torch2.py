@@ -342,6 +342,28 @@ class Recorder(torch113.Recorder):
             self.emit("%s = %s(%s)" % (name, ctor, ", ".join(args)), site)
         self.stats["op_outputs"] += 1
 
+    def finish(self, *a, **k):
+        self.safe(self.cache_note)
+        return torch113.Recorder.finish(self, *a, **k)
+
+    def cache_note(self):
+        """The class-level dispatch cache (2.3 and later): its counters at
+        the program's end, said in the header. They are not compared: an
+        op output is written as a stand-in (a constructor, or a clone after
+        the model's cache is cleared), whose cache traffic is not the
+        program's op's, so no `expect fake_cache()...` could hold."""
+        from torch._subclasses.fake_tensor import FakeTensorMode as FM
+        info = getattr(FM, "cache_info", None)
+        if info is None:
+            return
+        i = info()
+        why = ", ".join("%s %d" % kv for kv in sorted(i.bypasses.items()))
+        self.note("the dispatch cache's counters (FakeTensorMode.cache_info() at the program's "
+                  "end: hits %d, misses %d, bypasses %d%s, size %d) are not compared: op "
+                  "outputs are written as stand-ins, whose cache traffic is not the "
+                  "program's" % (i.hits, i.misses, sum(i.bypasses.values()),
+                                 " (%s)" % why if why else "", i.size))
+
     def inexpressible(self, site, what):
         """What the language cannot say of this PyTorch: said in the
         header, and recording stops there, so the verdict is NOT JUDGED."""

@@ -24,6 +24,7 @@ Exit 77 (skipped) only when the root is absent (scripts/test.sh builds it).
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -136,8 +137,10 @@ def main(fakegc, root, suite, name):
             bad.append("the first line does not name torch %s: %s" % (TORCH[suite], first))
         if 'config compat = "%s"' % DESIGN[suite] not in text:
             bad.append("no config compat %s" % DESIGN[suite])
+        if name == "dispatch_cache" and not re.search(
+                r"cache_info\(\) at the program's end: hits [1-9]\d*, misses [1-9]", head):
+            bad.append("the header does not give the dispatch cache's counters")
         if name == "dynamic_shapes":   # f * 2 of a (DYNAMIC, STATIC) fake: (sN, 4)
-            import re
             outs = re.findall(r"^ *x\d+ = empty\((.*?)\) ", text, re.M)
             if len(outs) != 10 or not all(re.fullmatch(r"s\d+, 4", o) for o in outs) or \
                     "written as its hint" in head:
