@@ -589,7 +589,16 @@ static int emit_subjects(sc_vm *vm, hp_graph *g, exec_index *xi, uint32_t line)
             r[k++] = r[i];
             r[i] = t;
         }
-    sc_vm_emit(vm, g, -1, r, k, NULL, 0, line);
+    /* grouped as a run's retained objects are, so that --dot draws the
+     * groups (the aggregated graph) when their examples do not cover them */
+    hp_group *gr = NULL;
+    size_t ngr = 0;
+    if (vm->o->dot && k && hp_group_records(r, k, &gr, &ngr) != 0) {
+        hp_retained_free(r, n);
+        return -1;
+    }
+    sc_vm_emit(vm, g, -1, r, k, gr, ngr, line);
+    hp_groups_free(gr, ngr);
     hp_retained_free(r, n);
     return 0;
 }
