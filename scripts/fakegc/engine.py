@@ -416,9 +416,12 @@ class Recorder:
     def named_mark(self, label):
         """fakegc.mark(label): `mark("LABEL")` at the program's site (the
         verdict says after which marks each group was made; the timeline
-        draws it). Whitespace runs become one space."""
+        draws it). Whitespace runs become one space. What the deaths before
+        it changed is said first (flush), so the counters read before the
+        mark are the ones it follows."""
         site = self.site()
         self.site_frame = None
+        self.flush()
         self.lines.append(Line("stmt", 'mark("%s")' % esc(" ".join(label.split())), site))
 
     def fill_at(self):
