@@ -297,12 +297,20 @@ void *al_realloc(void *p, size_t old_n, size_t n, al_kind kind, const char *site
 int al_grow(void *pv, size_t *cap, size_t n, size_t elem, size_t first, al_kind kind,
             const char *site)
 {
-    if (n < *cap)
+    return al_reserve(pv, cap, n + 1, elem, first, kind, site);
+}
+
+int al_reserve(void *pv, size_t *cap, size_t need, size_t elem, size_t first, al_kind kind,
+               const char *site)
+{
+    if (need <= *cap)
         return 0;
-    size_t nc = *cap ? *cap * 2 : first;
+    size_t nc = *cap ? *cap : first;
+    while (nc && nc < need && nc <= SIZE_MAX / 2)
+        nc *= 2;
     void *p;
     memcpy(&p, pv, sizeof p);   /* pv is a T **: read and write it as bytes */
-    if (nc < *cap || nc > SIZE_MAX / elem)
+    if (nc < need || nc > SIZE_MAX / elem)
         return -1;
     void *np = al_realloc(p, *cap * elem, nc * elem, kind, site);
     if (!np)

@@ -117,6 +117,13 @@ char *al_strdup(const char *s, al_kind kind, const char *site); /* free with str
  * 0, or -1 when out of memory (the array and *cap as they were). */
 int al_grow(void *pv, size_t *cap, size_t n, size_t elem, size_t first, al_kind kind,
             const char *site);
+/* Room for need elements in the array at *(T **)pv: when need > *cap, to
+ * the first of *cap (first when 0) doubled that holds them. al_grow(n) is
+ * al_reserve(n + 1).
+ *   if (al_reserve(&b->p, &b->cap, b->len + n + 1, 1, 64, AL_K_REPORT, "x") < 0) ...
+ * 0, or -1 when out of memory (the array and *cap as they were). */
+int al_reserve(void *pv, size_t *cap, size_t need, size_t elem, size_t first, al_kind kind,
+               const char *site);
 
 /* Pools: a free list of same-sized blocks in front of the allocator, for
  * records made and dropped by the thousand (finalizers, memo entries).

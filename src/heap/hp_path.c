@@ -256,16 +256,8 @@ static int big_cycle(hp_graph *g, uint32_t r, uint32_t **out, size_t *len, size_
 /* Formatting into g->buf: element i starts at off[i]. */
 static int buf_reserve(hp_graph *g, size_t need)
 {
-    if (need <= g->buf_cap)
-        return 0;
-    size_t ncap = g->buf_cap ? g->buf_cap : 256;
-    while (ncap < need)
-        ncap *= 2;
-    char *nb = al_realloc(g->buf, g->buf_cap, ncap, AL_K_HEAP, "hp_buf");
-    if (!nb)
+    if (al_reserve(&g->buf, &g->buf_cap, need, 1, 256, AL_K_HEAP, "hp_buf") != 0)
         return er_set(ER_OOM, "out of memory formatting a retention path");
-    g->buf = nb;
-    g->buf_cap = ncap;
     return 0;
 }
 
@@ -622,14 +614,8 @@ static int rec_shape(rgroups *rg, const hp_retained *x)
     size_t len = hp_path_shape(x->path, x->path_len, rg->shape, rg->shape_cap);
     if (len < rg->shape_cap)
         return 0;
-    size_t ncap = rg->shape_cap;
-    while (ncap <= len)
-        ncap *= 2;
-    char *ns = al_realloc(rg->shape, rg->shape_cap, ncap, AL_K_HEAP, "hp_group");
-    if (!ns)
+    if (al_reserve(&rg->shape, &rg->shape_cap, len + 1, 1, 256, AL_K_HEAP, "hp_group") != 0)
         return -1;
-    rg->shape = ns;
-    rg->shape_cap = ncap;
     hp_path_shape(x->path, x->path_len, rg->shape, rg->shape_cap);
     return 0;
 }

@@ -42,16 +42,8 @@ static void keys_free(keys *k)
 
 static int reserve(void **p, size_t *cap, size_t need, size_t elem)
 {
-    if (need <= *cap)
-        return 0;
-    size_t ncap = *cap ? *cap : 64;
-    while (ncap < need)
-        ncap *= 2;
-    void *np = al_realloc(*p, *cap * elem, ncap * elem, AL_K_REPORT, "rp_diff");
-    if (!np)
+    if (al_reserve(p, cap, need, elem, 64, AL_K_REPORT, "rp_diff") != 0)
         return er_set(ER_OOM, "out of memory comparing reports");
-    *p = np;
-    *cap = ncap;
     return 0;
 }
 

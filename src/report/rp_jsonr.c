@@ -95,17 +95,8 @@ static int want(rp_jr *j, const char *what)
 
 static int put(rp_jr *j, const char *bytes, size_t n)
 {
-    size_t need = j->str_len + n + 1;
-    if (need > j->str_cap) {
-        size_t ncap = j->str_cap ? j->str_cap : 64;
-        while (ncap < need)
-            ncap *= 2;
-        char *nb = al_realloc(j->str, j->str_cap, ncap, AL_K_REPORT, "rp_jsonr");
-        if (!nb)
-            return rp_jr_oom(j);
-        j->str = nb;
-        j->str_cap = ncap;
-    }
+    if (al_reserve(&j->str, &j->str_cap, j->str_len + n + 1, 1, 64, AL_K_REPORT, "rp_jsonr") != 0)
+        return rp_jr_oom(j);
     memcpy(j->str + j->str_len, bytes, n);
     j->str_len += n;
     j->str[j->str_len] = '\0';

@@ -149,16 +149,8 @@ static int vec_take(rp_jr *j, vec *x, void **out, size_t *n)
 
 static int grow(rp_jr *j, void **buf, size_t *cap, size_t need, size_t elem)
 {
-    if (need <= *cap)
-        return 0;
-    size_t ncap = *cap ? *cap : 64;
-    while (ncap < need)
-        ncap *= 2;
-    void *nb = al_realloc(*buf, *cap * elem, ncap * elem, AL_K_REPORT, "rp_read");
-    if (!nb)
+    if (al_reserve(buf, cap, need, elem, 64, AL_K_REPORT, "rp_read") != 0)
         return rp_jr_oom(j);
-    *buf = nb;
-    *cap = ncap;
     return 0;
 }
 

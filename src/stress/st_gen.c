@@ -24,16 +24,8 @@
 
 int st_text_add(st_text *t, const char *s, size_t n)
 {
-    if (t->len + n + 1 > t->cap) {
-        size_t nc = t->cap ? t->cap : 4096;
-        while (nc < t->len + n + 1)
-            nc *= 2;
-        char *np = al_realloc(t->p, t->cap, nc, AL_K_SCENARIO, "st text");
-        if (!np)
-            return -1;
-        t->p = np;
-        t->cap = nc;
-    }
+    if (al_reserve(&t->p, &t->cap, t->len + n + 1, 1, 4096, AL_K_SCENARIO, "st text") != 0)
+        return -1;
     memcpy(t->p + t->len, s, n);
     t->len += n;
     t->p[t->len] = '\0';

@@ -425,3 +425,26 @@ Test(front, grow_doubles_at_the_end_and_keeps_the_array_on_failure)
     cr_assert_eq(al_live_blocks(), 0);
     done(a);
 }
+
+Test(front, reserve_doubles_until_the_need_fits)
+{
+    al_allocator *a = make("libc");
+    al_install(a);
+    char *p = NULL;
+    size_t cap = 0;
+    cr_assert_eq(al_reserve(&p, &cap, 5, 1, 4, AL_K_OTHER, "t_reserve"), 0);
+    cr_assert_eq(cap, 8, "first 4, doubled once for 5: cap %zu", cap);
+    cr_assert_eq(al_reserve(&p, &cap, 8, 1, 4, AL_K_OTHER, "t_reserve"), 0);
+    cr_assert_eq(cap, 8, "room already: no growth (cap %zu)", cap);
+    cr_assert_eq(al_reserve(&p, &cap, 100, 1, 4, AL_K_OTHER, "t_reserve"), 0);
+    cr_assert_eq(cap, 128, "8 doubled past 100 in one realloc: cap %zu", cap);
+    p[99] = 'x';
+    al_fail_at(1, 0);
+    cr_assert_eq(al_reserve(&p, &cap, 129, 1, 4, AL_K_OTHER, "t_reserve"), -1);
+    cr_assert(cap == 128 && p[99] == 'x', "a failed reserve keeps the array (cap %zu)", cap);
+    cr_assert_eq(al_reserve(&p, &cap, SIZE_MAX, 8, 4, AL_K_OTHER, "t_reserve"), -1,
+                 "a need past the address space fails");
+    al_free(p, cap, AL_K_OTHER);
+    cr_assert_eq(al_live_blocks(), 0);
+    done(a);
+}
