@@ -1,8 +1,6 @@
 /* ix.c - the interner's index (ix.h). */
 #include "core/ix.h"
 
-#include <string.h>
-
 static void put(uint64_t *slot, size_t mask, uint32_t tag, uint32_t id)
 {
     size_t j = tag & mask;
@@ -60,24 +58,4 @@ void ix_free(ix *t)
 {
     al_free(t->slot, t->cap * sizeof *t->slot, t->kind);
     *t = (ix)IX_INIT(t->kind, t->site);
-}
-
-uint64_t ix_hash_mem(const void *p, size_t n)
-{
-    const unsigned char *s = p;
-    uint64_t h = 14695981039346656037ULL;   /* FNV-1a */
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ s[i]) * 1099511628211ULL;
-    return h;
-}
-
-uint64_t ix_hash_str(const char *s)
-{
-    return ix_hash_mem(s ? s : "", s ? strlen(s) : 0);
-}
-
-uint64_t ix_hash_mix(uint64_t h, uint64_t x)
-{
-    h = (h ^ x * 0xC2B2AE3D27D4EB4FULL) * 0xFF51AFD7ED558CCDULL;
-    return h ^ (h >> 29);
 }

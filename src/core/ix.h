@@ -87,10 +87,29 @@ int ix_grow_words(uint64_t **slot, size_t *cap, size_t n,
 /* Releases the slots; t is empty again (same kind and site). */
 void ix_free(ix *t);
 
-/* FNV-1a of a NUL-terminated text (NULL hashes as ""), of n bytes. */
-uint64_t ix_hash_str(const char *s);
-uint64_t ix_hash_mem(const void *p, size_t n);
+/* FNV-1a of n bytes, of a NUL-terminated text (NULL hashes as ""). */
+static inline uint64_t ix_hash_mem(const void *p, size_t n)
+{
+    const unsigned char *s = p;
+    uint64_t h = 14695981039346656037ULL;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ s[i]) * 1099511628211ULL;
+    return h;
+}
+
+static inline uint64_t ix_hash_str(const char *s)
+{
+    uint64_t h = 14695981039346656037ULL;
+    for (; s && *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
 /* h and x mixed into one hash (for keys of several fields). */
-uint64_t ix_hash_mix(uint64_t h, uint64_t x);
+static inline uint64_t ix_hash_mix(uint64_t h, uint64_t x)
+{
+    h = (h ^ x * 0xC2B2AE3D27D4EB4FULL) * 0xFF51AFD7ED558CCDULL;
+    return h ^ (h >> 29);
+}
 
 #endif

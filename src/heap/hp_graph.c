@@ -764,29 +764,32 @@ static int dom_search(dom *d)
         hp_xfree(st_pos, N, sizeof *st_pos);
         return -1;
     }
+    uint32_t *po = d->po, *rpo = d->rpo;
     size_t sp = 0, npo = 0;
+    int back = 0;
     st_node[sp] = d->S;
     st_pos[sp++] = 0;
-    d->po[d->S] = HP_NONE - 1;   /* "on the stack": any value but HP_NONE */
+    po[d->S] = HP_NONE - 1;   /* "on the stack": any value but HP_NONE */
     while (sp) {
         uint32_t v = st_node[sp - 1];
         uint32_t w = succ(d, v, &st_pos[sp - 1]);
         if (w == HP_NONE) {
             sp--;
-            d->po[v] = (uint32_t)npo;
-            d->rpo[N - 1 - npo] = v;
+            po[v] = (uint32_t)npo;
+            rpo[N - 1 - npo] = v;
             npo++;
             continue;
         }
-        if (d->po[w] != HP_NONE) {
-            d->back |= d->po[w] == HP_NONE - 1;   /* w is on the stack */
+        if (po[w] != HP_NONE) {
+            back |= po[w] == HP_NONE - 1;   /* w is on the stack */
             continue;
         }
-        d->po[w] = HP_NONE - 1;
+        po[w] = HP_NONE - 1;
         st_node[sp] = w;
         st_pos[sp++] = 0;
     }
     d->npo = npo;
+    d->back = back;
     hp_xfree(st_node, N, sizeof *st_node);
     hp_xfree(st_pos, N, sizeof *st_pos);
     return 0;
@@ -827,25 +830,28 @@ static void dom_solve(dom *d, const uint32_t *order)
 {
     const hp_graph *g = d->g;
     uint32_t *idom = d->idom;
+    const uint32_t *po = d->po, *roff = d->roff, *rsrc = d->rsrc;
+    const uint32_t VR = d->VR, VU = d->VU;
+    size_t n = d->n, npo = d->npo;
     idom[d->S] = d->S;
-    idom[d->VR] = d->S;
-    idom[d->VU] = d->S;
+    idom[VR] = d->S;
+    idom[VU] = d->S;
     for (int changed = 1; changed;) {
         changed = 0;
-        for (size_t i = 0; i < d->npo; i++) {
+        for (size_t i = 0; i < npo; i++) {
             uint32_t v = order[i];
-            if (v >= d->n)
+            if (v >= n)
                 continue;
             uint32_t nd = HP_NONE;
             if (HP_REGION(g, v) == HP_R_REACH && (g->region[v] & HP_F_ROOT))
-                nd = d->VR;
+                nd = VR;
             else if (HP_REGION(g, v) == HP_R_UNREACH && HP_PNODE(g, v) == HP_NONE)
-                nd = d->VU;
-            for (uint32_t k = d->roff[v]; k < d->roff[v + 1]; k++) {
-                uint32_t p = d->rsrc[k];
+                nd = VU;
+            for (uint32_t k = roff[v]; k < roff[v + 1]; k++) {
+                uint32_t p = rsrc[k];
                 if (idom[p] == HP_NONE)
                     continue;
-                nd = nd == HP_NONE ? p : intersect(d->po, idom, p, nd);
+                nd = nd == HP_NONE ? p : intersect(po, idom, p, nd);
             }
             if (idom[v] != nd) {
                 idom[v] = nd;
