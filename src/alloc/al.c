@@ -300,8 +300,8 @@ int al_grow(void *pv, size_t *cap, size_t n, size_t elem, size_t first, al_kind 
     return al_reserve(pv, cap, n + 1, elem, first, kind, site);
 }
 
-int al_reserve(void *pv, size_t *cap, size_t need, size_t elem, size_t first, al_kind kind,
-               const char *site)
+int al_reserve_grow(void *pv, size_t *cap, size_t need, size_t elem, size_t first,
+                    al_kind kind, const char *site)
 {
     if (need <= *cap)
         return 0;

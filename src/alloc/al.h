@@ -122,8 +122,13 @@ int al_grow(void *pv, size_t *cap, size_t n, size_t elem, size_t first, al_kind 
  * al_reserve(n + 1).
  *   if (al_reserve(&b->p, &b->cap, b->len + n + 1, 1, 64, AL_K_REPORT, "x") < 0) ...
  * 0, or -1 when out of memory (the array and *cap as they were). */
-int al_reserve(void *pv, size_t *cap, size_t need, size_t elem, size_t first, al_kind kind,
-               const char *site);
+int al_reserve_grow(void *pv, size_t *cap, size_t need, size_t elem, size_t first,
+                    al_kind kind, const char *site);   /* al_reserve past its test */
+static inline int al_reserve(void *pv, size_t *cap, size_t need, size_t elem, size_t first,
+                             al_kind kind, const char *site)
+{
+    return need <= *cap ? 0 : al_reserve_grow(pv, cap, need, elem, first, kind, site);
+}
 
 /* Pools: a free list of same-sized blocks in front of the allocator, for
  * records made and dropped by the thousand (finalizers, memo entries).

@@ -592,10 +592,9 @@ typedef struct rgroups {
 
 static uint64_t rec_hash(const hp_retained *x, const char *shape)
 {
-    uint64_t h = ix_hash_mix(ix_hash_str(shape), ix_hash_str(x->type_name));
-    h = ix_hash_mix(h, ix_hash_str(x->site.file));
-    return ix_hash_mix(h, (uint64_t)x->site.line << 16 ^ (uint64_t)x->kind << 8 ^
-                              (uint64_t)x->reason << 4 ^ (uint64_t)x->holder);
+    return ix_hash_str(shape) ^ ix_hash_str(x->type_name) * 31 ^
+           ix_hash_str(x->site.file) * 131 ^ (uint64_t)x->site.line * 0x9E3779B1u ^
+           (uint64_t)x->kind << 3 ^ (uint64_t)x->reason << 7 ^ (uint64_t)x->holder << 11;
 }
 
 static int rec_eq(const void *ctx, uint32_t id, const void *key)
