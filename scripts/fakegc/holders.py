@@ -201,14 +201,16 @@ def expand(x, types, prog_mods):
 def module_parts(m):
     """(child, label) of an nn.Module as the program writes them: a
     submodule `net[0]` of a Sequential/ModuleList (`net.block` otherwise), a
-    parameter or buffer `.weight`, any other attribute `.name`, never the
+    parameter or buffer `.weight`, a submodule of a ModuleDict by its key
+    `heads['cls']`, any other attribute `.name`, never the
     `_modules`/`_parameters`/`_buffers` dicts Python stores them in."""
     d = vars(m)
     indexed = hasattr(type(m), "__getitem__")
+    keyed = indexed and hasattr(type(m), "keys")     # ModuleDict: m['cls']
     for k, v in list(d["_modules"].items()):
         if v is not None:
-            yield v, "[%s]" % k if indexed and str(k).isdigit() else "[%r]" % (k,) \
-                if indexed and not str(k).isidentifier() else "." + str(k)
+            yield v, "[%r]" % (k,) if keyed else "[%s]" % k if indexed and str(k).isdigit() \
+                else "[%r]" % (k,) if indexed and not str(k).isidentifier() else "." + str(k)
     for store in ("_parameters", "_buffers"):
         for k, v in list(d.get(store, {}).items()):
             if v is not None:

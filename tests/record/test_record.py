@@ -654,6 +654,80 @@ class Cmd(Base):
                              r"leak_any_loop\.py:\d+, still growing at the end: \+1\.00 per "
                              r"round, made in rounds 1\.\.12 of 12 ", kind)
 
+    # Programs written as outside users write them (tests/record/programs/
+    # out_*.py): what each one's real run decides (its exit: 1 where what it
+    # keeps grows with its progress) and the holders as the program spells
+    # them; the counts are truth.py's, the program's own line ("real: N
+    # fakes alive") agreeing. CHILD: said plainly that a child is not recorded.
+    CHILD = "a child process was forked; its fake-tensor events are not recorded"
+    OUTSIDE = {
+        "out_loop_generator_feed": (1, ["HISTORY["], None),
+        "out_loop_calls_from_places": (1, ["LOG["], None),
+        "out_frames_closures": (1, ["CALLBACKS["], None),
+        "out_frames_retry_errors": (1, ["FAILURES[0][1].__traceback__.tb_next.tb_next.tb_frame."
+                                        "f_locals['probe']"], None),
+        "out_holders_moduledict": (1, ["model.heads['cls'].seen[", "model.blocks[1].last_fake"],
+                                   None),
+        "out_holders_dataclass": (1, ["STATES[0].inputs[0]", "STATES[0].output"], None),
+        "out_threads_pool": (1, ["RESULTS["], None),
+        "out_threads_mode_each": (None, ["PUBLISHED['w"], None),
+        "out_mp_fork_child_leak": (0, ["PARENT_KEEP[0]"], CHILD),
+        "out_mp_pool_fork": (0, [], CHILD),
+        "out_clean_bounded_cache": (0, ["CACHE[(2, "], None),
+        "out_clean_weak_values": (0, [], None),
+        "out_clean_del_each_round": (0, [], None),
+    }
+
+    def check_outside(self, names):
+        here = os.path.dirname(os.path.abspath(__file__))
+        import check_record
+        for name in names:
+            rc_real, holders, child = self.OUTSIDE[name]
+            prog = os.path.join(here, "programs", name + ".py")
+            t = subprocess.run(["/usr/bin/python3", os.path.join(here, "truth.py"), prog],
+                               stdout=subprocess.PIPE, text=True, cwd=self.d)
+            truth = json.loads(t.stdout.strip().splitlines()[-1])["fake"]
+            rc, so, se = self.fakegc("record", "--format", "json", "-o",
+                                     os.path.join(self.d, name + ".scn"), prog)
+            said = re.search(r"^real: (\d+) fakes alive", se, re.M)
+            self.assertEqual(int(said.group(1)), truth["alive"], name)
+            if rc_real is not None:
+                self.assertEqual(rc, rc_real, (name, so[-800:], se[-400:]))
+            rep = json.loads(so)["scenarios"][0]
+            self.assertEqual([f["text"] for f in rep["failures"]], [], name)
+            text = rep["verdict"]["text"]
+            got = check_record.classes(text)
+            held = got.get(("accumulating", "fake tensor"), 0) + \
+                got.get(("still reachable", "fake tensor"), 0)
+            self.assertEqual((held, got.get(("lost", "fake tensor"), 0)),
+                             (truth["held"], truth["alive"] - truth["held"]), (name, text))
+            for h in holders:
+                self.assertIn("held by the program at " + h, text, name)
+            if child:
+                self.assertIn("%s.py:" % name, se)
+                self.assertIn(child, se, name)
+
+    def test_outside_leaks(self):
+        """tests/record/programs/out_*.py, the leaking ones: loops that are
+        not `for in range`, holders through closures' cells and tracebacks,
+        a thread pool's results: the count real
+        PyTorch 1.13.1 keeps (truth.py), held where the program spells it,
+        exit 1, 0 fidelity mismatches."""
+        self.check_outside([n for n, e in self.OUTSIDE.items() if e[0] == 1 and "holders" not in n])
+
+    def test_outside_holders(self):
+        """tests/record/programs/out_holders_*.py: fakes on an nn.ModuleDict's
+        heads (model.heads['cls'], by its key as the program indexes it,
+        not .cls), an nn.ModuleList's block and a dataclass's fields."""
+        self.check_outside([n for n in self.OUTSIDE if "holders" in n])
+
+    def test_outside_clean_threads_processes(self):
+        """tests/record/programs/out_*.py, the rest: clean programs that look
+        leaky (a bounded cache, a WeakValueDictionary, a del each round)
+        PASS; a mode per thread; fork children said plainly, the parent
+        judged on its own fakes."""
+        self.check_outside([n for n, e in self.OUTSIDE.items() if e[0] != 1])
+
     def test_fork_records_the_started_process(self):
         prog = self.write("""
             import os
