@@ -380,6 +380,7 @@ class Recorder:
         self.fins = {}            # oid -> its weakref.finalize (threads: dead_pending)
         self.early = {}           # oid -> Obj said dead before its callback ran
         self.dying = None         # oid whose death's first callback is running here
+        self.reads_held = False   # counters are read after the event's own lines
 
 
     # -------------------------------------------------------------- output
@@ -658,7 +659,7 @@ class Recorder:
             self.lock.release()
 
     def settle(self):
-        if self.need:
+        if self.need and not self.reads_held:
             self.need = False
             self.expects()
 
@@ -679,7 +680,8 @@ class Recorder:
             if o.oid in self.early and self.early[o.oid] is o:
                 self.keep_checks.append((o, ln))   # its death has not ended yet
                 continue
-            if not o.sref.expired() and not self.holders.get(o.stor):
+            if not o.sref.expired() and not self.holders.get(o.stor) and \
+                    not self.storage_going(o):
                 ln.pre.append(self.keeper(o))
         self.check_storages()
         for k in list(self.keepers):
@@ -691,6 +693,21 @@ class Recorder:
                 self.free.setdefault(k.key, []).append(k.name)
                 self.need = True
         self.settle()
+
+    def storage_going(self, o):
+        """Threads: the storage of a dead tensor may still be on its way out
+        in the thread that dropped it (PyTorch frees it after the Python
+        callbacks of the death): given up to 20 ms to go before it is said
+        to be held (a keeper)."""
+        if not self.threads:
+            return False
+        import time
+        t0 = time.monotonic()
+        while not o.sref.expired():
+            if time.monotonic() - t0 > 0.02:
+                return False
+            time.sleep(0.0002)
+        return True
 
     def keeper(self, o):
         k = Obj("keeper", -id(o))

@@ -292,7 +292,14 @@ class Recorder(torch113.Recorder):
         mo = self.mode_rec(x.fake_mode)
         if mo is None or not self.tick():
             return
-        self.flush()
+        # the op has run: PyTorch's counters already hold its output, so the
+        # deaths written here (another thread's, during the op) get theirs
+        # read after the output's stand-in, as the model will have both
+        self.reads_held = True
+        try:
+            self.flush()
+        finally:
+            self.reads_held = False
         site = self.site()
         mode = x.fake_mode
         memo = mode.fake_tensor_converter.meta_converter.tensor_memo
