@@ -200,7 +200,7 @@ static int judge(record_args *ra, const char *scn, const char *prog, int *hint)
 
 int cli_record(int argc, char **argv)
 {
-    record_args a;
+    record_args a = {0};   /* cli_parse initialises its cli_common only */
     char **prog;
     int nprog;
     int pr = parse(&a, argc, argv, &prog, &nprog);
