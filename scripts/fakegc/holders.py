@@ -128,9 +128,9 @@ def expand(x, types, prog_mods):
     if isinstance(x, types.FunctionType):
         if getattr(x, "__module__", None) not in prog_mods:
             return
-        for name, c in zip(x.__code__.co_freevars, x.__closure__ or ()):
+        for i, c in enumerate(x.__closure__ or ()):     # a cell, as Python reaches it
             try:
-                yield c.cell_contents, "<closure of %s: %s>" % (x.__name__, name)
+                yield c.cell_contents, ".__closure__[%d].cell_contents" % i
             except ValueError:
                 pass
         for d in x.__defaults__ or ():

@@ -663,7 +663,7 @@ class Cmd(Base):
     OUTSIDE = {
         "out_loop_generator_feed": (1, ["HISTORY["], None),
         "out_loop_calls_from_places": (1, ["LOG["], None),
-        "out_frames_closures": (1, ["CALLBACKS["], None),
+        "out_frames_closures": (1, ["CALLBACKS[0].__closure__[0].cell_contents -> tensor#"], None),
         "out_frames_retry_errors": (1, ["FAILURES[0][1].__traceback__.tb_next.tb_next.tb_frame."
                                         "f_locals['probe']"], None),
         "out_holders_moduledict": (1, ["model.heads['cls'].seen[", "model.blocks[1].last_fake"],
