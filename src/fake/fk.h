@@ -89,6 +89,8 @@ typedef struct fk_design {
                                   on fakes (a conversion's fake-view step
                                   included) gets a tensor-memo entry of its
                                   own under a fresh id (from_meta_and_device) */
+    unsigned char csr_converts;    /* a sparse CSR tensor converts (to a meta
+                                  CSR, nnz 0), a hit; 0: "meta converter nyi" */
     /* the lifecycle after 2.3 (fakegc-semantics(7), DESIGNS) */
     unsigned char unbacked_memo;   /* f.item() memoizes its unbacked symbol on
                                   the fake (item_memo, holding the ShapeEnv),

@@ -628,6 +628,8 @@ static ts_tensor *convert_fresh(fk_mconv *mc, ts_tensor *t, ts_tensor *base)
     if (t->layout == TS_SPARSE_COO) {
         r = ts_sparse_coo(t->ndim, t->sizes, 0, t->sparse_dim, t->dtype,
                           ts_meta(), t->coalesced);
+    } else if (t->layout == TS_SPARSE_CSR) {
+        r = ts_sparse_csr_meta(t->sizes[0], t->sizes[1], t->dtype);   /* csr_converts */
     } else if (t->base) {
         /* Views in two steps: meta-fy the base (memoized), then view it. */
         if (!base)
@@ -943,12 +945,13 @@ static ts_tensor *one_memo_fake_at(fk_mconv *mc, fk_mode *mode, ts_tensor *t)
     return out;
 }
 
-/* What 2.x's MetaConverter rejects ("meta converter nyi"): sparse CSR, a
- * view of a sparse base, lazy (meta_utils.py@003dca52:711-716); neg/conj
- * bits convert (:679). Quantized is refused before (fake_tensor.py@946abe14:310). */
-static int one_memo_unsupported(const ts_tensor *t)
+/* What 2.x's MetaConverter rejects ("meta converter nyi"): sparse CSR
+ * unless the design converts it, a view of a sparse base, lazy
+ * (meta_utils.py@003dca52:711-716); neg/conj bits convert (:679). Quantized
+ * is refused before (fake_tensor.py@946abe14:310). */
+static int one_memo_unsupported(const fk_design *d, const ts_tensor *t)
 {
-    return ts_is_fake(t) || t->layout == TS_SPARSE_CSR ||
+    return ts_is_fake(t) || (t->layout == TS_SPARSE_CSR && !d->csr_converts) ||
            (t->base && t->base->layout != TS_STRIDED) || t->device.type == TS_DEV_LAZY;
 }
 
@@ -967,7 +970,7 @@ static ts_tensor *from_real_one_memo(fk_fconv *fc, fk_mode *mode, ts_tensor *t)
         er_set(ER_UNSUPPORTED, "quantized nyi in meta tensors");
         return NULL;
     }
-    if (one_memo_unsupported(t)) {
+    if (one_memo_unsupported(mc->design, t)) {
         mc->misses++;
         er_set(ER_UNSUPPORTED, "meta converter nyi");
         return NULL;
@@ -1129,6 +1132,56 @@ ts_tensor *fk_convert(obj *conv, obj *mode, ts_tensor *t)
     return from_real_tensor((fk_fconv *)conv, (fk_mode *)mode, t);
 }
 
+/* mode.meta(t) with one memo: MetaConverter.__call__ with its default
+ * callback on the memo its mode's conversions fill (meta_utils.py@v2.6.0:
+ * 770-779 get/set_tensor_memo, 837 meta_tensor). A hit answers the entry,
+ * a fake when a conversion made it; otherwise a plain meta tensor, memoized
+ * (a weak value: it leaves with the caller's reference). A view is made off
+ * its base's entry: off a fake, as_strided dispatches to the mode, so the
+ * view is a fake view of it, an op output (memoized under a fresh id too).
+ * Checked on 2.6.0 and 2.14.1 (scripts/xref: 03_sparse_coo.scn,
+ * 04_unsupported.scn, 08_hits_misses.scn). */
+static ts_tensor *meta_in_memo(fk_mconv *mc, fk_mode *mode, ts_tensor *t)
+{
+    count_toward_sweep(mc);
+    ts_tensor *hit = mconv_memo_get(mc, t), *r;
+    if (hit) {
+        obj_incref(&hit->hdr);
+        return hit;
+    }
+    if (t->base && t->layout == TS_STRIDED) {
+        ts_tensor *b = meta_in_memo(mc, mode, t->base);
+        if (!b)
+            return NULL;
+        if (!ts_is_fake(b)) {
+            r = convert_fresh(mc, t, b);
+        } else {
+            obj_incref(&b->meta->hdr);
+            ts_tensor *v = convert_fresh(mc, t, b->meta);
+            r = v ? ts_fake_new(v, fk_mode_holder(mode), b->device, t->hdr.id) : NULL;
+            obj_decref(v ? &v->hdr : NULL);
+            if (!r) {
+                obj_decref(&b->hdr);
+                return NULL;
+            }
+            r->base = b;                   /* holds the base's fake (its reference) */
+            if (fk_memo_op_output(&mode->hdr, r) != 0) {
+                obj_decref(&r->hdr);
+                return NULL;
+            }
+        }
+    } else {
+        r = convert_fresh(mc, t, NULL);
+    }
+    if (!r)
+        return NULL;
+    if (mconv_memo_set(mc, t, r) != 0) {
+        obj_decref(&r->hdr);
+        return NULL;
+    }
+    return r;
+}
+
 ts_tensor *fk_mode_meta(obj *mode, ts_tensor *t)
 {
     if (fk_is_meta_converter(mode))
@@ -1139,22 +1192,16 @@ ts_tensor *fk_mode_meta(obj *mode, ts_tensor *t)
     }
     fk_fconv *fc = ((fk_mode *)mode)->converter;
     if (!fc->design->fake_memo) {
-        /* one memo of fakes: the meta tensor of t's fake (derived); what
-         * the MetaConverter rejects comes back as itself, a miss, as 1.13 */
+        /* one memo: the mode's MetaConverter called with no callback;
+         * what it rejects comes back as itself, a miss, as 1.13 */
         fk_mconv *mc = fc->meta;
-        if (t->quantized || one_memo_unsupported(t)) {
+        if (t->quantized || one_memo_unsupported(mc->design, t)) {
             mc->misses++;
             obj_incref(&t->hdr);
             return t;
         }
         mc->hits++;
-        ts_tensor *f = describe(mc, t) == 0 ? one_memo_fake(mc, (fk_mode *)mode, t) : NULL;
-        if (!f)
-            return NULL;
-        ts_tensor *r = f->meta;
-        obj_incref(&r->hdr);
-        obj_decref(&f->hdr);
-        return r;
+        return describe(mc, t) == 0 ? meta_in_memo(mc, (fk_mode *)mode, t) : NULL;
     }
     return fk_meta_convert(&fc->meta->hdr, t);
 }

@@ -10,6 +10,9 @@
  *   weak.py@03e156b8        torch/utils/weak.py 03e156b8e50a6df611ff81db21cc79b3d2aecd5e (2.x)
  *   collect_metadata_analysis.py@95bc63ca torch/_functorch/_aot_autograd/
  *                           95bc63ca296368841b81c66104f4bed68f5c8338
+ *   meta_utils.py@v2.6.0, @v2.14.1  the files that ran (Debian python3-torch
+ *                           2.6.0+dfsg trixie, 2.14.1 forky: the roots of
+ *                           scripts/torch-root.sh; scripts/xref compares)
  */
 #include <stdio.h>
 #include <string.h>
@@ -119,6 +122,11 @@ static const fk_design designs[FK_D_COUNT] = {
          * through from_meta_and_device, which memoizes under a fresh id
          * (:276-278 set_tensor_memo -> describer.get_tensor_id) */
         .op_outputs_memoized = 1,
+        /* meta_utils.py@v2.6.0:1318-1345 (@v2.14.1:1621-1660): a sparse
+         * compressed tensor becomes _sparse_compressed_tensor_with_dims(0,
+         * ...) on meta; checked by scripts/xref (04_unsupported.scn) on
+         * 2.6.0 and 2.14.1: the CSR converts, a hit, its fake memoized */
+        .csr_converts = 1,
         .tables = T_23_TABLES,
     },
     [FK_D_2_14] = {
@@ -133,6 +141,7 @@ static const fk_design designs[FK_D_COUNT] = {
         .fakes_are_views = 1,
         .fix_weakref_leak = 0,
         .op_outputs_memoized = 1,
+        .csr_converts = 1,          /* as 2.3's (meta_utils.py@v2.14.1:1621-1660) */
         /* fake_tensor.py@946abe14 UnbackedMemoDescriptor.__get__ (a memo
          * is answered only while obj._version and obj.fake_mode.epoch are
          * those it was stored at; pytorch#125623, #124394) and __set__

@@ -863,6 +863,7 @@ int32_t m_mode_new(model *m, int is_mc, int policy, int64_t every)
     md->fins = (uint8_t)fk_design_has_finalizers(d);
     md->sweeps = (uint8_t)fk_design_sweeps(d);
     md->opmemo = d->op_outputs_memoized;
+    md->csr = d->csr_converts;
     if (!md->sweeps)
         md->freq = 0;        /* sweep_every reads 0 */
     m->n[i].mi = (int32_t)m->nm++;
@@ -962,6 +963,17 @@ static int32_t convert_fresh(model *m, mmode *md, int32_t t)
             m->n[m->n[r].val].flags |= NF_MEMO;
             m->n[m->n[m->n[r].val].storage].flags |= NF_MEMO;
         }
+    } else if (x->layout == LY_CSR) {
+        /* csr_converts: _sparse_compressed_tensor_with_dims(0, ...) on meta */
+        r = m_csr(m, x->sizes[0], x->sizes[1], 0, x->dtype, DV_META);
+        if (r >= 0) {
+            m->n[m->n[r].crow].flags |= NF_MEMO;
+            m->n[m->n[m->n[r].crow].storage].flags |= NF_MEMO;
+            m->n[m->n[r].col].flags |= NF_MEMO;
+            m->n[m->n[m->n[r].col].storage].flags |= NF_MEMO;
+            m->n[m->n[r].val].flags |= NF_MEMO;
+            m->n[m->n[m->n[r].val].storage].flags |= NF_MEMO;
+        }
     } else if (x->base >= 0) {
         int32_t b = meta_tensor(m, md, x->base);
         if (b < 0)
@@ -1040,10 +1052,10 @@ static int32_t meta_tensor(model *m, mmode *md, int32_t t)
  * a fake, sparse CSR, a view of a sparse base, lazy; neg/conj and meta
  * tensors convert (meta_utils.py@003dca52:679,711-716,
  * meta_utils.py@0f315d37:1897-1904) */
-static int one_unsupported(const model *m, int32_t t)
+static int one_unsupported(const model *m, const mmode *md, int32_t t)
 {
     const mnode *x = &m->n[t];
-    return x->fake || x->layout == LY_CSR ||
+    return x->fake || (x->layout == LY_CSR && !md->csr) ||
            (x->base >= 0 && m->n[x->base].layout != LY_STRIDED) || x->dev == DV_LAZY;
 }
 
@@ -1204,23 +1216,61 @@ void m_op_output(model *m, int32_t f)
         pv_push(m, &md->fake, m->next_opkey--, f);
 }
 
+/* mode.meta(t) with one memo (fake/fk_conv.c meta_in_memo): the entry
+ * (a fake when a conversion made it), else a plain meta tensor memoized; a
+ * view off its base's entry, off a fake as an op: a fake view of it. */
+static int32_t meta_in_memo(model *m, mmode *md, int32_t t)
+{
+    count_call(m, md);
+    int32_t hit = m_lookup(&md->fake, t), r;
+    if (hit >= 0) {
+        m_ref(m, hit);
+        return hit;
+    }
+    if (m->n[t].base >= 0 && m->n[t].layout == LY_STRIDED) {
+        int32_t b = meta_in_memo(m, md, m->n[t].base);
+        if (b < 0)
+            return -1;
+        if (!m->n[b].fake) {
+            r = view_off(m, t, b);
+            m_unref(m, b);
+            if (r >= 0)
+                memo_flags(m, r, t);
+        } else {
+            int32_t v = view_off(m, t, m->n[b].meta);
+            if (v < 0)
+                return -1;
+            memo_flags(m, v, t);
+            r = m_fake_new(m, v, md->node, m->n[b].fdev);
+            if (r < 0)
+                return -1;
+            m->n[r].base = b;                  /* b's reference */
+            m->n[r].mi = (int32_t)(md - m->m);
+            if (md->opmemo && pv_push(m, &md->fake, m->next_opkey--, r) < 0)
+                return -1;
+        }
+    } else {
+        r = convert_fresh(m, md, t);
+    }
+    if (r < 0 || pv_push(m, &md->fake, t, r) < 0)
+        return -1;
+    const mnode *x = &m->n[t];
+    if (md->fins &&
+        pv_push(m, &md->mstor, t, x->layout == LY_STRIDED ? x->storage : -1) < 0)
+        return -1;
+    return r;
+}
+
 int32_t m_meta_convert(model *m, mmode *md, int32_t t)
 {
     if (md->one && !(m->n[md->node].flags & NF_MC)) {
-        /* mode.meta(t) in 2.x: the meta tensor of t's fake (fk_mode_meta) */
-        if ((m->n[t].flags & NF_QUANT) || one_unsupported(m, t)) {
+        if ((m->n[t].flags & NF_QUANT) || one_unsupported(m, md, t)) {
             md->misses++;
             m_ref(m, t);
             return t;
         }
         md->hits++;
-        int32_t f = one_fake(m, md, t, md->node);
-        if (f < 0)
-            return -1;
-        int32_t r = m->n[f].meta;
-        m_ref(m, r);
-        m_unref(m, f);
-        return r;
+        return meta_in_memo(m, md, t);
     }
     if (m_meta_unsupported(m, t)) {
         md->misses++;
@@ -1240,7 +1290,7 @@ static int fake_check_real(model *m, mmode *md, int32_t t, int depth)
     const mnode *x = &m->n[t];
     if (x->flags & NF_QUANT)
         return depth ? MERR_SKIP : MERR_UNSUP;
-    if (md->one ? one_unsupported(m, t)
+    if (md->one ? one_unsupported(m, md, t)
                 : m_meta_unsupported(m, t) && (x->fake || x->dev != DV_META))
         return depth ? MERR_SKIP : MERR_UNSUP;
     if (x->grad >= 0) {

@@ -102,6 +102,7 @@ typedef struct mmode {
      *       under `one`;
      * sweeps a pending list and its sweep; opmemo op outputs memoized */
     uint8_t one, ids, fins, sweeps, opmemo;
+    uint8_t csr;             /* the design converts sparse CSR (fk_design.csr_converts) */
     uint8_t propreal;        /* fake_mode(propagate_real=true) */
     int64_t freq, count, hits, misses;
     uint32_t epoch;          /* pytorch-2.14: retraces begun (tracer(m)) */

@@ -160,6 +160,10 @@ ts_tensor *ts_sparse_coo(int ndim, const int64_t *sizes, int64_t nnz, int sparse
  * ER_TYPE (PyTorch has no meta CSR). Not is_sparse(), no strides. */
 ts_tensor *ts_sparse_csr(int64_t rows, int64_t cols, int64_t nnz, ts_dtype dt,
                          ts_device dev);
+/* The meta CSR tensor PyTorch 2.3+'s MetaConverter builds for a CSR one
+ * (_sparse_compressed_tensor_with_dims(0, ...) on meta): nnz 0, its parts
+ * on meta. Only the converter makes one; the language cannot. */
+ts_tensor *ts_sparse_csr_meta(int64_t rows, int64_t cols, ts_dtype dt);
 ts_tensor *ts_quantized(int ndim, const int64_t *sizes);
 /* A tensor with these exact strided metadata over an existing storage
  * (as_strided/set_; used by the meta converter). Not a view (base NULL). */

@@ -162,10 +162,12 @@ ts_tensor *ts_sparse_coo(int ndim, const int64_t *sizes, int64_t nnz, int sparse
     return coo_wrap(ndim, sizes, sparse_dim, dt, dev, nnz, coalesced, ind, val);
 }
 
+static ts_tensor *csr_new(int64_t rows, int64_t cols, int64_t nnz, ts_dtype dt,
+                          ts_device dev);
+
 ts_tensor *ts_sparse_csr(int64_t rows, int64_t cols, int64_t nnz, ts_dtype dt, ts_device dev)
 {
-    int64_t sizes[2] = {rows, cols}, cap = 0;
-    char s[256], d[32];
+    char d[32];
     if ((unsigned)dt >= TS_DTYPE_COUNT) {
         er_set(ER_TYPE, "unknown dtype %d", (int)dt);
         return NULL;
@@ -176,6 +178,23 @@ ts_tensor *ts_sparse_csr(int64_t rows, int64_t cols, int64_t nnz, ts_dtype dt, t
         er_set(ER_TYPE, "Unsupported device type for SparseCsr layout: %s", d);
         return NULL;
     }
+    return csr_new(rows, cols, nnz, dt, dev);
+}
+
+ts_tensor *ts_sparse_csr_meta(int64_t rows, int64_t cols, ts_dtype dt)
+{
+    if ((unsigned)dt >= TS_DTYPE_COUNT) {
+        er_set(ER_TYPE, "unknown dtype %d", (int)dt);
+        return NULL;
+    }
+    return csr_new(rows, cols, 0, dt, ts_meta());
+}
+
+static ts_tensor *csr_new(int64_t rows, int64_t cols, int64_t nnz, ts_dtype dt,
+                          ts_device dev)
+{
+    int64_t sizes[2] = {rows, cols}, cap = 0;
+    char s[256];
     if (ts_shape_check(2, sizes) || sparse_positions(2, sizes, &cap))
         return NULL;
     if (nnz < 0 || nnz > cap) {
