@@ -909,6 +909,16 @@ static ts_tensor *one_memo_fake_at(fk_mconv *mc, fk_mode *mode, ts_tensor *t)
         basef = one_memo_fake(mc, mode, t->base);
         if (!basef)
             return NULL;
+        if (!ts_is_fake(basef)) {
+            /* the base's entry is a plain meta tensor (mode.meta(base)):
+             * the view is made off it, a plain meta view, memoized */
+            ts_tensor *r = convert_fresh(mc, t, basef);
+            if (r && mconv_memo_set(mc, t, r) != 0) {
+                obj_decref(&r->hdr);
+                return NULL;
+            }
+            return r;
+        }
         basem = basef->meta;
         obj_incref(&basem->hdr);
     }
@@ -962,7 +972,7 @@ static ts_tensor *from_real_one_memo(fk_fconv *fc, fk_mode *mode, ts_tensor *t)
      * (fake_tensor.py@6ec61862:259, fake_tensor.py@946abe14:304; in 2.3
      * through lookup_tensor.get, which gives no id, :270-274) */
     ts_tensor *hit = mconv_memo_get(mc, t);
-    if (hit && ts_is_fake(hit)) {
+    if (hit) {    /* a plain meta tensor too, where mode.meta(t) put one */
         obj_incref(&hit->hdr);
         return hit;
     }

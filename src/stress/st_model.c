@@ -286,6 +286,13 @@ static void callbacks(model *m, int32_t i)
                 else
                     e++;
             }
+            /* ... or a plain meta entry of the one memo (mode.meta(t)) */
+            for (uint32_t e = 0; md->one && !x->fake && e < md->fake.n;) {
+                if (md->fake.p[e].v == i)
+                    md->fake.p[e] = md->fake.p[--md->fake.n];
+                else
+                    e++;
+            }
         }
         if (x->fake && x->mode >= 0) {       /* value died: WeakValueDictionary */
             /* the memos holding it: its converter's (x->mi), and its
@@ -1167,6 +1174,22 @@ static int32_t one_fake(model *m, mmode *md, int32_t t, int32_t owner)
         bf = one_fake(m, md, x->base, owner);
         if (bf < 0)
             return -1;
+        if (!m->n[bf].fake) {
+            /* the base's entry is mode.meta(base)'s plain meta tensor
+             * (fk_conv.c one_memo_fake_at): a plain meta view, memoized */
+            r = view_off(m, t, bf);
+            m_unref(m, bf);
+            if (r < 0)
+                return -1;
+            memo_flags(m, r, t);
+            if (pv_push(m, &md->fake, t, r) < 0)
+                return -1;
+            x = &m->n[t];
+            if (md->fins &&
+                pv_push(m, &md->mstor, t, x->layout == LY_STRIDED ? x->storage : -1) < 0)
+                return -1;
+            return r;
+        }
         r = view_off(m, t, m->n[bf].meta);
         if (r >= 0)
             memo_flags(m, r, t);
