@@ -89,6 +89,9 @@ typedef struct fk_design {
                                   on fakes (a conversion's fake-view step
                                   included) gets a tensor-memo entry of its
                                   own under a fresh id (from_meta_and_device) */
+    unsigned char ctor_outputs_memoized; /* a constructor's fake under `with`
+                                  gets a tensor-memo entry under a fresh id
+                                  (from_meta_and_device), as op outputs do */
     unsigned char csr_converts;    /* a sparse CSR tensor converts (to a meta
                                   CSR, nnz 0), a hit; 0: "meta converter nyi" */
     /* the lifecycle after 2.3 (fakegc-semantics(7), DESIGNS) */
@@ -209,8 +212,8 @@ ts_tensor *fk_mode_meta(obj *mode, ts_tensor *t);
 /* mode.sweep(): the expired-storage check of its MetaConverter. */
 uint64_t fk_sweep(obj *mode_or_converter);
 /* A constructor inside `with mode`: wrap a freshly built meta tensor as a
- * fake tensor of mode on `device`. Not memoized (PyTorch's constructors
- * under a mode make fresh fakes). */
+ * fake tensor of mode on `device`, memoized only where the design says
+ * (ctor_outputs_memoized). 0-1 new reference. */
 ts_tensor *fk_wrap_new(obj *mode, ts_tensor *meta, ts_device device);
 
 /* Fake-aware op: if self (or args->other) is fake, run op on the meta

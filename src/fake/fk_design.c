@@ -142,6 +142,11 @@ static const fk_design designs[FK_D_COUNT] = {
         .fix_weakref_leak = 0,
         .op_outputs_memoized = 1,
         .csr_converts = 1,          /* as 2.3's (meta_utils.py@v2.14.1:1621-1660) */
+        /* fake_impls.py@v2.14.1 constructors(): a meta result goes through
+         * fake_tensor_converter.from_meta_and_device (2.6.0's returned
+         * FakeTensor(fake_mode, r, out_device), no entry); checked by
+         * scripts/xref (09_with_mode_ops.scn: `with m` + zeros(2, 3)) */
+        .ctor_outputs_memoized = 1,
         /* fake_tensor.py@946abe14 UnbackedMemoDescriptor.__get__ (a memo
          * is answered only while obj._version and obj.fake_mode.epoch are
          * those it was stored at; pytorch#125623, #124394) and __set__

@@ -12,7 +12,13 @@ ts_tensor *fk_wrap_new(obj *mode, ts_tensor *meta, ts_device device)
         er_set(ER_TYPE, "not a fake mode");
         return NULL;
     }
-    return ts_fake_new(meta, fk_mode_holder((fk_mode *)mode), device, 0);
+    ts_tensor *f = ts_fake_new(meta, fk_mode_holder((fk_mode *)mode), device, 0);
+    if (f && ((fk_mode *)mode)->converter->design->ctor_outputs_memoized &&
+        fk_memo_op_output(mode, f) != 0) {
+        obj_decref(&f->hdr);
+        return NULL;
+    }
+    return f;
 }
 
 /* After set_ on a fake's meta tensor the fake's metadata follow it (the

@@ -871,6 +871,7 @@ int32_t m_mode_new(model *m, int is_mc, int policy, int64_t every)
     md->sweeps = (uint8_t)fk_design_sweeps(d);
     md->opmemo = d->op_outputs_memoized;
     md->csr = d->csr_converts;
+    md->ctormemo = d->ctor_outputs_memoized;
     if (!md->sweeps)
         md->freq = 0;        /* sweep_every reads 0 */
     m->n[i].mi = (int32_t)m->nm++;
@@ -1282,6 +1283,15 @@ static int32_t meta_in_memo(model *m, mmode *md, int32_t t)
         pv_push(m, &md->mstor, t, x->layout == LY_STRIDED ? x->storage : -1) < 0)
         return -1;
     return r;
+}
+
+void m_ctor_output(model *m, int32_t f)
+{
+    if (f < 0 || m->n[f].mode < 0)
+        return;
+    mmode *md = &m->m[m->n[m->n[f].mode].mi];
+    if (md->alive && md->ctormemo)
+        pv_push(m, &md->fake, m->next_opkey--, f);
 }
 
 int32_t m_meta_convert(model *m, mmode *md, int32_t t)

@@ -103,6 +103,7 @@ typedef struct mmode {
      * sweeps a pending list and its sweep; opmemo op outputs memoized */
     uint8_t one, ids, fins, sweeps, opmemo;
     uint8_t csr;             /* the design converts sparse CSR (fk_design.csr_converts) */
+    uint8_t ctormemo;        /* constructors' fakes memoized (ctor_outputs_memoized) */
     uint8_t propreal;        /* fake_mode(propagate_real=true) */
     int64_t freq, count, hits, misses;
     uint32_t epoch;          /* pytorch-2.14: retraces begun (tracer(m)) */
@@ -258,6 +259,9 @@ void m_untrack(model *m, int32_t se, int only_alive);
 /* A new fake output f of an op: memoized under a fresh key where the
  * design memoizes op outputs (2.3's from_meta_and_device). */
 void m_op_output(model *m, int32_t f);
+/* A constructor's fake f under `with`: its mode's memo entry where the
+ * design memoizes constructors' outputs (pytorch-2.14). */
+void m_ctor_output(model *m, int32_t f);
 /* fake_converter(): an NK_MODE node flagged NF_FC with its own memos. */
 int32_t m_converter_new(model *m, int policy, int64_t every);
 

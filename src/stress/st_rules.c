@@ -1081,5 +1081,7 @@ int32_t m_ctor(model *m, const st_action *a, const int64_t *sz, uint8_t dt, uint
     int32_t t = ctor_node(m, a, sz, dt, in_mode ? DV_META : dev);
     if (t < 0 || !in_mode)
         return t;
-    return m_fake_new(m, t, m->with[m->nwith - 1], dev);
+    int32_t f = m_fake_new(m, t, m->with[m->nwith - 1], dev);
+    m_ctor_output(m, f);
+    return f;
 }
