@@ -92,6 +92,8 @@ typedef struct fk_design {
     unsigned char ctor_outputs_memoized; /* a constructor's fake under `with`
                                   gets a tensor-memo entry under a fresh id
                                   (from_meta_and_device), as op outputs do */
+    unsigned char views_keep_source; /* a view op on a fake view: the output
+                                  keeps that fake view alive (ts_tensor.view_src) */
     unsigned char csr_converts;    /* a sparse CSR tensor converts (to a meta
                                   CSR, nnz 0), a hit; 0: "meta converter nyi" */
     /* the lifecycle after 2.3 (fakegc-semantics(7), DESIGNS) */

@@ -127,6 +127,13 @@ static const fk_design designs[FK_D_COUNT] = {
          * ...) on meta; checked by scripts/xref (04_unsupported.scn) on
          * 2.6.0 and 2.14.1: the CSR converts, a hit, its fake memoized */
         .csr_converts = 1,
+        /* measured on 2.6.0 and 2.14.1 (not on 1.13.1, nor on real
+         * tensors): after `with m: u = z.unsqueeze(0); y = u.expand(...)`,
+         * or u = f.view(16); y = u.view(2, 8), u lives while y does, with no
+         * Python referrer (autograd's view chain, torch/csrc/autograd/
+         * variable.cpp ViewInfo::chain, keeps it for a tensor subclass that
+         * replays views by function); scripts/xref 09_with_mode_ops.scn */
+        .views_keep_source = 1,
         .tables = T_23_TABLES,
     },
     [FK_D_2_14] = {
@@ -147,6 +154,7 @@ static const fk_design designs[FK_D_COUNT] = {
          * FakeTensor(fake_mode, r, out_device), no entry); checked by
          * scripts/xref (09_with_mode_ops.scn: `with m` + zeros(2, 3)) */
         .ctor_outputs_memoized = 1,
+        .views_keep_source = 1,     /* as 2.3's (measured on 2.14.1) */
         /* fake_tensor.py@946abe14 UnbackedMemoDescriptor.__get__ (a memo
          * is answered only while obj._version and obj.fake_mode.epoch are
          * those it was stored at; pytorch#125623, #124394) and __set__

@@ -149,6 +149,10 @@ ts_tensor *fk_apply_in(ts_op op, ts_tensor *self, const ts_args *a, obj *active)
          * that fake's own base). */
         out->base = self->base ? self->base : self;
         obj_incref(&out->base->hdr);
+        if (self->base && fk_design_now()->views_keep_source) {
+            out->view_src = self;
+            obj_incref(&self->hdr);
+        }
     }
     /* an output served from the dispatch cache gets no memo entry
      * (fake_tensor.py@946abe14:1350-1398, derived) */

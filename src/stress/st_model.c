@@ -156,7 +156,7 @@ int32_t m_new(model *m, uint8_t kind)
     x->storage = x->base = x->grad = x->meta = x->mode = -1;
     x->ind = x->val = x->crow = x->col = -1;
     x->attr[0] = x->attr[1] = -1;
-    x->se = x->cst = x->rcopy = -1;
+    x->se = x->cst = x->rcopy = x->vsrc = -1;
     x->cs = x->um = -1;
     x->target = x->mi = -1;
     x->flags = NF_LEAF;
@@ -339,14 +339,14 @@ static void callbacks(model *m, int32_t i)
 }
 
 /* Drop every strong edge a dead node holds. */
-/* The strong edges of x (16 at most) into e; how many. */
+/* The strong edges of x (17 at most) into e; how many. */
 static int strong_edges(const model *m, const mnode *x, int32_t *e)
 {
-    int32_t v[16] = {x->storage, x->base, x->grad, x->meta, m_strong_mode(m, x), x->ind,
+    int32_t v[17] = {x->storage, x->base, x->grad, x->meta, m_strong_mode(m, x), x->ind,
                      x->val,     x->crow, x->col,  x->attr[0], x->attr[1], x->se,
-                     x->cst,     x->rcopy, x->cs, x->um};
+                     x->cst,     x->rcopy, x->cs, x->um, x->vsrc};
     memcpy(e, v, sizeof v);
-    return 16;
+    return 17;
 }
 
 void m_untrack(model *m, int32_t se, int only_alive)
@@ -366,12 +366,12 @@ void m_untrack(model *m, int32_t se, int only_alive)
 static void release(model *m, int32_t i)
 {
     mnode *x = &m->n[i];
-    int32_t e[16];
+    int32_t e[17];
     int ne = strong_edges(m, x, e);
     x->storage = x->base = x->grad = x->meta = x->mode = -1;
     x->ind = x->val = x->crow = x->col = -1;
     x->attr[0] = x->attr[1] = -1;
-    x->se = x->cst = x->rcopy = -1;
+    x->se = x->cst = x->rcopy = x->vsrc = -1;
     x->cs = x->um = -1;
     for (int k = 0; k < ne; k++)
         m_unref(m, e[k]);
@@ -389,12 +389,12 @@ static void release(model *m, int32_t i)
 static void release_to_survivors(model *m, int32_t i)
 {
     mnode *x = &m->n[i];
-    int32_t *e[15] = {&x->storage, &x->base, &x->grad, &x->meta, &x->ind,
+    int32_t *e[16] = {&x->storage, &x->base, &x->grad, &x->meta, &x->ind,
                       &x->val,     &x->crow, &x->col,  &x->attr[0], &x->attr[1],
-                      &x->se,      &x->cst,  &x->rcopy, &x->cs, &x->um};
+                      &x->se,      &x->cst,  &x->rcopy, &x->cs, &x->um, &x->vsrc};
     if (x->kind == NK_SHAPE_ENV)
         m_untrack(m, i, 1);
-    for (int k = 0; k < 15; k++) {
+    for (int k = 0; k < 16; k++) {
         int32_t c = *e[k];
         if (c >= 0 && m->n[c].alive) {
             *e[k] = -1;
@@ -423,7 +423,7 @@ static void mark(model *m, int32_t root)
     while (st->n > base) {
         int32_t i = st->p[--st->n];
         mnode *x = &m->n[i];
-        int32_t e[16];
+        int32_t e[17];
         int ne = strong_edges(m, x, e);
         for (int k = 0; k < ne; k++) {
             int32_t c = e[k];

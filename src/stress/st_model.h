@@ -63,6 +63,7 @@ typedef struct mnode {
     uint32_t rc;
     int64_t sizes[M_MAXD], strides[M_MAXD], offset, nnz;
     int32_t storage, base, grad, meta, mode, ind, val, crow, col;
+    int32_t vsrc;            /* a fake view's source fake view (views_keep_source) */
     int32_t attr[2];
     int32_t se;              /* version 3: a mode's ShapeEnv; a dynamic fake's (and
                                 an op output's on one) */
@@ -174,6 +175,7 @@ typedef struct model {
     /* version-3 rules of the design (st_dcache.c) */
     uint8_t dcache;          /* a process-wide dispatch cache */
     uint8_t finish_clears;   /* tr.finish() clears the mode's tables */
+    uint8_t vsrc;            /* a view of a fake view keeps it (mnode.vsrc) */
     int op_hit;              /* the op in hand was served from the cache */
     uint64_t *dc;            /* the cache's keys */
     size_t ndc, capdc;

@@ -953,6 +953,11 @@ int32_t m_run_plan(model *m, int32_t ti, const mplan *p, int view_op)
     if (f >= 0 && view_op && meta_is_view) {
         m->n[f].base = base;
         m_ref(m, base);
+        /* fk_ops.c: a view of a fake view keeps it (views_keep_source) */
+        if (m->n[ti].base >= 0 && m->vsrc) {
+            m->n[f].vsrc = ti;
+            m_ref(m, ti);
+        }
     }
     if (f >= 0)
         m_op_output(m, f);   /* fake_tensor.py@946abe14:1869 */

@@ -115,6 +115,10 @@ typedef struct ts_tensor {
     /* fake tensors */
     struct ts_tensor *meta;  /* strong: the meta tensor it wraps */
     obj *mode;               /* strong: its fake mode */
+    struct ts_tensor *view_src; /* strong, or NULL: a fake view made by a view
+                                op on a fake that is itself a view keeps that
+                                fake (PyTorch 2.x's autograd view chain;
+                                fk_design.views_keep_source) */
     uint64_t source_id;      /* id of the tensor it was converted from, 0 if
                                 none; a memo hit for key K must return a fake
                                 whose source_id is K's id */

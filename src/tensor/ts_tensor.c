@@ -43,6 +43,8 @@ static void tensor_traverse(obj *self, obj_visit_fn visit, void *arg)
         visit(&t->meta->hdr, "meta", -1, arg);
     if (t->mode)
         visit(t->mode, "mode", -1, arg);
+    if (t->view_src)
+        visit(&t->view_src->hdr, "view_src", -1, arg);
 }
 
 static void clear_tensor_ref(ts_tensor **slot)
@@ -75,6 +77,7 @@ static void tensor_release(obj *self)
     clear_tensor_ref(&t->col);
     clear_tensor_ref(&t->meta);
     obj_clear_ref(&t->mode);
+    clear_tensor_ref(&t->view_src);
 }
 
 /* The dims array of a tensor given more dims than its inline array holds
