@@ -1046,7 +1046,22 @@ static ts_tensor *from_meta_and_device(fk_mode *mode, ts_tensor *t,
         obj_incref(&hit->hdr);
         return hit;
     }
-    ts_tensor *out = ts_fake_new(t, fk_mode_holder(mode), device, t->hdr.id);
+    /* 2.3: FakeTensor(fake_mode, t, device) is _make_subclass, a new
+     * TensorImpl over t's storage: the fake does not keep t, so t's
+     * lookup_tensor entry leaves with t (measured on 2.6.0 and 2.14.1) */
+    ts_tensor *src = t;
+    if (one && fc->meta->lookup_tensor && t->layout == TS_STRIDED && t->storage) {
+        src = ts_from_storage(t->storage, t->ndim, t->sizes, t->strides, t->storage_offset,
+                              t->dtype);
+        if (!src)
+            return NULL;
+        src->requires_grad = t->requires_grad;
+        src->neg = t->neg;
+        src->conj = t->conj;
+    }
+    ts_tensor *out = ts_fake_new(src, fk_mode_holder(mode), device, t->hdr.id);
+    if (src != t)
+        obj_decref(&src->hdr);
     if (!out)
         return NULL;
     /* FakeTensor(fake_mode, t, device) is _make_subclass(cls, t,
@@ -1054,8 +1069,7 @@ static ts_tensor *from_meta_and_device(fk_mode *mode, ts_tensor *t,
     out->is_leaf = 1;
     if (one && fc->meta->lookup_tensor) {
         /* 2.3: set_tensor_memo gives t an id (fake_tensor.py@946abe14:
-         * 276-278,426-427); t is held by the fake here, so its
-         * lookup_tensor entry lives as long as the fake */
+         * 276-278,426-427), a lookup_tensor entry that lives as long as t */
         fk_mconv *mc = fc->meta;
         obj *id = describer_id(mc, 0, &t->hdr);
         if (!id || wt_put(mc->tensor_memo, id, &out->hdr) != 0) {

@@ -1394,8 +1394,18 @@ int32_t m_fake(model *m, mmode *md, int32_t t, int with_device, uint8_t dev)
         m_ref(m, hit);
         return hit;
     }
-    m_ref(m, t);
-    int32_t f = m_fake_new(m, t, md->node, dev);
+    int32_t src = t;
+    if (md->ids && m->n[t].layout == LY_STRIDED) {
+        /* 2.3: the fake is a new TensorImpl over t's storage, it does not
+         * keep t (fk_conv.c from_meta_and_device) */
+        const uint16_t kept = NF_NEG | NF_CONJ | NF_QUANT | NF_USTR | NF_RG;
+        src = m_alias(m, t, m->n[t].dtype, (uint16_t)((m->n[t].flags & kept) | NF_LEAF));
+        if (src < 0)
+            return -1;
+    } else {
+        m_ref(m, t);
+    }
+    int32_t f = m_fake_new(m, src, md->node, dev);
     if (f < 0)
         return -1;
     converted_leaf(&m->n[f], &m->n[t]);
