@@ -571,6 +571,16 @@ static int mconv_memo_set(fk_mconv *mc, ts_tensor *t, ts_tensor *r)
     return 0;
 }
 
+/* r (a new reference, or NULL) memoized under t: r, or NULL with r dropped. */
+static ts_tensor *memoized(fk_mconv *mc, ts_tensor *t, ts_tensor *r)
+{
+    if (r && mconv_memo_set(mc, t, r) != 0) {
+        obj_decref(&r->hdr);
+        return NULL;
+    }
+    return r;
+}
+
 /* The entry under key (t itself, or its id), checked against t: a value
  * made for another tensor is a wrong hit, possible only with address keys
  * (id-reuse). */
@@ -693,14 +703,7 @@ ts_tensor *fk_meta_tensor(fk_mconv *mc, ts_tensor *t)
         obj_incref(&hit->hdr);
         return hit;
     }
-    ts_tensor *r = convert_fresh(mc, t, NULL);
-    if (!r)
-        return NULL;
-    if (mconv_memo_set(mc, t, r) != 0) {
-        obj_decref(&r->hdr);
-        return NULL;
-    }
-    return r;
+    return memoized(mc, t, convert_fresh(mc, t, NULL));
 }
 
 static int meta_unsupported(const ts_tensor *t)
@@ -912,12 +915,7 @@ static ts_tensor *one_memo_fake_at(fk_mconv *mc, fk_mode *mode, ts_tensor *t)
         if (!ts_is_fake(basef)) {
             /* the base's entry is a plain meta tensor (mode.meta(base)):
              * the view is made off it, a plain meta view, memoized */
-            ts_tensor *r = convert_fresh(mc, t, basef);
-            if (r && mconv_memo_set(mc, t, r) != 0) {
-                obj_decref(&r->hdr);
-                return NULL;
-            }
-            return r;
+            return memoized(mc, t, convert_fresh(mc, t, basef));
         }
         basem = basef->meta;
         obj_incref(&basem->hdr);
@@ -1197,13 +1195,7 @@ static ts_tensor *meta_in_memo(fk_mconv *mc, fk_mode *mode, ts_tensor *t)
     } else {
         r = convert_fresh(mc, t, NULL);
     }
-    if (!r)
-        return NULL;
-    if (mconv_memo_set(mc, t, r) != 0) {
-        obj_decref(&r->hdr);
-        return NULL;
-    }
-    return r;
+    return memoized(mc, t, r);
 }
 
 ts_tensor *fk_mode_meta(obj *mode, ts_tensor *t)
