@@ -136,15 +136,8 @@ const sc_expr *sc_kwarg(const sc_expr *e, const char *name)
 /* Evaluate to an integer (bools count as 1/0). */
 int sc_eval_int(sc_vm *vm, const sc_expr *e, int64_t *out, const char *what)
 {
-    sc_val v = {0};
-    if (sc_eval(vm, e, &v) < 0)
-        return -1;
-    if (sc_as_int(&v, out) < 0) {
-        er_set(ER_TYPE, "%s must be an integer, got %s", what, sc_val_type(&v));
-        sc_val_drop(&v);
-        return -1;
-    }
-    return 0;
+    uint64_t sym;
+    return sc_eval_size(vm, e, out, &sym, what);
 }
 
 /* A size: its hint into *out, its expression's hash into *sym (0: none). */

@@ -126,5 +126,9 @@ ts_tensor *ts_sparse_apply(ts_op op, ts_tensor *self, const ts_args *a);
 ts_tensor *ts_to_sparse(ts_tensor *self, const ts_args *a);
 /* Clone with preserved (dense) or contiguous strides onto dev/dtype. */
 ts_tensor *ts_clone_to(ts_tensor *self, ts_device dev, ts_dtype dt, int contiguous);
+/* to()'s target for self: *dev and *dt (self's own where a leaves one
+ * out) and 0; -1 with ER_TYPE for an unknown dtype; 1 when self is there
+ * already (to() returns self: a new reference is taken). */
+int ts_to_target(ts_tensor *self, const ts_args *a, ts_device *dev, ts_dtype *dt);
 
 #endif

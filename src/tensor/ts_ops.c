@@ -331,18 +331,26 @@ ts_tensor *ts_clone_to(ts_tensor *self, ts_device dev, ts_dtype dt, int contiguo
     return out;
 }
 
+int ts_to_target(ts_tensor *self, const ts_args *a, ts_device *dev, ts_dtype *dt)
+{
+    *dev = a->has_device ? ts_device_norm(a->device) : self->device;
+    *dt = a->has_dtype ? a->dtype : self->dtype;
+    if ((unsigned)*dt >= TS_DTYPE_COUNT)
+        return er_set(ER_TYPE, "to(): unknown dtype %d", (int)*dt);
+    if (ts_device_eq(*dev, self->device) && *dt == self->dtype) {
+        obj_incref(&self->hdr);
+        return 1;
+    }
+    return 0;
+}
+
 static ts_tensor *to_of(ts_tensor *self, const ts_args *a)
 {
-    ts_device dev = a->has_device ? ts_device_norm(a->device) : self->device;
-    ts_dtype dt = a->has_dtype ? a->dtype : self->dtype;
-    if ((unsigned)dt >= TS_DTYPE_COUNT) {
-        er_set(ER_TYPE, "to(): unknown dtype %d", (int)dt);
-        return NULL;
-    }
-    if (ts_device_eq(dev, self->device) && dt == self->dtype) {
-        obj_incref(&self->hdr);
-        return self;
-    }
+    ts_device dev;
+    ts_dtype dt;
+    int k = ts_to_target(self, a, &dev, &dt);
+    if (k != 0)
+        return k > 0 ? self : NULL;
     return ts_clone_to(self, dev, dt, 0);
 }
 

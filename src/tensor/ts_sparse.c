@@ -522,6 +522,7 @@ static ts_tensor *coo_apply(ts_op op, ts_tensor *self, const ts_args *a)
 {
     ts_device dev;
     ts_dtype dt;
+    int k;
     switch (op) {
     case TS_OP_CLONE:
         return coo_clone_to(self, self->device, self->dtype);
@@ -536,16 +537,9 @@ static ts_tensor *coo_apply(ts_op op, ts_tensor *self, const ts_args *a)
         obj_incref(&self->hdr);
         return self;
     case TS_OP_TO:
-        dev = a->has_device ? ts_device_norm(a->device) : self->device;
-        dt = a->has_dtype ? a->dtype : self->dtype;
-        if ((unsigned)dt >= TS_DTYPE_COUNT) {
-            er_set(ER_TYPE, "to(): unknown dtype %d", (int)dt);
-            return NULL;
-        }
-        if (ts_device_eq(dev, self->device) && dt == self->dtype) {
-            obj_incref(&self->hdr);
-            return self;
-        }
+        k = ts_to_target(self, a, &dev, &dt);
+        if (k != 0)
+            return k > 0 ? self : NULL;
         return coo_clone_to(self, dev, dt);
     case TS_OP_COALESCE:
         return coalesce_of(self);

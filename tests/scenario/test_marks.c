@@ -15,6 +15,7 @@
 #include "report/rp.h"
 #include "report/rp_verdict.h"
 #include "scenario/sc.h"
+#include "scenario/tscen.h"
 
 /* Fakes kept in a loop at prog.py:9 (accumulating), one kept before the
  * loop at prog.py:4 (still reachable); marks as the caller places them. */
@@ -26,15 +27,8 @@
 
 static void run(const char *src, rp_scenario *out)
 {
-    sc_options o;
-    sc_options_default(&o);
-    memset(out, 0, sizeof *out);
-    char diag[2048] = "";
-    FILE *f = fmemopen(diag, sizeof diag - 1, "w");
-    int rc = sc_run_source("t.scn", src, &o, out, f);
-    fclose(f);
-    cr_assert(ne(int, rc, -2), "did not parse: %s", diag);
-    cr_assert(ne(ptr, out->verdict, NULL), "no verdict: %s", diag);
+    tsc_run(src, NULL, out);
+    cr_assert(ne(ptr, out->verdict, NULL), "no verdict");
 }
 
 static void done(rp_scenario *r)
@@ -102,19 +96,8 @@ Test(marks, no_mark_says_nothing_and_the_json_reads_back)
     free(text);
     done(&r);
     run(HEAD ONE LOOP(6, "mark(\"it\")\n") TAIL, &r);
-    rp_run run = {0};
-    run.tool = "fakegc";
-    run.version = "0";
-    run.allocator = "libc";
-    run.scenarios = &r;
-    run.n = 1;
-    rp_run_count(&run);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    rp_options ro = {0, 0, 0, "prog.py"};
-    cr_assert(eq(int, rp_write(&run, RP_JSON, f, &ro), 0));
-    fclose(f);
+    char *buf = tsc_written(&r, RP_JSON);
+    size_t len = strlen(buf);
     cr_assert(ne(ptr, strstr(buf, "\"mark_from\": \"it\", \"mark_to\": \"it\""), NULL), "%s", buf);
     rp_run back;
     char err[256] = "";

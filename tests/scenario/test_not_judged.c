@@ -30,25 +30,6 @@ static void done(rp_scenario *r)
     cr_assert(eq(u64, obj_live_count(), 0));
 }
 
-/* The report of one scenario in format fmt, in a malloc'd string. */
-static char *written(rp_scenario *s, rp_format fmt)
-{
-    rp_run run = {0};
-    run.tool = "fakegc";
-    run.version = "0";
-    run.allocator = "libc";
-    run.scenarios = s;
-    run.n = 1;
-    rp_run_count(&run);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    rp_options ro = {0, 0, 0, "prog.py"};
-    cr_assert(eq(int, rp_write(&run, fmt, f, &ro), 0));
-    fclose(f);
-    return buf;
-}
-
 Test(not_judged, a_clean_recording_that_stopped_is_not_a_pass)
 {
     rp_scenario r;
@@ -81,23 +62,23 @@ Test(not_judged, every_format_says_it_at_its_head)
 {
     rp_scenario r;
     run(CLEAN STOPPED, &r);
-    char *t = written(&r, RP_TEXT);
+    char *t = tsc_written(&r, RP_TEXT);
     cr_assert(eq(int, strncmp(t, "NOT JUDGED prog.py\n", 19), 0), "%s", t);
     cr_assert(ne(ptr, strstr(t, "\n  NOT JUDGED: the recorder stopped at prog.py:12 (threads)\n"),
                  NULL), "%s", t);
     cr_assert(ne(ptr, strstr(t, "0 passed, 1 failed (1 not judged"), NULL), "%s", t);
     cr_assert(eq(ptr, strstr(t, "PASS"), NULL), "%s", t);
     free(t);
-    t = written(&r, RP_TAP);
+    t = tsc_written(&r, RP_TAP);
     cr_assert(ne(ptr, strstr(t, "not ok 1 - "), NULL), "%s", t);
     cr_assert(ne(ptr, strstr(t, "message: \"NOT JUDGED: the recorder stopped at prog.py:12"),
                  NULL), "%s", t);
     free(t);
-    t = written(&r, RP_JUNIT);
+    t = tsc_written(&r, RP_JUNIT);
     cr_assert(ne(ptr, strstr(t, "<error message=\"NOT JUDGED: the recorder stopped at "
                                 "prog.py:12 (threads)\" type=\"not-judged\">"), NULL), "%s", t);
     free(t);
-    t = written(&r, RP_JSON);
+    t = tsc_written(&r, RP_JSON);
     cr_assert(ne(ptr, strstr(t, "\"not_judged\": {\"site\": \"prog.py:12\", \"why\": "
                                 "\"threads\"}"), NULL), "%s", t);
     rp_run back;

@@ -15,3 +15,21 @@ int tsc_run(const char *src, const sc_options *o, rp_scenario *out)
     cr_assert_neq(rc, -2, "did not parse:\n%s", diag);
     return rc;
 }
+
+char *tsc_written(rp_scenario *s, rp_format fmt)
+{
+    rp_run run = {0};
+    run.tool = "fakegc";
+    run.version = "0";
+    run.allocator = "libc";
+    run.scenarios = s;
+    run.n = 1;
+    rp_run_count(&run);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    rp_options ro = {0, 0, 0, "prog.py"};
+    cr_assert_eq(rp_write(&run, fmt, f, &ro), 0, "rp_write");
+    fclose(f);
+    return buf;
+}
