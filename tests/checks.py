@@ -8,8 +8,11 @@ says how many failed.
     rc, out, err = run("run", "x.scn", cwd=tmp)
     check(rc == 0, f"x.scn: exit 0 (got {rc})")
     return finish("check_x: ok")     # 1 when a check failed, else 0
+or, checks of one temporary folder each taking it:
+    return in_tmp([check_a, check_b], "check_x: ok")
 """
 import subprocess
+import tempfile
 
 failures = []
 
@@ -27,6 +30,14 @@ def runner(fakegc, timeout):
                            cwd=cwd)
         return p.returncode, p.stdout, p.stderr
     return run
+
+
+def in_tmp(checks, ok_line):
+    """Each check(tmp) in turn in one temporary folder, then finish(ok_line)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for c in checks:
+            c(tmp)
+    return finish(ok_line)
 
 
 def finish(ok_line):

@@ -627,15 +627,9 @@ static hp_group *rec_group_new(rgroups *rg, const hp_retained *x, size_t i, uint
         !(via = al_strdup(rg->shape, AL_K_HEAP, "hp_group_via")))
         return NULL;
     hp_group *g = &rg->v[rg->n];
-    memset(g, 0, sizeof *g);
-    g->kind = x->kind;
-    g->type_name = x->type_name;
-    g->site = x->site;
-    g->reason = x->reason;
-    g->holder = x->holder;
-    g->via = via;
-    g->example = i;
-    g->nexamples = 1;
+    *g = (hp_group){.kind = x->kind, .type_name = x->type_name, .site = x->site,
+                    .reason = x->reason, .holder = x->holder, .via = via, .example = i,
+                    .nexamples = 1};
     ix_add(&rg->index, h, (uint32_t)rg->n);   /* reserved for n records: cannot fail */
     rg->n++;
     return g;

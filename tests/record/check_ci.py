@@ -15,13 +15,12 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import xml.etree.ElementTree as ET
 
 import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from checks import check, finish, runner  # noqa: E402
+from checks import check, in_tmp, runner  # noqa: E402
 
 FAKEGC, SRC = sys.argv[1], sys.argv[2]
 # sites are the program's path as given (a subfolder: sub/accumulate.py:13)
@@ -161,19 +160,18 @@ def check_workflow(tmp):
         base = base or os.path.join(ws, "fakegc.json")
 
 
+def copy_program(tmp):
+    os.makedirs(os.path.join(tmp, "sub"))
+    shutil.copy(os.path.join(SRC, "tests/record/programs/accumulate.py"),
+                os.path.join(tmp, "sub/accumulate.py"))
+
+
 def main():
     if subprocess.run(["/usr/bin/python3", "-c", "import torch"], capture_output=True).returncode:
         print("no torch: scripts/deps.sh installs python3-torch")
         return 1 if os.environ.get("CI") == "true" else 77
-    with tempfile.TemporaryDirectory() as tmp:
-        os.makedirs(os.path.join(tmp, "sub"))
-        shutil.copy(os.path.join(SRC, "tests/record/programs/accumulate.py"),
-                    os.path.join(tmp, "sub/accumulate.py"))
-        check_names_and_messages(tmp)
-        check_dot_and_objects(tmp)
-        check_diff(tmp)
-        check_workflow(tmp)
-    return finish("check_ci: ok")
+    return in_tmp([copy_program, check_names_and_messages, check_dot_and_objects, check_diff,
+                   check_workflow], "check_ci: ok")
 
 
 sys.exit(main())

@@ -13,12 +13,11 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 
 import jsonschema
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from checks import check, finish, runner  # noqa: E402
+from checks import check, in_tmp, runner  # noqa: E402
 
 FAKEGC, SRC = sys.argv[1], sys.argv[2]
 CI = os.environ.get("CI") == "true"
@@ -211,13 +210,8 @@ def main():
     if not os.path.exists(os.path.join(multitool_dir(), ".bin", "sarif-multitool")):
         print(f"no SARIF multitool under {multitool_dir()}: run scripts/deps.sh")
         return 1 if CI else 77
-    with tempfile.TemporaryDirectory() as tmp:
-        the_validator_sees_errors(tmp)
-        check_run(tmp)
-        check_warnings(tmp)
-        check_record(tmp)
-        check_stress(tmp)
-    return finish("check_sarif: ok")
+    return in_tmp([the_validator_sees_errors, check_run, check_warnings, check_record,
+                   check_stress], "check_sarif: ok")
 
 
 sys.exit(main())

@@ -20,19 +20,11 @@ TestSuite(verdict, .init = tr_setup, .fini = tr_teardown);
 static rp_vgroup group(hp_class cls, fk_category cat, rp_root_kind root, rp_mechanism mech,
                        const char *root_name, const char *path, uint64_t count)
 {
-    rp_vgroup g;
-    memset(&g, 0, sizeof g);
-    g.cls = cls;
-    g.cat = cat;
-    g.root = root;
-    g.mech = mech;
+    rp_vgroup g = {.cls = cls, .cat = cat, .root = root, .mech = mech, .line = 11,
+                   .count = count, .bytes = 64 * count, .retained = 100 * count};
     snprintf(g.root_name, sizeof g.root_name, "%s", root_name);
     snprintf(g.path, sizeof g.path, "%s", path);
     snprintf(g.file, sizeof g.file, "prog.py");
-    g.line = 11;
-    g.count = count;
-    g.bytes = 64 * count;
-    g.retained = 100 * count;
     return g;
 }
 
