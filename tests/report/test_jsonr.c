@@ -93,19 +93,22 @@ static void fails_with(const char *t, int depth, const char *want)
 
 Test(jsonr, rejects_bad_input_with_the_position)
 {
-    fails_with("", 8, "e.json:1:1: unexpected end of input");
-    fails_with("[1,\n  2,]", 8, "e.json:2:5: trailing ','");
-    fails_with("{\"a\" 1}", 8, "e.json:1:6: expected ':'");
-    fails_with("{\"a\":1 \"b\":2}", 8, "expected ',' or '}'");
-    fails_with("[1 2]", 8, "expected ',' or ']'");
-    fails_with("[tru]", 8, "unexpected character, expected a value");
-    fails_with("[01]", 8, "leading zero");
-    fails_with("[\"\\ud800\"]", 8, "lone surrogate");
-    fails_with("[\"\\x\"]", 8, "bad escape");
-    fails_with("[\"abc", 8, "unterminated string");
-    fails_with("1 2", 8, "e.json:1:3: trailing characters");
-    /* columns count characters, not bytes */
-    fails_with("[\"\xc3\xa9\xc3\xa9\" x]", 8, "e.json:1:7:");
+    static const struct { const char *text, *message; } bad[] = {
+        {"", "e.json:1:1: unexpected end of input"},
+        {"[1,\n  2,]", "e.json:2:5: trailing ','"},
+        {"{\"a\" 1}", "e.json:1:6: expected ':'"},
+        {"{\"a\":1 \"b\":2}", "expected ',' or '}'"},
+        {"[1 2]", "expected ',' or ']'"},
+        {"[tru]", "unexpected character, expected a value"},
+        {"[01]", "leading zero"},
+        {"[\"\\ud800\"]", "lone surrogate"},
+        {"[\"\\x\"]", "bad escape"},
+        {"[\"abc", "unterminated string"},
+        {"1 2", "e.json:1:3: trailing characters"},
+        {"[\"\xc3\xa9\xc3\xa9\" x]", "e.json:1:7:"},   /* columns count characters */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        fails_with(bad[i].text, 8, bad[i].message);
 }
 
 Test(jsonr, typed_getters_check_the_range)
