@@ -778,7 +778,7 @@ static int exec_expect(sc_vm *vm, const sc_stmt *s)
 
 /* ---- statements ---- */
 
-static void unbind(sc_vm *vm, uint32_t slot)
+void sc_unbind(sc_vm *vm, uint32_t slot)
 {
     sc_val v = vm->vars[slot];
     vm->vars[slot].k = V_UNBOUND;
@@ -944,7 +944,7 @@ static int st_del(sc_vm *vm, const sc_stmt *s)
         if (vm->vars[s->slots[i]].k == V_UNBOUND)
             return er_set(ER_TYPE, "del: variable '%s' is not bound (deleted already?)",
                           vm->p->var_names[s->slots[i]]);
-        unbind(vm, s->slots[i]);
+        sc_unbind(vm, s->slots[i]);
     }
     return 0;
 }

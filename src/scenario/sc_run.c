@@ -91,15 +91,8 @@ static void teardown(sc_vm *vm, order *ord)
             n++;
         }
     qsort(ord, n, sizeof *ord, order_cmp);
-    for (size_t i = 0; i < n; i++) {
-        uint32_t s = ord[i].slot;
-        sc_val v = vm->vars[s];
-        vm->vars[s].k = V_UNBOUND;
-        vm->vars[s].o = NULL;
-        vm->stamp[s] = 0;
-        if (v.k == V_OBJ)
-            obj_decref(v.o);
-    }
+    for (size_t i = 0; i < n; i++)
+        sc_unbind(vm, ord[i].slot);
     while (vm->nwith > 0) {
         obj *m = vm->with_stack[--vm->nwith];
         vm->with_stack[vm->nwith] = NULL;

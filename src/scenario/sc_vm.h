@@ -166,6 +166,8 @@ ts_tensor *sc_as_tensor(const sc_val *v);
 const sc_expr *sc_kwarg(const sc_expr *e, const char *name);
 /* An integer (bools count), or a tuple / single integer into v[0..*n). */
 int sc_eval_int(sc_vm *vm, const sc_expr *e, int64_t *out, const char *what);
+/* Variable slot unbound (`del`, the end of a run): its value's reference goes. */
+void sc_unbind(sc_vm *vm, uint32_t slot);
 int sc_eval_int_list(sc_vm *vm, const sc_expr *e, int64_t *v, int *n, const char *what);
 /* Sizes that may be symbolic (2*s0): the hints, and each one's expression
  * hash (0: a plain number) in *sym (fk.h's fk_sym_*). */
