@@ -23,6 +23,12 @@ r = json.load(open(sys.argv[1]))
 $2
 json.dump(r, open(sys.argv[1], 'w'), indent=1)" "$1" || bad "test input $1"
 }
+# refused WHAT FROM TO EDIT MESSAGE OTHER: TO, FROM with EDIT made to it,
+# merged after OTHER, is refused with MESSAGE (expect2)
+refused() {
+    cp "$2" "$3" && edit "$3" "$4"
+    expect2 "$1" "$5" "$fakegc" merge "$6" "$3"
+}
 for k in 0 1; do
     "$fakegc" run -q --shard $k/2 --format json --output r$k.json "$src/scenarios/memo" 2>/dev/null ||
         bad "run shard $k"
@@ -31,24 +37,22 @@ for k in 0 1; do
 done
 "$fakegc" merge r0.json r1.json > out 2>&1 || bad "a good merge: exit $?: $(cat out)"
 # a shard whose scenarios were removed (the summary left as it was)
-cp r1.json gone.json; edit gone.json 'r["scenarios"] = []'
-expect2 "scenarios removed" 'gone.json: its summary says "passed": 5 but its scenarios give 0' \
-    "$fakegc" merge r0.json gone.json
+refused "scenarios removed" r1.json gone.json 'r["scenarios"] = []' \
+    'gone.json: its summary says "passed": 5 but its scenarios give 0' r0.json
 # ... and its summary made to agree: the split says 5 are missing
-cp gone.json gone2.json; edit gone2.json 'r["summary"]["passed"] = 0'
-expect2 "scenarios removed, summary fixed" 'gone2.json \(shard 1 of 2\) holds 0 scenarios, but a campaign of 10 files gives shard 1 5: 5 missing' \
-    "$fakegc" merge r0.json gone2.json
+refused "scenarios removed, summary fixed" gone.json gone2.json 'r["summary"]["passed"] = 0' \
+    'gone2.json \(shard 1 of 2\) holds 0 scenarios, but a campaign of 10 files gives shard 1 5: 5 missing' r0.json
 # a fail under an all-pass summary
-cp i1.json lie.json; edit lie.json 'r["summary"] = {"passed": 5, "failed": 0, "skipped": 0, "errors": 0}; r["status"] = "pass"'
-expect2 "fail under a pass summary" 'lie.json: its summary says "passed": 5 but its scenarios give 1' \
-    "$fakegc" merge i0.json lie.json
+refused "fail under a pass summary" i1.json lie.json \
+    'r["summary"] = {"passed": 5, "failed": 0, "skipped": 0, "errors": 0}; r["status"] = "pass"' \
+    'lie.json: its summary says "passed": 5 but its scenarios give 1' i0.json
 # a scenario more than the split gives
-cp r1.json extra.json; edit extra.json 'x = dict(r["scenarios"][0]); x["file"] = "/elsewhere/x.scn"; r["scenarios"].append(x); r["summary"]["passed"] += 1'
-expect2 "an extra scenario" 'holds 6 scenarios, but a campaign of 10 files gives shard 1 5: 1 extra' \
-    "$fakegc" merge r0.json extra.json
+refused "an extra scenario" r1.json extra.json \
+    'x = dict(r["scenarios"][0]); x["file"] = "/elsewhere/x.scn"; r["scenarios"].append(x); r["summary"]["passed"] += 1' \
+    'holds 6 scenarios, but a campaign of 10 files gives shard 1 5: 1 extra' r0.json
 # a status no run report has
-cp r1.json st.json; edit st.json 'r["scenarios"][0]["status"] = "great"'
-expect2 "an unknown status" 'has status "great"' "$fakegc" merge r0.json st.json
+refused "an unknown status" r1.json st.json 'r["scenarios"][0]["status"] = "great"' \
+    'has status "great"' r0.json
 # the merged summary and status are the scenarios' (a shard that fails, one that passes)
 for k in 0 1; do
     "$fakegc" run -q --inject strong-memo --shard $k/2 --format json --output p$k.json \
@@ -66,9 +70,8 @@ for k in 0 1; do
         "$src/scenarios/memo/fake_memo_hit.scn" "$src/scenarios/memo/hits_misses.scn" || bad "oom $k"
 done
 "$fakegc" merge o0.json o1.json > out 2>&1 || bad "a good oom merge: exit $?: $(cat out)"
-cp o1.json olie.json; edit olie.json 'r["summary"]["failure_points"] += 1'
-expect2 "an oom summary that lies" 'olie.json: its summary says "failure_points"' \
-    "$fakegc" merge o0.json olie.json
+refused "an oom summary that lies" o1.json olie.json 'r["summary"]["failure_points"] += 1' \
+    'olie.json: its summary says "failure_points"' o0.json
 # duplicate keys: refused by merge and by diff
 sed 's/^  "scenarios": \[/  "scenarios": [], "scenarios": [/' r1.json > dup.json
 grep -q '"scenarios": \[\], "scenarios"' dup.json || bad "test input dup.json"
