@@ -254,6 +254,28 @@ class Rounds:
         return None
 
 
+def locked(rec, f):
+    """A hooked entry point: one event at a time, whatever the thread
+    (Recorder.lock), and no tracing inside it. Rounds count the program's
+    own lines and calls; PyTorch's frames under the hook and the recorder's
+    own are neither, and a trace call on each of their calls was half of the
+    recorder's cost. The program's frames keep their local trace."""
+    gettrace, settrace, lock = sys.gettrace, sys.settrace, rec.lock
+
+    def w(*a, **k):
+        tr = gettrace()
+        if tr is None:
+            with lock:
+                return f(*a, **k)
+        settrace(None)
+        try:
+            with lock:
+                return f(*a, **k)
+        finally:
+            settrace(tr)
+    return w
+
+
 class no_cycles:
     """The cycle collector off for the recorder's own work on one event
     (nested uses keep it off; it comes back as it was)."""
@@ -338,6 +360,7 @@ class Recorder:
         self.notes = []           # header lines: what could not be expressed
         self.notes_seen = set()
         self.objs = {}            # id(obj) -> Obj while PyTorch's object lives
+        self.reals = {}           # the same, real tensors only (dead ones dropped lazily)
         self.need = False         # a death's counters are still to be read
         self.deferred = None      # deaths seen inside the current event, or None
         self.scope = 0            # depth of events (conversion, op) in progress
@@ -360,6 +383,7 @@ class Recorder:
         self.stats = {"conversions": 0, "deaths": 0, "op_outputs": 0, "modes": 0}
         self.prog_modules = ["__main__"]
         self.site_frame = None
+        self.site_names = {}      # co_filename -> how its sites are written ("": never)
         self.at_lines = []
         self.rounds = Rounds(self)
         self.ended = None         # how the program ended, when not normally
@@ -387,20 +411,28 @@ class Recorder:
 
     def site(self):
         f = sys._getframe(2)
+        names = self.site_names
         while f is not None:
             fn = f.f_code.co_filename
-            if not fn.startswith(self.tdir) and not own(fn) \
-                    and "importlib" not in fn and not fn.endswith("runpy.py") \
-                    and not fn.endswith("contextlib.py"):
-                if fn.startswith(self.pdir + os.sep):
-                    fn = os.path.join(self.shown, os.path.relpath(fn, self.pdir))
-                else:
-                    fn = os.path.basename(fn)
+            name = names.get(fn)
+            if name is None:
+                name = names[fn] = self.site_name(fn)
+            if name:
                 self.site_frame = f
-                return "%s:%d" % (fn, f.f_lineno)
+                return "%s:%d" % (name, f.f_lineno)
             f = f.f_back
         self.site_frame = None
         return "?"
+
+    def site_name(self, fn):
+        """How a site in file fn is written ("" for a file whose lines are
+        never the program's: torch's, the recorder's, importlib's)."""
+        if fn.startswith(self.tdir) or own(fn) or "importlib" in fn or \
+                fn.endswith("runpy.py") or fn.endswith("contextlib.py"):
+            return ""
+        if fn.startswith(self.pdir + os.sep):
+            return os.path.join(self.shown, os.path.relpath(fn, self.pdir))
+        return os.path.basename(fn)
 
     def mark(self, site):
         """at("FILE", LINE): what follows was done at the program's site (the
@@ -516,6 +548,18 @@ class Recorder:
     # -------------------------------------------------------------- deaths
 
     def died(self, oid):
+        """A death (a weakref.finalize callback): untraced, as a hook is
+        (locked)."""
+        tr = sys.gettrace()
+        if tr is None:
+            return self.died_now(oid)
+        sys.settrace(None)
+        try:
+            self.died_now(oid)
+        finally:
+            sys.settrace(tr)
+
+    def died_now(self, oid):
         """A death, in whatever thread dropped the object. While another
         thread's event holds the lock, PyTorch's own callbacks of that death
         have already run (its memo no longer counts it) and that event's
@@ -731,8 +775,12 @@ class Recorder:
                 del self.holders[o.stor]
 
     def check_storages(self):
-        for o in list(self.objs.values()):
-            if o.kind != "real" or o.stor is None:
+        objs = self.objs
+        for oid, o in list(self.reals.items()):
+            if objs.get(oid) is not o:
+                del self.reals[oid]        # dead since
+                continue
+            if o.stor is None:
                 continue
             t = o.owner() if callable(o.owner) else None
             if t is None:
@@ -820,6 +868,8 @@ class Recorder:
         else:
             expr = self.strided(t, o, site)
         name = self.bind(o, "t", site, t)
+        self.reals.pop(o.oid, None)    # in the order objs has them
+        self.reals[o.oid] = o
         o.owner = weakref.ref(t)
         if lay == torch.strided and not t.is_quantized:
             try:

@@ -23,7 +23,7 @@ import gc
 import weakref
 
 from . import engine
-from .engine import Event, Line, Obj, no_cycles
+from .engine import Event, Line, Obj, locked, no_cycles
 from .holders import locate
 from .scn import esc, tup
 
@@ -427,14 +427,10 @@ class Recorder(engine.Recorder):
         def dispatch(self, func, types, args=(), kwargs=None):
             return rec.on_dispatch(disp, self, func, types, args, kwargs)
 
-        def locked(f):   # one event at a time, whatever the thread (Recorder.lock)
-            def w(*a, **k):
-                with rec.lock:
-                    return f(*a, **k)
-            return w
-
-        mode_init, conv_init, conv_call = locked(mode_init), locked(conv_init), locked(conv_call)
-        meta_init, meta_call, dispatch = locked(meta_init), locked(meta_call), locked(dispatch)
+        mode_init, conv_init = locked(rec, mode_init), locked(rec, conv_init)
+        conv_call = locked(rec, conv_call)
+        meta_init, meta_call = locked(rec, meta_init), locked(rec, meta_call)
+        dispatch = locked(rec, dispatch)
         self.saved = [(c, n, c.__dict__.get(n)) for c, n in (
             (FM, "__init__"), (FC, "__init__"), (FC, "__call__"), (MC, "__init__"),
             (MC, "__call__"), (FM, "__torch_dispatch__"))]

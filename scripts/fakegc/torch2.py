@@ -61,7 +61,7 @@ import warnings
 import weakref
 
 from . import torch113
-from .engine import Line, Obj
+from .engine import Line, Obj, locked
 from .scn import tup
 
 COUNTERS2 = ("memo_tensor_ids", "memo_storage_ids", "memo_fake", "memo_storage",
@@ -424,14 +424,10 @@ class Recorder(torch113.Recorder):
             return rec.on_dispatch(disp, self, func, types, args,
                                    {} if kwargs is None else kwargs)
 
-        def locked(f):   # one event at a time, whatever the thread (Recorder.lock)
-            def w(*a, **k):
-                with rec.lock:
-                    return f(*a, **k)
-            return w
-
-        mode_init, conv_init, from_real = locked(mode_init), locked(conv_init), locked(from_real)
-        meta_init, meta_call, dispatch = locked(meta_init), locked(meta_call), locked(dispatch)
+        mode_init, conv_init = locked(rec, mode_init), locked(rec, conv_init)
+        from_real = locked(rec, from_real)
+        meta_init, meta_call = locked(rec, meta_init), locked(rec, meta_call)
+        dispatch = locked(rec, dispatch)
         self.saved = [(c, n, c.__dict__.get(n)) for c, n in (
             (FM, "__init__"), (FC, "__init__"), (FC, "from_real_tensor"), (MC, "__init__"),
             (MC, "__call__"), (FM, "__torch_dispatch__"))]

@@ -7,14 +7,24 @@ scripts/record/examples2), N interleaved
 rounds of: the program under record.py --no-hooks (same runpy harness, no
 hooks), the program recorded, and the recording replayed by
 `fakegc run` (the recording's own design; its wall_ms). Prints median and
-spread (min..max) of each and the same-round ratio recorded/plain."""
+spread (min..max) of each and the same-round ratio recorded/plain.
+
+--scale N,N,...: the recorder at scale instead (scripts/record/scale.py, N
+fakes in one loop, every 1000th kept): per size, -n interleaved rounds of
+the program alone (--no-hooks), recorded, and replayed, each a process of
+its own measured from outside (wall seconds and peak RSS from wait4, the
+whole process: interpreter, torch's import, the recorder's end and its
+file); the recording's bytes; the replay's verdict, which must be the
+program's own (accumulating N/1000 fakes, 0 fidelity mismatches)."""
 import argparse
 import json
 import os
 import re
 import statistics
 import subprocess
+import sys
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EX = os.path.join(ROOT, "scripts", "record", "examples")
@@ -34,15 +44,88 @@ def spread(xs, unit, scale=1.0):
     return "%8.3f %s (%.3f..%.3f)" % (statistics.median(xs), unit, min(xs), max(xs))
 
 
+def measured(argv):
+    """Run argv: (wall s, peak RSS MiB, stdout, stderr, status), the RSS of
+    the process and its waited-for children (wait4)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(argv, stdout=out, stderr=err)
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return (wall, ru.ru_maxrss / 1024.0, out.read().decode(errors="replace"),
+                err.read().decode(errors="replace"), p.returncode)
+
+
+def scale(o, v):
+    """The recorder at scale: see the module's docstring."""
+    prog = os.path.join(ROOT, "scripts", "record", "scale.py")
+    rec = os.path.join(ROOT, "scripts", "record.py")
+    compat = ["--compat", "pytorch-1.13"] if v.startswith("1.") else []
+    print("load average %s" % " ".join("%.2f" % x for x in os.getloadavg()))
+    print("%-8s %-20s %-20s %-6s %-18s %-18s %-6s %-9s %-18s %s" % (
+        "fakes", "plain s", "recorded s", "x", "plain MiB", "recorded MiB", "x",
+        "scn bytes", "replay s", "replay MiB"))
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "scale.scn")
+        for n in [int(x) for x in o.scale.split(",")]:
+            keep = n // 1000
+            rows = {k: [] for k in ("pt", "rt", "pm", "rm", "xt", "xm", "yt", "ym")}
+            size = 0
+            for _ in range(o.n):
+                pt, pm, _, e, st = measured([o.python, rec, "--no-hooks", prog, str(n)])
+                if st:
+                    raise SystemExit("bench.py: the program failed: %s" % e[-500:])
+                rt, rm, _, e, st = measured([o.python, rec, "-o", out, prog, str(n)])
+                if st not in (0, 1) or not os.path.exists(out):
+                    raise SystemExit("bench.py: recording failed (%d): %s" % (st, e[-500:]))
+                size = os.path.getsize(out)
+                yt, ym, j, e, st = measured([o.fakegc, "run", "--format", "json"] +
+                                            compat + [out])
+                check_verdict(json.loads(j)["scenarios"][0], keep, n)
+                os.unlink(out)
+                for k, x in (("pt", pt), ("rt", rt), ("pm", pm), ("rm", rm), ("xt", rt / pt),
+                             ("xm", rm / pm), ("yt", yt), ("ym", ym)):
+                    rows[k].append(x)
+            med = {k: statistics.median(x) for k, x in rows.items()}
+            rng = {k: "%.*f..%.*f" % (1 if k[0] == "x" else 2, min(x),
+                                      1 if k[0] == "x" else 2, max(x)) for k, x in rows.items()}
+            print("%-8d %-20s %-20s %-6s %-18s %-18s %-6s %-9d %-18s %s" % (
+                n, "%.2f (%s)" % (med["pt"], rng["pt"]), "%.2f (%s)" % (med["rt"], rng["rt"]),
+                "%.2fx" % med["xt"], "%.0f (%s)" % (med["pm"], rng["pm"]),
+                "%.0f (%s)" % (med["rm"], rng["rm"]), "%.2fx" % med["xm"], size,
+                "%.2f (%s)" % (med["yt"], rng["yt"]), "%.0f" % med["ym"]))
+            sys.stdout.flush()
+    print("load average %s" % " ".join("%.2f" % x for x in os.getloadavg()))
+
+
+def check_verdict(s, keep, n):
+    """The replay's verdict must be the program's: `keep` fakes accumulating
+    (held in KEPT), none lost, and no fidelity mismatch."""
+    if s["failures"] or s["expectations"]["failed"]:
+        raise SystemExit("bench.py: the %d-fake replay has fidelity mismatches: %s"
+                         % (n, json.dumps(s["failures"])[:500]))
+    v = s["verdict"]
+    if v["lost"] or v["accumulating"] != keep:
+        raise SystemExit("bench.py: the %d-fake replay's verdict is %d lost, %d accumulating "
+                         "(the program keeps %d)" % (n, v["lost"], v["accumulating"], keep))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("-n", type=int, default=5)
+    ap.add_argument("--scale", default=None,
+                    help="N,N,...: the recorder at these numbers of fakes (scale.py)")
     ap.add_argument("--fakegc", default=os.path.join(ROOT, "build", "fakegc"))
     ap.add_argument("--python", default="/usr/bin/python3")
     ap.add_argument("examples", nargs="*")
     o = ap.parse_args()
     v = subprocess.run([o.python, "-c", "import torch; print(torch.__version__)"],
                        stdout=subprocess.PIPE, text=True).stdout.strip()
+    if o.scale:
+        return scale(o, v)
     ex = EX if v.startswith("1.") else EX + "2"
     names = o.examples or sorted(f[:-3] for f in os.listdir(ex) if f.endswith(".py"))
     print("torch %s (%s), %d interleaved rounds: median (min..max)" % (v, o.python, o.n))
