@@ -15,7 +15,7 @@ def probe(rec):
     lines, alive, depth = [], [], 0
     lines.append("# probe written by record.py --compare")
     order = {}
-    for ln in [p for x in rec.lines for p in x.pre + [x]]:
+    for ln in [p for x in rec.lines for p in list(x.pre) + [x]]:
         if ln.kind == "expect":
             continue
         if ln.kind == "close":

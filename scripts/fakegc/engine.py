@@ -8,7 +8,7 @@ import os
 import sys
 import weakref
 
-from .scn import Line, batch_units, esc, flat, tup
+from .scn import Line, Lines, Units, batch_units, esc, flat, tup
 
 PKG = os.path.dirname(os.path.abspath(__file__)) + os.sep
 OWN_FILES = set()    # the recorder's files outside the package (scripts/record.py)
@@ -357,6 +357,8 @@ class Recorder:
         self.stop_site = None
         self.stop_why = None      # with stop_site: why recording stopped there
         self.lines = []
+        self.shared = Lines()     # lines never changed once written, one object each
+        self.expect_lines = {}    # (name, counter, value) -> its shared expect Line
         self.notes = []           # header lines: what could not be expressed
         self.notes_seen = set()
         self.objs = {}            # id(obj) -> Obj while PyTorch's object lives
@@ -364,7 +366,7 @@ class Recorder:
         self.need = False         # a death's counters are still to be read
         self.deferred = None      # deaths seen inside the current event, or None
         self.scope = 0            # depth of events (conversion, op) in progress
-        self.keep_checks = []     # (Obj, its del Line): storage still held?
+        self.keep_checks = []     # (Obj, where its del is in lines): storage still held?
         self.free = {}            # (prefix, site) -> [free names]
         self.count = {}           # prefix -> last number
         self.modes = {}           # id(mode) -> (Obj, weakref)  FakeTensorModes
@@ -384,7 +386,8 @@ class Recorder:
         self.prog_modules = ["__main__"]
         self.site_frame = None
         self.site_names = {}      # co_filename -> how its sites are written ("": never)
-        self.at_lines = []
+        self.at_lines = []        # the at() Lines, their rounds known at the end
+        self.at_sites = {}        # site -> (file, line) of its at(), () if it has none
         self.rounds = Rounds(self)
         self.ended = None         # how the program ended, when not normally
         self.pid = os.getpid()    # a forked child does not write
@@ -438,11 +441,16 @@ class Recorder:
         """at("FILE", LINE): what follows was done at the program's site (the
         creating site of what it makes; one at() per event is one round of
         whatever the program does at that line)."""
-        fn, _, ln = site.rpartition(":")
-        if fn and ln.isdigit():
-            chain = self.rounds.round_of(self.site_frame)
+        where = self.at_sites.get(site)
+        if where is None:
+            fn, _, ln = site.rpartition(":")
+            where = self.at_sites[site] = (esc(fn), ln) if fn and ln.isdigit() else ()
+        if where:
             line = Line("stmt", "")
-            self.at_lines.append((line, esc(fn), ln, chain))
+            # (file, line, key, round, key, round...): a million of them stay small
+            line.at = where + tuple(x for kr in self.rounds.round_of(self.site_frame)
+                                    for x in kr)
+            self.at_lines.append(line)
             self.lines.append(line)
         self.site_frame = None    # a frame kept would keep the program's locals alive
 
@@ -460,8 +468,10 @@ class Recorder:
     def fill_at(self):
         """at(FILE, LINE, ROUND, ROUNDS): the round of the loop around the
         line, of the rounds that loop ran (known at the end)."""
-        for line, fn, ln, chain in self.at_lines:
-            picked = self.rounds.pick(chain)
+        for line in self.at_lines:
+            fn, ln, c = line.at[0], line.at[1], line.at[2:]
+            line.at = None
+            picked = self.rounds.pick(list(zip(c[::2], c[1::2])))
             if picked is None:
                 line.text = 'at("%s", %s, 1, 1)' % (fn, ln)
             else:
@@ -475,7 +485,7 @@ class Recorder:
             self.notes.append(text)
 
     def emit(self, text, site=""):
-        self.lines.append(Line("stmt", text, site))
+        self.lines.append(self.shared.get("stmt", text, site))
 
     def close_with(self):
         if self.open_with is not None:
@@ -542,8 +552,17 @@ class Recorder:
             old = self.last.setdefault(o.name, {})
             for c in self.counters:
                 if c in v and old.get(c, 128 if c == "sweep_every" else 0) != v[c]:
-                    self.lines.append(Line("expect", "expect %s.%s == %d" % (o.name, c, v[c])))
+                    self.lines.append(self.expect_line(o.name, c, v[c]))
                     old[c] = v[c]
+
+    def expect_line(self, name, counter, value):
+        k = (name, counter, value)
+        ln = self.expect_lines.get(k)
+        if ln is None:
+            if len(self.expect_lines) >= 1 << 16:
+                self.expect_lines.clear()
+            ln = self.expect_lines[k] = Line("expect", "expect %s.%s == %d" % k)
+        return ln
 
     # -------------------------------------------------------------- deaths
 
@@ -666,10 +685,9 @@ class Recorder:
         if (o.kind == "mode" and self.open_with == o.name) or \
                 (o.kind == "real" and o.sref is not None and self.threads):
             self.close_with()   # threads: a keeper may go before its del, no op of a mode
-        ln = Line("stmt", "del " + o.name)
-        self.lines.append(ln)
         if o.kind == "real" and o.sref is not None:
-            self.keep_checks.append((o, ln))
+            self.keep_checks.append((o, len(self.lines)))
+        self.lines.append(self.shared.get("stmt", "del " + o.name))
         self.free.setdefault(o.key, []).append(o.name)
         self.modes.pop(o.oid, None)
         self.adopted.discard(o.oid)
@@ -720,13 +738,15 @@ class Recorder:
             raise RuntimeError("fault injected at event %d (FAKEGC_RECORD_FAULT)" % self.fault)
         self.settle()
         checks, self.keep_checks = self.keep_checks, []
-        for o, ln in checks:
+        for o, at in checks:
             if o.oid in self.early and self.early[o.oid] is o:
-                self.keep_checks.append((o, ln))   # its death has not ended yet
+                self.keep_checks.append((o, at))   # its death has not ended yet
                 continue
             if not o.sref.expired() and not self.holders.get(o.stor) and \
                     not self.storage_going(o):
-                ln.pre.append(self.keeper(o))
+                ln = self.lines[at]          # shared: a copy of its own gets the keeper
+                copy = self.lines[at] = Line(ln.kind, ln.text, ln.site)
+                copy.pre = ln.pre + (self.keeper(o),)
         self.check_storages()
         for k in list(self.keepers):
             if k.sref.expired():
@@ -1053,14 +1073,9 @@ class Recorder:
         return "\n".join(head + body) + "\n"
 
     def units(self):
-        """Statements with the expect lines that follow them."""
-        us = []
-        for ln in self.lines:
-            for p in ln.pre:
-                us.append((p, []))
-            if ln.kind == "expect" and us:
-                us[-1][1].append(ln)
-            else:
-                us.append((ln, []))
-        return us
-
+        """Statements with the expect lines that follow them (scn.Units); the
+        lines written before a line (its pre) come first, each on its own."""
+        fl = self.lines
+        if any(ln.pre for ln in fl):
+            fl = [p for ln in fl for p in ln.pre + (ln,)]
+        return Units(fl)

@@ -1,13 +1,69 @@
 """The .scn writer: statements and their expectations, indented, with
 consecutive identical rounds folded into `repeat` blocks."""
 
+from array import array
+
 
 class Line:
-    __slots__ = ("kind", "text", "site", "pre", "at")   # kind: stmt expect open close
+    """One line of the recording. kind: stmt expect open close comment.
+    pre: the lines written before it (a tuple, replaced when one is added).
+    at: an at() line's rounds, (file, line, rounds, round) once known. A line
+    the recorder may change later (pre, at, kind) is its own object; the
+    others may be one object shared by every place they occur (Lines)."""
+    __slots__ = ("kind", "text", "site", "pre", "at")
 
     def __init__(self, kind, text, site=""):
-        self.kind, self.text, self.site, self.pre = kind, text, site, []
-        self.at = None      # at() with rounds: (file, line, rounds, round)
+        self.kind, self.text, self.site, self.pre = kind, text, site, ()
+        self.at = None
+
+
+class Lines:
+    """Shared Line objects for lines that are never changed after they are
+    written: a million rounds of `del t1` are one object a million times.
+    The table is emptied when it grows past `limit` (values that differ in
+    every round: a counter's growing value)."""
+
+    def __init__(self, limit=1 << 16):
+        self.table, self.limit = {}, limit
+
+    def get(self, kind, text, site=""):
+        k = (kind, text, site)
+        ln = self.table.get(k)
+        if ln is None:
+            if len(self.table) >= self.limit:
+                self.table.clear()
+            ln = self.table[k] = Line(kind, text, site)
+        return ln
+
+
+class Units:
+    """The statements of a recording, each with the expect lines that follow
+    it: (Line, [expect Line]) by index, kept as where each starts in one
+    list of lines (a million-round recording makes no object per unit)."""
+
+    def __init__(self, lines):
+        self.lines = lines
+        st = array("q")
+        for i, ln in enumerate(lines):
+            if ln.kind != "expect" or i == 0:
+                st.append(i)
+        st.append(len(lines))
+        self.starts = st
+
+    def __len__(self):
+        return len(self.starts) - 1
+
+    def stmt(self, i):
+        return self.lines[self.starts[i]]
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        a, b = self.starts[i], self.starts[i + 1]
+        return self.lines[a], self.lines[a + 1:b]
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
 
 
 def tup(xs):
@@ -55,21 +111,24 @@ def batch_units(units, window=256, min_units=3):
     round, and dropped where it is not (a counter that grows per round)."""
     # an at() with rounds matches the same at() of another round: in the
     # repeat it is written with the step its round takes per iteration
-    keys = [(ln.kind, ln.text, ln.site) if ln.at is None else ("at",) + ln.at[:3]
-            for ln, _ in units]
+    stmts = [units.stmt(i) for i in range(len(units))] if isinstance(units, Units) \
+        else [ln for ln, _ in units]
     ids = {}
-    h = [ids.setdefault(k, len(ids)) for k in keys]
-    kinds = [ln.kind for ln, _ in units]
+    h = [ids.setdefault((ln.kind, ln.text, ln.site) if ln.at is None else ("at",) + ln.at[:3],
+                        len(ids)) for ln in stmts]
+    kinds = [ln.kind for ln in stmts]
+    del stmts, ids
     nxt = {}
-    pos_next = [None] * len(h)
+    pos_next = array("q", bytes(8 * len(h)))    # the next unit of the same key, -1: none
     for i in range(len(h) - 1, -1, -1):
-        pos_next[i] = nxt.get(h[i])
+        pos_next[i] = nxt.get(h[i], -1)
         nxt[h[i]] = i
+    del nxt
     out, i, depth, n = [], 0, 0, len(h)
     while i < n:
         best = None
         j, tries = pos_next[i], 0
-        while j is not None and j - i <= window and tries < 16:
+        while j >= 0 and j - i <= window and tries < 16:
             p = j - i
             tries += 1
             if h[i:j] == h[j:j + p] and balanced(kinds[i:j]):
