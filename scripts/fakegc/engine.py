@@ -806,7 +806,7 @@ class Recorder:
             if t is None:
                 continue
             try:
-                c = self.storage_of(t)._cdata
+                c = self.storage_key(t)
             except Exception:
                 continue
             if c != o.stor and self.lang >= 2:
@@ -829,6 +829,12 @@ class Recorder:
                 o.stor, o.sref = c, None
 
     # --------------------------------------------------------- real tensors
+
+    def storage_key(self, t):
+        """The address of t's storage (its _cdata), without the TypedStorage
+        that storage_of makes."""
+        f = getattr(t, "untyped_storage", None) or t._storage
+        return f()._cdata
 
     def storage_of(self, t):
         return t.storage()
@@ -922,7 +928,7 @@ class Recorder:
                     e += ".neg_view()"
                 return e
         try:
-            c = self.storage_of(t)._cdata
+            c = self.storage_key(t)
         except Exception:
             c = None
         hs = self.holders.get(c) if c is not None else None

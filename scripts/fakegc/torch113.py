@@ -236,9 +236,11 @@ class Recorder(engine.Recorder):
             self.outputs(out)
         return out
 
-    def on_meta(self, *args):
+    def on_meta(self, orig, mc, t, a, k):
+        if self.conv_depth:   # a mode's own, inside its conversion: already one event
+            return orig(mc, t, *a, **k)
         with no_cycles(), Event(self):
-            return self.meta_call(*args)
+            return self.meta_call(orig, mc, t, a, k)
 
     def meta_call(self, orig, mc, t, a, k):
         if self.conv_depth or id(mc) not in self.mcs or not self.tick():

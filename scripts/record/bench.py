@@ -45,8 +45,9 @@ def spread(xs, unit, scale=1.0):
 
 
 def measured(argv):
-    """Run argv: (wall s, peak RSS MiB, stdout, stderr, status), the RSS of
-    the process and its waited-for children (wait4)."""
+    """Run argv: (wall s, CPU s, peak RSS MiB, stdout, stderr, status): the
+    CPU time (user + system) and RSS of the process and its waited-for
+    children (wait4)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
         p = subprocess.Popen(argv, stdout=out, stderr=err)
@@ -55,48 +56,50 @@ def measured(argv):
         p.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
-        return (wall, ru.ru_maxrss / 1024.0, out.read().decode(errors="replace"),
-                err.read().decode(errors="replace"), p.returncode)
+        return (wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0,
+                out.read().decode(errors="replace"), err.read().decode(errors="replace"),
+                p.returncode)
 
 
 def scale(o, v):
-    """The recorder at scale: see the module's docstring."""
+    """The recorder at scale: see the module's docstring. CPU time is the
+    figure to compare on a loaded machine (wall time waits for the cores)."""
     prog = os.path.join(ROOT, "scripts", "record", "scale.py")
     rec = os.path.join(ROOT, "scripts", "record.py")
     compat = ["--compat", "pytorch-1.13"] if v.startswith("1.") else []
     print("load average %s" % " ".join("%.2f" % x for x in os.getloadavg()))
-    print("%-8s %-20s %-20s %-6s %-18s %-18s %-6s %-9s %-18s %s" % (
-        "fakes", "plain s", "recorded s", "x", "plain MiB", "recorded MiB", "x",
-        "scn bytes", "replay s", "replay MiB"))
+    cols = (("pc", "plain cpu s"), ("rc", "recorded cpu s"), ("xc", "x"),
+            ("pt", "plain wall s"), ("rt", "recorded wall s"),
+            ("pm", "plain MiB"), ("rm", "recorded MiB"), ("xm", "x"),
+            ("yc", "replay cpu s"), ("ym", "replay MiB"))
+    print("| fakes | %s | scn bytes |" % " | ".join(t for _, t in cols))
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "scale.scn")
         for n in [int(x) for x in o.scale.split(",")]:
             keep = n // 1000
-            rows = {k: [] for k in ("pt", "rt", "pm", "rm", "xt", "xm", "yt", "ym")}
+            rows = {k: [] for k, _ in cols}
             size = 0
             for _ in range(o.n):
-                pt, pm, _, e, st = measured([o.python, rec, "--no-hooks", prog, str(n)])
+                pt, pc, pm, _, e, st = measured([o.python, rec, "--no-hooks", prog, str(n)])
                 if st:
                     raise SystemExit("bench.py: the program failed: %s" % e[-500:])
-                rt, rm, _, e, st = measured([o.python, rec, "-o", out, prog, str(n)])
+                rt, rc, rm, _, e, st = measured([o.python, rec, "-o", out, prog, str(n)])
                 if st not in (0, 1) or not os.path.exists(out):
                     raise SystemExit("bench.py: recording failed (%d): %s" % (st, e[-500:]))
                 size = os.path.getsize(out)
-                yt, ym, j, e, st = measured([o.fakegc, "run", "--format", "json"] +
-                                            compat + [out])
+                _, yc, ym, j, e, st = measured([o.fakegc, "run", "--format", "json"] +
+                                               compat + [out])
                 check_verdict(json.loads(j)["scenarios"][0], keep, n)
                 os.unlink(out)
-                for k, x in (("pt", pt), ("rt", rt), ("pm", pm), ("rm", rm), ("xt", rt / pt),
-                             ("xm", rm / pm), ("yt", yt), ("ym", ym)):
+                for k, x in (("pc", pc), ("rc", rc), ("xc", rc / pc), ("pt", pt), ("rt", rt),
+                             ("pm", pm), ("rm", rm), ("xm", rm / pm), ("yc", yc), ("ym", ym)):
                     rows[k].append(x)
-            med = {k: statistics.median(x) for k, x in rows.items()}
-            rng = {k: "%.*f..%.*f" % (1 if k[0] == "x" else 2, min(x),
-                                      1 if k[0] == "x" else 2, max(x)) for k, x in rows.items()}
-            print("%-8d %-20s %-20s %-6s %-18s %-18s %-6s %-9d %-18s %s" % (
-                n, "%.2f (%s)" % (med["pt"], rng["pt"]), "%.2f (%s)" % (med["rt"], rng["rt"]),
-                "%.2fx" % med["xt"], "%.0f (%s)" % (med["pm"], rng["pm"]),
-                "%.0f (%s)" % (med["rm"], rng["rm"]), "%.2fx" % med["xm"], size,
-                "%.2f (%s)" % (med["yt"], rng["yt"]), "%.0f" % med["ym"]))
+            cells = []
+            for k, _ in cols:
+                xs, f = rows[k], "%.2f" if k[0] in "xy" or k[1] in "ct" else "%.0f"
+                cells.append((f + " (" + f + ".." + f + ")") % (
+                    statistics.median(xs), min(xs), max(xs)))
+            print("| %d | %s | %d |" % (n, " | ".join(cells), size))
             sys.stdout.flush()
     print("load average %s" % " ".join("%.2f" % x for x in os.getloadavg()))
 

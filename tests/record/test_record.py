@@ -955,6 +955,62 @@ class Scale(Base):
         self.assertEqual(rows["eager"], ["0", "0", "3", "0"])
         self.assertEqual(rows["periodic"], ["100", "100", "102", "100"])
 
+    def test_scale_program_verdict(self):
+        """scripts/record/scale.py (bench.py --scale) at 3000 fakes, every
+        1000th kept: the verdict is the program's (3 accumulating in KEPT,
+        none lost, 0 mismatches) and the rounds fold into repeat blocks."""
+        out = os.path.join(self.d, "scale.scn")
+        r = subprocess.run(["/usr/bin/python3", RECORD, "-o", out,
+                            os.path.join(ROOT, "scripts", "record", "scale.py"), "3000", "1000"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rc, rep = self.replay(out)
+        self.assertEqual((rc, rep["failures"]), (1, []))
+        v = rep["verdict"]
+        self.assertEqual((v["lost"], v["accumulating"]), (0, 3), v["text"])
+        self.assertIn("held by the program at KEPT[0]", v["text"])
+        with open(out) as f:
+            self.assertLess(f.read().count("\n"), 400)   # not 3000 rounds of 10 lines
+
+    SHARED = """
+        import sys
+        sys.path.insert(0, %r)
+        import fakegc
+        from torch._subclasses.fake_tensor import FakeTensorConverter as FC
+        frt = FC.from_real_tensor
+        traced = []
+
+        def from_real(*a, **k):      # PyTorch's own, under the hooked FC.__call__
+            traced.append(sys.gettrace())
+            return frt(*a, **k)
+        FC.from_real_tensor = from_real
+        with fakegc.recording(%r) as r:
+            m = FakeTensorMode()
+            for i in range(200):
+                f = m.from_tensor(torch.empty(2, 2))
+            del f
+        lines = r.rec.lines
+        print(len(traced), sum(t is not None for t in traced), len(lines),
+              len(set(map(id, lines))))
+    """
+
+    def test_hooks_untraced_and_lines_shared(self):
+        """Under a hook PyTorch runs untraced (the rounds' trace function is
+        not called for its frames), and the lines of 200 identical rounds are
+        mostly the same few objects (an at() line and the expectations of
+        growing counters are new in each round)."""
+        prog = os.path.join(self.d, "shared.py")
+        with open(prog, "w") as f:
+            f.write(HEAD + textwrap.dedent(self.SHARED % (os.path.join(ROOT, "scripts"),
+                                                          os.path.join(self.d, "s.scn"))))
+        r = subprocess.run(["/usr/bin/python3", prog], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        calls, traced, lines, objects = map(int, r.stdout.split())
+        self.assertEqual((calls, traced), (200, 0))
+        self.assertGreater(lines, 200 * 8)
+        self.assertLess(objects, lines // 2, "each line its own object")
+
 
 if __name__ == "__main__":
     unittest.main()
