@@ -323,6 +323,19 @@ static void lost_line(FILE *f, const rp_vgroup *g)
         fprintf(f, ", held inside PyTorch: %s", g->path);
 }
 
+/* The growth of an accumulating group: per round, or one per so many
+ * rounds when it grows slower than one per 10 (+0.00 per round said nothing
+ * of one fake kept every 1000 rounds). */
+static void growth_line(FILE *f, const rp_vgroup *g)
+{
+    double span = (double)g->last_round - (double)g->first_round + 1.0;
+    double rate = (double)g->count / span;
+    if (rate >= 0.1 || g->count == 0)
+        fprintf(f, ", still growing at the end: +%.2f per round", rate);
+    else
+        fprintf(f, ", still growing at the end: +1 per %.0f rounds", span / (double)g->count);
+}
+
 static void group_line(FILE *f, const rp_vgroup *g)
 {
     char site[240], marks[2 * RP_VMARK_LEN + 48];
@@ -336,9 +349,8 @@ static void group_line(FILE *f, const rp_vgroup *g)
         lost_line(f, g);
         break;
     case HP_CL_ACCUMULATING:
-        fprintf(f, ", still growing at the end: +%.2f per round, made in rounds %u..%u of %u "
-                   "of the loop around it; held by %s%s",
-                (double)g->count / (double)(g->last_round - g->first_round + 1),
+        growth_line(f, g);
+        fprintf(f, ", made in rounds %u..%u of %u of the loop around it; held by %s%s",
                 g->first_round, g->last_round, g->rounds,
                 fin ? "PyTorch's finalizer registry (weakref.finalize): " : "the program at ",
                 g->path);

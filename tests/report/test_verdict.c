@@ -100,6 +100,24 @@ Test(verdict, every_word_reads_back_and_an_unknown_one_does_not)
     cr_assert(eq(str, words, "lost, accumulating, reachable, lingering"));
 }
 
+Test(verdict, slow_growth_is_one_per_so_many_rounds)
+{
+    rp_verdict *v = rp_verdict_new();
+    cr_assert(ne(ptr, v, NULL));
+    rp_vgroup g = group(HP_CL_ACCUMULATING, FK_CAT_FAKE, RP_ROOT_PROGRAM, RP_MECH_NONE, "KEPT",
+                        "KEPT[0] -> tensor#7", 100);
+    g.first_round = 1000, g.last_round = 100000, g.rounds = 100000;
+    cr_assert(eq(int, rp_verdict_add_group(v, &g), 0));
+    v->count[HP_CL_ACCUMULATING] = 100;
+    char *t = rp_verdict_text(v);
+    cr_assert(ne(ptr, t, NULL));
+    const char *want = "accumulating: 100 fake tensors made at prog.py:11, still growing at "
+                       "the end: +1 per 990 rounds, made in rounds 1000..100000 of 100000";
+    cr_assert(ne(ptr, strstr(t, want), NULL), "missing [%s] in:\n%s", want, t);
+    free(t);
+    rp_verdict_free(v);
+}
+
 Test(verdict, the_text_is_made_from_the_facts)
 {
     rp_verdict *v = sample();
