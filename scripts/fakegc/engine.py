@@ -467,8 +467,10 @@ class Recorder:
 
     def fill_at(self):
         """at(FILE, LINE, ROUND, ROUNDS): the round of the loop around the
-        line, of the rounds that loop ran (known at the end)."""
-        for line in self.at_lines:
+        line, of the rounds that loop ran (known at the end). Once: a line
+        filled keeps its text."""
+        lines, self.at_lines = self.at_lines, []
+        for line in lines:
             fn, ln, c = line.at[0], line.at[1], line.at[2:]
             line.at = None
             picked = self.rounds.pick(list(zip(c[::2], c[1::2])))
