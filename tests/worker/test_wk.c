@@ -34,6 +34,16 @@ static void job_ok(void *arg, void *shared)
     ((out *)shared)->value = *(int *)arg;
 }
 
+/* e's class (the worker's word for it) and its description, as wanted. */
+static void says(const wk_end *e, const char *cls_want, const char *words_want)
+{
+    char cls[64], words[128];
+    wk_class(e, cls, sizeof cls);
+    wk_describe(e, words, sizeof words);
+    cr_assert(eq(str, cls, (char *)cls_want));
+    cr_assert(eq(str, words, (char *)words_want));
+}
+
 Test(wk, a_child_that_exits_hands_back_its_shared_bytes)
 {
     int v = 42;
@@ -61,11 +71,7 @@ Test(wk, a_child_that_exits_non_zero_is_a_crash_with_its_status)
     cr_assert(eq(int, wk_run(&j, NULL, &e), 0));
     cr_assert(eq(int, e.how, WK_EXIT));
     cr_assert(eq(int, e.code, 7));
-    char cls[64], words[128];
-    wk_class(&e, cls, sizeof cls);
-    wk_describe(&e, words, sizeof words);
-    cr_assert(eq(str, cls, "crash: exit status 7"));
-    cr_assert(eq(str, words, "exited with status 7"));
+    says(&e, "crash: exit status 7", "exited with status 7");
 }
 
 static void job_raise(void *arg, void *shared)
@@ -97,12 +103,9 @@ Test(wk, a_child_killed_by_each_signal_is_named_from_the_one_table)
         cr_assert(eq(str, cls, (char *)cases[i].cls));
     }
     wk_end e = {WK_SIGNAL, 45, 0, 0, ""};
-    char cls[64], words[128];
-    wk_class(&e, cls, sizeof cls);
-    wk_describe(&e, words, sizeof words);
-    cr_assert(eq(str, cls, "crash: signal 45"));
-    cr_assert(eq(str, words, "crashed: signal 45 (unnamed)"));
+    says(&e, "crash: signal 45", "crashed: signal 45 (unnamed)");
     e.code = SIGSEGV;
+    char words[128];
     wk_describe(&e, words, sizeof words);
     cr_assert(eq(str, words, "crashed: signal 11 (SIGSEGV)"));
 }
@@ -123,11 +126,7 @@ Test(wk, a_child_past_its_timeout_is_a_timeout_not_a_signal)
     cr_assert(le(i64, (int64_t)(time(NULL) - t0), 3));
     cr_assert(eq(int, e.how, WK_TIMEOUT));
     cr_assert(eq(u32, e.timeout, 1));
-    char cls[64], words[128];
-    wk_class(&e, cls, sizeof cls);
-    wk_describe(&e, words, sizeof words);
-    cr_assert(eq(str, cls, "crash: timeout"));
-    cr_assert(eq(str, words, "timed out after 1 s"));
+    says(&e, "crash: timeout", "timed out after 1 s");
 }
 
 /* A double free under the guard allocator: a finding at line 17. */
