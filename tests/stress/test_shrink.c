@@ -116,6 +116,17 @@ static sc_program *parse(const char *src)
     return p;
 }
 
+/* The OOM loop's options: the scenario defaults, `modes` (bit 0 transient,
+ * bit 1 persistent), everything else off. */
+static st_oom_opts oom_opts(int modes)
+{
+    st_oom_opts o;
+    memset(&o, 0, sizeof o);
+    sc_options_default(&o.sc);
+    o.modes = modes;
+    return o;
+}
+
 Test(oom, a_tiny_scenario_fails_cleanly_at_every_point)
 {
     sc_program *p = parse("m = fake_mode()\n"
@@ -125,10 +136,7 @@ Test(oom, a_tiny_scenario_fails_cleanly_at_every_point)
                           "g = m.fake(v)\n"
                           "del t\n"
                           "expect m.memo_meta == 2\n");
-    st_oom_opts o;
-    memset(&o, 0, sizeof o);
-    sc_options_default(&o.sc);
-    o.modes = 3;
+    st_oom_opts o = oom_opts(3);
     o.every = 1;
     st_oom_result r;
     cr_assert_eq(st_oom_program(p, &o, &r), 0);
@@ -151,10 +159,7 @@ Test(oom, one_point_per_allocation_context)
     uint64_t ctx[2];
     for (int i = 0; i < 2; i++) {
         sc_program *p = parse(src[i]);
-        st_oom_opts o;
-        memset(&o, 0, sizeof o);
-        sc_options_default(&o.sc);
-        o.modes = 3;
+        st_oom_opts o = oom_opts(3);
         st_oom_result r;
         cr_assert_eq(st_oom_program(p, &o, &r), 0);
         cr_assert_eq(r.points[0], r.contexts, "%llu points, %llu contexts",
@@ -176,10 +181,7 @@ Test(oom, a_leak_is_a_finding_with_its_failure_point)
     char err[128];
     sc_program *p = parse("t = empty(2)\nv = t.view(2)\n");
     cr_assert_eq(fk_inject("view-base-leak", err, sizeof err), 0);
-    st_oom_opts o;
-    memset(&o, 0, sizeof o);
-    sc_options_default(&o.sc);
-    o.modes = 1;
+    st_oom_opts o = oom_opts(1);
     o.max_fail = 3;
     st_oom_result r;
     cr_assert_eq(st_oom_forked(p, &o, &r), 0);
