@@ -584,6 +584,7 @@ void hp_groups_free(hp_group *g, size_t n)
 }
 
 /* The records grouped so far, indexed by what makes a group. */
+enum { HP_GROUPS0 = 64 };
 typedef struct rgroups {
     hp_group *v; size_t n, cap;
     ix index;
@@ -630,7 +631,10 @@ static hp_group *rec_group_new(rgroups *rg, const hp_retained *x, size_t i, uint
     *g = (hp_group){.kind = x->kind, .type_name = x->type_name, .site = x->site,
                     .reason = x->reason, .holder = x->holder, .via = via, .example = i,
                     .nexamples = 1};
-    ix_add(&rg->index, h, (uint32_t)rg->n);   /* reserved for n records: cannot fail */
+    if (ix_add(&rg->index, h, (uint32_t)rg->n) != 0) {
+        al_free(via, strlen(via) + 1, AL_K_HEAP);
+        return NULL;
+    }
     rg->n++;
     return g;
 }
@@ -661,7 +665,8 @@ int hp_group_records(const hp_retained *r, size_t n, hp_group **out, size_t *ngr
         return 0;
     rgroups rg = {NULL, 0, 0, IX_INIT(AL_K_HEAP, "hp_group"), NULL, 256};
     int rc = -1;
-    if (ix_reserve(&rg.index, n) == 0)   /* a group per record at most */
+    /* groups are few: room for 64 (or n) at once, more only if it must */
+    if (ix_reserve(&rg.index, n < HP_GROUPS0 ? n : HP_GROUPS0) == 0)
         rg.shape = al_malloc(rg.shape_cap, AL_K_HEAP, "hp_group");
     if (!rg.shape || rec_group_all(&rg, r, n) != 0) {
         er_set(ER_OOM, "out of memory grouping retained objects");
