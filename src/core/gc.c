@@ -144,7 +144,7 @@ static void visit_decref(obj *child, const char *label, long index, void *arg)
 static void subtract_one(obj *o)
 {
     init_refs(o);
-    obj_traverse(o, visit_decref, o);
+    obj_gc_traverse(o, visit_decref, o);
 }
 
 static void subtract_at(obj *o, size_t i, void *v)
@@ -284,7 +284,7 @@ static int scan_one(obj *o, scan_ctx *c)
 {
     if (o->gc_refs > 0) {
         o->flags &= ~(uint32_t)(OBJ_F_GC_REFS | GC_HOLDER_FLAGS);
-        obj_traverse(o, visit_reachable, c);
+        obj_gc_traverse(o, visit_reachable, c);
         return 1;
     }
     o->flags = (o->flags & ~(uint32_t)OBJ_F_GC_REFS) | OBJ_F_GC_MARK;
@@ -345,7 +345,7 @@ static void move_unreachable(obj_list *live, obj_list *unreachable, obj **v, siz
     else
         scan_list(live, &c);
     for (obj *o = rescued.head; o; o = o->next)     /* grows while we walk it */
-        obj_traverse(o, visit_reachable, &c);
+        obj_gc_traverse(o, visit_reachable, &c);
     merge_back(live, &rescued);
 }
 
@@ -591,7 +591,7 @@ static int check_unreachable(obj_list *live, const obj_list *unreachable)
         if (o->flags & OBJ_F_GC_MARK)
             return debug_fail("move_unreachable: marked object on the live list", o);
         const obj *bad = NULL;
-        obj_traverse(o, visit_check_reachable, &bad);
+        obj_gc_traverse(o, visit_check_reachable, &bad);
         if (bad)
             return debug_fail("move_unreachable: reachable object points at garbage",
                               bad);
@@ -631,6 +631,46 @@ static void restore(obj_list *live, obj_list *unreachable)
     for (obj *o = live->head; o; o = o->next)
         o->flags &= ~(uint32_t)(OBJ_F_GC_REFS | GC_HOLDER_FLAGS);
     obj_int_set_offlist(0);
+}
+
+/* --- references the collector cannot see -------------------------------- */
+
+typedef struct hidden_walk {
+    obj **q;
+    size_t n, cap;
+} hidden_walk;
+
+static void visit_hidden(obj *child, const char *label, long index, void *arg)
+{
+    (void)label, (void)index;
+    hidden_walk *w = arg;
+    if (!child || child->strong == 0 || (child->flags & OBJ_F_GC_MARK) || w->n == w->cap)
+        return;
+    child->flags |= OBJ_F_GC_MARK;
+    w->q[w->n++] = child;
+}
+
+int gc_hidden_holds(const obj *target)
+{
+    if (collecting || !target)
+        return 0;
+    size_t cap = (size_t)obj_live_count();
+    hidden_walk w = {arr_reserve(cap ? cap : 1), 0, cap};
+    if (!w.q) {
+        er_set(ER_OOM, "gc_hidden_holds: no room for %zu object pointers", cap);
+        return -1;
+    }
+    for (obj *o = obj_live_first(); o; o = obj_iter_next(o))
+        if (o->type->gc_hidden)
+            o->type->gc_hidden(o, visit_hidden, &w);
+    for (size_t i = 0; i < w.n; i++)             /* w.n grows while we walk */
+        obj_traverse(w.q[i], visit_hidden, &w);
+    int held = 0;
+    for (size_t i = 0; i < w.n; i++) {
+        held |= w.q[i] == target;
+        w.q[i]->flags &= ~(uint32_t)OBJ_F_GC_MARK;
+    }
+    return held;
 }
 
 /* --- generations ---------------------------------------------------------

@@ -83,4 +83,13 @@ void gc_note_death(void);
  * unspecified and a collection overwrites them. NULL when it cannot be had. */
 void **gc_scratch_array(size_t n);
 
+/* References the collector cannot see (obj_type.gc_hidden: a tensor's base
+ * held from C++): 1 when the live object target is reached by strong edges
+ * (every edge, as reports see them) from an object such a reference holds,
+ * that object included - the collector keeps it for as long as the hidden
+ * reference's holder lives, whatever else holds it; 0 when not (or from
+ * inside a collection); -1 with ER_OOM when the collector's scratch array
+ * cannot be had. O(live objects + edges); the scratch array is overwritten. */
+int gc_hidden_holds(const struct obj *target);
+
 #endif

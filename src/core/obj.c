@@ -85,6 +85,16 @@ void obj_traverse(obj *o, obj_visit_fn visit, void *arg)
         obj_int_attrs_traverse(o, visit, arg);
 }
 
+void obj_gc_traverse(obj *o, obj_visit_fn visit, void *arg)
+{
+    void (*t)(obj *, obj_visit_fn, void *) =
+        o->type->gc_traverse ? o->type->gc_traverse : o->type->traverse;
+    if (t)
+        t(o, visit, arg);
+    if (o->flags & OBJ_F_ATTRS)
+        obj_int_attrs_traverse(o, visit, arg);
+}
+
 uint64_t obj_self_bytes(const obj *o)
 {
     uint64_t n = o->size;

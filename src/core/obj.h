@@ -92,6 +92,16 @@ struct obj_type {
      * zombie still shows it (a tensor's dims past its inline array). May be
      * NULL. */
     void (*dispose)(obj *self);
+    /* The collector's traverse (CPython's tp_traverse, which need not visit
+     * every reference an object holds: PyTorch's does not visit a tensor's
+     * base held from C++): NULL, the collector runs traverse. It visits a
+     * subset of traverse's edges; gc_hidden visits the rest (both NULL, or
+     * both set). A reference the collector does not see is never
+     * subtracted, so its target reads as held from outside while its holder
+     * lives, and so does everything the target reaches. Reports, paths and
+     * census run traverse: the edge is a strong reference like any other. */
+    void (*gc_traverse)(obj *self, obj_visit_fn visit, void *arg);
+    void (*gc_hidden)(obj *self, obj_visit_fn visit, void *arg);
 };
 
 
@@ -252,6 +262,9 @@ size_t obj_attr_count(const obj *o);
 /* Visit every strong edge of o: the type's traverse, then attributes
  * (labelled "attr:NAME"). */
 void obj_traverse(obj *o, obj_visit_fn visit, void *arg);
+/* The edges the collector sees: the type's gc_traverse (else traverse),
+ * then attributes. */
+void obj_gc_traverse(obj *o, obj_visit_fn visit, void *arg);
 
 /* Header bytes + owned bytes: what freeing o alone would return. */
 uint64_t obj_self_bytes(const obj *o);

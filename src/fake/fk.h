@@ -108,6 +108,10 @@ typedef struct fk_design {
                                   holds it as constant_scalar, cleared with
                                   constant; a storage access (f.storage())
                                   clears constant */
+    unsigned char base_held_from_cpp; /* a view holds its base from C++,
+                                  where the collector cannot see it: the
+                                  base, and what it reaches, live while the
+                                  view does (ts_set_base_hidden) */
     fk_table_spec tables[FK_T_COUNT];
 } fk_design;
 
@@ -324,6 +328,11 @@ uint64_t fk_sym_sizes_sig(int n, const int64_t *v, const uint64_t *sym);
  * (its "shape_env" edge) when se is given. 0 or -1 (ER_OOM). */
 uint64_t fk_fake_sym_sig(const ts_tensor *f);
 int fk_fake_set_sym(ts_tensor *f, obj *se, uint64_t sig);
+
+/* make_fx's GraphModule, reduced (fk_graph.c): a holder whose user
+ * attributes are its nodes' meta["val"]; NULL with ER_OOM. */
+obj *fk_graph_module_new(void);
+int fk_is_graph_module(const obj *o);
 
 obj *fk_tracer_new(obj *mode);
 int fk_is_tracer(const obj *o);

@@ -13,6 +13,8 @@
  *   meta_utils.py@v2.6.0, @v2.14.1  the files that ran (Debian python3-torch
  *                           2.6.0+dfsg trixie, 2.14.1 forky: the roots of
  *                           scripts/torch-root.sh; scripts/xref compares)
+ *   python_variable.cpp@00131b6b torch/csrc/autograd/
+ *                           00131b6bd4bedfa71eb27b407292be0ba45e5ee8
  */
 #include <stdio.h>
 #include <string.h>
@@ -44,6 +46,20 @@
         [FK_T_LOOKUP_STORAGE] = {1, FK_KEY_STORAGE, 0, FK_CLR_KEY},                         \
     }
 
+/* base_held_from_cpp, every PyTorch row: python_variable.cpp@00131b6b
+ * THPVariable_subclass_traverse returns at once, visiting nothing, when
+ * isResurrectable(var) - the PyObject owns its tensor and the TensorImpl's
+ * use_count() > 1 ("treat all of its references as a root"); a view's
+ * ViewInfo holds its base's TensorImpl from C++, so a base is such a tensor
+ * while a view of it lives, and the view -> base reference is no edge
+ * Python's gc sees. The rule is older than 1.13 (the same test inline in
+ * THPVariable_subclass_traverse before isResurrectable, pytorch#75933).
+ * Checked on Debian's 1.13.1, 2.6.0 and 2.14.1 (tests/record/
+ * probe_make_fx.py): a holder that a base's __dict__ and a view of it
+ * share survives gc.collect(), with a clone instead of the view it dies.
+ * fakegc's own design leaves it out (a cycle through a view is garbage). */
+#define BASE_HELD_FROM_CPP 1
+
 static const fk_design designs[FK_D_COUNT] = {
     [FK_D_DEFAULT] = {
         .name = "default",
@@ -73,6 +89,7 @@ static const fk_design designs[FK_D_COUNT] = {
          * y = x.view(2, 4); y.requires_grad_(); MetaConverter()(y.view(2, 2, 2))
          * gives requires_grad False, is_leaf True) */
         .view_flags_from_base = 1,
+        .base_held_from_cpp = BASE_HELD_FROM_CPP,
         .tables = T_113_TABLES,
     },
     [FK_D_2_0] = {
@@ -95,6 +112,7 @@ static const fk_design designs[FK_D_COUNT] = {
         /* pytorch#90823 fixed it before 2.0: _get_memo still calls
          * _fix_weakref on a hit (fake_tensor.py@6ec61862:225), harmlessly */
         .fix_weakref_leak = 0,
+        .base_held_from_cpp = BASE_HELD_FROM_CPP,
         .tables = {
             /* meta_utils.py@003dca52:131: WeakIdKeyDictionary with weak
              * values; del_ten (:169-198) pops it when the tensor dies */
@@ -134,6 +152,7 @@ static const fk_design designs[FK_D_COUNT] = {
          * variable.cpp ViewInfo::chain, keeps it for a tensor subclass that
          * replays views by function); scripts/xref 09_with_mode_ops.scn */
         .views_keep_source = 1,
+        .base_held_from_cpp = BASE_HELD_FROM_CPP,
         .tables = T_23_TABLES,
     },
     [FK_D_2_14] = {
@@ -182,6 +201,7 @@ static const fk_design designs[FK_D_COUNT] = {
          * finish() and dispatch-cache rows (fk_cache.c); the finalizers
          * that evict id-hashed cache keys (#149087) have no form here: the
          * language has no GraphModule argument */
+        .base_held_from_cpp = BASE_HELD_FROM_CPP,
         .tables = T_23_TABLES,
     },
 };
@@ -242,6 +262,7 @@ static fk_design_id current = FK_D_DEFAULT;
 void fk_design_set(fk_design_id id)
 {
     current = fk_design_get(id) ? id : FK_D_DEFAULT;
+    ts_set_base_hidden(designs[current].base_held_from_cpp);
 }
 
 fk_design_id fk_design_current(void) { return current; }

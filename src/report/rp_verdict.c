@@ -16,7 +16,7 @@ static const char *const root_words[RP_ROOT_COUNT] = {
     [RP_ROOT_PYTORCH] = "pytorch"};
 static const char *const mech_words[RP_MECH_COUNT] = {
     [RP_MECH_NONE] = "", [RP_MECH_REFCOUNT_LEAK] = "refcount-leak",
-    [RP_MECH_PENDING_SWEEP] = "pending-sweep"};
+    [RP_MECH_PENDING_SWEEP] = "pending-sweep", [RP_MECH_VIEW_BASE] = "view-base"};
 
 const char *rp_root_kind_word(rp_root_kind k)
 {
@@ -119,7 +119,9 @@ void rp_vgroup_site(const rp_vgroup *g, char *buf, size_t n)
 
 void rp_vgroup_holder(const rp_vgroup *g, char *buf, size_t n)
 {
-    if (g->cls == HP_CL_LOST)
+    if (g->cls == HP_CL_LOST && g->root == RP_ROOT_PYTORCH && g->mech == RP_MECH_VIEW_BASE)
+        snprintf(buf, n, "inside PyTorch (a view's base, held from C++)");
+    else if (g->cls == HP_CL_LOST)
         snprintf(buf, n, "inside PyTorch");
     else if (g->cls == HP_CL_LINGERING)
         snprintf(buf, n, "a pending sweep");
@@ -316,6 +318,9 @@ static void lost_line(FILE *f, const rp_vgroup *g)
     if (g->root == RP_ROOT_PYTORCH && g->mech == RP_MECH_REFCOUNT_LEAK)
         fputs(", held inside PyTorch: a reference no holder accounts for (a reference-count "
               "leak, as 1.13.1's _fix_weakref after a memo hit)", f);
+    else if (g->root == RP_ROOT_PYTORCH && g->mech == RP_MECH_VIEW_BASE)
+        fprintf(f, ", held inside PyTorch by a view's base, held from C++ (not visible to "
+                   "gc): %s", past_root(g->path));
     else if (g->root == RP_ROOT_UNREACHABLE)
         fprintf(f, ", held inside PyTorch, through what no root of the program reaches: %s",
                 past_root(g->path));

@@ -59,9 +59,14 @@ typedef enum rp_mechanism {
                                 after a memo hit) */
     RP_MECH_PENDING_SWEEP,   /* a pending list or a stale memo key, until its
                                 converter's next periodic sweep */
+    RP_MECH_VIEW_BASE,       /* a view's base, held from C++ (the view's
+                                TensorImpl holds its base's), which Python's
+                                gc does not see: the base and all it reaches
+                                live while the view does, cycles through the
+                                view included (ts_set_base_hidden) */
     RP_MECH_COUNT
 } rp_mechanism;
-/* "" (none) "refcount-leak" "pending-sweep" (JSON "mechanism"). */
+/* "" (none) "refcount-leak" "pending-sweep" "view-base" (JSON "mechanism"). */
 const char *rp_mechanism_word(rp_mechanism m);
 int rp_mechanism_from_word(const char *w, rp_mechanism *out);
 

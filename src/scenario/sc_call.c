@@ -533,11 +533,24 @@ int sc_ev_weakref(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args
 
 int sc_ev_gc(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a, sc_val *out)
 {
-    (void)vm, (void)recv, (void)a;
+    (void)recv, (void)a;
     uint64_t before = obj_live_count();
     obj_safepoint();
-    /* gc(N): generations 0..N (the parser checked N: a literal 0..2) */
+    /* gc(N): generations 0..N (the parser checked N: a literal 0..2);
+     * sweep=false: CPython's collector alone, no converter's sweep */
     int gen = e->nargs ? (int)e->args[0]->ival : 2;
+    int sweep = 1;
+    const sc_expr *kw = sc_kwarg(e, "sweep");
+    if (kw) {
+        sc_val v = {0};
+        if (sc_eval(vm, kw, &v) < 0)
+            return -1;
+        int ok = v.k == V_BOOL;
+        sweep = ok && v.i;
+        sc_val_drop(&v);
+        if (!ok)
+            return er_set(ER_TYPE, "gc(sweep=) takes true or false");
+    }
     if (gen < 2) {
         er_clear();
         fk_collect_young(gen);
@@ -546,7 +559,8 @@ int sc_ev_gc(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a, 
     } else {
         fk_collect();
     }
-    fk_sweep_all();
+    if (sweep)
+        fk_sweep_all();
     obj_safepoint();
     uint64_t after = obj_live_count();
     sc_set_int(out, before > after ? (int64_t)(before - after) : 0);
@@ -1445,6 +1459,13 @@ int sc_ev_tracer(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args 
                                      sc_val_type(&m)), NULL);
     sc_val_drop(&m);
     return sc_set_obj(out, tr);
+}
+
+int sc_ev_graph_module(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                       sc_val *out)
+{
+    (void)vm, (void)e, (void)recv, (void)a;
+    return sc_set_obj(out, fk_graph_module_new());
 }
 
 /* The receiver of a version-3 method: an object `is` accepts, else ER_TYPE. */

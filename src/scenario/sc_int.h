@@ -98,6 +98,7 @@ typedef enum sc_builtin {
     B_MARK,
     B_SHAPE_ENV, B_FAKE_CACHE, B_TRACER,   /* version 3 */
     B_INFERENCE_MODE,                       /* version 3, pytorch-2.14 */
+    B_GRAPH_MODULE,                         /* version 3 */
     B_COUNT
 } sc_builtin;
 

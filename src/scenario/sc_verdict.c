@@ -384,6 +384,23 @@ static int64_t conversions_to_sweep(const hp_class_group *g, uint64_t *conv)
     return 0;
 }
 
+/* A lost group kept by a reference the collector cannot see (a view's base
+ * held from C++): its first member - the last element of its example path,
+ * "... -> tensor#12" - is reached from what such a reference holds. */
+static int held_by_view_base(const hp_class_group *g)
+{
+    const char *h = strrchr(g->example, '#');
+    uint64_t id = h ? strtoull(h + 1, NULL, 10) : 0;
+    for (obj *o = obj_live_first(); o && id; o = obj_iter_next(o))
+        if (o->id == id) {
+            int held = gc_hidden_holds(o);
+            if (held < 0)
+                er_clear();      /* not known: said as unreachable */
+            return held > 0;
+        }
+    return 0;
+}
+
 /* What holds the group: its root kind, mechanism and root name. */
 static void group_root(rp_vgroup *v, const hp_class_group *g)
 {
@@ -404,6 +421,9 @@ static void group_root(rp_vgroup *v, const hp_class_group *g)
     if (g->cls == HP_CL_LOST && g->reason == HP_REFCOUNT_LEAK) {
         v->root = RP_ROOT_PYTORCH;
         v->mech = RP_MECH_REFCOUNT_LEAK;
+    } else if (g->cls == HP_CL_LOST && held_by_view_base(g)) {
+        v->root = RP_ROOT_PYTORCH;
+        v->mech = RP_MECH_VIEW_BASE;
     } else if (g->cls == HP_CL_LOST && v->root != RP_ROOT_UNREACHABLE) {
         v->root = RP_ROOT_PYTORCH;
     }

@@ -22,6 +22,7 @@ static const char *const kw_mode[] = {"sweep", "sweep_every", NULL};
 static const char *const kw_fake_mode[] = {"sweep", "sweep_every", "shape_env", "propagate_real",
                                            "mode_ref", NULL};
 static const char *const kw_live[] = {"kind", NULL};
+static const char *const kw_gc[] = {"sweep", NULL};
 static const char *const kw_none[] = {NULL};
 static const char *const kw_slice[] = {"step", NULL};
 static const char *const kw_as_strided[] = {"offset", NULL};
@@ -86,7 +87,7 @@ static const sc_word vocab[] = {
     B("meta_converter", B_META_CONVERTER, 0, 0, kw_mode, NULL, sc_ev_meta_converter, NULL,
       NULL),
     B("weakref", B_WEAKREF, 1, 1, kw_none, NULL, sc_ev_weakref, NULL, NO_XREF_WEAK),
-    B("gc", B_GC, 0, 1, kw_none, NULL, sc_ev_gc, NULL, NULL),
+    B("gc", B_GC, 0, 1, kw_gc, NULL, sc_ev_gc, NULL, NULL),
     B("live", B_LIVE, 0, 1, kw_live, NULL, sc_ev_live, NULL, NO_XREF_CENSUS),
     B("bytes", B_BYTES, 0, 0, kw_none, NULL, sc_ev_bytes, NULL, NO_XREF_CENSUS),
     B("heap_bytes", B_HEAP_BYTES, 0, 0, kw_none, NULL, sc_ev_heap_bytes,
@@ -112,6 +113,7 @@ static const sc_word vocab[] = {
     B3("fake_cache", B_FAKE_CACHE, 0, 0, sc_ev_fake_cache, V3_STRESS, V3_XREF_23),
     B3("tracer", B_TRACER, 1, 1, sc_ev_tracer, NULL, V3_XREF_23),
     B3("inference_mode", B_INFERENCE_MODE, 1, 1, sc_ev_inference_mode, NULL, V3_XREF_214),
+    B3("graph_module", B_GRAPH_MODULE, 0, 0, sc_ev_graph_module, V3_STRESS, NO_PROGRAM),
 
     /* methods: tensor ops */
     OP("view", 0, -1, kw_none, sc_ar_view, NULL, NULL),

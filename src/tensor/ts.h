@@ -303,4 +303,16 @@ extern const obj_type ts_storage_type, ts_tensor_type;
 typedef struct ts_bugs { int view_base_leak, early_free; } ts_bugs;
 void ts_set_bugs(const ts_bugs *b);
 
+/* PyTorch's rule for a view's base (THPVariable_subclass_traverse,
+ * torch/csrc/autograd/python_variable.cpp): a view holds its base's
+ * TensorImpl from C++, and a tensor whose TensorImpl C++ shares is not
+ * traversed, its references treated as roots; Python's gc never sees the
+ * view -> base reference. on: the collector does not see a view's base
+ * edge (obj_type.gc_traverse leaves it out, gc_hidden gives it), so a base
+ * and all it reaches live while a view of it does, cycles through the view
+ * included. Reports still see the edge. The fake layer sets it from the
+ * memo design's row; off by default. */
+void ts_set_base_hidden(int on);
+int ts_base_hidden(void);
+
 #endif

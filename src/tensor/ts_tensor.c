@@ -22,12 +22,18 @@ void ts_set_bugs(const ts_bugs *b)
 
 /* ---- type descriptor ---- */
 
-static void tensor_traverse(obj *self, obj_visit_fn visit, void *arg)
+static int base_hidden;
+
+void ts_set_base_hidden(int on) { base_hidden = on; }
+int ts_base_hidden(void) { return base_hidden; }
+
+/* Every strong edge, the base's when `base` says so. */
+static void traverse_edges(obj *self, obj_visit_fn visit, void *arg, int base)
 {
     ts_tensor *t = ts_of(self);
     if (t->storage)
         visit(&t->storage->hdr, "storage", -1, arg);
-    if (t->base)
+    if (t->base && base)
         visit(&t->base->hdr, "base", -1, arg);
     if (t->grad)
         visit(&t->grad->hdr, "grad", -1, arg);
@@ -45,6 +51,25 @@ static void tensor_traverse(obj *self, obj_visit_fn visit, void *arg)
         visit(t->mode, "mode", -1, arg);
     if (t->view_src)
         visit(&t->view_src->hdr, "view_src", -1, arg);
+}
+
+static void tensor_traverse(obj *self, obj_visit_fn visit, void *arg)
+{
+    traverse_edges(self, visit, arg, 1);
+}
+
+/* What the collector sees: under the rule, not the base, which a view holds
+ * from C++ (its TensorImpl), where Python's gc cannot see it. */
+static void tensor_gc_traverse(obj *self, obj_visit_fn visit, void *arg)
+{
+    traverse_edges(self, visit, arg, !base_hidden);
+}
+
+static void tensor_gc_hidden(obj *self, obj_visit_fn visit, void *arg)
+{
+    ts_tensor *t = ts_of(self);
+    if (base_hidden && t->base)
+        visit(&t->base->hdr, "base", -1, arg);
 }
 
 static void clear_tensor_ref(ts_tensor **slot)
@@ -166,6 +191,8 @@ const obj_type ts_tensor_type = {
     .pool = tensor_pools,
     .npools = TS_INLINE_DIM,
     .dispose = tensor_dispose,
+    .gc_traverse = tensor_gc_traverse,
+    .gc_hidden = tensor_gc_hidden,
 };
 
 /* ---- predicates ---- */
