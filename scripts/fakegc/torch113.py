@@ -10,6 +10,12 @@ the program's run; each wrapper calls the original and only reads state):
                                       converter calls, lift_fresh constants)
   - MetaConverter.__init__/__call__ -> stand-alone meta conversions
   - FakeTensorMode.__torch_dispatch__ -> fake outputs of top-level ops
+                                      (a view of a recorded fake is written
+                                      as a view of it: it holds its base)
+  - torch.fx.GraphModule.__init__  -> make_fx's graph (make_fx.py): a
+                                      graph_module() stand-in, each node's
+                                      meta["val"] an attribute, each traced
+                                      fake's proxy slot an edge back to it
 Deaths: weakref.finalize on every recorded object (CPython runs it when the
 refcount reaches 0, so the order is exact); deaths are written at the next
 event, as one `del` line, followed by the counters. The cycle collector is
@@ -25,6 +31,7 @@ import weakref
 from . import engine
 from .engine import Event, Line, Obj, locked, no_cycles
 from .holders import locate
+from .make_fx import Graphs
 from .scn import esc, tup
 
 
@@ -33,7 +40,7 @@ from .scn import esc, tup
 SUBJECTS = ("fake", "op", "meta", "mode", "mc", "fconv")
 
 
-class Recorder(engine.Recorder):
+class Recorder(Graphs, engine.Recorder):
     KEPT = "PyTorch 1.13.1"
     HIT_NOTE = "  memo hit: PyTorch 1.13.1's _fix_weakref keeps it alive"
 
@@ -288,7 +295,11 @@ class Recorder(engine.Recorder):
             finally:
                 self.disp_depth -= 1
             if self.disp_depth == 0 and self.conv_depth == 0 and not self.stopped:
-                self.safe(self.outputs, out)
+                self.view_src = self.view_input(func, args)
+                try:
+                    self.safe(self.outputs, out)
+                finally:
+                    self.view_src = None
         return out
 
     def outputs(self, out):
@@ -323,11 +334,44 @@ class Recorder(engine.Recorder):
                       % (site, x.layout))
             self.emit("%s = empty(%s)" % (name, ", ".join([str(s) for s in x.shape] + kw)), site)
             return
-        if x.is_contiguous():
+        base = self.view_base(x)
+        if base is not None:
+            self.emit("%s = %s.as_strided(%s, %s, %d)" % (
+                name, base.name, tup(x.shape), tup(x.stride()), x.storage_offset()), site)
+        elif x.is_contiguous():
             self.emit("%s = empty(%s)" % (name, ", ".join([str(s) for s in x.shape] + kw)), site)
         else:
             self.emit("%s = empty_strided(%s)" % (name, ", ".join(
                 [tup(x.shape), tup(x.stride())] + kw)), site)
+
+    view_src = None
+
+    @staticmethod
+    def view_input(func, args):
+        """The input an op's outputs are views of (a view op's first
+        argument: its schema's returns alias it, read-only), or None. The op
+        runs below autograd, which makes them views only after it returns."""
+        try:
+            rets = func._schema.returns
+            if func._schema.name in ("aten::detach", "aten::lift_fresh") or not args:
+                return None
+            if any(r.alias_info is not None and not getattr(r.alias_info, "is_write", False)
+                   for r in rets):
+                return args[0]
+        except Exception:
+            pass
+        return None
+
+    def view_base(self, x):
+        """The recorded fake that op output x is a view of (of the same mode
+        and dtype), or None. PyTorch's view keeps its base alive from C++;
+        an empty_strided() in its place would not."""
+        b = self.view_src
+        o = self.objs.get(id(b)) if b is not None else None
+        if o is None or o.kind not in ("fake", "op") or b.dtype != x.dtype or \
+                getattr(b, "fake_mode", None) is not x.fake_mode:
+            return None
+        return o
 
     # -------------------------------------------------------------- finish
 
@@ -438,6 +482,7 @@ class Recorder(engine.Recorder):
             (MC, "__call__"), (FM, "__torch_dispatch__"))]
         FM.__init__, FC.__init__, FC.__call__ = mode_init, conv_init, conv_call
         MC.__init__, MC.__call__, FM.__torch_dispatch__ = meta_init, meta_call, dispatch
+        self.install_graphs(locked)
 
     def uninstall(self):
         """PyTorch's own entry points back (a recorded region's end)."""

@@ -54,9 +54,10 @@
  * while a view of it lives, and the view -> base reference is no edge
  * Python's gc sees. The rule is older than 1.13 (the same test inline in
  * THPVariable_subclass_traverse before isResurrectable, pytorch#75933).
- * Checked on Debian's 1.13.1, 2.6.0 and 2.14.1 (tests/record/
- * probe_make_fx.py): a holder that a base's __dict__ and a view of it
- * share survives gc.collect(), with a clone instead of the view it dies.
+ * Checked on Debian's 1.13.1 (tests/record/probe_make_fx.py
+ * base_cycle_kept, a ctest) and with the same function on 2.6.0 and
+ * 2.14.1: a holder that a tensor's __dict__ and a view of it share
+ * survives gc.collect(); with a clone instead of the view it dies.
  * fakegc's own design leaves it out (a cycle through a view is garbage). */
 #define BASE_HELD_FROM_CPP 1
 

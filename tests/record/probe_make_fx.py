@@ -13,13 +13,29 @@ the collector cannot see through. Checked here, on the real thing:
   - exactly the graphs of the function that makes a view survive (13 of 40),
     each with 3 fakes;
   - dropping the view node's meta["val"] lets the graph go; dropping the
-    base's (or any other node's) does not.
+    base's (or any other node's) does not;
+  - the rule alone, no make_fx: a holder that a tensor's __dict__ and a view
+    of that tensor share survives gc.collect(); with a clone it dies.
 Exit 77 without torch."""
 import gc
 import os
 import runpy
 import sys
 import weakref
+
+
+def base_cycle_kept(torch, how):
+    """x.h = holder, holder.v = a view (or clone) of x: kept by gc.collect()?"""
+    class Holder:
+        pass
+    x = torch.randn(4, 3)
+    h = Holder()
+    x.h = h
+    h.v = x.t() if how == "view" else x.clone()
+    w = weakref.ref(h)
+    del x, h
+    gc.collect()
+    return w() is not None
 
 
 def main(root):
@@ -65,6 +81,10 @@ def main(root):
             "every other val": True}
     if results != want:
         bad.append("graph kept after dropping %s; expected %s" % (results, want))
+    kept = {how: base_cycle_kept(torch, how) for how in ("view", "clone")}
+    if kept != {"view": True, "clone": False}:
+        bad.append("a holder shared by a tensor's __dict__ and its %s: kept %s; expected "
+                   "kept through a view only" % ("view/clone", kept))
     for b in bad:
         print("FAIL: " + b)
     if bad:

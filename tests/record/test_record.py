@@ -92,7 +92,7 @@ class Rec(Base):
         """)
         for want in ("m1 = fake_mode()", "t1 = empty(4, 4)", "f1 = m1.fake(t1)",
                      "t2 = t1.as_strided((2, 4), (4, 1), 4)", "f2 = m1.fake(t2)",
-                     "with m1", "x1 = empty(2, 3)", "x2 = empty_strided((4, 4), (1, 4))",
+                     "with m1", "x1 = empty(2, 3)", "x2 = f1.as_strided((4, 4), (1, 4), 0)",
                      "c1 = meta_converter()", "r1 = c1.meta(t1)"):
             self.assertIn(want, text)
         dels = re.findall(r"^del (.*?)\s*$", text.split("# the program's end")[0], re.M)

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""truth.py PROGRAM.py - what real PyTorch (1.13.1 or 2.x) keeps when PROGRAM ends.
+"""truth.py [--no-chains] PROGRAM.py - what real PyTorch (1.13.1 or 2.x) keeps when PROGRAM ends.
 
 Runs PROGRAM as the module __main__ (registered in sys.modules, so that
 objgraph sees it as a proper module), with a weak reference to every
@@ -20,6 +20,8 @@ storages pending.
 Under 2.x, "finalizer" counts only the fake-tensor machinery's own
 (torch._subclasses), and "cache" is the size of the process-wide dispatch
 cache (FakeTensorMode.cache) at the end.
+--no-chains: counts only, no objgraph chain ("held" and "chained" 0), for a
+program that leaves thousands of fakes (objgraph takes minutes over them).
 Exit 77 when torch or objgraph is not importable."""
 import gc
 import json
@@ -29,7 +31,7 @@ import types
 import weakref
 
 
-def main(prog):
+def main(prog, chains=True):
     try:
         import objgraph
         import torch
@@ -78,7 +80,7 @@ def main(prog):
     for kind, refs in made.items():
         alive = [r() for r in refs if r() is not None]
         held, grads = 0, []
-        for x in alive:
+        for x in (alive if chains else ()):
             chain = objgraph.find_backref_chain(x, is_program, max_depth=30,
                                                 extra_ignore=(id(alive), id(made), id(refs)))
             if len(chain) > 1 and is_program(chain[0]):
@@ -111,4 +113,5 @@ def main(prog):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    args = sys.argv[1:]
+    sys.exit(main([a for a in args if a != "--no-chains"][0], "--no-chains" not in args))

@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "core/gc.h"
 #include "core/obj.h"
 #include "tensor/ts_internal.h"
 #include "tensor/tt.h"
@@ -514,5 +515,48 @@ Test(views, requires_grad_propagates_to_views)
     tt_drop(a);
     tt_drop(v);
     tt_drop(g);
+    tt_end();
+}
+
+/* PyTorch's view -> base reference is held from C++ (ts_set_base_hidden):
+ * a cycle base.attr -> holder -> view -> base survives a full collection
+ * with the rule and is garbage without it; gc_hidden_holds names what the
+ * hidden reference keeps; dropping the view frees the cycle at the next
+ * collection. */
+static void base_cycle(int hidden)
+{
+    ts_set_base_hidden(hidden);
+    ts_tensor *a = tt_empty(2, 4, 3);
+    ts_tensor *v = tt_ok(ts_apply(TS_OP_T, a, NULL));
+    ts_tensor *h = tt_empty(1, 1);                /* a plain tensor as the holder */
+    obj *holder = &h->hdr;
+    cr_assert_eq(obj_attr_set(&a->hdr, "proxy", holder), 0);
+    cr_assert_eq(obj_attr_set(holder, "val", &v->hdr), 0);
+    obj *wa = &a->hdr, *wh = holder;
+    obj_weak_incref(wa);
+    obj_weak_incref(wh);
+    tt_drop(h);
+    tt_drop(v);
+    cr_assert_eq(gc_hidden_holds(wh), hidden, "hidden: %d, holds: %d", hidden,
+                 gc_hidden_holds(wh));
+    tt_drop(a);
+    gc_collect();
+    cr_assert_eq(!obj_expired(wa), hidden, "rule %d: base alive %d", hidden, !obj_expired(wa));
+    cr_assert_eq(!obj_expired(wh), hidden, "rule %d: holder alive %d", hidden,
+                 !obj_expired(wh));
+    if (hidden) {   /* the view goes: the base is visible again, the cycle garbage */
+        obj_attr_set(wh, "val", NULL);
+        gc_collect();
+        cr_assert(obj_expired(wa), "the base outlived its last view");
+    }
+    obj_weak_decref(wa);
+    obj_weak_decref(wh);
+    ts_set_base_hidden(0);
+}
+
+Test(views, base_held_from_cpp_is_not_collected)
+{
+    base_cycle(0);
+    base_cycle(1);
     tt_end();
 }

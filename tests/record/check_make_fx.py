@@ -1,0 +1,119 @@
+#!/usr/bin/python3
+"""check_make_fx.py FAKEGC ROOT PROGRAM PYTHON - ctest: a make_fx program
+(tests/record/programs/PROGRAM.py) judged as the real run decides.
+
+PYTHON is /usr/bin/python3 (Debian's 1.13.1) or a root of scripts/torch-root.sh
+(trixie: 2.6, forky: 2.14; its launcher in $FAKEGC_ROOTS or
+/var/cache/fakegc/roots; 77, skipped, when absent). The real run: PROGRAM
+under that Python with a weak reference to every FakeTensor and
+FakeTensorMode it makes, counted alive after gc.collect() (tests/record/
+truth.py --no-chains; the program holds none of them at its end: every
+graph is dropped). fakegc then records and
+replays it, and must say:
+  - 0 fidelity mismatches;
+  - lost fake tensors == the real run's live fakes, lost modes == its live
+    modes, nothing held; exit 1 when something is kept, else 0;
+  - every lost group of fakes and modes held inside PyTorch by a view's
+    base held from C++ (JSON root "pytorch", mechanism "view-base"; the
+    text's "held inside PyTorch by a view's base, held from C++");
+  - the recording replayed under fakegc's own design, where a view's base
+    is no hidden reference, keeps no fake: the rule is what keeps them.
+Prints the real counts and fakegc's verdict lines."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+MECH = "held inside PyTorch by a view's base, held from C++ (not visible to gc)"
+
+
+def python_of(name):
+    if name.startswith("/"):
+        return name
+    roots = os.environ.get("FAKEGC_ROOTS", "/var/cache/fakegc/roots")
+    p = os.path.join(roots, "%s-python3" % name)
+    return p if os.access(p, os.X_OK) else None
+
+
+def run(cmd, **k):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **k)
+
+
+def counts(groups, noun):
+    """{(class, mechanism): count} of the verdict's groups of one kind."""
+    out = {}
+    for g in groups:
+        if g["kind"].startswith(noun):
+            key = (g["class"], g.get("mechanism"))
+            out[key] = out.get(key, 0) + g["count"]
+    return out
+
+
+def main(fakegc, root, name, pyname):
+    py = python_of(pyname)
+    if py is None:
+        print("skipped: no root %s (scripts/torch-root.sh %s)" % (pyname, pyname))
+        return 77
+    root = os.path.abspath(root)
+    prog = os.path.join(root, "tests", "record", "programs", name + ".py")
+    with tempfile.TemporaryDirectory() as d:
+        r = run([py, "-W", "ignore", os.path.join(root, "tests", "record", "truth.py"),
+                 "--no-chains", prog], cwd=d)
+    if r.returncode == 77:
+        print(r.stdout.strip())
+        return 77
+    if r.returncode != 0 or not r.stdout.strip():
+        print(r.stderr[-2000:])
+        print("FAIL: the real run exited %d" % r.returncode)
+        return 1
+    truth = json.loads(r.stdout.strip().splitlines()[-1])
+    real = {k: truth[k]["alive"] for k in ("fake", "mode")}
+    print("real run (%s): %d fakes and %d modes alive after gc.collect()"
+          % (pyname, real["fake"], real["mode"]))
+    bad = []
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, name + ".scn")
+        r = run([fakegc, "record", "--python", py, "-o", out, "--format", "json", "--", prog])
+        try:
+            sc = json.loads(r.stdout)["scenarios"][0]
+        except (ValueError, KeyError, IndexError):
+            print(r.stdout[-2000:], r.stderr[-2000:])
+            print("FAIL: no report (exit %d)" % r.returncode)
+            return 1
+        v = sc.get("verdict") or {"groups": [], "text": ""}
+        print(v["text"].rstrip())
+        if sc["failures"]:
+            bad.append("%d fidelity mismatches: %s" % (len(sc["failures"]),
+                                                        [f["text"] for f in sc["failures"][:3]]))
+        kept = real["fake"] + real["mode"]
+        if r.returncode != (1 if kept else 0):
+            bad.append("exit %d; the real run keeps %d fakes and modes" % (r.returncode, kept))
+        for noun, kind in (("fake tensor", "fake"), ("mode", "mode")):
+            got = counts(v["groups"], noun)
+            want = {("lost", "view-base"): real[kind]} if real[kind] else {}
+            if got != want:
+                bad.append("%ss: fakegc says %s, the real run keeps %d (lost, view-base)"
+                           % (noun, got, real[kind]))
+        if real["fake"] and MECH not in v["text"]:
+            bad.append("the verdict does not say %r" % MECH)
+        # the rule is what keeps them: fakegc's own design has no hidden base
+        r2 = run([fakegc, "run", "--format", "json", out])
+        try:
+            own = json.loads(r2.stdout)["scenarios"][0].get("verdict") or {"groups": []}
+        except (ValueError, KeyError, IndexError):
+            own = None
+        if own is None or counts(own["groups"], "fake tensor"):
+            bad.append("under fakegc's own design (no view-base rule) the recording keeps %s"
+                       % (own and counts(own["groups"], "fake tensor")))
+    for b in bad:
+        print("FAIL: %s: %s" % (name, b))
+    if bad:
+        return 1
+    print("ok: %s under %s: fakegc keeps what the real run keeps, 0 fidelity mismatches"
+          % (name, pyname))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(*sys.argv[1:5]))
