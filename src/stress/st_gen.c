@@ -937,6 +937,19 @@ static int attr_holder(gen *g, int slot)
     return -1;
 }
 
+/* Under a design whose views hold their base from C++ (base_held_from_cpp)
+ * an attribute or a grad whose value reaches a view may close a cycle
+ * through the view's base that no collection frees, as in PyTorch (the base
+ * and all it reaches are roots while the view lives): every later lifecycle
+ * would fail the end check by design. The generator sets no such attribute
+ * or grad there (the rule is checked by scenarios/designs/view_base_cpp.scn
+ * and tests/record/check_make_fx.py). */
+static int attr_may_leak(gen *g, int32_t v)
+{
+    return v >= 0 && fk_design_get((fk_design_id)g->m.c->design)->base_held_from_cpp &&
+           m_reaches_view(&g->m, v);
+}
+
 static int act_attr(gen *g, const st_action *a)
 {
     int32_t h = attr_holder(g, a->a);
@@ -945,7 +958,7 @@ static int act_attr(gen *g, const st_action *a)
     int32_t v = -1;
     if (a->b >= 0) {
         v = vnode(g, a->b);
-        if (v < 0 || !g->m.n[v].alive)
+        if (v < 0 || !g->m.n[v].alive || attr_may_leak(g, v))
             return 0;
     }
     char hn[8], vn[8];
@@ -992,7 +1005,7 @@ static int act_grad(gen *g, const st_action *a)
                                                                                        : y->dev;
         if (y->dtype != x->dtype || tdt != gdt || y->dev != x->dev || y->ndim != x->ndim ||
             memcmp(y->sizes, x->sizes, (size_t)x->ndim * sizeof *x->sizes) != 0 ||
-            !grad_ok(g, t, v))
+            !grad_ok(g, t, v) || attr_may_leak(g, v))
             return 0;
     }
     char tn[8], vn[8];

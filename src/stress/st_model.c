@@ -469,6 +469,16 @@ static void unmark_all(model *m)
         m->n[i].flags &= (uint16_t)~NF_MARK;
 }
 
+int m_reaches_view(model *m, int32_t v)
+{
+    int found = 0;
+    mark(m, v);
+    for (uint32_t i = 0; i < m->nn && !found; i++)
+        found = (m->n[i].flags & NF_MARK) && m->n[i].kind == NK_TENSOR && m->n[i].base >= 0;
+    unmark_all(m);
+    return found;
+}
+
 static int node_gen(const model *m, int32_t i)
 {
     return i <= m->gen_old ? 2 : i <= m->gen_mid ? 1 : 0;
@@ -480,6 +490,12 @@ void m_gc_gen(model *m, int gen, int sweep)
 {
     int32_t top = (int32_t)m->nn - 1;
     mark_roots(m);
+    /* a live view holds its base from C++, where the collector cannot see
+     * it (fk_design.base_held_from_cpp): the base is kept as if from outside */
+    const fk_design *d = fk_design_get((fk_design_id)m->c->design);
+    for (uint32_t i = 0; d && d->base_held_from_cpp && i < m->nn; i++)
+        if (m->n[i].alive && m->n[i].kind == NK_TENSOR && m->n[i].base >= 0)
+            mark(m, m->n[i].base);
     /* a young collection: the older generations are roots */
     for (uint32_t i = 0; gen < 2 && i < m->nn; i++)
         if (m->n[i].alive && node_gen(m, (int32_t)i) > gen)

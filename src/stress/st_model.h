@@ -289,6 +289,9 @@ void m_finish_clears(model *m, mmode *md);
 /* statement boundary: deferred finalizers, then (gc stress) a collection */
 void m_end_statement(model *m);
 void m_gc(model *m, int sweep);
+/* A live view (a tensor with a base) is reachable from node v by strong
+ * edges, v included. */
+int m_reaches_view(model *m, int32_t v);
 /* gc(N): a collection of generations 0..N (N >= 2: m_gc); what older
  * generations hold is kept; survivors move up one (src/core/gc.c). */
 void m_gc_gen(model *m, int generation, int sweep);
