@@ -38,7 +38,7 @@ class Graphs:
 
     cycle_freed = False
 
-    def install_graphs(self, locked):
+    def install_graphs(self, locked):   # locked(rec, f): one event at a time
         try:
             import torch.fx as fx
         except ImportError:
@@ -51,7 +51,7 @@ class Graphs:
             rec.safe(rec.on_graph_module, gm)
 
         self.saved.append((GM, "__init__", GM.__dict__.get("__init__")))
-        GM.__init__ = locked(init)
+        GM.__init__ = locked(rec, init)
 
     def graph_vals(self, gm):
         """(attribute, Obj, fake) of each recorded fake in a node's meta["val"]."""
