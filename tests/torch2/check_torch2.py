@@ -43,6 +43,13 @@ EXPECT = {
     "make_fx_loop": (0, []),
     "dispatch_cache": (0, ["still reachable"]),
     "dynamic_shapes": (1, ["accumulating"]),
+    # written as a user would: a DataLoader loop keeping fake batches, an
+    # lru_cache of fakes (bounded: still reachable), fakes in a class
+    # attribute, a suspended generator's frame keeping them
+    "dataloader_loop": (1, ["accumulating"]),
+    "lru_fakes": (0, ["still reachable"]),
+    "class_attr": (1, ["accumulating"]),
+    "generator_keeps": (1, ["accumulating"]),
 }
 # 1.13.1 judges these otherwise: (exit, a class and noun its verdict has)
 BOTH = {"fresh_mode_per_step": (1, ("accumulating", "finalizer"))}
