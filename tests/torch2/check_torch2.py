@@ -102,7 +102,7 @@ def library(fakegc, root, py, suite):
             return 1
         text = open(out).read()
         for want in ('expect live("fake") == 5', 'expect live("mode") == 1',
-                     "# mark: step 4", 'config compat = "%s"' % DESIGN[suite]):
+                     'mark("step 4")', 'config compat = "%s"' % DESIGN[suite]):
             if want not in text:
                 bad.append("the region's recording lacks %s" % want)
         r = run([fakegc, "run", "--format", "json", out])
