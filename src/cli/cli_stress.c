@@ -105,7 +105,7 @@ static int write_page(const stress_args *a, const st_stress_result *r, int exit_
     h.quiet = 1;
     h.output = "/dev/null";
     h.html = a->html;
-    h.sc.verify = strncmp(r->cls, "finding: ", 9) != 0;
+    h.sc.verify = r->cls_kind != ST_CK_FINDING;
     h.inject = a->o.env.inject && *a->o.env.inject ? a->o.env.inject : NULL;
     h.allocator = a->c.allocator;
     h.compat = a->c.compat;

@@ -126,10 +126,18 @@ enum { ST_PASS = 0, ST_FAIL, ST_PARSE, ST_CRASH, ST_INTERNAL };
 #define ST_MAX_CLASSES 8
 #define ST_CLASS_LEN 112
 
+/* What a failure class is, as a fact of the run that found it (its text
+ * is for people and for matching a class again). */
+typedef enum st_class_kind {
+    ST_CK_FAILURE = 0,   /* a failing statement, check or verdict */
+    ST_CK_FINDING        /* a bad access the guard caught ("finding: ...") */
+} st_class_kind;
+
 typedef struct st_outcome {
     int status;
     int ncls;                              /* failure classes, first one first */
     char cls[ST_MAX_CLASSES][ST_CLASS_LEN];
+    st_class_kind kind[ST_MAX_CLASSES];    /* cls[i]'s kind */
     uint32_t first_line;                   /* line of the first failure (0: end) */
     char first[256];                       /* "LINE: TEXT  actual: ..." */
     uint64_t statements;
@@ -216,6 +224,7 @@ typedef struct st_stress_result {
     uint64_t fail_index;         /* the failing lifecycle's index i (fail_seed - seed) */
     uint64_t fail_steps;         /* steps run until the failing check */
     char cls[ST_CLASS_LEN];
+    st_class_kind cls_kind;      /* what cls is */
     char first[256];
     char file[512], min_file[512];
     size_t file_statements, min_statements;

@@ -279,7 +279,7 @@ static void json_failure(rp_jw *w, const st_stress_result *r, const char *repro)
     rp_jw_key(w, ", ", "reproduce"); rp_jw_str(w, repro);
     rp_jw_key(w, ", ", "class"); rp_jw_str(w, r->cls);
     rp_jw_key(w, ", ", "first"); rp_jw_str(w, r->first);
-    if (strncmp(r->cls, "finding: ", 9) == 0) {   /* a bad access: its site and kind */
+    if (r->cls_kind == ST_CK_FINDING) {   /* a bad access: its site and kind */
         char kind[64];
         wk_finding_kind(r->cls + 9, kind, sizeof kind);
         rp_jw_key(w, ", ", "finding");
@@ -364,7 +364,7 @@ static void json_stress(const st_stress_doc *d, int rc, const st_stress_result *
 static void text_rerun(const st_stress_doc *d, const st_stress_result *r)
 {
     const st_doc_head *h = d->head;
-    int guarded = strncmp(r->cls, "finding: ", 9) == 0;
+    int guarded = r->cls_kind == ST_CK_FINDING;
     int libc = strcmp(h->allocator, "libc") == 0;
     if (h->inject && *h->inject && (r->min_file[0] || r->file[0]))
         fprintf(d->f, "\nreproduce: fakegc run%s --inject %s%s%s%s%s %s\n",

@@ -131,6 +131,7 @@ void st_finding_outcome(uint32_t line, const char *what, st_outcome *o)
     put(o->first, k, sizeof o->first, what);
     k = put(o->cls[0], 0, ST_CLASS_LEN, "finding: ");
     wk_normalize(what, o->cls[0] + k, ST_CLASS_LEN - k);
+    o->kind[0] = ST_CK_FINDING;
     o->ncls = 1;
     if (cur_note)   /* the statement in hand counts: it ran up to the finding */
         o->statements = cur_note->statements + 1;
@@ -327,6 +328,7 @@ int st_run_forked(const st_env *e, const char *name, const char *text, int no_in
     o->status = ST_CRASH;
     char c[ST_CLASS_LEN], words[300];
     wk_class(&end, c, sizeof c);
+    o->kind[o->ncls] = end.how == WK_FINDING ? ST_CK_FINDING : ST_CK_FAILURE;
     snprintf(o->cls[o->ncls++], ST_CLASS_LEN, "%s", c);
     wk_describe(&end, words, sizeof words);
     snprintf(o->first, sizeof o->first, "the run %s", words);

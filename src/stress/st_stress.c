@@ -22,6 +22,7 @@ typedef struct shared {
     volatile uint64_t fail_seed, fail_index, fail_steps;
     volatile int lost;                  /* the worker could not go on: first says why */
     char cls[ST_CLASS_LEN];
+    st_class_kind cls_kind;
     char first[256];
 } shared;
 
@@ -84,6 +85,7 @@ static void note_failure(const st_outcome *out)
     sh->fail_index = sh->current_index;
     sh->fail_steps = sh->steps + steps_into(w_lines, w_nlines, out->first_line, w_nacts);
     copy(sh->cls, sizeof sh->cls, out->ncls ? out->cls[0] : "?");
+    sh->cls_kind = out->ncls ? out->kind[0] : ST_CK_FAILURE;
     copy(sh->first, sizeof sh->first, out->first);
     /* the failing lifecycle counts: it ran up to its failure */
     sh->statements += out->statements;
@@ -313,6 +315,7 @@ int st_stress(const st_stress_opts *o, st_stress_result *r)
         r->fail_index = sh.fail_index;
         r->fail_steps = sh.fail_steps;
         snprintf(r->cls, sizeof r->cls, "%s", sh.cls);
+        r->cls_kind = sh.cls_kind;
         snprintf(r->first, sizeof r->first, "%s", sh.first);
     } else if (sh.lost) {
         snprintf(r->first, sizeof r->first, "%s", sh.first);
@@ -325,6 +328,7 @@ int st_stress(const st_stress_opts *o, st_stress_result *r)
         r->lifecycles++;   /* the one that crashed */
         char words[300];
         wk_class(&e, r->cls, sizeof r->cls);   /* as st_run_forked: shrinking matches */
+        r->cls_kind = e.how == WK_FINDING ? ST_CK_FINDING : ST_CK_FAILURE;
         wk_describe(&e, words, sizeof words);
         snprintf(r->first, sizeof r->first, "the worker %s in seed %" PRIu64, words,
                  r->fail_seed);

@@ -1,0 +1,83 @@
+/* A failure class's kind is a fact of the run that found it: the stress
+ * report's "finding" object and its rerun line follow the kind, not the
+ * class's text. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stress/st.h"
+#include "stress/st_report.h"
+
+Test(class_kind, a_finding_outcome_is_a_finding)
+{
+    st_outcome o;
+    st_finding_outcome(7, "use-after-free read of dead tensor #12", &o);
+    cr_assert_eq(o.ncls, 1);
+    cr_assert_eq(o.kind[0], ST_CK_FINDING, "kind %d, want %d (%s)", o.kind[0], ST_CK_FINDING,
+                 o.cls[0]);
+}
+
+Test(class_kind, a_failing_expectation_is_no_finding)
+{
+    st_env e;
+    st_env_default(&e);
+    st_outcome o;
+    st_run_text(&e, "in.scn", "x = ones(2)\nexpect bytes() == 1\n", &o);
+    cr_assert_eq(o.status, ST_FAIL, "%s", o.first);
+    cr_assert_eq(o.kind[0], ST_CK_FAILURE, "kind %d, want %d (%s)", o.kind[0], ST_CK_FAILURE,
+                 o.cls[0]);
+}
+
+/* The document (JSON, or text) of a failed campaign whose class is cls of
+ * kind k, its lifecycle in f.scn. */
+static char *stress_doc(const char *cls, st_class_kind k, int json)
+{
+    st_doc_head h = {"0", "0", "guard", "strong-memo", NULL, "host", 0, 0, 0};
+    st_stress_opts o;
+    memset(&o, 0, sizeof o);
+    st_stress_result r;
+    memset(&r, 0, sizeof r);
+    r.failed = 1;
+    snprintf(r.cls, sizeof r.cls, "%s", cls);
+    r.cls_kind = k;
+    snprintf(r.first, sizeof r.first, "%s", "5: finding: use-after-free read  actual: x");
+    snprintf(r.file, sizeof r.file, "%s", "f.scn");
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    cr_assert(f);
+    st_stress_doc d;
+    memset(&d, 0, sizeof d);
+    d.f = f;
+    d.json = json;
+    d.head = &h;
+    d.o = &o;
+    d.repro = "";
+    st_stress_doc_write(&d, 1, &r);
+    fclose(f);
+    return buf;
+}
+
+Test(class_kind, the_report_follows_the_kind)
+{
+    char *a = stress_doc("finding: use-after-free read of dead tensor #N", ST_CK_FINDING, 1);
+    cr_assert(strstr(a, "\"finding\": {\"kind\": \"use-after-free read\", \"line\": 5}"),
+              "a finding's failure has its finding object:\n%s", a);
+    free(a);
+    char *b = stress_doc("finding: use-after-free read of dead tensor #N", ST_CK_FAILURE, 1);
+    cr_assert(!strstr(b, "\"finding\":"), "a class that only reads as a finding has none:\n%s", b);
+    free(b);
+}
+
+Test(class_kind, a_finding_reruns_without_verify)
+{
+    char *a = stress_doc("finding: use-after-free read of dead tensor #N", ST_CK_FINDING, 0);
+    cr_assert(strstr(a, "reproduce: fakegc run --inject strong-memo --allocator guard f.scn"),
+              "a finding reruns without --verify:\n%s", a);
+    free(a);
+    char *b = stress_doc("finding: use-after-free read of dead tensor #N", ST_CK_FAILURE, 0);
+    cr_assert(strstr(b, "reproduce: fakegc run --verify --inject strong-memo"),
+              "a failure reruns with --verify:\n%s", b);
+    free(b);
+}
