@@ -28,9 +28,12 @@
 #define FAKEGC_BUILD_TYPE "unknown"
 #endif
 
+static void help_formats_make(void);
+
 void cli_common_init(cli_common *c)
 {
     memset(c, 0, sizeof *c);
+    help_formats_make();
     rp_jw_build_set(FAKEGC_VERSION, FAKEGC_COMMIT, FAKEGC_BUILD_TYPE);   /* every JSON says it */
     c->allocator = "libc";
     sc_options_default(&c->sc);
@@ -94,6 +97,80 @@ static int formats_scan(void *at, const char *v, char *buf, size_t n)
     return 0;
 }
 
+/* The format rows' help, made from rp_formats when a command starts (its
+ * names, options and titles; the notes here name none): --format's per set,
+ * then each --NAME FILE's. */
+enum { HELP_WIDTH = 53 };
+static char help_format[RP_FSET_SCAN + 1][320];
+static char help_also[RP_FORMATS][160];
+
+/* Breaks s at spaces so that no line is over HELP_WIDTH ('\n': op's
+ * indented line). */
+static void help_wrap(char *s)
+{
+    char *line = s, *space = NULL;
+    for (char *p = s; *p; p++) {
+        if (*p == '\n')
+            line = p + 1, space = NULL;
+        else if (*p == ' ')
+            space = p;
+        if (p - line >= HELP_WIDTH && space)
+            *space = '\n', line = space + 1, space = NULL;
+    }
+}
+
+/* What --format says of format k in set (NULL: its name alone). */
+static const char *format_note(int k, int set, char *buf, size_t n)
+{
+    const char *title = rp_formats[k].title;
+    switch (k) {
+    case RP_TEXT: return "default";
+    case RP_JSON:
+        return set == RP_FSET_PLAIN ? "stable, for scripts; its schema in fakegc-report(5)" : NULL;
+    case RP_SARIF: snprintf(buf, n, "%s for code scanning", title); return buf;
+    case RP_GITHUB: snprintf(buf, n, "%s: ::error file=F,line=L::...", title); return buf;
+    }
+    return NULL;
+}
+
+static void help_format_set(int set, char *buf, size_t n)
+{
+    size_t k = 0;
+    int last = 0;
+    for (int i = 0; i < RP_FORMATS; i++)
+        if (rp_formats[i].set <= set)
+            last = i;
+    for (int i = 0; i < RP_FORMATS && k < n; i++) {
+        char nb[96];
+        if (rp_formats[i].set > set)
+            continue;
+        const char *note = format_note(i, set, nb, sizeof nb);
+        k += (size_t)snprintf(buf + k, n - k, "%s%s%s%s%s", i == 0 ? "" : i == last ? " or " : ", ",
+                              rp_formats[i].name, note ? " (" : "", note ? note : "", note ? ")" : "");
+    }
+    help_wrap(buf);
+}
+
+static void help_formats_make(void)
+{
+    const rp_format_row *f = rp_formats;
+    for (int set = 0; set <= RP_FSET_SCAN; set++)
+        help_format_set(set, help_format[set], sizeof help_format[set]);
+    for (int i = 0; i < RP_FORMATS; i++) {
+        char more[128] = "";
+        if (i == RP_JSON)
+            snprintf(more, sizeof more, ", in the same run (e.g. --format %s %s r.%s %s ci.xml)",
+                     f[RP_TEXT].name, f[RP_JSON].option, f[RP_JSON].name, f[RP_JUNIT].option);
+        if (i == RP_SARIF)
+            snprintf(more, sizeof more,
+                     ": a result per failing verdict group or failed expectation, at the program's line");
+        /* code scanning's formats are about the report, the others are it */
+        snprintf(help_also[i], sizeof help_also[i], "also write %s%s to FILE%s",
+                 f[i].set == RP_FSET_SCAN ? "" : "the report as ", f[i].title, more);
+        help_wrap(help_also[i]);
+    }
+}
+
 static int parse_never(void *at, const char *v, char *err, size_t n)
 {
     (void)v, (void)err, (void)n;
@@ -119,34 +196,29 @@ static const op_opt common_rows[] = {
     {"--sweep", 0, OP_K_ENUM, sizeof(int), 0, CLI_O_SWEEP, "POLICY", "eager|periodic", 0, 0,
      offsetof(C, sc.sweep), NULL, "eager or periodic (overrides config sweep)"},
     {"--format", 0, OP_K_ENUM, sizeof(int), 0, CLI_O_JSON, "FMT", NULL, 0, 0,
-     offsetof(C, format), formats_plain, "text (default) or json (stable, for scripts; its\n"
-                                         "schema in fakegc-report(5))"},
+     offsetof(C, format), formats_plain, help_format[RP_FSET_PLAIN]},
     {"--format", 0, OP_K_ENUM, sizeof(int), 0, CLI_O_SCAN, "FMT", NULL, 0, 0,
-     offsetof(C, format), formats_scan,
-     "text (default), json, junit, tap, sarif (SARIF\n2.1.0 for code scanning) or github "
-     "(GitHub\nworkflow commands: ::error file=F,line=L::...)"},
+     offsetof(C, format), formats_scan, help_format[RP_FSET_SCAN]},
     {"--format", 0, OP_K_ENUM, sizeof(int), 0, CLI_O_FORMAT, "FMT", NULL, 0, 0,
-     offsetof(C, format), formats_tests, "text (default), json, junit, tap"},
+     offsetof(C, format), formats_tests, help_format[RP_FSET_TESTS]},
     {"--examples", 0, OP_K_UINT, OP_SZ(C, sc.examples), 0, CLI_O_FORMAT, "K", NULL, 1, 1000,
      offsetof(C, sc.examples), NULL,
      "examples kept per group of retained objects (default\n3; text shows 1, -v all K)"},
     {"--output", 0, OP_K_OUT, 0, 0, CLI_O_OUTPUT, "FILE", NULL, 0, 0, offsetof(C, output),
      NULL, "write the report there (default stdout), whole or\n"
            "not at all (a temporary file renamed into place)"},
-    {rp_formats[RP_JSON].option, 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0, offsetof(C, also[RP_JSON]),
-     NULL, "also write the report as JSON to FILE, in the same\n"
-           "run (e.g. --format text --json r.json --junit ci.xml)"},
+    {rp_formats[RP_JSON].option, 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0,
+     offsetof(C, also[RP_JSON]), NULL, help_also[RP_JSON]},
     {rp_formats[RP_JUNIT].option, 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0,
-     offsetof(C, also[RP_JUNIT]), NULL, "also write the report as JUnit XML to FILE"},
-    {rp_formats[RP_TAP].option, 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0, offsetof(C, also[RP_TAP]),
-     NULL, "also write the report as TAP to FILE"},
-    {rp_formats[RP_TEXT].option, 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0, offsetof(C, also[RP_TEXT]),
-     NULL, "also write the text report to FILE"},
-    {rp_formats[RP_SARIF].option, 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0, offsetof(C, also[RP_SARIF]),
-     NULL, "also write SARIF 2.1.0 to FILE: a result per failing\n"
-           "verdict group or failed expectation, at the program's\nline"},
+     offsetof(C, also[RP_JUNIT]), NULL, help_also[RP_JUNIT]},
+    {rp_formats[RP_TAP].option, 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0,
+     offsetof(C, also[RP_TAP]), NULL, help_also[RP_TAP]},
+    {rp_formats[RP_TEXT].option, 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0,
+     offsetof(C, also[RP_TEXT]), NULL, help_also[RP_TEXT]},
+    {rp_formats[RP_SARIF].option, 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0,
+     offsetof(C, also[RP_SARIF]), NULL, help_also[RP_SARIF]},
     {rp_formats[RP_GITHUB].option, 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0,
-     offsetof(C, also[RP_GITHUB]), NULL, "also write GitHub workflow commands to FILE"},
+     offsetof(C, also[RP_GITHUB]), NULL, help_also[RP_GITHUB]},
     {"--dot", 0, OP_K_OUT, 0, 0, CLI_O_DOT, "FILE", NULL, 0, 0, offsetof(C, dot), NULL,
      "Graphviz retention graph of what was retained: one\n"
      "graph, a titled cluster per failing scenario"},

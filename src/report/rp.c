@@ -1048,12 +1048,12 @@ static int write_github(const rp_run *run, FILE *f, const rp_options *o)
 }
 
 const rp_format_row rp_formats[RP_FORMATS] = {
-    [RP_TEXT] = {"text", "--text", write_text, RP_FSET_PLAIN},
-    [RP_JSON] = {"json", "--json", write_json, RP_FSET_PLAIN},
-    [RP_JUNIT] = {"junit", "--junit", rp_write_junit, RP_FSET_TESTS},
-    [RP_TAP] = {"tap", "--tap", rp_write_tap, RP_FSET_TESTS},
-    [RP_SARIF] = {"sarif", "--sarif", write_sarif, RP_FSET_SCAN},
-    [RP_GITHUB] = {"github", "--github", write_github, RP_FSET_SCAN},
+    [RP_TEXT] = {"text", "--text", write_text, RP_FSET_PLAIN, "text"},
+    [RP_JSON] = {"json", "--json", write_json, RP_FSET_PLAIN, "JSON"},
+    [RP_JUNIT] = {"junit", "--junit", rp_write_junit, RP_FSET_TESTS, "JUnit XML"},
+    [RP_TAP] = {"tap", "--tap", rp_write_tap, RP_FSET_TESTS, "TAP"},
+    [RP_SARIF] = {"sarif", "--sarif", write_sarif, RP_FSET_SCAN, "SARIF 2.1.0"},
+    [RP_GITHUB] = {"github", "--github", write_github, RP_FSET_SCAN, "GitHub workflow commands"},
 };
 
 int rp_write(const rp_run *run, rp_format fmt, FILE *f, const rp_options *o)

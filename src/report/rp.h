@@ -186,7 +186,7 @@ enum { RP_FSET_PLAIN, RP_FSET_TESTS, RP_FSET_SCAN };
 
 /* The formats, one row each, in rp_format order (Lua's luaL_Reg): its
  * name (--format NAME), its option (--NAME FILE: written there too), its
- * writer and its set. Everything that names a format reads this table:
+ * writer, its set and its title (what a reader calls it: "JUnit XML"). Everything that names a format reads this table:
  * rp_write, rp_format_from_name, the command line's --format words and
  * --NAME FILE rows (cli_common.c, their names point into it), its help and
  * completion. The names are arrays, so a static row can point at them. */
@@ -195,6 +195,7 @@ typedef struct rp_format_row {
     char option[12];
     int (*write)(const rp_run *run, FILE *f, const rp_options *o);
     int set;   /* RP_FSET_* */
+    const char *title;
 } rp_format_row;
 extern const rp_format_row rp_formats[RP_FORMATS];
 /* "text|json|..." of the formats up to set into buf (op_words' form). */

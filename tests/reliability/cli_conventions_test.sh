@@ -192,4 +192,20 @@ for c in run stress shrink oom diff merge bench list; do
     "$f" $c --help | grep -oE '^  (-[a-zA-Z], )?--[a-z][a-z-]*' | sed 's/.*--/--/' | sort > "$tmp/helped"
     cmp -s "$tmp/listed" "$tmp/helped" || fail "$c: list options and --help differ: $(diff "$tmp/listed" "$tmp/helped" | head -3)"
 done
+# --format's help names every format it accepts, in order, and each --NAME FILE
+# row says what it writes (the help is made from the format table)
+for c in run oom merge; do
+    "$f" $c --format zz x 2> "$tmp/err" > /dev/null
+    words=$(sed -n 's/.*(expected \(.*\))$/\1/p' "$tmp/err" | tr -d ',')
+    [ -n "$words" ] || fail "$c --format zz: $(cat "$tmp/err")"
+    "$f" $c --help | awk '/^  --format /{p=1} p&&/^  --[a-z]/&&!/^  --format /{exit} p' | tr -s ' \n' ' ' > "$tmp/fh"
+    want=$(echo "$words" | sed "s/ /.* /g")
+    grep -qE "(^| )$want" "$tmp/fh" || fail "$c: --format's help does not name $words in order: $(cat "$tmp/fh")"
+    for w in $words; do
+        grep -qF " $w " "$tmp/fh" || grep -qF " $w," "$tmp/fh" || grep -qE " $w( |\$)" "$tmp/fh" ||
+            fail "$c: --format's help does not name $w: $(cat "$tmp/fh")"
+        "$f" $c --help | grep -qE "^  --$w FILE +also write [^ ]" || [ $c != run ] ||
+            fail "$c: no help for --$w FILE"
+    done
+done
 echo "cli_conventions: ok"
