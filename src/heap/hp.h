@@ -132,6 +132,10 @@ typedef struct hp_retained {
                                 edge keeps it (a converter's pending list or
                                 memo key; its path's last holder); 0 none */
     char describe[64];       /* type's describe() for live objects, else "" */
+    uint32_t conv_hops;      /* bit i: path[i] is an edge out of a converter
+                                (OBJ_FAKE_CONVERTER, OBJ_META_CONVERTER),
+                                set with the path by hp_fill_record; 0 read
+                                back */
 } hp_retained;
 
 enum { HP_PATH_EDGES = 12, HP_PATH_HEAD = 6, HP_PATH_TAIL = 5 };

@@ -61,6 +61,31 @@ int hp_class_mask(const char *csv, unsigned *mask)
 }
 
 /* The path joined with " -> "; shape: "#id" and "[index]" dropped. */
+/* ex (r's path joined, maybe cut) with each hop out of a converter folded
+ * into the edge before it: " -> MetaConverter#3.pending[0]" -> ".pending[0]",
+ * where ex reaches that hop's label. */
+static void fold_hops(const hp_retained *r, const char *ex, char *buf, size_t cap)
+{
+    size_t n = strlen(ex), from = 0, at = 0, o = 0;
+    for (size_t i = 0; i < r->path_len && i < 32; i++) {
+        const char *s = r->path[i] ? r->path[i] : "";
+        const char *dot = i && (r->conv_hops >> i & 1u) ? strchr(s, '.') : NULL;
+        at += i ? 4 : 0;   /* the " -> " before path[i] */
+        if (dot && at + (size_t)(dot - s) < n) {
+            size_t keep = at - 4 - from;
+            if (keep > cap - 1 - o)
+                keep = cap - 1 - o;
+            memcpy(buf + o, ex + from, keep);
+            o += keep;
+            from = at + (size_t)(dot - s);
+        }
+        at += strlen(s);
+    }
+    size_t keep = n - from < cap - 1 - o ? n - from : cap - 1 - o;
+    memcpy(buf + o, ex + from, keep);
+    buf[o + keep] = '\0';
+}
+
 static void join_path(const hp_retained *r, char *buf, size_t cap, int shape)
 {
     size_t len = 0;
@@ -133,6 +158,7 @@ static hp_class_group *group_for(acc *a, hp_class cls, int cat, const hp_retaine
     g->reason = r->reason;
     snprintf(g->via, sizeof g->via, "%s", via);
     join_path(r, g->example, sizeof g->example, 0);
+    fold_hops(r, g->example, g->mode_path, sizeof g->mode_path);
     g->root = r->root;
     g->weak_holder = r->weak_holder;
     if (r->root == HP_RK_PROGRAM && r->path_len)

@@ -102,6 +102,12 @@ typedef struct hp_class_group {
     char via[256];               /* holder shape: "KEEP[] -> tensor", ids and
                                     index contents dropped */
     char example[256];           /* first member's path, ids kept, " -> " */
+    char mode_path[256];         /* example as its mode's: the hops through
+                                    its converters (hp_retained.conv_hops)
+                                    dropped, their labels kept ("FakeTensor
+                                    Mode#1.converter.meta_converter.
+                                    pending[0]"): a converter is its mode's
+                                    part */
     hp_root_kind root;           /* what the first member's path starts from */
     uint64_t weak_holder;        /* the first member's (hp_retained.weak_holder) */
     char root_name[96];          /* HP_RK_PROGRAM: that root's name up to its

@@ -72,6 +72,7 @@ void hp_retained_clear(hp_retained *r)
     r->path = NULL;
     r->path_len = 0;
     r->path_alloc = 0;
+    r->conv_hops = 0;
 }
 
 void hp_retained_free(hp_retained *r, size_t n)
@@ -282,6 +283,21 @@ static char *put_u64(char *p, uint64_t v)
     return p;
 }
 
+/* Which of el[0..k) are edges out of a converter (hp_retained.conv_hops). */
+static uint32_t conv_hops(const hp_graph *g, const pel *el, size_t k)
+{
+    uint32_t m = 0;
+    for (size_t i = 0; i < k && i < 32; i++) {
+        if (el[i].kind != PE_SEDGE && el[i].kind != PE_WEDGE)
+            continue;
+        const hp_edge *e = el[i].kind == PE_SEDGE ? &g->strong.e[el[i].a] : &g->weak.e[el[i].a];
+        obj_kind kd = g->objs[e->src]->type->kind;
+        if (kd == OBJ_FAKE_CONVERTER || kd == OBJ_META_CONVERTER)
+            m |= 1u << i;
+    }
+    return m;
+}
+
 static int format_path(hp_graph *g, const pel *el, size_t k, hp_retained *out)
 {
     size_t off[MAX_PEL], lens[MAX_PEL], used = 0;
@@ -341,6 +357,15 @@ static int format_path(hp_graph *g, const pel *el, size_t k, hp_retained *out)
     return set_path(out, ptrs, lens, k);
 }
 
+/* out's path and its converter hops from el[0..k). */
+static int set_elems(hp_graph *g, const pel *el, size_t k, hp_retained *out)
+{
+    int rc = format_path(g, el, k, out);
+    if (rc == 0)
+        out->conv_hops = conv_hops(g, el, k);
+    return rc;
+}
+
 static const char *tree_root_name(const hp_graph *g, uint32_t v, hp_root_kind *kind)
 {
     uint32_t x = hp_anc(g, v);
@@ -362,7 +387,7 @@ static int build_path(hp_graph *g, uint32_t v, hp_retained *out)
             el[k++].s = "weak";
             put(el, &k, PE_NODE, v);
             out->root = HP_RK_WEAK;
-            return format_path(g, el, k, out);
+            return set_elems(g, el, k, out);
         }
         holder = g->weak.e[weak].src;
         out->weak_holder = g->objs[holder]->id;
@@ -393,7 +418,7 @@ static int build_path(hp_graph *g, uint32_t v, hp_retained *out)
     }
     emit_seq(g, &s, el, &k);
     put(el, &k, PE_NODE, v);
-    int rc = format_path(g, el, k, out);
+    int rc = set_elems(g, el, k, out);
     hp_xfree(big, bigcap, sizeof *big);
     return rc;
 }

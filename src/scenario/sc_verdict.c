@@ -431,32 +431,6 @@ static void group_root(rp_vgroup *v, const hp_class_group *g)
         v->root_name[0] = '\0';
 }
 
-/* A path as the mode's: the hops through its converters dropped, their
- * labels kept ("FakeTensorMode#1.converter -> FakeTensorConverter#2.
- * meta_converter -> MetaConverter#3.pending[0]" becomes "FakeTensorMode#1.
- * converter.meta_converter.pending[0]"): a mode's converter is its part. */
-static void fold_converters(char *out, size_t n, const char *path)
-{
-    static const char *const hop[] = {" -> FakeTensorConverter#", " -> MetaConverter#"};
-    size_t o = 0;
-    while (*path && o + 1 < n) {
-        size_t skip = 0;
-        for (size_t k = 0; k < 2 && !skip; k++)
-            if (strncmp(path, hop[k], strlen(hop[k])) == 0) {
-                const char *p = path + strlen(hop[k]);
-                while (*p >= '0' && *p <= '9')
-                    p++;
-                if (*p == '.')   /* a hop through it, not the path's end */
-                    skip = (size_t)(p - path);
-            }
-        if (skip)
-            path += skip;
-        else
-            out[o++] = *path++;
-    }
-    out[o] = '\0';
-}
-
 /* The verdict's record of one group (rp_vgroup). */
 static void make_group(rp_vgroup *v, const hp_class_group *g, int suppressed,
                        const sc_vm *vm)
@@ -473,7 +447,7 @@ static void make_group(rp_vgroup *v, const hp_class_group *g, int suppressed,
     v->rounds = g->execs;
     snprintf(v->file, sizeof v->file, "%s", g->site.file ? g->site.file : "");
     v->line = g->site.file ? g->site.line : 0;
-    fold_converters(v->path, sizeof v->path, g->example);
+    snprintf(v->path, sizeof v->path, "%s", g->mode_path);
     snprintf(v->mark_from, sizeof v->mark_from, "%s", mark_before(vm, g->first_id));
     snprintf(v->mark_to, sizeof v->mark_to, "%s", mark_before(vm, g->last_id));
     group_root(v, g);

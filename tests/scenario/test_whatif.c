@@ -190,11 +190,10 @@ Test(whatif, verdict_categories_by_the_objects)
     done(&r);
 }
 
-/* A lingering group names the converter whose sweep reclaims it by its id
- * (the storage's weak holder), and how many conversions until then. */
-Test(whatif, lingering_names_its_converter)
+/* The lingering group of a storage converted by m under periodic sweeps
+ * (r holds it; done(r) after). */
+static const rp_vgroup *lingering_group(rp_scenario *r)
 {
-    rp_scenario r;
     run_as("config sweep = \"periodic\"\n"
            "config end_check = \"off\"\n"
            "m = fake_mode()\n"
@@ -202,13 +201,24 @@ Test(whatif, lingering_names_its_converter)
            "f = m.fake(t)\n"
            "del f, t\n"
            "verdict()\n",
-           "pytorch-1.13", &r);
-    cr_assert(ne(ptr, r.verdict, NULL));
+           "pytorch-1.13", r);
+    cr_assert(ne(ptr, r->verdict, NULL));
     const rp_vgroup *ling = NULL;
-    for (size_t i = 0; i < r.verdict->ngroups; i++)
-        if (r.verdict->groups[i].cls == HP_CL_LINGERING)
-            ling = &r.verdict->groups[i];
+    for (size_t i = 0; i < r->verdict->ngroups; i++)
+        if (r->verdict->groups[i].cls == HP_CL_LINGERING)
+            ling = &r->verdict->groups[i];
     cr_assert(ling != NULL, "no lingering group");
+    return ling;
+}
+
+/* A lingering group names the converter whose sweep reclaims it by its id
+ * (the storage's weak holder), and how many conversions until then. Its
+ * path is its mode's: the hops out of the mode's converters fold into the
+ * edge before them, the other hops stay. */
+Test(whatif, lingering_names_its_converter)
+{
+    rp_scenario r;
+    const rp_vgroup *ling = lingering_group(&r);
     /* the mode makes its FakeTensorConverter, then that one's MetaConverter,
      * whose pending list keeps the storage */
     const char *at = strstr(ling->path, "FakeTensorMode#");
@@ -216,5 +226,10 @@ Test(whatif, lingering_names_its_converter)
     unsigned long long mode = strtoull(at + strlen("FakeTensorMode#"), NULL, 10);
     cr_assert(eq(u64, ling->converter, mode + 2), "path %s", ling->path);
     cr_assert(gt(i64, ling->to_sweep, 0));
+    char want[160];
+    snprintf(want, sizeof want, "m -> FakeTensorMode#%llu.converter.meta_converter.pending[0] -> "
+             "storage#", mode);
+    cr_assert(eq(int, strncmp(ling->path, want, strlen(want)), 0), "path '%s', want '%s...'",
+              ling->path, want);
     done(&r);
 }
