@@ -118,6 +118,11 @@ class Loops:
         name = "<lambda>" if code.co_name == "<lambda>" else code.co_name
         return self.scopes.get(("def", name, code.co_firstlineno))
 
+    def heads(self, code):
+        """The loops of code's own scope: {count line: (first, last)}."""
+        scope = self.scope_of(code)
+        return {count: (a, b) for a, b, count, sc, comp in self.loops if sc == scope}
+
     def around(self, code, line):
         """The loops of code's own scope around line, innermost first: their
         count lines."""
@@ -149,6 +154,62 @@ def loops_of_file(path):
     return hit[1]
 
 
+class Entry:
+    """One entry of one loop in one frame (so on one thread): its count
+    line's hits since the loop was entered. The rounds it ran are the hits,
+    less the test that ended it when it ended by its test (not by `break`,
+    `return` or an exception)."""
+
+    __slots__ = ("head", "hits", "ran", "frame")
+
+    def __init__(self, head, frame):
+        self.head, self.hits, self.ran, self.frame = head, 0, None, frame
+
+    def close(self, last):
+        self.ran = self.hits - (last == self.head)
+        self.frame = None
+
+    def total(self):
+        if self.ran is None:       # still running at the end of the recording
+            return self.hits - (self.frame.last == self.head)
+        return self.ran
+
+
+class FrameRounds:
+    """The loops running in one of the program's frames: its line tracer.
+    A loop is entered when its count line runs while it is not running, and
+    left when a line outside it runs or the frame returns (a generator's
+    return is a yield: its loops go on when it resumes)."""
+
+    __slots__ = ("heads", "open", "last", "gen")
+
+    def __init__(self, heads, code):
+        self.heads = heads            # count line -> (first, last) of its loop
+        self.open = {}                # count line -> its running Entry
+        self.last = 0
+        self.gen = bool(code.co_flags & 0x2a0)   # generator, coroutine, async generator
+
+    def trace(self, frame, event, arg):
+        if event == "line":
+            line = frame.f_lineno
+            opened = self.open
+            if opened:
+                for head in [h for h, (a, b) in self.heads.items()
+                             if h in opened and not a <= line <= b]:
+                    opened.pop(head).close(self.last)
+            if line in self.heads:
+                e = opened.get(line)
+                if e is None:
+                    e = opened[line] = Entry(line, self)
+                e.hits += 1
+            self.last = line
+        elif event == "return" and not self.gen:
+            for e in self.open.values():
+                e.close(self.last)
+            self.open = {}
+        return self.trace
+
+
 class Rounds:
     """Rounds of the program's loops: every line the program's own code runs
     is counted, and every call of its functions (sys.settrace, local
@@ -163,9 +224,10 @@ class Rounds:
 
     def __init__(self, rec):
         self.rec = rec
-        self.counts = {}      # (code, line) -> times run; (code, 0) -> calls
+        self.calls = {}       # (code, 0, Thread) -> calls of a function on that thread
         self.files = {}       # filename -> Loops
         self.prog = {}        # code -> is the program's
+        self.heads = {}       # code -> {count line: (first, last)} of its scope's loops
 
     def is_prog(self, code):
         r = self.prog.get(code)
@@ -177,6 +239,7 @@ class Rounds:
 
     def start(self):
         import threading
+        self.ident = threading.current_thread    # idents are reused, threads not
         threading.settrace(self.gtrace)    # threads started from now on count too
         sys.settrace(self.gtrace)
         # Threads switch where they block (I/O, locks, torch ops that release
@@ -197,16 +260,23 @@ class Rounds:
     def gtrace(self, frame, event, arg):
         code = frame.f_code
         if self.is_prog(code):
-            k = (code, 0)
-            self.counts[k] = self.counts.get(k, 0) + 1
-            return self.ltrace
+            t = frame.f_trace
+            if getattr(t, "__self__", None).__class__ is FrameRounds:
+                return t                   # a generator resumed: its rounds go on
+            k = (code, 0, self.ident())
+            self.calls[k] = self.calls.get(k, 0) + 1
+            return self.local(frame)
         return None
 
-    def ltrace(self, frame, event, arg):
-        if event == "line":
-            k = (frame.f_code, frame.f_lineno)
-            self.counts[k] = self.counts.get(k, 0) + 1
-        return self.ltrace
+    def local(self, frame):
+        """The line tracer of one of the program's frames (None when its
+        code has no loop of its own)."""
+        code = frame.f_code
+        heads = self.heads.get(code)
+        if heads is None:
+            ls = self.loops_of(code)
+            heads = self.heads[code] = ls.heads(code)
+        return FrameRounds(heads, code).trace if heads else None
 
     def loops_of(self, code):
         ls = self.files.get(code.co_filename)
@@ -217,29 +287,34 @@ class Rounds:
     def round_of(self, frame):
         """The loops around frame's line, innermost first, in its frame and
         the program's outer ones: [(key, round)], key naming what counts
-        the rounds ((code, line) of a loop's count line). No loop anywhere:
-        [((code, 0), calls)] of the innermost function of the program's
-        around it; module-level code outside any loop: []."""
+        the rounds (the Entry of a loop: this entry of it, on this frame's
+        thread). No loop anywhere: [((code, 0, thread), calls)] of the
+        innermost function of the program's around it; module-level code
+        outside any loop: []."""
         f, func, chain = frame, None, []
         while f is not None:
             code = f.f_code
             if self.is_prog(code):
+                st = getattr(f.f_trace, "__self__", None)
+                opened = st.open if st.__class__ is FrameRounds else {}
                 for line in self.loops_of(code).around(code, f.f_lineno):
-                    key = (code, line)
-                    chain.append((key, self.counts.get(key, 0)))
+                    e = opened.get(line)
+                    if e is not None:
+                        chain.append((e, e.hits))
                 if func is None and code.co_name != "<module>" and \
                         code.co_name not in COMPREHENSIONS:
                     func = code
             f = f.f_back
         if not chain and func is not None:
-            chain.append(((func, 0), self.counts.get((func, 0), 0)))
+            k = (func, 0, self.ident())
+            chain.append((k, self.calls.get(k, 0)))
         return chain
 
     def total(self, key, rnd):
-        """The rounds a loop ran (known at the end): its count line's count
-        less the test that ended it; a function's calls."""
-        n = self.counts.get(key, 0)
-        return max(rnd, n if key[1] == 0 else n - 1)
+        """The rounds a loop's entry ran (known at the end); a function's
+        calls on its thread."""
+        n = key.total() if key.__class__ is Entry else self.calls.get(key, 0)
+        return max(rnd, n)
 
     def pick(self, chain):
         """The loop whose rounds an event is counted in: the outermost that

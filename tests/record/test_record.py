@@ -670,7 +670,7 @@ class Cmd(Base):
                                    None),
         "out_holders_dataclass": (1, ["STATES[0].inputs[0]", "STATES[0].output"], None),
         "out_threads_pool": (1, ["RESULTS["], None),
-        "out_threads_mode_each": (None, ["PUBLISHED['w"], None),
+        "out_threads_mode_each": (0, ["PUBLISHED['w"], None),
         "out_mp_fork_child_leak": (0, ["PARENT_KEEP[0]"], CHILD),
         "out_mp_pool_fork": (0, [], CHILD),
         "out_clean_bounded_cache": (0, ["CACHE[(2, "], None),
@@ -727,6 +727,41 @@ class Cmd(Base):
         PASS; a mode per thread; fork children said plainly, the parent
         judged on its own fakes."""
         self.check_outside([n for n, e in self.OUTSIDE.items() if e[0] != 1])
+
+    def test_rounds_per_thread_and_entry(self):
+        """A loop's rounds are counted per thread and per entry of the loop.
+        out_threads_mode_each: three threads each run their own 5 rounds
+        (never one series of 15 or more, whatever the schedule) and publish
+        their last fake: 3 still reachable, none accumulating, exit 0, as
+        the real run keeps one per thread. out_frames_retry_errors: a
+        `while True` entered twice and left by `return` after 4 rounds
+        each: rounds 1..4 of 4 in each entry (the test that ends a loop is
+        not a round; a return is no test)."""
+        here = os.path.dirname(os.path.abspath(__file__))
+        import check_record
+        runs = (("out_threads_mode_each", 0, 20, 3, 5),
+                ("out_frames_retry_errors", 1, 17, 2, 4))
+        for name, rc_real, line, series, rounds in runs:
+            out = os.path.join(self.d, name + ".scn")
+            rc, so, se = self.fakegc("record", "--format", "json", "-o", out,
+                                     os.path.join(here, "programs", name + ".py"))
+            self.assertEqual(rc, rc_real, (name, so[-800:], se[-400:]))
+            ats = re.findall(r'^at\("[^"]*%s\.py", %d, (\d+), (\d+)\)$' % (name, line),
+                             open(out).read(), re.M)
+            want = sorted((str(k), str(rounds)) for k in range(1, rounds + 1)
+                          for _ in range(series))
+            self.assertEqual(sorted(ats), want, name)
+            text = json.loads(so)["scenarios"][0]["verdict"]["text"]
+            got = check_record.classes(text)
+            if name == "out_threads_mode_each":
+                self.assertEqual((got.get(("accumulating", "fake tensor"), 0),
+                                  got.get(("still reachable", "fake tensor"), 0),
+                                  got.get(("accumulating", "mode"), 0)), (0, 3, 0), text)
+            else:
+                self.assertRegex(text, r"accumulating: 6 fake tensors made at "
+                                 r"\S*out_frames_retry_errors\.py:17, still growing at the "
+                                 r"end: \+2\.00 per round, made in rounds "
+                                 r"1\.\.3 of 4 of the loop around it")
 
     def test_fork_records_the_started_process(self):
         prog = self.write("""
