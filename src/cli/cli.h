@@ -144,6 +144,9 @@ struct cli_common {
 };
 
 void cli_common_init(cli_common *c);
+/* Breaks s's lines at spaces so that none is over width characters (help
+ * text made at run time: op's '\n' starts an indented line). */
+void cli_wrap(char *s, int width);
 
 /* Create and install the allocator, inject bugs, and open every output the
  * command line gave (each OP_K_OUT row: temporary files next to their

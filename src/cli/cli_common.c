@@ -104,9 +104,7 @@ enum { HELP_WIDTH = 53 };
 static char help_format[RP_FSET_SCAN + 1][320];
 static char help_also[RP_FORMATS][160];
 
-/* Breaks s at spaces so that no line is over HELP_WIDTH ('\n': op's
- * indented line). */
-static void help_wrap(char *s)
+void cli_wrap(char *s, int width)
 {
     char *line = s, *space = NULL;
     for (char *p = s; *p; p++) {
@@ -114,7 +112,7 @@ static void help_wrap(char *s)
             line = p + 1, space = NULL;
         else if (*p == ' ')
             space = p;
-        if (p - line >= HELP_WIDTH && space)
+        if (p - line >= width && space)
             *space = '\n', line = space + 1, space = NULL;
     }
 }
@@ -148,7 +146,7 @@ static void help_format_set(int set, char *buf, size_t n)
         k += (size_t)snprintf(buf + k, n - k, "%s%s%s%s%s", i == 0 ? "" : i == last ? " or " : ", ",
                               rp_formats[i].name, note ? " (" : "", note ? note : "", note ? ")" : "");
     }
-    help_wrap(buf);
+    cli_wrap(buf, HELP_WIDTH);
 }
 
 static void help_formats_make(void)
@@ -167,7 +165,7 @@ static void help_formats_make(void)
         /* code scanning's formats are about the report, the others are it */
         snprintf(help_also[i], sizeof help_also[i], "also write %s%s to FILE%s",
                  f[i].set == RP_FSET_SCAN ? "" : "the report as ", f[i].title, more);
-        help_wrap(help_also[i]);
+        cli_wrap(help_also[i], HELP_WIDTH);
     }
 }
 

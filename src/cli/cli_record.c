@@ -79,28 +79,44 @@ static const op_opt rows[] = {
             "10 s later) and judge what was\nrecorded up to there"),
     OP_END};
 
+/* record --help's about, made when the command starts: the leak classes
+ * (their names, what each is and whether it fails by default) from
+ * HP_CLASSES, wrapped; the rest as written. */
+static char record_about[2048];
+
+static void record_about_make(void)
+{
+    size_t k = (size_t)snprintf(
+        record_about, sizeof record_about, "%s",
+        "Run a PyTorch program under the recorder (record.py, with the Python that\n"
+        "has torch 1.13.1 to 2.14), replay the recording in the model under the\n"
+        "design of its torch (pytorch-1.13, or pytorch-2.3 for 2.x; --compat\n"
+        "says otherwise) and print the verdict: what the program left behind at its\n"
+        "end, in leak classes - ");
+    for (int c = 0; c < HP_CL_COUNT && k < sizeof record_about; c++)
+        k += (size_t)snprintf(record_about + k, sizeof record_about - k, "%s%s (%s: %s)",
+                              c ? ", " : "", hp_class_name((hp_class)c), hp_class_about((hp_class)c),
+                              HP_CLASS_FAIL_DEFAULT >> c & 1 ? "fails" : "reported");
+    if (k < sizeof record_about)
+        snprintf(record_about + k, sizeof record_about - k, "%s",
+                 ". Fidelity checks (the counters PyTorch showed) are reported apart: a "
+                 "mismatch there means the model is wrong.\n"
+                 "The program's stdout goes to stderr; stdout carries the report. Options\n"
+            "end at PROGRAM.py: what follows is the program's (fakegc record prog.py\n"
+            "--its-flag), with or without `--`.\n"
+            "Marks: fakegc.mark(\"step 3\") in the program (import fakegc) is\n"
+            "recorded as mark(\"step 3\"); the verdict names, for each group, the\n"
+            "last mark before its first member and before its last: \"made at\n"
+            "prog.py:12 since mark 'step 3'\" (all made after it, none after a later\n"
+            "mark), \"between marks 'step 1' and 'step 3'\" (its growth spans them),\n"
+            "\"before mark 'step 1' and after it\"; --timeline and --html draw each\n"
+            "mark as a labelled line.");
+    cli_wrap(record_about, 75);
+}
+
 const op_cmd cli_record_cmd = {
     "record", "[OPTIONS] [--] PROGRAM.py [ARGS...]",
-    "Run a PyTorch program under the recorder (record.py, with the Python that\n"
-    "has torch 1.13.1 to 2.14), replay the recording in the model under the\n"
-    "design of its torch (pytorch-1.13, or pytorch-2.3 for 2.x; --compat\n"
-    "says otherwise) and print the verdict: what the program left behind at its\n"
-    "end, in leak classes - lost (no root of the program reaches it: fails),\n"
-    "accumulating (held by the program, growing with the rounds of the loop\n"
-    "that made it: fails), still reachable (held by the program's variables,\n"
-    "not growing: reported), lingering (an expired storage awaiting the\n"
-    "periodic sweep: reported). Fidelity checks (the counters PyTorch showed)\n"
-    "are reported apart: a mismatch there means the model is wrong.\n"
-    "The program's stdout goes to stderr; stdout carries the report. Options\n"
-    "end at PROGRAM.py: what follows is the program's (fakegc record prog.py\n"
-    "--its-flag), with or without `--`.\n"
-    "Marks: fakegc.mark(\"step 3\") in the program (import fakegc) is\n"
-    "recorded as mark(\"step 3\"); the verdict names, for each group, the\n"
-    "last mark before its first member and before its last: \"made at\n"
-    "prog.py:12 since mark 'step 3'\" (all made after it, none after a later\n"
-    "mark), \"between marks 'step 1' and 'step 3'\" (its growth spans them),\n"
-    "\"before mark 'step 1' and after it\"; --timeline and --html draw each\n"
-    "mark as a labelled line.",
+    record_about,
     rows, RECORD_MASK,
     "Exit status:\n  0 clean; 1 a leak (or a fidelity mismatch); 2 usage; 3\n"
     "  internal error (the recorder failed, torch not importable, no recording).\n"
@@ -113,7 +129,7 @@ const op_cmd cli_record_cmd = {
     "  fakegc record -- train.py --epochs 2  the program's options after --\n"
     "  fakegc record -o train.scn -- train.py  keep the recording (fakegc run it later)\n"
     "  fakegc record --format github --sarif f.sarif --json f.json -- train.py  a CI step\n"
-    "  fakegc record --fail-on lost,accumulating,reachable -- train.py  reachable fails too\n"
+    "  fakegc record --fail-on " HP_CLASS_WORDS_CSV " -- train.py  every class fails\n"
     "  fakegc diff main.json fakegc.json  two reports of one program: what now leaks",
     NULL, "record a PyTorch program and judge what it leaves behind", 1};
 
@@ -201,6 +217,7 @@ static int judge(record_args *ra, const char *scn, const char *prog, int *hint)
 int cli_record(int argc, char **argv)
 {
     record_args a = {0};   /* cli_parse initialises its cli_common only */
+    record_about_make();
     char **prog;
     int nprog;
     int pr = parse(&a, argc, argv, &prog, &nprog);

@@ -14,12 +14,20 @@
 #include "core/us.h"
 #include "core/wl.h"
 
-#define NAME_(e, w, n, f) [HP_CL_##e] = n,
-#define WORD_(e, w, n, f) [HP_CL_##e] = w,
+#define NAME_(e, w, n, f, d) [HP_CL_##e] = n,
+#define WORD_(e, w, n, f, d) [HP_CL_##e] = w,
+#define ABOUT_(e, w, n, f, d) [HP_CL_##e] = d,
 static const char *const class_names[HP_CL_COUNT] = {HP_CLASSES(NAME_, )};
 static const char *const class_words[HP_CL_COUNT] = {HP_CLASSES(WORD_, )};
+static const char *const class_about[HP_CL_COUNT] = {HP_CLASSES(ABOUT_, )};
 #undef NAME_
 #undef WORD_
+#undef ABOUT_
+
+const char *hp_class_about(hp_class c)
+{
+    return wl_word(WL_WORDS(class_about), HP_CL_COUNT, (int)c);
+}
 
 const char *hp_class_name(hp_class c)
 {

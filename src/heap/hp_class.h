@@ -37,18 +37,21 @@
 
 #include "heap/hp.h"
 
-/* The classes, once: X(ENUM, word, name, fails) for each, SEP between
+/* The classes, once: X(ENUM, word, name, fails, about) for each, SEP between
  * them (a string literal, or nothing): the enum, the words and names below,
  * the default fail mask and the option words of the command line (cli) are
- * all made of this table. fails: verdict() fails on it by default. */
-#define HP_CLASSES(X, SEP)                                  \
-    X(LOST, "lost", "lost", 1) SEP                          \
-    X(ACCUMULATING, "accumulating", "accumulating", 1) SEP  \
-    X(REACHABLE, "reachable", "still reachable", 0) SEP     \
-    X(LINGERING, "lingering", "lingering", 0)
-#define HP_CL_ENUM_(e, w, n, f) HP_CL_##e,
-#define HP_CL_WORD_(e, w, n, f) w
-#define HP_CL_FAILS_(e, w, n, f) | ((unsigned)(f) << HP_CL_##e)
+ * all made of this table. fails: verdict() fails on it by default; about:
+ * the class in one line (record's help). */
+#define HP_CLASSES(X, SEP)                                                          \
+    X(LOST, "lost", "lost", 1, "no root of the program reaches it") SEP             \
+    X(ACCUMULATING, "accumulating", "accumulating", 1,                               \
+      "held by the program, growing with the rounds of the loop that made it") SEP  \
+    X(REACHABLE, "reachable", "still reachable", 0,                                  \
+      "held by the program's variables, not growing") SEP                           \
+    X(LINGERING, "lingering", "lingering", 0, "an expired storage awaiting the periodic sweep")
+#define HP_CL_ENUM_(e, w, n, f, d) HP_CL_##e,
+#define HP_CL_WORD_(e, w, n, f, d) w
+#define HP_CL_FAILS_(e, w, n, f, d) | ((unsigned)(f) << HP_CL_##e)
 typedef enum hp_class { HP_CLASSES(HP_CL_ENUM_, ) HP_CL_COUNT } hp_class;
 /* "lost|accumulating|reachable|lingering" and "lost,accumulating,..." as
  * string literals (option words, help). */
@@ -58,6 +61,8 @@ typedef enum hp_class { HP_CLASSES(HP_CL_ENUM_, ) HP_CL_COUNT } hp_class;
 #define HP_CLASS_FAIL_DEFAULT (0u HP_CLASSES(HP_CL_FAILS_, ))
 const char *hp_class_name(hp_class c);   /* "lost", "accumulating", "still reachable",
                                             "lingering" */
+/* The class in one line ("no root of the program reaches it"), for help. */
+const char *hp_class_about(hp_class c);
 /* The one-word names: "lost" "accumulating" "reachable" "lingering" (the
  * words of --fail-on, suppression rules' class=, JSON keys); "?" out of
  * range. 0 / -1 on an unknown word for the reverse. */

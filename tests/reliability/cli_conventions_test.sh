@@ -208,4 +208,13 @@ for c in run oom merge; do
             fail "$c: no help for --$w FILE"
     done
 done
+# record's about says what each leak class of --fail-on is, and whether it fails
+"$f" record --help > "$tmp/rh"
+classes=$(sed -n 's/.*--fail-on CLASSES *what fails: \([a-z,]*\).*/\1/p' "$tmp/rh" | tr ',' ' ')
+[ -n "$classes" ] || fail "record --help: no --fail-on CLASSES line"
+awk 'NR>2&&/^$/{exit} NR>2' "$tmp/rh" | tr -s ' \n' ' ' > "$tmp/about"
+for w in $classes; do
+    grep -qE "$w \([a-z][^)]*: (fails|reported)\)" "$tmp/about" ||
+        fail "record --help: the about does not describe class $w: $(cat "$tmp/about")"
+done
 echo "cli_conventions: ok"
