@@ -30,14 +30,18 @@ KEY = "fakegc_verdict"
 
 
 def pytest_addoption(parser):
+    from .cli import leak_classes      # the words as the report schema lists them
+    classes = leak_classes()
     g = parser.getgroup("fakegc", "fake-tensor leaks (fakegc)")
     g.addoption("--fakegc", action="store_true", default=False,
                 help="record each test's fake tensors and fail the ones that leak")
     g.addoption("--fakegc-dir", default=None, metavar="DIR",
                 help="keep each test's recording (.scn) in DIR")
     g.addoption("--fakegc-fail-on", default=DEFAULT_FAIL_ON, metavar="CLASSES",
-                help="what fails a test: lost,accumulating,reachable,lingering "
-                     "(default %s; a test's mark wins)" % DEFAULT_FAIL_ON)
+                help="what fails a test: a comma list of %s (default %s; a test's "
+                     "mark wins)" % (",".join(classes) if classes else
+                                     "leak classes (fakegc list options record)",
+                                     DEFAULT_FAIL_ON))
     g.addoption("--fakegc-bin", default=None, metavar="PATH", help="the fakegc binary")
 
 
