@@ -392,10 +392,10 @@ int rp_verdict_write_text(const rp_verdict *v, FILE *f)
             fprintf(f, " %s", hp_class_name((hp_class)k));
     if (v->at_file[0])
         fprintf(f, "; the recording's line %" PRIu32, v->line);
-    fprintf(f, "): %" PRIu64 " lost, %" PRIu64 " accumulating, %" PRIu64 " still reachable, %"
-               PRIu64 " lingering\n",
-            v->count[HP_CL_LOST], v->count[HP_CL_ACCUMULATING], v->count[HP_CL_REACHABLE],
-            v->count[HP_CL_LINGERING]);
+    fprintf(f, "):");
+    for (int k = 0; k < HP_CL_COUNT; k++)
+        fprintf(f, "%s %" PRIu64 " %s", k ? "," : "", v->count[k], hp_class_name((hp_class)k));
+    fprintf(f, "\n");
     char line[400];
     for (size_t i = 0; i < v->ngroups; i++) {
         if (!rp_verdict_leak_line(v, i, line, sizeof line))
