@@ -207,7 +207,7 @@ int cli_stress(int argc, char **argv)
                          a.c.compat, cli_hostname(), 0, 0, 0};
         st_stress_doc d = {a.c.out, a.scan_format == 1, a.c.quiet,
                            a.scan_format >= 2 ? a.scan_format - 1 : 0,
-                           cli_output_file(&a.c, "--sarif"), &h, &a.o,
+                           cli_output_file(&a.c, rp_formats[RP_SARIF].option), &h, &a.o,
                            {a.order.reverse, a.order.defer, a.order.reuse, a.order.late},
                            a.c.sc.gc == SC_GC_STRESS, repro};
         if (st_stress_doc_write(&d, rc, &res) < 0) {
