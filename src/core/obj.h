@@ -102,7 +102,17 @@ struct obj_type {
      * census run traverse: the edge is a strong reference like any other. */
     void (*gc_traverse)(obj *self, obj_visit_fn visit, void *arg);
     void (*gc_hidden)(obj *self, obj_visit_fn visit, void *arg);
+    /* How the program spells an attribute of this object in a holder path,
+     * folded into the hop before it: "graph node " for an fx GraphModule,
+     * whose attributes are its nodes' meta["val"], so a path reads
+     * "COMPILED[0].graph node mm", not "COMPILED[0] -> GraphModule#4.attr:mm".
+     * NULL: the hop is "TYPE#id.attr:NAME". */
+    const char *attr_spelling;
 };
+
+/* The prefix of an attribute edge's label ("attr:NAME"). */
+#define OBJ_ATTR_LABEL "attr:"
+enum { OBJ_ATTR_LABEL_LEN = sizeof OBJ_ATTR_LABEL - 1 };
 
 
 /* Where an object was made: scenario FILE:LINE, or a C function name with

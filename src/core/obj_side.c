@@ -135,7 +135,7 @@ struct obj_attr {
     attr_slot slot[];
 };
 
-enum { ATTR_PREFIX_LEN = 5, AMAP_CAP0 = 256 };   /* strlen("attr:") */
+enum { ATTR_PREFIX_LEN = OBJ_ATTR_LABEL_LEN, AMAP_CAP0 = 256 };
 
 typedef struct amap_slot {
     const obj *key;    /* NULL: empty */
@@ -291,7 +291,7 @@ static int attr_add(obj *o, obj_attr *a, const char *name, obj *v)
     char *label = al_malloc(nlen + ATTR_PREFIX_LEN + 1, AL_K_ATTR, "obj_attr_set");
     if (!label)
         return er_set(ER_OOM, "out of memory setting attribute '%s'", name);
-    memcpy(label, "attr:", ATTR_PREFIX_LEN);
+    memcpy(label, OBJ_ATTR_LABEL, ATTR_PREFIX_LEN);
     memcpy(label + ATTR_PREFIX_LEN, name, nlen + 1);
     if (!a || a->count == a->cap) {
         uint32_t ncap = a ? a->cap * 2 : 2;

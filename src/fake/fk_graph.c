@@ -20,6 +20,7 @@ static void gm_describe(const obj *self, char *buf, size_t n)
 
 static const obj_type graph_module_type = {
     .name = "GraphModule", .kind = OBJ_GENERIC, .describe = gm_describe,
+    .attr_spelling = "graph node ",
 };
 
 obj *fk_graph_module_new(void) { return obj_new(&graph_module_type, sizeof(obj)); }

@@ -132,8 +132,10 @@ typedef struct hp_retained {
                                 edge keeps it (a converter's pending list or
                                 memo key; its path's last holder); 0 none */
     char describe[64];       /* type's describe() for live objects, else "" */
-    uint32_t conv_hops;      /* bit i: path[i] is an edge out of a converter
-                                (OBJ_FAKE_CONVERTER, OBJ_META_CONVERTER),
+    uint32_t conv_hops;      /* bit i: path[i] is folded into the hop
+                                before it: an edge out of a converter
+                                (OBJ_FAKE_CONVERTER, OBJ_META_CONVERTER) or
+                                an attribute with its type's attr_spelling;
                                 set with the path by hp_fill_record; 0 read
                                 back */
 } hp_retained;

@@ -283,7 +283,15 @@ static char *put_u64(char *p, uint64_t v)
     return p;
 }
 
-/* Which of el[0..k) are edges out of a converter (hp_retained.conv_hops). */
+/* An attribute edge out of a type with its own spelling (obj_type.attr_spelling). */
+static int spelled(const obj_type *t, const char *lab)
+{
+    return t->attr_spelling && strncmp(lab, OBJ_ATTR_LABEL, OBJ_ATTR_LABEL_LEN) == 0;
+}
+
+/* Which of el[0..k) are edges out of a converter, or attributes the
+ * program spells its own way, folded into the hop before them
+ * (hp_retained.conv_hops). */
 static uint32_t conv_hops(const hp_graph *g, const pel *el, size_t k)
 {
     uint32_t m = 0;
@@ -291,8 +299,8 @@ static uint32_t conv_hops(const hp_graph *g, const pel *el, size_t k)
         if (el[i].kind != PE_SEDGE && el[i].kind != PE_WEDGE)
             continue;
         const hp_edge *e = el[i].kind == PE_SEDGE ? &g->strong.e[el[i].a] : &g->weak.e[el[i].a];
-        obj_kind kd = g->objs[e->src]->type->kind;
-        if (kd == OBJ_FAKE_CONVERTER || kd == OBJ_META_CONVERTER)
+        const obj_type *t = g->objs[e->src]->type;
+        if (t->kind == OBJ_FAKE_CONVERTER || t->kind == OBJ_META_CONVERTER || spelled(t, g->labels[e->label]))
             m |= 1u << i;
     }
     return m;
@@ -314,7 +322,8 @@ static int format_path(hp_graph *g, const pel *el, size_t k, hp_retained *out)
             o = g->objs[el[i].a];
             type = obj_kind_name(o->type->kind);
         }
-        size_t need = used + strlen(lab) + strlen(type) + (el[i].s ? strlen(el[i].s) : 0) + 64;
+        size_t need = used + strlen(lab) + strlen(type) + (el[i].s ? strlen(el[i].s) : 0) + 64 +
+                      (o && o->type->attr_spelling ? strlen(o->type->attr_spelling) : 0);
         if (buf_reserve(g, need) != 0)
             return -1;
         char *start = g->buf + used, *p = start;
@@ -328,6 +337,10 @@ static int format_path(hp_graph *g, const pel *el, size_t k, hp_retained *out)
             *p++ = '#';
             p = put_u64(p, o->id);
             *p++ = '.';
+            if (spelled(o->type, lab)) {
+                p = put_str(p, o->type->attr_spelling);
+                lab += OBJ_ATTR_LABEL_LEN;
+            }
             p = put_str(p, lab);
             if (e->index >= 0) {
                 *p++ = '[';

@@ -582,15 +582,15 @@ class Cmd(Base):
         self.assertIn('<li class="vleak acc fails">%s</li>' % leak, html)
         self.assertRegex(html, r"the whole heap at the program&apos;s end, after compiled_graphs"
                          r"\.py:\d+ <small>\(the recording's line %d\)" % v["line"])
-        # the timeline's x-axis: the program's 72 events (12 rounds of 2 conversions
-        # and 4 op outputs), each event's site and round on hover
+        # the timeline's x-axis: the program's 84 events (12 rounds of 2 conversions,
+        # 4 op outputs and the GraphModule), each event's site and round on hover
         chart = open(svg).read()
         self.assertIn("the program's events (", chart)
         self.assertNotIn("statements executed", chart)
-        self.assertEqual(len(re.findall(r"<title>event \d+: ", chart)), 72)
+        self.assertEqual(len(re.findall(r"<title>event \d+: ", chart)), 84)
         self.assertIn("<title>event 1: compiled_graphs.py:19, round 1: ", chart)
-        self.assertIn("<title>event 72: compiled_graphs.py:14, round 12: ", chart)
-        self.assertRegex(chart, r">60</text>\n<text [^>]*>L14 r10</text>")
+        self.assertIn("<title>event 84: compiled_graphs.py:19, round 12: ", chart)
+        self.assertRegex(chart, r">60</text>\n<text [^>]*>L14 r9</text>")
         self.assertIn("<title>event 3: compiled_graphs.py:14, round 1 (the recording&apos;s "
                       "line ", html)
         self.assertIn('data-p="compiled_graphs.py:19|compiled_graphs.py:19|compiled_graphs.py:14',
@@ -605,7 +605,7 @@ class Cmd(Base):
                                 "--timeline", two, scn, hand)
         self.assertIn(rc, (0, 1), se)
         both = open(two).read()
-        self.assertIn("<title>event 72: compiled_graphs.py:14, round 12: ", both)
+        self.assertIn("<title>event 84: compiled_graphs.py:19, round 12: ", both)
         self.assertEqual(both.count("statements executed"), 1, "the hand-written one's axis")
 
     def test_child_processes_are_said_plainly(self):
