@@ -179,7 +179,7 @@ Test(record, timeout_ends_the_group)
              "sleep 300 & echo $! > %s\n"
              "trap 'printf \"program signal 15\\nrecorder ok\\n\" > /dev/fd/$FAKEGC_RECORD_STATUS_FD;"
              " kill $!; trap - TERM; kill -TERM $$' TERM\n"
-             "while :; do sleep 0.05; done", pidf);
+             "while :; do wait; done", pidf);
     recorder(sh, sizeof sh, NULL, tail);
     snprintf(out, sizeof out, "%s/rec.scn", dir);
     char *prog[] = {(char *)"prog.py"};
