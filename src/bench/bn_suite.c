@@ -843,7 +843,7 @@ static int b_report_leak(ctx *c)
             return -1;
         }
         l->n = n;
-        hp_root root = {"leak", &l->hdr};
+        hp_root root = {"leak", &l->hdr, 0};
         hp_retained *r = NULL;
         size_t nr = 0;
         hp_group *g = NULL;

@@ -7,7 +7,7 @@
  * caller (scenario variables, the `with` stack); live finalizers are rooted
  * implicitly (CPython's finalizer registry holds them), as root "finalizers".
  *
- *   hp_root roots[] = {{"m", mode}, {"t", t}};
+ *   hp_root roots[] = {{"m", mode, 0}, {"t", t, 0}};
  *   hp_graph *g = hp_snapshot(roots, 2);          // NULL on OOM
  *   hp_retained *r; size_t n;
  *   hp_retained_all(g, &r, &n);                   // every live/zombie object
@@ -33,6 +33,8 @@
 typedef struct hp_root {
     const char *name;
     obj *o;
+    size_t var_len;   /* the variable name starts with: its first var_len
+                         characters ("KEEP" of "KEEP[3]"); 0: all of it */
 } hp_root;
 
 typedef struct hp_graph hp_graph;
@@ -132,6 +134,9 @@ typedef struct hp_retained {
                                 edge keeps it (a converter's pending list or
                                 memo key; its path's last holder); 0 none */
     char describe[64];       /* type's describe() for live objects, else "" */
+    size_t root_len;         /* HP_RK_PROGRAM: the root's variable is path[0]'s
+                                first root_len characters (hp_root.var_len);
+                                0: all of path[0] */
     uint32_t conv_hops;      /* bit i: path[i] is folded into the hop
                                 before it: an edge out of a converter
                                 (OBJ_FAKE_CONVERTER, OBJ_META_CONVERTER) or

@@ -170,8 +170,8 @@ static hp_class_group *group_for(acc *a, hp_class cls, int cat, const hp_retaine
     g->root = r->root;
     g->weak_holder = r->weak_holder;
     if (r->root == HP_RK_PROGRAM && r->path_len)
-        snprintf(g->root_name, sizeof g->root_name, "%.*s", (int)strcspn(r->path[0], ".[ "),
-                 r->path[0]);
+        snprintf(g->root_name, sizeof g->root_name, "%.*s",
+                 r->root_len ? (int)r->root_len : (int)sizeof g->root_name, r->path[0]);
     return g;
 }
 

@@ -115,8 +115,8 @@ typedef struct hp_class_group {
                                     part */
     hp_root_kind root;           /* what the first member's path starts from */
     uint64_t weak_holder;        /* the first member's (hp_retained.weak_holder) */
-    char root_name[96];          /* HP_RK_PROGRAM: that root's name up to its
-                                    first '.', '[' or ' ' ("KEEP"); else "" */
+    char root_name[96];          /* HP_RK_PROGRAM: that root's variable
+                                    (hp_retained.root_len: "KEEP"); else "" */
 } hp_class_group;
 
 typedef struct hp_classes {

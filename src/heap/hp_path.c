@@ -379,12 +379,13 @@ static int set_elems(hp_graph *g, const pel *el, size_t k, hp_retained *out)
     return rc;
 }
 
-static const char *tree_root_name(const hp_graph *g, uint32_t v, hp_root_kind *kind)
+static const char *tree_root_name(const hp_graph *g, uint32_t v, hp_retained *out)
 {
     uint32_t x = hp_anc(g, v);
     while (HP_PNODE(g, x) != HP_NONE)
         x = HP_PNODE(g, x);
-    *kind = g->pedge[x] < g->nroots ? HP_RK_PROGRAM : HP_RK_FINALIZERS;
+    out->root = g->pedge[x] < g->nroots ? HP_RK_PROGRAM : HP_RK_FINALIZERS;
+    out->root_len = g->pedge[x] < g->nroots ? g->roots[g->pedge[x]].var_len : 0;
     return hp_root_name(g, g->pedge[x]);
 }
 
@@ -393,6 +394,7 @@ static int build_path(hp_graph *g, uint32_t v, hp_retained *out)
     pel el[MAX_PEL];
     size_t k = 0;
     uint32_t holder = v, weak = HP_NONE;
+    out->root_len = 0;
     if (HP_REGION(g, v) == HP_R_ZOMBIE) {
         weak = g->zedge[v - g->nlive];
         if (weak == HP_NONE) {
@@ -411,7 +413,7 @@ static int build_path(hp_graph *g, uint32_t v, hp_retained *out)
     el[k].kind = PE_TEXT;
     el[k].s = NULL;
     if (HP_REGION(g, holder) == HP_R_REACH) {
-        el[k++].s = tree_root_name(g, holder, &out->root);
+        el[k++].s = tree_root_name(g, holder, out);
         s.nchain = g->depth[holder];
     } else {
         el[k++].s = "unreachable";

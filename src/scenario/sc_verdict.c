@@ -125,6 +125,7 @@ int sc_ev_hold(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a
     name[n] = '\0';
     vm->holds[vm->nholds].name = name;
     vm->holds[vm->nholds].o = x.o;   /* takes the reference */
+    vm->holds[vm->nholds].var_len = strcspn(name, ".[ ");   /* "KEEP[3]": KEEP */
     vm->nholds++;
     out->k = V_NONE;
     return 0;

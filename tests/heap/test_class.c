@@ -69,7 +69,7 @@ Test(hpclass, growing_across_the_rounds_is_accumulating)
     obj *m[4];
     rounds_arg ra = {0, 4};
     obj *list = four(m, &ra);
-    hp_root roots[] = {{"KEEP", list}};
+    hp_root roots[] = {{"KEEP", list, 0}};
     hp_classes c = classify(roots, 1, &ra);
     cr_expect(eq(u64, c.count[HP_CL_ACCUMULATING][0], 4));
     cr_expect(eq(u64, c.count[HP_CL_REACHABLE][0], 0));
@@ -83,12 +83,33 @@ Test(hpclass, growing_across_the_rounds_is_accumulating)
     obj_decref(list);
 }
 
+/* A group's root name is the variable its root names (hp_root.var_len),
+ * not a cut of the path's text. */
+Test(hpclass, the_root_name_is_the_roots_variable)
+{
+    static const struct { size_t var_len; const char *want; } cases[] = {
+        {4, "KEEP"}, {0, "KEEP.items[2]"},   /* 0: the whole name */
+    };
+    obj *m[4];
+    rounds_arg ra = {0, 4};
+    obj *list = four(m, &ra);
+    for (size_t i = 0; i < 2; i++) {
+        hp_root roots[] = {{"KEEP.items[2]", list, cases[i].var_len}};
+        hp_classes c = classify(roots, 1, &ra);
+        cr_assert(eq(sz, c.ngroups, 1));
+        cr_expect(eq(str, c.groups[0].root_name, (char *)cases[i].want), "var_len %zu",
+                  cases[i].var_len);
+        hp_classes_free(&c);
+    }
+    obj_decref(list);
+}
+
 Test(hpclass, a_warm_up_that_stopped_is_still_reachable)
 {
     obj *m[4];
     rounds_arg ra = {0, 100};   /* made in rounds 1..4 of 100 */
     obj *list = four(m, &ra);
-    hp_root roots[] = {{"CACHE", list}};
+    hp_root roots[] = {{"CACHE", list, 0}};
     hp_classes c = classify(roots, 1, &ra);
     cr_expect(eq(u64, c.count[HP_CL_REACHABLE][0], 4));
     cr_expect(eq(u64, c.count[HP_CL_ACCUMULATING][0], 0));

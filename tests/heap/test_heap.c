@@ -47,7 +47,7 @@ Test(heap, path_like_cli_example)
     th_set(fc, 0, mc, "meta", -1);
     th_set(mc, 0, st, "storage_memo", 0);
     obj_decref(fc); obj_decref(mc); obj_decref(st);
-    hp_root roots[] = {{"m", m}};
+    hp_root roots[] = {{"m", m, 0}};
     hp_graph *g = hp_snapshot(roots, 1);
     cr_assert_not_null(g);
     hp_retained r;
@@ -82,7 +82,7 @@ Test(heap, shortest_path_wins_and_root_order_breaks_ties)
     th_set(b, 0, z, "child", 1);   /* b -> z -> t : 2 edges */
     th_set(z, 1, t, "next", -1);
     obj_decref(x); obj_decref(y); obj_decref(z); obj_decref(t);
-    hp_root roots[] = {{"a", a}, {"b", b}};
+    hp_root roots[] = {{"a", a, 0}, {"b", b, 0}};
     hp_graph *g = hp_snapshot(roots, 2);
     cr_assert_not_null(g);
     hp_retained r;
@@ -146,7 +146,7 @@ static void four_nodes(obj **v)
 /* Every object's record in a snapshot rooted at "r" -> root; want_n of them. */
 static hp_retained *retained_from(obj *root, size_t want_n, hp_graph **g, size_t *n)
 {
-    hp_root roots[] = {{"r", root}};
+    hp_root roots[] = {{"r", root, 0}};
     *g = hp_snapshot(roots, 1);
     cr_assert_not_null(*g, "hp_snapshot failed");
     hp_retained *r;
@@ -216,7 +216,7 @@ Test(heap, dominators_chain_and_two_roots)
     obj *A = th_new(&th_node, 1000), *B = th_new(&th_node, 100), *C = th_new(&th_node, 10);
     th_set(A, 0, B, "child", 0);
     th_set(B, 0, C, "child", 0);
-    hp_root roots[] = {{"r", A}};
+    hp_root roots[] = {{"r", A, 0}};
     hp_graph *g = hp_snapshot(roots, 1);
     hp_retained *r;
     size_t n;
@@ -228,7 +228,7 @@ Test(heap, dominators_chain_and_two_roots)
     hp_free(g);
 
     /* A second root on C: A no longer retains C. */
-    hp_root roots2[] = {{"r", A}, {"c", C}};
+    hp_root roots2[] = {{"r", A, 0}, {"c", C, 0}};
     g = hp_snapshot(roots2, 2);
     cr_assert_eq(hp_retained_all(g, &r, &n), 0);
     cr_expect_eq(find(r, n, A)->retained_bytes, 2 * H + 1100);
@@ -250,7 +250,7 @@ Test(heap, unreachable_cycle_paths)
     th_set(B, 1, C, "child", 1);
     th_set(C, 0, keep, "up", -1);   /* garbage pointing at a rooted object */
     obj_decref(A); obj_decref(B); obj_decref(C);
-    hp_root roots[] = {{"k", keep}};
+    hp_root roots[] = {{"k", keep, 0}};
     hp_graph *g = hp_snapshot(roots, 1);
     cr_expect_eq(hp_unreachable_count(g), 3);
     hp_retained *r;
@@ -348,7 +348,7 @@ Test(heap, long_chain_path_is_elided)
         c[i] = th_new(&th_node, 0);
     for (int i = 0; i + 1 < N; i++)
         th_set(c[i], 0, c[i + 1], "child", 0);
-    hp_root roots[] = {{"head", c[0]}};
+    hp_root roots[] = {{"head", c[0], 0}};
     hp_graph *g = hp_snapshot(roots, 1);
     hp_retained r;
     cr_assert_eq(hp_retained_one(g, c[N - 1], &r), 0);
@@ -386,7 +386,7 @@ Test(heap, zombie_reasons)
     th_weak(h, 0, s4, "target", -1);
     obj_decref(h);
     obj_decref(s1); obj_decref(s2); obj_decref(s3); obj_decref(s4);
-    hp_root roots[] = {{"mc", mc}};
+    hp_root roots[] = {{"mc", mc, 0}};
     hp_graph *g = hp_snapshot(roots, 1);
     cr_expect_eq(hp_zombie_count(g), 4);
     hp_retained *r;
@@ -454,7 +454,7 @@ Test(heap, grouping_counts)
     for (int i = 0; i < 4; i++)
         obj_decref(s[i]);
     obj_decref(odd);
-    hp_root roots[] = {{"mc", mc}};
+    hp_root roots[] = {{"mc", mc, 0}};
     hp_graph *g = hp_snapshot(roots, 1);
     hp_retained *r;
     size_t n;
@@ -511,7 +511,7 @@ Test(heap, verify_catches_an_extra_incref)
 {
     obj *a = th_new(&th_node, 0), *b = th_new(&th_node, 0);
     th_set(a, 0, b, "child", 0);
-    hp_root roots[] = {{"a", a}, {"b", b}};   /* the test holds both */
+    hp_root roots[] = {{"a", a, 0}, {"b", b, 0}};   /* the test holds both */
     char why[256] = "";
     cr_assert_eq(hp_verify(roots, 2, why, sizeof why), 0, "%s", why);
     obj_incref(b);
@@ -540,7 +540,7 @@ Test(heap, verify_catches_a_strong_edge_to_a_zombie)
     ta->child[1] = z;                       /* forged: no count taken */
     ta->clabel[1] = "bad";
     ta->cindex[1] = -1;
-    hp_root roots[] = {{"a", a}};
+    hp_root roots[] = {{"a", a, 0}};
     char why[256];
     cr_expect_eq(hp_verify(roots, 1, why, sizeof why), -1);
     char want[128];
@@ -560,7 +560,7 @@ Test(heap, dot_has_labelled_edges_and_roots)
     th_set(mc, 0, st, "storage_memo", 0);
     th_weak(mc, 0, z, "pending", 1);
     obj_decref(mc); obj_decref(st); obj_decref(z);
-    hp_root roots[] = {{"m", m}};
+    hp_root roots[] = {{"m", m, 0}};
     hp_graph *g = hp_snapshot(roots, 1);
     hp_retained *r;
     size_t n;
@@ -614,7 +614,7 @@ Test(heap, deep_chain_uses_no_recursion)
         obj_decref(nx);
         cur = nx;
     }
-    hp_root roots[] = {{"head", head}};
+    hp_root roots[] = {{"head", head, 0}};
     hp_graph *g = hp_snapshot(roots, 1);
     cr_assert_not_null(g);
     hp_retained r;
@@ -666,7 +666,7 @@ Test(heap, allocation_failures_leak_nothing)
     th_set(C, 0, mc, "attr", -1);
     th_weak(mc, 0, z, "pending", 0);
     obj_decref(A); obj_decref(B); obj_decref(z); obj_decref(mc);
-    hp_root roots[] = {{"c", C}};
+    hp_root roots[] = {{"c", C, 0}};
     uint64_t before = al_live_bytes();
     int done = 0;
     for (uint64_t k = 1; k < 10000 && !done; k++) {

@@ -50,7 +50,7 @@ Test(hold, each_class_and_the_culprits_first)
     obj *drop[] = {x, y, mc, z, w, p, q, u, v};
     for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++)
         obj_decref(drop[i]);
-    hp_root roots[] = {{"a", a}, {"b", b}};
+    hp_root roots[] = {{"a", a, 0}, {"b", b, 0}};
     hp_graph *g = hp_snapshot(roots, 2);
     cr_assert_not_null(g);
     AEQ(hp_root_in_use(g, 0, 1), 0);

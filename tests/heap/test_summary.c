@@ -36,7 +36,7 @@ Test(summary, a_long_chain_in_fourteen_groups_with_real_totals)
         obj_decref(x);
         prev = x;
     }
-    hp_root roots[] = {{"r", head}};
+    hp_root roots[] = {{"r", head, 0}};
     hp_graph *g = hp_snapshot(roots, 1);
     cr_assert_not_null(g);
     hp_summary s;
@@ -89,7 +89,7 @@ Test(summary, the_biggest_retainer_of_marked_objects_dominates_them)
 {
     static obj *na[200], *nb[100];
     obj *a = chain_of(200, na), *b = chain_of(100, nb);
-    hp_root roots[] = {{"a", a}, {"b", b}};
+    hp_root roots[] = {{"a", a, 0}, {"b", b, 0}};
     hp_graph *g = hp_snapshot(roots, 2);
     cr_assert_not_null(g);
     hp_summary s;
@@ -155,7 +155,7 @@ Test(summary, a_selection_counts_only_what_is_marked)
     th_set(r, 1, y, "a", -1);
     th_set(r, 2, z, "b", -1);
     obj_decref(x); obj_decref(y); obj_decref(z);
-    hp_root roots[] = {{"r", r}};
+    hp_root roots[] = {{"r", r, 0}};
     hp_graph *g = hp_snapshot(roots, 1);
     cr_assert_not_null(g);
     hp_select_clear(g);

@@ -140,7 +140,7 @@ int main(int argc, char **argv)
     obj_set_site("bench.scn", 1);
 
     obj *head = chain(n);
-    hp_root roots[] = {{"head", head}};
+    hp_root roots[] = {{"head", head, 0}};
     measure("chain", roots, 1);
     obj_decref(head);
 
