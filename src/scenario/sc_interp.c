@@ -1071,6 +1071,7 @@ size_t sc_vm_roots(sc_vm *vm)
         if (vm->vars[i].k == V_OBJ) {
             vm->roots[n].name = vm->p->var_names[i];
             vm->roots[n].o = vm->vars[i].o;
+            vm->roots[n].var_len = 0;
             if (vm->root_use)
                 vm->root_use[n] = (uint8_t)sc_var_in_use(vm, i);
             n++;
@@ -1078,6 +1079,7 @@ size_t sc_vm_roots(sc_vm *vm)
     for (int i = 0; i < vm->nwith; i++) {
         vm->roots[n].name = "with";
         vm->roots[n].o = vm->with_stack[i];
+        vm->roots[n].var_len = 0;
         if (vm->root_use)
             vm->root_use[n] = 1;
         n++;
@@ -1092,6 +1094,7 @@ size_t sc_vm_roots(sc_vm *vm)
     if (fc && n < vm->roots_cap) {
         vm->roots[n].name = "fake_cache";
         vm->roots[n].o = fc;
+        vm->roots[n].var_len = 0;
         if (vm->root_use)
             vm->root_use[n] = 1;
         n++;
