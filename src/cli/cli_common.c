@@ -177,6 +177,10 @@ static int parse_never(void *at, const char *v, char *err, size_t n)
 }
 
 #define C cli_common
+/* A --NAME FILE row of rp_formats: also write that format to FILE. */
+#define ALSO_ROW(F)                                                              \
+    {rp_formats[F].option, 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0,  \
+     offsetof(C, also[F]), NULL, help_also[F]}
 static const op_opt common_rows[] = {
     {"--allocator", 0, OP_K_STR, 0, 0, CLI_O_ALLOCATOR, "NAME", NULL, 0, 0,
      offsetof(C, allocator), NULL,
@@ -205,18 +209,8 @@ static const op_opt common_rows[] = {
     {"--output", 0, OP_K_OUT, 0, 0, CLI_O_OUTPUT, "FILE", NULL, 0, 0, offsetof(C, output),
      NULL, "write the report there (default stdout), whole or\n"
            "not at all (a temporary file renamed into place)"},
-    {rp_formats[RP_JSON].option, 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0,
-     offsetof(C, also[RP_JSON]), NULL, help_also[RP_JSON]},
-    {rp_formats[RP_JUNIT].option, 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0,
-     offsetof(C, also[RP_JUNIT]), NULL, help_also[RP_JUNIT]},
-    {rp_formats[RP_TAP].option, 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0,
-     offsetof(C, also[RP_TAP]), NULL, help_also[RP_TAP]},
-    {rp_formats[RP_TEXT].option, 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0,
-     offsetof(C, also[RP_TEXT]), NULL, help_also[RP_TEXT]},
-    {rp_formats[RP_SARIF].option, 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0,
-     offsetof(C, also[RP_SARIF]), NULL, help_also[RP_SARIF]},
-    {rp_formats[RP_GITHUB].option, 0, OP_K_OUT, 0, 0, CLI_O_ALSO, "FILE", NULL, 0, 0,
-     offsetof(C, also[RP_GITHUB]), NULL, help_also[RP_GITHUB]},
+    ALSO_ROW(RP_JSON), ALSO_ROW(RP_JUNIT), ALSO_ROW(RP_TAP),
+    ALSO_ROW(RP_TEXT), ALSO_ROW(RP_SARIF), ALSO_ROW(RP_GITHUB),
     {"--dot", 0, OP_K_OUT, 0, 0, CLI_O_DOT, "FILE", NULL, 0, 0, offsetof(C, dot), NULL,
      "Graphviz retention graph of what was retained: one\n"
      "graph, a titled cluster per failing scenario"},
@@ -276,6 +270,7 @@ static const op_opt common_rows[] = {
      "the version, commit and build type"},
     OP_END};
 #undef C
+#undef ALSO_ROW
 
 const op_prog cli_prog = {"fakegc", common_rows, cli_version};
 
