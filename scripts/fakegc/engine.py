@@ -220,11 +220,21 @@ class Rounds:
     one of the program's. No loop anywhere: the calls of the innermost
     function of the program's around it (a function called N times grows
     with the program's progress as a loop would); module-level code outside
-    any loop is one round."""
+    any loop is one round.
+
+    A pool's tasks: a thread whose program code a library calls (a
+    ThreadPoolExecutor's or a multiprocessing ThreadPool's worker, not a
+    Thread's own target or run()) runs the program's tasks for it. The
+    calls of a task function, on all such threads, are one series in the
+    order they started, outermost around whatever the task does: how the
+    pool spreads its tasks over its threads changes no round count."""
+
+    POOL = "pool"
 
     def __init__(self, rec):
         self.rec = rec
-        self.calls = {}       # (code, 0, Thread) -> calls of a function on that thread
+        self.calls = {}       # (code, 0, Thread or POOL) -> calls of a function
+        self.task = {}        # Thread -> ((code, 0, POOL), its call) of the task it runs
         self.files = {}       # filename -> Loops
         self.prog = {}        # code -> is the program's
         self.heads = {}       # code -> {count line: (first, last)} of its scope's loops
@@ -240,6 +250,7 @@ class Rounds:
     def start(self):
         import threading
         self.ident = threading.current_thread    # idents are reused, threads not
+        self.main, self.threading_file = threading.main_thread(), threading.__file__
         threading.settrace(self.gtrace)    # threads started from now on count too
         sys.settrace(self.gtrace)
         # Threads switch where they block (I/O, locks, torch ops that release
@@ -263,10 +274,28 @@ class Rounds:
             t = frame.f_trace
             if getattr(t, "__self__", None).__class__ is FrameRounds:
                 return t                   # a generator resumed: its rounds go on
-            k = (code, 0, self.ident())
+            t = self.ident()
+            k = (code, 0, t)
             self.calls[k] = self.calls.get(k, 0) + 1
+            if t is not self.main and self.is_task(frame):
+                k = (code, 0, self.POOL)
+                n = self.calls[k] = self.calls.get(k, 0) + 1
+                self.task[t] = (k, n)
             return self.local(frame)
         return None
+
+    def is_task(self, frame):
+        """frame, of the program's, is a task a pool runs: no frame of the
+        program's under it, and called by a library, not by the thread's
+        own start (threading's run() or bootstrap)."""
+        f = frame.f_back
+        if f is None or f.f_code.co_filename == self.threading_file:
+            return False
+        while f is not None:
+            if self.is_prog(f.f_code):
+                return False
+            f = f.f_back
+        return True
 
     def local(self, frame):
         """The line tracer of one of the program's frames (None when its
@@ -290,7 +319,9 @@ class Rounds:
         the rounds (the Entry of a loop: this entry of it, on this frame's
         thread). No loop anywhere: [((code, 0, thread), calls)] of the
         innermost function of the program's around it; module-level code
-        outside any loop: []."""
+        outside any loop: []. In a pool's task, its call in the pool's
+        series is outermost, and the innermost function's calls are not
+        counted."""
         f, func, chain = frame, None, []
         while f is not None:
             code = f.f_code
@@ -305,8 +336,12 @@ class Rounds:
                         code.co_name not in COMPREHENSIONS:
                     func = code
             f = f.f_back
-        if not chain and func is not None:
-            k = (func, 0, self.ident())
+        t = self.ident()
+        task = self.task.get(t) if t is not self.main else None
+        if task is not None:
+            chain.append(task)
+        elif not chain and func is not None:
+            k = (func, 0, t)
             chain.append((k, self.calls.get(k, 0)))
         return chain
 

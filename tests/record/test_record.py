@@ -669,9 +669,7 @@ class Cmd(Base):
         "out_holders_moduledict": (1, ["model.heads['cls'].seen[", "model.blocks[1].last_fake"],
                                    None),
         "out_holders_dataclass": (1, ["STATES[0].inputs[0]", "STATES[0].output"], None),
-        # its class follows how the pool spreads the 12 calls over its 3
-        # threads (rounds are each thread's own): counts and holder only
-        "out_threads_pool": (None, ["RESULTS["], None),
+        "out_threads_pool": (1, ["RESULTS["], None),
         "out_threads_mode_each": (0, ["PUBLISHED['w"], None),
         "out_mp_fork_child_leak": (0, ["PARENT_KEEP[0]"], CHILD),
         "out_mp_pool_fork": (0, [], CHILD),
@@ -738,11 +736,14 @@ class Cmd(Base):
         the real run keeps one per thread. out_frames_retry_errors: a
         `while True` entered twice and left by `return` after 4 rounds
         each: rounds 1..4 of 4 in each entry (the test that ends a loop is
-        not a round; a return is no test)."""
+        not a round; a return is no test). out_threads_pool: a pool's 12
+        tasks on 3 threads are one series, rounds 1..12 of 12 however the
+        pool spreads them, and the 6 kept results accumulating."""
         here = os.path.dirname(os.path.abspath(__file__))
         import check_record
         runs = (("out_threads_mode_each", 0, 20, 3, 5),
-                ("out_frames_retry_errors", 1, 17, 2, 4))
+                ("out_frames_retry_errors", 1, 17, 2, 4),
+                ("out_threads_pool", 1, 17, 1, 12))
         for name, rc_real, line, series, rounds in runs:
             out = os.path.join(self.d, name + ".scn")
             rc, so, se = self.fakegc("record", "--format", "json", "-o", out,
@@ -759,6 +760,9 @@ class Cmd(Base):
                 self.assertEqual((got.get(("accumulating", "fake tensor"), 0),
                                   got.get(("still reachable", "fake tensor"), 0),
                                   got.get(("accumulating", "mode"), 0)), (0, 3, 0), text)
+            elif name == "out_threads_pool":
+                self.assertEqual((got.get(("accumulating", "fake tensor"), 0),
+                                  got.get(("still reachable", "fake tensor"), 0)), (6, 0), text)
             else:
                 self.assertRegex(text, r"accumulating: 6 fake tensors made at "
                                  r"\S*out_frames_retry_errors\.py:17, still growing at the "
