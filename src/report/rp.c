@@ -3,6 +3,7 @@
 #include "report/rp_int.h"
 #include "report/rp_sarif.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,8 +61,36 @@ void rp_free_str(char *s)
         al_free(s, strlen(s) + 1, AL_K_REPORT);
 }
 
+static const char *const fail_kind_words[RP_FK_COUNT] = {"expect", "fidelity", "growth"};
+
+const char *rp_fail_kind_word(rp_fail_kind k)
+{
+    return (unsigned)k < RP_FK_COUNT ? fail_kind_words[k] : "?";
+}
+
+int rp_fail_kind_from_word(const char *w, rp_fail_kind *out)
+{
+    for (int k = 0; k < RP_FK_COUNT; k++)
+        if (strcmp(w, fail_kind_words[k]) == 0) {
+            *out = (rp_fail_kind)k;
+            return 0;
+        }
+    return -1;
+}
+
+void rp_failure_site(const rp_scenario *s, const rp_failure *f, char *buf, size_t n)
+{
+    const char *file = f->prog_file ? f->prog_file : s->file ? s->file : "?";
+    uint32_t line = f->prog_file ? f->prog_line : f->line;
+    if (line)
+        snprintf(buf, n, "%s:%" PRIu32, file, line);
+    else
+        snprintf(buf, n, "%s", file);
+}
+
 void rp_failure_clear(rp_failure *f)
 {
+    rp_free_str(f->prog_file);
     rp_free_str(f->text);
     rp_free_str(f->actual);
     rp_free_str(f->message);
@@ -535,26 +564,34 @@ static int quoted_in(const char *text, const char *msg)
 }
 
 /* "FILE:LINE: TEXT  actual: VALUE  MESSAGE" (the message only when TEXT
- * does not quote it). Longer than TEXT_WIDTH, the actual value and the
- * message go on a line of their own, indented ind2. */
-static void failure_header(sk *s, const char *file, const rp_failure *f, const char *indent,
+ * does not quote it), FILE:LINE the program's when a recording's failure
+ * has it (the recording's line then a detail after TEXT). Longer than
+ * TEXT_WIDTH, the actual value and the message go on a line of their own,
+ * indented ind2. */
+static void failure_header(sk *s, const rp_scenario *sc, const rp_failure *f, const char *indent,
                            const char *ind2)
 {
     const char *text = f->text ? f->text : "";
     const char *msg = f->message && f->message[0] && !quoted_in(text, f->message)
                           ? f->message : NULL;
-    char where[32];
-    snprintf(where, sizeof where, ":%u:", f->line);
-    size_t width = strlen(indent) + strlen(file ? file : "?") + strlen(where) + 1 + strlen(text) +
+    char where[300], detail[48] = "";
+    if (f->prog_file)
+        rp_failure_site(sc, f, where, sizeof where);
+    else
+        snprintf(where, sizeof where, "%s:%u", sc->file ? sc->file : "?", f->line);
+    if (f->prog_file && f->line)
+        snprintf(detail, sizeof detail, " (the recording's line %u)", f->line);
+    size_t width = strlen(indent) + strlen(where) + 2 + strlen(text) + strlen(detail) +
                    (f->actual ? 10 + strlen(f->actual) : 0) + (msg ? 2 + strlen(msg) : 0);
     const char *sep = width > TEXT_WIDTH ? NULL : "  ";
     sk_puts(s, indent);
     sk_color(s, "\033[1m");
-    sk_puts(s, file ? file : "?");
     sk_puts(s, where);
+    sk_puts(s, ":");
     sk_color(s, "\033[0m");
     sk_puts(s, " ");
     sk_puts(s, text);
+    sk_puts(s, detail);
     if (f->actual || msg) {
         if (!sep) {
             sk_puts(s, "\n");
@@ -845,13 +882,30 @@ static size_t verdict_lines(sk *s, const rp_scenario *sc, const char *indent)
         v += n + (e != NULL);
     }
     free(vtext);
-    if (sc->nfailures) {
-        sk_puts(s, indent);
-        sk_puts(s, "fidelity: the model did not show what PyTorch showed at these lines "
-                   "(the model is wrong):\n");
-        vlines++;
-    }
     return vlines;
+}
+
+const char *rp_fail_kind_heading(rp_fail_kind k)
+{
+    /* a recording's expectations say the model is wrong; the objects
+     * growing with --repeat's rounds are a leak */
+    static const char *const heading[RP_FK_COUNT] = {
+        [RP_FK_FIDELITY] = "fidelity: the model did not show what PyTorch showed at these lines "
+                           "(the model is wrong):",
+        [RP_FK_GROWTH] = "growth: what these lines made grows with the rounds of --repeat "
+                         "(a leak, not the model's fault):",
+    };
+    return (unsigned)k < RP_FK_COUNT ? heading[k] : NULL;
+}
+
+static void kind_heading(sk *s, rp_fail_kind k, const char *indent)
+{
+    const char *h = rp_fail_kind_heading(k);
+    if (!h)
+        return;
+    sk_puts(s, indent);
+    sk_puts(s, h);
+    sk_puts(s, "\n");
 }
 
 /* The head of the details: the error (a recording not judged says so
@@ -903,14 +957,22 @@ void rp_details(sk *s, const rp_scenario *sc, const rp_options *o, const char *i
             s->oom = 1;
             break;
         }
-        failure_header(&m.s, sc->file, f, indent, ind2);
+        if (i == 0 || sc->failures[i - 1].kind != f->kind)
+            kind_heading(&m.s, f->kind, indent);
+        failure_header(&m.s, sc, f, indent, ind2);
         kind_table(&m.s, f, ind2);
         size_t head = m.s.f ? (size_t)ftell(m.s.f) : 0;
         if (same >= 0) {
+            char at[300] = "line ";
+            const rp_failure *sf = &sc->failures[same];
+            if (sf->prog_file)
+                rp_failure_site(sc, sf, at, sizeof at);
+            else
+                snprintf(at + 5, sizeof at - 5, "%u", sf->line);
             sk_puts(&m.s, ind2);
-            sk_fmt(&m.s, "the same %llu object%s as line %u, above\n",
+            sk_fmt(&m.s, "the same %llu object%s as %s, above\n",
                    (unsigned long long)rp_failure_total(f), rp_failure_total(f) == 1 ? "" : "s",
-                   sc->failures[same].line);
+                   at);
         } else if (f->nobjects || f->ngroups) {
             failure_objects(&m.s, f, o, ind2, prev_top, nprev_top);
         }

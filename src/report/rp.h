@@ -19,8 +19,21 @@
 typedef enum rp_status { RP_PASS, RP_FAIL, RP_ERROR, RP_SKIP } rp_status;
 const char *rp_status_name(rp_status s);   /* "pass" "fail" "error" "skip" */
 
+/* What a failure is, as the writers head it: an expectation of a
+ * hand-written scenario; a recording's expectation (fidelity: the model did
+ * not show what PyTorch showed there, so the model is wrong); the objects
+ * of a site growing with --repeat's rounds (a leak). */
+typedef enum rp_fail_kind { RP_FK_EXPECT, RP_FK_FIDELITY, RP_FK_GROWTH, RP_FK_COUNT } rp_fail_kind;
+/* "expect" "fidelity" "growth" (JSON "kind"); "?" out of range. 0, or -1
+ * for an unknown word. */
+const char *rp_fail_kind_word(rp_fail_kind k);
+int rp_fail_kind_from_word(const char *w, rp_fail_kind *out);
+
 typedef struct rp_failure {
-    uint32_t line, col;
+    uint32_t line, col;   /* the scenario's (a recording's line); 0 none */
+    rp_fail_kind kind;
+    char *prog_file;      /* a recording: the program's site of the failure */
+    uint32_t prog_line;   /*   ("prog.py", 12); NULL and 0 otherwise */
     char *text;        /* the statement as written: "expect m.memo_meta == 0" */
     char *actual;      /* "1", or the error raised: "ShapeError: ..." */
     char *message;     /* the expect's message, or what went wrong */
@@ -250,6 +263,9 @@ rp_failure *rp_scenario_add_failure(rp_scenario *s, uint32_t line, uint32_t col,
                                     const char *text, const char *actual,
                                     const char *message);
 int rp_scenario_add_checkpoint(rp_scenario *s, const char *name, int64_t growth);
+/* Where a failure is, the program's words first: "prog.py:12" (its
+ * prog_file), else the scenario's "file.scn:12" ("file.scn" for line 0). */
+void rp_failure_site(const rp_scenario *s, const rp_failure *f, char *buf, size_t n);
 /* Group the records of s and of its failures that have none
  * (hp_group_records), once, as the scenario ends or is read back: the
  * writers show groups only. 0, or -1 with ER_OOM. */

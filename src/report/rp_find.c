@@ -110,6 +110,20 @@ static void scenario_error(const rp_run *run, const rp_scenario *s, rp_find_fn e
     emit(ctx, &f);
 }
 
+/* A recorded program's site file, from where CI stands: the recorder
+ * writes it as the program's path was given when that is relative
+ * ("sub/prog.py"), else relative to the program's folder ("prog.py"), which
+ * is joined here: "/abs/sub/prog.py" + "prog.py" -> "/abs/sub/prog.py". */
+static void program_file(const rp_run *run, const char *file, char *buf, size_t n)
+{
+    const char *slash = run->program ? strrchr(run->program, '/') : NULL;
+    size_t dir = slash ? (size_t)(slash - run->program) + 1 : 0;
+    if (!slash || file[0] == '/' || strncmp(file, run->program, dir) == 0)
+        snprintf(buf, n, "%s", file);
+    else
+        snprintf(buf, n, "%.*s%s", (int)dir, run->program, file);
+}
+
 /* The first group of a failure's objects, in words. */
 static void failure_objects(const rp_failure *x, char *buf, size_t n)
 {
@@ -143,25 +157,19 @@ static void failure(const rp_run *run, const rp_scenario *s, const rp_failure *x
              x->message && x->message[0] ? ")" : "");
     size_t len = strlen(f.message);
     snprintf(f.message + len, sizeof f.message - len, "%s", objs);
-    /* a recording's temporary .scn is gone: the program, without a line */
-    snprintf(f.at.file, sizeof f.at.file, "%s", run->program && run->n == 1 ? run->program
-                                                                         : s->file);
-    f.at.line = run->program && run->n == 1 ? 0 : x->line;
+    if (x->prog_file && x->line) {   /* the recording's line: a detail */
+        len = strlen(f.message);
+        snprintf(f.message + len, sizeof f.message - len, " (the recording's line %u)", x->line);
+    }
+    if (x->prog_file) {   /* a recording's: the program's line */
+        program_file(run, x->prog_file, f.at.file, sizeof f.at.file);
+        f.at.line = x->prog_line;
+    } else {   /* a recording's temporary .scn is gone: the program, without a line */
+        snprintf(f.at.file, sizeof f.at.file, "%s", run->program && run->n == 1 ? run->program
+                                                                             : s->file);
+        f.at.line = run->program && run->n == 1 ? 0 : x->line;
+    }
     emit(ctx, &f);
-}
-
-/* A recorded program's site file, from where CI stands: the recorder
- * writes it as the program's path was given when that is relative
- * ("sub/prog.py"), else relative to the program's folder ("prog.py"), which
- * is joined here: "/abs/sub/prog.py" + "prog.py" -> "/abs/sub/prog.py". */
-static void program_file(const rp_run *run, const char *file, char *buf, size_t n)
-{
-    const char *slash = run->program ? strrchr(run->program, '/') : NULL;
-    size_t dir = slash ? (size_t)(slash - run->program) + 1 : 0;
-    if (!slash || file[0] == '/' || strncmp(file, run->program, dir) == 0)
-        snprintf(buf, n, "%s", file);
-    else
-        snprintf(buf, n, "%.*s%s", (int)dir, run->program, file);
 }
 
 /* error: it fails the verdict; warning: the program holds it and it still
@@ -233,7 +241,8 @@ void rp_find_each(const rp_run *run, rp_find_fn emit, void *ctx)
         if (s->status == RP_ERROR)
             scenario_error(run, s, emit, ctx);
         for (size_t i = 0; i < s->nfailures; i++)
-            if (s->failures[i].line > 0 || !s->verdict)   /* line 0: the verdict's own */
+            if (s->failures[i].line > 0 || s->failures[i].prog_file || !s->verdict)
+                /* line 0 and no site: the verdict's own */
                 failure(run, s, &s->failures[i], emit, ctx);
         for (size_t i = 0; s->verdict && i < s->verdict->ngroups; i++)
             group(run, s, i, emit, ctx);

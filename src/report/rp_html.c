@@ -197,8 +197,25 @@ static const char *h_name(const rp_run *run, const rp_scenario *s)
 static void h_failure_line(FILE *f, const rp_scenario *s, size_t i)
 {
     const rp_failure *fl = &s->failures[i], *g = h_held(s, i);
-    fprintf(f, "<li><code>%u</code> ", fl->line);
+    const char *head = i == 0 || s->failures[i - 1].kind != fl->kind
+                           ? rp_fail_kind_heading(fl->kind) : NULL;
+    if (head) {
+        fputs("<li class=\"fkind\"><b>", f);
+        h_txt(f, head);
+        fputs("</b></li>\n", f);
+    }
+    if (fl->prog_file) {   /* a recording's: the program's line, its own a detail */
+        char at[300];
+        rp_failure_site(s, fl, at, sizeof at);
+        fputs("<li><code>", f);
+        h_txt(f, at);
+        fputs("</code> ", f);
+    } else {
+        fprintf(f, "<li><code>%u</code> ", fl->line);
+    }
     h_txt(f, fl->text);
+    if (fl->prog_file && fl->line)
+        fprintf(f, " <small>(the recording&apos;s line %u)</small>", fl->line);
     fputs(" &mdash; actual <code>", f);
     h_txt(f, fl->actual);
     fputs("</code>", f);

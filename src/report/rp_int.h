@@ -51,6 +51,10 @@ int rp_failure_same_objects(const rp_failure *a, const rp_failure *b);
 /* The index of the earliest failure of sc among the 64 before failure i
  * with the same objects as it, or -1. */
 long rp_failure_shares(const rp_scenario *sc, size_t i);
+/* The heading of the failures of kind k that follow, or NULL (a plain
+ * expectation has none): "fidelity: ... (the model is wrong):",
+ * "growth: ... (a leak, ...):". */
+const char *rp_fail_kind_heading(rp_fail_kind k);
 /* The failures, error, retained groups and objects of a scenario, one item
  * per line, each line starting with indent (within RP_SCENARIO_LINES). */
 void rp_details(sk *s, const rp_scenario *sc, const rp_options *o, const char *indent);

@@ -326,6 +326,13 @@ static void failure(jw *w, const rp_scenario *sc, size_t idx, size_t *detailed)
     rp_jw_key(w, ", ", "actual"); actual(w, x->actual);
     rp_jw_key(w, ", ", "message"); rp_jw_str(w, x->message);
     rp_jw_key(w, ", ", "col"); rp_jw_u64(w, x->col);
+    if (x->kind != RP_FK_EXPECT) {
+        rp_jw_key(w, ", ", "kind"); rp_jw_str(w, rp_fail_kind_word(x->kind));
+    }
+    if (x->prog_file) {
+        rp_jw_key(w, ", ", "program_file"); rp_jw_str(w, x->prog_file);
+        rp_jw_key(w, ", ", "program_line"); rp_jw_u64(w, x->prog_line);
+    }
     size_t ng = x->ngroups;
     const hp_group *gs = x->groups;
     size_t keep = !show ? 0 : ng < JSON_GROUPS ? ng : JSON_GROUPS;

@@ -668,6 +668,15 @@ static int read_kinds_live(rp_jr *j, rp_scenario *s)
     return 0;
 }
 
+/* A failure's "kind": "expect", "fidelity", "growth". */
+static int get_fail_kind(rp_jr *j, rp_fail_kind *out)
+{
+    if (rp_jr_string(j) != 0)
+        return -1;
+    return rp_fail_kind_from_word(j->str, out) == 0
+               ? 0 : rp_jr_fail(j, "failure kind: unknown word \"%s\"", j->str);
+}
+
 static int read_failure(rd *d, rp_failure *f)
 {
     rp_jr *j = &d->j;
@@ -699,6 +708,12 @@ static int read_failure(rd *d, rp_failure *f)
             rc = read_kinds(j, f);
         else if (strcmp(key, "same_objects_as") == 0)
             rc = rp_jr_get_u32(j, &f->same_as, "same_objects_as");
+        else if (strcmp(key, "kind") == 0)
+            rc = get_fail_kind(j, &f->kind);
+        else if (strcmp(key, "program_file") == 0)
+            rc = get_str(j, &f->prog_file);
+        else if (strcmp(key, "program_line") == 0)
+            rc = rp_jr_get_u32(j, &f->prog_line, "program_line");
         else
             rc = rp_jr_skip(j);
         if (rc != 0)

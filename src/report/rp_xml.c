@@ -33,7 +33,14 @@ static void summary(const rp_scenario *s, char *buf, size_t n)
         first++;
     if (s->nfailures > first) {
         const rp_failure *f = &s->failures[first];
-        ADD("%sline %u: %s", used ? "; " : "", f->line, f->text ? f->text : "");
+        char at[300];
+        if (f->prog_file)   /* a recording's: the program's line, its own a detail */
+            rp_failure_site(s, f, at, sizeof at);
+        else
+            snprintf(at, sizeof at, "line %u", f->line);
+        ADD("%s%s: %s", used ? "; " : "", at, f->text ? f->text : "");
+        if (f->prog_file && f->line)
+            ADD(" (the recording's line %u)", f->line);
         if (f->actual)
             ADD(" (actual: %s)", f->actual);
         if (s->nfailures > first + 1)
@@ -242,7 +249,17 @@ int rp_write_tap(const rp_run *run, FILE *f, const rp_options *o)
             fputs("  failures:\n", f);
             for (size_t k = 0; k < sc->nfailures; k++) {
                 const rp_failure *x = &sc->failures[k];
-                fprintf(f, "    - line: %u\n      text: ", x->line);
+                if (x->prog_file) {   /* a recording's: the program's site first */
+                    fputs("    - program_file: ", f);
+                    rp_json_string(f, x->prog_file);
+                    fprintf(f, "\n      program_line: %u\n      line: %u\n", x->prog_line,
+                            x->line);
+                } else {
+                    fprintf(f, "    - line: %u\n", x->line);
+                }
+                if (x->kind != RP_FK_EXPECT)
+                    fprintf(f, "      kind: %s\n", rp_fail_kind_word(x->kind));
+                fputs("      text: ", f);
                 rp_json_string(f, x->text);
                 fputs("\n      actual: ", f);
                 rp_json_string(f, x->actual);

@@ -63,12 +63,15 @@ rp_failure *sc_add_failure(sc_vm *vm, const sc_stmt *s, const char *actual,
         f->text = sc_rp_strdup("");
     }
     f->actual = sc_rp_strdup(actual ? actual : "");
+    if (vm->at_file && s->text_len) {   /* a recording's statement: the program's site */
+        f->prog_file = sc_rp_strdup(vm->at_file);
+        f->prog_line = vm->at_line;
+    }
     if (vm->fidelity && s->kind == S_EXPECT) {
-        char m[600], at[240] = "here";   /* a recording: the program's line */
-        if (vm->at_file)
-            snprintf(at, sizeof at, "after the program's %s:%u", vm->at_file, vm->at_line);
-        snprintf(m, sizeof m, "fidelity: PyTorch showed the expected value %s; the model "
-                              "is wrong%s%s", at, message && *message ? ": " : "",
+        char m[600];
+        f->kind = RP_FK_FIDELITY;
+        snprintf(m, sizeof m, "fidelity: PyTorch showed the expected value here; the model "
+                              "is wrong%s%s", message && *message ? ": " : "",
                  message ? message : "");
         f->message = sc_rp_strdup(m);
     } else {

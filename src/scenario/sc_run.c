@@ -219,6 +219,7 @@ done:
 typedef struct census_key {
     obj_kind kind;
     uint32_t site, line;
+    const char *file;   /* of the site: a recording's are the program's */
     uint64_t count;
 } census_key;
 
@@ -251,7 +252,9 @@ static void census_add(census *c, const obj *o)
     }
     c->k[c->n].kind = o->type->kind;
     c->k[c->n].site = o->site;
-    c->k[c->n].line = obj_site_of(o).line;
+    obj_site at = obj_site_of(o);
+    c->k[c->n].line = at.line;
+    c->k[c->n].file = at.file;
     c->k[c->n].count = 1;
     c->n++;
 }
@@ -281,7 +284,7 @@ static uint64_t census_get(const census *c, const census_key *k)
 
 static int key_grows(const census *first, const census *last, const obj *o)
 {
-    census_key k = {o->type->kind, o->site, 0, 0};
+    census_key k = {o->type->kind, o->site, 0, NULL, 0};
     return census_get(last, &k) > census_get(first, &k);
 }
 
@@ -295,16 +298,27 @@ static void growth_check(sc_vm *vm, const census *first, const census *last, uin
             continue;
         any = 1;
         mark_fail(vm->out);
-        char a[256], text[64];
+        char a[400], text[64], at[220];
+        /* a recording's objects were made at the program's lines */
+        int prog = k->file && vm->p->file && strcmp(k->file, vm->p->file) != 0;
+        if (prog)
+            snprintf(at, sizeof at, "%.200s:%u", k->file, k->line);
+        else
+            snprintf(at, sizeof at, "line %u", k->line);
         double per = (double)(k->count - c1) / (double)(rounds - 1);
         snprintf(a, sizeof a,
-                 "%" PRIu64 " %s object%s created at line %u retained after %u rounds, %"
+                 "%" PRIu64 " %s object%s created at %s retained after %u rounds, %"
                  PRIu64 " after 1 (%.1f more per round)",
-                 k->count, obj_kind_name(k->kind), k->count == 1 ? "" : "s", k->line, rounds,
+                 k->count, obj_kind_name(k->kind), k->count == 1 ? "" : "s", at, rounds,
                  c1, per);
         snprintf(text, sizeof text, "--repeat %u", rounds);
-        add_plain_failure(vm, k->line, text, a,
-                          "retained objects grow with the number of rounds");
+        rp_failure *f = add_plain_failure(vm, prog ? 0 : k->line, text, a,
+                                          "retained objects grow with the number of rounds");
+        if (f) {
+            f->kind = RP_FK_GROWTH;
+            if (prog && (f->prog_file = sc_rp_strdup(k->file)))
+                f->prog_line = k->line;
+        }
     }
     if (!any)
         return;

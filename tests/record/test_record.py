@@ -127,8 +127,9 @@ class Rec(Base):
         self.assertEqual([fl["line"] for fl in rep["failures"]], [i + 1])
         # ... and say the program's line it follows, the recording's being the line
         at = [ln for ln in lines[:i] if ln.startswith("at(")][-1].split(", ")
-        self.assertIn("PyTorch showed the expected value after the program's %s:%s;"
-                      % (at[0][4:-1], at[1].rstrip(")\n")), rep["failures"][0]["message"])
+        fl = rep["failures"][0]
+        self.assertEqual((fl["kind"], fl["program_file"], fl["program_line"]),
+                         ("fidelity", at[0][4:-1], int(at[1].rstrip(")\n"))))
 
     def test_batching_and_max_events(self):
         body = """
