@@ -137,7 +137,7 @@ typedef struct hp_retained {
     size_t root_len;         /* HP_RK_PROGRAM: the root's variable is path[0]'s
                                 first root_len characters (hp_root.var_len);
                                 0: all of path[0] */
-    uint32_t conv_hops;      /* bit i: path[i] is folded into the hop
+    uint32_t fold_hops;      /* bit i: path[i] is folded into the hop
                                 before it: an edge out of a converter
                                 (OBJ_FAKE_CONVERTER, OBJ_META_CONVERTER) or
                                 an attribute with its type's attr_spelling;

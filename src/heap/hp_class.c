@@ -69,15 +69,16 @@ int hp_class_mask(const char *csv, unsigned *mask)
 }
 
 /* The path joined with " -> "; shape: "#id" and "[index]" dropped. */
-/* ex (r's path joined, maybe cut) with each hop out of a converter folded
- * into the edge before it: " -> MetaConverter#3.pending[0]" -> ".pending[0]",
- * where ex reaches that hop's label. */
+/* ex (r's path joined, maybe cut) with each hop r->fold_hops marks (out of
+ * a converter, or an attribute its type spells its own way) folded into the
+ * edge before it: " -> MetaConverter#3.pending[0]" -> ".pending[0]", where
+ * ex reaches that hop's label. */
 static void fold_hops(const hp_retained *r, const char *ex, char *buf, size_t cap)
 {
     size_t n = strlen(ex), from = 0, at = 0, o = 0;
     for (size_t i = 0; i < r->path_len && i < 32; i++) {
         const char *s = r->path[i] ? r->path[i] : "";
-        const char *dot = i && (r->conv_hops >> i & 1u) ? strchr(s, '.') : NULL;
+        const char *dot = i && (r->fold_hops >> i & 1u) ? strchr(s, '.') : NULL;
         at += i ? 4 : 0;   /* the " -> " before path[i] */
         if (dot && at + (size_t)(dot - s) < n) {
             size_t keep = at - 4 - from;

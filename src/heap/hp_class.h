@@ -107,9 +107,11 @@ typedef struct hp_class_group {
     char via[256];               /* holder shape: "KEEP[] -> tensor", ids and
                                     index contents dropped */
     char example[256];           /* first member's path, ids kept, " -> " */
-    char mode_path[256];         /* example as its mode's: the hops through
-                                    its converters (hp_retained.conv_hops)
-                                    dropped, their labels kept ("FakeTensor
+    char mode_path[256];         /* example as its mode's: the hops folded
+                                    into the one before them (hp_retained.
+                                    fold_hops: out of its converters, or a
+                                    type's own attr_spelling) dropped,
+                                    their labels kept ("FakeTensor
                                     Mode#1.converter.meta_converter.
                                     pending[0]"): a converter is its mode's
                                     part */

@@ -72,7 +72,7 @@ void hp_retained_clear(hp_retained *r)
     r->path = NULL;
     r->path_len = 0;
     r->path_alloc = 0;
-    r->conv_hops = 0;
+    r->fold_hops = 0;
 }
 
 void hp_retained_free(hp_retained *r, size_t n)
@@ -291,8 +291,8 @@ static int spelled(const obj_type *t, const char *lab)
 
 /* Which of el[0..k) are edges out of a converter, or attributes the
  * program spells its own way, folded into the hop before them
- * (hp_retained.conv_hops). */
-static uint32_t conv_hops(const hp_graph *g, const pel *el, size_t k)
+ * (hp_retained.fold_hops). */
+static uint32_t folded_hops(const hp_graph *g, const pel *el, size_t k)
 {
     uint32_t m = 0;
     for (size_t i = 0; i < k && i < 32; i++) {
@@ -375,7 +375,7 @@ static int set_elems(hp_graph *g, const pel *el, size_t k, hp_retained *out)
 {
     int rc = format_path(g, el, k, out);
     if (rc == 0)
-        out->conv_hops = conv_hops(g, el, k);
+        out->fold_hops = folded_hops(g, el, k);
     return rc;
 }
 
