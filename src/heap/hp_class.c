@@ -14,9 +14,9 @@
 #include "core/us.h"
 #include "core/wl.h"
 
-#define NAME_(e, w, n, f, d) [HP_CL_##e] = n,
-#define WORD_(e, w, n, f, d) [HP_CL_##e] = w,
-#define ABOUT_(e, w, n, f, d) [HP_CL_##e] = d,
+#define NAME_(e, w, n, ...) [HP_CL_##e] = n,
+#define WORD_(e, w, ...) [HP_CL_##e] = w,
+#define ABOUT_(e, w, n, f, warns, d, ...) [HP_CL_##e] = d,
 static const char *const class_names[HP_CL_COUNT] = {HP_CLASSES(NAME_, )};
 static const char *const class_words[HP_CL_COUNT] = {HP_CLASSES(WORD_, )};
 static const char *const class_about[HP_CL_COUNT] = {HP_CLASSES(ABOUT_, )};

@@ -37,21 +37,38 @@
 
 #include "heap/hp.h"
 
-/* The classes, once: X(ENUM, word, name, fails, about) for each, SEP between
- * them (a string literal, or nothing): the enum, the words and names below,
- * the default fail mask and the option words of the command line (cli) are
- * all made of this table. fails: verdict() fails on it by default; about:
- * the class in one line (record's help). */
-#define HP_CLASSES(X, SEP)                                                          \
-    X(LOST, "lost", "lost", 1, "no root of the program reaches it") SEP             \
-    X(ACCUMULATING, "accumulating", "accumulating", 1,                               \
-      "held by the program, growing with the rounds of the loop that made it") SEP  \
-    X(REACHABLE, "reachable", "still reachable", 0,                                  \
-      "held by the program's variables, not growing") SEP                           \
-    X(LINGERING, "lingering", "lingering", 0, "an expired storage awaiting the periodic sweep")
-#define HP_CL_ENUM_(e, w, n, f, d) HP_CL_##e,
-#define HP_CL_WORD_(e, w, n, f, d) w
-#define HP_CL_FAILS_(e, w, n, f, d) | ((unsigned)(f) << HP_CL_##e)
+/* The classes, once: X(ENUM, word, name, fails, warns, about, css, rule,
+ * rule_name, rule_text) for each, SEP between them (a string literal, or
+ * nothing): the enum, the words and names below, the default fail mask, the
+ * option words of the command line (cli) and every writer's per-class text
+ * are all made of this table. fails: verdict() fails on it by default;
+ * warns: a group of it that does not fail is a warning (it grows), not a
+ * note (SARIF's level, GitHub's annotation); about: the class in one line
+ * (record's help); css: its class on the HTML page; rule, rule_name,
+ * rule_text: its SARIF rule ("fakegc/" rule, the rule's name and full
+ * description). The expanders take the columns they need and `...`. */
+#define HP_CLASSES(X, SEP)                                                              \
+    X(LOST, "lost", "lost", 1, 0,                                                       \
+      "no root of the program reaches it",                                              \
+      "lost", "lost", "Lost",                                                           \
+      "Fake tensors or their memo state that no root of the program reaches, "          \
+      "kept alive inside PyTorch (a memo, a finalizer registry, a cycle).") SEP         \
+    X(ACCUMULATING, "accumulating", "accumulating", 1, 1,                               \
+      "held by the program, growing with the rounds of the loop that made it",          \
+      "acc", "accumulating", "Accumulating",                                            \
+      "Objects the program holds that grow with the rounds of the loop that made "      \
+      "them.") SEP                                                                      \
+    X(REACHABLE, "reachable", "still reachable", 0, 0,                                  \
+      "held by the program's variables, not growing",                                   \
+      "reach", "still-reachable", "StillReachable",                                     \
+      "Objects the program's variables still hold at its end, not growing.") SEP        \
+    X(LINGERING, "lingering", "lingering", 0, 0,                                        \
+      "an expired storage awaiting the periodic sweep",                                 \
+      "ling", "lingering", "Lingering",                                                 \
+      "Expired storages that wait for the converter's periodic sweep.")
+#define HP_CL_ENUM_(e, ...) HP_CL_##e,
+#define HP_CL_WORD_(e, w, ...) w
+#define HP_CL_FAILS_(e, w, n, f, ...) | ((unsigned)(f) << HP_CL_##e)
 typedef enum hp_class { HP_CLASSES(HP_CL_ENUM_, ) HP_CL_COUNT } hp_class;
 /* "lost|accumulating|reachable|lingering" and "lost,accumulating,..." as
  * string literals (option words, help). */

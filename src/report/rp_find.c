@@ -39,18 +39,13 @@ const char *rp_scenario_name(const rp_run *run, const rp_scenario *s)
 
 /* ---- the rules ---- */
 
-typedef struct cls_rule { const char *id, *name, *text; } cls_rule;
-static const cls_rule cls_rules[HP_CL_COUNT] = {
-    {"fakegc/lost", "Lost",
-     "Fake tensors or their memo state that no root of the program reaches, kept alive "
-     "inside PyTorch (a memo, a finalizer registry, a cycle)."},
-    {"fakegc/accumulating", "Accumulating",
-     "Objects the program holds that grow with the rounds of the loop that made them."},
-    {"fakegc/still-reachable", "StillReachable",
-     "Objects the program's variables still hold at its end, not growing."},
-    {"fakegc/lingering", "Lingering",
-     "Expired storages that wait for the converter's periodic sweep."},
-};
+/* A class's SARIF rule and the level of a group that does not fail, from
+ * its row of HP_CLASSES. */
+typedef struct cls_rule { const char *id, *name, *text; rp_level quiet; } cls_rule;
+#define RULE_(e, w, n, f, warns, d, css, id, name, text) \
+    [HP_CL_##e] = {"fakegc/" id, name, text, (warns) ? RP_LV_WARNING : RP_LV_NOTE},
+static const cls_rule cls_rules[HP_CL_COUNT] = {HP_CLASSES(RULE_, )};
+#undef RULE_
 
 /* "expect m.memo_meta == 0" -> "memo_meta"; "expect live(\"mode\") == 2"
  * -> "live"; otherwise "value". */
@@ -172,14 +167,15 @@ static void failure(const rp_run *run, const rp_scenario *s, const rp_failure *x
     emit(ctx, &f);
 }
 
-/* error: it fails the verdict; warning: the program holds it and it still
- * grows (accumulating, under a fail mask without it); note: the rest (held
- * and not growing, lingering): SARIF keeps it, GitHub annotations do not. */
+/* error: it fails the verdict; else its class's level (HP_CLASSES' warns):
+ * warning where the program holds it and it still grows (accumulating,
+ * under a fail mask without it); note for the rest (held and not growing,
+ * lingering): SARIF keeps it, GitHub annotations do not. */
 static rp_level group_level(const rp_verdict *v, const rp_vgroup *g)
 {
     if (v->fails_on & (1u << g->cls))
         return RP_LV_ERROR;
-    return g->cls == HP_CL_ACCUMULATING ? RP_LV_WARNING : RP_LV_NOTE;
+    return cls_rules[g->cls < HP_CL_COUNT ? g->cls : HP_CL_LOST].quiet;
 }
 
 static void group(const rp_run *run, const rp_scenario *s, size_t i, rp_find_fn emit, void *ctx)

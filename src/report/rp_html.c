@@ -307,10 +307,14 @@ static size_t h_vshown(const rp_verdict *v)
     return v->ngroups < RP_VGROUPS ? v->ngroups : RP_VGROUPS;
 }
 
+/* Each leak class's class on the page (HP_CLASSES' css column). */
+#define CSS_(e, w, n, f, warns, d, css, ...) [HP_CL_##e] = css,
+static const char *const cls_css[HP_CL_COUNT] = {HP_CLASSES(CSS_, )};
+#undef CSS_
+
 /* One line per leak (rp_vleak_summary), of the groups the page shows. */
 static void h_vleaks(FILE *f, const rp_verdict *v)
 {
-    static const char *const cls_css[HP_CL_COUNT] = {"lost", "acc", "reach", "ling"};
     int open = 0;
     char line[400];
     for (size_t i = 0; i < h_vshown(v); i++) {
@@ -350,7 +354,6 @@ static void h_verdict(FILE *f, const rp_verdict *v)
     fputs(" (left behind ", f);
     h_vwhere(f, v);
     fputs(", after a full collection):", f);
-    static const char *const cls_css[HP_CL_COUNT] = {"lost", "acc", "reach", "ling"};
     int any = 0;
     for (int c = 0; c < HP_CL_COUNT; c++)
         fprintf(f, "%s %" PRIu64 " %s", c ? "," : "", v->count[c], hp_class_name((hp_class)c));
