@@ -143,7 +143,14 @@ struct cli_common {
     int color;                   /* colour in the text report */
 };
 
+/* Zeroes c and sets the defaults; the first call also makes the help texts
+ * made from tables (cli_*_help_make), which --help, `list options` and the
+ * man pages read. */
 void cli_common_init(cli_common *c);
+/* Help made from the word tables (formats, designs, leak classes) of
+ * record's and stress's rows and about. */
+void cli_record_help_make(void);
+void cli_stress_help_make(void);
 /* Breaks s's lines at spaces so that none is over width characters (help
  * text made at run time: op's '\n' starts an indented line). */
 void cli_wrap(char *s, int width);

@@ -29,11 +29,25 @@
 #endif
 
 static void help_formats_make(void);
+static void help_compat_make(void);
+
+/* The help texts made from tables, once. */
+static void help_make(void)
+{
+    static int made;
+    if (made)
+        return;
+    made = 1;
+    help_formats_make();
+    help_compat_make();
+    cli_record_help_make();
+    cli_stress_help_make();
+}
 
 void cli_common_init(cli_common *c)
 {
     memset(c, 0, sizeof *c);
-    help_formats_make();
+    help_make();
     rp_jw_build_set(FAKEGC_VERSION, FAKEGC_COMMIT, FAKEGC_BUILD_TYPE);   /* every JSON says it */
     c->allocator = "libc";
     sc_options_default(&c->sc);
@@ -73,6 +87,20 @@ static int parse_compat(void *at, const char *v, char *err, size_t n)
     c->compat = v;
     c->sc.design = (int)d;
     return 0;
+}
+
+/* --compat's help, made from the design table when a command starts: the
+ * first design --compat accepts, and what the default models. */
+static char help_compat[256];
+
+static void help_compat_make(void)
+{
+    const fk_design *first = fk_design_get(FK_D_DEFAULT + 1), *def = fk_design_get(FK_D_DEFAULT);
+    snprintf(help_compat, sizeof help_compat,
+             "the memo design (wins over config compat), one of\n"
+             "`fakegc list designs` (%s, ...); without:\n"
+             "a recording's torch's, else fakegc's design\n(%s)",
+             first->name, def->brief);
 }
 
 /* --format's words (op_words): the report formats up to a set (rp_formats). */
@@ -189,10 +217,7 @@ static const op_opt common_rows[] = {
     {"--inject", 0, OP_K_STR, 0, 0, CLI_O_INJECT, "BUG[,BUG]", NULL, 0, 0,
      offsetof(C, inject), NULL, "re-introduce known bugs (fakegc list bugs)"},
     {"--compat", 0, OP_K_FN, 0, 0, CLI_O_COMPAT, "DESIGN", NULL, 0, 0, 0, parse_compat,
-     "the memo design (wins over config compat), one of\n"
-     "`fakegc list designs` (pytorch-1.13, ...); without:\n"
-     "a recording's torch's, else fakegc's design\n"
-     "(1.13's tables, eager, no _fix_weakref leak)"},
+     help_compat},
     {"--gc", 0, OP_K_ENUM, sizeof(int), 0, CLI_O_GC, "MODE", "manual|auto|stress", 0, 0,
      offsetof(C, sc.gc), NULL, "manual, auto or stress (overrides config gc)"},
     {"--sweep", 0, OP_K_ENUM, sizeof(int), 0, CLI_O_SWEEP, "POLICY", "eager|periodic", 0, 0,

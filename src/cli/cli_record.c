@@ -49,6 +49,9 @@ static int fail_on_parse(void *at, const char *v, char *err, size_t n)
     return 0;
 }
 
+/* --designs' help, made with the about (cli_record_help_make). */
+static char designs_help[320];
+
 #define RSTR(n, s, a, f, h) \
     {n, s, OP_K_STR, 0, 0, 0, a, NULL, 0, 0, offsetof(record_args, f), NULL, h}
 static const op_opt rows[] = {
@@ -68,31 +71,36 @@ static const op_opt rows[] = {
     RSTR("--lang", 0, "1|2", lang,
          "the recorder's language version (default 2: set_()\nand stand-alone converters "
          "are said, not listed\nas what the recording cannot say)"),
-    RSTR("--designs", 0, "all|D1,D2", designs,
-         "replay under each memo design (what-if: the\n1.13.1 expectations are checked under "
-         "pytorch-1.13\nonly) and print one row per design: peak and final\nmemo entries, "
-         "pending storages, the verdict, what\nis left at the end by class; exit 1 when a "
-         "design\nfails"),
+    RSTR("--designs", 0, "all|D1,D2", designs, designs_help),
     OP_FLAG("--no-batch", 0, record_args, no_batch, "no repeat blocks in the recording"),
     OP_UINT("--timeout", 0, "SECONDS", record_args, timeout, 1, 604800,
             "end the program after SECONDS (SIGTERM to its process\ngroup, SIGKILL "
             "10 s later) and judge what was\nrecorded up to there"),
     OP_END};
 
-/* record --help's about, made when the command starts: the leak classes
- * (their names, what each is and whether it fails by default) from
- * HP_CLASSES, wrapped; the rest as written. */
+/* record --help's about and --designs' help, made when the command starts:
+ * the leak classes (their names, what each is and whether it fails by
+ * default) from HP_CLASSES, wrapped; the designs a recording is judged
+ * under from the design table; the rest as written. */
 static char record_about[2048];
 
-static void record_about_make(void)
+void cli_record_help_make(void)
 {
+    const char *d113 = fk_design_get(FK_D_1_13)->name, *d2x = fk_design_get(FK_D_2_3)->name;
+    snprintf(designs_help, sizeof designs_help,
+             "replay under each memo design (what-if: the\n1.13.1 expectations are checked "
+             "under %s\nonly) and print one row per design: peak and final\nmemo entries, "
+             "pending storages, the verdict, what\nis left at the end by class; exit 1 when a "
+             "design\nfails",
+             d113);
     size_t k = (size_t)snprintf(
-        record_about, sizeof record_about, "%s",
+        record_about, sizeof record_about,
         "Run a PyTorch program under the recorder (record.py, with the Python that\n"
         "has torch 1.13.1 to 2.14), replay the recording in the model under the\n"
-        "design of its torch (pytorch-1.13, or pytorch-2.3 for 2.x; --compat\n"
+        "design of its torch (%s, or %s for 2.x; --compat\n"
         "says otherwise) and print the verdict: what the program left behind at its\n"
-        "end, in leak classes - ");
+        "end, in leak classes - ",
+        d113, d2x);
     for (int c = 0; c < HP_CL_COUNT && k < sizeof record_about; c++)
         k += (size_t)snprintf(record_about + k, sizeof record_about - k, "%s%s (%s: %s)",
                               c ? ", " : "", hp_class_name((hp_class)c), hp_class_about((hp_class)c),
@@ -217,7 +225,6 @@ static int judge(record_args *ra, const char *scn, const char *prog, int *hint)
 int cli_record(int argc, char **argv)
 {
     record_args a = {0};   /* cli_parse initialises its cli_common only */
-    record_about_make();
     char **prog;
     int nprog;
     int pr = parse(&a, argc, argv, &prog, &nprog);
@@ -256,8 +263,8 @@ int cli_record(int argc, char **argv)
         int hint;
         rc = judge(&a, scn, prog[0], &hint);
         if (!tmp[0])
-            fprintf(stderr, "fakegc record: recording kept in %s (fakegc run%s %s)\n", scn,
-                    hint ? " --compat pytorch-1.13" : "", scn);
+            fprintf(stderr, "fakegc record: recording kept in %s (fakegc run%s%s %s)\n", scn,
+                    hint ? " --compat " : "", hint ? fk_design_get(FK_D_1_13)->name : "", scn);
         if (internal && rc != CLI_EXIT_USAGE)
             rc = CLI_EXIT_INTERNAL;
     }

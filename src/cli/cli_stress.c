@@ -25,8 +25,42 @@ typedef struct stress_args {
     vl_shard shard;
     const char *weights, *html;
     int no_shrink, dump;
-    int scan_format;   /* --format: text, json, sarif, github */
+    int scan_format;   /* --format: an index of scan_formats */
 } stress_args;
+
+/* stress's own report formats (its writers are src/stress's), named by
+ * their rows of rp_formats: --format's words are these in order, its value
+ * the index here. */
+static const rp_format scan_formats[] = {RP_TEXT, RP_JSON, RP_SARIF, RP_GITHUB};
+enum { N_SCAN = sizeof scan_formats / sizeof scan_formats[0] };
+
+static int scan_words(void *at, const char *v, char *buf, size_t n)
+{
+    (void)at, (void)v;
+    size_t k = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < N_SCAN && k < n; i++)
+        k += (size_t)snprintf(buf + k, n - k, "%s%s", i ? "|" : "",
+                              rp_formats[scan_formats[i]].name);
+    return 0;
+}
+
+/* The help of --format and --sarif FILE, made from rp_formats' names and
+ * titles before any command parses (cli_stress_help_make). */
+static char format_help[320], sarif_help[64];
+
+void cli_stress_help_make(void)
+{
+    const rp_format_row *f = rp_formats;
+    snprintf(format_help, sizeof format_help,
+             "%s (default), %s (schema fakegc-stress/2),\n"
+             "%s (%s: the failure at the lifecycle's\n"
+             "line, the reproducer related) or %s (a GitHub\n"
+             "workflow command ::error file=F,line=L::...)",
+             f[RP_TEXT].name, f[RP_JSON].name, f[RP_SARIF].name, f[RP_SARIF].title,
+             f[RP_GITHUB].name);
+    snprintf(sarif_help, sizeof sarif_help, "also write %s to FILE", f[RP_SARIF].title);
+}
 
 static const op_opt rows[] = {
     OP_UINT("--seed", 0, "S", stress_args, o.seed, 0, UINT64_MAX,
@@ -54,22 +88,29 @@ static const op_opt rows[] = {
     OP_FLAG("--dump", 0, stress_args, dump, "print the lifecycle of --seed and exit"),
     OP_STR("--html", "FILE", stress_args, html,
            "on a failure, the page of the reproducer's run\n(fakegc run --html), path printed"),
-    OP_ENUM("--format", "FMT", "text|json|sarif|github", stress_args, scan_format,
-            "text (default), json (schema fakegc-stress/2),\n"
-            "sarif (SARIF 2.1.0: the failure at the lifecycle's\n"
-            "line, the reproducer related) or github (a GitHub\n"
-            "workflow command ::error file=F,line=L::...)"),
+    {"--format", 0, OP_K_ENUM, OP_SZ(stress_args, scan_format), 0, 0, "FMT", NULL, 0, 0,
+     offsetof(stress_args, scan_format), scan_words, format_help},
     {rp_formats[RP_SARIF].option, 0, OP_K_OUT, 0, 0, 0, "FILE", NULL, 0, 0,
-     offsetof(stress_args, c.also[RP_SARIF]),
-     NULL, "also write SARIF 2.1.0 to FILE"},
+     offsetof(stress_args, c.also[RP_SARIF]), NULL, sarif_help},
     OP_END};
 
+/* Each weight's line: its help, then the version it needs and the one
+ * design it is drawn under, by name: "(version 3, pytorch-2.3 only)". */
 static void weights_help(FILE *f)
 {
     fprintf(f, "\nweights (defaults):\n");
-    for (int i = 0; i < ST_W_COUNT; i++)
-        fprintf(f, "  %-15s %4u  %s\n", st_weight_name(i), st_weight_default(i),
-                st_weight_help(i));
+    for (int i = 0; i < ST_W_COUNT; i++) {
+        unsigned v = st_weight_version(i);
+        const fk_design *only = st_weight_only(i) ? fk_design_get(st_weight_only(i)) : NULL;
+        char ver[16] = "", note[64] = "";
+        if (v)
+            snprintf(ver, sizeof ver, "version %u", v);
+        if (v || only)
+            snprintf(note, sizeof note, " (%s%s%s%s)", ver, v && only ? ", " : "",
+                     only ? only->name : "", only ? " only" : "");
+        fprintf(f, "  %-15s %4u  %s%s\n", st_weight_name(i), st_weight_default(i),
+                st_weight_help(i), note);
+    }
 }
 
 const op_cmd cli_stress_cmd = {
@@ -205,8 +246,9 @@ int cli_stress(int argc, char **argv)
         }
         st_doc_head h = {FAKEGC_VERSION, cli_version_commit(), a.c.allocator, a.c.inject,
                          a.c.compat, cli_hostname(), 0, 0, 0};
-        st_stress_doc d = {a.c.out, a.scan_format == 1, a.c.quiet,
-                           a.scan_format >= 2 ? a.scan_format - 1 : 0,
+        rp_format sf = scan_formats[a.scan_format];
+        st_stress_doc d = {a.c.out, sf == RP_JSON, a.c.quiet,
+                           sf == RP_SARIF ? 1 : sf == RP_GITHUB ? 2 : 0,
                            cli_output_file(&a.c, rp_formats[RP_SARIF].option), &h, &a.o,
                            {a.order.reverse, a.order.defer, a.order.reuse, a.order.late},
                            a.c.sc.gc == SC_GC_STRESS, repro};

@@ -73,6 +73,9 @@ typedef struct fk_table_spec {
 typedef struct fk_design {
     const char *name;          /* the --compat / config compat value */
     const char *what;          /* one line: what it models */
+    const char *brief;         /* what it models in a few words, where help
+                                  describes it (the default's: --compat's
+                                  help); NULL: help does not */
     fk_policy policy;          /* of modes made without sweep= */
     unsigned char fake_memo;   /* the FakeTensorConverter has a memo of its own;
                                   0: one memo, the MetaConverter's, whose

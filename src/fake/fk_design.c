@@ -71,6 +71,7 @@ static const fk_design designs[FK_D_COUNT] = {
         .name = "default",
         .what = "fakegc's design: 1.13's tables, eager storage policy, "
                 "without 1.13.1's _fix_weakref leak",
+        .brief = "1.13's tables, eager, no _fix_weakref leak",
         .policy = FK_SWEEP_EAGER,
         .fake_memo = 1,
         .fix_weakref_leak = 0,

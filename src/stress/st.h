@@ -56,6 +56,11 @@ typedef struct st_weights {
 
 const char *st_weight_name(int i);
 const char *st_weight_help(int i);
+/* The language version action kind i needs (0: any) and the one design it
+ * is drawn under (FK_D_DEFAULT: every design); its help says them after
+ * st_weight_help's text: "(version 3, pytorch-2.3 only)". */
+unsigned st_weight_version(int i);
+int st_weight_only(int i);   /* an fk_design_id */
 uint32_t st_weight_default(int i);
 void st_weights_default(st_weights *w);
 /* "name=w,name=w": 0, or -1 with a message (valid names listed) in err. */

@@ -116,10 +116,16 @@ uint32_t st_rng_below(st_rng *r, uint32_t n)
 
 /* ---- weights ---- */
 
+/* Each action kind: its name, default weight and help; the language
+ * version it needs (0: any) and the one design it is drawn under (its
+ * gate in weight_of; FK_D_DEFAULT: every design), which help says after
+ * the text (cli: "(version 3, pytorch-2.3 only)"). */
 static const struct {
     const char *name;
     uint32_t def;
     const char *help;
+    unsigned char version;
+    fk_design_id only;
 } weight_table[ST_W_COUNT] = {
     [ST_W_TENSOR] = {"tensor", 12, "empty/zeros/ones/rand, dtypes, cpu/cuda/lazy, requires_grad"},
     [ST_W_META_TENSOR] = {"meta_tensor", 3, "a constructor on device meta"},
@@ -147,34 +153,36 @@ static const struct {
     [ST_W_WITH] = {"with", 2, "with m: constructors make fake tensors"},
     [ST_W_ERROR] = {"error", 3, "operations that must raise ShapeError, TypeError or "
                                 "UnsupportedFakeTensor"},
-    [ST_W_SET] = {"set", 1, "t.set_(u): t re-pointed at u's storage (version 2)"},
+    [ST_W_SET] = {"set", 1, "t.set_(u): t re-pointed at u's storage", 2},
     [ST_W_DTYPE_VIEW] = {"dtype_view", 1, "u = t.view(dtype), same element size: shares the "
-                                          "storage, not a view (version 2)"},
-    [ST_W_STORAGE] = {"storage", 1, "u = t.storage(): a storage held by a variable (version 2)"},
+                                          "storage, not a view", 2},
+    [ST_W_STORAGE] = {"storage", 1, "u = t.storage(): a storage held by a variable", 2},
     [ST_W_FAKE_CONVERTER] = {"fake_converter", 1, "c = fake_converter(): a stand-alone "
-                                                 "FakeTensorConverter (version 2)"},
-    [ST_W_CONVERT] = {"convert", 2, "f = c.fake(m, t): memoized in c, f holds m (version 2)"},
+                                                 "FakeTensorConverter", 2},
+    [ST_W_CONVERT] = {"convert", 2, "f = c.fake(m, t): memoized in c, f holds m", 2},
     [ST_W_TRACER] = {"tracer", 2, "c = tracer(m), f = c.input(t) (a graph argument: the fake "
-                                  "held, t not), c.finish() (version 3)"},
+                                  "held, t not), c.finish()", 3},
     [ST_W_CYCLE] = {"cycle", 2, "h = t.unsqueeze(0); h.x = h; del h; gc(): a collected "
                                 "cycle that referenced a survivor (pytorch#145253)"},
     [ST_W_WEAK_MODE] = {"weak_mode", 1, "fake_mode(mode_ref=\"weak\"): its fakes hold it "
-                                        "weakly, unusable once it died (version 3)"},
+                                        "weakly, unusable once it died", 3},
     [ST_W_SHAPE_ENV] = {"shape_env", 2, "c = shape_env(), fake_mode(shape_env=c, "
-                                        "propagate_real=true) (version 3, pytorch-2.3 only)"},
+                                        "propagate_real=true)", 3, FK_D_2_3},
     [ST_W_CONSTANT] = {"constant", 2, "m.fake(t, constant=true): the fakes built hold t; no op "
-                                      "runs on them (version 3, pytorch-2.3 only)"},
+                                      "runs on them", 3, FK_D_2_3},
     [ST_W_DYNAMIC] = {"dynamic", 2, "m.fake(t, dynamic=true): the fakes built, and ops on them, "
-                                    "hold the ShapeEnv (version 3, pytorch-2.3 only)"},
-    [ST_W_ITEM] = {"item", 3, "expect f.item() == N: the fake's unbacked symbol, memoized "
-                              "(pytorch-2.14 only)"},
-    [ST_W_INFER] = {"inference", 1, "inference_mode(true|false): item() memoizes nothing "
-                                    "while on (pytorch-2.14 only)"},
+                                    "hold the ShapeEnv", 3, FK_D_2_3},
+    [ST_W_ITEM] = {"item", 3, "expect f.item() == N: the fake's unbacked symbol, "
+                              "memoized", 0, FK_D_2_14},
+    [ST_W_INFER] = {"inference", 1, "inference_mode(true|false): item() memoizes nothing while "
+                                    "on", 0, FK_D_2_14},
     [ST_W_EXPECT] = {"expect", 70, "percent chance of a model check after a step"},
 };
 
 const char *st_weight_name(int i) { return weight_table[i].name; }
 const char *st_weight_help(int i) { return weight_table[i].help; }
+unsigned st_weight_version(int i) { return weight_table[i].version; }
+int st_weight_only(int i) { return (int)weight_table[i].only; }
 uint32_t st_weight_default(int i) { return weight_table[i].def; }
 
 void st_weights_default(st_weights *w)
