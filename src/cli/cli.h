@@ -147,10 +147,16 @@ struct cli_common {
  * made from tables (cli_*_help_make), which --help, `list options` and the
  * man pages read. */
 void cli_common_init(cli_common *c);
-/* Help made from the word tables (formats, designs, leak classes) of
- * record's and stress's rows and about. */
+/* Each command's help made from the word tables (formats, designs, leak
+ * classes): its about, rows' help or tail's examples point at what it
+ * fills. A command whose help names a word has one, called by
+ * cli_common_init. */
+void cli_run_help_make(void);
 void cli_record_help_make(void);
 void cli_stress_help_make(void);
+void cli_oom_help_make(void);
+void cli_diff_help_make(void);
+void cli_merge_help_make(void);
 /* Breaks s's lines at spaces so that none is over width characters (help
  * text made at run time: op's '\n' starts an indented line). */
 void cli_wrap(char *s, int width);

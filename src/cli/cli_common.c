@@ -40,8 +40,12 @@ static void help_make(void)
     made = 1;
     help_formats_make();
     help_compat_make();
+    cli_run_help_make();
     cli_record_help_make();
     cli_stress_help_make();
+    cli_oom_help_make();
+    cli_diff_help_make();
+    cli_merge_help_make();
 }
 
 void cli_common_init(cli_common *c)

@@ -24,16 +24,25 @@ static const op_opt rows[] = {
             "regression (NEW ran a subset)"),
     OP_END};
 
+/* The about, run's format word from rp_formats (cli_diff_help_make). */
+static char diff_about[768];
+
+void cli_diff_help_make(void)
+{
+    snprintf(diff_about, sizeof diff_about,
+             "Compare two JSON reports (fakegc run --format %s), grouped by scenario:\n"
+             "`+` what is new in NEW.json (new failures in line order, newly retained\n"
+             "groups largest first, each with the retention path and retained size of\n"
+             "its dominating object; growth per scenario and checkpoint), `-` what is\n"
+             "gone (improvements), `~` notes (peak-byte changes, a changed allocator,\n"
+             "compat or inject). The last line counts scenarios and items. A scenario\n"
+             "of BASE missing from NEW is a regression. -k compares only the scenarios\n"
+             "it matches, in both reports.",
+             rp_formats[RP_JSON].name);
+}
+
 const op_cmd cli_diff_cmd = {
-    "diff", "[OPTIONS] BASE.json NEW.json",
-    "Compare two JSON reports (fakegc run --format json), grouped by scenario:\n"
-    "`+` what is new in NEW.json (new failures in line order, newly retained\n"
-    "groups largest first, each with the retention path and retained size of\n"
-    "its dominating object; growth per scenario and checkpoint), `-` what is\n"
-    "gone (improvements), `~` notes (peak-byte changes, a changed allocator,\n"
-    "compat or inject). The last line counts scenarios and items. A scenario\n"
-    "of BASE missing from NEW is a regression. -k compares only the scenarios\n"
-    "it matches, in both reports.",
+    "diff", "[OPTIONS] BASE.json NEW.json", diff_about,
     rows, CLI_O_OUTPUT | CLI_O_OUTPUT_STYLE | CLI_O_HTML | CLI_O_SELECT,
     "Exit status:\n  0 no regression; 1 a regression; 2 usage error or an\n"
     "  unreadable report; 3 internal error.\n\n"

@@ -11,21 +11,34 @@ typedef struct merge_args {
     cli_common c;
 } merge_args;
 
+/* The about and tail, their format words from rp_formats
+ * (cli_merge_help_make). */
+static char merge_about[512], merge_tail[512];
+
+void cli_merge_help_make(void)
+{
+    const rp_format_row *f = rp_formats;
+    snprintf(merge_about, sizeof merge_about,
+             "Merge the JSON shard reports of one campaign (`fakegc run|oom|stress ...\n"
+             "--shard K/N --format %s`, one per K of 0..N-1) into one report:\n"
+             "scenarios concatenated in sorted order, counts summed, stress failures\n"
+             "de-duplicated by their shrunk reproducer, and every shard's seeds and\n"
+             "machine listed. A missing or duplicated shard, reports of different kinds,\n"
+             "or reports whose options differ are refused, naming which.",
+             f[RP_JSON].name);
+    snprintf(merge_tail, sizeof merge_tail,
+             "Exit status:\n  0 the merged campaign found nothing; 1 it has a failure;\n"
+             "  2 usage error, the inputs are not one campaign, or a write error;\n"
+             "  3 internal error.\n\n"
+             "Examples:\n"
+             "  fakegc merge shard-*.json --output all.json  one campaign's shards\n"
+             "  fakegc merge --format %s shard-*.json  as JUnit",
+             f[RP_JUNIT].name);
+}
+
 const op_cmd cli_merge_cmd = {
-    "merge", "[OPTIONS] FILE.json...",
-    "Merge the JSON shard reports of one campaign (`fakegc run|oom|stress ...\n"
-    "--shard K/N --format json`, one per K of 0..N-1) into one report:\n"
-    "scenarios concatenated in sorted order, counts summed, stress failures\n"
-    "de-duplicated by their shrunk reproducer, and every shard's seeds and\n"
-    "machine listed. A missing or duplicated shard, reports of different kinds,\n"
-    "or reports whose options differ are refused, naming which.",
-    NULL, CLI_O_FORMAT | CLI_O_OUTPUT | CLI_O_OUTPUT_STYLE,
-    "Exit status:\n  0 the merged campaign found nothing; 1 it has a failure;\n"
-    "  2 usage error, the inputs are not one campaign, or a write error;\n"
-    "  3 internal error.\n\n"
-    "Examples:\n"
-    "  fakegc merge shard-*.json --output all.json  one campaign's shards\n"
-    "  fakegc merge --format junit shard-*.json  as JUnit",
+    "merge", "[OPTIONS] FILE.json...", merge_about,
+    NULL, CLI_O_FORMAT | CLI_O_OUTPUT | CLI_O_OUTPUT_STYLE, merge_tail,
     NULL, "merge the shard reports of one campaign", 0};
 
 int cli_merge(int argc, char **argv)

@@ -34,6 +34,21 @@ static const op_opt rows[] = {
     CLI_SHARD_ROW(oom_args, shard, "only the files i (of the sorted list) with i mod N == K"),
     OP_END};
 
+/* The tail, its example's format word from rp_formats (cli_oom_help_make). */
+static char oom_tail[512];
+
+void cli_oom_help_make(void)
+{
+    const rp_format_row *j = &rp_formats[RP_JSON];
+    snprintf(oom_tail, sizeof oom_tail,
+             "Exit status:\n  0 every run ended cleanly; 1 a leak, an unclean end, a finding\n"
+             "  or a crash; 2 usage or parse error; 3 internal error.\n\n"
+             "Examples:\n"
+             "  fakegc oom scenarios/memo  every allocation of each scenario fails in turn\n"
+             "  fakegc oom --format %s --output oom.%s scenarios  for scripts",
+             j->name, j->name);
+}
+
 const op_cmd cli_oom_cmd = {
     "oom", "[OPTIONS] [PATH...]",
     "For each scenario (files, or every *.scn under folders; default scenarios/,\n"
@@ -49,12 +64,7 @@ const op_cmd cli_oom_cmd = {
     rows,
     CLI_O_ALLOCATOR | CLI_O_INJECT | CLI_O_COMPAT | CLI_O_GC | CLI_O_SWEEP | CLI_O_JSON |
         CLI_O_FORMAT | CLI_O_OUTPUT | CLI_O_LIMITS | CLI_O_OUTPUT_STYLE | CLI_O_SELECT,
-    "Exit status:\n  0 every run ended cleanly; 1 a leak, an unclean end, a finding\n"
-    "  or a crash; 2 usage or parse error; 3 internal error.\n\n"
-    "Examples:\n"
-    "  fakegc oom scenarios/memo  every allocation of each scenario fails in turn\n"
-    "  fakegc oom --format json --output oom.json scenarios  for scripts",
-    NULL, "fail each allocation in turn; every run must end cleanly", 0};
+    oom_tail, NULL, "fail each allocation in turn; every run must end cleanly", 0};
 
 /* The document's head: who wrote it, the environment, the shard. */
 static void doc_head(const oom_args *a, st_doc_head *h)

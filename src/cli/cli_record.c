@@ -82,10 +82,33 @@ static const op_opt rows[] = {
  * the leak classes (their names, what each is and whether it fails by
  * default) from HP_CLASSES, wrapped; the designs a recording is judged
  * under from the design table; the rest as written. */
-static char record_about[2048];
+static char record_about[2048], record_tail[1280];
+
+/* The tail: its CI example's format words from rp_formats. */
+static void record_tail_make(void)
+{
+    const rp_format_row *f = rp_formats;
+    snprintf(record_tail, sizeof record_tail,
+             "Exit status:\n  0 clean; 1 a leak (or a fidelity mismatch); 2 usage; 3\n"
+             "  internal error (the recorder failed, torch not importable, no recording).\n"
+             "  A program that fails is reported with its exit status (its own, whatever\n"
+             "  it is: 77 and 127 too), and what was recorded up to there is judged.\n"
+             "  SIGINT (Ctrl-C) and SIGTERM are passed to the program's process group: a\n"
+             "  SIGINT's KeyboardInterrupt ends the recording, which is judged, then\n"
+             "  fakegc exits 130 (143 for SIGTERM); a second signal kills the group.\n\n"
+             "Examples:\n"
+             "  fakegc record -- train.py --epochs 2  the program's options after --\n"
+             "  fakegc record -o train.scn -- train.py  keep the recording (fakegc run it later)\n"
+             "  fakegc record --format %s %s f.%s %s f.%s -- train.py  a CI step\n"
+             "  fakegc record --fail-on " HP_CLASS_WORDS_CSV " -- train.py  every class fails\n"
+             "  fakegc diff main.%s fakegc.%s  two reports of one program: what now leaks",
+             f[RP_GITHUB].name, f[RP_SARIF].option, f[RP_SARIF].name, f[RP_JSON].option,
+             f[RP_JSON].name, f[RP_JSON].name, f[RP_JSON].name);
+}
 
 void cli_record_help_make(void)
 {
+    record_tail_make();
     const char *d113 = fk_design_get(FK_D_1_13)->name, *d2x = fk_design_get(FK_D_2_3)->name;
     snprintf(designs_help, sizeof designs_help,
              "replay under each memo design (what-if: the\n1.13.1 expectations are checked "
@@ -125,20 +148,7 @@ void cli_record_help_make(void)
 const op_cmd cli_record_cmd = {
     "record", "[OPTIONS] [--] PROGRAM.py [ARGS...]",
     record_about,
-    rows, RECORD_MASK,
-    "Exit status:\n  0 clean; 1 a leak (or a fidelity mismatch); 2 usage; 3\n"
-    "  internal error (the recorder failed, torch not importable, no recording).\n"
-    "  A program that fails is reported with its exit status (its own, whatever\n"
-    "  it is: 77 and 127 too), and what was recorded up to there is judged.\n"
-    "  SIGINT (Ctrl-C) and SIGTERM are passed to the program's process group: a\n"
-    "  SIGINT's KeyboardInterrupt ends the recording, which is judged, then\n"
-    "  fakegc exits 130 (143 for SIGTERM); a second signal kills the group.\n\n"
-    "Examples:\n"
-    "  fakegc record -- train.py --epochs 2  the program's options after --\n"
-    "  fakegc record -o train.scn -- train.py  keep the recording (fakegc run it later)\n"
-    "  fakegc record --format github --sarif f.sarif --json f.json -- train.py  a CI step\n"
-    "  fakegc record --fail-on " HP_CLASS_WORDS_CSV " -- train.py  every class fails\n"
-    "  fakegc diff main.json fakegc.json  two reports of one program: what now leaks",
+    rows, RECORD_MASK, record_tail,
     NULL, "record a PyTorch program and judge what it leaves behind", 1};
 
 /* record.py: installed beside the binary (PREFIX/bin -> PREFIX/libexec/

@@ -47,6 +47,25 @@ static const op_opt rows[] = {
                   "`fakegc merge` joins the N reports"),
     OP_END};
 
+/* The tail, its examples' format words from rp_formats (cli_run_help_make). */
+static char run_tail[1024];
+
+void cli_run_help_make(void)
+{
+    const rp_format_row *f = rp_formats;
+    snprintf(run_tail, sizeof run_tail,
+             "Exit status:\n  0 everything held; 1 an expectation failed, something was\n"
+             "  retained, or the guard allocator caught a bad access (a finding); 2 usage\n"
+             "  or parse error (nothing ran), or a write error; 3 internal error; 130\n"
+             "  interrupted.\n\n"
+             "Examples:\n"
+             "  fakegc run scenarios/memo  every .scn under the folder\n"
+             "  fakegc run -q --jobs 2 %s ci.xml %s ci.%s scenarios  a CI run\n"
+             "  fakegc run --inject strong-memo --html page.html scenarios/memo  a bug, on a page\n"
+             "  fakegc run --format %s scenarios  annotations for a GitHub log",
+             f[RP_JUNIT].option, f[RP_SARIF].option, f[RP_SARIF].name, f[RP_GITHUB].name);
+}
+
 const op_cmd cli_run_cmd = {
     "run", "[OPTIONS] [PATH...]",
     "Run scenario files, or every *.scn under the given folders (default\n"
@@ -65,16 +84,7 @@ const op_cmd cli_run_cmd = {
         CLI_O_FORMAT | CLI_O_OUTPUT | CLI_O_DOT | CLI_O_TIMELINE | CLI_O_JOBS | CLI_O_REPEAT |
         CLI_O_VERIFY | CLI_O_LIMITS | CLI_O_OUTPUT_STYLE | CLI_O_ALSO | CLI_O_HTML |
         CLI_O_SELECT | CLI_O_STOP,
-    "Exit status:\n  0 everything held; 1 an expectation failed, something was\n"
-    "  retained, or the guard allocator caught a bad access (a finding); 2 usage\n"
-    "  or parse error (nothing ran), or a write error; 3 internal error; 130\n"
-    "  interrupted.\n\n"
-    "Examples:\n"
-    "  fakegc run scenarios/memo  every .scn under the folder\n"
-    "  fakegc run -q --jobs 2 --junit ci.xml --sarif ci.sarif scenarios  a CI run\n"
-    "  fakegc run --inject strong-memo --html page.html scenarios/memo  a bug, on a page\n"
-    "  fakegc run --format github scenarios  annotations for a GitHub log",
-    NULL, "run scenario files (or every *.scn under folders)", 0};
+    run_tail, NULL, "run scenario files (or every *.scn under folders)", 0};
 
 /* ---- running ---- */
 

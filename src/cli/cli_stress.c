@@ -45,9 +45,10 @@ static int scan_words(void *at, const char *v, char *buf, size_t n)
     return 0;
 }
 
-/* The help of --format and --sarif FILE, made from rp_formats' names and
- * titles before any command parses (cli_stress_help_make). */
-static char format_help[320], sarif_help[64];
+/* The help of --format and --sarif FILE and the tail's examples, made from
+ * rp_formats' names and titles and the design table before any command
+ * parses (cli_stress_help_make). */
+static char format_help[320], sarif_help[64], stress_tail[512];
 
 void cli_stress_help_make(void)
 {
@@ -60,6 +61,14 @@ void cli_stress_help_make(void)
              f[RP_TEXT].name, f[RP_JSON].name, f[RP_SARIF].name, f[RP_SARIF].title,
              f[RP_GITHUB].name);
     snprintf(sarif_help, sizeof sarif_help, "also write %s to FILE", f[RP_SARIF].title);
+    snprintf(stress_tail, sizeof stress_tail,
+             "Exit status:\n  0 nothing found; 1 a failure (reproducer written);\n"
+             "  2 usage error; 3 internal error.\n\n"
+             "Examples:\n"
+             "  fakegc stress --seconds 60  a minute of random lifecycles\n"
+             "  fakegc stress --inject strong-memo --steps 10000  find a planted bug\n"
+             "  fakegc stress --compat %s %s stress.%s  a failure as SARIF",
+             fk_design_get(FK_D_1_13)->name, f[RP_SARIF].option, f[RP_SARIF].name);
 }
 
 static const op_opt rows[] = {
@@ -123,13 +132,7 @@ const op_cmd cli_stress_cmd = {
     rows,
     CLI_O_ALLOCATOR | CLI_O_INJECT | CLI_O_COMPAT | CLI_O_GC | CLI_O_SWEEP | CLI_O_FORMAT |
         CLI_O_OUTPUT | CLI_O_OUTPUT_STYLE,
-    "Exit status:\n  0 nothing found; 1 a failure (reproducer written);\n"
-    "  2 usage error; 3 internal error.\n\n"
-    "Examples:\n"
-    "  fakegc stress --seconds 60  a minute of random lifecycles\n"
-    "  fakegc stress --inject strong-memo --steps 10000  find a planted bug\n"
-    "  fakegc stress --compat pytorch-1.13 --sarif stress.sarif  a failure as SARIF",
-    weights_help, "random tensor lifecycles checked against a model", 0};
+    stress_tail, weights_help, "random tensor lifecycles checked against a model", 0};
 
 /* --html: the reproducer's run (the "reproduce:" line) writes the page,
  * whole or not at all. The exit code: a's, or 2 when it was not written. */

@@ -104,11 +104,24 @@ static int store_memo(ts_tensor *f, obj *se, int64_t sym, uint32_t version, uint
     return rc;
 }
 
+/* item() of a fake outside the designs with unbacked memos: ER_TYPE naming
+ * them (the design table's names). */
+static int unbacked_only(void)
+{
+    unsigned with = 0;
+    for (int d = 0; d < FK_D_COUNT; d++)
+        if (fk_design_get((fk_design_id)d) && fk_design_get((fk_design_id)d)->unbacked_memo)
+            with |= 1u << d;
+    char names[96];
+    fk_designs_named(with, ", ", "default", names, sizeof names);
+    return er_set(ER_TYPE, "item(): fakegc models item() of a fake only under designs "
+                  "with unbacked memos (%s)", names);
+}
+
 int fk_item(ts_tensor *f, int64_t *out)
 {
     if (!fk_design_now()->unbacked_memo)
-        return er_set(ER_TYPE, "item(): fakegc models item() of a fake only under designs "
-                      "with unbacked memos (pytorch-2.14)");
+        return unbacked_only();
     if (!ts_is_fake(f))
         return er_set(ER_TYPE, "item() needs a fake tensor (a real tensor's item() is its "
                       "value, which fakegc does not keep)");

@@ -869,7 +869,8 @@ static size_t verdict_lines(sk *s, const rp_scenario *sc, const char *indent)
             for (const char *q = v; *q; q++)
                 rest += *q == '\n';
             sk_puts(s, indent);
-            sk_fmt(s, "... %zu more verdict lines (--format json has them all)\n", rest);
+            sk_fmt(s, "... %zu more verdict lines (--format %s has them all)\n", rest,
+                   rp_formats[RP_JSON].name);
             vlines++;
             break;
         }

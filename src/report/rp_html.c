@@ -733,8 +733,8 @@ static void h_tree(FILE *f, const rp_run *run, const size_t *idx, size_t nidx)
         h_kept(f, t->n, t->groups_seen, "tree nodes (groups looked at)");
     }
     if (!any)
-        fputs("<p>No heap state was reported (a report read back keeps its trees when it "
-              "was written with --html or --format json).</p>\n", f);
+        fprintf(f, "<p>No heap state was reported (a report read back keeps its trees when it "
+                "was written with --html or --format %s).</p>\n", rp_formats[RP_JSON].name);
     fputs("</section>\n", f);
 }
 

@@ -1323,8 +1323,9 @@ static int merge(mg *m, rp_format fmt, FILE *out, const rp_options *o, rp_merge_
     } else if (rc == 0 && kind == K_RUN) {
         rc = write_run(m, out, fmt, o, json, len, &res->failed);
     } else if (rc == 0 && fmt == RP_TAP) {
-        rc = fail(m, 1, "--format tap is for run reports; %s reports merge to text, json or junit",
-                  kind_row(kind)->name);
+        rc = fail(m, 1, "--format %s is for run reports; %s reports merge to %s, %s or %s",
+                  rp_formats[RP_TAP].name, kind_row(kind)->name, rp_formats[RP_TEXT].name,
+                  rp_formats[RP_JSON].name, rp_formats[RP_JUNIT].name);
     } else if (rc == 0 && kind == K_STRESS) {
         if (fmt == RP_JUNIT)
             write_stress_junit(m, out, &t);
