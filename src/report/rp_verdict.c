@@ -237,7 +237,7 @@ void rp_vleak_summary(const rp_verdict *v, const rp_vleak *l, char *buf, size_t 
         break;
     }
     case HP_CL_REACHABLE:
-        snprintf(buf, n, "%s in %s, still reachable, at %s", counts, holder, site);
+        snprintf(buf, n, "%s in %s, %s, at %s", counts, holder, hp_class_name(g->cls), site);
         break;
     default:
         snprintf(buf, n, "%s awaiting their converter's next sweep at %s", counts, site);
