@@ -6,7 +6,9 @@ spell a design name, a report format as a command-line word, a leak class
 or a list of categories only inside that list's own table:
 
   designs     fk_design.c's `designs[]`       any pytorch-N.M
-  formats     rp.c's `rp_formats[]`           --NAME, --format NAME, a|b list
+  formats     rp.c's `rp_formats[]`           --NAME, --format NAME, a|b list,
+                                              a name (not text) as a whole
+                                              literal
   classes     hp_class.h's HP_CLASSES         a class word or name as a whole
                                               literal, a list, a "fakegc/..."
                                               rule id
@@ -96,7 +98,9 @@ def checks(designs, formats, classes, names, categories):
     return {
         "designs": lambda lit: re.search(r"pytorch-\d+\.\d+", lit) or
         any(re.search(r"(^|[^\w.-])%s($|[^\w.])" % re.escape(d), lit) for d in designs),
-        "formats": lambda lit: re.search(r"(^|[^\w-])--(%s)\b(?!-)" % falt, lit) or
+        # a name as a whole literal, but "text": also a key of JSON and SARIF
+        "formats": lambda lit: (lit in formats and lit != "text") or
+        re.search(r"(^|[^\w-])--(%s)\b(?!-)" % falt, lit) or
         re.search(r"--format[ =](%s)\b" % falt, lit) or listed(lit, formats),
         "classes": lambda lit: lit in classes or lit in names or listed(lit, classes) or
         re.search(r"fakegc/(%s)\b" % "|".join(re.escape(n.replace(" ", "-")) for n in names),
