@@ -50,6 +50,50 @@ def find_key(doc, key):
     return None
 
 
+def last_statement(path):
+    """The line of the last statement a program's module runs when it ends
+    by itself: its last top-level statement, or the last of the body of an
+    `if __name__ == "__main__":` that ends it (the recorder runs the program
+    as __main__). None when it has none or cannot be read."""
+    import ast
+    try:
+        with open(path, "rb") as f:
+            body = ast.parse(f.read(), path).body
+    except (OSError, SyntaxError, ValueError):
+        return None
+    while body:
+        last = body[-1]
+        t = getattr(last, "test", None)
+        if isinstance(last, ast.If) and isinstance(t, ast.Compare) and \
+                isinstance(t.left, ast.Name) and t.left.id == "__name__" and \
+                len(t.comparators) == 1 and isinstance(t.comparators[0], ast.Constant) and \
+                t.comparators[0].value == "__main__" and last.body:
+            body = last.body
+            continue
+        return last.lineno
+    return None
+
+
+def program_end(rec, tb=None, frame=None):
+    """Where the program ended, as its sites are written ("prog.py:31"): the
+    innermost of its main module's lines in the traceback of what ended it
+    (an exception, sys.exit()), or on the stack of frame (os._exit(),
+    SIGTERM); else (it ended by itself) its last statement. None: unknown."""
+    line = None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == rec.program:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    while line is None and frame is not None:
+        if frame.f_code.co_filename == rec.program:
+            line = frame.f_lineno
+        frame = frame.f_back
+    if line is None:
+        line = last_statement(rec.program)
+    name = rec.site_name(rec.program)
+    return "%s:%d" % (name, line) if line and name else None
+
+
 def tell_fakegc(program, recorder):
     """FAKEGC_RECORD_STATUS_FD=N (fakegc record): say on descriptor N how the
     program ended ("exit N", "signal N", "none": it did not run) and the
@@ -206,12 +250,13 @@ def record(argv):
     def roots(frame):
         return program_roots(rec, state["g"], frame, state["tb"])
 
-    def end_early(how, frame):
+    def end_early(how, how_word, frame):
         """os._exit() or SIGTERM: keep what was recorded, said in the header."""
         if os.getpid() != rec.pid or state["done"] or o.no_hooks:
             return
         state["done"] = True
         rec.ended = how
+        rec.end = (program_end(rec, frame=frame), how_word)
         try:
             rec.finish(roots(frame), o.fail_on, o.suppress)
         except Exception as e:
@@ -221,14 +266,15 @@ def record(argv):
               file=sys.stderr)
 
     def exit_hook(code=0):
-        end_early("the program called os._exit(%s)" % code, sys._getframe(1))
+        end_early("the program called os._exit(%s)" % code, "os._exit(%s)" % code,
+                  sys._getframe(1))
         write_status("exit %d" % (code & 0xFF))
         sys.stdout.flush()
         sys.stderr.flush()
         real_exit(code)
 
     def on_term(signum, frame):
-        end_early("the program was killed by SIGTERM", frame)
+        end_early("the program was killed by SIGTERM", "SIGTERM", frame)
         write_status("signal %d" % signal.SIGTERM)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGTERM)
@@ -248,14 +294,17 @@ def record(argv):
         with open(o.program, "rb") as f:
             code = compile(f.read(), rec.program, "exec")
         exec(code, g)
+        rec.end = (program_end(rec), "exit 0")
     except SystemExit as e:
         status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
         ended = "exit %d" % (status & 0xFF)
+        rec.end = (program_end(rec, e.__traceback__), ended)
     except BaseException as e:
         status = 1
         # an uncaught KeyboardInterrupt ends Python by SIGINT, as it would here
         ended = "signal %d" % signal.SIGINT if isinstance(e, KeyboardInterrupt) else "exit 1"
         state["tb"] = e.__traceback__
+        rec.end = (program_end(rec, e.__traceback__), "uncaught " + type(e).__name__)
         extra.append("the program raised %s: %s (recorded up to there)"
                      % (type(e).__name__, str(e).split("\n")[0][:120]))
         import traceback

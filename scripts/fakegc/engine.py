@@ -500,6 +500,7 @@ class Recorder:
         self.at_sites = {}        # site -> (file, line) of its at(), () if it has none
         self.rounds = Rounds(self)
         self.ended = None         # how the program ended, when not normally
+        self.end = None           # ("prog.py:31" or None, "exit 0"): where and how it ended
         self.pid = os.getpid()    # a forked child does not write
         import threading
         self.main_thread = threading.main_thread()

@@ -416,9 +416,12 @@ class Recorder(Graphs, engine.Recorder):
         for i in range(0, len(names), 16):
             self.lines.append(Line("stmt", "del " + ", ".join(names[i:i + 16]),
                                    "stand-in names: the holds above are the program's"))
-        self.lines.append(Line("stmt", 'verdict(fail_on="%s"%s)' % (
+        end = ""   # the program's true end, where the verdict is (its last event's site else)
+        if self.end and self.end[0]:
+            end = ', ended_at="%s", ended="%s"' % (esc(self.end[0]), esc(self.end[1]))
+        self.lines.append(Line("stmt", 'verdict(fail_on="%s"%s%s)' % (
             fail_on or "lost,accumulating",
-            ', suppress="%s"' % esc(os.path.abspath(suppress)) if suppress else "")))
+            ', suppress="%s"' % esc(os.path.abspath(suppress)) if suppress else "", end)))
         modes = convs = fakes = 0
         with warnings.catch_warnings():    # isinstance() on torch.distributed.reduce_op warns
             warnings.simplefilter("ignore")

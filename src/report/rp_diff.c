@@ -88,6 +88,8 @@ typedef struct ditem {
     const char *kind;            /* "new-failure", "newly-retained", ... */
     uint32_t line;               /* the failure's or creating line, 0 none */
     uint64_t order;              /* within the block: smaller first */
+    unsigned sub;                /* then this: a leak's line (0) before its
+                                    groups (1) */
     uint64_t count, bytes, retained_bytes;
     const hp_retained *rec;      /* the retention path shown: the dominator */
     char text[768];
@@ -142,7 +144,9 @@ enum { ORD_STATUS = 0, ORD_FAILURE = 1ull << 40, ORD_RETAINED = 2ull << 40,
 static int cmp_item(const void *a, const void *b)
 {
     const ditem *x = a, *y = b;
-    return x->order < y->order ? -1 : x->order > y->order;
+    if (x->order != y->order)
+        return x->order < y->order ? -1 : 1;
+    return x->sub < y->sub ? -1 : x->sub > y->sub;
 }
 
 /* The item a sorted key came from. */
@@ -394,6 +398,66 @@ static void vgroup_words(const rp_vgroup *g, uint64_t count, char *buf, size_t n
              (unsigned long long)count, fk_category_noun(g->cat, count), site, h);
 }
 
+/* The lead of v's leak that group g's is (rp_vgroup_same_leak), or
+ * v->ngroups (none; v NULL: 0). */
+static size_t leak_match(const rp_verdict *v, const rp_vgroup *g)
+{
+    for (size_t i = 0; v && i < v->ngroups; i++)
+        if (rp_verdict_leak_of(v, i) == i && rp_vgroup_same_leak(&v->groups[i], g))
+            return i;
+    return v ? v->ngroups : 0;
+}
+
+/* A leak's line says what its groups' items count already: not counted
+ * again among the regressions and improvements. */
+static void uncounted(dctx *d, ditem *it)
+{
+    if (!it)
+        return;
+    d->blk->regressions -= it->regression;
+    d->blk->improvements -= it->improvement;
+    it->regression = it->improvement = 0;
+}
+
+/* Each leak by its one line (rp_vleak_summary), placed before its groups:
+ * new, gone, or changed ("... (was: OLD)"); `+` when it grew, `-` when it
+ * shrank or is gone, `~` else. */
+static void diff_leaks(dctx *d, const rp_verdict *vb, const rp_verdict *vc)
+{
+    char now[400], was[400];
+    for (size_t i = 0; vc && i < vc->ngroups; i++) {
+        if (!rp_verdict_leak_line(vc, i, now, sizeof now))
+            continue;
+        size_t k = leak_match(vb, &vc->groups[i]);
+        rp_vleak lc, lb = {0};
+        rp_verdict_leak(vc, i, &lc);
+        ditem *it;
+        if (vb && k < vb->ngroups) {
+            rp_verdict_leak_line(vb, k, was, sizeof was);
+            if (strcmp(now, was) == 0)
+                continue;
+            rp_verdict_leak(vb, k, &lb);
+            char sign = lc.total > lb.total ? '+' : lc.total < lb.total ? '-' : '~';
+            it = add(d, sign, "leak", 0, ORD_FAILURE + 8 + i, "leak: %s (was: %s)", now, was);
+        } else {
+            it = add(d, '+', "leak", 0, ORD_FAILURE + 8 + i, "new leak: %s", now);
+        }
+        uncounted(d, it);
+        if (it)
+            it->count = lc.total, it->bytes = lc.bytes, it->line = vc->groups[i].line;
+    }
+    for (size_t k = 0; vb && k < vb->ngroups; k++) {
+        if (!rp_verdict_leak_line(vb, k, was, sizeof was) ||
+            (vc && leak_match(vc, &vb->groups[k]) < vc->ngroups))
+            continue;
+        ditem *it = add(d, '-', "leak", 0, ORD_FAILURE + 8 + vb->ngroups + k,
+                        "leak gone: %s", was);
+        uncounted(d, it);
+        if (it)
+            it->line = vb->groups[k].line;
+    }
+}
+
 static void diff_verdict(dctx *d, const rp_scenario *b, const rp_scenario *c)
 {
     const rp_verdict *vb = b ? b->verdict : NULL, *vc = c->verdict;
@@ -419,15 +483,19 @@ static void diff_verdict(dctx *d, const rp_scenario *b, const rp_scenario *c)
                         ORD_FAILURE + 8 + i, "%s (was %llu): %s", w, (unsigned long long)was,
                         g->path);
         if (it)
-            it->count = g->count, it->bytes = g->bytes, it->line = g->line;
+            it->count = g->count, it->bytes = g->bytes, it->line = g->line, it->sub = 1;
     }
     for (size_t i = 0; vb && i < vb->ngroups; i++) {   /* gone */
         const rp_vgroup *g = &vb->groups[i];
         if (g->suppressed || vgroup_match(vc, g))
             continue;
         vgroup_words(g, g->count, w, sizeof w);
-        add(d, '-', "verdict-group", 0, ORD_FAILURE + 8 + vb->ngroups + i, "%s (now none)", w);
+        ditem *it = add(d, '-', "verdict-group", 0, ORD_FAILURE + 8 + vb->ngroups + i,
+                        "%s (now none)", w);
+        if (it)
+            it->sub = 1;
     }
+    diff_leaks(d, vb, vc);
 }
 
 /* --- scenarios -------------------------------------------------------------------- */

@@ -213,6 +213,9 @@ static int verdict(jw *w, const rp_verdict *v)
     rp_jw_key(w, ",\n        ", "line"); rp_jw_u64(w, v->line);
     rp_jw_key(w, ", ", "program_file"); rp_jw_str(w, v->at_file[0] ? v->at_file : NULL);
     rp_jw_key(w, ", ", "program_line"); rp_jw_u64(w, v->at_line);
+    if (v->ended[0]) {
+        rp_jw_key(w, ", ", "program_ended"); rp_jw_str(w, v->ended);
+    }
     rp_jw_key(w, ", ", "fails_on");
     rp_jw_put(w, "[", 1);
     for (int c = 0, n = 0; c < HP_CL_COUNT; c++)

@@ -1174,6 +1174,8 @@ static int verdict_key(rp_jr *j, const char *key, rp_verdict *v)
         return get_fixed(j, v->at_file, sizeof v->at_file);
     if (strcmp(key, "program_line") == 0)
         return rp_jr_get_u32(j, &v->at_line, key);
+    if (strcmp(key, "program_ended") == 0)
+        return get_fixed(j, v->ended, sizeof v->ended);
     if (strcmp(key, "fails_on") == 0)
         return read_fails_on(j, v);
     if (strcmp(key, "bytes") == 0)

@@ -260,7 +260,10 @@ int rp_verdict_leak_line(const rp_verdict *v, size_t i, char *buf, size_t n)
 
 void rp_verdict_where(const rp_verdict *v, char *buf, size_t n)
 {
-    if (v->at_file[0])
+    if (v->at_file[0] && v->ended[0])
+        snprintf(buf, n, "at the program's end, %s:%" PRIu32 ", %s", v->at_file, v->at_line,
+                 v->ended);
+    else if (v->at_file[0])
         snprintf(buf, n, "at the program's end, after %s:%" PRIu32, v->at_file, v->at_line);
     else
         snprintf(buf, n, "at line %" PRIu32, v->line);

@@ -110,9 +110,15 @@ typedef struct rp_vsupp {
 typedef struct rp_verdict {
     uint32_t line;                /* of the verdict() statement */
     char at_file[160];            /* a recording: the program's site when the */
-    uint32_t at_line;             /*   verdict was made (its last at(), whose
-                                     line follows the program's last event);
+    uint32_t at_line;             /*   verdict was made: its true end (its last
+                                     statement, or where it raised or exited:
+                                     verdict(ended_at=)), else its last at(), whose
+                                     line follows the program's last event;
                                      "" and 0 for a hand-written scenario */
+    char ended[48];               /* how the program ended: "exit 0", "exit 2",
+                                     "uncaught ValueError", "os._exit(3)",
+                                     "SIGTERM" (verdict(ended=), said with
+                                     ended_at=); "" unknown */
     unsigned fails_on;            /* 1u << hp_class for each failing class */
     uint64_t count[HP_CL_COUNT];  /* subjects per class, suppressed ones not
                                      counted */
@@ -183,8 +189,10 @@ void rp_vleak_summary(const rp_verdict *v, const rp_vleak *l, char *buf, size_t 
  * else 0 (buf untouched). */
 int rp_verdict_leak_line(const rp_verdict *v, size_t i, char *buf, size_t n);
 /* Where the verdict was made, in the program's words: "at the program's
- * end, after prog.py:11" for a recording (its line, v->line, is a detail
- * the writers add), "at line 42" for a hand-written scenario. */
+ * end, prog.py:31, exit 0" for a recording that says how it ended (its
+ * true end), "at the program's end, after prog.py:11" for one that does not
+ * (its last event's site); its line, v->line, is a detail the writers add.
+ * "at line 42" for a hand-written scenario. */
 void rp_verdict_where(const rp_verdict *v, char *buf, size_t n);
 /* When it was made, by the program's marks: "since mark 'step 3'" (all
  * after that mark, none after a later one), "between marks 'step 1' and

@@ -539,6 +539,37 @@ static int not_judged(sc_vm *vm, const sc_expr *e)
     return 1;
 }
 
+/* verdict(ended_at="prog.py:31", ended="exit 0"): a recording's true end, the
+ * program's last statement and how it ended, in place of its last event's
+ * site; neither said, the verdict keeps that. 0, or -1 (set). */
+static int program_end(sc_vm *vm, const sc_expr *e, rp_verdict *v)
+{
+    const char *s, *w;
+    size_t n, wn;
+    int has = kw_str(vm, e, "ended_at", &s, &n), how = kw_str(vm, e, "ended", &w, &wn);
+    if (has < 0 || how < 0)
+        return -1;
+    if (how)
+        snprintf(v->ended, sizeof v->ended, "%.*s", wn >= sizeof v->ended
+                 ? (int)sizeof v->ended - 1 : (int)wn, w);
+    if (!has)
+        return 0;
+    size_t colon = n;
+    while (colon > 0 && s[colon - 1] != ':')
+        colon--;
+    char *stop = NULL;
+    char num[16];
+    snprintf(num, sizeof num, "%.*s", (int)(n - colon < 15 ? n - colon : 15), s + colon);
+    unsigned long line = colon > 1 ? strtoul(num, &stop, 10) : 0;
+    if (colon <= 1 || colon == n || !stop || *stop || line > UINT32_MAX ||
+        colon - 1 >= sizeof v->at_file)
+        return er_set(ER_TYPE, "verdict(): ended_at \"%.*s\": expected \"FILE:LINE\"",
+                      n > 120 ? 120 : (int)n, s);
+    snprintf(v->at_file, sizeof v->at_file, "%.*s", (int)(colon - 1), s);
+    v->at_line = (uint32_t)line;
+    return 0;
+}
+
 /* The rules that apply: --suppress, else verdict(suppress=), else config
  * suppress; a literal's were read by the parser, any other is read into
  * *read now. 0 (*rules NULL: none), or -1 (set). */
@@ -659,6 +690,8 @@ int sc_ev_verdict(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args
         rc = record_verdict(vm, &c, mask, rules);
         hp_classes_free(&c);
     }
+    if (rc == 0)
+        rc = program_end(vm, e, vm->out->verdict);
     if (rc == 0)
         rc = emit_subjects(vm, g, &xi, vm->cur ? vm->cur->line : 0);
     al_free(sorted, bytes, AL_K_SCENARIO);

@@ -32,7 +32,8 @@ static const char *const kw_to_sparse[] = {"sparse_dim", NULL};
 static const char *const kw_diagonal[] = {"offset", NULL};
 static const char *const kw_fake[] = {"device", "constant", "dynamic", NULL};
 static const char *const kw_mfmt[] = {"memory_format", NULL};
-static const char *const kw_verdict[] = {"fail_on", "suppress", "stopped", "why", NULL};
+static const char *const kw_verdict[] = {"fail_on", "suppress", "stopped", "why", "ended_at", "ended",
+                                         NULL};
 
 #define NO_XREF_CENSUS "fakegc's census has no PyTorch equivalent"
 #define NO_XREF_WEAK "weak handles are not translated"

@@ -441,11 +441,15 @@ class Cmd(Base):
         self.assertEqual(rc, 2, so)
 
     def test_program_failure_is_judged(self):
-        prog = self.write(textwrap.dedent(self.KEEP) + "raise SystemExit(4)\n")
+        body = textwrap.dedent(self.KEEP) + "raise SystemExit(4)\n"
+        prog = self.write(body)
         rc, so, se = self.fakegc("record", prog)
         self.assertEqual(rc, 1, se)
         self.assertIn("exited with status 4; judging what was recorded", se)
         self.assertIn("accumulating: 30 fake tensors", so)
+        # the verdict is at the program's true end: the line that exited
+        end = (HEAD + body).count("\n")
+        self.assertIn("verdict at the program's end, prog.py:%d, exit 4 (" % end, so)
 
     def test_os_exit_and_sigterm_keep_the_recording(self):
         for end, how in (("os._exit(3)", "the program called os._exit(3)"),
@@ -461,6 +465,10 @@ class Cmd(Base):
             self.assertIn("# ENDED: %s" % how, text)
             self.assertIn('"local_fake (a local of f, prog.py:', text)
             self.assertIn("accumulating: 30 fake tensors", so)
+            # where it ended, how: the line of f that exited, not its last event's
+            line = (HEAD + textwrap.dedent(self.KEEP)).count("\n") + 3
+            word = "os._exit(3)" if "_exit" in end else "SIGTERM"
+            self.assertIn("verdict at the program's end, prog.py:%d, %s (" % (line, word), so)
 
     def test_threads_are_recorded_in_order(self):
         """tests/record/programs/threads_modes.py: two threads with a mode
@@ -568,8 +576,12 @@ class Cmd(Base):
         leak = "12 fake tensors and 12 modes in COMPILED, +1 per round at " + site
         graph = "48 fake tensors in COMPILED, +4 per round at compiled_graphs.py:14"
         lines = text.splitlines()
-        self.assertRegex(lines[0], r"^verdict at the program's end, after compiled_graphs\.py:"
-                         r"\d+ \(.*; the recording's line %d\): 0 lost, 72 accumulating" % v["line"])
+        # at its true end: the last statement (the loop at line 18, whose last
+        # event is at line 19), and how it ended
+        self.assertRegex(lines[0], r"^verdict at the program's end, compiled_graphs\.py:18, "
+                         r"exit 0 \(.*; the recording's line %d\): 0 lost, 72 accumulating"
+                         % v["line"])
+        self.assertEqual((v["program_line"], v["program_ended"]), (18, "exit 0"))
         for want, groups in ((graph, 4), (leak, 2)):
             k = lines.index("  " + want)
             self.assertEqual([ln.split(":")[0] for ln in lines[k + 1:k + 1 + groups]],
@@ -581,8 +593,8 @@ class Cmd(Base):
         self.assertIn("+4 per round at compiled_graphs.py:14 (and 1 more leak)", v["summary"])
         html = open(page).read()
         self.assertIn('<li class="vleak acc fails">%s</li>' % leak, html)
-        self.assertRegex(html, r"the whole heap at the program&apos;s end, after compiled_graphs"
-                         r"\.py:\d+ <small>\(the recording's line %d\)" % v["line"])
+        self.assertRegex(html, r"the whole heap at the program&apos;s end, compiled_graphs"
+                         r"\.py:18, exit 0 <small>\(the recording's line %d\)" % v["line"])
         # the timeline's x-axis: the program's 84 events (12 rounds of 2 conversions,
         # 4 op outputs and the GraphModule), each event's site and round on hover
         chart = open(svg).read()

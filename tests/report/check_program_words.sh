@@ -70,4 +70,39 @@ fs = json.load(open(sys.argv[1]))["scenarios"][0]["failures"]
 assert fs and all(x.get("kind") == "growth" and x["program_file"] == "resnet_params.py"
                   for x in fs), fs[:2]
 EOF
+# --- the verdict is said at the program's true end (verdict(ended_at=, ended=))
+grep -q "^  verdict at the program's end, leak_reachable.py:15, exit 0 (" "$o/f.txt" ||
+    fail "the verdict's end: $(grep verdict "$o/f.txt")"
+sed 's/ended_at="leak_reachable.py:15"/ended_at="leak_reachable.py"/' \
+    scenarios/recorded/leak_reachable.scn > "$o/bad_end.scn"
+"$f" run --no-color "$o/bad_end.scn" > "$o/bad_end.txt"
+[ $? -ne 0 ] || fail "a malformed ended_at passes"
+grep -q 'ended_at "leak_reachable.py": expected "FILE:LINE"' "$o/bad_end.txt" ||
+    fail "a malformed ended_at: $(cat "$o/bad_end.txt")"
+
+# --- diff: each leak by its one line, new, gone and changed, text and markdown
+"$f" run --json "$o/acc.json" scenarios/recorded/leaks/leak_accumulating.scn > /dev/null
+python3 - "$o/acc.json" "$o/acc_base.json" <<'EOF' || fail "diff: the base report"
+import json, sys
+d = json.load(open(sys.argv[1]))
+gs = d["scenarios"][0]["verdict"]["groups"]
+assert (gs[0]["count"], gs[0]["site"]) == (100, "leak_accumulating.py:11"), gs[0]
+gs[0]["count"] = 50                        # the fakes' leak half as big in base
+gs[:] = [g for g in gs if g["class"] != "still reachable"]   # the mode's leak new now
+gs.append(dict(gs[0], count=7, site="leak_accumulating.py:3"))   # a leak gone now
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+for fmt in text markdown; do
+    "$f" diff --no-color --format $fmt "$o/acc_base.json" "$o/acc.json" > "$o/diff.$fmt"
+    grep -q "^ *+ leak: 100 fake tensors in KEEP, +2 per round at leak_accumulating.py:11 (was: 50 fake tensors in KEEP, +1 per round at leak_accumulating.py:11)$" "$o/diff.$fmt" ||
+        fail "diff $fmt: the changed leak: $(cat "$o/diff.$fmt")"
+    grep -q "^ *+ new leak: 1 mode in mode, still reachable, at leak_accumulating.py:17$" "$o/diff.$fmt" ||
+        fail "diff $fmt: the new leak: $(cat "$o/diff.$fmt")"
+    grep -q "^ *- leak gone: 7 fake tensors in KEEP, +[0-9.]* per round at leak_accumulating.py:3$" "$o/diff.$fmt" ||
+        fail "diff $fmt: the leak gone: $(cat "$o/diff.$fmt")"
+done
+# the leak's line comes before its groups
+grep -A1 "+ leak: 100 fake tensors" "$o/diff.text" |
+    grep -q "+ accumulating: 100 fake tensors made at leak_accumulating.py:11" ||
+    fail "diff: the leak's line before its group: $(cat "$o/diff.text")"
 echo "check_program_words: ok"

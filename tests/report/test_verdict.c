@@ -312,8 +312,12 @@ Test(verdict, one_line_per_leak_before_its_groups)
     rp_verdict_summary(v, buf, sizeof buf);
     cr_assert(eq(str, buf, "30 lost, 101 accumulating: 84 fake tensors and 12 modes in COMPILED, "
                            "+7 per round at prog.py:17 (and 2 more leaks)"));
-    v->at_file[0] = '\0';   /* a hand-written scenario: its own line */
     char where[64];
+    snprintf(v->ended, sizeof v->ended, "uncaught ValueError");   /* its true end */
+    v->at_line = 31;
+    rp_verdict_where(v, where, sizeof where);
+    cr_assert(eq(str, where, "at the program's end, prog.py:31, uncaught ValueError"));
+    v->at_file[0] = '\0';   /* a hand-written scenario: its own line */
     rp_verdict_where(v, where, sizeof where);
     cr_assert(eq(str, where, "at line 1329"));
     free(t);
