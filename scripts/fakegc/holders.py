@@ -2,8 +2,10 @@
 names them, and the shortest chain from one of them to each recorded
 object still alive."""
 
+import functools
 import gc
 import os
+import re
 import sys
 
 from .engine import own
@@ -164,9 +166,12 @@ def expand(x, types, prog_mods):
         return
     if isinstance(x, (types.BuiltinFunctionType, types.CodeType)):
         return
+    if isinstance(x, functools._lru_cache_wrapper):
+        yield from cached_calls(x)
+        return
     if isinstance(x, dict):
         for k, v in list(x.items()):
-            yield v, "[%r]" % (k,)
+            yield v, "[%s]" % key_repr(k)
         return
     if isinstance(x, (list, tuple)):
         for i, v in enumerate(list(x)):
@@ -196,6 +201,26 @@ def expand(x, types, prog_mods):
             yield c, type(c).__name__
 
 
+
+
+def key_repr(k):
+    """k as the program reads it: an object without a repr of its own is
+    `<Holder object>`, not its address (which changes every run)."""
+    return re.sub(r"<(?:[\w.]+\.)?(\w+) object at 0x[0-9a-fA-F]+>", r"<\1 object>", repr(k))
+
+
+def cached_calls(f):
+    """(value, label) of a functools.lru_cache's entries by their keys, the
+    arguments of the calls that return them, `ShapeProp.example
+    cache[(<ShapeProp object>, (1, 16))]` (a method's key starts with its
+    self), and what else the function keeps (its __dict__: `.__wrapped__`)."""
+    d = getattr(f, "__dict__", None)
+    for k, v in list((d or {}).items()):
+        yield v, "." + str(k)
+    for c in gc.get_referents(f):
+        if isinstance(c, dict) and c is not d:      # the cache: key -> value
+            for k, v in list(c.items()):
+                yield v, " cache[%s]" % key_repr(k)
 
 
 def module_parts(m):
