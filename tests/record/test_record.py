@@ -689,7 +689,15 @@ class Cmd(Base):
         "out_clean_bounded_cache": (0, ["CACHE[(2, "], None),
         "out_clean_weak_values": (0, [], None),
         "out_clean_del_each_round": (0, [], None),
+        "out_threads_submit_history": (1, ["HISTORY["], None),
+        "out_async_responses": (1, ["RESPONSES[0]['meta'] -> tensor#"], None),
+        "out_loader_collate_cache": (0, ["collate.by_shape[(4, 6)] -> tensor#"], None),
+        "out_lru_cache_method": (1, ["ShapeProp.example cache[(<ShapeProp object>, (1, 16))] "
+                                     "-> tensor#"], None),
     }
+    # executors, coroutines and caches: test_outside_executors_async_caches
+    MORE = ("out_threads_submit_history", "out_async_responses", "out_loader_collate_cache",
+            "out_lru_cache_method")
 
     def check_outside(self, names):
         here = os.path.dirname(os.path.abspath(__file__))
@@ -726,7 +734,8 @@ class Cmd(Base):
         a thread pool's results: the count real
         PyTorch 1.13.1 keeps (truth.py), held where the program spells it,
         exit 1, 0 fidelity mismatches."""
-        self.check_outside([n for n, e in self.OUTSIDE.items() if e[0] == 1 and "holders" not in n])
+        self.check_outside([n for n, e in self.OUTSIDE.items()
+                            if e[0] == 1 and "holders" not in n and n not in self.MORE])
 
     def test_outside_holders(self):
         """tests/record/programs/out_holders_*.py: fakes on an nn.ModuleDict's
@@ -739,7 +748,19 @@ class Cmd(Base):
         leaky (a bounded cache, a WeakValueDictionary, a del each round)
         PASS; a mode per thread; fork children said plainly, the parent
         judged on its own fakes."""
-        self.check_outside([n for n, e in self.OUTSIDE.items() if e[0] != 1])
+        self.check_outside([n for n, e in self.OUTSIDE.items()
+                            if e[0] != 1 and n not in self.MORE])
+
+    def test_outside_executors_async_caches(self):
+        """tests/record/programs/out_*.py: a ThreadPoolExecutor.submit loop
+        keeping every output (one series over the pool's threads), an
+        asyncio server appending each response, an lru_cache on a method
+        (keyed by self and shape: every instance kept) - accumulating, exit
+        1; a DataLoader's collate_fn caching a fake per batch shape over 3
+        epochs - bounded, still reachable, exit 0. Counts as the real run's
+        (truth.py), holders as the program spells them (an lru_cache's
+        entry by its key, an object by its class, not its address)."""
+        self.check_outside(list(self.MORE))
 
     def test_rounds_per_thread_and_entry(self):
         """A loop's rounds are counted per thread and per entry of the loop.
@@ -751,12 +772,16 @@ class Cmd(Base):
         each: rounds 1..4 of 4 in each entry (the test that ends a loop is
         not a round; a return is no test). out_threads_pool: a pool's 12
         tasks on 3 threads are one series, rounds 1..12 of 12 however the
-        pool spreads them, and the 6 kept results accumulating."""
+        pool spreads them, and the 6 kept results accumulating; so are
+        out_threads_submit_history's 10 tasks on 4 threads (1..10 of 10,
+        the 10 kept outputs accumulating, the weight's fake W not)."""
         here = os.path.dirname(os.path.abspath(__file__))
         import check_record
         runs = (("out_threads_mode_each", 0, 20, 3, 5),
                 ("out_frames_retry_errors", 1, 17, 2, 4),
-                ("out_threads_pool", 1, 17, 1, 12))
+                ("out_threads_pool", 1, 17, 1, 12),
+                ("out_threads_submit_history", 1, 27, 1, 10))
+        pools = {"out_threads_pool": (6, 0), "out_threads_submit_history": (10, 1)}
         for name, rc_real, line, series, rounds in runs:
             out = os.path.join(self.d, name + ".scn")
             rc, so, se = self.fakegc("record", "--format", "json", "-o", out,
@@ -773,9 +798,10 @@ class Cmd(Base):
                 self.assertEqual((got.get(("accumulating", "fake tensor"), 0),
                                   got.get(("still reachable", "fake tensor"), 0),
                                   got.get(("accumulating", "mode"), 0)), (0, 3, 0), text)
-            elif name == "out_threads_pool":
+            elif name in pools:
                 self.assertEqual((got.get(("accumulating", "fake tensor"), 0),
-                                  got.get(("still reachable", "fake tensor"), 0)), (6, 0), text)
+                                  got.get(("still reachable", "fake tensor"), 0)), pools[name],
+                                 text)
             else:
                 self.assertRegex(text, r"accumulating: 6 fake tensors made at "
                                  r"\S*out_frames_retry_errors\.py:17, still growing at the "
