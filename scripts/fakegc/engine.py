@@ -621,6 +621,17 @@ class Recorder:
             self.fins[o.oid] = weakref.finalize(target, self.died, o.oid)
         return o.name
 
+    def made(self, kind, prefix, x):
+        """The program made x (a mode, a converter, a graph) at its site:
+        what is pending is said first, then at() of the site, and x is
+        bound to a new name (its death watched). (Obj, name, site)."""
+        self.flush()
+        self.close_with()
+        site = self.site()
+        self.mark(site)
+        o = Obj(kind, id(x))
+        return o, self.bind(o, prefix, site, x), site
+
     def tick(self):
         """Count an event; True when recording goes on."""
         if self.stopped:

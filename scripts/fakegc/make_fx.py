@@ -24,8 +24,6 @@ collection: `gc(sweep=false)` (the collector alone, no converter's sweep)
 is written before the next event, after the deaths of that collection.
 """
 
-from .engine import Obj
-
 # the language's attribute words (fakegc list words): not a user attribute
 COUNTERS = frozenset((
     "grad memo_fake memo_meta memo_storage pending hits misses sweep_every check_count "
@@ -84,12 +82,7 @@ class Graphs:
         vals = self.graph_vals(gm)
         if not vals or not self.tick():
             return
-        self.flush()
-        self.close_with()
-        site = self.site()
-        self.mark(site)
-        o = Obj("graph", id(gm))
-        name = self.bind(o, "g", site, gm)
+        _, name, site = self.made("graph", "g", gm)
         self.emit("%s = graph_module()" % name, site + "  make_fx's GraphModule")
         proxies = self.__dict__.setdefault("nproxies", {})
         for attr, vo, v in vals:

@@ -63,12 +63,7 @@ class Recorder(Graphs, engine.Recorder):
     def on_mode(self, mode):
         if not self.tick():
             return
-        self.flush()
-        self.close_with()
-        site = self.site()
-        self.mark(site)
-        o = Obj("mode", id(mode))
-        name = self.bind(o, "m", site, mode)
+        o, name, site = self.made("mode", "m", mode)
         self.modes[id(mode)] = (o, weakref.ref(mode))
         self.last[name] = {}
         self.stats["modes"] += 1
@@ -77,12 +72,7 @@ class Recorder(Graphs, engine.Recorder):
     def on_mc(self, mc):
         if not self.tick():
             return
-        self.flush()
-        self.close_with()
-        site = self.site()
-        self.mark(site)
-        o = Obj("mc", id(mc))
-        name = self.bind(o, "c", site, mc)
+        o, name, site = self.made("mc", "c", mc)
         self.mcs[id(mc)] = (o, weakref.ref(mc))
         self.last[name] = {}
         self.emit("%s = meta_converter()" % name, site)
@@ -95,12 +85,7 @@ class Recorder(Graphs, engine.Recorder):
             return
         if not self.tick():
             return
-        self.flush()
-        self.close_with()
-        site = self.site()
-        self.mark(site)
-        o = Obj("fconv", id(fc))
-        name = self.bind(o, "fc", site, fc)
+        o, name, site = self.made("fconv", "fc", fc)
         self.fcs[id(fc)] = (o, weakref.ref(fc))
         self.last[name] = {}
         self.emit("%s = fake_converter()" % name, site)

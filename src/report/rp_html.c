@@ -141,7 +141,32 @@ typedef struct h_state {
     const hp_retained *ex; size_t nex;
     uint64_t total;
     const hp_top *top; size_t ntop;
+    const rp_failure *fl;       /* the failure's (NULL: the teardown's) */
 } h_state;
+
+/* A failure's line on the page: a recording's in the program's words, its
+ * own a detail ("prog.py:13 (the recording's line 22)"), else "line 22". */
+static void h_failure_at(FILE *f, const rp_scenario *s, const rp_failure *fl, uint32_t line)
+{
+    if (!fl || !fl->prog_file) {
+        fprintf(f, "line %u", line);
+        return;
+    }
+    char at[300];
+    rp_failure_site(s, fl, at, sizeof at);
+    h_txt(f, at);
+    if (fl->line)
+        fprintf(f, " <small>(the recording&apos;s line %u)</small>", fl->line);
+}
+
+/* The failure of s at line (the first), or NULL. */
+static const rp_failure *h_failure_of(const rp_scenario *s, uint32_t line)
+{
+    for (size_t i = 0; line && i < s->nfailures; i++)
+        if (s->failures[i].line == line)
+            return &s->failures[i];
+    return NULL;
+}
 
 /* The failure holding failure i's groups: itself, or (read back from JSON,
  * where a failure with the same objects as an earlier one refers to it)
@@ -159,12 +184,12 @@ static size_t states_of(const rp_scenario *s, h_state *st, size_t cap)
         const rp_failure *f = &s->failures[i], *g = h_held(s, i);
         if (g->ngroups)
             st[k++] = (h_state){f->line, f->text, g->groups, g->ngroups, g->objects,
-                                g->nobjects, f->objects_total, g->top, g->ntop};
+                                g->nobjects, f->objects_total, g->top, g->ntop, f};
     }
     if (s->ngroups && k < cap)
         st[k++] = (h_state){0, "retained at teardown", s->groups, s->ngroups, s->retained,
                             s->nretained, s->retained_total ? s->retained_total : s->nretained,
-                            s->top, s->ntop};
+                            s->top, s->ntop, NULL};
     return k;
 }
 
@@ -220,7 +245,7 @@ static void h_failure_line(FILE *f, const rp_scenario *s, size_t i)
     h_txt(f, fl->actual);
     fputs("</code>", f);
     if (g->ngroups) {
-        h_state st = {0, 0, g->groups, g->ngroups, 0, 0, 0, 0, 0};
+        h_state st = {0, 0, g->groups, g->ngroups, 0, 0, 0, 0, 0, NULL};
         uint64_t b, r;
         state_sums(&st, &b, &r);
         fprintf(f, " &mdash; %" PRIu64 " objects, ", fl->objects_total);
@@ -249,8 +274,11 @@ static void h_classes(FILE *f, const rp_scenario *s)
         r[k] += st.g[i].total_retained;
     }
     fputs("<p>Leak classes", f);
-    if (st.line)
-        fprintf(f, " (objects behind line %u)", st.line);
+    if (st.line) {
+        fputs(" (objects behind ", f);
+        h_failure_at(f, s, st.fl, st.line);
+        fputs(")", f);
+    }
     fputs(":</p><ul>\n", f);
     static const char *const tier[] = {"culprit", "held by a variable", "in use"};
     for (unsigned k = 0; k < HP_HOLD_COUNT; k++) {
@@ -568,11 +596,13 @@ static void h_group_row(FILE *f, const hp_group *g, const hp_retained *ex, size_
     fputs("</td></tr>\n", f);
 }
 
-static void h_state_groups(FILE *f, const h_state *st)
+static void h_state_groups(FILE *f, const rp_scenario *s, const h_state *st)
 {
     fputs("<h4>", f);
-    if (st->line)
-        fprintf(f, "line %u: ", st->line);
+    if (st->line) {
+        h_failure_at(f, s, st->fl, st->line);
+        fputs(": ", f);
+    }
     h_txt(f, st->text);
     fprintf(f, " &mdash; %" PRIu64 " objects</h4>\n", st->total);
     for (size_t i = 0; i < st->ntop && i < 1; i++) {
@@ -618,7 +648,7 @@ static void h_groups(FILE *f, const rp_run *run, const size_t *idx, size_t nidx)
         if (nvg)
             h_vgroups(f, s->verdict);
         for (size_t i = 0; i < n; i++)
-            h_state_groups(f, &st[i]);
+            h_state_groups(f, s, &st[i]);
         size_t all = states_count(s);
         if (n < all)
             h_kept(f, n, all, "reported heap states");
@@ -717,8 +747,10 @@ static void h_tree(FILE *f, const rp_run *run, const size_t *idx, size_t nidx)
         if (s->verdict && s->verdict->at_file[0] && s->dtree_line == s->verdict->line) {
             fputs(", the whole heap ", f);
             h_vwhere(f, s->verdict);
-        } else if (s->dtree_line)
-            fprintf(f, ", the whole heap at line %u", s->dtree_line);
+        } else if (s->dtree_line) {
+            fputs(", the whole heap at ", f);
+            h_failure_at(f, s, h_failure_of(s, s->dtree_line), s->dtree_line);
+        }
         else
             fputs(", the whole heap at the teardown check", f);
         fprintf(f, "</h3>\n<p class=\"kept\">%" PRIu64 " objects; ranked by retained bytes; "

@@ -50,6 +50,11 @@ EOF
 grep -q '<li><code>leak_reachable.py:13</code> expect m1.memo_fake == 2 <small>(the recording&apos;s line 22)</small>' \
     "$o/f.html" || fail "html: $(grep -o '<ul class="fails">.\{0,300\}' "$o/f.html")"
 grep -q '<li class="fkind"><b>fidelity: ' "$o/f.html" || fail "html: no fidelity heading"
+for w in 'Leak classes (objects behind leak_reachable.py:13 <small>(the recording&apos;s line 22)</small>)' \
+         '<h4>leak_reachable.py:13 <small>(the recording&apos;s line 22)</small>: expect m1.memo_fake == 2' \
+         'the whole heap at leak_reachable.py:13 <small>(the recording&apos;s line 22)</small></h3>'; do
+    grep -qF "$w" "$o/f.html" || fail "html: not [$w]"
+done
 # through a worker (the record comes back as JSON): the same lines
 cp "$s" "$o/other.scn"
 "$f" run --no-color --jobs 2 "$s" "$o/other.scn" > "$o/j.txt"
