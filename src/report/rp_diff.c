@@ -206,6 +206,18 @@ static const hp_retained *dominator(const hp_retained *v, size_t n)
     return best;
 }
 
+/* Where a failure is: "line 22", or a recording's in the program's words,
+ * "prog.py:13 (the recording's line 22)". */
+static void failure_at(const rp_failure *x, char *buf, size_t n)
+{
+    if (!x->prog_file)
+        snprintf(buf, n, "line %u", x->line);
+    else if (x->line)
+        snprintf(buf, n, "%s:%u (the recording's line %u)", x->prog_file, x->prog_line, x->line);
+    else
+        snprintf(buf, n, "%s:%u", x->prog_file, x->prog_line);
+}
+
 static void diff_failures(dctx *d, const keys *kb, const keys *kc)
 {
     size_t i = 0, j = 0;
@@ -228,8 +240,10 @@ static void diff_failures(dctx *d, const keys *kb, const keys *kc)
             char times[48] = "";
             if (nc - nb > 1 || nb)
                 snprintf(times, sizeof times, "  (%zu times, base %zu)", nc, nb);
+            char at[300];
+            failure_at(x, at, sizeof at);
             ditem *it = add(d, '+', "new-failure", 1, ORD_FAILURE + x->line,
-                            "new failure at line %u: %s%s%s%s", x->line, x->text ? x->text : "",
+                            "new failure at %s: %s%s%s%s", at, x->text ? x->text : "",
                             x->actual ? "  actual: " : "", x->actual ? x->actual : "", times);
             if (it) {
                 it->line = x->line;
@@ -242,8 +256,10 @@ static void diff_failures(dctx *d, const keys *kb, const keys *kc)
             }
         } else {
             const rp_failure *x = what_of(kb, kb->sorted[i - 1]);
-            ditem *it = add(d, '-', "fixed", 0, ORD_FAILURE + x->line,
-                            "fixed at line %u: %s", x->line, x->text ? x->text : "");
+            char at[300];
+            failure_at(x, at, sizeof at);
+            ditem *it = add(d, '-', "fixed", 0, ORD_FAILURE + x->line, "fixed at %s: %s", at,
+                            x->text ? x->text : "");
             if (it) {
                 it->line = x->line;
                 it->count = nb - nc;

@@ -1303,8 +1303,10 @@ static void h_diff_row(FILE *f, const rp_scenario *b, const rp_scenario *c, cons
     for (size_t i = 0; c && i < c->nfailures; i++) {
         if (has_failure(b, c->failures[i].text))
             continue;
-        fprintf(f, "<tr class=\"newfail\"><td colspan=\"7\"><span class=\"new\">+ new failure</span> "
-                "line %u: <code>", c->failures[i].line);
+        fputs("<tr class=\"newfail\"><td colspan=\"7\"><span class=\"new\">+ new failure</span> ",
+              f);
+        h_failure_at(f, c, &c->failures[i], c->failures[i].line);
+        fputs(": <code>", f);
         h_txt(f, c->failures[i].text);
         fputs("</code> actual <code>", f);
         h_txt(f, c->failures[i].actual);

@@ -33,6 +33,8 @@ want = {"line": 22, "kind": "fidelity", "program_file": "leak_reachable.py", "pr
 got = {k: fl.get(k) for k in want}
 assert got == want, "got %s, want %s" % (got, want)
 EOF
+/usr/bin/python3 tests/report/validate.py src/report/schema/fakegc-report-3.schema.json \
+    "$o/f.json" > /dev/null || fail "json: not the schema's"
 grep -q 'message="leak_reachable.py:13: expect m1.memo_fake == 2 (the recording&apos;s line 22) (actual: 1)"' \
     "$o/f.xml" || fail "junit: $(grep '<failure' "$o/f.xml")"
 grep -A3 '^  failures:' "$o/f.tap" | tr -d '\n' |
@@ -69,6 +71,8 @@ echo "$t" | grep -A1 -x "  growth: what these lines made grows with the rounds o
     grep -qx "  resnet_params.py:10: --repeat 3" || fail "repeat: no growth heading before it: $t"
 echo "$t" | grep -q "actual: 3 fake_mode objects created at resnet_params.py:10 retained after 3 rounds" ||
     fail "repeat: the growth's site: $t"
+/usr/bin/python3 tests/report/validate.py src/report/schema/fakegc-report-3.schema.json \
+    "$o/r.json" > /dev/null || fail "repeat: json not the schema's"
 python3 - "$o/r.json" <<'EOF' || fail "repeat: json kinds"
 import json, sys
 fs = json.load(open(sys.argv[1]))["scenarios"][0]["failures"]
@@ -106,6 +110,18 @@ for fmt in text markdown; do
     grep -q "^ *- leak gone: 7 fake tensors in KEEP, +[0-9.]* per round at leak_accumulating.py:3$" "$o/diff.$fmt" ||
         fail "diff $fmt: the leak gone: $(cat "$o/diff.$fmt")"
 done
+# a recording's new or fixed failure in the program's words, text and page
+"$f" run --json "$o/ok.json" scenarios/recorded/leak_reachable.scn > /dev/null
+"$f" run --json "$o/bad.json" "$o/leak_reachable.scn" > /dev/null
+sed -i 's#"file": "[^"]*leak_reachable.scn"#"file": "leak_reachable.scn"#' "$o/ok.json" "$o/bad.json"
+"$f" diff --no-color --html "$o/diff.html" "$o/ok.json" "$o/bad.json" > "$o/diff.fail"
+grep -q "^  + new failure at leak_reachable.py:13 (the recording's line 22): expect m1.memo_fake == 2  actual: 1$" \
+    "$o/diff.fail" || fail "diff: the new failure: $(cat "$o/diff.fail")"
+grep -qF '+ new failure</span> leak_reachable.py:13 <small>(the recording&apos;s line 22)</small>: <code>expect' \
+    "$o/diff.html" || fail "diff --html: the new failure"
+"$f" diff --no-color "$o/bad.json" "$o/ok.json" > "$o/diff.fixed"
+grep -q "^  - fixed at leak_reachable.py:13 (the recording's line 22): expect m1.memo_fake == 2$" \
+    "$o/diff.fixed" || fail "diff: the fixed failure: $(cat "$o/diff.fixed")"
 # the leak's line comes before its groups
 grep -A1 "+ leak: 100 fake tensors" "$o/diff.text" |
     grep -q "+ accumulating: 100 fake tensors made at leak_accumulating.py:11" ||
