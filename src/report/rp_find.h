@@ -5,17 +5,17 @@
  *
  *   rp_find_each(run, emit, ctx);   // emit(ctx, &finding) for each one
  *
- * Rules: a leak class ("fakegc/lost", "fakegc/accumulating",
- * "fakegc/still-reachable", "fakegc/lingering"), an expectation's kind
+ * Rules: a leak class (HP_CLASSES' rule columns: "fakegc/lost",
+ * "fakegc/accumulating", ...), an expectation's kind
  * ("fakegc/expect/memo_meta", "fakegc/expect/live"...: the function called
  * or the attribute compared) and "fakegc/error" (a scenario that errored).
  * Levels: error for what fails the run (a class the verdict fails on, a
  * failed expectation, an error); warning for a group the verdict does not
- * fail on that the program holds and that still grows (accumulating under
- * --fail-on lost); note for the other groups it does not fail on (still
- * reachable and not growing, lingering storages): GitHub annotations leave
- * notes out. A suppressed group
- * is a finding with suppressed set (its rule name in suppress). */
+ * fail on of a class that warns (HP_CLASSES: accumulating, which the program
+ * holds and still grows, under --fail-on lost); note for the other groups
+ * it does not fail on (still reachable and not growing, lingering
+ * storages): GitHub annotations leave notes out. A suppressed group is a
+ * finding with suppressed set (its rule name in suppress). */
 #ifndef FAKEGC_RP_FIND_H
 #define FAKEGC_RP_FIND_H
 
