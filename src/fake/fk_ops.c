@@ -171,6 +171,10 @@ ts_tensor *fk_apply_in(ts_op op, ts_tensor *self, const ts_args *a, obj *active)
  * by its own five */
 #define ALL (((1u << FK_D_COUNT) - 1) & ~D(FK_D_2_14))
 
+/* fix-weakref's line names the design that ships it from the design table
+ * (made by fk_bug_list). */
+static char fix_weakref_what[160];
+
 /* designs.md "Injectable bugs": each bug with the designs it applies to.
  * fix-weakref is 1.13.1's own leak: on in pytorch-1.13 (asking for it
  * again is allowed), injectable in the default design. */
@@ -185,9 +189,7 @@ static const fk_bug_info bug_list[] = {
     {"strong-fake-value", "the fake memo holds its fake tensors strongly: a cycle", ALL},
     {"view-base-leak", "a view takes one reference too many on its base", ALL},
     {"early-free", "a tensor releases its storage reference twice (use after free)", ALL},
-    {"fix-weakref", "PyTorch 1.13.1's own leak: after a fake memo hit the fake and its mode "
-     "are never freed (on in pytorch-1.13; fixed by pytorch#90823)",
-     D(FK_D_DEFAULT) | D(FK_D_1_13)},
+    {"fix-weakref", fix_weakref_what, D(FK_D_DEFAULT) | D(FK_D_1_13)},
     /* designs.md "Injectable bugs": PyTorch 2.x's own leaks, each with its PR */
     {"fake-holds-mode", "mode_ref=\"weak\" is ignored: fakes hold their mode and its tables "
      "strongly (pytorch#168326, #169388)", V2},
@@ -240,6 +242,9 @@ size_t fk_designs_named(unsigned designs, const char *sep, const char *dflt, cha
 
 const fk_bug_info *fk_bug_list(size_t *n)
 {
+    snprintf(fix_weakref_what, sizeof fix_weakref_what,
+             "PyTorch 1.13.1's own leak: after a fake memo hit the fake and its mode are never "
+             "freed (on in %s; fixed by pytorch#90823)", fk_design_get(FK_D_1_13)->name);
     *n = sizeof bug_list / sizeof bug_list[0];
     return bug_list;
 }

@@ -41,8 +41,6 @@ ELSEWHERE = {
     # the holder classes (hp_hold.c, and the report's phrase of HP_HOLD_LOST)
     # and the reasons (hp_path.c) have a "lost" and a "reachable" of their own
     ("classes", "heap/hp_hold.c"), ("classes", "heap/hp_path.c"), ("classes", "report/rp.c"),
-    # a bug's description: fix-weakref is on in the design that has it
-    ("designs", "fake/fk_ops.c"),
 }
 
 
