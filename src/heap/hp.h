@@ -158,6 +158,31 @@ int hp_retained_set_path(hp_retained *r, const char *const *elems, size_t n);
  * full length. */
 size_t hp_path_shape(char *const *path, size_t n, char *buf, size_t cap);
 
+/* A path joined into text (hp_path_shape, hp_group.via, hp_top.path, a
+ * verdict group's example path, and the same read back from JSON) has its
+ * elements separated by HP_PATH_SEP. The writers that lay such a path out
+ * element by element walk it with this iterator, the one reader of the
+ * separator, never by searching the text themselves:
+ *     hp_path_it it = hp_path_walk(via);
+ *     while (hp_path_next(&it))
+ *         use(it.elem, it.len);   // it.index: 0 the root; it.last: the kind
+ * it.elem points into the text (not NUL-terminated at it.len; the rest of the
+ * path, from this element on, is it.elem itself). NULL or "" walks as one
+ * empty element. An element's text never holds the separator (edge labels,
+ * type names and index contents are written without it); one that did would
+ * be walked as two. */
+#define HP_PATH_SEP " -> "
+enum { HP_PATH_SEP_LEN = 4 };
+typedef struct hp_path_it {
+    const char *elem;        /* this element's first byte */
+    size_t len;              /* its length */
+    size_t index;            /* 0 for the first element */
+    int last;                /* no element follows */
+    const char *next_;       /* private: where the next element starts */
+} hp_path_it;
+hp_path_it hp_path_walk(const char *joined);
+int hp_path_next(hp_path_it *it);   /* 1: it is the next element; 0: no more */
+
 /* Every live and zombie object in the snapshot, largest retained first
  * (then lowest id). *out is an array of exactly *n records (AL_K_HEAP;
  * NULL when empty). 0, or -1 with ER_OOM (nothing allocated).

@@ -68,7 +68,7 @@ int hp_class_mask(const char *csv, unsigned *mask)
     return 0;
 }
 
-/* The path joined with " -> "; shape: "#id" and "[index]" dropped. */
+/* The path joined with HP_PATH_SEP; shape: "#id" and "[index]" dropped. */
 /* ex (r's path joined, maybe cut) with each hop r->fold_hops marks (out of
  * a converter, or an attribute its type spells its own way) folded into the
  * edge before it: " -> MetaConverter#3.pending[0]" -> ".pending[0]", where
@@ -79,9 +79,9 @@ static void fold_hops(const hp_retained *r, const char *ex, char *buf, size_t ca
     for (size_t i = 0; i < r->path_len && i < 32; i++) {
         const char *s = r->path[i] ? r->path[i] : "";
         const char *dot = i && (r->fold_hops >> i & 1u) ? strchr(s, '.') : NULL;
-        at += i ? 4 : 0;   /* the " -> " before path[i] */
+        at += i ? HP_PATH_SEP_LEN : 0;   /* the separator before path[i] */
         if (dot && at + (size_t)(dot - s) < n) {
-            size_t keep = at - 4 - from;
+            size_t keep = at - HP_PATH_SEP_LEN - from;
             if (keep > cap - 1 - o)
                 keep = cap - 1 - o;
             memcpy(buf + o, ex + from, keep);
@@ -102,7 +102,7 @@ static void join_path(const hp_retained *r, char *buf, size_t cap, int shape)
     for (size_t i = 0; i < r->path_len && len + 1 < cap; i++) {
         const char *s = r->path[i] ? r->path[i] : "";
         if (i) {
-            for (const char *a = " -> "; *a && len + 1 < cap; a++)
+            for (const char *a = HP_PATH_SEP; *a && len + 1 < cap; a++)
                 buf[len++] = *a;
         }
         for (; *s && len + 1 < cap; s++) {

@@ -90,17 +90,16 @@ static void group_node(FILE *f, uint32_t cl, size_t gi, const hp_group *g,
 static void group_chain(FILE *f, dg *d, uint32_t cl, size_t gi, const hp_group *g)
 {
     const char *via = g->via ? g->via : "?";
-    size_t prev = DG_NODES, start = 0;
+    size_t prev = DG_NODES;
     char prev_label[96] = "";
-    for (;;) {
-        const char *arrow = strstr(via + start, " -> ");
-        if (!arrow)
-            break;   /* the last element is the kind: the group node */
-        size_t end = (size_t)(arrow - via);
+    hp_path_it it = hp_path_walk(via);
+    /* the last element is the kind: the group node */
+    while (hp_path_next(&it) && !it.last) {
+        size_t start = (size_t)(it.elem - via), end = start + it.len;
         int fresh;
         size_t x = dg_find(d, via, end, &fresh);
         char type[96], label[96];
-        split_elem(via + start, end - start, type, sizeof type, label, sizeof label);
+        split_elem(it.elem, it.len, type, sizeof type, label, sizeof label);
         if (x < DG_NODES && fresh) {
             fprintf(f, "    s%u_n%zu [label=", cl, x);
             dg_str(f, type, sizeof type);
@@ -113,7 +112,6 @@ static void group_chain(FILE *f, dg *d, uint32_t cl, size_t gi, const hp_group *
         }
         prev = x;
         snprintf(prev_label, sizeof prev_label, "%s", label);
-        start = end + 4;
     }
     if (prev < DG_NODES) {
         int weak = g->reason == HP_STALE_MEMO || g->reason == HP_PENDING_STORAGE;

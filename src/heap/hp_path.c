@@ -583,14 +583,35 @@ size_t hp_path_shape(char *const *path, size_t n, char *buf, size_t cap)
 {
     sbuf b = {buf, cap, 0};
     for (size_t i = 0; i < n; i++) {
-        if (i) {
-            sb_putc(&b, ' '); sb_putc(&b, '-'); sb_putc(&b, '>'); sb_putc(&b, ' ');
-        }
+        for (const char *sep = i ? HP_PATH_SEP : ""; *sep; sep++)
+            sb_putc(&b, *sep);
         shape_elem(&b, path[i] ? path[i] : "");
     }
     if (cap)
         buf[b.len < cap ? b.len : cap - 1] = '\0';
     return b.len;
+}
+
+hp_path_it hp_path_walk(const char *joined)
+{
+    hp_path_it it;
+    memset(&it, 0, sizeof it);
+    it.next_ = joined ? joined : "";
+    it.index = SIZE_MAX;   /* the first hp_path_next makes it 0 */
+    return it;
+}
+
+int hp_path_next(hp_path_it *it)
+{
+    if (!it->next_)
+        return 0;
+    const char *sep = strstr(it->next_, HP_PATH_SEP);
+    it->elem = it->next_;
+    it->len = sep ? (size_t)(sep - it->elem) : strlen(it->elem);
+    it->index++;
+    it->last = sep == NULL;
+    it->next_ = sep ? sep + HP_PATH_SEP_LEN : NULL;
+    return 1;
 }
 
 /* --- grouping -------------------------------------------------------------- */

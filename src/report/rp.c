@@ -345,19 +345,12 @@ static void path_wrapped(sk *s, char *const *path, size_t n, const char *indent,
         chain_elem(s, path[i], strlen(path[i]), i == 0, indent, &col);
 }
 
-/* The same for a chain already joined with " -> ". */
+/* The same for a chain already joined (hp_path_walk). */
 static void chain_wrapped(sk *s, const char *chain, const char *indent, size_t col)
 {
-    int first = 1;
-    for (const char *p = chain;;) {
-        const char *e = strstr(p, " -> ");
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        chain_elem(s, p, len, first, indent, &col);
-        first = 0;
-        if (!e)
-            break;
-        p = e + 4;
-    }
+    hp_path_it it = hp_path_walk(chain);
+    while (hp_path_next(&it))
+        chain_elem(s, it.elem, it.len, it.index == 0, indent, &col);
 }
 
 enum { TEXT_GROUPS = 10, FAILURE_GROUPS = 5, TEXT_EXAMPLES = 1 };

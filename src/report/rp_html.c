@@ -533,15 +533,11 @@ static void via_holder(const char *via, char *buf, size_t n)
     buf[0] = '\0';
     if (!via)
         return;
-    const char *last = NULL, *prev = NULL;
-    for (const char *p = strstr(via, " -> "); p; p = strstr(p + 4, " -> ")) {
-        prev = last;
-        last = p;
-    }
-    if (!last)
-        return;
-    const char *from = prev ? prev + 4 : via;
-    snprintf(buf, n, "%.*s", (int)(last - from), from);
+    hp_path_it it = hp_path_walk(via), before = it;
+    while (hp_path_next(&it) && !it.last)
+        before = it;
+    if (it.index > 0)   /* the element before the kind */
+        snprintf(buf, n, "%.*s", (int)before.len, before.elem);
 }
 
 static int weak_reason(hp_reason r)

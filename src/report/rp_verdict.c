@@ -312,8 +312,9 @@ void rp_verdict_summary(const rp_verdict *v, char *buf, size_t n)
 /* The path past its root element ("unreachable -> a -> b": "a -> b"). */
 static const char *past_root(const char *path)
 {
-    const char *p = strstr(path, " -> ");
-    return p ? p + 4 : path;
+    hp_path_it it = hp_path_walk(path);
+    hp_path_next(&it);
+    return hp_path_next(&it) ? it.elem : path;
 }
 
 static void lost_line(FILE *f, const rp_vgroup *g)
