@@ -29,11 +29,43 @@ typedef enum rp_fail_kind { RP_FK_EXPECT, RP_FK_FIDELITY, RP_FK_GROWTH, RP_FK_CO
 const char *rp_fail_kind_word(rp_fail_kind k);
 int rp_fail_kind_from_word(const char *w, rp_fail_kind *out);
 
+/* What made it fail, a fact of where it was recorded (src/scenario sets
+ * it; text, actual and message say it in words for people; kind is how the
+ * writers head it). Read back from JSON, which does not carry it:
+ * RP_FC_UNKNOWN. */
+typedef enum rp_fail_cause {
+    RP_FC_UNKNOWN = 0,
+    RP_FC_EXPECT,      /* an expectation did not hold */
+    RP_FC_RAISED,      /* a statement raised an error (raised says which) */
+    RP_FC_VERIFY,      /* --verify: an invariant broke after the statement
+                          (actual + detail: the invariant's own words) */
+    RP_FC_END_CHECK,   /* the strict end check: objects or bytes left */
+    RP_FC_GROWTH,      /* --repeat: retained objects grow with the rounds */
+    RP_FC_SETUP        /* the scenario could not be set up */
+} rp_fail_cause;
+
+/* What the expectation of a failing statement asked about (its query). */
+typedef enum rp_query_of {
+    RP_Q_NONE = 0,     /* nothing: plain values, or not an expectation */
+    RP_Q_BUILTIN,      /* a built-in function: live(), bytes(), dead(), raises */
+    RP_Q_ATTR,         /* an attribute: a mode's or converter's memo_meta */
+    RP_Q_TENSOR,       /* a tensor query: t.numel(), t.dim(), t.size(0) */
+    RP_Q_METHOD        /* another method: h.item(), m.cache_size() */
+} rp_query_of;
+enum { RP_QUERY_LEN = 32 };
+
 typedef struct rp_failure {
     uint32_t line, col;   /* the scenario's (a recording's line); 0 none */
     rp_fail_kind kind;
     char *prog_file;      /* a recording: the program's site of the failure */
     uint32_t prog_line;   /*   ("prog.py", 12); NULL and 0 otherwise */
+    uint8_t cause;        /* rp_fail_cause */
+    uint8_t query_of;     /* rp_query_of */
+    uint8_t raised;       /* RP_FC_RAISED, RP_FC_SETUP: the er_kind (ER_OOM...) */
+    uint16_t detail;      /* RP_FC_VERIFY: where in actual its own words start */
+    char query[RP_QUERY_LEN];   /* the query's word ("memo_meta", "live",
+                                   "numel"); "" for RP_Q_NONE. JSON carries it
+                                   ("query") */
     char *text;        /* the statement as written: "expect m.memo_meta == 0" */
     char *actual;      /* "1", or the error raised: "ShapeError: ..." */
     char *message;     /* the expect's message, or what went wrong */

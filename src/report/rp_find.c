@@ -1,7 +1,6 @@
 /* rp_find.c - a run's findings for SARIF and GitHub annotations. */
 #include "report/rp_find.h"
 
-#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,42 +46,9 @@ typedef struct cls_rule { const char *id, *name, *text; rp_level quiet; } cls_ru
 static const cls_rule cls_rules[HP_CL_COUNT] = {HP_CLASSES(RULE_, )};
 #undef RULE_
 
-/* "expect m.memo_meta == 0" -> "memo_meta"; "expect live(\"mode\") == 2"
- * -> "live"; otherwise "value". */
-static void expect_kind(const char *text, char *buf, size_t n)
+void rp_expect_rule(const char *query, char *buf, size_t n)
 {
-    const char *p = text ? text : "";
-    if (strncmp(p, "expect ", 7) == 0)
-        p += 7;
-    size_t len = strcspn(p, " =!<>");
-    const char *paren = memchr(p, '(', len);
-    const char *w = p;
-    if (paren) {
-        len = (size_t)(paren - p);
-    } else {
-        const char *dot = NULL;
-        for (const char *q = p; q < p + len; q++)
-            if (*q == '.')
-                dot = q;
-        if (dot) {
-            len -= (size_t)(dot + 1 - p);
-            w = dot + 1;
-        }
-    }
-    size_t k = 0;
-    for (size_t i = 0; i < len && k + 1 < n; i++)
-        if (isalnum((unsigned char)w[i]) || w[i] == '_')
-            buf[k++] = w[i];
-    buf[k] = '\0';
-    if (!k)
-        snprintf(buf, n, "value");
-}
-
-void rp_expect_rule(const char *text, char *buf, size_t n)
-{
-    char kind[48];
-    expect_kind(text, kind, sizeof kind);
-    snprintf(buf, n, "fakegc/expect/%s", kind);
+    snprintf(buf, n, "fakegc/expect/%s", query && query[0] ? query : "value");
 }
 
 /* ---- the findings ---- */
@@ -139,7 +105,7 @@ static void failure(const rp_run *run, const rp_scenario *s, const rp_failure *x
     rp_finding f;
     memset(&f, 0, sizeof f);
     char objs[400];
-    rp_expect_rule(x->text, f.rule, sizeof f.rule);
+    rp_expect_rule(x->query, f.rule, sizeof f.rule);
     f.rule_name = "FailedExpectation";
     f.rule_text = "An expectation of the scenario did not hold.";
     f.level = RP_LV_ERROR;

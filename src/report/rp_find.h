@@ -53,10 +53,11 @@ typedef void (*rp_find_fn)(void *ctx, const rp_finding *f);
  * failed expectations, its verdict groups). */
 void rp_find_each(const rp_run *run, rp_find_fn emit, void *ctx);
 
-/* The rule of a failed expectation's text: "expect m.memo_meta == 0" ->
- * "fakegc/expect/memo_meta", "expect live(\"mode\") == 2" ->
- * "fakegc/expect/live". */
-void rp_expect_rule(const char *text, char *buf, size_t n);
+/* The rule of a failed expectation from what it asked (rp_failure.query):
+ * "memo_meta" -> "fakegc/expect/memo_meta", "live" -> "fakegc/expect/live";
+ * NULL or "" (plain values, or a statement that is no expectation) ->
+ * "fakegc/expect/value". */
+void rp_expect_rule(const char *query, char *buf, size_t n);
 
 /* "prog.py:12" -> file "prog.py", line 12; no ":N" at the end: line 0. */
 void rp_loc_parse(const char *site, rp_loc *out);

@@ -336,6 +336,9 @@ static void failure(jw *w, const rp_scenario *sc, size_t idx, size_t *detailed)
         rp_jw_key(w, ", ", "program_file"); rp_jw_str(w, x->prog_file);
         rp_jw_key(w, ", ", "program_line"); rp_jw_u64(w, x->prog_line);
     }
+    if (x->query[0]) {
+        rp_jw_key(w, ", ", "query"); rp_jw_str(w, x->query);
+    }
     size_t ng = x->ngroups;
     const hp_group *gs = x->groups;
     size_t keep = !show ? 0 : ng < JSON_GROUPS ? ng : JSON_GROUPS;

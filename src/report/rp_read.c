@@ -677,6 +677,17 @@ static int get_fail_kind(rp_jr *j, rp_fail_kind *out)
                ? 0 : rp_jr_fail(j, "failure kind: unknown word \"%s\"", j->str);
 }
 
+/* "query": the word an expectation asked about (rp_failure.query). */
+static int get_query(rp_jr *j, rp_failure *f)
+{
+    if (rp_jr_string(j) != 0)
+        return -1;
+    if (j->str_len >= sizeof f->query)
+        return rp_jr_fail(j, "query: longer than %zu bytes", sizeof f->query - 1);
+    memcpy(f->query, j->str, j->str_len + 1);
+    return 0;
+}
+
 static int read_failure(rd *d, rp_failure *f)
 {
     rp_jr *j = &d->j;
@@ -696,6 +707,8 @@ static int read_failure(rd *d, rp_failure *f)
             rc = get_actual(j, &f->actual);
         else if (strcmp(key, "message") == 0)
             rc = get_str(j, &f->message);
+        else if (strcmp(key, "query") == 0)
+            rc = get_query(j, f);
         else if (strcmp(key, "objects") == 0 && !f->objects)
             rc = read_records(d, &f->objects, &f->nobjects);
         else if (strcmp(key, "objects_total") == 0)

@@ -742,7 +742,7 @@ static void expect_record(sc_vm *vm, const sc_stmt *s, expect_out *x)
         return;
     if (vm->out->status == RP_PASS)
         vm->out->status = RP_FAIL;
-    rp_failure *f = sc_add_failure(vm, s, x->actual, s->msg);
+    rp_failure *f = sc_add_failure(vm, s, RP_FC_EXPECT, x->actual, s->msg);
     attach_objects(vm, f, x->subjects, x->nsub, x->cmp_failed, x->held);
     if (x->cmp_failed)
         attach_kinds(vm, f, x->cmp_failed);
@@ -808,15 +808,16 @@ static int pre(sc_vm *vm, const sc_stmt *s)
     return 0;
 }
 
-static void fail_stmt(sc_vm *vm, const sc_stmt *s, const char *actual, const char *msg,
-                      int error_status)
+static rp_failure *fail_stmt(sc_vm *vm, const sc_stmt *s, rp_fail_cause cause,
+                             const char *actual, const char *msg, int error_status)
 {
     vm->stopped = 1;
     vm->out->status = error_status ? RP_ERROR : (vm->out->status == RP_ERROR ? RP_ERROR
                                                                             : RP_FAIL);
-    sc_add_failure(vm, s, actual, msg);
+    rp_failure *f = sc_add_failure(vm, s, cause, actual, msg);
     if (error_status && !vm->out->error)
         sc_rp_set_error(vm->out, actual);
+    return f;
 }
 
 /* Turn the current error into the statement's failure. */
@@ -830,8 +831,11 @@ static void fail_error(sc_vm *vm, const sc_stmt *s)
     er_clear();
     /* a limit on the model's size: what is alive is the finding */
     vm->limit_hit = k == ER_LIMIT && !(vm->o->stop && *vm->o->stop);
-    fail_stmt(vm, s, actual, "the statement raised an error; the scenario stopped here",
-              k == ER_INTERNAL || k == ER_NONE);
+    rp_failure *f = fail_stmt(vm, s, RP_FC_RAISED, actual,
+                              "the statement raised an error; the scenario stopped here",
+                              k == ER_INTERNAL || k == ER_NONE);
+    if (f)
+        f->raised = (uint8_t)k;
 }
 
 /* After a statement: deferred callbacks, gc policy, checks. */
@@ -877,9 +881,13 @@ static int post(sc_vm *vm, const sc_stmt *s)
         if (bad) {
             er_clear();
             char actual[300];
-            snprintf(actual, sizeof actual, "heap invariant violated: %s", why);
-            fail_stmt(vm, s, actual, "--verify found a broken invariant after this statement",
-                      0);
+            int at = snprintf(actual, sizeof actual, "heap invariant violated: ");
+            snprintf(actual + at, sizeof actual - (size_t)at, "%s", why);
+            rp_failure *f = fail_stmt(vm, s, RP_FC_VERIFY, actual,
+                                      "--verify found a broken invariant after this statement",
+                                      0);
+            if (f)
+                f->detail = (uint16_t)at;
             return -2;
         }
     }

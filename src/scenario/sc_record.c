@@ -38,7 +38,39 @@ int sc_rp_set_error(rp_scenario *out, const char *msg)
     return out->error ? 0 : -1;
 }
 
-rp_failure *sc_add_failure(sc_vm *vm, const sc_stmt *s, const char *actual,
+/* The query an expectation asks: the first operand of its comparison (or
+ * arithmetic) that is a call, a method, an attribute or raises; NULL when
+ * it compares plain values. */
+static const sc_expr *query_expr(const sc_expr *e)
+{
+    if (!e)
+        return NULL;
+    if (e->kind == E_CALL || e->kind == E_METHOD || e->kind == E_ATTR || e->kind == E_RAISES)
+        return e;
+    if ((e->kind == E_CMP || e->kind == E_ARITH) && e->nargs == 2) {
+        const sc_expr *q = query_expr(e->args[0]);
+        return q ? q : query_expr(e->args[1]);
+    }
+    return NULL;
+}
+
+static void set_query(rp_failure *f, const sc_stmt *s)
+{
+    const sc_expr *q = s->kind == S_EXPECT ? query_expr(s->e) : NULL;
+    if (!q)
+        return;
+    const char *name = q->word ? q->word->name : q->name;
+    if (q->kind == E_RAISES)
+        name = "raises";
+    if (!name)
+        return;
+    f->query_of = q->kind == E_ATTR ? RP_Q_ATTR
+                : q->kind != E_METHOD ? RP_Q_BUILTIN
+                : q->word && q->word->mk == MK_QUERY ? RP_Q_TENSOR : RP_Q_METHOD;
+    snprintf(f->query, sizeof f->query, "%s", name);
+}
+
+rp_failure *sc_add_failure(sc_vm *vm, const sc_stmt *s, int cause, const char *actual,
                            const char *message)
 {
     rp_scenario *out = vm->out;
@@ -55,6 +87,8 @@ rp_failure *sc_add_failure(sc_vm *vm, const sc_stmt *s, const char *actual,
     memset(f, 0, sizeof *f);
     f->line = s->line;
     f->col = s->col;
+    f->cause = (uint8_t)cause;
+    set_query(f, s);
     if (s->text_len) {
         char text[512];
         sc_stmt_text(vm, s, text, sizeof text);

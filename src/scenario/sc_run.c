@@ -108,14 +108,14 @@ static void teardown(sc_vm *vm, order *ord)
 
 /* ---- report helpers ---- */
 
-static rp_failure *add_plain_failure(sc_vm *vm, uint32_t line, const char *text,
-                                     const char *actual, const char *msg)
+static rp_failure *add_plain_failure(sc_vm *vm, rp_fail_cause cause, uint32_t line,
+                                     const char *text, const char *actual, const char *msg)
 {
     sc_stmt fake;
     memset(&fake, 0, sizeof fake);
     fake.line = line;
     fake.col = line ? 1 : 0;
-    rp_failure *f = sc_add_failure(vm, &fake, actual, msg);
+    rp_failure *f = sc_add_failure(vm, &fake, cause, actual, msg);
     if (f && text) {
         sc_rp_free_str(f->text);
         f->text = sc_rp_strdup(text);
@@ -146,7 +146,7 @@ static void end_check(sc_vm *vm, uint64_t base)
         er_clear();
         char a[160];
         snprintf(a, sizeof a, "%" PRIu64 " objects and %" PRIu64 " bytes retained", live, bytes);
-        add_plain_failure(vm, 0, "end_check", a,
+        add_plain_failure(vm, RP_FC_END_CHECK, 0, "end_check", a,
                           "retained after teardown (no details: out of memory analysing them)");
         return;
     }
@@ -163,7 +163,7 @@ static void end_check(sc_vm *vm, uint64_t base)
     if (live == 0) {
         char a[160];
         snprintf(a, sizeof a, "%" PRIu64 " bytes still allocated", bytes);
-        add_plain_failure(vm, 0, "end_check", a,
+        add_plain_failure(vm, RP_FC_END_CHECK, 0, "end_check", a,
                           "allocator bytes live after teardown that no object holds");
     }
 }
@@ -312,8 +312,8 @@ static void growth_check(sc_vm *vm, const census *first, const census *last, uin
                  k->count, obj_kind_name(k->kind), k->count == 1 ? "" : "s", at, rounds,
                  c1, per);
         snprintf(text, sizeof text, "--repeat %u", rounds);
-        rp_failure *f = add_plain_failure(vm, prog ? 0 : k->line, text, a,
-                                          "retained objects grow with the number of rounds");
+        rp_failure *f = add_plain_failure(vm, RP_FC_GROWTH, prog ? 0 : k->line, text,
+                                          a, "retained objects grow with the number of rounds");
         if (f) {
             f->kind = RP_FK_GROWTH;
             if (prog && (f->prog_file = sc_rp_strdup(k->file)))
@@ -495,8 +495,10 @@ static int open_run(sc_vm *vm, run_state *rs, fk_design_id design)
         snprintf(a, sizeof a, "OutOfMemory: %s", er_message());
         er_clear();
         vm->out->status = RP_FAIL;
-        add_plain_failure(vm, 0, "(setting up the scenario)", a,
-                          "out of memory before the first statement");
+        rp_failure *f = add_plain_failure(vm, RP_FC_SETUP, 0, "(setting up the scenario)", a,
+                                          "out of memory before the first statement");
+        if (f)
+            f->raised = ER_OOM;
         return -1;
     }
     rs->base_total = sc_model_bytes();
@@ -596,7 +598,8 @@ static void close_run(sc_vm *vm, run_state *rs)
         char a[120];
         snprintf(a, sizeof a, "%" PRIu64 " bytes still allocated after every object was freed",
                  left);
-        add_plain_failure(vm, 0, "end_check", a, "allocator bytes leaked by no object");
+        add_plain_failure(vm, RP_FC_END_CHECK, 0, "end_check", a,
+                          "allocator bytes leaked by no object");
     }
     al_free(vm->vars, rs->nv * sizeof *vm->vars, AL_K_SCENARIO);
     al_free(vm->stamp, rs->nv * sizeof *vm->stamp, AL_K_SCENARIO);

@@ -198,7 +198,9 @@ int sc_var_in_use(const sc_vm *vm, uint32_t slot);
  * NULL). */
 char *sc_rp_strdup(const char *s);
 void sc_rp_free_str(char *s);
-rp_failure *sc_add_failure(sc_vm *vm, const sc_stmt *s, const char *actual,
+/* A failure of statement s, of cause (rp_fail_cause); an expectation's
+ * query (rp_failure.query) is read from its expression. */
+rp_failure *sc_add_failure(sc_vm *vm, const sc_stmt *s, int cause, const char *actual,
                            const char *message);
 void sc_format_val(const sc_val *v, char *buf, size_t n);
 int sc_rp_set_error(rp_scenario *out, const char *msg);

@@ -131,11 +131,21 @@ enum { ST_PASS = 0, ST_FAIL, ST_PARSE, ST_CRASH, ST_INTERNAL };
 #define ST_MAX_CLASSES 8
 #define ST_CLASS_LEN 112
 
-/* What a failure class is, as a fact of the run that found it (its text
- * is for people and for matching a class again). */
+/* What a failure class is, as a fact of the run that found it, set where
+ * the class is made (its text is for people and for matching a class
+ * again: nothing reads these facts back out of it). */
 typedef enum st_class_kind {
-    ST_CK_FAILURE = 0,   /* a failing statement, check or verdict */
-    ST_CK_FINDING        /* a bad access the guard caught ("finding: ...") */
+    ST_CK_FAILURE = 0,   /* another failing statement, check or verdict ("error:
+                            ...", "growth: ", "internal: ...", a verdict's) */
+    ST_CK_FINDING,       /* a bad access the guard caught ("finding: ...") */
+    ST_CK_EXPECT,        /* an expectation did not hold (its text; query says
+                            what it asked) */
+    ST_CK_EXPECT_TENSOR, /* the same about a tensor query (t.numel(), t.size(0)) */
+    ST_CK_VERIFY,        /* --verify: an invariant broke ("verify: ...") */
+    ST_CK_GUARD,         /* the guard allocator's check found damage ("guard: ...") */
+    ST_CK_RETAINED,      /* the end check: objects retained ("retained: KIND") */
+    ST_CK_LEAK,          /* the end check: bytes no object holds ("leak: ...") */
+    ST_CK_CRASH          /* the run died or timed out ("crash: SIGSEGV") */
 } st_class_kind;
 
 typedef struct st_outcome {
@@ -143,6 +153,8 @@ typedef struct st_outcome {
     int ncls;                              /* failure classes, first one first */
     char cls[ST_MAX_CLASSES][ST_CLASS_LEN];
     st_class_kind kind[ST_MAX_CLASSES];    /* cls[i]'s kind */
+    char query[ST_MAX_CLASSES][RP_QUERY_LEN];   /* ST_CK_EXPECT*: what cls[i]
+                                                   asked (rp_failure.query) */
     uint32_t first_line;                   /* line of the first failure (0: end) */
     char first[256];                       /* "LINE: TEXT  actual: ..." */
     uint64_t statements;
@@ -192,12 +204,12 @@ int st_shrink_text(const st_env *e, const char *text, const char *cls, int check
                    st_text *out, st_shrink_stats *stats);
 
 /* Minimize a generated lifecycle: actions first (the model re-renders the
- * expectations of every candidate), then the text. orig_text: the text as
- * generated (shrunk as text when the re-rendered actions do not show the
- * failure). 0 or -1. */
+ * expectations of every candidate: which, kind (cls's) says), then the
+ * text. orig_text: the text as generated (shrunk as text when the
+ * re-rendered actions do not show the failure). 0 or -1. */
 int st_shrink_script(const st_config *c, const st_env *e, const st_script *s,
-                     const char *orig_text, const char *cls, int check_clean,
-                     st_text *out, st_shrink_stats *stats);
+                     const char *orig_text, const char *cls, st_class_kind kind,
+                     int check_clean, st_text *out, st_shrink_stats *stats);
 
 /* Statements in a text (non-blank, non-comment lines, `end` excluded). */
 size_t st_count_statements(const char *text);
@@ -230,6 +242,7 @@ typedef struct st_stress_result {
     uint64_t fail_steps;         /* steps run until the failing check */
     char cls[ST_CLASS_LEN];
     st_class_kind cls_kind;      /* what cls is */
+    char query[RP_QUERY_LEN];    /* ST_CK_EXPECT*: what it asked */
     char first[256];
     char file[512], min_file[512];
     size_t file_statements, min_statements;

@@ -405,8 +405,8 @@ static void text_stress(const st_stress_doc *d, const st_stress_result *r)
 static void stress_finding(const st_stress_doc *d, const st_stress_result *r, rp_finding *x)
 {
     memset(x, 0, sizeof *x);
-    if (strncmp(r->cls, "expect ", 7) == 0) {
-        rp_expect_rule(r->cls, x->rule, sizeof x->rule);
+    if (r->cls_kind == ST_CK_EXPECT || r->cls_kind == ST_CK_EXPECT_TENSOR) {
+        rp_expect_rule(r->query, x->rule, sizeof x->rule);
         x->rule_name = "FailedExpectation";
         x->rule_text = "An expectation the stress model predicted did not hold.";
     } else {

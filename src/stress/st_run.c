@@ -21,6 +21,7 @@ void st_env_default(st_env *e)
 }
 
 static long guard_seen;      /* findings already reported */
+static int hook_guard;       /* the run's --verify failure is the guard's */
 
 /* Everything the model allocated is an object's header or something an
  * object owns; anything else live is a leak nobody can name. */
@@ -67,8 +68,10 @@ static int guard_findings(const st_env *e, char *why, size_t n)
 static int verify_hook(void *arg, char *why, size_t n)
 {
     const st_env *e = arg;
-    if (guard_findings(e, why, n) < 0)
+    if (guard_findings(e, why, n) < 0) {
+        hook_guard = 1;
         return -1;
+    }
     return live_bytes_invariant(why, n);
 }
 
@@ -141,7 +144,9 @@ void st_finding_outcome(uint32_t line, const char *what, st_outcome *o)
 
 void st_normalize(const char *in, char *out, size_t n) { wk_normalize(in, out, n); }
 
-static void add_class(st_outcome *o, const char *prefix, const char *what)
+/* Class prefix + what (normalized) of kind, unless o has it already;
+ * its index, or -1. */
+static int add_class(st_outcome *o, st_class_kind kind, const char *prefix, const char *what)
 {
     char norm[ST_CLASS_LEN];
     st_normalize(what ? what : "", norm, sizeof norm);
@@ -149,9 +154,12 @@ static void add_class(st_outcome *o, const char *prefix, const char *what)
     snprintf(c, sizeof c, "%s%s", prefix, norm);
     for (int i = 0; i < o->ncls; i++)
         if (strcmp(o->cls[i], c) == 0)
-            return;
-    if (o->ncls < ST_MAX_CLASSES)
-        snprintf(o->cls[o->ncls++], ST_CLASS_LEN, "%s", c);
+            return -1;
+    if (o->ncls == ST_MAX_CLASSES)
+        return -1;
+    snprintf(o->cls[o->ncls], ST_CLASS_LEN, "%s", c);
+    o->kind[o->ncls] = kind;
+    return o->ncls++;
 }
 
 int st_outcome_has(const st_outcome *o, const char *cls)
@@ -162,31 +170,38 @@ int st_outcome_has(const st_outcome *o, const char *cls)
     return 0;
 }
 
-static int starts(const char *s, const char *p)
-{
-    return s && strncmp(s, p, strlen(p)) == 0;
-}
-
+/* A failure's class from what made it fail (rp_failure.cause): its words
+ * name it. */
 static void classify_failure(const rp_failure *f, st_outcome *o)
 {
-    const char *msg = f->message ? f->message : "";
     const char *actual = f->actual ? f->actual : "";
-    if (starts(msg, "--verify")) {
-        const char *why = actual;
-        if (starts(why, "heap invariant violated: "))
-            why += strlen("heap invariant violated: ");
-        if (starts(why, "guard: "))
-            add_class(o, "", why);
+    switch (f->cause) {
+    case RP_FC_VERIFY: {
+        const char *why = strlen(actual) >= f->detail ? actual + f->detail : "";
+        if (hook_guard)   /* its words say "guard: ..." (guard_findings) */
+            add_class(o, ST_CK_GUARD, "", why);
         else
-            add_class(o, "verify: ", why);
-    } else if (starts(msg, "the statement raised an error")) {
-        add_class(o, "error: ", actual);
-    } else if (f->text && strcmp(f->text, "end_check") == 0) {
-        add_class(o, "leak: ", "bytes with no object");
-    } else if (starts(f->text, "--repeat")) {
-        add_class(o, "growth: ", "");
-    } else {
-        add_class(o, "", f->text ? f->text : "?");
+            add_class(o, ST_CK_VERIFY, "verify: ", why);
+        return;
+    }
+    case RP_FC_RAISED:
+        add_class(o, ST_CK_FAILURE, "error: ", actual);
+        return;
+    case RP_FC_END_CHECK:
+        add_class(o, ST_CK_LEAK, "leak: ", "bytes with no object");
+        return;
+    case RP_FC_GROWTH:
+        add_class(o, ST_CK_FAILURE, "growth: ", "");
+        return;
+    case RP_FC_EXPECT: {
+        st_class_kind k = f->query_of == RP_Q_TENSOR ? ST_CK_EXPECT_TENSOR : ST_CK_EXPECT;
+        int i = add_class(o, k, "", f->text ? f->text : "?");
+        if (i >= 0)
+            snprintf(o->query[i], sizeof o->query[i], "%s", f->query);
+        return;
+    }
+    default:
+        add_class(o, ST_CK_FAILURE, "", f->text ? f->text : "?");
     }
 }
 
@@ -203,7 +218,7 @@ static void classify_verdict(const rp_verdict *v, st_outcome *o)
         rp_vgroup_holder(g, holder, sizeof holder);
         snprintf(c, sizeof c, "%s, held by %s: %s", hp_class_name(g->cls), holder,
                  fk_category_noun(g->cat, 2));
-        add_class(o, "", c);
+        add_class(o, ST_CK_FAILURE, "", c);
     }
     if (!o->first[0]) {
         char sum[sizeof o->first - 32];
@@ -233,7 +248,7 @@ static void classify(const rp_scenario *r, st_outcome *o)
     }
     if (r->nretained > 0) {
         /* the kind of the object that retains the most */
-        add_class(o, "retained: ", obj_kind_name(r->retained[0].kind));
+        add_class(o, ST_CK_RETAINED, "retained: ", obj_kind_name(r->retained[0].kind));
         if (r->nfailures == 0)
             snprintf(o->first, sizeof o->first, "end check: %zu objects retained, first %s#%llu "
                      "created at line %u", r->nretained, obj_kind_name(r->retained[0].kind),
@@ -242,9 +257,9 @@ static void classify(const rp_scenario *r, st_outcome *o)
     if (r->verdict && rp_verdict_fails(r->verdict))
         classify_verdict(r->verdict, o);
     if (r->status == RP_ERROR && r->error)
-        add_class(o, "internal: ", r->error);
+        add_class(o, ST_CK_FAILURE, "internal: ", r->error);
     if (o->ncls == 0)
-        add_class(o, "fail: ", "unclassified");
+        add_class(o, ST_CK_FAILURE, "fail: ", "unclassified");
 }
 
 
@@ -256,7 +271,7 @@ int st_run_text(const st_env *e, const char *name, const char *text, st_outcome 
     if (!p) {
         er_clear();
         o->status = ST_PARSE;
-        add_class(o, "parse: ", "does not parse");
+        add_class(o, ST_CK_FAILURE, "parse: ", "does not parse");
         return o->status;
     }
     sc_options so = e->sc;
@@ -269,6 +284,7 @@ int st_run_text(const st_env *e, const char *name, const char *text, st_outcome 
     }
     rp_scenario r;
     memset(&r, 0, sizeof r);
+    hook_guard = 0;
     cur_note = &note;
     sc_run(p, &so, &r);
     cur_note = NULL;
@@ -278,7 +294,7 @@ int st_run_text(const st_env *e, const char *name, const char *text, st_outcome 
     if (guard_findings(e, why, sizeof why) < 0) {
         if (o->status == ST_PASS)
             o->status = ST_FAIL;
-        add_class(o, "", why);
+        add_class(o, ST_CK_GUARD, "", why);
         if (!o->first[0])
             snprintf(o->first, sizeof o->first, "%s", why);
     }
@@ -328,7 +344,7 @@ int st_run_forked(const st_env *e, const char *name, const char *text, int no_in
     o->status = ST_CRASH;
     char c[ST_CLASS_LEN], words[300];
     wk_class(&end, c, sizeof c);
-    o->kind[o->ncls] = end.how == WK_FINDING ? ST_CK_FINDING : ST_CK_FAILURE;
+    o->kind[o->ncls] = end.how == WK_FINDING ? ST_CK_FINDING : ST_CK_CRASH;
     snprintf(o->cls[o->ncls++], ST_CLASS_LEN, "%s", c);
     wk_describe(&end, words, sizeof words);
     snprintf(o->first, sizeof o->first, "the run %s", words);

@@ -795,19 +795,17 @@ static void rewrite_actions(ashr *x)
     al_free(save, (x->n ? x->n : 1) * sizeof *save, AL_K_SCENARIO);
 }
 
-/* How the actions are rendered for a failure of class cls: every check
- * after every action, except for failures the end check or a crash shows by
- * itself. */
-static void render_config(const st_config *c, const char *cls, st_config *cc)
+/* How the actions are rendered for a failure of kind: every check after
+ * every action, except for failures the end check or a crash shows by
+ * itself; the tensor queries too for a failed tensor query. */
+static void render_config(const st_config *c, st_class_kind kind, st_config *cc)
 {
     *cc = *c;
     cc->expect_class = NULL;
-    cc->expect_all = !(strncmp(cls, "retained: ", 10) == 0 || strncmp(cls, "leak: ", 6) == 0 ||
-                       strncmp(cls, "crash: ", 7) == 0 || strncmp(cls, "finding: ", 9) == 0);
-    if (cc->expect_all && (strstr(cls, ".numel()") || strstr(cls, ".dim()") ||
-                           strstr(cls, ".is_view()") || strstr(cls, ".storage_offset()") ||
-                           strstr(cls, ".size(")))
-        cc->expect_all = 2;   /* tensor queries too */
+    cc->expect_all = !(kind == ST_CK_RETAINED || kind == ST_CK_LEAK || kind == ST_CK_CRASH ||
+                       kind == ST_CK_FINDING);
+    if (kind == ST_CK_EXPECT_TENSOR)
+        cc->expect_all = 2;
 }
 
 /* Does the rendering of every action show cls? With every check after
@@ -838,22 +836,22 @@ static int reproduce(ashr *x, st_config *cc, const char *cls, uint32_t **lines,
 }
 
 int st_shrink_script(const st_config *c, const st_env *e, const st_script *sc,
-                     const char *orig_text, const char *cls, int check_clean, st_text *out,
-                     st_shrink_stats *stats)
+                     const char *orig_text, const char *cls, st_class_kind kind,
+                     int check_clean, st_text *out, st_shrink_stats *stats)
 {
     memset(stats, 0, sizeof *stats);
     shr s;
     memset(&s, 0, sizeof s);
     st_env env = *e;
     /* a broken invariant is pinned to its statement when checked after each */
-    if (strncmp(cls, "verify: ", 8) == 0 || strncmp(cls, "guard: ", 7) == 0)
+    if (kind == ST_CK_VERIFY || kind == ST_CK_GUARD)
         env.sc.verify = 1;
     s.e = &env;
     s.cls = cls;
     s.check_clean = check_clean;
     s.stats = stats;
     st_config cc;
-    render_config(c, cls, &cc);
+    render_config(c, kind, &cc);
     ashr x;
     memset(&x, 0, sizeof x);
     x.c = &cc;

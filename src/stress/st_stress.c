@@ -23,6 +23,7 @@ typedef struct shared {
     volatile int lost;                  /* the worker could not go on: first says why */
     char cls[ST_CLASS_LEN];
     st_class_kind cls_kind;
+    char query[RP_QUERY_LEN];
     char first[256];
 } shared;
 
@@ -86,6 +87,7 @@ static void note_failure(const st_outcome *out)
     sh->fail_steps = sh->steps + steps_into(w_lines, w_nlines, out->first_line, w_nacts);
     copy(sh->cls, sizeof sh->cls, out->ncls ? out->cls[0] : "?");
     sh->cls_kind = out->ncls ? out->kind[0] : ST_CK_FAILURE;
+    copy(sh->query, sizeof sh->query, out->ncls ? out->query[0] : "");
     copy(sh->first, sizeof sh->first, out->first);
     /* the failing lifecycle counts: it ran up to its failure */
     sh->statements += out->statements;
@@ -260,8 +262,8 @@ static void handle_failure(const st_stress_opts *o, st_stress_result *r)
     r->file_statements = st_count_statements(t.p);
     if (o->shrink) {
         st_shrink_stats ss;
-        if (st_shrink_script(&o->cfg, &o->env, &s, t.p ? t.p : "", r->cls, o->check_clean,
-                             &r->min_text, &ss) == 0) {
+        if (st_shrink_script(&o->cfg, &o->env, &s, t.p ? t.p : "", r->cls, r->cls_kind,
+                             o->check_clean, &r->min_text, &ss) == 0) {
             r->min_statements = ss.after_statements;
             r->shrink_runs = ss.runs;
             if (!r->write_error) {
@@ -316,6 +318,7 @@ int st_stress(const st_stress_opts *o, st_stress_result *r)
         r->fail_steps = sh.fail_steps;
         snprintf(r->cls, sizeof r->cls, "%s", sh.cls);
         r->cls_kind = sh.cls_kind;
+        snprintf(r->query, sizeof r->query, "%s", sh.query);
         snprintf(r->first, sizeof r->first, "%s", sh.first);
     } else if (sh.lost) {
         snprintf(r->first, sizeof r->first, "%s", sh.first);
@@ -328,7 +331,7 @@ int st_stress(const st_stress_opts *o, st_stress_result *r)
         r->lifecycles++;   /* the one that crashed */
         char words[300];
         wk_class(&e, r->cls, sizeof r->cls);   /* as st_run_forked: shrinking matches */
-        r->cls_kind = e.how == WK_FINDING ? ST_CK_FINDING : ST_CK_FAILURE;
+        r->cls_kind = e.how == WK_FINDING ? ST_CK_FINDING : ST_CK_CRASH;
         wk_describe(&e, words, sizeof words);
         snprintf(r->first, sizeof r->first, "the worker %s in seed %" PRIu64, words,
                  r->fail_seed);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fake/fk.h"
 #include "stress/st.h"
 #include "stress/st_report.h"
 
@@ -18,15 +19,50 @@ Test(class_kind, a_finding_outcome_is_a_finding)
                  o.cls[0]);
 }
 
-Test(class_kind, a_failing_expectation_is_no_finding)
+/* The kind, and an expectation's query, of the first class of text's run. */
+static void kind_of(const char *text, const char *cls, st_class_kind want, const char *query)
 {
     st_env e;
     st_env_default(&e);
+    e.sc.end_check = 1;
     st_outcome o;
-    st_run_text(&e, "in.scn", "x = ones(2)\nexpect bytes() == 1\n", &o);
-    cr_assert_eq(o.status, ST_FAIL, "%s", o.first);
-    cr_assert_eq(o.kind[0], ST_CK_FAILURE, "kind %d, want %d (%s)", o.kind[0], ST_CK_FAILURE,
-                 o.cls[0]);
+    st_run_text(&e, "in.scn", text, &o);
+    cr_assert_eq(o.status, ST_FAIL, "%s: %s", text, o.first);
+    cr_assert_str_eq(o.cls[0], cls, "%s: class '%s'", text, o.cls[0]);
+    cr_assert_eq(o.kind[0], want, "%s: kind %d, want %d (%s)", text, o.kind[0], want, o.cls[0]);
+    cr_assert_str_eq(o.query[0], query, "%s: query '%s', want '%s'", text, o.query[0], query);
+}
+
+Test(class_kind, a_failing_expectation_is_no_finding)
+{
+    kind_of("x = ones(2)\nexpect bytes() == 1\n", "expect bytes() == N", ST_CK_EXPECT, "bytes");
+    kind_of("m = fake_mode()\nexpect m.memo_meta == 1\n", "expect m.memo_meta == N",
+            ST_CK_EXPECT, "memo_meta");
+    kind_of("x = ones(2)\nexpect 1 == bytes()\n", "expect N == bytes()", ST_CK_EXPECT,
+            "bytes");
+}
+
+Test(class_kind, a_tensor_query_is_one_of_its_own)
+{
+    kind_of("t = ones(2)\nexpect t.numel() == 3\n", "expect t.numel() == N",
+            ST_CK_EXPECT_TENSOR, "numel");
+    kind_of("t = ones(2)\nexpect t.size(0) == 3\n", "expect t.size(N) == N",
+            ST_CK_EXPECT_TENSOR, "size");
+}
+
+/* What the words of a class also say, the kind says without them: an
+ * expectation whose text reads like another class is still an expectation. */
+Test(class_kind, the_kind_is_not_read_from_the_words)
+{
+    kind_of("x = ones(2)\nexpect x.dim() == 3, \"leak: retained: \"\n",
+            "expect x.dim() == N, \"leak: retained: \"", ST_CK_EXPECT_TENSOR, "dim");
+    kind_of("t = ones(2)\nu = t.sum(5)\n", "error: ShapeError: Dimension out of range "
+            "(expected to be in range of [-N, N], but got N)", ST_CK_FAILURE, "");
+    char err[96];
+    cr_assert_eq(fk_inject("view-base-leak", err, sizeof err), 0, "%s", err);
+    kind_of("t = ones(4)\nv = t.view(2, 2)\ndel v\ndel t\n", "retained: tensor",
+            ST_CK_RETAINED, "");
+    fk_inject("", err, sizeof err);
 }
 
 /* The document (JSON, or text) of a failed campaign whose class is cls of

@@ -97,7 +97,7 @@ Test(shrink, a_divergence_other_checks_hide_shrinks_to_its_core)
     cr_assert_str_eq(o.cls[0], cls, "%s", o.first);
     st_text out = {0};
     st_shrink_stats ss;
-    cr_assert_eq(st_shrink_script(&c, &e, &s, t.p, cls, 0, &out, &ss), 0);
+    cr_assert_eq(st_shrink_script(&c, &e, &s, t.p, cls, o.kind[0], 0, &out, &ss), 0);
     cr_assert_leq(ss.after_statements, 10, "%zu statements (from %zu) in %u runs:\n%s",
                   ss.after_statements, st_count_statements(t.p), ss.runs, out.p);
     st_run_forked(&e, "min.scn", out.p, 0, &o);
