@@ -507,6 +507,36 @@ Test(heap, path_shape_strips_ids_and_indices)
     cr_expect_str_eq(small, "m -> Fa");
 }
 
+/* The walker gives back the elements hp_path_shape joined, in order, the
+ * last one marked; NULL and "" are one empty element. */
+Test(heap, a_joined_path_walks_back_into_its_elements)
+{
+    char *p[] = {"m", "FakeTensorMode#2.converter", "... 5 more ...", "Node#7.attr:x",
+                 "storage#41"};
+    const char *want[] = {"m", "FakeTensorMode.converter", "...", "Node.attr:x", "storage"};
+    char buf[256];
+    hp_path_shape(p, 5, buf, sizeof buf);
+    hp_path_it it = hp_path_walk(buf);
+    size_t n = 0;
+    while (hp_path_next(&it)) {
+        cr_assert_lt(n, 5, "more elements than were joined: %s", buf);
+        cr_expect_eq(it.index, n);
+        cr_expect_eq(strlen(want[n]), it.len, "element %zu: '%.*s', want '%s'", n, (int)it.len,
+                     it.elem, want[n]);
+        cr_expect_eq(strncmp(it.elem, want[n], it.len), 0, "element %zu: '%.*s', want '%s'", n,
+                     (int)it.len, it.elem, want[n]);
+        cr_expect_eq(it.last, n == 4, "element %zu: last %d", n, it.last);
+        n++;
+    }
+    cr_expect_eq(n, 5, "%zu elements in %s", n, buf);
+    const char *empty[] = {NULL, ""};
+    for (int k = 0; k < 2; k++) {
+        it = hp_path_walk(empty[k]);
+        cr_expect(hp_path_next(&it) && it.len == 0 && it.last && it.index == 0);
+        cr_expect(!hp_path_next(&it), "one element only");
+    }
+}
+
 Test(heap, verify_catches_an_extra_incref)
 {
     obj *a = th_new(&th_node, 0), *b = th_new(&th_node, 0);

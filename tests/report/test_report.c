@@ -87,6 +87,9 @@ static rp_run *make_run(void)
     rp_failure *f = rp_scenario_add_failure(b, 12, 1, "expect m.memo_meta == 0", "1",
                                             "eager policy frees the storage entry at once");
     cr_assert_not_null(f);
+    f->kind = RP_FK_EXPECT;
+    f->query_of = RP_Q_ATTR;
+    snprintf(f->query, sizeof f->query, "%s", "memo_meta");
     f->objects = al_malloc(sizeof *f->objects, AL_K_HEAP, "test");
     set_record(f->objects, 40, OBJ_TENSOR, "tensor", 2, 100, HP_REACHABLE, CLI_PATH, 3);
     f->nobjects = 1;
@@ -366,6 +369,7 @@ Test(report, json_round_trips_through_the_reader)
     cr_expect_eq(b->failures[0].col, 1);
     cr_expect_str_eq(b->failures[0].text, "expect m.memo_meta == 0");
     cr_expect_str_eq(b->failures[0].actual, "1");
+    cr_expect_str_eq(b->failures[0].query, "memo_meta", "the query reads back");
     cr_assert_eq(b->failures[0].nobjects, 1);
     cr_expect_eq(b->failures[0].objects[0].id, 40);
     cr_assert_eq(b->nretained, 1);
@@ -398,6 +402,28 @@ Test(report, json_round_trips_through_the_reader)
     cr_expect_str_eq(t2, t, "JSON -> read -> JSON is the identity");
     free(t2);
     rp_run_free_read(&back);
+    free(t);
+    free_run(run);
+}
+
+/* A failed expectation's SARIF rule is what it asked (the query recorded
+ * with it), whatever its text says: the text is for people. */
+Test(report, a_failed_expectation_s_rule_is_its_query)
+{
+    rp_run *run = make_run();
+    rp_failure *f = &run->scenarios[1].failures[0];
+    char *t = render(run, RP_SARIF, NULL);
+    HAS(t, "\"ruleId\": \"fakegc/expect/memo_meta\"");
+    free(t);
+    rp_free_str(f->text);
+    cr_assert_eq(rp_dup(&f->text, "expect h.item() == 5"), 0);
+    snprintf(f->query, sizeof f->query, "%s", "item");
+    t = render(run, RP_SARIF, NULL);
+    HAS(t, "\"ruleId\": \"fakegc/expect/item\"");
+    free(t);
+    f->query[0] = '\0';   /* plain values, or no expectation */
+    t = render(run, RP_SARIF, NULL);
+    HAS(t, "\"ruleId\": \"fakegc/expect/value\"");
     free(t);
     free_run(run);
 }
@@ -816,6 +842,9 @@ static void add_failure_with(rp_scenario *s, uint32_t line, uint64_t id)
 {
     rp_failure *f = rp_scenario_add_failure(s, line, 1, "expect m.memo_meta == 0", "1", "");
     cr_assert_not_null(f);
+    f->kind = RP_FK_EXPECT;
+    f->query_of = RP_Q_ATTR;
+    snprintf(f->query, sizeof f->query, "%s", "memo_meta");
     f->objects = al_malloc(sizeof *f->objects, AL_K_HEAP, "test");
     cr_assert_not_null(f->objects);
     set_record(f->objects, id, OBJ_TENSOR, "tensor", 2, 100, HP_REACHABLE, CLI_PATH, 3);
