@@ -87,7 +87,7 @@ static rp_run *make_run(void)
     rp_failure *f = rp_scenario_add_failure(b, 12, 1, "expect m.memo_meta == 0", "1",
                                             "eager policy frees the storage entry at once");
     cr_assert_not_null(f);
-    f->kind = RP_FK_EXPECT;
+    f->cause = RP_FC_EXPECT;
     f->query_of = RP_Q_ATTR;
     snprintf(f->query, sizeof f->query, "%s", "memo_meta");
     f->objects = al_malloc(sizeof *f->objects, AL_K_HEAP, "test");
@@ -842,9 +842,6 @@ static void add_failure_with(rp_scenario *s, uint32_t line, uint64_t id)
 {
     rp_failure *f = rp_scenario_add_failure(s, line, 1, "expect m.memo_meta == 0", "1", "");
     cr_assert_not_null(f);
-    f->kind = RP_FK_EXPECT;
-    f->query_of = RP_Q_ATTR;
-    snprintf(f->query, sizeof f->query, "%s", "memo_meta");
     f->objects = al_malloc(sizeof *f->objects, AL_K_HEAP, "test");
     cr_assert_not_null(f->objects);
     set_record(f->objects, id, OBJ_TENSOR, "tensor", 2, 100, HP_REACHABLE, CLI_PATH, 3);
