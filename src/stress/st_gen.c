@@ -287,7 +287,7 @@ static void emit(gen *g, const char *fmt, ...)
 {
     char buf[600];
     int k = 0;
-    if (g->in_with && strncmp(fmt, "end", 3) != 0)
+    if (g->in_with && strncmp(fmt, "end", 3) != 0)   /* the source it writes: `end` unindented */
         buf[k++] = ' ', buf[k++] = ' ';
     va_list ap;
     va_start(ap, fmt);

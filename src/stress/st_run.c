@@ -351,6 +351,8 @@ int st_run_forked(const st_env *e, const char *name, const char *text, int no_in
     return o->status;
 }
 
+/* Counted in the source as written (a line that is not blank, a comment
+ * or the `end` of a block): scenario text, not a failure's words. */
 size_t st_count_statements(const char *text)
 {
     size_t n = 0;

@@ -84,6 +84,10 @@ static const char *skip_ws(const char *p, const char *end)
     return p;
 }
 
+/* Does the statement line start with word w? The shrinker edits scenario
+ * source, so it reads statement text as the language spells it: a text
+ * editor's match, not a fact of a failure read back out of its words (those
+ * are typed: st_class_kind). */
 static int first_word(const char *line, size_t len, const char *w)
 {
     const char *p = skip_ws(line, line + len);
@@ -354,7 +358,7 @@ static void simplify_line(shr *s, size_t i)
 {
     char cand[1024];
     const char *w = skip_ws(s->lines[i], s->lines[i] + s->lens[i]);
-    int changed = strncmp(w, "at(", 3) != 0;
+    int changed = strncmp(w, "at(", 3) != 0;   /* the source's own words */
     for (int rounds = 0; changed && rounds < 16 && !s->oom; rounds++) {
         changed = 0;
         const char *l = s->lines[i];
@@ -503,6 +507,8 @@ static void join_dels(shr *s, size_t i)
         s->keep[i] = 1;
 }
 
+/* An expectation that only looks (no raises(), conversion, sweep or
+ * collection in it): the statement's source text, matched as an editor. */
 static int passive_expect(const char *l, size_t len)
 {
     if (!first_word(l, len, "expect"))
