@@ -167,6 +167,7 @@ static hp_class_group *group_for(acc *a, hp_class cls, int cat, const hp_retaine
     g->reason = r->reason;
     snprintf(g->via, sizeof g->via, "%s", via);
     join_path(r, g->example, sizeof g->example, 0);
+    g->example_id = r->id;
     fold_hops(r, g->example, g->mode_path, sizeof g->mode_path);
     g->root = r->root;
     g->weak_holder = r->weak_holder;

@@ -123,7 +123,10 @@ typedef struct hp_class_group {
                                     bounded by their keys, never accumulating */
     char via[256];               /* holder shape: "KEEP[] -> tensor", ids and
                                     index contents dropped */
-    char example[256];           /* first member's path, ids kept, " -> " */
+    char example[256];           /* first member's path, ids kept, joined
+                                    (HP_PATH_SEP): the text writers' words,
+                                    never read back */
+    uint64_t example_id;         /* that first member's object id */
     char mode_path[256];         /* example as its mode's: the hops folded
                                     into the one before them (hp_retained.
                                     fold_hops: out of its converters, or a

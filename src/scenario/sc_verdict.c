@@ -386,12 +386,11 @@ static int64_t conversions_to_sweep(const hp_class_group *g, uint64_t *conv)
 }
 
 /* A lost group kept by a reference the collector cannot see (a view's base
- * held from C++): its first member - the last element of its example path,
- * "... -> tensor#12" - is reached from what such a reference holds. */
+ * held from C++): its first member (example_id) is reached from what such a
+ * reference holds. */
 static int held_by_view_base(const hp_class_group *g)
 {
-    const char *h = strrchr(g->example, '#');
-    uint64_t id = h ? strtoull(h + 1, NULL, 10) : 0;
+    uint64_t id = g->example_id;
     for (obj *o = obj_live_first(); o && id; o = obj_iter_next(o))
         if (o->id == id) {
             int held = gc_hidden_holds(o);
