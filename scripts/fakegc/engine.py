@@ -181,13 +181,14 @@ class FrameRounds:
     left when a line outside it runs or the frame returns (a generator's
     return is a yield: its loops go on when it resumes)."""
 
-    __slots__ = ("heads", "open", "last", "gen")
+    __slots__ = ("heads", "open", "last", "gen", "call")
 
-    def __init__(self, heads, code):
+    def __init__(self, heads, code, call):
         self.heads = heads            # count line -> (first, last) of its loop
         self.open = {}                # count line -> its running Entry
         self.last = 0
         self.gen = bool(code.co_flags & 0x2a0)   # generator, coroutine, async generator
+        self.call = call              # which call of its function on its thread it is
 
     def trace(self, frame, event, arg):
         if event == "line":
@@ -276,12 +277,12 @@ class Rounds:
                 return t                   # a generator resumed: its rounds go on
             t = self.ident()
             k = (code, 0, t)
-            self.calls[k] = self.calls.get(k, 0) + 1
+            call = self.calls[k] = self.calls.get(k, 0) + 1
             if t is not self.main and self.is_task(frame):
                 k = (code, 0, self.POOL)
                 n = self.calls[k] = self.calls.get(k, 0) + 1
                 self.task[t] = (k, n)
-            return self.local(frame)
+            return self.local(frame, call)
         return None
 
     def is_task(self, frame):
@@ -297,15 +298,23 @@ class Rounds:
             f = f.f_back
         return True
 
-    def local(self, frame):
-        """The line tracer of one of the program's frames (None when its
-        code has no loop of its own)."""
+    def local(self, frame, call):
+        """The line tracer of one of the program's frames, the call-th of
+        its function on its thread (None when its code has no loop of its
+        own). A generator or coroutine gets one all the same, with no line
+        events: its resumes are no calls, and the round of what it makes is
+        its own call, however many others started before it resumed."""
         code = frame.f_code
         heads = self.heads.get(code)
         if heads is None:
             ls = self.loops_of(code)
             heads = self.heads[code] = ls.heads(code)
-        return FrameRounds(heads, code).trace if heads else None
+        if heads:
+            return FrameRounds(heads, code, call).trace
+        if code.co_flags & 0x2a0:
+            frame.f_trace_lines = False
+            return FrameRounds(heads, code, call).trace
+        return None
 
     def loops_of(self, code):
         ls = self.files.get(code.co_filename)
@@ -317,24 +326,26 @@ class Rounds:
         """The loops around frame's line, innermost first, in its frame and
         the program's outer ones: [(key, round)], key naming what counts
         the rounds (the Entry of a loop: this entry of it, on this frame's
-        thread). No loop anywhere: [((code, 0, thread), calls)] of the
-        innermost function of the program's around it; module-level code
+        thread). No loop anywhere: [((code, 0, thread), call)] of the
+        innermost function of the program's around it (which call of it
+        this frame is); module-level code
         outside any loop: []. In a pool's task, its call in the pool's
         series is outermost, and the innermost function's calls are not
         counted."""
-        f, func, chain = frame, None, []
+        f, func, call, chain = frame, None, None, []
         while f is not None:
             code = f.f_code
             if self.is_prog(code):
                 st = getattr(f.f_trace, "__self__", None)
-                opened = st.open if st.__class__ is FrameRounds else {}
+                mine = st.__class__ is FrameRounds
+                opened = st.open if mine else {}
                 for line in self.loops_of(code).around(code, f.f_lineno):
                     e = opened.get(line)
                     if e is not None:
                         chain.append((e, e.hits))
                 if func is None and code.co_name != "<module>" and \
                         code.co_name not in COMPREHENSIONS:
-                    func = code
+                    func, call = code, st.call if mine else None
             f = f.f_back
         t = self.ident()
         task = self.task.get(t) if t is not self.main else None
@@ -342,7 +353,7 @@ class Rounds:
             chain.append(task)
         elif not chain and func is not None:
             k = (func, 0, t)
-            chain.append((k, self.calls.get(k, 0)))
+            chain.append((k, call or self.calls.get(k, 0)))
         return chain
 
     def total(self, key, rnd):

@@ -691,13 +691,14 @@ class Cmd(Base):
         "out_clean_del_each_round": (0, [], None),
         "out_threads_submit_history": (1, ["HISTORY["], None),
         "out_async_responses": (1, ["RESPONSES[0]['meta'] -> tensor#"], None),
+        "out_async_gather_log": (1, ["SESSION_LOG[0][1] -> tensor#"], None),
         "out_loader_collate_cache": (0, ["collate.by_shape[(4, 6)] -> tensor#"], None),
         "out_lru_cache_method": (1, ["ShapeProp.example cache[(<ShapeProp object>, (1, 16))] "
                                      "-> tensor#"], None),
     }
-    # executors, coroutines and caches: test_outside_executors_async_caches
-    MORE = ("out_threads_submit_history", "out_async_responses", "out_loader_collate_cache",
-            "out_lru_cache_method")
+    # executors, coroutines and caches: test_outside_executors_async, test_outside_caches
+    MORE = ("out_threads_submit_history", "out_async_responses", "out_async_gather_log",
+            "out_loader_collate_cache", "out_lru_cache_method")
 
     def check_outside(self, names):
         here = os.path.dirname(os.path.abspath(__file__))
@@ -751,16 +752,22 @@ class Cmd(Base):
         self.check_outside([n for n, e in self.OUTSIDE.items()
                             if e[0] != 1 and n not in self.MORE])
 
-    def test_outside_executors_async_caches(self):
+    def test_outside_executors_async(self):
         """tests/record/programs/out_*.py: a ThreadPoolExecutor.submit loop
         keeping every output (one series over the pool's threads), an
-        asyncio server appending each response, an lru_cache on a method
-        (keyed by self and shape: every instance kept) - accumulating, exit
+        asyncio server appending each response, 12 handlers under
+        asyncio.gather logging theirs: accumulating, exit 1, the counts
+        the real run keeps (truth.py), held where the program spells it."""
+        self.check_outside([n for n in self.MORE if "cache" not in n])
+
+    def test_outside_caches(self):
+        """tests/record/programs/out_*_cache*.py: an lru_cache on a method
+        (keyed by self and shape: every instance kept) accumulating, exit
         1; a DataLoader's collate_fn caching a fake per batch shape over 3
-        epochs - bounded, still reachable, exit 0. Counts as the real run's
-        (truth.py), holders as the program spells them (an lru_cache's
-        entry by its key, an object by its class, not its address)."""
-        self.check_outside(list(self.MORE))
+        epochs, bounded: still reachable, exit 0. Holders as the program
+        spells them (an lru_cache's entry by its key, an object in a key by
+        its class, not its address)."""
+        self.check_outside([n for n in self.MORE if "cache" in n])
 
     def test_rounds_per_thread_and_entry(self):
         """A loop's rounds are counted per thread and per entry of the loop.
@@ -774,14 +781,20 @@ class Cmd(Base):
         tasks on 3 threads are one series, rounds 1..12 of 12 however the
         pool spreads them, and the 6 kept results accumulating; so are
         out_threads_submit_history's 10 tasks on 4 threads (1..10 of 10,
-        the 10 kept outputs accumulating, the weight's fake W not)."""
+        the 10 kept outputs accumulating, the weight's fake W not).
+        out_async_gather_log: 12 coroutines started before the first
+        converts, each resumed twice: a coroutine's resume is no call, and
+        what it makes is in the round of its own call, 1..12 of 12 (not
+        the calls and resumes counted when it converts)."""
         here = os.path.dirname(os.path.abspath(__file__))
         import check_record
         runs = (("out_threads_mode_each", 0, 20, 3, 5),
                 ("out_frames_retry_errors", 1, 17, 2, 4),
                 ("out_threads_pool", 1, 17, 1, 12),
-                ("out_threads_submit_history", 1, 27, 1, 10))
-        pools = {"out_threads_pool": (6, 0), "out_threads_submit_history": (10, 1)}
+                ("out_threads_submit_history", 1, 27, 1, 10),
+                ("out_async_gather_log", 1, 20, 1, 12))
+        pools = {"out_threads_pool": (6, 0), "out_threads_submit_history": (10, 1),
+                 "out_async_gather_log": (12, 0)}
         for name, rc_real, line, series, rounds in runs:
             out = os.path.join(self.d, name + ".scn")
             rc, so, se = self.fakegc("record", "--format", "json", "-o", out,
