@@ -93,8 +93,8 @@ static int parse_compat(void *at, const char *v, char *err, size_t n)
     return 0;
 }
 
-/* --compat's help, made from the design table when a command starts: the
- * first design --compat accepts, and what the default models. */
+/* --compat's help, made from the design table before any parse (help_make):
+ * the first design --compat accepts, and what the default models. */
 static char help_compat[256];
 
 static void help_compat_make(void)

@@ -103,8 +103,8 @@ static const op_opt rows[] = {
      offsetof(stress_args, c.also[RP_SARIF]), NULL, sarif_help},
     OP_END};
 
-/* Each weight's line: its help, then the version it needs and the one
- * design it is drawn under, by name: "(version 3, pytorch-2.3 only)". */
+/* Each weight's line: its help, then the version it needs and the design
+ * it is for, by name: "(version 3, pytorch-2.3 only)". */
 static void weights_help(FILE *f)
 {
     fprintf(f, "\nweights (defaults):\n");

@@ -56,8 +56,8 @@ typedef struct st_weights {
 
 const char *st_weight_name(int i);
 const char *st_weight_help(int i);
-/* The language version action kind i needs (0: any) and the one design it
- * is drawn under (FK_D_DEFAULT: every design); its help says them after
+/* The language version action kind i needs (0: any) and the design its
+ * help names it for (FK_D_DEFAULT: none); its help says them after
  * st_weight_help's text: "(version 3, pytorch-2.3 only)". */
 unsigned st_weight_version(int i);
 int st_weight_only(int i);   /* an fk_design_id */

@@ -117,9 +117,9 @@ uint32_t st_rng_below(st_rng *r, uint32_t n)
 /* ---- weights ---- */
 
 /* Each action kind: its name, default weight and help; the language
- * version it needs (0: any) and the one design it is drawn under (its
- * gate in weight_of; FK_D_DEFAULT: every design), which help says after
- * the text (cli: "(version 3, pytorch-2.3 only)"). */
+ * version it needs (0: any) and the design its help names it for
+ * (FK_D_DEFAULT: none; weight_of gates it by the model's features), which
+ * help says after the text (cli: "(version 3, pytorch-2.3 only)"). */
 static const struct {
     const char *name;
     uint32_t def;
