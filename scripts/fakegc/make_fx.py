@@ -32,9 +32,10 @@ COUNTERS = frozenset((
 
 
 class Graphs:
-    """A mix-in of the 1.13 recorder: GraphModule.__init__ is hooked."""
+    """A mix-in of the 1.13 and 2.x recorders: GraphModule.__init__ is hooked."""
 
     cycle_freed = False
+    SNAPSHOTS = False        # 2.x: a node's meta["val"] is a snapshot of its fake
 
     def install_graphs(self, locked):   # locked(rec, f): one event at a time
         try:
@@ -76,9 +77,24 @@ class Graphs:
         except Exception:
             return False
 
+    def snapshots(self, gm):
+        """2.x: each node's meta["val"] is snapshot_fake(v), a fake of v's
+        mode made by FakeTensor(mode, detach(meta), device) outside any
+        dispatch or conversion (fast_detach; no memo entry, no finalizer):
+        written where the graph is made, as a constructor under `with MODE`
+        (an op output with no memo entry), so that the graph holds it."""
+        from torch._subclasses.fake_tensor import FakeTensor
+        from torch.utils._pytree import tree_flatten
+        for node in gm.graph.nodes:
+            for v in tree_flatten(node.meta.get("val"))[0]:
+                if isinstance(v, FakeTensor) and id(v) not in self.objs:
+                    self.op_output(v)
+
     def on_graph_module(self, gm):
         if self.stopped or self.conv_depth or self.disp_depth:
             return
+        if self.SNAPSHOTS:
+            self.snapshots(gm)
         vals = self.graph_vals(gm)
         if not vals or not self.tick():
             return

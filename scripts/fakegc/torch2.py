@@ -169,6 +169,7 @@ class Symbols:
 
 class Recorder(torch113.Recorder):
     counters = COUNTERS2
+    SNAPSHOTS = True
     KEPT = "PyTorch %s"
     HIT_NOTE = "  memo hit: the fake is still alive (a weak-valued memo)"
     INTRO = (
@@ -433,3 +434,4 @@ class Recorder(torch113.Recorder):
             (MC, "__call__"), (FM, "__torch_dispatch__"))]
         FM.__init__, FC.__init__, FC.from_real_tensor = mode_init, conv_init, from_real
         MC.__init__, MC.__call__, FM.__torch_dispatch__ = meta_init, meta_call, dispatch
+        self.install_graphs(locked)

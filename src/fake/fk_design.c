@@ -58,12 +58,12 @@
  * base_cycle_kept, a ctest) and with the same function on 2.6.0 and
  * 2.14.1: a holder that a tensor's __dict__ and a view of it share
  * survives gc.collect(); with a clone instead of the view it dies.
- * fakegc's own design leaves it out (a cycle through a view is garbage).
- * The 2.x rows leave it out too, for now: 2.x keeps the rule, but no 2.x
- * recording builds a cycle through a view (2.x's set_proxy_slot keys the
- * proxy weakly by the fake, in the tracer's tensor_tracker: a fake does
- * not hold its graph), and the stress model that checks those rows
- * (src/stress/st_model.c) does not know the rule yet. */
+ * The 2.x rows have it too: 2.6.0 and 2.14.1 keep such a cycle of fakes
+ * (tests/record/probe_view_base.py, a ctest under each root: x a fake,
+ * x.h = holder, holder.v = x.t(); the holder survives gc.collect(), not
+ * with x.clone()), though 2.x's make_fx builds none (its set_proxy_slot
+ * keys the proxy weakly by the fake, in the tracer's tensor_tracker).
+ * fakegc's own design leaves it out (a cycle through a view is garbage). */
 #define BASE_HELD_FROM_CPP 1
 
 static const fk_design designs[FK_D_COUNT] = {
@@ -119,6 +119,7 @@ static const fk_design designs[FK_D_COUNT] = {
         /* pytorch#90823 fixed it before 2.0: _get_memo still calls
          * _fix_weakref on a hit (fake_tensor.py@6ec61862:225), harmlessly */
         .fix_weakref_leak = 0,
+        .base_held_from_cpp = BASE_HELD_FROM_CPP,
         .tables = {
             /* meta_utils.py@003dca52:131: WeakIdKeyDictionary with weak
              * values; del_ten (:169-198) pops it when the tensor dies */
@@ -158,6 +159,7 @@ static const fk_design designs[FK_D_COUNT] = {
          * variable.cpp ViewInfo::chain, keeps it for a tensor subclass that
          * replays views by function); scripts/xref 09_with_mode_ops.scn */
         .views_keep_source = 1,
+        .base_held_from_cpp = BASE_HELD_FROM_CPP,
         .tables = T_23_TABLES,
     },
     [FK_D_2_14] = {
@@ -184,6 +186,7 @@ static const fk_design designs[FK_D_COUNT] = {
          * twin keeps that one known mismatch (tests/xref/xref_2x.sh) */
         .ctor_outputs_memoized = 0,
         .views_keep_source = 1,     /* as 2.3's (measured on 2.14.1) */
+        .base_held_from_cpp = BASE_HELD_FROM_CPP,
         /* fake_tensor.py@946abe14 UnbackedMemoDescriptor.__get__ (a memo
          * is answered only while obj._version and obj.fake_mode.epoch are
          * those it was stored at; pytorch#125623, #124394) and __set__

@@ -1,0 +1,141 @@
+#!/usr/bin/python3
+"""check_traced.py FAKEGC ROOT PROGRAM PYTHON - ctest: a tracing program
+(make_fx, torch.export-style, torch.compile; tests/record/programs/
+PROGRAM.py) judged as the real run decides, under one PyTorch.
+
+PYTHON is /usr/bin/python3 (Debian's 1.13.1) or a root of scripts/torch-root.sh
+(trixie: 2.6, forky: 2.14; its launcher in $FAKEGC_ROOTS or
+/var/cache/fakegc/roots; 77, skipped, when absent). The real run:
+tests/record/truth.py under that Python (weakrefs to every FakeTensor and
+FakeTensorMode after gc.collect(), objgraph chains from the program).
+`fakegc record --python PYTHON` must then give:
+  - a whole recording (no STOPPED, REFUSED or INTERNAL in its header) and 0
+    fidelity mismatches;
+  - the verdict's groups of EXPECT[PROGRAM][line]: for each (class, kind,
+    count, holder path prefix), groups of that class and kind whose counts
+    sum to count, each group's path starting with the prefix; and the
+    real run's counts: lost == alive - held, accumulating + still reachable
+    == held, for fake tensors and modes;
+  - the exit status: 1 when the verdict fails on something, else 0.
+Prints the real counts and fakegc's verdict."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from check_make_fx import python_of, run  # noqa: E402
+
+ACC, REACH = "accumulating", "still reachable"
+# PROGRAM -> {torch line ("1.13", "2.6", "2.14"): [(class, kind, count, path prefix)]}
+EXPECT = {
+    # each trace's graph kept in a list: its nodes' meta["val"] (2.x: the
+    # snapshots snapshot_fake makes, 1.13.1: the traced fakes) and their mode
+    "export_tracing": {
+        v: [(ACC, "fake tensors", 15, "PROGRAMS[0].graph node "),
+            (ACC, "modes", 5, "PROGRAMS[0].graph node x_1")]
+        for v in ("1.13", "2.6", "2.14")},
+}
+
+
+def line_of(version):
+    major, minor = version.split("+")[0].split(".")[:2]
+    return "%s.%s" % (major, minor)
+
+
+def check_groups(groups, want):
+    """What of want the verdict's groups do not say."""
+    bad = []
+    for cls, kind, count, prefix in want:
+        mine = [g for g in groups if g["class"] == cls and g["kind"] == kind]
+        got = sum(g["count"] for g in mine)
+        paths = [g.get("path") or "" for g in mine]
+        if got != count:
+            bad.append("%s %s: fakegc says %d, want %d" % (cls, kind, got, count))
+        off = [p for p in paths if not p.startswith(prefix)]
+        if off:
+            bad.append("%s %s held at %s, want a path from %r" % (cls, kind, off[:2], prefix))
+    listed = {(c, k) for c, k, _, _ in want}
+    for g in groups:
+        if g["kind"] in ("fake tensors", "modes") and (g["class"], g["kind"]) not in listed:
+            bad.append("unexpected %s %s (%d at %s)" % (g["class"], g["kind"], g["count"],
+                                                       g.get("path")))
+    return bad
+
+
+def check_truth(groups, truth):
+    bad = []
+    for kind, noun in (("fake", "fake tensors"), ("mode", "modes")):
+        lost = sum(g["count"] for g in groups if g["kind"] == noun and g["class"] == "lost")
+        held = sum(g["count"] for g in groups if g["kind"] == noun and g["class"] in (ACC, REACH))
+        t = truth[kind]
+        if lost != t["alive"] - t["held"] or held != t["held"]:
+            bad.append("%s: fakegc says %d lost, %d held; the real run keeps %d, %d of them "
+                       "held by the program (objgraph)" % (noun, lost, held, t["alive"],
+                                                           t["held"]))
+    return bad
+
+
+def main(fakegc, root, name, pyname):
+    py = python_of(pyname)
+    if py is None:
+        print("skipped: no root %s (scripts/torch-root.sh %s)" % (pyname, pyname))
+        return 77
+    root = os.path.abspath(root)
+    prog = os.path.join(root, "tests", "record", "programs", name + ".py")
+    with tempfile.TemporaryDirectory() as d:
+        r = run([py, "-W", "ignore", os.path.join(HERE, "truth.py"), prog], cwd=d)
+        v = run([py, "-c", "import torch; print(torch.__version__)"], cwd=d)
+    if r.returncode == 77:
+        print(r.stdout.strip())
+        return 77
+    if r.returncode != 0 or not r.stdout.strip():
+        print(r.stderr[-2000:])
+        print("FAIL: the real run exited %d" % r.returncode)
+        return 1
+    truth = json.loads(r.stdout.strip().splitlines()[-1])
+    line = line_of(v.stdout.strip())
+    print("real run (torch %s): %d fakes (%d held), %d modes (%d held) after gc.collect()"
+          % (line, truth["fake"]["alive"], truth["fake"]["held"], truth["mode"]["alive"],
+             truth["mode"]["held"]))
+    want = EXPECT[name][line]
+    bad = []
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, name + ".scn")
+        r = run([fakegc, "record", "--python", py, "-o", out, "--format", "json", "--", prog])
+        try:
+            sc = json.loads(r.stdout)["scenarios"][0]
+        except (ValueError, KeyError, IndexError):
+            print(r.stdout[-2000:], r.stderr[-2000:])
+            print("FAIL: no report (exit %d)" % r.returncode)
+            return 1
+        head = open(out).read().split("\nconfig ", 1)[0]
+    verdict = sc.get("verdict") or {"groups": [], "text": ""}
+    print(verdict["text"].rstrip())
+    for word in ("INTERNAL", "STOPPED", "REFUSED"):
+        if word in head:
+            bad.append("the recording is not whole: %s" % [ln for ln in head.splitlines()
+                                                            if word in ln][:1])
+    if sc["failures"]:
+        bad.append("%d fidelity mismatches: %s" % (len(sc["failures"]),
+                                                    [f["text"] for f in sc["failures"][:3]]))
+    bad += check_groups(verdict["groups"], want)
+    bad += check_truth(verdict["groups"], truth)
+    fails = any(g["class"] in ("lost", ACC) for g in verdict["groups"])
+    if r.returncode != (1 if fails else 0):
+        bad.append("exit %d with a verdict that %s" % (r.returncode,
+                                                      "fails" if fails else "passes"))
+    for b in bad:
+        print("FAIL: %s under torch %s: %s" % (name, line, b))
+    if bad:
+        return 1
+    print("ok: %s under torch %s: exit %d, 0 fidelity mismatches, %s" % (
+        name, line, r.returncode, "; ".join("%d %s %s at %s..." % (n, c, k, p)
+                                            for c, k, n, p in want) or "nothing kept"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(*sys.argv[1:5]))
