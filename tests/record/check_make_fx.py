@@ -17,8 +17,9 @@ replays it, and must say:
     base held from C++ (JSON root "pytorch", mechanism "view-base"; the
     text's "held inside PyTorch by a view's base, held from C++");
   - the recording replayed under fakegc's own design (a what-if: its
-    config compat left out; the one row without the rule, where a view's
-    base is no hidden reference) keeps no fake: the rule is what keeps them.
+    config recording and compat left out, a plain scenario; the one row
+    without the rule, where a view's base is no hidden reference) keeps no
+    fake: the rule is what keeps them.
 Prints the real counts and fakegc's verdict lines."""
 import json
 import os
@@ -98,11 +99,12 @@ def main(fakegc, root, name, pyname):
                            % (noun, got, real[kind]))
         if real["fake"] and MECH not in v["text"]:
             bad.append("the verdict does not say %r" % MECH)
-        # the rule is what keeps them: fakegc's own design (the recording
-        # without its config compat) has no hidden base
+        # the rule is what keeps them: fakegc's own design (the recording as
+        # a plain scenario: no config recording or compat) has no hidden base
         bare = os.path.join(d, name + "_own.scn")
         with open(out) as src, open(bare, "w") as dst:
-            dst.writelines(ln for ln in src if not ln.startswith("config compat"))
+            dst.writelines(ln for ln in src if not ln.startswith(("config compat",
+                                                                  "config recording")))
         r2 = run([fakegc, "run", "--format", "json", bare])
         try:
             own = json.loads(r2.stdout)["scenarios"][0].get("verdict") or {"groups": []}
