@@ -19,18 +19,26 @@ Test(class_kind, a_finding_outcome_is_a_finding)
                  o.cls[0]);
 }
 
-/* The kind, and an expectation's query, of the first class of text's run. */
-static void kind_of(const char *text, const char *cls, st_class_kind want, const char *query)
+/* The kind, and an expectation's query, of the first class of text's run
+ * (--verify with verify). */
+static void kind_of_v(const char *text, int verify, const char *cls, st_class_kind want,
+                      const char *query)
 {
     st_env e;
     st_env_default(&e);
     e.sc.end_check = 1;
+    e.sc.verify = verify;
     st_outcome o;
     st_run_text(&e, "in.scn", text, &o);
     cr_assert_eq(o.status, ST_FAIL, "%s: %s", text, o.first);
     cr_assert_str_eq(o.cls[0], cls, "%s: class '%s'", text, o.cls[0]);
     cr_assert_eq(o.kind[0], want, "%s: kind %d, want %d (%s)", text, o.kind[0], want, o.cls[0]);
     cr_assert_str_eq(o.query[0], query, "%s: query '%s', want '%s'", text, o.query[0], query);
+}
+
+static void kind_of(const char *text, const char *cls, st_class_kind want, const char *query)
+{
+    kind_of_v(text, 0, cls, want, query);
 }
 
 Test(class_kind, a_failing_expectation_is_no_finding)
@@ -62,6 +70,10 @@ Test(class_kind, the_kind_is_not_read_from_the_words)
     cr_assert_eq(fk_inject("view-base-leak", err, sizeof err), 0, "%s", err);
     kind_of("t = ones(4)\nv = t.view(2, 2)\ndel v\ndel t\n", "retained: tensor",
             ST_CK_RETAINED, "");
+    /* the invariant's own words, past the failure's framing */
+    kind_of_v("t = ones(4)\nv = t.view(2, 2)\n", 1, "verify: strong count of tensor#N (tensor) "
+              "is N, but N references were found: N strong edges, N roots, N finaliz",
+              ST_CK_VERIFY, "");
     fk_inject("", err, sizeof err);
 }
 
