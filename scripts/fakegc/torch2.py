@@ -11,11 +11,15 @@ What differs from 1.13 (torch113.py), and how it is observed:
       the real tensors and storages) and the MetaConverter's weak-valued
       `tensor_memo`/`storage_memo` keyed by those ids: they follow the
       fake's lifetime, not the real tensor's; no pending list, no sweep;
-  - an op output that PyTorch memoized (from_meta_and_device: an entry that
-      lives as long as the output) is written as `empty(SIZES).clone()`
-      under `with m` after `fake_cache().clear()`, which the model memoizes
-      the same way; one served from the dispatch cache (no entry) as a
-      constructor under `with m`;
+  - an op output is a stand-in keyed by the program's op,
+      `empty(SIZES).add(K)` under `with m` (CacheMirror): one PyTorch
+      memoized (from_meta_and_device: an entry that lives as long as the
+      output) was a cache miss, and so is its stand-in, which the model
+      memoizes the same way; one served from the dispatch cache (no entry)
+      is a hit on K; the dispatch cache's counters are compared with them.
+      Where that cannot mirror PyTorch's cache traffic, a memoized output
+      is `empty(SIZES).clone()` after `fake_cache().clear()` and one
+      served from the cache a constructor under `with m`;
   - symbolic sizes: a conversion whose fake has SymInt sizes is
       `m.fake(t, dynamic=true)`, which makes the model's symbols by size
       (duck sizing, as the ShapeEnv does by default); the recorder keeps
@@ -167,6 +171,125 @@ class Symbols:
         return None
 
 
+class CacheMirror:
+    """The process-wide dispatch cache's counters (FakeTensorMode's
+    cache_hits, cache_misses, cache_bypasses, len(cache); 2.3 and later),
+    mirrored on the model's `fake_cache()` and compared there.
+
+    The program's op is not in the language: its output is written as a
+    stand-in, `empty(SIZES).add(K)` under `with MODE`, whose model cache
+    key is the stand-in key K the recorder gives each distinct key of the
+    program's ops (its own: the op and its arguments' metadata). A PyTorch
+    miss (the op ran, its output memoized, one entry stored) is then a
+    model miss storing one entry, and a PyTorch hit (no memo entry) a model
+    hit on that K. So size, misses and hits check the model's cache
+    mechanics on the program's sequence of keys (store on a miss, serve a
+    hit without a memo entry, one entry per key), not its key function on
+    the real op. Counted from the recording's start. Any other traffic (a
+    bypass, an op with several outputs, traffic outside the program's ops,
+    a hit the recorder saw no miss for, a shape-env cache) stops the
+    comparison there, said in the header per counter; the stand-ins are
+    then the unkeyed ones (a clone after `fake_cache().clear()`)."""
+
+    NAMES = ("hits", "misses", "bypasses", "size")
+
+    def __init__(self, fm):
+        self.fm = fm
+        self.base = self.seen = self.now()
+        self.keys = {}           # the recorder's key of an op -> its stand-in key
+        self.off = None          # why the counters stopped being compared
+        self.op = None           # (func, args, kwargs) of the program's op in progress
+        self.shown = {}          # counter -> the value last expected
+
+    def now(self):
+        fm = self.fm
+        return (fm.cache_hits, fm.cache_misses, sum(fm.cache_bypasses.values()), len(fm.cache))
+
+    def counts(self):
+        """The counters since the recording's start, by name."""
+        return dict(zip(self.NAMES, (c - b for c, b in zip(self.seen, self.base))))
+
+    def begin(self, func, args, kwargs):
+        """A program's op starts: nothing may have touched the cache since."""
+        if self.off is None and self.now() != self.seen:
+            self.stop("cache traffic outside the program's ops (%s before it)"
+                      % self.delta_text(self.now()))
+        self.op = (func, args, kwargs)
+
+    def delta_text(self, cur):
+        return ", ".join("%s %+d" % (n, c - s) for n, c, s in zip(self.NAMES, cur, self.seen)
+                         if c != s)
+
+    def stop(self, why):
+        if self.off is None:
+            self.off = why
+
+    @staticmethod
+    def op_key(func, args, kwargs, torch):
+        """The recorder's key of an op: the op and each argument, a tensor
+        by its metadata (dtype, sizes, strides, offset, device, layout,
+        requires_grad), anything else by its repr."""
+        from torch.utils._pytree import tree_flatten
+        out = [str(func)]
+        for a in tree_flatten((args, kwargs))[0]:
+            if isinstance(a, torch.Tensor):
+                out.append(("T", str(a.dtype), tuple(a.shape), str(a.layout), str(a.device),
+                            a.requires_grad) + ((tuple(a.stride()), a.storage_offset())
+                                                if a.layout == torch.strided else ()))
+            else:
+                out.append((type(a).__name__, repr(a)))
+        return repr(out)
+
+    def op_ran(self, fresh, memoized, torch):
+        """The program's op returned with fresh (its new fakes' count) of
+        which memoized are memo entries: the stand-in key of its output,
+        or None (no stand-in key: the comparison stopped, or the op had no
+        cache traffic and its outputs are constructors)."""
+        cur, op, self.op = self.now(), self.op, None
+        d, what = tuple(c - s for c, s in zip(cur, self.seen)), self.delta_text(cur)
+        self.seen = cur
+        if self.off is not None or op is None:
+            return None
+        if d == (0, 0, 0, 0) and not memoized:
+            return None
+        name = op[0]
+        if fresh != 1 or d not in ((0, 1, 0, 1), (1, 0, 0, 0)) or memoized != d[1]:
+            return self.stop("%s: %s with %d new output(s), %d memoized" % (
+                name, what or "no cache traffic", fresh, memoized))
+        key = self.op_key(*op, torch)
+        if d[0] and key not in self.keys:
+            return self.stop("%s: a hit on a key the recording saw no miss for" % name)
+        if d[1] and key in self.keys:
+            return self.stop("%s: a miss on a key the recorder already stored (its key "
+                             "is coarser than PyTorch's)" % name)
+        return self.keys.setdefault(key, len(self.keys) + 1)
+
+    def expect_lines(self, names):
+        """`expect fake_cache().C == N` for those counters that changed."""
+        out = []
+        for n, v in self.counts().items():
+            if n in names and self.shown.get(n, 0) != v:
+                self.shown[n] = v
+                out.append("expect fake_cache().%s == %d" % (n, v))
+        return out
+
+    def notes(self):
+        """What the header says of each counter."""
+        c = self.counts()
+        if self.off is None:
+            return ["the dispatch cache's counters are compared (`expect fake_cache()...`): "
+                    "size and misses after each op that stored an entry, hits at the end "
+                    "(%s since the recording's start); the program's ops are stand-ins keyed "
+                    "one to one with its cache keys (%d keys), so these check the model's "
+                    "cache mechanics, not its key function; bypasses: none happened"
+                    % (", ".join("%s %d" % kv for kv in c.items()), len(self.keys))]
+        return ["the dispatch cache's counters are compared up to where the recording could "
+                "no longer mirror PyTorch's cache traffic on stand-ins (%s); after that, hits, "
+                "misses and size are not compared (the stand-ins are a clone after "
+                "`fake_cache().clear()`, whose traffic is not the program's); bypasses are "
+                "never compared (a bypass stops the comparison)" % self.off]
+
+
 class Recorder(torch113.Recorder):
     counters = COUNTERS2
     SNAPSHOTS = True
@@ -179,11 +302,14 @@ class Recorder(torch113.Recorder):
         "# what the program left behind. at(FILE, LINE) names the program's line of",
         "# what follows; hold(X, PATH) says where the program still holds X at its end.",
         "# Real tensors are written where the program first converts them; an op",
-        "# output PyTorch memoized (from_meta_and_device: an entry under a fresh id)",
-        "# is `empty(SIZES).clone()` under `with MODE`, after the model's dispatch",
-        "# cache is cleared (so that the model runs the op); one served from the",
-        "# dispatch cache (no entry) is a constructor under `with MODE`. Deaths are",
-        "# `del` lines, in the order CPython ran the finalizers.",
+        "# output is `empty(SIZES).add(K)` under `with MODE`, K one per cache key of",
+        "# the program's ops: the op PyTorch ran (a cache miss: its output memoized",
+        "# under a fresh id) is a miss of the model's dispatch cache too, one PyTorch",
+        "# served from the cache (no entry) a hit. Where the cache's traffic cannot",
+        "# be mirrored so (said below), a memoized output is `empty(SIZES).clone()`",
+        "# after `fake_cache().clear()`, one served from the cache a constructor",
+        "# under `with MODE`. Deaths are `del` lines, in the order CPython ran the",
+        "# finalizers.",
     )
     CONFIG = ['config compat = "pytorch-2.3"   # PyTorch 2.3 and later: weak-valued memos '
               'keyed by describer ids, no sweep',
@@ -202,6 +328,7 @@ class Recorder(torch113.Recorder):
         self.kw_next = ""        # constant=true of the conversion in progress
         self.ses = {}            # id(ShapeEnv) -> Obj
         self.syms = {}           # id(ShapeEnv) -> Symbols
+        self.cache = None        # CacheMirror, where PyTorch has a dispatch cache
 
     def storage_of(self, t):
         with warnings.catch_warnings():     # TypedStorage is deprecated (2.x warns once)
@@ -337,7 +464,13 @@ class Recorder(torch113.Recorder):
         name = self.bind(o, "x", site, x)
         if dev != "cpu":
             args.append('device="%s"' % dev)
-        if memoized:
+        k = self.cache_k
+        if k is not None and x.dtype != self.torch.bool:
+            # keyed by the program's op (CacheMirror): a miss memoizes, a hit not
+            self.emit("%s = %s(%s).add(%d)" % (name, ctor, ", ".join(args), k), site + (
+                "  op output (memoized)" if memoized else "  op output (a cache hit)"))
+            self.memoized_out = self.memoized_out or memoized
+        elif memoized:
             # an op on a fake under the mode memoizes its output under a
             # fresh id; the cache is cleared first so that the model runs
             # the op (as PyTorch did) rather than serve it from its cache
@@ -352,25 +485,32 @@ class Recorder(torch113.Recorder):
 
     def finish(self, *a, **k):
         self.safe(self.cache_note)
+        if self.cache is not None and self.cache.off is None and not self.stopped:
+            self.safe(self.cache_end)
         return torch113.Recorder.finish(self, *a, **k)
+
+    def cache_end(self):
+        """The hits, once, where the program's ops are over."""
+        self.flush()
+        self.close_with()
+        self.cache.begin(None, (), {})      # traffic since the last op stops it
+        self.cache.op = None
+        self.cache_expects(("hits", "size", "misses") if self.cache.off is None else ("hits",))
 
     def cache_note(self):
         """The class-level dispatch cache (2.3 and later): its counters at
-        the program's end, said in the header. They are not compared: an
-        op output is written as a stand-in (a constructor, or a clone after
-        the model's cache is cleared), whose cache traffic is not the
-        program's op's, so no `expect fake_cache()...` could hold."""
-        from torch._subclasses.fake_tensor import FakeTensorMode as FM
-        info = getattr(FM, "cache_info", None)
-        if info is None:
+        the program's end, and what of them is compared (CacheMirror), said
+        in the header."""
+        if self.cache is None:
             return
-        i = info()
-        why = ", ".join("%s %d" % kv for kv in sorted(i.bypasses.items()))
+        info = self.cache.fm.cache_info()
+        why = ", ".join("%s %d" % kv for kv in sorted(info.bypasses.items()))
         self.note("the dispatch cache's counters (FakeTensorMode.cache_info() at the program's "
-                  "end: hits %d, misses %d, bypasses %d%s, size %d) are not compared: op "
-                  "outputs are written as stand-ins, whose cache traffic is not the "
-                  "program's" % (i.hits, i.misses, sum(i.bypasses.values()),
-                                 " (%s)" % why if why else "", i.size))
+                  "end: hits %d, misses %d, bypasses %d%s, size %d)" % (
+                      info.hits, info.misses, sum(info.bypasses.values()),
+                      " (%s)" % why if why else "", info.size))
+        for text in self.cache.notes():
+            self.note(text)
 
     def inexpressible(self, site, what):
         """What the language cannot say of this PyTorch: said in the
@@ -383,17 +523,52 @@ class Recorder(torch113.Recorder):
     def on_dispatch(self, orig, mode, func, types, args, kwargs):
         """The counters of the deaths before the op are read before it runs
         (it memoizes its outputs as it goes)."""
-        if self.disp_depth == 0 and self.conv_depth == 0 and not self.stopped and self.need:
-            self.safe(self.settle)
+        if self.disp_depth == 0 and self.conv_depth == 0 and not self.stopped:
+            if self.need:
+                self.safe(self.settle)
+            if self.cache is not None:
+                self.safe(self.cache.begin, func, args, kwargs)
         return torch113.Recorder.on_dispatch(self, orig, mode, func, types, args, kwargs)
 
     def outputs(self, out):
         """The op's outputs, then the counters once (they hold every
-        output's memo entry)."""
+        output's memo entry), the dispatch cache's with them."""
         self.memoized_out = False
-        torch113.Recorder.outputs(self, out)
+        self.cache_k = self.cache_key_of(out) if self.cache is not None else None
+        try:
+            torch113.Recorder.outputs(self, out)
+        finally:
+            self.cache_k = None
         if self.memoized_out:
             self.expects()
+            if self.cache is not None and self.cache.off is None:
+                self.cache_expects(("size", "misses"))
+
+    cache_k = None
+
+    def cache_key_of(self, out):
+        """The stand-in key of this op's output (CacheMirror.op_ran); where
+        the comparison stops here, the hits so far are expected first."""
+        from torch._subclasses.fake_tensor import FakeTensor
+        from torch.utils._pytree import tree_flatten
+        new = [x for x in tree_flatten(out)[0] if isinstance(x, FakeTensor) and
+               id(x) not in self.objs and (id(x.fake_mode) in self.modes or
+                                           getattr(self, "frozen", False))]
+        memo = sum(1 for x in new if any(
+            v is x for v in list(x.fake_mode.fake_tensor_converter.meta_converter
+                                 .tensor_memo.values())))
+        was_on = self.cache.off is None
+        k = self.cache.op_ran(len(new), memo, self.torch)
+        if k is not None and new[0].dtype == self.torch.bool:
+            self.cache.stop("a bool output (its stand-in's add would promote it)")
+            k = None
+        if was_on and self.cache.off is not None:
+            self.cache_expects(("hits",))
+        return k
+
+    def cache_expects(self, names):
+        for text in self.cache.expect_lines(names):
+            self.lines.append(self.shared.get("expect", text))
 
     def install(self):
         from torch._subclasses import fake_tensor as ft, meta_utils as mu
@@ -429,6 +604,7 @@ class Recorder(torch113.Recorder):
         from_real = locked(rec, from_real)
         meta_init, meta_call = locked(rec, meta_init), locked(rec, meta_call)
         dispatch = locked(rec, dispatch)
+        self.cache = CacheMirror(FM) if hasattr(FM, "cache_hits") else None
         self.saved = [(c, n, c.__dict__.get(n)) for c, n in (
             (FM, "__init__"), (FC, "__init__"), (FC, "from_real_tensor"), (MC, "__init__"),
             (MC, "__call__"), (FM, "__torch_dispatch__"))]

@@ -119,6 +119,20 @@ def library(fakegc, root, py, suite):
     return 1 if bad else 0
 
 
+def cache_compared(text, head):
+    """A long-lived mode's ops: the dispatch cache's counters are compared
+    (the replay's expects on fake_cache(): each miss's size and misses, the
+    hits at the end), not only said in the header."""
+    got = {c: [int(v) for v in re.findall(r"^ *expect fake_cache\(\)\.%s == (\d+)$" % c,
+                                          text, re.M)] for c in ("size", "misses", "hits")}
+    bad = ["no `expect fake_cache().%s` in the recording" % c for c, v in got.items() if not v]
+    if "counters are compared" not in head:
+        bad.append("the header does not say that the cache's counters are compared")
+    if not bad and (got["size"][-1] < 1 or got["hits"][-1] < got["misses"][-1]):
+        bad.append("the cache expects are not those of a loop served from the cache: %s" % got)
+    return bad
+
+
 def main(fakegc, root, suite, name):
     root = os.path.abspath(root)
     roots = os.environ.get("FAKEGC_ROOTS", "/var/cache/fakegc/roots")
@@ -147,6 +161,8 @@ def main(fakegc, root, suite, name):
         if name == "dispatch_cache" and not re.search(
                 r"cache_info\(\) at the program's end: hits [1-9]\d*, misses [1-9]", head):
             bad.append("the header does not give the dispatch cache's counters")
+        if name == "dispatch_cache":
+            bad += cache_compared(text, head)
         if name == "dynamic_shapes":   # f * 2 of a (DYNAMIC, STATIC) fake: (sN, 4)
             outs = re.findall(r"^ *x\d+ = empty\((.*?)\) ", text, re.M)
             if len(outs) != 10 or not all(re.fullmatch(r"s\d+, 4", o) for o in outs) or \
