@@ -183,6 +183,10 @@ def _ctr(m, name):
 def _slice(t, dim, start, stop, step=1):
     if dim < 0:
         dim += t.dim()
+    if _V2:     # one aten.slice, as the language's slice: indexing dispatches a
+        # slice per leading `:` too, an op output 2.x memoizes (and keeps as
+        # the view's source)
+        return torch.ops.aten.slice.Tensor(t, dim, start, stop, step)
     return t[(slice(None),) * dim + (slice(start, stop, step),)]
 
 
@@ -337,13 +341,16 @@ def _expect(line, fa, fb, op):
 
 
 # RuntimeErrors that are "a wrong argument" (fakegc's TypeError), not a
-# shape that did not fit: measured on PyTorch 1.13.1 for the v2 forms.
+# shape that did not fit: measured on PyTorch 1.13.1 for the v2 forms (and
+# on 2.6.0 and 2.14.1 where they say it otherwise).
 _TYPE_MSGS = ("requires_grad flags of leaf", "can require gradients",
               "on a bool tensor is not supported", "with a bool tensor is not supported",
               "with two bool tensors is not supported",
               "imag is not implemented for tensors with non-complex",
               "is not supported for conjugate view", "with negative bit set",
               "source.dtype() == self.dtype()", "Attempted to set the storage",
+              # 2.6.0 and 2.14.1 for set_ of another dtype
+              "Could not set tensor of type",
               "a leaf Variable that requires grad", "Cannot access storage")
 
 

@@ -70,6 +70,9 @@ typedef struct fk_table_spec {
     unsigned char clears;       /* FK_CLR_* */
 } fk_table_spec;
 
+/* fk_design.meta_storage_size */
+typedef enum fk_ms_size { FK_MS_EXTENT, FK_MS_GROWS, FK_MS_REAL } fk_ms_size;
+
 typedef struct fk_design {
     const char *name;          /* the --compat / config compat value */
     const char *what;          /* one line: what it models */
@@ -97,6 +100,20 @@ typedef struct fk_design {
                                   (from_meta_and_device), as op outputs do */
     unsigned char views_keep_source; /* a view op on a fake view: the output
                                   keeps that fake view alive (ts_tensor.view_src) */
+    unsigned char meta_storage_size; /* a converted non-view's meta storage
+                                  (fk_ms_size): FK_MS_EXTENT each conversion
+                                  sets it to exactly the tensor's extent;
+                                  FK_MS_GROWS a fresh one at storage offset 0
+                                  takes the extent (empty_strided), another
+                                  the real storage's size, and set_ over a
+                                  memoized one only grows it; FK_MS_REAL the
+                                  real storage's size, set_ only grows it */
+    unsigned char foreign_fakes_raise; /* an op under `with m` on a fake of
+                                  another mode raises TypeError ("Mixing
+                                  fake modes NYI"); 0: its output is m's */
+    unsigned char meta_miss_none;  /* mode.meta(t) of a tensor its one-memo
+                                  MetaConverter rejects answers NotImplemented
+                                  (the scenario's none), not t itself */
     unsigned char csr_converts;    /* a sparse CSR tensor converts (to a meta
                                   CSR, nnz 0), a hit; 0: "meta converter nyi" */
     /* the lifecycle after 2.3 (fakegc-semantics(7), DESIGNS) */
@@ -216,8 +233,11 @@ int fk_is_fake_converter(const obj *o);
 /* converter(mode, t): a fake of `mode` (it holds the mode), memoized in the
  * converter `conv` (not in the mode's own converter). */
 ts_tensor *fk_convert(obj *conv, obj *mode, ts_tensor *t);
-/* mode.meta(t): its MetaConverter's result. */
-ts_tensor *fk_mode_meta(obj *mode, ts_tensor *t);
+/* mode.meta(t): its MetaConverter's result. A tensor it rejects (a miss)
+ * comes back as itself, or, where the design says meta_miss_none, as NULL
+ * with *none set and no error (PyTorch's NotImplemented); with none NULL,
+ * that answer is an UnsupportedFakeTensor error. */
+ts_tensor *fk_mode_meta(obj *mode, ts_tensor *t, int *none);
 /* mode.sweep(): the expired-storage check of its MetaConverter. */
 uint64_t fk_sweep(obj *mode_or_converter);
 /* A constructor inside `with mode`: wrap a freshly built meta tensor as a

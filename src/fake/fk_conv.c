@@ -530,8 +530,9 @@ uint64_t fk_meta_sweep(obj *mc) { return mconv_sweep((fk_mconv *)mc); }
  * the tensor made over it must take it before this reference goes
  * (meta_utils.py@0f315d37:1748-1756,1771; its storage_memo entry leaves
  * when no fake holds the storage any more). */
-static ts_storage *meta_storage(fk_mconv *mc, ts_storage *s)
+static ts_storage *meta_storage(fk_mconv *mc, ts_storage *s, int *fresh)
 {
+    *fresh = 0;
     obj *key = mc->lookup_storage ? wt_get(mc->lookup_storage, &s->hdr) : &s->hdr;
     if (!key) {
         er_set(ER_INTERNAL, "storage#%llu has no describer id",
@@ -548,6 +549,7 @@ static ts_storage *meta_storage(fk_mconv *mc, ts_storage *s)
         obj_decref(&ms->hdr);
         return NULL;
     }
+    *fresh = 1;
     return ms;
 }
 
@@ -667,7 +669,8 @@ static ts_tensor *convert_fresh(fk_mconv *mc, ts_tensor *t, ts_tensor *base)
         r = ts_apply(TS_OP_AS_STRIDED, src, &a);
         obj_decref(&src->hdr);
     } else {
-        ts_storage *ms = meta_storage(mc, t->storage);
+        int fresh;
+        ts_storage *ms = meta_storage(mc, t->storage, &fresh);
         if (!ms)
             return NULL;
         /* meta_utils.py: r.set_(meta_storage, offset, size, stride) with
@@ -675,8 +678,12 @@ static ts_tensor *convert_fresh(fk_mconv *mc, ts_tensor *t, ts_tensor *base)
          * geometry's extent, so a meta storage's nbytes is the extent of the
          * last non-view tensor converted over it (PyTorch 1.13.1: 8 bytes
          * after a 2-float tensor over a 16-byte storage, even when a 16-byte
-         * one was converted before) */
-        ms->nbytes = ts_storage_extent(t);
+         * one was converted before). 2.x: fk.h fk_ms_size */
+        uint64_t ext = ts_storage_extent(t);
+        fk_ms_size how = (fk_ms_size)mc->design->meta_storage_size;
+        if (how == FK_MS_EXTENT || (how == FK_MS_GROWS && fresh && !t->storage_offset) ||
+            ms->nbytes < ext)
+            ms->nbytes = ext;
         r = ts_from_storage(ms, t->ndim, t->sizes, t->strides,
                             t->storage_offset, t->dtype);
         obj_decref(&ms->hdr);
@@ -1198,8 +1205,10 @@ static ts_tensor *meta_in_memo(fk_mconv *mc, fk_mode *mode, ts_tensor *t)
     return memoized(mc, t, r);
 }
 
-ts_tensor *fk_mode_meta(obj *mode, ts_tensor *t)
+ts_tensor *fk_mode_meta(obj *mode, ts_tensor *t, int *none)
 {
+    if (none)
+        *none = 0;
     if (fk_is_meta_converter(mode))
         return fk_meta_convert(mode, t);
     if (!fk_is_mode(mode)) {
@@ -1209,10 +1218,17 @@ ts_tensor *fk_mode_meta(obj *mode, ts_tensor *t)
     fk_fconv *fc = ((fk_mode *)mode)->converter;
     if (!fc->design->fake_memo) {
         /* one memo: the mode's MetaConverter called with no callback;
-         * what it rejects comes back as itself, a miss, as 1.13 */
+         * what it rejects is a miss, answered as the design says */
         fk_mconv *mc = fc->meta;
         if (t->quantized || one_memo_unsupported(mc->design, t)) {
             mc->misses++;
+            if (mc->design->meta_miss_none) {
+                if (!none)
+                    er_set(ER_UNSUPPORTED, "the MetaConverter answered NotImplemented");
+                else
+                    *none = 1;
+                return NULL;
+            }
             obj_incref(&t->hdr);
             return t;
         }

@@ -116,6 +116,9 @@ static const fk_design designs[FK_D_COUNT] = {
         /* meta_utils.py@003dca52:355,438: a view converts its base first and
          * its fake is made off the base's fake, so it is a view of it */
         .fakes_are_views = 1,
+        /* meta_utils.py@003dca52 MetaConverter.__call__: a rejected tensor
+         * is `self.miss += 1; return NotImplemented` (1.13.1: `return t`) */
+        .meta_miss_none = 1,
         /* pytorch#90823 fixed it before 2.0: _get_memo still calls
          * _fix_weakref on a hit (fake_tensor.py@6ec61862:225), harmlessly */
         .fix_weakref_leak = 0,
@@ -147,6 +150,27 @@ static const fk_design designs[FK_D_COUNT] = {
          * through from_meta_and_device, which memoizes under a fresh id
          * (:276-278 set_tensor_memo -> describer.get_tensor_id) */
         .op_outputs_memoized = 1,
+        /* meta_utils.py@v2.6.0:1689-1697: a non-view whose storage is not
+         * memoized and whose geometry empty_strided gives (offset 0) keeps
+         * that fresh storage, the tensor's extent; else (:1712,1744)
+         * r.set_(meta_storage(s), ...): meta_storage (:787-807) is the real
+         * storage's size when new, and set_ on meta grows, never shrinks.
+         * Run on 2.6.0 and 2.14.1 by scripts/xref
+         * (scenarios/v2/meta_storage_extent.scn:14,18: 16 and 32 bytes
+         * where 1.13.1 says 8 and 24) */
+        .meta_storage_size = FK_MS_GROWS,
+        /* fake_tensor.py@v2.6.0:2443-2451 validate_and_convert_non_fake_tensors:
+         * a FakeTensor whose fake_mode is not the dispatching mode raises
+         * AssertionError("Mixing fake modes NYI"); 1.13.1 wraps the output
+         * as the active mode's. Run on 2.6.0 and 2.14.1 by scripts/xref
+         * (scenarios/v2/with_real_inputs.scn:26; fake_tensor.py@v2.14.1:3284) */
+        .foreign_fakes_raise = 1,
+        /* meta_utils.py@v2.6.0:1819-1840 (@v2.14.1:2347-2370): a rejected
+         * tensor (quantized, lazy, a view of a sparse base) is a miss
+         * answered NotImplemented; run on 2.6.0 and 2.14.1 by scripts/xref
+         * (scenarios/memo/hits_misses.scn:13: mode.meta(quantized(2)) has
+         * no is_sparse) */
+        .meta_miss_none = 1,
         /* meta_utils.py@v2.6.0:1318-1345 (@v2.14.1:1621-1660): a sparse
          * compressed tensor becomes _sparse_compressed_tensor_with_dims(0,
          * ...) on meta; checked by scripts/xref (04_unsupported.scn) on
@@ -174,6 +198,13 @@ static const fk_design designs[FK_D_COUNT] = {
         .fakes_are_views = 1,
         .fix_weakref_leak = 0,
         .op_outputs_memoized = 1,
+        /* meta_utils.py@v2.14.1:2115-2149: the fresh storage of the
+         * empty_strided path is resized to the real storage's size too
+         * (storage_needs_resize); else as 2.3's (:2201,2237). Run on 2.14.1
+         * by scripts/xref (meta_storage_extent.scn:8: 16 bytes, 2.6.0: 8) */
+        .meta_storage_size = FK_MS_REAL,
+        .foreign_fakes_raise = 1,   /* as 2.3's */
+        .meta_miss_none = 1,        /* as 2.3's (meta_utils.py@v2.14.1:2362-2370) */
         .csr_converts = 1,          /* as 2.3's (meta_utils.py@v2.14.1:1621-1660) */
         /* fake_impls.py@v2.14.1 constructors(): a meta result goes through
          * fake_tensor_converter.from_meta_and_device (2.6.0's returned

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/er.h"
+#include "core/wr.h"
 #include "fake/fk_internal.h"
 
 ts_tensor *fk_wrap_new(obj *mode, ts_tensor *meta, ts_device device)
@@ -44,6 +45,17 @@ static const char non_fake_msg[] =
     "%s: Invoking operators with non-Fake Tensor inputs in FakeTensorMode is not yet "
     "supported. Please convert all Tensors to FakeTensors first.";
 
+/* The active mode's design says a fake of another mode raises
+ * (foreign_fakes_raise), and self is one (its inputs share its mode here). */
+static int foreign_fake(obj *active, const ts_tensor *self)
+{
+    if (!fk_is_mode(active) || !((fk_mode *)active)->converter->design->foreign_fakes_raise)
+        return 0;
+    obj *h = self->mode;
+    obj *of = h && h->type->kind == OBJ_WEAKREF ? wr_get(h) : h;
+    return of != active;
+}
+
 ts_tensor *fk_apply(ts_op op, ts_tensor *self, const ts_args *a)
 {
     return fk_apply_in(op, self, a, NULL);
@@ -69,6 +81,11 @@ ts_tensor *fk_apply_in(ts_op op, ts_tensor *self, const ts_args *a, obj *active)
     }
     if (!self_fake || (other && !other_fake)) {
         er_set(ER_TYPE, non_fake_msg, ts_op_name(op));
+        return NULL;
+    }
+    if (active && foreign_fake(active, self)) {
+        er_set(ER_TYPE, "%s: Mixing fake modes NYI (a fake of another mode under `with`)",
+               ts_op_name(op));
         return NULL;
     }
     if (active)

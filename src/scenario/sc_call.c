@@ -1272,8 +1272,12 @@ int sc_ev_meta(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a
                       "its meta tensor through the active mode and asserts");
     ts_tensor *src = conv_arg(vm, e, &x);
     if (src) {
-        ts_tensor *res = is_mode ? fk_mode_meta(recv->o, src) : fk_meta_convert(recv->o, src);
-        rc = res ? sc_set_obj(out, &res->hdr) : -1;
+        int none = 0;
+        ts_tensor *res = is_mode ? fk_mode_meta(recv->o, src, &none)
+                                 : fk_meta_convert(recv->o, src);
+        if (none)
+            out->k = V_NONE;       /* the design's NotImplemented */
+        rc = none ? 0 : res ? sc_set_obj(out, &res->hdr) : -1;
     }
     sc_val_drop(&x);
     return rc;

@@ -530,10 +530,20 @@ static void op_symbolic(gen *g, int32_t ti, int32_t bf, int32_t r)
         m_set_edge(&g->m, &g->m.n[r].se, se);
 }
 
+/* An op under `with` on a fake of another mode, where the design raises
+ * for it (foreign_fakes_raise): not generated (a TypeError in 2.x). */
+static int foreign_in_with(const gen *g, int32_t ti)
+{
+    const model *m = &g->m;
+    const fk_design *d = fk_design_get((fk_design_id)m->c->design);
+    return m->nwith && d && d->foreign_fakes_raise && m->n[ti].fake &&
+           m->n[ti].mode != m->with[m->nwith - 1];
+}
+
 static int act_view(gen *g, const st_action *a)
 {
     int32_t ti = vtensor(g, a->a);
-    if (ti < 0 || !dst_family_ok(a->a, a->dst) || a->dst < 0)
+    if (ti < 0 || !dst_family_ok(a->a, a->dst) || a->dst < 0 || foreign_in_with(g, ti))
         return 0;
     mplan p;
     int err = m_view_plan(&g->m, op_node(g, ti), a, &p);
@@ -558,7 +568,7 @@ static int act_view(gen *g, const st_action *a)
 static int act_newop(gen *g, const st_action *a)
 {
     int32_t ti = vtensor(g, a->a);
-    if (ti < 0 || a->dst < 0 || !dst_family_ok(a->a, a->dst))
+    if (ti < 0 || a->dst < 0 || !dst_family_ok(a->a, a->dst) || foreign_in_with(g, ti))
         return 0;
     int32_t bi = -1;
     int err = MERR_NONE;
@@ -594,7 +604,7 @@ static int act_newop(gen *g, const st_action *a)
 static int act_inplace(gen *g, const st_action *a)
 {
     int32_t ti = vtensor(g, a->a);
-    if (ti < 0)
+    if (ti < 0 || foreign_in_with(g, ti))
         return 0;
     int err = m_inplace_rule(&g->m, ti, a);
     if (err == MERR_SKIP || !m_dc_predictable(&g->m, ti, -1))
@@ -907,7 +917,9 @@ static int act_meta(gen *g, const st_action *a)
     snprintf(expr, sizeof expr, "%s.meta(%s)", vname(a->a, mn), vname(a->b, tn));
     emit_stmt(g, 0, a->dst, expr);
     int32_t r = m_meta_convert(&g->m, md, ti);
-    if (r < 0)
+    if (r == M_META_NONE)
+        r = -1;                 /* none: the slot holds nothing the model tracks */
+    else if (r < 0)
         return -1;
     bind(g, a->dst, r);
     return 1;

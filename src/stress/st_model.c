@@ -888,6 +888,8 @@ int32_t m_mode_new(model *m, int is_mc, int policy, int64_t every)
     md->opmemo = d->op_outputs_memoized;
     md->csr = d->csr_converts;
     md->ctormemo = d->ctor_outputs_memoized;
+    md->metanone = d->meta_miss_none;
+    md->metasize = d->meta_storage_size;
     if (!md->sweeps)
         md->freq = 0;        /* sweep_every reads 0 */
     m->n[i].mi = (int32_t)m->nm++;
@@ -1015,9 +1017,13 @@ static int32_t convert_fresh(model *m, mmode *md, int32_t t)
             m->n[ms].flags |= NF_MEMO;
         }
         /* r.set_(meta_storage, ...) on meta: the storage takes this tensor's
-         * extent, larger or smaller than before (PyTorch 1.13.1) */
+         * extent, larger or smaller than before (PyTorch 1.13.1); 2.x: a
+         * fresh one at offset 0 the extent, else it only grows (fk.h) */
         x = &m->n[t];   /* m_storage may have moved the nodes */
-        m->n[ms].nbytes = m_storage_bytes(x->ndim, x->sizes, x->strides, x->offset, x->dtype);
+        uint64_t ext = m_storage_bytes(x->ndim, x->sizes, x->strides, x->offset, x->dtype);
+        if (md->metasize == FK_MS_EXTENT || (md->metasize == FK_MS_GROWS && fresh && !x->offset) ||
+            m->n[ms].nbytes < ext)
+            m->n[ms].nbytes = ext;
         r = m_new(m, NK_TENSOR);
         if (r < 0)
             return -1;
@@ -1315,6 +1321,8 @@ int32_t m_meta_convert(model *m, mmode *md, int32_t t)
     if (md->one && !(m->n[md->node].flags & NF_MC)) {
         if ((m->n[t].flags & NF_QUANT) || one_unsupported(m, md, t)) {
             md->misses++;
+            if (md->metanone)
+                return M_META_NONE;
             m_ref(m, t);
             return t;
         }

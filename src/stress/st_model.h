@@ -105,6 +105,8 @@ typedef struct mmode {
     uint8_t one, ids, fins, sweeps, opmemo;
     uint8_t csr;             /* the design converts sparse CSR (fk_design.csr_converts) */
     uint8_t ctormemo;        /* constructors' fakes memoized (ctor_outputs_memoized) */
+    uint8_t metasize;        /* meta storages' size (meta_storage_size) */
+    uint8_t metanone;        /* mode.meta(rejected) answers none (meta_miss_none) */
     uint8_t propreal;        /* fake_mode(propagate_real=true) */
     int64_t freq, count, hits, misses;
     uint32_t epoch;          /* pytorch-2.14: retraces begun (tracer(m)) */
@@ -240,7 +242,9 @@ void m_contig(int nd, const int64_t *sz, int64_t *st);
 int32_t m_mode_new(model *m, int is_mc, int policy, int64_t every);
 uint64_t m_sweep(model *m, mmode *md);
 int m_meta_unsupported(model *m, int32_t t);
-int32_t m_meta_convert(model *m, mmode *md, int32_t t);   /* new ref */
+/* new ref, -1 on error, M_META_NONE: the design's NotImplemented (none) */
+#define M_META_NONE (-2)
+int32_t m_meta_convert(model *m, mmode *md, int32_t t);
 int32_t m_lookup(const mpvec *v, int32_t key);             /* value or -1 */
 /* fake conversion: 0 ok (*out new ref), or an error class (MERR_*) with no
  * side effects beyond what PyTorch does before raising (misses). */

@@ -154,7 +154,7 @@ Test(fake, view_of_unconverted_base_adds_two_entries)
     ts_tensor *v = op(TS_OP_SLICE, a, 4, (int64_t[]){1, 1, 5, 2});
     ts_tensor *t2 = op(TS_OP_T, v, 0, NULL);
     cr_expect_eq(t2->base, a, "the base of a view of a view is the original");
-    ts_tensor *mv = fk_mode_meta(m, t2);
+    ts_tensor *mv = fk_mode_meta(m, t2, NULL);
     cr_assert_not_null(mv);
     EXPECT_MEMO(m, 0, 2, 1, 0);
     cr_expect_eq(mv->device.type, TS_DEV_META);
@@ -173,7 +173,7 @@ Test(fake, unsupported_cases)
     /* CSR: meta conversion misses, fake conversion raises */
     ts_tensor *csr = ts_sparse_csr(3, 3, 2, TS_F32, ts_cpu());
     cr_assert_not_null(csr);
-    ts_tensor *r = fk_mode_meta(m, csr);
+    ts_tensor *r = fk_mode_meta(m, csr, NULL);
     cr_expect_eq(r, csr, "a miss returns the input");
     drop(r);
     cr_expect_null(fk_fake(m, csr, NULL));
@@ -294,7 +294,7 @@ Test(fake, adaptive_frequency)
     ts_tensor *a = mk2(16, 16);
     for (int i = 0; i < 10; i++) {
         ts_tensor *v = op(TS_OP_SELECT, a, 2, (int64_t[]){0, i});
-        ts_tensor *mv = fk_mode_meta(m, v);
+        ts_tensor *mv = fk_mode_meta(m, v, NULL);
         drop(mv);
         drop(v);   /* pending grows; the storage lives on in a */
     }
@@ -315,15 +315,15 @@ Test(fake, periodic_sweep_happens_on_the_nth_request)
 {
     obj *m = fk_mode_new(FK_SWEEP_PERIODIC, 3);
     ts_tensor *a = mk2(2, 2);
-    ts_tensor *ma = fk_mode_meta(m, a);   /* count 1 */
+    ts_tensor *ma = fk_mode_meta(m, a, NULL);   /* count 1 */
     drop(ma);
     drop(a);                              /* pending 1, storage dead */
     EXPECT_MEMO(m, 0, 0, 1, 1);
     ts_tensor *b = mk2(2, 2);
-    ts_tensor *mb = fk_mode_meta(m, b);   /* count 2 */
+    ts_tensor *mb = fk_mode_meta(m, b, NULL);   /* count 2 */
     drop(mb);
     EXPECT_MEMO(m, 0, 1, 2, 1);
-    ts_tensor *mb2 = fk_mode_meta(m, b);  /* count 3: sweep first */
+    ts_tensor *mb2 = fk_mode_meta(m, b, NULL);  /* count 3: sweep first */
     drop(mb2);
     EXPECT_MEMO(m, 0, 1, 1, 0);
     fk_counters c;
@@ -456,7 +456,7 @@ Test(fake, bug_no_sweep)
     fk_inject("no-sweep", NULL, 0);
     obj *m = fk_mode_new(FK_SWEEP_PERIODIC, 128);
     ts_tensor *a = mk2(4, 4);
-    ts_tensor *ma = fk_mode_meta(m, a);
+    ts_tensor *ma = fk_mode_meta(m, a, NULL);
     drop(ma); drop(a);
     cr_expect_eq(fk_sweep(m), 0);
     EXPECT_MEMO(m, 0, 0, 1, 1);
@@ -469,7 +469,7 @@ Test(fake, bug_strong_storage_memo)
     obj *m = fk_mode_new(FK_SWEEP_EAGER, 128);
     uint64_t before = ts_data_bytes();
     ts_tensor *a = mk2(4, 4);
-    ts_tensor *ma = fk_mode_meta(m, a);
+    ts_tensor *ma = fk_mode_meta(m, a, NULL);
     drop(ma); drop(a);
     cr_expect_eq(ts_data_bytes() - before, 64, "the real storage bytes stay");
     drop(m);
@@ -490,11 +490,11 @@ Test(fake, bug_id_reuse_gives_a_wrong_hit)
     int wrong = 0;
     for (int i = 0; i < 50 && !wrong; i++) {
         ts_tensor *a = mk2(4, 4);
-        ts_tensor *ma = fk_mode_meta(m, a);
+        ts_tensor *ma = fk_mode_meta(m, a, NULL);
         drop(ma);
         drop(a);                       /* finalizer deferred: stale entry */
         ts_tensor *b = mk2(2, 2);      /* at a's address */
-        ts_tensor *mb = fk_mode_meta(m, b);
+        ts_tensor *mb = fk_mode_meta(m, b, NULL);
         if (mb->sizes[0] != 2)
             wrong = 1;
         drop(mb); drop(b);
@@ -517,10 +517,10 @@ Test(fake, ids_never_give_a_wrong_hit)
     obj *m = fk_mode_new(FK_SWEEP_EAGER, 128);
     for (int i = 0; i < 50; i++) {
         ts_tensor *a = mk2(4, 4);
-        ts_tensor *ma = fk_mode_meta(m, a);
+        ts_tensor *ma = fk_mode_meta(m, a, NULL);
         drop(ma); drop(a);
         ts_tensor *b = mk2(2, 2);
-        ts_tensor *mb = fk_mode_meta(m, b);
+        ts_tensor *mb = fk_mode_meta(m, b, NULL);
         cr_expect_eq(mb->sizes[0], 2);
         drop(mb); drop(b);
     }
