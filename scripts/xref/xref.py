@@ -44,7 +44,7 @@ PYTHON = os.environ.get("XREF_PYTHON", "/usr/bin/python3")   # the one with torc
 # the design the twins' PyTorch is checked against: 1.13.1 with its own
 # policy; 2.x (2.6, 2.14: a launcher of scripts/torch-root.sh) under pytorch-2.3,
 # 2.14 and later under pytorch-2.14
-COMPAT = ["--compat", "pytorch-1.13", "--sweep", "periodic"]
+COMPAT = COMPAT_113 = ["--compat", "pytorch-1.13", "--sweep", "periodic"]
 COMPAT_2X = ["--compat", "pytorch-2.3"]
 EXIT_SKIP = 77
 
@@ -335,7 +335,8 @@ def process(path, args, emit_path):
     # `with` asserts) says so with a `# xref: no-allow-meta` line.
     with open(path, encoding="utf-8") as f:
         no_allow_meta = any(l.strip() == "# xref: no-allow-meta" for l in f)
-    tr = translate(prog, allow_meta=args.allow_meta and not no_allow_meta)
+    tr = translate(prog, allow_meta=args.allow_meta and not no_allow_meta,
+                   v2=COMPAT is not COMPAT_113)
     res.untranslatable = tr.untranslatable_list()
     res.notes = sorted(tr.notes.items())
     if emit_path:
