@@ -36,12 +36,12 @@ def _dtypes(torch):
 class Obj:
     """One recorded object. kind: real fake op meta mode conv keeper grad."""
     __slots__ = ("name", "kind", "key", "oid", "owner", "stor", "sref",
-                 "geom", "mode", "pre")
+                 "geom", "mode")
 
     def __init__(self, kind, oid):
         self.kind, self.oid = kind, oid
         self.name = self.key = self.owner = self.stor = self.sref = None
-        self.geom = self.mode = self.pre = None
+        self.geom = self.mode = None
 
 
 COMPREHENSIONS = ("<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>")
@@ -181,23 +181,28 @@ class FrameRounds:
     left when a line outside it runs or the frame returns (a generator's
     return is a yield: its loops go on when it resumes)."""
 
-    __slots__ = ("heads", "open", "last", "gen", "call")
+    __slots__ = ("heads", "open", "last", "gen", "call", "leave")
 
-    def __init__(self, heads, code, call):
+    def __init__(self, heads, code, call, leave):
         self.heads = heads            # count line -> (first, last) of its loop
         self.open = {}                # count line -> its running Entry
         self.last = 0
         self.gen = bool(code.co_flags & 0x2a0)   # generator, coroutine, async generator
         self.call = call              # which call of its function on its thread it is
+        self.leave = leave            # line -> the count lines of the loops it is outside
 
     def trace(self, frame, event, arg):
         if event == "line":
             line = frame.f_lineno
             opened = self.open
             if opened:
-                for head in [h for h, (a, b) in self.heads.items()
-                             if h in opened and not a <= line <= b]:
-                    opened.pop(head).close(self.last)
+                out = self.leave.get(line)
+                if out is None:
+                    out = self.leave[line] = tuple(h for h, (a, b) in self.heads.items()
+                                                   if not a <= line <= b)
+                for head in out:
+                    if head in opened:
+                        opened.pop(head).close(self.last)
             if line in self.heads:
                 e = opened.get(line)
                 if e is None:
@@ -239,6 +244,7 @@ class Rounds:
         self.files = {}       # filename -> Loops
         self.prog = {}        # code -> is the program's
         self.heads = {}       # code -> {count line: (first, last)} of its scope's loops
+        self.leaves = {}      # code -> {line: count lines of its loops not around it}
 
     def is_prog(self, code):
         r = self.prog.get(code)
@@ -309,11 +315,12 @@ class Rounds:
         if heads is None:
             ls = self.loops_of(code)
             heads = self.heads[code] = ls.heads(code)
+            self.leaves[code] = {}
         if heads:
-            return FrameRounds(heads, code, call).trace
+            return FrameRounds(heads, code, call, self.leaves[code]).trace
         if code.co_flags & 0x2a0:
             frame.f_trace_lines = False
-            return FrameRounds(heads, code, call).trace
+            return FrameRounds(heads, code, call, self.leaves[code]).trace
         return None
 
     def loops_of(self, code):
@@ -397,6 +404,24 @@ def locked(rec, f):
     return w
 
 
+def meta_hook(rec, orig):
+    """MetaConverter.__call__ hooked (orig: PyTorch's): inside a conversion
+    on this thread (the mode's own meta conversion, already one event) it
+    is PyTorch's own call, with no lock or trace switch; any other goes to
+    rec.on_meta, locked."""
+    owned = rec.lock._is_owned
+
+    def on_meta(self, t, *a, **k):
+        return rec.on_meta(orig, self, t, a, k)
+    hooked = locked(rec, on_meta)
+
+    def meta_call(self, t, *a, **k):
+        if rec.conv_depth and owned():
+            return orig(self, t, *a, **k)
+        return hooked(self, t, *a, **k)
+    return meta_call
+
+
 class no_cycles:
     """The cycle collector off for the recorder's own work on one event
     (nested uses keep it off; it comes back as it was)."""
@@ -442,6 +467,7 @@ class Recorder:
     its events, finish() and install()."""
 
     counters = COUNTERS       # the memo counters written as expectations
+    defaults = (None, ())     # (counters, ((counter, the value a fresh mode starts from)))
     # the header: how to replay the recording and what it says
     INTRO = (
         "# Replay: fakegc run --compat pytorch-1.13 THIS.scn. The expectations are the",
@@ -526,7 +552,8 @@ class Recorder:
         self.last_thread = self.main_thread
         self.threads = set()      # the threads (other than the main one) that made events
         self.foreign = []         # deaths of other threads during an event (died)
-        self.fins = {}            # oid -> its weakref.finalize (threads: dead_pending)
+        self.fins = {}            # oid -> its death's weakref (watch), until it runs
+        self.pres = {}            # oid -> the weakref of its death's start (refresh)
         self.early = {}           # oid -> Obj said dead before its callback ran
         self.dying = None         # oid whose death's first callback is running here
         self.reads_held = False   # counters are read after the event's own lines
@@ -629,7 +656,7 @@ class Recorder:
         o.name = self.new_name(prefix, site)
         self.objs[o.oid] = o
         if target is not None:
-            self.fins[o.oid] = weakref.finalize(target, self.died, o.oid)
+            self.watch(self.fins, target, self.died, o.oid)
         return o.name
 
     def made(self, kind, prefix, x):
@@ -642,6 +669,20 @@ class Recorder:
         self.mark(site)
         o = Obj(kind, id(x))
         return o, self.bind(o, prefix, site, x), site
+
+    @staticmethod
+    def watch(table, target, cb, oid):
+        """cb(oid) when target dies, from a weak reference kept in
+        table[oid] until then (a weakref.ref with a callback: CPython runs
+        it where it would run a weakref.finalize registered at the same
+        time, newest first, for less than half the cost and with nothing
+        left registered after the death). A later watch of the same oid
+        replaces this one, which then never runs."""
+        def fire(r):
+            if table.get(oid) is r:
+                del table[oid]
+            cb(oid)
+        table[oid] = weakref.ref(target, fire)
 
     def tick(self):
         """Count an event; True when recording goes on."""
@@ -667,10 +708,19 @@ class Recorder:
     # ------------------------------------------------------------ counters
 
     def read_all(self, only):
+        """(Obj, its counters) of each live mode and converter, of `only`
+        (an id) alone when given; adopted ones left out."""
         out = []
         for table, kind in ((self.modes, "mode"), (self.mcs, "mc"), (self.fcs, "fconv")):
-            for oid, (o, ref) in list(table.items()):
-                if (only is not None and oid != only) or oid in self.adopted:
+            if not table:
+                continue
+            if only is not None:
+                e = table.get(only)
+                items = () if e is None else ((only, e),)
+            else:
+                items = list(table.items())
+            for oid, (o, ref) in items:
+                if oid in self.adopted:
                     continue
                 x = ref()
                 if x is not None:
@@ -678,17 +728,34 @@ class Recorder:
         return out
 
     def expects(self, only=None):
-        self.drain_foreign()
+        """An expect line for each counter that changed since it was last
+        said. last[name] keeps each counter's value as said, and under the
+        key None the whole last read: a read equal to it says nothing."""
+        if self.foreign or self.threads:
+            self.drain_foreign()
         reads = self.read_all(only)
         while self.foreign:
             self.drain_foreign()   # another thread's death while reading: said first
             reads = self.read_all(only)
+        last, lines, cd = self.last, self.lines, self.defaults
+        if cd[0] is not self.counters:
+            cd = self.defaults = (self.counters, tuple(
+                (c, 128 if c == "sweep_every" else 0) for c in self.counters))
+            for said in last.values():
+                said.pop(None, None)     # other counters now: compared one by one again
         for o, v in reads:
-            old = self.last.setdefault(o.name, {})
-            for c in self.counters:
-                if c in v and old.get(c, 128 if c == "sweep_every" else 0) != v[c]:
-                    self.lines.append(self.expect_line(o.name, c, v[c]))
-                    old[c] = v[c]
+            old = last.get(o.name)
+            if old is None:
+                old = last[o.name] = {}
+            elif old.get(None) == v:
+                continue
+            for c, d in cd[1]:
+                if c in v:
+                    x = v[c]
+                    if old.get(c, d) != x:
+                        lines.append(self.expect_line(o.name, c, x))
+                        old[c] = x
+            old[None] = v
 
     def expect_line(self, name, counter, value):
         k = (name, counter, value)
@@ -702,7 +769,7 @@ class Recorder:
     # -------------------------------------------------------------- deaths
 
     def died(self, oid):
-        """A death (a weakref.finalize callback): untraced, as a hook is
+        """A death (its watch's callback): untraced, as a hook is
         (locked)."""
         tr = sys.gettrace()
         if tr is None:
@@ -741,8 +808,8 @@ class Recorder:
         dead_pending says the death as it is."""
         import time
         t0 = time.monotonic()
-        while any(fin.alive and fin.peek() is None and oid != self.dying
-                  for oid, fin in list(self.fins.items())):
+        while any(ref() is None and oid != self.dying
+                  for oid, ref in list(self.fins.items())):
             if time.monotonic() - t0 > 1.0:
                 self.dead_pending()
                 return
@@ -752,11 +819,9 @@ class Recorder:
         """Threads: objects already dead whose callback has not run yet (a
         thread switched in the middle of the death's callbacks, after
         PyTorch's own had updated its memo): taken from the finalizer
-        registry (their callback then does nothing) and said as deaths."""
-        for oid, fin in list(self.fins.items()):
-            if not fin.alive:
-                del self.fins[oid]
-            elif fin.peek() is None and oid not in self.early:
+        watched ones (their callback then does nothing) and said as deaths."""
+        for oid, ref in list(self.fins.items()):
+            if ref() is None and oid not in self.early:
                 o = self.objs.pop(oid, None)
                 if o is not None:
                     # its storage goes when the dying thread ends the death:
@@ -780,7 +845,7 @@ class Recorder:
                 self.write_death(o)
 
     def death(self, oid):
-        """weakref.finalize callback. It runs after PyTorch's own finalizers
+        """A death's callback (watch). It runs after PyTorch's own finalizers
         of the same tensor (newest first; ours was registered before any
         conversion), so the counters are read at the next death or event,
         once this death's callbacks are all done."""
@@ -837,9 +902,7 @@ class Recorder:
         o = self.objs.get(id(x)) if x is not None else None
         if o is None or o.kind not in ("real", "grad"):
             return
-        if o.pre is not None:
-            o.pre.detach()
-        o.pre = weakref.finalize(x, self.settle_cb, o.oid)
+        self.watch(self.pres, x, self.settle_cb, o.oid)   # the previous one's never runs
 
     def settle_cb(self, oid):
         """x's death begins: the previous death's counters, unless another
@@ -1130,7 +1193,7 @@ class Recorder:
         go.key = ("g", site)
         go.name = "%s.grad" % o.name
         self.objs[go.oid] = go
-        weakref.finalize(g, self.died, go.oid)
+        self.watch(self.fins, g, self.died, go.oid)
         try:
             from torch.multiprocessing.reductions import StorageWeakRef
             st = self.storage_of(g)

@@ -16,7 +16,7 @@ the program's run; each wrapper calls the original and only reads state):
                                       graph_module() stand-in, each node's
                                       meta["val"] an attribute, each traced
                                       fake's proxy slot an edge back to it
-Deaths: weakref.finalize on every recorded object (CPython runs it when the
+Deaths: a weak reference with a callback on every recorded object (CPython runs it when the
 refcount reaches 0, so the order is exact); deaths are written at the next
 event, as one `del` line, followed by the counters. The cycle collector is
 disabled inside the conversion wrapper, and a death CPython still runs
@@ -29,7 +29,7 @@ import gc
 import weakref
 
 from . import engine
-from .engine import Event, Line, Obj, locked, no_cycles
+from .engine import Event, Line, Obj, locked, meta_hook, no_cycles
 from .holders import locate
 from .make_fx import Graphs
 from .scn import esc, tup
@@ -455,15 +455,12 @@ class Recorder(Graphs, engine.Recorder):
             if rec.init_depth == 0:
                 rec.safe(rec.on_mc, self)
 
-        def meta_call(self, t, *a, **k):
-            return rec.on_meta(mc_call, self, t, a, k)
-
         def dispatch(self, func, types, args=(), kwargs=None):
             return rec.on_dispatch(disp, self, func, types, args, kwargs)
 
         mode_init, conv_init = locked(rec, mode_init), locked(rec, conv_init)
         conv_call = locked(rec, conv_call)
-        meta_init, meta_call = locked(rec, meta_init), locked(rec, meta_call)
+        meta_init, meta_call = locked(rec, meta_init), meta_hook(rec, mc_call)
         dispatch = locked(rec, dispatch)
         self.saved = [(c, n, c.__dict__.get(n)) for c, n in (
             (FM, "__init__"), (FC, "__init__"), (FC, "__call__"), (MC, "__init__"),

@@ -65,7 +65,7 @@ import warnings
 import weakref
 
 from . import torch113
-from .engine import Line, Obj, locked
+from .engine import Line, Obj, locked, meta_hook
 from .scn import tup
 
 COUNTERS2 = ("memo_tensor_ids", "memo_storage_ids", "memo_fake", "memo_storage",
@@ -593,16 +593,13 @@ class Recorder(torch113.Recorder):
             if rec.init_depth == 0:
                 rec.safe(rec.on_mc, self)
 
-        def meta_call(self, t, *a, **k):
-            return rec.on_meta(mc_call, self, t, a, k)
-
         def dispatch(self, func, types, args=(), kwargs=None):
             return rec.on_dispatch(disp, self, func, types, args,
                                    {} if kwargs is None else kwargs)
 
         mode_init, conv_init = locked(rec, mode_init), locked(rec, conv_init)
         from_real = locked(rec, from_real)
-        meta_init, meta_call = locked(rec, meta_init), locked(rec, meta_call)
+        meta_init, meta_call = locked(rec, meta_init), meta_hook(rec, mc_call)
         dispatch = locked(rec, dispatch)
         self.cache = CacheMirror(FM) if hasattr(FM, "cache_hits") else None
         self.saved = [(c, n, c.__dict__.get(n)) for c, n in (
