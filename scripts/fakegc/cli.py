@@ -283,7 +283,7 @@ def record(argv):
     signal.signal(signal.SIGTERM, on_term)
     if not o.no_hooks:
         rec.rounds.start()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     import types
     mod = types.ModuleType("__main__")
     mod.__file__ = rec.program
@@ -309,7 +309,7 @@ def record(argv):
                      % (type(e).__name__, str(e).split("\n")[0][:120]))
         import traceback
         traceback.print_exc()
-    elapsed = time.perf_counter() - t0
+    elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
     rec.rounds.stop()
     os._exit = real_exit
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -318,12 +318,13 @@ def record(argv):
         sys.stderr.flush()
         real_exit(status)
     if o.no_hooks:
-        print("record.py: %s: not recorded (--no-hooks), program %.3f s" % (o.program, elapsed),
-              file=sys.stderr)
+        print("record.py: %s: not recorded (--no-hooks), program %.3f s, cpu %.3f s"
+              % (o.program, elapsed, cpu), file=sys.stderr)
         sys.stderr.flush()
         os._exit(status)
     state["g"] = g
     state["done"] = True
+    c0 = time.process_time()
     try:
         rec.finish(roots(None), o.fail_on, o.suppress)
     except Exception as e:
@@ -331,8 +332,9 @@ def record(argv):
     state["tb"] = None
     text = rec.render(batch=not o.no_batch, header_extra=extra)
     write(text)
-    print("record.py: %s: %d events, %d lines, program %.3f s"
-          % (out, rec.events, text.count("\n"), elapsed), file=sys.stderr)
+    print("record.py: %s: %d events, %d lines, program %.3f s, cpu %.3f s, end cpu %.3f s"
+          % (out, rec.events, text.count("\n"), elapsed, cpu, time.process_time() - c0),
+          file=sys.stderr)
     write_status(ended)
     if rec.refused:
         print("record.py: refused: the program made fake-tensor events on another thread, "

@@ -1,13 +1,16 @@
 #!/usr/bin/python3
-"""bench.py [-n N] [--fakegc PATH] [--python P] [EXAMPLE...] - the recorder's cost.
+"""bench.py [-n N] [--fakegc PATH] [--python P] [--set examples|examples2] [EXAMPLE...]
+- the recorder's cost.
 
-For each example (default: all of scripts/record/examples; with a 2.x
---python, such as a launcher of scripts/torch-root.sh, those of
-scripts/record/examples2), N interleaved
-rounds of: the program under record.py --no-hooks (same runpy harness, no
-hooks), the program recorded, and the recording replayed by
-`fakegc run` (the recording's own design; its wall_ms). Prints median and
-spread (min..max) of each and the same-round ratio recorded/plain.
+For each example (default: all of scripts/record/examples under 1.x; with a
+2.x --python, such as a launcher of scripts/torch-root.sh, those of
+scripts/record/examples2; --set picks either), N interleaved rounds of: the
+program under record.py --no-hooks (same harness, no hooks), the program
+recorded, and the recording replayed by `fakegc run` (the recording's own
+design; its wall_ms). CPU time as record.py prints it: the program's own,
+and recorded, with the hooks and the recorder's end (see example()).
+Prints a Markdown row per example: median and spread (min..max) of each and
+the same-round ratio recorded/program.
 
 --scale N,N,...: the recorder at scale instead (scripts/record/scale.py, N
 fakes in one loop, every 1000th kept): per size, -n interleaved rounds of
@@ -30,18 +33,18 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 EX = os.path.join(ROOT, "scripts", "record", "examples")
 
 
-def prog_time(python, args):
-    r = subprocess.run([python, os.path.join(ROOT, "scripts", "record.py")] + args,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    m = re.search(r"program ([0-9.]+) s", r.stderr)
-    if r.returncode != 0 or not m:
-        raise SystemExit("bench.py: record.py failed: %s" % r.stderr[-500:])
-    return float(m.group(1))
+def prog_cpu(err):
+    """The CPU seconds record.py prints: the program's own (with the hooks
+    when recorded) plus the recorder's end (its collection, holders and
+    file), or None when it did not print them."""
+    m = re.search(r"program [0-9.]+ s, cpu ([0-9.]+) s(?:, end cpu ([0-9.]+) s)?", err)
+    return float(m.group(1)) + float(m.group(2) or 0) if m else None
 
 
 def spread(xs, unit, scale=1.0):
     xs = [x * scale for x in xs]
-    return "%8.3f %s (%.3f..%.3f)" % (statistics.median(xs), unit, min(xs), max(xs))
+    return "%.3f%s (%.3f..%.3f)" % (statistics.median(xs), unit and " " + unit, min(xs),
+                                    max(xs))
 
 
 def measured(argv):
@@ -123,39 +126,64 @@ def main():
                     help="N,N,...: the recorder at these numbers of fakes (scale.py)")
     ap.add_argument("--fakegc", default=os.path.join(ROOT, "build", "fakegc"))
     ap.add_argument("--python", default="/usr/bin/python3")
+    ap.add_argument("--set", default=None, choices=("examples", "examples2"),
+                    help="which examples (default: examples under 1.x, examples2 under 2.x)")
     ap.add_argument("examples", nargs="*")
     o = ap.parse_args()
     v = subprocess.run([o.python, "-c", "import torch; print(torch.__version__)"],
                        stdout=subprocess.PIPE, text=True).stdout.strip()
     if o.scale:
         return scale(o, v)
-    ex = EX if v.startswith("1.") else EX + "2"
+    ex = os.path.join(ROOT, "scripts", "record", o.set) if o.set else \
+        EX if v.startswith("1.") else EX + "2"
     names = o.examples or sorted(f[:-3] for f in os.listdir(ex) if f.endswith(".py"))
-    print("torch %s (%s), %d interleaved rounds: median (min..max)" % (v, o.python, o.n))
-    print("%-16s %-28s %-28s %-24s %s" % ("example", "program plain", "program recorded",
-                                          "replay", "ratio"))
+    compat = ["--compat", "pytorch-1.13"] if v.startswith("1.") else []
+    rec = os.path.join(ROOT, "scripts", "record.py")
+    print("torch %s (%s), %s, %d interleaved rounds: median (min..max); CPU seconds; "
+          "load average %s" % (v, o.python, os.path.basename(ex), o.n,
+                               " ".join("%.2f" % x for x in os.getloadavg())))
+    print("| example | program | recorded | replay ms | recorded / program |")
     with tempfile.TemporaryDirectory() as d:
         for n in names:
-            prog = os.path.join(ex, n + ".py")
-            out = os.path.join(d, n + ".scn")
-            plain, rec, rep, ratio = [], [], [], []
-            for _ in range(o.n):
-                p = prog_time(o.python, ["--no-hooks", prog])
-                r = prog_time(o.python, ["-o", out, prog])
-                compat = ["--compat", "pytorch-1.13"] if v.startswith("1.") else []
-                j = subprocess.run([o.fakegc, "run", "--format", "json"] + compat + [out],
-                                   stdout=subprocess.PIPE, text=True)
-                s = json.loads(j.stdout)["scenarios"][0]
-                if s["failures"]:   # a leaking example fails its verdict; fidelity may not fail
-                    raise SystemExit("bench.py: the replay of %s has fidelity mismatches" % n)
-                plain.append(p)
-                rec.append(r)
-                rep.append(s["stats"]["wall_ms"])
-                ratio.append(r / p)
-            print("%-16s %-28s %-28s %-24s %5.1fx (%.1f..%.1f)" % (
-                n, spread(plain, "s"), spread(rec, "s"), spread(rep, "ms"),
-                statistics.median(ratio), min(ratio), max(ratio)))
+            row = example(o, os.path.join(ex, n + ".py"), os.path.join(d, n + ".scn"), rec,
+                          compat)
+            print("| %s | %s |" % (n, row))
+            sys.stdout.flush()
+    print("load average %s" % " ".join("%.2f" % x for x in os.getloadavg()))
 
+
+def example(o, prog, out, rec, compat):
+    """-n interleaved rounds of one example: the program alone (--no-hooks)
+    and recorded, and the recording replayed. "program" and "recorded" are
+    CPU seconds as record.py prints them: the program's own (torch's import
+    is not in it), and when recorded, with the hooks and the recorder's end
+    (its collection, holders, the file). A program that fails alone under
+    this torch is said, not measured."""
+    plain, recd, rep, ratio = [], [], [], []
+    for _ in range(o.n):
+        e, st = measured([o.python, rec, "--no-hooks", prog])[4:]
+        p = prog_cpu(e)
+        if st or p is None:
+            said = [ln for ln in e.splitlines() if ln.strip() and
+                    not ln.startswith("record.py:")]
+            return "fails alone under this torch (exit %d: %s) | | | " % (
+                st, said[-1].strip()[:80] if said else "no message")
+        e, st = measured([o.python, rec, "-o", out, prog])[4:]
+        r = prog_cpu(e)
+        if r is None or not os.path.exists(out):
+            raise SystemExit("bench.py: recording %s failed (%d): %s" % (prog, st, e[-500:]))
+        j = subprocess.run([o.fakegc, "run", "--format", "json"] + compat + [out],
+                           stdout=subprocess.PIPE, text=True)
+        s = json.loads(j.stdout)["scenarios"][0]
+        if s["failures"]:   # a leaking example fails its verdict; fidelity may not fail
+            raise SystemExit("bench.py: the replay of %s has fidelity mismatches" % prog)
+        plain.append(p)
+        recd.append(r)
+        rep.append(s["stats"]["wall_ms"])
+        ratio.append(r / p if p > 0 else float("nan"))
+    return "%s | %s | %s | %.1fx (%.1f..%.1f)" % (
+        spread(plain, "s"), spread(recd, "s"), spread(rep, ""),
+        statistics.median(ratio), min(ratio), max(ratio))
 
 if __name__ == "__main__":
     main()
