@@ -1083,15 +1083,17 @@ class Scale(Base):
                 f = m.from_tensor(torch.empty(2, 2))
             del f
         lines = r.rec.lines
+        watched = list(r.rec.fins.values()) + list(r.rec.pres.values())
         print(len(traced), sum(t is not None for t in traced), len(lines),
-              len(set(map(id, lines))))
+              len(set(map(id, lines))), len(watched), sum(w() is None for w in watched))
     """
 
     def test_hooks_untraced_and_lines_shared(self):
         """Under a hook PyTorch runs untraced (the rounds' trace function is
         not called for its frames), and the lines of 200 identical rounds are
         mostly the same few objects (an at() line and the expectations of
-        growing counters are new in each round)."""
+        growing counters are new in each round). The recorder watches the
+        live objects only: the 400 tensors that died left nothing behind."""
         prog = os.path.join(self.d, "shared.py")
         with open(prog, "w") as f:
             f.write(HEAD + textwrap.dedent(self.SHARED % (os.path.join(ROOT, "scripts"),
@@ -1099,8 +1101,9 @@ class Scale(Base):
         r = subprocess.run(["/usr/bin/python3", prog], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True)
         self.assertEqual(r.returncode, 0, r.stderr)
-        calls, traced, lines, objects = map(int, r.stdout.split())
+        calls, traced, lines, objects, watched, dead = map(int, r.stdout.split())
         self.assertEqual((calls, traced), (200, 0))
+        self.assertEqual((watched, dead), (1, 0), "watches of dead objects kept (m is alive)")
         self.assertGreater(lines, 200 * 8)
         self.assertLess(objects, lines // 2, "each line its own object")
 
