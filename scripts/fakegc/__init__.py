@@ -72,7 +72,7 @@ class recording:
         self.old_trace = sys.gettrace()
         rec.rounds.start()
         if rec.rounds.is_prog(frame.f_code):
-            frame.f_trace = rec.rounds.local(frame)    # the region's own frame counts its loops
+            frame.f_trace = rec.rounds.local(frame, None)   # the region's own frame counts its loops
         self.rec = rec
         _active = self
         return self
