@@ -128,6 +128,10 @@ typedef struct fk_design {
                                   holds it as constant_scalar, cleared with
                                   constant; a storage access (f.storage())
                                   clears constant */
+    unsigned char const_storage_kept; /* the constant map's StorageWeakRef
+                                  keeps the storage object (and so its
+                                  lookup_storage id) alive after its tensor
+                                  died, until the ref leaves the map */
     unsigned char base_held_from_cpp; /* a view holds its base from C++,
                                   where the collector cannot see it: the
                                   base, and what it reaches, live while the

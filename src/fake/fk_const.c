@@ -9,7 +9,13 @@
  * weakref.ref(fake), both weak counts here. Refs leave only through
  * invalidate_constant_aliases (:255-268) - refs to dead fakes stay, so the
  * map only grows otherwise (memo_constants) - and, since pytorch#184445,
- * through clear_non_cpu_constants.
+ * through clear_non_cpu_constants. Under const_storage_kept (pytorch-2.3:
+ * 2.6.0) a ref's StorageWeakRef keeps the storage object alive, a strong
+ * count here: measured on 2.6.0, `with m: x = torch.tensor(())` (a
+ * propagated constant) then `del x` leaves describer.lookup_storage at 1
+ * while the ref stays in the map, and a StorageWeakRef kept on a plain
+ * tensor's storage does the same until it is dropped; 2.14.1 drops the
+ * entry with the tensor (tests/record/probe_const_storage.py).
  *
  * Constant propagation (:1554-1587, CONSTANT_NUMEL_LIMIT 1 at :98): an op
  * whose fake inputs all carry constants runs on the constants; when every
@@ -64,25 +70,41 @@ int fk_constant_of(ts_tensor *f, ts_tensor **out)
 
 /* ---- the map ---- */
 
+/* The ref's counts back (a kept storage may die here). */
+static void cref_release(fk_cref r)
+{
+    obj_weak_decref(&r.fake->hdr);
+    if (r.kept)
+        obj_decref(&r.st->hdr);
+    else
+        obj_weak_decref(&r.st->hdr);
+}
+
 void fk_cmap_free(fk_cmap *m)
 {
     fk_cref *v = m->v;
     size_t n = m->n, cap = m->cap;
     m->v = NULL;
     m->n = m->cap = 0;
-    for (size_t i = 0; i < n; i++) {
-        obj_weak_decref(&v[i].st->hdr);
-        obj_weak_decref(&v[i].fake->hdr);
-    }
+    for (size_t i = 0; i < n; i++)
+        cref_release(v[i]);
     al_free(v, cap * sizeof *v, AL_K_MEMO);
 }
 
 void fk_cmap_traverse_weak(const fk_cmap *m, obj_visit_fn visit, void *arg)
 {
     for (size_t i = 0; i < m->n; i++) {
-        visit(&m->v[i].st->hdr, "constant_map", (long)i, arg);
+        if (!m->v[i].kept)
+            visit(&m->v[i].st->hdr, "constant_map", (long)i, arg);
         visit(&m->v[i].fake->hdr, "constant_ref", (long)i, arg);
     }
+}
+
+void fk_cmap_traverse(const fk_cmap *m, obj_visit_fn visit, void *arg)
+{
+    for (size_t i = 0; i < m->n; i++)
+        if (m->v[i].kept)
+            visit(&m->v[i].st->hdr, "constant_map", (long)i, arg);
 }
 
 static int cmap_add(fk_cmap *m, ts_storage *st, ts_tensor *f)
@@ -96,10 +118,13 @@ static int cmap_add(fk_cmap *m, ts_storage *st, ts_tensor *f)
         m->v = nv;
         m->cap = ncap;
     }
-    obj_weak_incref(&st->hdr);
+    int kept = fk_design_now()->const_storage_kept;
+    if (kept)
+        obj_incref(&st->hdr);
+    else
+        obj_weak_incref(&st->hdr);
     obj_weak_incref(&f->hdr);
-    m->v[m->n].st = st;
-    m->v[m->n].fake = f;
+    m->v[m->n] = (fk_cref){.st = st, .fake = f, .kept = kept};
     m->n++;
     return 0;
 }
@@ -110,8 +135,7 @@ static void cmap_drop(fk_cmap *m, size_t i)
     fk_cref r = m->v[i];
     memmove(&m->v[i], &m->v[i + 1], (m->n - i - 1) * sizeof *m->v);
     m->n--;
-    obj_weak_decref(&r.st->hdr);
-    obj_weak_decref(&r.fake->hdr);
+    cref_release(r);
 }
 
 /* invalidate_constant_aliases(t): every live fake recorded under t's

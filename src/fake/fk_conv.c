@@ -749,6 +749,7 @@ static void fconv_traverse(obj *self, obj_visit_fn visit, void *arg)
         wt_traverse(fc->tensor_memo, visit, arg);
     if (fc->self_ref)
         visit(fc->self_ref, "self_ref", -1, arg);
+    fk_cmap_traverse(&fc->cmap, visit, arg);
 }
 
 static void fconv_traverse_weak(obj *self, obj_visit_fn visit, void *arg)

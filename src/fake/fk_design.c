@@ -183,6 +183,13 @@ static const fk_design designs[FK_D_COUNT] = {
          * variable.cpp ViewInfo::chain, keeps it for a tensor subclass that
          * replays views by function); scripts/xref 09_with_mode_ops.scn */
         .views_keep_source = 1,
+        /* measured on 2.6.0 (not 2.14.1): a StorageWeakRef keeps the
+         * storage's Python object, so the constant map's ref
+         * (fake_tensor.py@v2.6.0 add_constant_storage_mapping) keeps its
+         * describer.lookup_storage entry after the constant died
+         * (tests/record/probe_const_storage.py; make_fx_aot's
+         * PhiloxState seeds, torch.tensor(()) under the mode) */
+        .const_storage_kept = 1,
         .base_held_from_cpp = BASE_HELD_FROM_CPP,
         .tables = T_23_TABLES,
     },

@@ -32,8 +32,9 @@ typedef struct fk_mconv {
  * weak counts). Entries leave only by invalidate_constant_aliases (and
  * clear_non_cpu_constants). fk_const.c. */
 typedef struct fk_cref {
-    ts_storage *st;
+    ts_storage *st;             /* strong when `kept` (const_storage_kept) */
     ts_tensor *fake;
+    int kept;
 } fk_cref;
 typedef struct fk_cmap {
     fk_cref *v;
@@ -41,6 +42,7 @@ typedef struct fk_cmap {
 } fk_cmap;
 void fk_cmap_free(fk_cmap *m);
 void fk_cmap_traverse_weak(const fk_cmap *m, obj_visit_fn visit, void *arg);
+void fk_cmap_traverse(const fk_cmap *m, obj_visit_fn visit, void *arg);   /* kept storages */
 
 typedef struct fk_fconv {
     obj hdr;                    /* OBJ_FAKE_CONVERTER */
