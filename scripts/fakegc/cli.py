@@ -346,9 +346,10 @@ def record(argv):
               "there (see the scenario's header)" % rec.stop_site, file=sys.stderr)
         status = 3
     elif rec.stop_site:
-        print("record.py: stopped recording after %d events (--max-events %d) at %s; the "
-              "scenario covers the program up to there" % (rec.events, o.max_events,
-                                                          rec.stop_site), file=sys.stderr)
+        print("record.py: stopped recording after %d events (%s) at %s; the scenario "
+              "covers the program up to there" % (
+                  rec.events, rec.stop_why or "--max-events %d" % o.max_events,
+                  rec.stop_site), file=sys.stderr)
     del g
     if o.compare:
         fakegc = o.fakegc or os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
