@@ -42,6 +42,18 @@ def run(cmd, **k):
     return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **k)
 
 
+def record_report(fakegc, py, prog, out):
+    """fakegc record --python py of prog into out: (exit, the scenario's JSON
+    report), or (exit, None) after printing what it said when no report."""
+    r = run([fakegc, "record", "--python", py, "-o", out, "--format", "json", "--", prog])
+    try:
+        return r.returncode, json.loads(r.stdout)["scenarios"][0]
+    except (ValueError, KeyError, IndexError):
+        print(r.stdout[-2000:], r.stderr[-2000:])
+        print("FAIL: no report (exit %d)" % r.returncode)
+        return r.returncode, None
+
+
 def counts(groups, noun):
     """{(class, mechanism): count} of the verdict's groups of one kind."""
     out = {}
@@ -52,13 +64,20 @@ def counts(groups, noun):
     return out
 
 
-def main(fakegc, root, name, pyname):
+def program_under(root, name, pyname):
+    """(python, tests/record/programs/NAME.py, the clone's root), python
+    None after saying it is skipped when its root is absent."""
     py = python_of(pyname)
     if py is None:
         print("skipped: no root %s (scripts/torch-root.sh %s)" % (pyname, pyname))
-        return 77
     root = os.path.abspath(root)
-    prog = os.path.join(root, "tests", "record", "programs", name + ".py")
+    return py, os.path.join(root, "tests", "record", "programs", name + ".py"), root
+
+
+def main(fakegc, root, name, pyname):
+    py, prog, root = program_under(root, name, pyname)
+    if py is None:
+        return 77
     with tempfile.TemporaryDirectory() as d:
         r = run([py, "-W", "ignore", os.path.join(root, "tests", "record", "truth.py"),
                  "--no-chains", prog], cwd=d)
@@ -76,12 +95,8 @@ def main(fakegc, root, name, pyname):
     bad = []
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, name + ".scn")
-        r = run([fakegc, "record", "--python", py, "-o", out, "--format", "json", "--", prog])
-        try:
-            sc = json.loads(r.stdout)["scenarios"][0]
-        except (ValueError, KeyError, IndexError):
-            print(r.stdout[-2000:], r.stderr[-2000:])
-            print("FAIL: no report (exit %d)" % r.returncode)
+        rc, sc = record_report(fakegc, py, prog, out)
+        if sc is None:
             return 1
         v = sc.get("verdict") or {"groups": [], "text": ""}
         print(v["text"].rstrip())
@@ -89,8 +104,8 @@ def main(fakegc, root, name, pyname):
             bad.append("%d fidelity mismatches: %s" % (len(sc["failures"]),
                                                         [f["text"] for f in sc["failures"][:3]]))
         kept = real["fake"] + real["mode"]
-        if r.returncode != (1 if kept else 0):
-            bad.append("exit %d; the real run keeps %d fakes and modes" % (r.returncode, kept))
+        if rc != (1 if kept else 0):
+            bad.append("exit %d; the real run keeps %d fakes and modes" % (rc, kept))
         for noun, kind in (("fake tensor", "fake"), ("mode", "mode")):
             got = counts(v["groups"], noun)
             want = {("lost", "view-base"): real[kind]} if real[kind] else {}

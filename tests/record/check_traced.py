@@ -28,7 +28,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from check_make_fx import python_of, run  # noqa: E402
+from check_make_fx import program_under, record_report, run  # noqa: E402
 
 ACC, REACH = "accumulating", "still reachable"
 NOT_JUDGED = "not expressible: a torch.compile trace"
@@ -103,12 +103,9 @@ def not_judged(name, line, rc, sc, head):
 
 
 def main(fakegc, root, name, pyname):
-    py = python_of(pyname)
+    py, prog, root = program_under(root, name, pyname)
     if py is None:
-        print("skipped: no root %s (scripts/torch-root.sh %s)" % (pyname, pyname))
         return 77
-    root = os.path.abspath(root)
-    prog = os.path.join(root, "tests", "record", "programs", name + ".py")
     with tempfile.TemporaryDirectory() as d:
         v = run([py, "-c", "import torch; print(torch.__version__)"], cwd=d)
         if v.returncode != 0:
@@ -135,16 +132,12 @@ def main(fakegc, root, name, pyname):
     bad = []
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, name + ".scn")
-        r = run([fakegc, "record", "--python", py, "-o", out, "--format", "json", "--", prog])
-        try:
-            sc = json.loads(r.stdout)["scenarios"][0]
-        except (ValueError, KeyError, IndexError):
-            print(r.stdout[-2000:], r.stderr[-2000:])
-            print("FAIL: no report (exit %d)" % r.returncode)
+        rc, sc = record_report(fakegc, py, prog, out)
+        if sc is None:
             return 1
         head = open(out).read().split("\nconfig ", 1)[0]
     if want == NOT_JUDGED:
-        return not_judged(name, line, r.returncode, sc, head)
+        return not_judged(name, line, rc, sc, head)
     verdict = sc.get("verdict") or {"groups": [], "text": ""}
     print(verdict["text"].rstrip())
     for word in ("INTERNAL", "STOPPED", "REFUSED"):
@@ -157,15 +150,14 @@ def main(fakegc, root, name, pyname):
     bad += check_groups(verdict["groups"], want)
     bad += check_truth(verdict["groups"], truth)
     fails = any(g["class"] in ("lost", ACC) for g in verdict["groups"])
-    if r.returncode != (1 if fails else 0):
-        bad.append("exit %d with a verdict that %s" % (r.returncode,
-                                                      "fails" if fails else "passes"))
+    if rc != (1 if fails else 0):
+        bad.append("exit %d with a verdict that %s" % (rc, "fails" if fails else "passes"))
     for b in bad:
         print("FAIL: %s under torch %s: %s" % (name, line, b))
     if bad:
         return 1
     print("ok: %s under torch %s: exit %d, 0 fidelity mismatches, %s" % (
-        name, line, r.returncode, "; ".join("%d %s %s at %s..." % (n, c, k, p)
+        name, line, rc, "; ".join("%d %s %s at %s..." % (n, c, k, p)
                                             for c, k, n, p in want) or "nothing kept"))
     return 0
 

@@ -20,7 +20,6 @@ in both cases, 0 once the ref is dropped); 2.14 drops it with the tensor
 (0 in every case). Exit 1 when the run says otherwise."""
 import gc
 import os
-import subprocess
 import sys
 
 KEPT = {"2.6": (1, 1, 0), "2.14": (0, 0, 0)}
@@ -66,16 +65,7 @@ def probe():
     return 0
 
 
-def main(args):
-    if not args:
-        return probe()
-    roots = os.environ.get("FAKEGC_ROOTS", "/var/cache/fakegc/roots")
-    py = os.path.join(roots, "%s-python3" % args[0])
-    if not os.access(py, os.X_OK):
-        print("skipped: no root %s (scripts/torch-root.sh %s)" % (args[0], args[0]))
-        return 77
-    return subprocess.run([py, "-W", "ignore", os.path.abspath(__file__)]).returncode
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from probe_view_base import under
+    sys.exit(under(sys.argv[1:] or [], probe, __file__))

@@ -60,9 +60,12 @@ def probe():
     return 1 if bad else 0
 
 
-def main(args):
+def under(args, probe_fn, path):
+    """probe_fn() here (no argument, or /usr/bin/python3 when it runs this),
+    else the file at path run again under the root args[0] names (77 when
+    that root is absent)."""
     if not args or args[0] == "/usr/bin/python3" and sys.executable == "/usr/bin/python3":
-        return probe()
+        return probe_fn()
     py = args[0]
     if not py.startswith("/"):
         roots = os.environ.get("FAKEGC_ROOTS", "/var/cache/fakegc/roots")
@@ -70,8 +73,8 @@ def main(args):
         if not os.access(py, os.X_OK):
             print("skipped: no root %s (scripts/torch-root.sh %s)" % (args[0], args[0]))
             return 77
-    return subprocess.run([py, "-W", "ignore", os.path.abspath(__file__)]).returncode
+    return subprocess.run([py, "-W", "ignore", os.path.abspath(path)]).returncode
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(under(sys.argv[1:], probe, __file__))
