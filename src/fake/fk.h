@@ -246,8 +246,10 @@ ts_tensor *fk_mode_meta(obj *mode, ts_tensor *t, int *none);
 uint64_t fk_sweep(obj *mode_or_converter);
 /* A constructor inside `with mode`: wrap a freshly built meta tensor as a
  * fake tensor of mode on `device`, memoized only where the design says
- * (ctor_outputs_memoized). 0-1 new reference. */
-ts_tensor *fk_wrap_new(obj *mode, ts_tensor *meta, ts_device device);
+ * (ctor_outputs_memoized) and never when op_output (an op's output written
+ * by its geometry, a recording's op_out(): PyTorch made it without a memo
+ * entry). 0-1 new reference. */
+ts_tensor *fk_wrap_new(obj *mode, ts_tensor *meta, ts_device device, int op_output);
 
 /* Fake-aware op: if self (or args->other) is fake, run op on the meta
  * tensors and wrap each tensor output as a fake of the same mode (an

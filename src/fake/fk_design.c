@@ -10,7 +10,8 @@
  *   weak.py@03e156b8        torch/utils/weak.py 03e156b8e50a6df611ff81db21cc79b3d2aecd5e (2.x)
  *   collect_metadata_analysis.py@95bc63ca torch/_functorch/_aot_autograd/
  *                           95bc63ca296368841b81c66104f4bed68f5c8338
- *   meta_utils.py@v2.6.0, @v2.14.1  the files that ran (Debian python3-torch
+ *   meta_utils.py, fake_impls.py, fake_tensor.py @v2.6.0, @v2.14.1
+ *                           the files that ran (Debian python3-torch
  *                           2.6.0+dfsg trixie, 2.14.1 forky: the roots of
  *                           scripts/torch-root.sh; scripts/xref compares)
  *   python_variable.cpp@00131b6b torch/csrc/autograd/
@@ -213,16 +214,15 @@ static const fk_design designs[FK_D_COUNT] = {
         .foreign_fakes_raise = 1,   /* as 2.3's */
         .meta_miss_none = 1,        /* as 2.3's (meta_utils.py@v2.14.1:2362-2370) */
         .csr_converts = 1,          /* as 2.3's (meta_utils.py@v2.14.1:1621-1660) */
-        /* fake_impls.py@v2.14.1 constructors(): a meta result goes through
-         * fake_tensor_converter.from_meta_and_device (2.6.0's returned
-         * FakeTensor(fake_mode, r, out_device), no entry); checked by
-         * scripts/xref (09_with_mode_ops.scn: `with m` + zeros(2, 3)).
-         * Off: a recording writes an op output that PyTorch does not
-         * memoize as a constructor under `with`, which this rule would
-         * memoize (fidelity mismatches on every 2.14.1 recording); until
-         * the language tells a stand-in from a constructor, xref's forky
-         * twin keeps that one known mismatch (tests/xref/xref_2x.sh) */
-        .ctor_outputs_memoized = 0,
+        /* fake_impls.py@v2.14.1:272-303 constructors(): a meta result goes
+         * through fake_tensor_converter.from_meta_and_device, which
+         * memoizes it (fake_tensor.py@v2.14.1:681-702, set_tensor_memo);
+         * fake_impls.py@v2.6.0:190 returned FakeTensor(fake_mode, r,
+         * out_device), no entry. Checked by scripts/xref on 2.14.1
+         * (09_with_mode_ops.scn: `with m` + zeros(2, 3)). A recording
+         * writes an op's output that PyTorch did not memoize as
+         * op_out(CTOR), which no design memoizes */
+        .ctor_outputs_memoized = 1,
         .views_keep_source = 1,     /* as 2.3's (measured on 2.14.1) */
         .base_held_from_cpp = BASE_HELD_FROM_CPP,
         /* fake_tensor.py@946abe14 UnbackedMemoDescriptor.__get__ (a memo

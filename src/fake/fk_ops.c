@@ -7,14 +7,14 @@
 #include "core/wr.h"
 #include "fake/fk_internal.h"
 
-ts_tensor *fk_wrap_new(obj *mode, ts_tensor *meta, ts_device device)
+ts_tensor *fk_wrap_new(obj *mode, ts_tensor *meta, ts_device device, int op_output)
 {
     if (!fk_is_mode(mode)) {
         er_set(ER_TYPE, "not a fake mode");
         return NULL;
     }
     ts_tensor *f = ts_fake_new(meta, fk_mode_holder((fk_mode *)mode), device, 0);
-    if (f && ((fk_mode *)mode)->converter->design->ctor_outputs_memoized &&
+    if (f && !op_output && ((fk_mode *)mode)->converter->design->ctor_outputs_memoized &&
         fk_memo_op_output(mode, f) != 0) {
         obj_decref(&f->hdr);
         return NULL;

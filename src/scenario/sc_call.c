@@ -128,12 +128,13 @@ static obj *current_mode(sc_vm *vm)
     return vm->nwith ? vm->with_stack[vm->nwith - 1] : NULL;
 }
 
-/* Wrap a tensor built on meta as a fake of the innermost mode. */
-static obj *wrap_in_mode(obj *mode, ts_tensor *meta, ts_device dev)
+/* Wrap a tensor built on meta as a fake of the innermost mode (op_out: an
+ * op's output written by its geometry, which no design memoizes). */
+static obj *wrap_in_mode(obj *mode, ts_tensor *meta, ts_device dev, int op_out)
 {
     if (!meta)
         return NULL;
-    ts_tensor *f = fk_wrap_new(mode, meta, dev);
+    ts_tensor *f = fk_wrap_new(mode, meta, dev, op_out);
     obj_decref(&meta->hdr);
     return f ? &f->hdr : NULL;
 }
@@ -218,17 +219,17 @@ static int eval_ctor_kw(sc_vm *vm, const sc_expr *e, ctor_kw *k)
     return 0;
 }
 
-/* A constructor's tensor: a fake of the innermost mode inside `with`,
- * holding its ShapeEnv and its sizes' signature when they are symbolic
- * (a symbol needs such a mode: eval_symbol). */
-static int ctor_done(sc_vm *vm, ts_tensor *t, const ctor_kw *k, sc_val *out)
+/* A constructor's tensor (e its call): a fake of the innermost mode inside
+ * `with`, holding its ShapeEnv and its sizes' signature when they are
+ * symbolic (a symbol needs such a mode: eval_symbol). */
+static int ctor_done(sc_vm *vm, const sc_expr *e, ts_tensor *t, const ctor_kw *k, sc_val *out)
 {
     obj *mode = current_mode(vm);
     uint64_t sig = vm->sym_sig;
     vm->sym_sig = 0;
     if (!t)
         return -1;
-    if (sc_set_obj(out, mode ? wrap_in_mode(mode, t, k->dev) : &t->hdr) < 0)
+    if (sc_set_obj(out, mode ? wrap_in_mode(mode, t, k->dev, e->op_out) : &t->hdr) < 0)
         return -1;
     if (sig && mode && fk_fake_set_sym((ts_tensor *)out->o, fk_mode_shape_env(mode), sig) < 0) {
         sc_val_drop(out);
@@ -263,7 +264,7 @@ int sc_ev_dense(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *
         ts_init init = current_mode(vm) ? TS_INIT_NONE : dense_init[e->id];
         t = ts_empty(a->n, a->v, k.dt, k.where, init, k.rg != 0);
     }
-    return ctor_done(vm, t, &k, out);
+    return ctor_done(vm, e, t, &k, out);
 }
 
 int sc_ev_empty_strided(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
@@ -273,7 +274,7 @@ int sc_ev_empty_strided(sc_vm *vm, const sc_expr *e, const sc_val *recv, const t
     (void)recv;
     if (eval_ctor_kw(vm, e, &k) < 0)
         return -1;
-    return ctor_done(vm, ts_empty_strided(a->n, a->v, a->v2, k.dt, k.where, k.rg != 0), &k,
+    return ctor_done(vm, e, ts_empty_strided(a->n, a->v, a->v2, k.dt, k.where, k.rg != 0), &k,
                      out);
 }
 
@@ -289,7 +290,7 @@ int sc_ev_sparse_coo(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_a
     if (sd < 0 || sd > a->n)
         return er_set(ER_SHAPE, "sparse_coo(): sparse_dim %" PRId64 " out of range for %d dims",
                       sd, a->n);
-    return ctor_done(vm, ts_sparse_coo(a->n, a->v, nnz, (int)sd, k.dt, k.where, co != 0), &k,
+    return ctor_done(vm, e, ts_sparse_coo(a->n, a->v, nnz, (int)sd, k.dt, k.where, co != 0), &k,
                      out);
 }
 
@@ -301,7 +302,7 @@ int sc_ev_sparse_csr(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_a
     (void)recv;
     if (eval_ctor_kw(vm, e, &k) < 0 || eval_int_kw(vm, e, "nnz", &nnz) < 0)
         return -1;
-    return ctor_done(vm, ts_sparse_csr(a->v[0], a->v[1], nnz, k.dt, k.where), &k, out);
+    return ctor_done(vm, e, ts_sparse_csr(a->v[0], a->v[1], nnz, k.dt, k.where), &k, out);
 }
 
 int sc_ev_quantized(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
@@ -313,7 +314,16 @@ int sc_ev_quantized(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_ar
         return -1;
     if (current_mode(vm))
         return er_set(ER_UNSUPPORTED, "quantized nyi in meta tensors");
-    return ctor_done(vm, ts_quantized(a->n, a->v), &k, out);
+    return ctor_done(vm, e, ts_quantized(a->n, a->v), &k, out);
+}
+
+/* op_out(CTOR): the constructor's fake, which the parser marked as an op's
+ * output (sc_expr.op_out) and placed inside `with`. */
+int sc_ev_op_out(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                 sc_val *out)
+{
+    (void)recv, (void)a;
+    return sc_eval(vm, e->args[0], out);
 }
 
 /* sweep= and sweep_every= of fake_mode(), meta_converter(), fake_converter(). */

@@ -22,7 +22,7 @@ sc_eval_fn sc_ev_dense, sc_ev_empty_strided, sc_ev_sparse_coo, sc_ev_sparse_csr,
     sc_ev_stale, sc_ev_growth, sc_ev_alive, sc_ev_dead, sc_ev_raises,
     sc_ev_weakrefs, sc_ev_hold, sc_ev_at, sc_ev_verdict, sc_ev_mark,
     sc_ev_shape_env, sc_ev_fake_cache, sc_ev_tracer,   /* version 3 */
-    sc_ev_graph_module;
+    sc_ev_graph_module, sc_ev_op_out;
 
 /* tensor ops: one evaluator, an argument parser per calling convention */
 sc_args_fn sc_ar_dims, sc_ar_view, sc_ar_slice, sc_ar_diagonal, sc_ar_as_strided,

@@ -99,6 +99,7 @@ typedef enum sc_builtin {
     B_SHAPE_ENV, B_FAKE_CACHE, B_TRACER,   /* version 3 */
     B_INFERENCE_MODE,                       /* version 3, pytorch-2.14 */
     B_GRAPH_MODULE,                         /* version 3 */
+    B_OP_OUT,                               /* version 3 */
     B_COUNT
 } sc_builtin;
 
@@ -125,6 +126,8 @@ typedef struct sc_expr sc_expr;
 struct sc_word;
 struct sc_expr {
     uint8_t kind;            /* sc_ekind */
+    uint8_t op_out;          /* E_CALL of a constructor inside op_out(): an op's
+                                output written by its geometry, not a constructor */
     uint32_t line, col;
     int id;                  /* builtin / method index / attr / cmp */
     int sub;                 /* method: ts_op or ts_query; E_DTYPE: ts_dtype */
@@ -203,7 +206,10 @@ struct ts_args;
 typedef int sc_args_fn(sc_vm *vm, const sc_expr *e, struct ts_args *a, sc_val *held);
 typedef int sc_eval_fn(sc_vm *vm, const sc_expr *e, const sc_val *recv,
                        const struct ts_args *a, sc_val *out);
-enum { SWF_REAL_OK = 1 };  /* a tensor op real tensors may enter inside `with` */
+enum {
+    SWF_REAL_OK = 1,  /* a tensor op real tensors may enter inside `with` */
+    SWF_CTOR = 2      /* a constructor: builds a fake inside `with`, op_out() takes it */
+};
 typedef struct sc_word {
     const char *name;
     uint8_t kind;                 /* sc_wkind */

@@ -620,6 +620,34 @@ static int check_kwargs(parser *p, const sc_expr *call, const char *fname,
     return 0;
 }
 
+/* Whether the statement being parsed is inside a `with` block. */
+static int in_with(const parser *p)
+{
+    for (int i = 0; i < p->nblocks; i++)
+        if (p->blocks[i].st && p->blocks[i].st->kind == S_WITH)
+            return 1;
+    return 0;
+}
+
+/* op_out(CTOR): its one argument is a constructor's call, written inside
+ * `with`; the call is marked (sc_expr.op_out) for its evaluator. */
+static int check_op_out(parser *p, sc_expr *e, const sc_token *nt)
+{
+    sc_expr *c = e->args[0];
+    if (c->kind != E_CALL || !(c->word->flags & SWF_CTOR)) {
+        error_at(p, c->line, c->col, "op_out() takes a constructor's call, as in op_out(empty(2, 3)): "
+                 "an op's output written by its geometry");
+        return -1;
+    }
+    if (!in_with(p)) {
+        error_at(p, nt->line, nt->col, "op_out() outside `with MODE`: an op's output is a fake "
+                 "of the innermost mode");
+        return -1;
+    }
+    c->op_out = 1;
+    return 0;
+}
+
 static int checkpoint_find(parser *p, const char *name)
 {
     for (size_t i = 0; i < p->checkpoints.n; i++)
@@ -696,6 +724,8 @@ static sc_expr *parse_call(parser *p, const sc_token *nt)
     }
     if (b == B_LIVE && e->nargs == 1 && check_choice(p, e->args[0], "kind", live_kinds) < 0)
         return NULL;
+    if (b == B_OP_OUT && check_op_out(p, e, nt) < 0)
+        return NULL;
     if (b == B_GC && e->nargs == 1 &&
         (e->args[0]->kind != E_INT || e->args[0]->ival < 0 || e->args[0]->ival > 2)) {
         error_at(p, e->args[0]->line, e->args[0]->col,
@@ -746,10 +776,7 @@ static sc_expr *parse_name(parser *p)
     }
     int64_t sym = symbol_index(&nt);
     if (sym >= 0) {
-        int in_with = 0;
-        for (int i = 0; i < p->nblocks; i++)
-            in_with |= p->blocks[i].st && p->blocks[i].st->kind == S_WITH;
-        if (!in_with) {
+        if (!in_with(p)) {
             error_at(p, nt.line, nt.col, "symbol s%lld outside `with MODE`: a size "
                      "expression's symbols are the mode's ShapeEnv's", (long long)sym);
             return NULL;

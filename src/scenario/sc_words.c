@@ -48,6 +48,9 @@ static const char *const kw_verdict[] = {"fail_on", "suppress", "stopped", "why"
     {n, k, mk, id, lo, hi, kw, v, ns, nx, ar, ev, fl}
 #define B(n, id, lo, hi, kw, ar, ev, ns, nx) \
     ROW(n, SW_BUILTIN, 0, id, lo, hi, kw, 1, ns, nx, ar, ev, 0)
+/* a constructor (SWF_CTOR): generated and translated */
+#define BC(n, id, lo, hi, kw, ar, ev) \
+    ROW(n, SW_BUILTIN, 0, id, lo, hi, kw, 1, NULL, NULL, ar, ev, SWF_CTOR)
 #define B2(n, id, lo, hi, kw, ar, ev, ns, nx) \
     ROW(n, SW_BUILTIN, 0, id, lo, hi, kw, 2, ns, nx, ar, ev, 0)
 /* tensor ops: arity is ts_op_arity's, checked by the argument parser */
@@ -75,14 +78,14 @@ static const char *const kw_verdict[] = {"fail_on", "suppress", "stopped", "why"
 
 static const sc_word vocab[] = {
     /* built-in functions, in sc_builtin order */
-    B("empty", B_EMPTY, 0, -1, kw_empty, sc_ar_sizes, sc_ev_dense, NULL, NULL),
-    B("zeros", B_ZEROS, 0, -1, kw_tensor_ctor, sc_ar_sizes, sc_ev_dense, NULL, NULL),
-    B("ones", B_ONES, 0, -1, kw_tensor_ctor, sc_ar_sizes, sc_ev_dense, NULL, NULL),
-    B("rand", B_RAND, 0, -1, kw_tensor_ctor, sc_ar_sizes, sc_ev_dense, NULL, NULL),
-    B("empty_strided", B_EMPTY_STRIDED, 2, 2, kw_tensor_ctor, sc_ar_strided,
-      sc_ev_empty_strided, NULL, NULL),
-    B("sparse_coo", B_SPARSE_COO, 0, -1, kw_coo, sc_ar_sizes, sc_ev_sparse_coo, NULL, NULL),
-    B("sparse_csr", B_SPARSE_CSR, 2, 2, kw_csr, sc_ar_csr, sc_ev_sparse_csr, NULL, NULL),
+    BC("empty", B_EMPTY, 0, -1, kw_empty, sc_ar_sizes, sc_ev_dense),
+    BC("zeros", B_ZEROS, 0, -1, kw_tensor_ctor, sc_ar_sizes, sc_ev_dense),
+    BC("ones", B_ONES, 0, -1, kw_tensor_ctor, sc_ar_sizes, sc_ev_dense),
+    BC("rand", B_RAND, 0, -1, kw_tensor_ctor, sc_ar_sizes, sc_ev_dense),
+    BC("empty_strided", B_EMPTY_STRIDED, 2, 2, kw_tensor_ctor, sc_ar_strided,
+       sc_ev_empty_strided),
+    BC("sparse_coo", B_SPARSE_COO, 0, -1, kw_coo, sc_ar_sizes, sc_ev_sparse_coo),
+    BC("sparse_csr", B_SPARSE_CSR, 2, 2, kw_csr, sc_ar_csr, sc_ev_sparse_csr),
     B("quantized", B_QUANTIZED, 0, -1, kw_none, sc_ar_sizes, sc_ev_quantized, NULL, NULL),
     B("fake_mode", B_FAKE_MODE, 0, 0, kw_fake_mode, NULL, sc_ev_fake_mode, NULL, NULL),
     B("meta_converter", B_META_CONVERTER, 0, 0, kw_mode, NULL, sc_ev_meta_converter, NULL,
@@ -115,6 +118,9 @@ static const sc_word vocab[] = {
     B3("tracer", B_TRACER, 1, 1, sc_ev_tracer, NULL, V3_XREF_23),
     B3("inference_mode", B_INFERENCE_MODE, 1, 1, sc_ev_inference_mode, NULL, V3_XREF_214),
     B3("graph_module", B_GRAPH_MODULE, 0, 0, sc_ev_graph_module, V3_STRESS, NO_PROGRAM),
+    B3("op_out", B_OP_OUT, 1, 1, sc_ev_op_out,
+       "a recording's stand-in for an op's output: the generator writes the ops themselves",
+       "a recording's stand-in: PyTorch makes an op's output by running the op"),
 
     /* methods: tensor ops */
     OP("view", 0, -1, kw_none, sc_ar_view, NULL, NULL),
