@@ -317,17 +317,26 @@ class Recorder(Graphs, engine.Recorder):
         if x.layout != self.torch.strided:
             self.note("%s: a fake op output of layout %s is written as a strided one"
                       % (site, x.layout))
-            self.emit("%s = empty(%s)" % (name, ", ".join([str(s) for s in x.shape] + kw)), site)
+            self.emit("%s = %s" % (name, self.op_out("empty(%s)" % ", ".join(
+                [str(s) for s in x.shape] + kw))), site)
             return
         base = self.view_base(x)
         if base is not None:
             self.emit("%s = %s.as_strided(%s, %s, %d)" % (
                 name, base.name, tup(x.shape), tup(x.stride()), x.storage_offset()), site)
         elif x.is_contiguous():
-            self.emit("%s = empty(%s)" % (name, ", ".join([str(s) for s in x.shape] + kw)), site)
+            self.emit("%s = %s" % (name, self.op_out("empty(%s)" % ", ".join(
+                [str(s) for s in x.shape] + kw))), site)
         else:
-            self.emit("%s = empty_strided(%s)" % (name, ", ".join(
-                [tup(x.shape), tup(x.stride())] + kw)), site)
+            self.emit("%s = %s" % (name, self.op_out("empty_strided(%s)" % ", ".join(
+                [tup(x.shape), tup(x.stride())] + kw))), site)
+
+    def op_out(self, ctor):
+        """An op output's stand-in: op_out(CTOR), which no design memoizes
+        (a constructor's fake is memoized under pytorch-2.14, what-if
+        replays included); the bare constructor under --lang 1 (1.13.1
+        memoizes neither)."""
+        return "op_out(%s)" % ctor if self.lang >= 2 else ctor
 
     view_src = None
 

@@ -12,14 +12,16 @@ What differs from 1.13 (torch113.py), and how it is observed:
       `tensor_memo`/`storage_memo` keyed by those ids: they follow the
       fake's lifetime, not the real tensor's; no pending list, no sweep;
   - an op output is a stand-in keyed by the program's op,
-      `empty(SIZES).add(K)` under `with m` (CacheMirror): one PyTorch
-      memoized (from_meta_and_device: an entry that lives as long as the
-      output) was a cache miss, and so is its stand-in, which the model
-      memoizes the same way; one served from the dispatch cache (no entry)
-      is a hit on K; the dispatch cache's counters are compared with them.
-      Where that cannot mirror PyTorch's cache traffic, a memoized output
-      is `empty(SIZES).clone()` after `fake_cache().clear()` and one
-      served from the cache a constructor under `with m`;
+      `op_out(empty(SIZES)).add(K)` under `with m` (CacheMirror; op_out: an
+      op's output by its geometry, which no design memoizes, where 2.14
+      memoizes a constructor's fake): one PyTorch memoized
+      (from_meta_and_device: an entry that lives as long as the output) was
+      a cache miss, and so is its stand-in, which the model memoizes the
+      same way; one served from the dispatch cache (no entry) is a hit on K;
+      the dispatch cache's counters are compared with them. Where that
+      cannot mirror PyTorch's cache traffic, a memoized output is
+      `op_out(empty(SIZES)).clone()` after `fake_cache().clear()` and one
+      served from the cache `op_out(empty(SIZES))`;
   - symbolic sizes: a conversion whose fake has SymInt sizes is
       `m.fake(t, dynamic=true)`, which makes the model's symbols by size
       (duck sizing, as the ShapeEnv does by default); the recorder keeps
@@ -194,7 +196,7 @@ class CacheMirror:
     mirrored on the model's `fake_cache()` and compared there.
 
     The program's op is not in the language: its output is written as a
-    stand-in, `empty(SIZES).add(K)` under `with MODE`, whose model cache
+    stand-in, `op_out(empty(SIZES)).add(K)` under `with MODE`, whose model cache
     key is the stand-in key K the recorder gives each distinct key of the
     program's ops (its own: the op and its arguments' metadata). A PyTorch
     miss (the op ran, its output memoized, one entry stored) is then a
@@ -319,12 +321,13 @@ class Recorder(torch113.Recorder):
         "# what the program left behind. at(FILE, LINE) names the program's line of",
         "# what follows; hold(X, PATH) says where the program still holds X at its end.",
         "# Real tensors are written where the program first converts them; an op",
-        "# output is `empty(SIZES).add(K)` under `with MODE`, K one per cache key of",
-        "# the program's ops: the op PyTorch ran (a cache miss: its output memoized",
-        "# under a fresh id) is a miss of the model's dispatch cache too, one PyTorch",
-        "# served from the cache (no entry) a hit. Where the cache's traffic cannot",
-        "# be mirrored so (said below), a memoized output is `empty(SIZES).clone()`",
-        "# after `fake_cache().clear()`, one served from the cache a constructor",
+        "# output is `op_out(empty(SIZES)).add(K)` under `with MODE` (op_out: its",
+        "# geometry, no memo entry), K one per cache key of the program's ops: the op",
+        "# PyTorch ran (a cache miss: its output memoized under a fresh id) is a miss",
+        "# of the model's dispatch cache too, one PyTorch served from the cache (no",
+        "# entry) a hit. Where the cache's traffic cannot be mirrored so (said below),",
+        "# a memoized output is `op_out(empty(SIZES)).clone()` after",
+        "# `fake_cache().clear()`, one served from the cache `op_out(empty(SIZES))`",
         "# under `with MODE`. Deaths are `del` lines, in the order CPython ran the",
         "# finalizers.",
     )
@@ -490,7 +493,7 @@ class Recorder(torch113.Recorder):
         k = self.cache_k
         if k is not None and x.dtype != self.torch.bool:
             # keyed by the program's op (CacheMirror): a miss memoizes, a hit not
-            self.emit("%s = %s(%s).add(%d)" % (name, ctor, ", ".join(args), k), site + (
+            self.emit("%s = op_out(%s(%s)).add(%d)" % (name, ctor, ", ".join(args), k), site + (
                 "  op output (memoized)" if memoized else "  op output (a cache hit)"))
             self.memoized_out = self.memoized_out or memoized
         elif memoized:
@@ -499,11 +502,11 @@ class Recorder(torch113.Recorder):
             # the op (as PyTorch did) rather than serve it from its cache
             self.emit("fake_cache().clear()", "the model's dispatch cache: the stand-in "
                       "below is not the program's op")
-            self.emit("%s = %s(%s).clone()" % (name, ctor, ", ".join(args)),
+            self.emit("%s = op_out(%s(%s)).clone()" % (name, ctor, ", ".join(args)),
                       site + "  op output (memoized)")
             self.memoized_out = True
         else:
-            self.emit("%s = %s(%s)" % (name, ctor, ", ".join(args)), site)
+            self.emit("%s = op_out(%s(%s))" % (name, ctor, ", ".join(args)), site)
         self.stats["op_outputs"] += 1
 
     def finish(self, *a, **k):

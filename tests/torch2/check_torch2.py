@@ -8,7 +8,7 @@ LAUNCHER` (the launcher of scripts/torch-root.sh SUITE, in $FAKEGC_ROOTS or
   - the recording to be whole (no INTERNAL, STOPPED or REFUSED in its
     header), its first line to name that torch, its design pytorch-2.3
     (2.6) or pytorch-2.14 (2.14); dynamic_shapes' op outputs written
-    with their symbols (`empty(s3, 4)`), not their hints;
+    with their symbols (`op_out(empty(s3, 4))`), not their hints;
   - 0 fidelity mismatches (the counters PyTorch 2.x showed, replayed);
   - the exit status and leak classes of EXPECT[NAME], and the verdict's
     fake tensors and modes to be what the real run keeps (tests/record/
@@ -164,7 +164,7 @@ def main(fakegc, root, suite, name):
         if name == "dispatch_cache":
             bad += cache_compared(text, head)
         if name == "dynamic_shapes":   # f * 2 of a (DYNAMIC, STATIC) fake: (sN, 4)
-            outs = re.findall(r"^ *x\d+ = empty\((.*?)\) ", text, re.M)
+            outs = re.findall(r"^ *x\d+ = op_out\(empty\((.*?)\)\) ", text, re.M)
             if len(outs) != 10 or not all(re.fullmatch(r"s\d+, 4", o) for o in outs) or \
                     "written as its hint" in head:
                 bad.append("op outputs not written with their symbols: %s" % outs)

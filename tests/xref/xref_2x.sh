@@ -27,19 +27,4 @@ out=$(/usr/bin/python3 "$src/scripts/xref/xref.py" --fakegc "$fakegc" --allow-me
       --python "$py" "$src/scripts/xref/examples" 2>&1)
 rc=$?
 printf '%s\n' "$out" | grep -v 'pytorch fails the expectation'
-# 2.14.1 memoizes a constructor's fake under a mode, which pytorch-2.14 does
-# not model yet (fk_design.c, ctor_outputs_memoized): that one mismatch is
-# known, any other fails, and so does its absence (the rule came back).
-known='09_with_mode_ops.scn:27: mismatch: m.memo_fake'
-if [ "$suite" = forky ]; then
-    mism=$(printf '%s\n' "$out" | grep 'mismatch:')
-    other=$(printf '%s\n' "$mism" | grep -v "$known")
-    if [ -n "$other" ] || ! printf '%s\n' "$mism" | grep -q "$known"; then
-        echo "xref_2x: FAIL: under torch $want, mismatches other than the known one ($known):"
-        printf '%s\n' "$other"
-        exit 1
-    fi
-    echo "xref_2x: the one known mismatch under torch $want: $known"
-    exit 0
-fi
 [ "$rc" -eq 0 ] || { echo "xref_2x: FAIL: xref exit $rc under torch $want"; exit 1; }
