@@ -557,6 +557,7 @@ class Recorder:
         self.early = {}           # oid -> Obj said dead before its callback ran
         self.dying = None         # oid whose death's first callback is running here
         self.reads_held = False   # counters are read after the event's own lines
+        self.going = []           # threads: dead fakes whose meta storage may lag
 
 
     # -------------------------------------------------------------- output
@@ -727,12 +728,23 @@ class Recorder:
                     out.append((o, self.read(kind, x)))
         return out
 
+    def storages_going(self):
+        """Threads: the meta storages of fakes said dead, each given up to
+        20 ms to go (PyTorch frees a storage after the Python callbacks of
+        its tensor's death, and the dying thread may be switched out in
+        between) before counters are read."""
+        going, self.going = self.going, []
+        for o in going:
+            self.storage_going(o)
+
     def expects(self, only=None):
         """An expect line for each counter that changed since it was last
         said. last[name] keeps each counter's value as said, and under the
         key None the whole last read: a read equal to it says nothing."""
         if self.foreign or self.threads:
             self.drain_foreign()
+        if self.going:
+            self.storages_going()
         reads = self.read_all(only)
         while self.foreign:
             self.drain_foreign()   # another thread's death while reading: said first
@@ -888,6 +900,8 @@ class Recorder:
         if o.kind == "real" and o.sref is not None:
             self.keep_checks.append((o, len(self.lines)))
         self.lines.append(self.shared.get("stmt", "del " + o.name))
+        if o.kind in ("fake", "op") and o.sref is not None and self.threads:
+            self.going.append(o)
         self.free.setdefault(o.key, []).append(o.name)
         self.modes.pop(o.oid, None)
         self.adopted.discard(o.oid)

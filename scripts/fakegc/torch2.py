@@ -411,6 +411,17 @@ class Recorder(torch113.Recorder):
             if se is not None and (known is None or known.kind != "fake"):
                 self.syms.setdefault(id(se), Symbols()).convert(out)
         torch113.Recorder.convert_post(self, t, out, call, cid, site)
+        self.meta_storage(out)
+
+    def meta_storage(self, x):
+        """Threads: a weak ref to a recorded fake's meta storage, whose
+        release after the fake's death can lag (engine.storages_going)."""
+        o = self.objs.get(id(x))
+        if not self.threads or o is None or o.kind not in ("fake", "op") or \
+                o.sref is not None or getattr(x, "constant", None) is not None:
+            return
+        from torch.multiprocessing.reductions import StorageWeakRef
+        o.sref = StorageWeakRef(x.untyped_storage())
 
     def on_real(self, orig, conv, mode, t, make_constant, shape_env, k):
         self.kw_next = ", constant=true" if make_constant else ""
@@ -488,6 +499,7 @@ class Recorder(torch113.Recorder):
             self.open_with = mo.name
         self.mark(site)
         name = self.bind(o, "x", site, x)
+        self.meta_storage(x)
         if dev != "cpu":
             args.append('device="%s"' % dev)
         k = self.cache_k
