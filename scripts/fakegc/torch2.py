@@ -411,17 +411,35 @@ class Recorder(torch113.Recorder):
             if se is not None and (known is None or known.kind != "fake"):
                 self.syms.setdefault(id(se), Symbols()).convert(out)
         torch113.Recorder.convert_post(self, t, out, call, cid, site)
-        self.meta_storage(out)
+        self.track_end(out)
 
-    def meta_storage(self, x):
-        """Threads: a weak ref to a recorded fake's meta storage, whose
-        release after the fake's death can lag (engine.storages_going)."""
+    def track_end(self, x):
+        """Threads: a weak ref to a recorded fake's C++ tensor, which PyTorch
+        frees after the Python callbacks of the fake's death (with its meta
+        storage and that storage's memo entry): engine.deaths_end awaits it.
+        Not for a constant fake: its death frees a real tensor, whose own
+        callbacks read counters in the dying thread, before its C++ tensor
+        can go."""
         o = self.objs.get(id(x))
-        if not self.threads or o is None or o.kind not in ("fake", "op") or \
-                o.sref is not None or getattr(x, "constant", None) is not None:
-            return
-        from torch.multiprocessing.reductions import StorageWeakRef
-        o.sref = StorageWeakRef(x.untyped_storage())
+        if self.threads and o is not None and o.kind in ("fake", "op") and o.tref is None \
+                and getattr(x, "constant", None) is None:
+            o.tref = self.torch._C._WeakTensorRef(x)
+
+    def memo_dead(self):
+        """Threads: whether a recorded MetaConverter's tensor or storage memo
+        (WeakValueDictionary) holds a ref whose value died and whose callback
+        has not popped it yet: a death another thread has not ended."""
+        for table, kind in ((self.modes, "mode"), (self.mcs, "mc"), (self.fcs, "fconv")):
+            for _o, ref in list(table.values()):
+                x = ref()
+                if kind != "mc":
+                    x = getattr(x if kind == "fconv" else
+                                getattr(x, "fake_tensor_converter", None), "meta_converter", None)
+                for memo in (getattr(x, "tensor_memo", None), getattr(x, "storage_memo", None)):
+                    data = getattr(memo, "data", None)
+                    if data is not None and any(r() is None for r in list(data.values())):
+                        return True
+        return False
 
     def on_real(self, orig, conv, mode, t, make_constant, shape_env, k):
         self.kw_next = ", constant=true" if make_constant else ""
@@ -499,7 +517,7 @@ class Recorder(torch113.Recorder):
             self.open_with = mo.name
         self.mark(site)
         name = self.bind(o, "x", site, x)
-        self.meta_storage(x)
+        self.track_end(x)
         if dev != "cpu":
             args.append('device="%s"' % dev)
         k = self.cache_k

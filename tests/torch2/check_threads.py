@@ -1,16 +1,46 @@
 #!/usr/bin/python3
-"""check_threads.py FAKEGC ROOT SUITE - ctest (label `torch2`):
-tests/record/programs/threads_modes.py (two threads with a mode each, two
-sharing one) recorded under real PyTorch (SUITE trixie: 2.6, forky: 2.14)
-twice (the threads' order differs from run to run): each recording whole,
-its threads marked, and replayed with 0 fidelity mismatches. Exit 77 when
-the root is absent (scripts/torch-root.sh SUITE builds it)."""
+"""check_threads.py FAKEGC ROOT SUITE - ctest (label `torch2`): programs
+with threads recorded under real PyTorch (SUITE trixie: 2.6, forky: 2.14),
+each recording whole, its threads marked, and replayed with 0 fidelity
+mismatches and exit 0 (they keep nothing at their end):
+  - tests/record/programs/threads_modes.py, twice (the threads' order
+    differs from run to run): two threads with a mode each, two sharing one;
+  - tests/record/programs/threads_death_switch.py: every fake's death is
+    cut in two by a switch to the other thread, once after its C++ tensor
+    should have gone and once before PyTorch's storage memo drops its entry
+    (the recorder awaits both ends: engine.deaths_end).
+Exit 77 when the root is absent (scripts/torch-root.sh SUITE builds it)."""
 import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
+
+# program, runs, threads whose marks the recording must have
+PROGRAMS = (("threads_modes.py", 2, ("own_mode", "shared")),
+            ("threads_death_switch.py", 1, ("convert",)))
+
+
+def check(fakegc, py, prog, out, names):
+    """The problems of one recording of prog (none: [])."""
+    r = subprocess.run([fakegc, "record", "--python", py, "--format", "json", "-o", out,
+                        "--", prog], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        rep = json.loads(r.stdout)["scenarios"][0]
+    except (ValueError, KeyError, IndexError):
+        return ["no report (exit %d): %s" % (r.returncode, r.stderr[-800:])]
+    text = open(out).read()
+    head = text.split("\nconfig ", 1)[0]
+    problems = ["fidelity: %s (actual %s)" % (f["text"], f.get("actual"))
+                for f in rep["failures"]]
+    if r.returncode != 0:
+        problems.append("exit %d, the program keeps nothing" % r.returncode)
+    marked = set(re.findall(r"^# thread: Thread-\d+ \((\w+)\)$", text, re.M))
+    if not set(names) <= marked:
+        problems.append("threads not marked: %s (marks: %s)" % (names, sorted(marked)))
+    problems += ["header says %s" % w for w in ("INTERNAL", "STOPPED", "REFUSED") if w in head]
+    return problems
 
 
 def main(fakegc, root, suite):
@@ -19,32 +49,18 @@ def main(fakegc, root, suite):
     if not os.path.isfile(os.path.join(roots, suite, ".fakegc-root")) or not os.access(py, os.X_OK):
         print("skipped: no PyTorch root %s/%s" % (roots, suite))
         return 77
-    prog = os.path.join(os.path.abspath(root), "tests", "record", "programs", "threads_modes.py")
+    progs = os.path.join(os.path.abspath(root), "tests", "record", "programs")
     bad = 0
     with tempfile.TemporaryDirectory() as d:
-        for k in range(2):
-            out = os.path.join(d, "thr%d.scn" % k)
-            r = subprocess.run([fakegc, "record", "--python", py, "--format", "json", "-o", out,
-                                "--", prog], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True)
-            try:
-                rep = json.loads(r.stdout)["scenarios"][0]
-            except (ValueError, KeyError, IndexError):
-                print("FAIL %d: no report (exit %d): %s" % (k, r.returncode, r.stderr[-800:]))
-                return 1
-            text = open(out).read()
-            head = text.split("\nconfig ", 1)[0]
-            problems = ["fidelity: %s (actual %s)" % (f["text"], f.get("actual"))
-                        for f in rep["failures"]]
-            if len(re.findall(r"^# thread: Thread-\d+ \((own_mode|shared)\)$", text, re.M)) < 4:
-                problems.append("fewer than 4 thread marks")
-            problems += ["header says %s" % w for w in ("INTERNAL", "STOPPED", "REFUSED")
-                         if w in head]
-            for p in problems[:5]:
-                print("FAIL %d: %s" % (k, p))
-            bad += bool(problems)
-            if not problems:
-                print("ok %d: 0 fidelity mismatches, threads marked" % k)
+        for name, runs, threads in PROGRAMS:
+            for k in range(runs):
+                problems = check(fakegc, py, os.path.join(progs, name),
+                                 os.path.join(d, "%s.%d.scn" % (name, k)), threads)
+                for p in problems[:5]:
+                    print("FAIL %s run %d: %s" % (name, k + 1, p))
+                bad += bool(problems)
+                if not problems:
+                    print("ok %s run %d: 0 fidelity mismatches, threads marked" % (name, k + 1))
     return 1 if bad else 0
 
 
