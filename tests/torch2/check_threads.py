@@ -1,14 +1,16 @@
 #!/usr/bin/python3
 """check_threads.py FAKEGC ROOT SUITE - ctest (label `torch2`): programs
 with threads recorded under real PyTorch (SUITE trixie: 2.6, forky: 2.14),
-each recording whole, its threads marked, and replayed with 0 fidelity
-mismatches and exit 0 (they keep nothing at their end):
+each recording whole, its threads marked, replayed with 0 fidelity
+mismatches, and judged as the real run keeps:
   - tests/record/programs/threads_modes.py, twice (the threads' order
-    differs from run to run): two threads with a mode each, two sharing one;
+    differs from run to run): two threads with a mode each, two sharing
+    one; exit 1, the 8 fakes of KEEP accumulating;
   - tests/record/programs/threads_death_switch.py: every fake's death is
     cut in two by a switch to the other thread, once after its C++ tensor
     should have gone and once before PyTorch's storage memo drops its entry
-    (the recorder awaits both ends: engine.deaths_end).
+    (the recorder awaits both ends: engine.deaths_end); exit 0, no fake
+    kept.
 Exit 77 when the root is absent (scripts/torch-root.sh SUITE builds it)."""
 import json
 import os
@@ -17,12 +19,17 @@ import subprocess
 import sys
 import tempfile
 
-# program, runs, threads whose marks the recording must have
-PROGRAMS = (("threads_modes.py", 2, ("own_mode", "shared")),
-            ("threads_death_switch.py", 1, ("convert",)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "record"))
+from check_record import classes  # noqa: E402
+
+# program, runs, threads whose marks the recording must have, exit status,
+# fake tensors per leak class in the verdict
+PROGRAMS = (("threads_modes.py", 2, ("own_mode", "shared"), 1, {"accumulating": 8}),
+            ("threads_death_switch.py", 1, ("convert",), 0, {}))
 
 
-def check(fakegc, py, prog, out, names):
+def check(fakegc, py, prog, out, names, want_rc, want_fakes):
     """The problems of one recording of prog (none: [])."""
     r = subprocess.run([fakegc, "record", "--python", py, "--format", "json", "-o", out,
                         "--", prog], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -34,8 +41,13 @@ def check(fakegc, py, prog, out, names):
     head = text.split("\nconfig ", 1)[0]
     problems = ["fidelity: %s (actual %s)" % (f["text"], f.get("actual"))
                 for f in rep["failures"]]
-    if r.returncode != 0:
-        problems.append("exit %d, the program keeps nothing" % r.returncode)
+    if r.returncode != want_rc:
+        problems.append("exit %d, the real run says %d" % (r.returncode, want_rc))
+    got = {c: n for (c, noun), n in classes((rep.get("verdict") or {}).get("text", "")).items()
+           if noun == "fake tensor"}
+    if got != want_fakes:
+        problems.append("fake tensors in the verdict: %s, the real run keeps %s"
+                        % (got, want_fakes))
     marked = set(re.findall(r"^# thread: Thread-\d+ \((\w+)\)$", text, re.M))
     if not set(names) <= marked:
         problems.append("threads not marked: %s (marks: %s)" % (names, sorted(marked)))
@@ -52,10 +64,11 @@ def main(fakegc, root, suite):
     progs = os.path.join(os.path.abspath(root), "tests", "record", "programs")
     bad = 0
     with tempfile.TemporaryDirectory() as d:
-        for name, runs, threads in PROGRAMS:
+        for name, runs, threads, want_rc, want_fakes in PROGRAMS:
             for k in range(runs):
                 problems = check(fakegc, py, os.path.join(progs, name),
-                                 os.path.join(d, "%s.%d.scn" % (name, k)), threads)
+                                 os.path.join(d, "%s.%d.scn" % (name, k)), threads, want_rc,
+                                 want_fakes)
                 for p in problems[:5]:
                     print("FAIL %s run %d: %s" % (name, k + 1, p))
                 bad += bool(problems)
