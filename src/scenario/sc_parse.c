@@ -635,8 +635,8 @@ static int check_op_out(parser *p, sc_expr *e, const sc_token *nt)
 {
     sc_expr *c = e->args[0];
     if (c->kind != E_CALL || !(c->word->flags & SWF_CTOR)) {
-        error_at(p, c->line, c->col, "op_out() takes a constructor's call, as in op_out(empty(2, 3)): "
-                 "an op's output written by its geometry");
+        error_at(p, c->line, c->col, "op_out() takes a constructor's call, as in "
+                 "op_out(empty(2, 3)): an op's output written by its geometry");
         return -1;
     }
     if (!in_with(p)) {
