@@ -478,10 +478,10 @@ class Recorder:
         "# program's line of what follows; hold(X, PATH) says where the program",
         "# still holds X at its end.",
         "# Real tensors are written where the program first converts them; the fake",
-        "# tensors that operations made under a mode are written as op_out() of a",
-        "# constructor of the same shape under `with MODE` (--lang 1: the constructor;",
-        "# op outputs are not memoized, so that is a faithful stand-in for the mode's",
-        "# lifetime). Deaths are `del` lines, in the order CPython ran the finalizers.",
+        "# tensors that operations made under a mode are written as constructors of",
+        "# the same shape under `with MODE` (op outputs are not memoized, so that is",
+        "# a faithful stand-in for the mode's lifetime). Deaths are `del` lines, in",
+        "# the order CPython ran the finalizers.",
     )
     CONFIG = ['config sweep = "periodic"   # PyTorch 1.13.1\'s policy: the expectations '
               'are its counters (--sweep eager overrides, see --compare)',
