@@ -348,7 +348,7 @@ def record(argv):
     elif rec.stop_site:
         print("record.py: stopped recording after %d events (%s) at %s; the scenario "
               "covers the program up to there" % (
-                  rec.events, rec.stop_why or "--max-events %d" % o.max_events,
+                  rec.events, rec.stop_why or "--max-events %d reached" % o.max_events,
                   rec.stop_site), file=sys.stderr)
     del g
     if o.compare:

@@ -217,10 +217,19 @@ def cached_calls(f):
     d = getattr(f, "__dict__", None)
     for k, v in list((d or {}).items()):
         yield v, "." + str(k)
-    for c in gc.get_referents(f):
-        if isinstance(c, dict) and c is not d:      # the cache: key -> value
+    refs = gc.get_referents(f)
+    keys = set()
+    for c in refs:
+        if isinstance(c, dict) and c is not d:      # the cache: key -> value or link
             for k, v in list(c.items()):
-                yield v, " cache[%s]" % key_repr(k)
+                keys.add(id(k))
+                if type(v).__name__ != "_lru_list_elem":    # unbounded: the value
+                    yield v, " cache[%s]" % key_repr(k)
+    # A bounded cache's values sit in its links, which gc cannot see into; the
+    # wrapper visits each link as its key, its result, its type (3.11 to 3.14).
+    for i in range(len(refs) - 1):
+        if id(refs[i]) in keys and not isinstance(refs[i + 1], type):
+            yield refs[i + 1], " cache[%s]" % key_repr(refs[i])
 
 
 def module_parts(m):

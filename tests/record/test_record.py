@@ -145,7 +145,7 @@ class Rec(Base):
         self.assertReplays(path)
         self.assertIn('expect live("finalizer") == 600', text)
         path, text = self.record(body, "--max-events", "25")
-        self.assertIn("stopped recording after 25 events (--max-events 25) at prog.py:8", self.stderr)
+        self.assertIn("stopped recording after 25 events (--max-events 25 reached) at prog.py:8", self.stderr)
         self.assertIn("# STOPPED after 25 events (--max-events) at prog.py:8", text)
         rep = self.assertNotJudged(path, "prog.py:8")
         self.assertEqual(rep["not_judged"]["why"], "--max-events 25 reached")
