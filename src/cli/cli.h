@@ -36,6 +36,11 @@ enum {
     CLI_EXIT_INTERNAL = 3   /* a bug in fakegc itself */
 };
 
+/* The formats of a comparison, `diff`'s and `bench --compare`'s writers
+ * (text, JSON, a markdown table for a pull request), spelled once; the
+ * value parsed is the word's index, 0 to 2, in this order. */
+#define CLI_COMPARE_FORMATS "text|json|markdown"
+
 /* The subcommands (defined in cli_NAME.c) and their rows. */
 int cli_run(int argc, char **argv);
 int cli_list(int argc, char **argv);

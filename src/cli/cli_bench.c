@@ -25,7 +25,7 @@ static const op_opt rows[] = {
             "at least --min-time of work"),
     OP_UINT("--min-time", 0, "MS", bench_args, min_ms, 0, 3600000,
             "timed milliseconds per repeat (default 50; 2 with\n--quick)"),
-    OP_ENUM("--format", "FMT", "text|json|markdown", bench_args, format,
+    OP_ENUM("--format", "FMT", CLI_COMPARE_FORMATS, bench_args, format,
             "text (default), json (stable, for scripts: the run's\n"
             "schema fakegc-bench/2, --compare's fakegc-bench-\n"
             "compare/1), or markdown (--compare only: a table\n"

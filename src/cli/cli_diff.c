@@ -16,7 +16,7 @@ typedef struct diff_args {
 } diff_args;
 
 static const op_opt rows[] = {
-    OP_ENUM("--format", "FMT", "text|json|markdown", diff_args, format,
+    OP_ENUM("--format", "FMT", CLI_COMPARE_FORMATS, diff_args, format,
             "text (default), json (schema fakegc-diff/2) or\n"
             "markdown (to post on a pull request)"),
     OP_FLAG("--allow-missing", 0, diff_args, allow_missing,

@@ -109,7 +109,8 @@ static void record_tail_make(void)
 void cli_record_help_make(void)
 {
     record_tail_make();
-    const char *d113 = fk_design_get(FK_D_1_13)->name, *d2x = fk_design_get(FK_D_2_3)->name;
+    const char *d113 = fk_design_get(FK_D_1_13)->name, *d20 = fk_design_get(FK_D_2_0)->name,
+               *d23 = fk_design_get(FK_D_2_3)->name, *d214 = fk_design_get(FK_D_2_14)->name;
     snprintf(designs_help, sizeof designs_help,
              "replay under each memo design (what-if: the\n1.13.1 expectations are checked "
              "under %s\nonly) and print one row per design: peak and final\nmemo entries, "
@@ -120,10 +121,11 @@ void cli_record_help_make(void)
         record_about, sizeof record_about,
         "Run a PyTorch program under the recorder (record.py, with the Python that\n"
         "has torch 1.13.1 to 2.14), replay the recording in the model under the\n"
-        "design of its torch (%s, or %s for 2.x; --compat\n"
-        "says otherwise) and print the verdict: what the program left behind at its\n"
-        "end, in leak classes - ",
-        d113, d2x);
+        "design of its torch (%s; %s for 2.0 to 2.2, %s\n"
+        "for 2.3 to 2.13, %s from 2.14; --compat says otherwise) and\n"
+        "print the verdict: what the program left behind at its end, in leak\n"
+        "classes - ",
+        d113, d20, d23, d214);
     for (int c = 0; c < HP_CL_COUNT && k < sizeof record_about; c++)
         k += (size_t)snprintf(record_about + k, sizeof record_about - k, "%s%s (%s: %s)",
                               c ? ", " : "", hp_class_name((hp_class)c), hp_class_about((hp_class)c),

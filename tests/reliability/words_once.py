@@ -34,9 +34,9 @@ TABLES = {
 
 # Other lists that share a word, each spelled once in its own table.
 ELSEWHERE = {
-    # diff's and bench's own formats (text|json|markdown: their writers),
-    # spelled in their rows and the texts that speak of them
-    ("formats", "cli/cli_bench.c"), ("formats", "cli/cli_diff.c"),
+    # diff's and bench's own formats (their writers), listed once as
+    # CLI_COMPARE_FORMATS in cli/cli.h, named by the texts that speak of them
+    ("formats", "cli/cli.h"), ("formats", "cli/cli_bench.c"), ("formats", "cli/cli_diff.c"),
     ("formats", "report/rp_diff.c"),
     # the holder classes (hp_hold.c, and the report's phrase of HP_HOLD_LOST)
     # and the reasons (hp_path.c) have a "lost" and a "reachable" of their own
