@@ -110,7 +110,7 @@ typedef struct bn_header {
 void bn_machine(bn_header *h);
 
 /* JSON (stable, for scripts):
- *   {"tool":"fakegc","version":"0.1.0","allocator":"libc","sweep":"eager",
+ *   {"tool":"fakegc","version":"0.4.0","allocator":"libc","sweep":"eager",
  *    "build":"release","quick":false,"repeats":5,
  *    "host":"ci-7","cpu":"AMD EPYC 7B13","date":"2026-12-05T14:40:17Z",
  *    "benchmarks":[{"name":"alloc/pair","ns_per_op":12.3,"ops":4000000,
@@ -263,7 +263,7 @@ size_t bn_compare_gate(const bn_result *r, size_t n, const bn_baseline *b,
  *
  *   int sel[BN_MAX] = {0};
  *   if (bn_select("weaktable", sel, err, sizeof err) < 0) ...   // "unknown benchmark ..."
- *   bn_session s = {cfg, sel, 0, "0.1.0", "libc", NULL, 25, 10, stdout, "fakegc bench"};
+ *   bn_session s = {cfg, sel, 0, "0.4.0", "libc", NULL, 25, 10, stdout, "fakegc bench"};
  *   int outcome = bn_session_run(&s);                            // BN_DONE ...
  *
  * The outcomes are `fakegc bench`'s exit statuses. Messages go to stderr

@@ -27,7 +27,11 @@
 #include "value/vl.h"
 #include "worker/wk_stop.h"
 
-#define FAKEGC_VERSION "0.1.0"
+/* FAKEGC_VERSION ("0.4.0"): CMake's project(VERSION), defined by the build
+ * (FAKEGC_CLI_DEFS) with the commit and build type; written nowhere else. */
+#ifndef FAKEGC_VERSION
+#error "FAKEGC_VERSION is defined by the build (CMakeLists.txt, FAKEGC_CLI_DEFS)"
+#endif
 
 enum {
     CLI_EXIT_OK = 0,        /* everything held */
@@ -71,10 +75,10 @@ typedef struct cli_common cli_common;
 int cli_run_files(cli_common *c, const cli_run_more *m, char **paths, int npaths,
                   const char *repro);
 
-/* "fakegc 0.1.0 (commit abc1234, Debug)": the version, the commit it was
+/* "fakegc 0.4.0 (commit abc1234, Debug)": the version, the commit it was
  * built from and the build type, on f. 0, or -1 when f failed. */
 int cli_version(FILE *f);
-/* The same as one string ("0.1.0 abc1234 Debug"'s parts), for reports. */
+/* The same as one string ("0.4.0 abc1234 Debug"'s parts), for reports. */
 const char *cli_version_commit(void);
 
 /* The program for the option engine (opt/op.h): "fakegc", the common rows

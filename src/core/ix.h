@@ -87,21 +87,40 @@ int ix_grow_words(uint64_t **slot, size_t *cap, size_t n,
 /* Releases the slots; t is empty again (same kind and site). */
 void ix_free(ix *t);
 
+/* 64-bit FNV-1a: its offset basis and prime, the one spelling of each
+ * (every FNV-1a of the tree starts at IX_FNV_BASIS). */
+#define IX_FNV_BASIS 14695981039346656037ULL
+#define IX_FNV_PRIME 1099511628211ULL
+
+/* FNV-1a of n more bytes after h (a hash in parts: start at IX_FNV_BASIS). */
+static inline uint64_t ix_hash_more(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *s = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ s[i]) * IX_FNV_PRIME;
+    return h;
+}
+
 /* FNV-1a of n bytes, of a NUL-terminated text (NULL hashes as ""). */
 static inline uint64_t ix_hash_mem(const void *p, size_t n)
 {
-    const unsigned char *s = p;
-    uint64_t h = 14695981039346656037ULL;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ s[i]) * 1099511628211ULL;
-    return h;
+    return ix_hash_more(IX_FNV_BASIS, p, n);
 }
 
 static inline uint64_t ix_hash_str(const char *s)
 {
-    uint64_t h = 14695981039346656037ULL;
+    uint64_t h = IX_FNV_BASIS;
     for (; s && *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+        h = (h ^ (unsigned char)*s) * IX_FNV_PRIME;
+    return h;
+}
+
+/* FNV-1a of h and the 8 bytes of v, least significant first (a key of
+ * several numbers, hashed in parts). */
+static inline uint64_t ix_hash_u64(uint64_t h, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        h = (h ^ ((v >> (8 * i)) & 0xff)) * IX_FNV_PRIME;
     return h;
 }
 

@@ -19,6 +19,7 @@
 
 #include "alloc/al.h"
 #include "core/er.h"
+#include "core/ix.h"
 #include "fake/fk_internal.h"
 
 /* ---- the rules of each design (rows by design; none: all off) ---- */
@@ -120,11 +121,7 @@ static int store(uint64_t key, obj *hold)
 
 static uint64_t mix(uint64_t h, uint64_t v)
 {
-    for (int i = 0; i < 8; i++) {
-        h ^= (v >> (8 * i)) & 0xff;
-        h *= 1099511628211ull;          /* FNV-1a */
-    }
-    return h;
+    return ix_hash_u64(h, v);
 }
 
 static uint64_t tensor_key(uint64_t h, const ts_tensor *t)
@@ -145,7 +142,7 @@ static uint64_t tensor_key(uint64_t h, const ts_tensor *t)
 
 uint64_t fk_op_key(ts_op op, const ts_tensor *self, const ts_args *a)
 {
-    uint64_t h = mix(14695981039346656037ull, (uint64_t)op);
+    uint64_t h = mix(IX_FNV_BASIS, (uint64_t)op);
     h = tensor_key(h, self);
     if (!a)
         return h;

@@ -234,9 +234,7 @@ static uint32_t path_shape(trie *t, const hp_graph *g, const hp_retained *r)
         hp_path_shape(one, 1, buf, sizeof buf);
         /* intern the element text among the graph's labels is not possible
          * (const); use the trie with a string hash as label */
-        uint64_t h = 1469598103934665603ULL;
-        for (const char *c = buf; *c; c++)
-            h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+        uint64_t h = ix_hash_str(buf);
         s = sh_child(t, s, SH_ELIDE + 1, NULL, (uint32_t)(h ^ (h >> 32)));
         if (s == HP_NONE)
             return HP_NONE;

@@ -17,6 +17,7 @@
 
 #include "alloc/al.h"
 #include "core/er.h"
+#include "core/ix.h"
 
 void rp_jr_init(rp_jr *j, const char *text, size_t len, const char *name, int max_depth,
                 char *err, size_t errlen)
@@ -361,18 +362,10 @@ static int kh_push(rp_jr *j, uint64_t v)
     return 0;
 }
 
-static uint64_t key_hash(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603ull;   /* FNV-1a */
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h;
-}
-
 /* The key just decoded (j->str): refused when the object has it already. */
 static int key_add(rp_jr *j)
 {
-    uint64_t h = key_hash(j->str, j->str_len);
+    uint64_t h = ix_hash_mem(j->str, j->str_len);
     size_t n = j->kh_n - j->kh_base;
     for (size_t i = 0; n < RP_JR_KEYS_LINEAR && i < n; i++)
         if (j->kh[j->kh_base + i] == h)

@@ -40,7 +40,7 @@ void rp_jw_bool(rp_jw *w, int v);
 /* The build every document names: its version, commit and build type,
  * set once by the command line (rp_jw_build_set; until then "unknown").
  * rp_jw_build writes them as three members, sep first:
- *   "version": "0.1.0", "commit": "abc1234567", "build_type": "Debug" */
+ *   "version": "0.4.0", "commit": "abc1234567", "build_type": "Debug" */
 void rp_jw_build_set(const char *version, const char *commit, const char *build_type);
 void rp_jw_build(rp_jw *w, const char *sep);
 const char *rp_jw_build_type(void);   /* "Debug", "Release"... or "unknown" */

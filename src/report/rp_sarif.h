@@ -2,7 +2,7 @@
  * Format) and GitHub workflow commands, from findings (rp_find.h).
  *
  *   rp_sarif s;
- *   rp_sarif_begin(&s, f, "run", "0.1.0");   // the document's head
+ *   rp_sarif_begin(&s, f, "run", "0.4.0");   // the document's head
  *   rp_sarif_add(&s, &finding);          // a result (its rule added once)
  *   rp_sarif_end(&s, executed_ok);       // the rules, the invocation; 0 or -1
  *

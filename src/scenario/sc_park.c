@@ -8,19 +8,11 @@
 
 #include "alloc/al.h"
 #include "core/er.h"
-
-#define FNV_BASIS 1469598103934665603ull   /* FNV-1a */
-
-static uint64_t text_hash_more(uint64_t h, const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h;
-}
+#include "core/ix.h"
 
 static uint64_t text_hash(const char *s, size_t n)
 {
-    return text_hash_more(FNV_BASIS, s, n);
+    return ix_hash_mem(s, n);
 }
 
 sc_program *sc_check_file(const char *path, FILE *diag, int color, int *nerrors,
@@ -73,13 +65,13 @@ int sc_program_changed(const sc_program *p)
     FILE *f = fopen(p->file, "rb");
     if (!f)
         return 1;
-    uint64_t h = FNV_BASIS;
+    uint64_t h = IX_FNV_BASIS;
     size_t n = 0, got, skip = 0;
     char buf[1 << 16];
     while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
         if (n == 0 && got >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
             skip = 3;   /* as sc_parse: a byte order mark is not text */
-        h = text_hash_more(h, buf + skip, got - skip);
+        h = ix_hash_more(h, buf + skip, got - skip);
         n += got - skip;
         skip = 0;
     }

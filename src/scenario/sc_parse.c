@@ -19,6 +19,7 @@
 
 #include "alloc/al.h"
 #include "core/er.h"
+#include "core/ix.h"
 #include "esc/es.h"
 #include "fake/fk.h"
 #include "tensor/ts.h"
@@ -339,19 +340,11 @@ static int tok_is(const sc_token *t, const char *s)
 
 /* ---- variables ---- */
 
-static uint64_t hash_name(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h;
-}
-
 static var *var_find(parser *p, const char *s, size_t n)
 {
     if (!p->vcap)
         return NULL;
-    size_t i = (size_t)hash_name(s, n) & (p->vcap - 1);
+    size_t i = (size_t)ix_hash_mem(s, n) & (p->vcap - 1);
     while (p->vars[i].name) {
         if (strlen(p->vars[i].name) == n && memcmp(p->vars[i].name, s, n) == 0)
             return &p->vars[i];
@@ -373,7 +366,7 @@ static var *var_add(parser *p, const sc_token *t, uint32_t line)
         for (size_t i = 0; i < p->vcap; i++) {
             if (!p->vars[i].name)
                 continue;
-            size_t j = (size_t)hash_name(p->vars[i].name, strlen(p->vars[i].name)) & (nc - 1);
+            size_t j = (size_t)ix_hash_mem(p->vars[i].name, strlen(p->vars[i].name)) & (nc - 1);
             while (nv[j].name)
                 j = (j + 1) & (nc - 1);
             nv[j] = p->vars[i];
@@ -384,7 +377,7 @@ static var *var_add(parser *p, const sc_token *t, uint32_t line)
     char *name = tok_name(p, t);
     if (!name)
         return NULL;
-    size_t i = (size_t)hash_name(t->start, t->len) & (p->vcap - 1);
+    size_t i = (size_t)ix_hash_mem(t->start, t->len) & (p->vcap - 1);
     while (p->vars[i].name)
         i = (i + 1) & (p->vcap - 1);
     p->vars[i].name = name;

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "alloc/al.h"
+#include "core/ix.h"
 #include "fake/fk.h"
 #include "stress/st_model.h"
 
@@ -70,11 +71,7 @@ void m_dc_free(model *m)
 
 static uint64_t mix(uint64_t h, uint64_t v)
 {
-    for (int i = 0; i < 8; i++) {
-        h ^= (v >> (8 * i)) & 0xff;
-        h *= 1099511628211ull;          /* FNV-1a */
-    }
-    return h;
+    return ix_hash_u64(h, v);
 }
 
 /* A fake operand's metadata (_prep_args_for_hash: extract_tensor_metadata
@@ -138,7 +135,7 @@ int m_dc_dispatch(model *m, int32_t self, int32_t other, const char *call)
         return 0;                                         /* bypass */
     if (m_dc_symbolic(m, self, other) >= 0)
         return 0;                                         /* its ShapeEnv's */
-    uint64_t h = 14695981039346656037ull;
+    uint64_t h = IX_FNV_BASIS;
     for (const char *p = call; *p; p++)
         h = mix(h, (uint8_t)*p);
     h = meta_key(m, h, self);

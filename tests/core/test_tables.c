@@ -115,6 +115,16 @@ Test(ix, text_hashes)
     cr_assert_eq(ix_hash_str("abc"), ix_hash_mem("abcd", 3), "text and bytes");
     cr_assert_eq(ix_hash_str("a"), 0xaf63dc4c8601ec8cULL, "FNV-1a of \"a\": %llx",
                  (unsigned long long)ix_hash_str("a"));
+    cr_assert_eq(ix_hash_str(""), 14695981039346656037ULL, "FNV-1a's offset basis: %llu",
+                 (unsigned long long)ix_hash_str(""));
+    cr_assert_eq(ix_hash_more(ix_hash_mem("ab", 2), "cd", 2), ix_hash_str("abcd"),
+                 "in parts as whole: %llx %llx",
+                 (unsigned long long)ix_hash_more(ix_hash_mem("ab", 2), "cd", 2),
+                 (unsigned long long)ix_hash_str("abcd"));
+    cr_assert_eq(ix_hash_u64(IX_FNV_BASIS, 0x61), ix_hash_mem("a\0\0\0\0\0\0\0", 8),
+                 "a number's 8 bytes, least significant first: %llx %llx",
+                 (unsigned long long)ix_hash_u64(IX_FNV_BASIS, 0x61),
+                 (unsigned long long)ix_hash_mem("a\0\0\0\0\0\0\0", 8));
     cr_assert_neq(ix_hash_mix(1, 2), ix_hash_mix(2, 1), "mix is ordered");
 }
 
