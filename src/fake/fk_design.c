@@ -203,12 +203,12 @@ static const fk_design designs[FK_D_COUNT] = {
          * storage's Python object, so the constant map's ref
          * (fake_tensor.py@v2.6.0 add_constant_storage_mapping) keeps its
          * describer.lookup_storage entry after the constant died
-         * (tests/record/probe_const_storage.py; make_fx_aot's
-         * PhiloxState seeds, torch.tensor(()) under the mode) */
-        /* off until stress's oracle (st_model.c) keeps the storage too: on,
-         * the model and the oracle disagree on bytes() and every 2.3 stress
-         * lifecycle with a constant fails */
-        .const_storage_kept = 0,
+         * (tests/record/probe_const_storage.py@8b31d85; make_fx_aot's
+         * PhiloxState seeds, torch.tensor(()) under the mode; run under
+         * the trixie root by the ctest torch2_trixie_probe_const_storage:
+         * ids left 1, 1, 0; scenarios/designs/const_storage_kept_23.scn).
+         * Stress's model keeps the same map (st_model.c mmode.cmap) */
+        .const_storage_kept = 1,
         .base_held_from_cpp = BASE_HELD_FROM_CPP_2X,
         .tables = T_23_TABLES,
     },

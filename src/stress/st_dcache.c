@@ -176,4 +176,6 @@ void m_finish_clears(model *m, mmode *md)
             m->n[x->cst].dev != DV_CPU)
             m_clear_constant(m, (int32_t)i);
     }
+    /* ... and the refs of the map whose fakes live without one now */
+    m_cmap_drop(m, md, 1);
 }

@@ -123,6 +123,7 @@ void m_free(model *m)
         pv_free(&m->m[i].meta);
         pv_free(&m->m[i].stor);
         pv_free(&m->m[i].mstor);
+        pv_free(&m->m[i].cmap);
         iv_free(&m->m[i].pending);
     }
     al_free(m->n, m->ncap * sizeof *m->n, AL_K_SCENARIO);
@@ -335,6 +336,8 @@ static void callbacks(model *m, int32_t i)
         for (uint32_t e = 0; e < md->stor.n && !md->ids; e++)
             m_unref(m, md->stor.p[e].v);
         md->meta.n = md->stor.n = md->fake.n = md->pending.n = md->mstor.n = 0;
+        m_cmap_drop(m, md, 0);
+
     }
 }
 
@@ -360,6 +363,20 @@ void m_untrack(model *m, int32_t se, int only_alive)
         } else {
             k++;
         }
+    }
+}
+
+void m_cmap_drop(model *m, mmode *md, int unconst_only)
+{
+    for (uint32_t k = 0; k < md->cmap.n;) {
+        mpair p = md->cmap.p[k];
+        if (unconst_only && !(m->n[p.k].alive && m->n[p.k].cst < 0)) {
+            k++;
+            continue;
+        }
+        memmove(&md->cmap.p[k], &md->cmap.p[k + 1], (md->cmap.n - k - 1) * sizeof *md->cmap.p);
+        md->cmap.n--;
+        m_unref(m, p.v);     /* a storage's death changes no constant map */
     }
 }
 
@@ -412,46 +429,47 @@ static void die(model *m, int32_t i)
 
 /* ---- collection ---- */
 
+/* Mark c and queue it, when it is a live node not marked yet. */
+static void mark_one(model *m, mivec *st, int32_t c)
+{
+    if (c >= 0 && m->n[c].alive && !(m->n[c].flags & NF_MARK)) {
+        m->n[c].flags |= NF_MARK;
+        iv_push(m, st, c);
+    }
+}
+
+/* A mode's strong values: its kept constant storages, and its meta and
+ * storage memos' values where they are strong (1.x). */
+static void mark_mode_values(model *m, mivec *st, const mmode *md)
+{
+    for (uint32_t k = 0; k < md->cmap.n; k++)
+        mark_one(m, st, md->cmap.p[k].v);
+    for (int tbl = md->one; tbl < 2 - md->ids; tbl++) {
+        const mpvec *v = tbl ? &md->stor : &md->meta;
+        for (uint32_t k = 0; k < v->n; k++)
+            mark_one(m, st, v->p[k].v);
+    }
+}
+
 static void mark(model *m, int32_t root)
 {
     mivec *st = &m->work;   /* the worklist is empty outside drains */
     uint32_t base = st->n;
     if (root < 0 || !m->n[root].alive || (m->n[root].flags & NF_MARK))
         return;
-    m->n[root].flags |= NF_MARK;
-    iv_push(m, st, root);
+    mark_one(m, st, root);
     while (st->n > base) {
         int32_t i = st->p[--st->n];
         mnode *x = &m->n[i];
         int32_t e[17];
         int ne = strong_edges(m, x, e);
-        for (int k = 0; k < ne; k++) {
-            int32_t c = e[k];
-            if (c >= 0 && m->n[c].alive && !(m->n[c].flags & NF_MARK)) {
-                m->n[c].flags |= NF_MARK;
-                iv_push(m, st, c);
-            }
-        }
-        for (uint32_t k = 0; x->kind == NK_SHAPE_ENV && k < m->tracked.n; k++) {
-            int32_t c = m->tracked.p[k].v;
-            if (m->tracked.p[k].k == i && m->n[c].alive && !(m->n[c].flags & NF_MARK)) {
-                m->n[c].flags |= NF_MARK;
-                iv_push(m, st, c);
-            }
-        }
-        if (x->kind == NK_MODE) {
-            mmode *md = &m->m[x->mi];
-            for (int tbl = md->one; tbl < 2 - md->ids; tbl++) {   /* strong values */
-                mpvec *v = tbl ? &md->stor : &md->meta;
-                for (uint32_t k = 0; k < v->n; k++) {
-                    int32_t c = v->p[k].v;
-                    if (c >= 0 && m->n[c].alive && !(m->n[c].flags & NF_MARK)) {
-                        m->n[c].flags |= NF_MARK;
-                        iv_push(m, st, c);
-                    }
-                }
-            }
-        }
+        for (int k = 0; k < ne; k++)
+            mark_one(m, st, e[k]);
+        for (uint32_t k = 0; x->kind == NK_SHAPE_ENV && k < m->tracked.n; k++)
+            if (m->tracked.p[k].k == i)
+                mark_one(m, st, m->tracked.p[k].v);
+        if (x->kind == NK_MODE)
+            mark_mode_values(m, st, &m->m[x->mi]);
     }
 }
 
@@ -890,6 +908,7 @@ int32_t m_mode_new(model *m, int is_mc, int policy, int64_t every)
     md->ctormemo = d->ctor_outputs_memoized;
     md->metanone = d->meta_miss_none;
     md->metasize = d->meta_storage_size;
+    md->cstkept = d->const_storage_kept;
     if (!md->sweeps)
         md->freq = 0;        /* sweep_every reads 0 */
     m->n[i].mi = (int32_t)m->nm++;
@@ -1099,6 +1118,7 @@ static int32_t from_real(model *m, mmode *md, int32_t t, int32_t owner);
 
 static int built(model *m, int32_t owner, int32_t f, int32_t t)
 {
+    m->nbuilt++;
     if (m->mk_cst >= 0)
         m_set_edge(m, &m->n[f].cst, m->mk_cst);
     /* pytorch#177496: a 0-d CPU constant is the fake's constant_scalar too */
@@ -1126,8 +1146,15 @@ int32_t m_fake_v3(model *m, mmode *md, int32_t t, int32_t cst, int32_t se)
 {
     m->mk_cst = cst;
     m->mk_se = se;
+    uint64_t before = m->nbuilt;
     int32_t f = from_real(m, md, t, md->node);
     m->mk_cst = m->mk_se = -1;
+    /* add_constant_storage_mapping after a miss (a hit returns the fake
+     * unchanged, fake_tensor.py@946abe14:304); under const_storage_kept its
+     * StorageWeakRef keeps the constant's storage (fake/fk_const.c) */
+    if (f >= 0 && cst >= 0 && md->cstkept && m->nbuilt != before &&
+        pv_push(m, &md->cmap, f, m->n[cst].storage) == 0)
+        m_ref(m, m->n[cst].storage);
     return f;
 }
 

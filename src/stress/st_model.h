@@ -107,6 +107,7 @@ typedef struct mmode {
     uint8_t ctormemo;        /* constructors' fakes memoized (ctor_outputs_memoized) */
     uint8_t metasize;        /* meta storages' size (meta_storage_size) */
     uint8_t metanone;        /* mode.meta(rejected) answers none (meta_miss_none) */
+    uint8_t cstkept;         /* the constant map holds storages (const_storage_kept) */
     uint8_t propreal;        /* fake_mode(propagate_real=true) */
     int64_t freq, count, hits, misses;
     uint32_t epoch;          /* pytorch-2.14: retraces begun (tracer(m)) */
@@ -114,6 +115,8 @@ typedef struct mmode {
     mpvec mstor;             /* meta key -> the storage it had when its entry was
                                 made (its finalizer's StorageWeakRef; weak) */
     mivec pending;           /* storage nodes, duplicates kept */
+    mpvec cmap;              /* cstkept: the constant map, a constant conversion's
+                                fake -> its constant's storage (held) */
 } mmode;
 
 /* actions (st_gen.c) */
@@ -191,6 +194,7 @@ typedef struct model {
     int32_t gen_mid, gen_old;   /* generations: nodes up to gen_old are in 2,
                                    up to gen_mid in 1, newer ones in 0 */
     int32_t mk_cst, mk_se;   /* the conversion in hand: constant=, dynamic= */
+    uint64_t nbuilt;         /* fakes conversions built (a miss moves it) */
 } model;
 
 extern const char *const m_dtype_name[D_COUNT];
@@ -257,6 +261,10 @@ int32_t m_convert(model *m, mmode *md, int32_t t, int32_t owner);
 /* m.fake(t, constant=true) (cst: t) / m.fake(t, dynamic=true) (se: the
  * mode's ShapeEnv): each fake the conversion builds holds cst / se. */
 int32_t m_fake_v3(model *m, mmode *md, int32_t t, int32_t cst, int32_t se);
+/* md's constant map loses its refs (unconst_only: those whose fake lives
+ * without a constant, clear_non_cpu_constants' second step), their kept
+ * storages released. */
+void m_cmap_drop(model *m, mmode *md, int unconst_only);
 /* se.tracked gains f (tr.input on a mode with a ShapeEnv). */
 void m_track(model *m, int32_t se, int32_t f);
 /* se's tracked fakes (only_alive: those still alive) leave model.tracked,
