@@ -965,19 +965,39 @@ static const struct { uint8_t bit; const char *name, *color; } MARKS[] = {
     {RP_TL_MARK, "mark", "#e377c2"},
 };
 
-/* A mark's line; a program's mark("LABEL") has its label written at the
- * top. */
-static void h_mark_line(FILE *f, const rp_timeline *t, double x, size_t m, uint32_t ln)
+/* A mark's line, its hover naming where: a recording's program site
+ * (site, "prog.py:13": a failed expectation's own, else the program's event
+ * the mark follows), the recording's line only as a detail; else the
+ * scenario's line. A program's mark("LABEL") has its label written at the
+ * top, a recording's failed expectation its program site. */
+static void h_mark_line(FILE *f, const rp_timeline *t, double x, size_t m, uint32_t ln,
+                        const char *site)
 {
+    int fail = MARKS[m].bit == RP_TL_FAIL;
     const char *label = MARKS[m].bit == RP_TL_MARK ? rp_timeline_label_of(t, ln) : NULL;
     fprintf(f, "<line class=\"mk\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"%s\" "
-            "stroke-width=\"1.5\" stroke-dasharray=\"4,2\"><title>line %u: %s", x, x, TTOP,
-            TTOP + TH, MARKS[m].color, ln, MARKS[m].name);
+            "stroke-width=\"1.5\" stroke-dasharray=\"4,2\"><title>", x, x, TTOP, TTOP + TH,
+            MARKS[m].color);
+    if (!site[0])
+        fprintf(f, "line %u: ", ln);
+    if (site[0] && fail) {
+        h_txt(f, site);
+        fputs(": ", f);
+    }
+    fputs(MARKS[m].name, f);
     if (label) {
         fputs(" ", f);
         h_txt(f, label);
     }
+    if (site[0] && !fail) {
+        fputs(" after ", f);
+        h_txt(f, site);
+    }
+    if (site[0])
+        fprintf(f, " (the recording&apos;s line %u)", ln);
     fputs("</title></line>\n", f);
+    if (!label && site[0] && fail)
+        label = site;
     if (label) {
         fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"10\" fill=\"%s\">", x + 3, TTOP + 10,
                 MARKS[m].color);
@@ -1021,8 +1041,11 @@ static void h_event_marks(FILE *f, const rp_timeline *t, const size_t *keep, siz
             last = j;
             seen++;
             if (drawn < RP_HTML_MARKS) {
+                char site[96];
+                rp_timeline_mark_site(t, ln, MARKS[m].bit == RP_TL_FAIL, &t->ev[i], site,
+                                      sizeof site);
                 drawn++;
-                h_mark_line(f, t, tx(j, k), m, ln);
+                h_mark_line(f, t, tx(j, k), m, ln, site);
             }
         }
     }
@@ -1051,7 +1074,11 @@ static void h_marks(FILE *f, const rp_timeline *t, const size_t *keep, const uin
             if (drawn == RP_HTML_MARKS)
                 continue;
             drawn++;
-            h_mark_line(f, t, tx(bucket_of[i], k), m, ln);
+            char site[96];
+            rp_timeline_mark_site(t, ln, MARKS[m].bit == RP_TL_FAIL, NULL, site, sizeof site);
+            if (!site[0])
+                rp_timeline_psite(t, i, site, sizeof site);
+            h_mark_line(f, t, tx(bucket_of[i], k), m, ln, site);
         }
     }
     if (drawn < seen)
@@ -1156,9 +1183,11 @@ static void h_panel(FILE *f, const rp_timeline *t, const char *name, size_t *kee
             "fill=\"rgba(31,119,180,.18)\" stroke=\"#1f77b4\" style=\"display:none\"/>\n"
             "</svg>\n<div class=\"readout\">drag across the chart to select a range</div>\n",
             TTOP, TH);
-    fprintf(f, "<p class=\"kept\">points: kept %zu of %zu sampled (%" PRIu64
-            " statements; the sample keeps one statement in %" PRIu64 ")</p>\n</div>\n", k, t->n,
-            t->seen, t->stride);
+    fprintf(f, "<p class=\"kept\">points: kept %zu of %zu sampled (", k, t->n);
+    if (h_events(t))
+        fprintf(f, "the program&apos;s %" PRIu64 " events, the recording&apos;s ", t->cur_pev);
+    fprintf(f, "%" PRIu64 " statements; the sample keeps one statement in %" PRIu64
+            ")</p>\n</div>\n", t->seen, t->stride);
 }
 
 static int h_timeline(FILE *f, const rp_run *run, const size_t *idx, size_t nidx,

@@ -95,6 +95,8 @@ void rp_timeline_add_memo(rp_timeline *t, uint32_t line, uint64_t objects, uint6
             rp_tl_event *e = &t->ev[t->nev++];
             e->stmt = i + 1, e->objects = objects, e->bytes = bytes;
             e->memo = memo, e->line = line;
+            if (t->pev && t->cur_pev)
+                e->pline = t->cur_pline, e->pfile = t->cur_pfile;
         }
         t->ev_seen++;
     }
@@ -136,13 +138,34 @@ void rp_timeline_add_memo(rp_timeline *t, uint32_t line, uint64_t objects, uint6
         t->max_memo = memo;
 }
 
-void rp_timeline_end(rp_timeline *t, int status, const uint32_t *fail_lines, size_t nfail)
+void rp_timeline_end(rp_timeline *t, int status, const rp_tl_fail *fails, size_t nfail)
 {
     t->status = status;
     t->nfailed = (uint32_t)nfail;
     for (size_t i = 0; t->marks && i < nfail; i++)
-        if (fail_lines[i] < RP_TIMELINE_LINES)
-            t->marks[fail_lines[i]] |= RP_TL_FAIL;
+        if (fails[i].line < RP_TIMELINE_LINES)
+            t->marks[fails[i].line] |= RP_TL_FAIL;
+    t->nfail = 0;
+    for (size_t i = 0; i < nfail && t->nfail < RP_TL_FAILS; i++) {
+        rp_tl_fail *k = &t->fail[t->nfail++];
+        memset(k, 0, sizeof *k);   /* whole: rp_timeline_save writes it out */
+        k->line = fails[i].line, k->prog_line = fails[i].prog_line;
+        memcpy(k->prog_file, fails[i].prog_file, sizeof k->prog_file - 1);
+    }
+}
+
+void rp_timeline_mark_site(const rp_timeline *t, uint32_t line, int fail, const rp_tl_event *e,
+                           char *buf, size_t n)
+{
+    for (size_t i = 0; fail && i < t->nfail; i++)
+        if (t->fail[i].line == line && t->fail[i].prog_line && t->fail[i].prog_file[0]) {
+            snprintf(buf, n, "%s:%u", t->fail[i].prog_file, t->fail[i].prog_line);
+            return;
+        }
+    if (e && e->pline && t->pev && e->pfile < t->npfiles)
+        snprintf(buf, n, "%s:%u", t->pfiles[e->pfile], e->pline);
+    else
+        snprintf(buf, n, "%s", "");
 }
 
 void rp_timeline_clear(rp_timeline *t)
@@ -185,12 +208,13 @@ const char *rp_timeline_label_of(const rp_timeline *t, uint32_t line)
 
 /* ---- the worker's hand-off ---- */
 
-static const char TL_MAGIC[8] = "fgtl\0\0\0\3";
+static const char TL_MAGIC[8] = "fgtl\0\0\0\4";
 
 typedef struct tl_head {
     char magic[8];
     uint64_t n, seen, stride, max_objects, max_bytes, max_memo, name_len, nev, ev_seen, nlabel;
     uint64_t npfiles, cur_pev;   /* the program's (npfiles 0 and no arrays: none) */
+    uint64_t nfail;              /* fail[] kept */
     int32_t status;
     uint32_t nfailed;
 } tl_head;
@@ -220,7 +244,7 @@ int rp_timeline_save(int fd, const rp_timeline *t)
     h.max_memo = t->max_memo;
     h.nev = t->nev, h.ev_seen = t->ev_seen, h.nlabel = t->nlabel;
     h.name_len = t->name ? strlen(t->name) : 0;
-    h.status = t->status, h.nfailed = t->nfailed;
+    h.status = t->status, h.nfailed = t->nfailed, h.nfail = t->nfail;
     h.npfiles = t->pev ? t->npfiles : 0, h.cur_pev = t->pev ? t->cur_pev : 0;
     size_t n = t->n;
     if (!t->stmt || !t->marks || !t->ev)
@@ -234,7 +258,8 @@ int rp_timeline_save(int fd, const rp_timeline *t)
               put_all(fd, t->line, n * sizeof *t->line) < 0 ||
               put_all(fd, t->marks, RP_TIMELINE_LINES) < 0 ||
               put_all(fd, t->ev, t->nev * sizeof *t->ev) < 0 ||
-              put_all(fd, t->label, t->nlabel * sizeof *t->label) < 0;
+              put_all(fd, t->label, t->nlabel * sizeof *t->label) < 0 ||
+              put_all(fd, t->fail, t->nfail * sizeof *t->fail) < 0;
     if (!bad && t->pev && t->npfiles)
         bad = put_all(fd, t->pfiles, sizeof t->pfiles) < 0 ||
               put_all(fd, t->pev, n * sizeof *t->pev) < 0 ||
@@ -268,7 +293,7 @@ int rp_timeline_load(FILE *f, rp_timeline *t)
     char name[4096];
     if (fread(&h, sizeof h, 1, f) != 1 || memcmp(h.magic, TL_MAGIC, sizeof h.magic) != 0 ||
         h.n > RP_TIMELINE_MAX || h.name_len >= sizeof name || h.nev > RP_TL_EVENT_MAX ||
-        h.nlabel > RP_TL_LABELS ||
+        h.nlabel > RP_TL_LABELS || h.nfail > RP_TL_FAILS ||
         fread(name, 1, h.name_len, f) != h.name_len)
         return -1;
     name[h.name_len] = '\0';
@@ -283,6 +308,7 @@ int rp_timeline_load(FILE *f, rp_timeline *t)
         fread(t->marks, 1, RP_TIMELINE_LINES, f) != RP_TIMELINE_LINES ||
         fread(t->ev, sizeof *t->ev, h.nev, f) != h.nev ||
         fread(t->label, sizeof *t->label, h.nlabel, f) != h.nlabel ||
+        fread(t->fail, sizeof *t->fail, h.nfail, f) != h.nfail ||
         (h.npfiles && load_prog(f, t, n, &h) < 0)) {
         rp_timeline_clear(t);
         return -1;
@@ -293,7 +319,9 @@ int rp_timeline_load(FILE *f, rp_timeline *t)
     t->nev = h.nev, t->ev_seen = h.ev_seen, t->nlabel = h.nlabel;
     for (size_t i = 0; i < t->nlabel; i++)
         t->label[i].text[RP_TL_LABEL_LEN - 1] = '\0';
-    t->status = h.status, t->nfailed = h.nfailed;
+    t->status = h.status, t->nfailed = h.nfailed, t->nfail = (uint32_t)h.nfail;
+    for (size_t i = 0; i < t->nfail; i++)
+        t->fail[i].prog_file[RP_TL_PFILE_LEN - 1] = '\0';
     return 0;
 }
 
@@ -500,6 +528,31 @@ static void x_axis(FILE *f, const rp_timeline *t, double y0)
             PADL + COLS / 2, yb + 40);
 }
 
+/* A failed expectation's red line and dot; a recording's with its program
+ * site written by the dot and, on hover, the recording's line too. */
+static void fail_mark(FILE *f, const rp_timeline *t, uint32_t line, double x, double yt,
+                      double yb)
+{
+    char site[96];
+    rp_timeline_mark_site(t, line, 1, NULL, site, sizeof site);
+    if (site[0]) {
+        fputs("<g><title>failed expectation at ", f);
+        xml_text(f, site);
+        fprintf(f, " (the recording&apos;s line %u)</title>\n", line);
+    }
+    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" "
+               "stroke-width=\"1.5\" stroke-dasharray=\"3,2\"/>\n"
+               "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"#d62728\"/>\n",
+            x, yt, x, yb, x, yt);
+    if (!site[0])
+        return;
+    int left = x > PADL + COLS - 80;   /* near the right edge: to the left of it */
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#d62728\" font-size=\"10\"%s>",
+            left ? x - 5 : x + 5, yt + 22, left ? " text-anchor=\"end\"" : "");
+    xml_text(f, site);
+    fputs("</text></g>\n", f);
+}
+
 /* Marks at the statements of marked lines: failed expectations (red, full
  * height), del (grey tick at the bottom), gc() (green tick at the top). */
 static void marks(FILE *f, const rp_timeline *t, double y0)
@@ -516,10 +569,7 @@ static void marks(FILE *f, const rp_timeline *t, double y0)
         double x = xpt(t, i);
         int px = (int)x;
         if ((m & RP_TL_FAIL) && px != last_px[0]) {
-            fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" "
-                       "stroke-width=\"1.5\" stroke-dasharray=\"3,2\"/>\n"
-                       "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"#d62728\"/>\n",
-                    x, yt, x, yb, x, yt);
+            fail_mark(f, t, l, x, yt, yb);
             last_px[0] = px;
         }
         if ((m & RP_TL_DEL) && px != last_px[1]) {

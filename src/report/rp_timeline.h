@@ -31,9 +31,12 @@ enum { RP_TL_DEL = 1, RP_TL_GC = 2, RP_TL_FAIL = 4, RP_TL_CHECKPOINT = 8, RP_TL_
  * between rp_timeline_begin and the first rp_timeline_add. */
 #define RP_TL_EVENT_MAX 256
 #define RP_TL_EVENTS (RP_TL_GC | RP_TL_CHECKPOINT | RP_TL_SWEEP | RP_TL_EXPECT | RP_TL_MARK)
+/* pline, pfile: a recording's program site at the event (its last at():
+ * pline 0 none; pfile an index of rp_timeline.pfiles). */
 typedef struct rp_tl_event {
     uint64_t stmt, objects, bytes, memo;
-    uint32_t line;
+    uint32_t line, pline;
+    uint8_t pfile;
 } rp_tl_event;
 #define RP_TIMELINE_LINES 4096   /* source lines that can carry a mark */
 /* The label of a line's mark("LABEL"): RP_TL_LABELS of them, each cut to
@@ -47,6 +50,16 @@ typedef struct rp_tl_label {
 /* A recording's program files on a chart (rp_timeline_site): at most
  * RP_TL_PFILES, each name cut to RP_TL_PFILE_LEN - 1 bytes. */
 enum { RP_TL_PFILES = 8, RP_TL_PFILE_LEN = 64 };
+
+/* A failed expectation (rp_timeline_end): the scenario's line (a
+ * recording's line), and a recording's program site of it (rp_failure's
+ * prog_file, prog_line; prog_line 0 and "" none, the file cut to
+ * RP_TL_PFILE_LEN - 1 bytes). The first RP_TL_FAILS are kept. */
+enum { RP_TL_FAILS = 32 };
+typedef struct rp_tl_fail {
+    uint32_t line, prog_line;
+    char prog_file[RP_TL_PFILE_LEN];
+} rp_tl_fail;
 
 typedef struct rp_timeline {
     char *name;
@@ -77,6 +90,8 @@ typedef struct rp_timeline {
     uint8_t cur_pfile;
     int status;                /* rp_status of the scenario (title) */
     uint32_t nfailed;          /* failed expectations */
+    rp_tl_fail fail[RP_TL_FAILS];   /* the first of them (rp_timeline_end) */
+    uint32_t nfail;            /* kept in fail[] */
 } rp_timeline;
 
 int rp_timeline_begin(rp_timeline *t, const char *name);   /* 0 or -1 (OOM) */
@@ -84,8 +99,6 @@ void rp_timeline_add(rp_timeline *t, uint32_t line, uint64_t objects, uint64_t b
 /* The same with the memo entries live after the statement (memo 0 above). */
 void rp_timeline_add_memo(rp_timeline *t, uint32_t line, uint64_t objects, uint64_t bytes,
                           uint64_t memo);
-/* After the run: the scenario's status and failed lines (marked
- * RP_TL_FAIL). */
 /* The program's site from now on (a recording's at(FILE, LINE, ROUND, ...):
  * its event number `event`); 0, or -1 (out of memory: the series stays in
  * statements). */
@@ -93,7 +106,16 @@ int rp_timeline_site(rp_timeline *t, const char *file, uint32_t line, uint32_t r
                      uint64_t event);
 /* A point's program site "prog.py:13" ("" when not a recording). */
 void rp_timeline_psite(const rp_timeline *t, size_t i, char *buf, size_t n);
-void rp_timeline_end(rp_timeline *t, int status, const uint32_t *fail_lines, size_t nfail);
+/* After the run: the scenario's status and its failed expectations (their
+ * lines marked RP_TL_FAIL, the first RP_TL_FAILS kept with their program
+ * sites). */
+void rp_timeline_end(rp_timeline *t, int status, const rp_tl_fail *fails, size_t nfail);
+/* Where a mark at the scenario's line `line` is in a recording's program,
+ * "prog.py:13": a failed expectation's own program site (RP_TL_FAIL on the
+ * line, kept by rp_timeline_end), else the program's site at event e (NULL:
+ * none); "" when neither is known (not a recording). */
+void rp_timeline_mark_site(const rp_timeline *t, uint32_t line, int fail, const rp_tl_event *e,
+                           char *buf, size_t n);
 void rp_timeline_clear(rp_timeline *t);
 /* Line `line` is a mark("LABEL") (set with the marks, before the run): its
  * label (n bytes, cut), and RP_TL_MARK on the line. Past RP_TL_LABELS the
@@ -115,7 +137,9 @@ int rp_timeline_load(FILE *f, rp_timeline *t);
  * hover in a <title>); live objects on
  * the left axis (blue), live bytes on the right axis (orange), each with
  * its own labelled scale; failed expectations red, `del` grey and `gc()`
- * green marks, a program's mark("LABEL") a purple line with its label; PASS/FAIL in each panel's title. Where several statements
+ * green marks, a program's mark("LABEL") a purple line with its label (a
+ * recording's failed expectation labelled with its program site, its
+ * recording's line in the <title>); PASS/FAIL in each panel's title. Where several statements
  * share a pixel, the chart draws their min-max band and the last value.
  * 0, or -1 when writing failed. */
 int rp_write_timeline_svg(FILE *f, const rp_timeline *ts, size_t n);

@@ -61,15 +61,22 @@ static int timeline_begin(rp_timeline *t, const sc_program *p)
     return 0;
 }
 
-/* The chart's title and the failed lines. */
+/* The chart's title and the failed lines (a recording's: with the
+ * program's site of each). */
 static void timeline_end(rp_timeline *t, const rp_scenario *s)
 {
-    uint32_t lines[256];
+    rp_tl_fail fails[256];
     size_t n = 0;
-    for (size_t k = 0; k < s->nfailures && n < 256; k++)
-        if (s->failures[k].line)
-            lines[n++] = s->failures[k].line;
-    rp_timeline_end(t, (int)s->status, lines, n);
+    for (size_t k = 0; k < s->nfailures && n < 256; k++) {
+        const rp_failure *x = &s->failures[k];
+        if (!x->line)
+            continue;
+        rp_tl_fail *y = &fails[n++];
+        memset(y, 0, sizeof *y);
+        y->line = x->line, y->prog_line = x->prog_file ? x->prog_line : 0;
+        snprintf(y->prog_file, sizeof y->prog_file, "%s", x->prog_file ? x->prog_file : "");
+    }
+    rp_timeline_end(t, (int)s->status, fails, n);
 }
 
 static int stopped_in_hand(const sc_batch *b)

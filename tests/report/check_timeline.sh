@@ -2,8 +2,9 @@
 # check_timeline.sh FAKEGC OUT_DIR - the --timeline chart tells the story: an
 # x axis in statements with source lines, two labelled y axes, PASS/FAIL in
 # the title, failed expectations marked red (one per failed line), del and
-# gc() marked, a band where statements outnumber pixels; with --jobs the
-# same chart, sampled in the workers; rsvg-convert must render it.
+# gc() marked, a band where statements outnumber pixels; a recording's marks
+# at the program's file:line; with --jobs the same chart, sampled in the
+# workers; rsvg-convert must render it.
 set -u
 f=$1
 o=$2
@@ -38,7 +39,39 @@ cmp -s "$o/tl-j1.svg" "$o/tl-j2.svg" || fail "-j2 draws another chart than -j1"
 [ $? -eq 1 ] || fail "the early-free run should be findings"
 [ "$(grep -c '>FAIL</tspan>' "$o/tl-find.svg")" -eq 2 ] || fail "want 2 FAIL panels"
 grep -q '<circle[^>]*#d62728' "$o/tl-find.svg" || fail "no red mark at the finding"
+# a recording (at() sites): its failed expectation labelled with the
+# program's file:line, the recording's line only on hover, in the chart and
+# the page (gc() and mark() there too); the same chart through a worker
+cat > "$o/tl-rec.scn" <<'EOF'
+m = fake_mode()
+at("prog.py", 5, 1, 2)
+t = empty(4)
+f = m.fake(t)
+gc()
+at("prog.py", 9, 2, 2)
+g = m.fake(empty(8))
+mark("step two")
+expect m.memo_fake == 7
+EOF
+"$f" run -q --timeline "$o/tl-rec.svg" --html "$o/tl-rec.html" "$o/tl-rec.scn" > /dev/null
+[ $? -eq 1 ] || fail "the recording's expectation should fail"
+grep -q '<title>failed expectation at prog.py:9 (the recording&apos;s line 9)</title>' \
+    "$o/tl-rec.svg" || fail "the red mark's hover: the program's site, then the recording's line"
+grep -q 'fill="#d62728" font-size="10"[^>]*>prog.py:9</text>' "$o/tl-rec.svg" ||
+    fail "the red mark labelled with the program's site"
+for want in 'prog.py:9: failed expect (the recording&apos;s line 9)' \
+            'gc() after prog.py:5 (the recording&apos;s line 5)' \
+            'mark step two after prog.py:9 (the recording&apos;s line 8)'; do
+    grep -qF "<title>$want</title>" "$o/tl-rec.html" || fail "the page's mark: want '$want'"
+done
+grep -q '<title>line [0-9]*: ' "$o/tl-rec.html" && fail "a mark of a recording says the recording's line"
+grep -qF "the program&apos;s 2 events, the recording&apos;s 9 statements" "$o/tl-rec.html" ||
+    fail "the page's sample in the program's events"
+"$f" run -q -j2 --timeline "$o/tl-rec2.svg" "$o/tl-rec.scn" scenarios/memo/churn.scn > /dev/null
+"$f" run -q --timeline "$o/tl-rec1.svg" "$o/tl-rec.scn" scenarios/memo/churn.scn > /dev/null
+cmp -s "$o/tl-rec1.svg" "$o/tl-rec2.svg" || fail "-j2 draws the recording's marks otherwise"
 if command -v rsvg-convert > /dev/null; then
     rsvg-convert "$o/tl-fail.svg" -o "$o/tl-fail.png" || fail "rsvg-convert cannot render it"
+    rsvg-convert "$o/tl-rec.svg" -o "$o/tl-rec.png" || fail "rsvg-convert cannot render a recording's"
 fi
 echo "check_timeline: ok"
