@@ -217,6 +217,19 @@ class FrameRounds:
         return self.trace
 
 
+class ThreadKey:
+    """A thread as the rounds count it: its functions' calls are keyed by
+    this, not by its Thread, which nothing of the recorder keeps (a
+    thread's key lives in its threading.local, then only in the keys that
+    name it). pool: the key of the pool whose worker it is (found at its
+    first task; 0 for a pool not known); task: ((code, pool, POOL), its
+    call) of the task it runs."""
+    __slots__ = ("pool", "task")
+
+    def __init__(self):
+        self.pool, self.task = None, None
+
+
 class Rounds:
     """Rounds of the program's loops: every line the program's own code runs
     is counted, and every call of its functions (sys.settrace, local
@@ -232,16 +245,19 @@ class Rounds:
     A pool's tasks: a thread whose program code a library calls (a
     ThreadPoolExecutor's or a multiprocessing ThreadPool's worker, not a
     Thread's own target or run()) runs the program's tasks for it. The
-    calls of a task function, on all such threads, are one series in the
-    order they started, outermost around whatever the task does: how the
-    pool spreads its tasks over its threads changes no round count."""
+    calls of a task function by one pool, on all its threads, are one
+    series in the order they started, outermost around whatever the task
+    does: how the pool spreads its tasks over its threads changes no round
+    count, and two pools running one function are two series (a pool that
+    logs what it makes grows with its own tasks, not with another's)."""
 
     POOL = "pool"
 
     def __init__(self, rec):
         self.rec = rec
-        self.calls = {}       # (code, 0, Thread or POOL) -> calls of a function
-        self.task = {}        # Thread -> ((code, 0, POOL), its call) of the task it runs
+        self.calls = {}       # (code, 0, ThreadKey) or (code, pool, POOL) -> calls of a function
+        self.pools = {}       # id(pool) -> (weak reference or None, its key), until it dies
+        self.npools = 0       # pools seen (their keys: 1, 2, ...)
         self.files = {}       # filename -> Loops
         self.prog = {}        # code -> is the program's
         self.heads = {}       # code -> {count line: (first, last)} of its scope's loops
@@ -257,8 +273,8 @@ class Rounds:
 
     def start(self):
         import threading
-        self.ident = threading.current_thread    # idents are reused, threads not
-        self.main, self.threading_file = threading.main_thread(), threading.__file__
+        self.tls = threading.local()    # a thread's ThreadKey (idents are reused, keys not)
+        self.main, self.threading_file = self.new_key(), threading.__file__
         threading.settrace(self.gtrace)    # threads started from now on count too
         sys.settrace(self.gtrace)
         # Threads switch where they block (I/O, locks, torch ops that release
@@ -282,15 +298,50 @@ class Rounds:
             t = frame.f_trace
             if getattr(t, "__self__", None).__class__ is FrameRounds:
                 return t                   # a generator resumed: its rounds go on
-            t = self.ident()
+            try:
+                t = self.tls.key
+            except AttributeError:
+                t = self.new_key()
             k = (code, 0, t)
             call = self.calls[k] = self.calls.get(k, 0) + 1
             if t is not self.main and self.is_task(frame):
-                k = (code, 0, self.POOL)
+                k = (code, self.pool_of(t), self.POOL)
                 n = self.calls[k] = self.calls.get(k, 0) + 1
-                self.task[t] = (k, n)
+                t.task = (k, n)
             return self.local(frame, call)
         return None
+
+    def new_key(self):
+        k = self.tls.key = ThreadKey()
+        return k
+
+    def pool_of(self, t):
+        """The key of the pool whose worker thread t (the current thread) is,
+        found at its first task: its target's first argument (what it
+        refers to when a weak reference): a ThreadPoolExecutor, a
+        ThreadPool's task queue. A number per pool, kept by id with a weak
+        reference that forgets it when the pool dies (a new pool at its
+        address is a new series); 0 when the thread names no pool."""
+        if t.pool is None:
+            import threading
+            args = getattr(threading.current_thread(), "_args", None) or (None,)
+            p = args[0]
+            if isinstance(p, weakref.ReferenceType):
+                p = p()
+            if p is None:
+                t.pool = 0
+                return 0
+            got = self.pools.get(id(p))
+            if got is None:
+                pools = self.pools
+                try:
+                    ref = weakref.ref(p, lambda r, i=id(p): pools.pop(i, None))
+                except TypeError:
+                    ref = None    # no weak reference: its id alone
+                self.npools += 1
+                got = pools[id(p)] = (ref, self.npools)
+            t.pool = got[1]
+        return t.pool
 
     def is_task(self, frame):
         """frame, of the program's, is a task a pool runs: no frame of the
@@ -355,8 +406,11 @@ class Rounds:
                         code.co_name not in COMPREHENSIONS:
                     func, call = code, st.call if mine else None
             f = f.f_back
-        t = self.ident()
-        task = self.task.get(t) if t is not self.main else None
+        try:
+            t = self.tls.key
+        except AttributeError:
+            t = self.new_key()
+        task = t.task if t is not self.main else None
         if task is not None:
             chain.append(task)
         elif not chain and func is not None:
@@ -550,7 +604,7 @@ class Recorder:
         # recorder's state is one), and the recording says the events in
         # that order, each thread's marked where it starts.
         self.lock = threading.RLock()
-        self.last_thread = self.main_thread
+        self.last_thread = weakref.ref(self.main_thread)   # weakly: a thread ends with its pool
         self.threads = set()      # the threads (other than the main one) that made events
         self.foreign = []         # deaths of other threads during an event (died)
         self.fins = {}            # oid -> its death's weakref (watch), until it runs
@@ -694,8 +748,8 @@ class Recorder:
             self.stopped = True      # a forked child: only the started process is recorded
             return False
         t = self.threading.current_thread()
-        if t is not self.last_thread:
-            self.last_thread = t
+        if t is not self.last_thread():
+            self.last_thread = weakref.ref(t)
             self.close_with()
             self.lines.append(Line("comment", "# thread: %s" % t.name, ""))
             self.threads.add(t.name)

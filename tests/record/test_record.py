@@ -690,6 +690,7 @@ class Cmd(Base):
         "out_clean_weak_values": (0, [], None),
         "out_clean_del_each_round": (0, [], None),
         "out_threads_submit_history": (1, ["HISTORY["], None),
+        "out_threads_two_pools": (1, ["TRAIN_LOG["], None),
         "out_async_responses": (1, ["RESPONSES[0]['meta'] -> tensor#"], None),
         "out_async_gather_log": (1, ["SESSION_LOG[0][1] -> tensor#"], None),
         "out_loader_collate_cache": (0, ["collate.by_shape[(4, 6)] -> tensor#"], None),
@@ -697,8 +698,8 @@ class Cmd(Base):
                                      "-> tensor#"], None),
     }
     # executors, coroutines and caches: test_outside_executors_async, test_outside_caches
-    MORE = ("out_threads_submit_history", "out_async_responses", "out_async_gather_log",
-            "out_loader_collate_cache", "out_lru_cache_method")
+    MORE = ("out_threads_submit_history", "out_threads_two_pools", "out_async_responses",
+            "out_async_gather_log", "out_loader_collate_cache", "out_lru_cache_method")
 
     def check_outside(self, names):
         here = os.path.dirname(os.path.abspath(__file__))
@@ -754,7 +755,10 @@ class Cmd(Base):
 
     def test_outside_executors_async(self):
         """tests/record/programs/out_*.py: a ThreadPoolExecutor.submit loop
-        keeping every output (one series over the pool's threads), an
+        keeping every output (one series over the pool's threads), a pool
+        logging what it converts and another after it running the same
+        function keeping nothing (a series per pool: the first's log grows
+        with its tasks, not accumulating as rounds 1..8 of 16), an
         asyncio server appending each response, 12 handlers under
         asyncio.gather logging theirs: accumulating, exit 1, the counts
         the real run keeps (truth.py), held where the program spells it."""
@@ -782,6 +786,10 @@ class Cmd(Base):
         pool spreads them, and the 6 kept results accumulating; so are
         out_threads_submit_history's 10 tasks on 4 threads (1..10 of 10,
         the 10 kept outputs accumulating, the weight's fake W not).
+        out_threads_two_pools: two pools, one after the other, each running
+        one function 8 times are two series of 1..8 of 8 (not one of 16),
+        the first pool's 8 logged fakes accumulating; and the recorder keeps
+        neither pool nor any of their threads alive.
         out_async_gather_log: 12 coroutines started before the first
         converts, each resumed twice: a coroutine's resume is no call, and
         what it makes is in the round of its own call, 1..12 of 12 (not
@@ -792,9 +800,10 @@ class Cmd(Base):
                 ("out_frames_retry_errors", 1, 17, 2, 4),
                 ("out_threads_pool", 1, 17, 1, 12),
                 ("out_threads_submit_history", 1, 27, 1, 10),
+                ("out_threads_two_pools", 1, 23, 2, 8),
                 ("out_async_gather_log", 1, 20, 1, 12))
         pools = {"out_threads_pool": (6, 0), "out_threads_submit_history": (10, 1),
-                 "out_async_gather_log": (12, 0)}
+                 "out_threads_two_pools": (8, 0), "out_async_gather_log": (12, 0)}
         for name, rc_real, line, series, rounds in runs:
             out = os.path.join(self.d, name + ".scn")
             rc, so, se = self.fakegc("record", "--format", "json", "-o", out,
@@ -805,6 +814,8 @@ class Cmd(Base):
             want = sorted((str(k), str(rounds)) for k in range(1, rounds + 1)
                           for _ in range(series))
             self.assertEqual(sorted(ats), want, name)
+            if name == "out_threads_two_pools":
+                self.assertIn("pools and their threads alive: 0", se)
             text = json.loads(so)["scenarios"][0]["verdict"]["text"]
             got = check_record.classes(text)
             if name == "out_threads_mode_each":
