@@ -29,6 +29,7 @@ import argparse
 import json
 import os
 import re
+import select
 import subprocess
 import sys
 import tempfile
@@ -40,6 +41,7 @@ from scn import ScnError, parse_file  # noqa: E402
 from translate import translate  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(HERE))
+SERVER = os.path.join(HERE, "twin_server.py")
 PYTHON = os.environ.get("XREF_PYTHON", "/usr/bin/python3")   # the one with torch (--python)
 # the design the twins' PyTorch is checked against: 1.13.1 with its own
 # policy; 2.x (2.6, 2.14: a launcher of scripts/torch-root.sh) under pytorch-2.3,
@@ -100,6 +102,99 @@ class Result:
 
 # --------------------------------------------------------------- PyTorch side
 
+class Twins:
+    """The twins' PyTorch: one twin_server.py under PYTHON that imports torch
+    once and forks a child per twin (its own process, output files and
+    timeout), started at the first twin and again after it stopped."""
+
+    def __init__(self):
+        self.proc = None
+        self.log = None
+        self.version = None
+        self.died = None
+
+    def start(self, timeout):
+        """None, or why torch is not importable by PYTHON."""
+        self.stop()
+        self.log = tempfile.TemporaryFile(mode="w+")
+        try:
+            self.proc = subprocess.Popen([PYTHON, SERVER], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=self.log, bufsize=0)
+        except OSError as err:
+            self.proc = None
+            return str(err)
+        hello = self.answer(timeout)
+        if hello is None or "torch" not in hello:
+            why = hello.get("error") if hello else None
+            self.stop()
+            return why or self.died
+        self.version = hello["torch"]
+        return None
+
+    def answer(self, timeout):
+        """The server's next answer (a dict), or None (self.died says why)."""
+        fd = self.proc.stdout.fileno()
+        if select.select([fd], [], [], timeout)[0]:
+            line = self.proc.stdout.readline()
+            if line.endswith(b"\n"):
+                return json.loads(line)
+            self.proc.wait()
+            self.log.seek(0)
+            tail = self.log.read().strip().splitlines()
+            self.died = tail[-1] if tail else "exit %d" % self.proc.returncode
+        else:
+            self.died = "no answer within %ss" % timeout
+        return None
+
+    def run(self, prog, out, timeout):
+        """Runs one twin as `PYTHON prog out` would: (exit status, stdout,
+        stderr), exit status None after a timeout; or an error string."""
+        if self.proc is None:
+            why = self.start(timeout)
+            if why:
+                return "torch is not importable by %s (%s)" % (PYTHON, why)
+        streams = [out + ".stdout", out + ".stderr"]
+        req = {"prog": prog, "out": out, "stdout": streams[0], "stderr": streams[1],
+               "timeout": timeout}
+        try:
+            self.proc.stdin.write((json.dumps(req) + "\n").encode())
+        except OSError:
+            self.answer(0)
+            self.stop()
+            return "the twin server stopped: %s" % self.died
+        ans = self.answer(timeout + 120)
+        if ans is None:
+            self.stop()
+            return "the twin server stopped: %s" % self.died
+        text = []
+        for path in streams:
+            try:
+                with open(path, errors="replace") as f:
+                    text.append(f.read())
+            except OSError:
+                text.append("")
+        return (ans.get("exit"), text[0], text[1])
+
+    def stop(self):
+        if self.proc is not None:
+            try:
+                self.proc.stdin.close()
+            except OSError:
+                pass
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+            self.proc = None
+        if self.log is not None:
+            self.log.close()
+            self.log = None
+
+
+TWINS = Twins()
+
+
 def run_pytorch(code, timeout):
     """Run the generated script; returns (results dict or None, error)."""
     with tempfile.TemporaryDirectory(prefix="xref-") as d:
@@ -107,14 +202,15 @@ def run_pytorch(code, timeout):
         out = os.path.join(d, "results.json")
         with open(prog, "w") as f:
             f.write(code)
-        try:
-            p = subprocess.run([PYTHON, prog, out], capture_output=True, text=True,
-                               timeout=timeout)
-        except subprocess.TimeoutExpired:
+        got = TWINS.run(prog, out, timeout)
+        if isinstance(got, str):
+            return None, got
+        status, stdout, stderr = got
+        if status is None:
             return None, "the PyTorch script timed out after %ss" % timeout
         if not os.path.exists(out):
-            tail = (p.stderr or p.stdout).strip().splitlines()[-3:]
-            return None, "the PyTorch script failed (exit %d): %s" % (p.returncode, " | ".join(tail))
+            tail = (stderr or stdout).strip().splitlines()[-3:]
+            return None, "the PyTorch script failed (exit %d): %s" % (status, " | ".join(tail))
         with open(out) as f:
             return json.load(f), None
 
@@ -383,17 +479,6 @@ def torch_version():
     return p.stdout.strip()
 
 
-def torch_importable():
-    try:
-        p = subprocess.run([PYTHON, "-c", "import torch, torch._subclasses.fake_tensor"],
-                           capture_output=True, text=True, timeout=120)
-    except (OSError, subprocess.TimeoutExpired) as err:
-        return str(err)
-    if p.returncode != 0:
-        return (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1]
-    return None
-
-
 def per_version(argv, pythons):
     """One run per --python (its own output), then a line per torch version:
     scenarios passed and failed, and mismatches. Exit 1 if any run had one."""
@@ -475,22 +560,30 @@ def main(argv=None):
             os.makedirs(args.emit, exist_ok=True)
             emit_paths = [os.path.join(args.emit, os.path.splitext(os.path.basename(f))[0] + ".py")
                           for f in files]
-    global PYTHON, COMPAT
+    global PYTHON
     if args.python and len(args.python) > 1:
         return per_version(argv if argv is not None else sys.argv[1:], args.python)
     if args.python:
         PYTHON = args.python[0]
-    why = torch_importable()
-    if not why and not torch_version().startswith("1."):
-        COMPAT = COMPAT_2X
-        try:    # 2.14 and later: pytorch-2.14 (the recorder's rule, fakegc/torch2.py)
-            if tuple(int(x) for x in torch_version().split("+")[0].split(".")[:2]) >= (2, 14):
-                COMPAT = ["--compat", "pytorch-2.14"]
-        except ValueError:
-            pass
+    why = TWINS.start(args.timeout)
     if why:
         print("xref: SKIP: torch is not importable by %s (%s)" % (PYTHON, why))
         return EXIT_SKIP
+    try:
+        return run_all(args, files, emit_paths)
+    finally:
+        TWINS.stop()
+
+
+def run_all(args, files, emit_paths):
+    global COMPAT
+    if not TWINS.version.startswith("1."):
+        COMPAT = COMPAT_2X
+        try:    # 2.14 and later: pytorch-2.14 (the recorder's rule, fakegc/torch2.py)
+            if tuple(int(x) for x in TWINS.version.split("+")[0].split(".")[:2]) >= (2, 14):
+                COMPAT = ["--compat", "pytorch-2.14"]
+        except ValueError:
+            pass
     counts = {"passed": 0, "failed": 0, "skipped": 0}
     for f, emit in zip(files, emit_paths):
         res = process(f, args, emit)

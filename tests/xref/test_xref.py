@@ -239,6 +239,51 @@ class CliTest(unittest.TestCase):
 
 
 @unittest.skipUnless(have_torch(), "needs /usr/bin/python3 with torch")
+class TwinServerTest(unittest.TestCase):
+    """The twins run in one twin_server.py (torch imported once), each in a
+    child of its own: what one twin does to PyTorch's classes is not seen by
+    the next; a twin that fails, exits or hangs is reported as `PYTHON prog
+    out` would be, and the twins after it still run."""
+    SETS = textwrap.dedent("""\
+        import json, sys
+        from torch._subclasses.fake_tensor import FakeTensorMode
+        seen = getattr(FakeTensorMode, "xref_mark", None)
+        FakeTensorMode.xref_mark = sys.argv[1]
+        json.dump({"seen": seen, "main": __name__, "argv": len(sys.argv)}, open(sys.argv[1], "w"))
+        """)
+
+    def setUp(self):
+        xref.PYTHON = "/usr/bin/python3"
+        xref.TWINS.stop()
+
+    def tearDown(self):
+        xref.TWINS.stop()
+
+    def test_each_twin_runs_in_a_fresh_child(self):
+        for _ in range(2):
+            data, err = xref.run_pytorch(self.SETS, 60)
+            self.assertIsNone(err)
+            self.assertEqual(data, {"seen": None, "main": "__main__", "argv": 2})
+        self.assertIsNotNone(xref.TWINS.version)
+
+    def test_failures_and_timeouts_are_said_and_the_next_twin_runs(self):
+        data, err = xref.run_pytorch("print('out')\nraise ValueError('boom')\n", 60)
+        self.assertIsNone(data)
+        self.assertTrue(err.startswith("the PyTorch script failed (exit 1): "), err)
+        self.assertTrue(err.endswith("ValueError: boom"), err)
+        data, err = xref.run_pytorch("import sys\nprint('only out')\nsys.exit(3)\n", 60)
+        self.assertEqual(err, "the PyTorch script failed (exit 3): only out")
+        data, err = xref.run_pytorch("import time\ntime.sleep(60)\n", 1)
+        self.assertEqual(err, "the PyTorch script timed out after 1s")
+        data, err = xref.run_pytorch(self.SETS, 60)
+        self.assertEqual((data or {}).get("seen", "?"), None, err)
+
+    def test_torch_missing_is_said(self):
+        xref.PYTHON = "/bin/false"
+        self.assertEqual(xref.TWINS.start(30), "exit 1")
+
+
+@unittest.skipUnless(have_torch(), "needs /usr/bin/python3 with torch")
 class WithEndTest(unittest.TestCase):
     """What scenarios/regressions/with_end_collects.scn says of PyTorch
     1.13.1: a FakeTensorMode that refers to itself, its last name dropped
