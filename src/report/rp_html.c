@@ -1026,23 +1026,40 @@ static size_t nearest(const rp_timeline *t, const size_t *keep, size_t k, uint64
 
 /* Markers from the events (every marked statement, whatever the sample):
  * one per kind of mark and point. */
+static int h_fails_ran(const rp_timeline *t)
+{
+    return h_events(t) && t->nfailed_at;
+}
+
+/* The events mark m is drawn at: a recording's failures where they ran
+ * (rp_timeline_failed, whatever the line), else the events kept on the
+ * lines marked m. */
+static const rp_tl_event *h_mark_events(const rp_timeline *t, size_t m, size_t *n, int *any)
+{
+    *any = MARKS[m].bit == RP_TL_FAIL && h_fails_ran(t);
+    *n = *any ? t->nfailed_at : t->nev;
+    return *any ? t->failed_at : t->ev;
+}
+
 static void h_event_marks(FILE *f, const rp_timeline *t, const size_t *keep, size_t k)
 {
     size_t drawn = 0, seen = 0;
     for (size_t m = 0; m < sizeof MARKS / sizeof *MARKS; m++) {
-        size_t last = SIZE_MAX;
-        for (size_t i = 0; i < t->nev; i++) {
-            uint32_t ln = t->ev[i].line;
-            if (ln >= RP_TIMELINE_LINES || !(t->marks[ln] & MARKS[m].bit))
+        size_t last = SIZE_MAX, n;
+        int any;
+        const rp_tl_event *ev = h_mark_events(t, m, &n, &any);
+        for (size_t i = 0; i < n; i++) {
+            uint32_t ln = ev[i].line;
+            if (!any && (ln >= RP_TIMELINE_LINES || !(t->marks[ln] & MARKS[m].bit)))
                 continue;
-            size_t j = nearest(t, keep, k, t->ev[i].stmt);
+            size_t j = nearest(t, keep, k, ev[i].stmt);
             if (j == last)
                 continue;
             last = j;
             seen++;
             if (drawn < RP_HTML_MARKS) {
                 char site[96];
-                rp_timeline_mark_site(t, ln, MARKS[m].bit == RP_TL_FAIL, &t->ev[i], site,
+                rp_timeline_mark_site(t, ln, MARKS[m].bit == RP_TL_FAIL, &ev[i], site,
                                       sizeof site);
                 drawn++;
                 h_mark_line(f, t, tx(j, k), m, ln, site);
@@ -1058,7 +1075,7 @@ static void h_event_marks(FILE *f, const rp_timeline *t, const size_t *keep, siz
 static void h_marks(FILE *f, const rp_timeline *t, const size_t *keep, const uint32_t *bucket_of,
                     size_t k)
 {
-    if (t->nev) {
+    if (t->nev || h_fails_ran(t)) {
         h_event_marks(f, t, keep, k);
         return;
     }

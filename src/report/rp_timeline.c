@@ -154,6 +154,17 @@ void rp_timeline_end(rp_timeline *t, int status, const rp_tl_fail *fails, size_t
     }
 }
 
+void rp_timeline_failed(rp_timeline *t, uint32_t line)
+{
+    if (t->nfailed_at == RP_TL_FAILS)
+        return;
+    rp_tl_event *e = &t->failed_at[t->nfailed_at++];
+    memset(e, 0, sizeof *e);   /* whole: rp_timeline_save writes it out */
+    e->stmt = t->seen + 1, e->line = line;
+    if (t->pev && t->cur_pev)
+        e->pline = t->cur_pline, e->pfile = t->cur_pfile;
+}
+
 void rp_timeline_mark_site(const rp_timeline *t, uint32_t line, int fail, const rp_tl_event *e,
                            char *buf, size_t n)
 {
@@ -214,7 +225,7 @@ typedef struct tl_head {
     char magic[8];
     uint64_t n, seen, stride, max_objects, max_bytes, max_memo, name_len, nev, ev_seen, nlabel;
     uint64_t npfiles, cur_pev;   /* the program's (npfiles 0 and no arrays: none) */
-    uint64_t nfail;              /* fail[] kept */
+    uint64_t nfail, nfailed_at;  /* fail[], failed_at[] kept */
     int32_t status;
     uint32_t nfailed;
 } tl_head;
@@ -245,6 +256,7 @@ int rp_timeline_save(int fd, const rp_timeline *t)
     h.nev = t->nev, h.ev_seen = t->ev_seen, h.nlabel = t->nlabel;
     h.name_len = t->name ? strlen(t->name) : 0;
     h.status = t->status, h.nfailed = t->nfailed, h.nfail = t->nfail;
+    h.nfailed_at = t->nfailed_at;
     h.npfiles = t->pev ? t->npfiles : 0, h.cur_pev = t->pev ? t->cur_pev : 0;
     size_t n = t->n;
     if (!t->stmt || !t->marks || !t->ev)
@@ -259,7 +271,8 @@ int rp_timeline_save(int fd, const rp_timeline *t)
               put_all(fd, t->marks, RP_TIMELINE_LINES) < 0 ||
               put_all(fd, t->ev, t->nev * sizeof *t->ev) < 0 ||
               put_all(fd, t->label, t->nlabel * sizeof *t->label) < 0 ||
-              put_all(fd, t->fail, t->nfail * sizeof *t->fail) < 0;
+              put_all(fd, t->fail, t->nfail * sizeof *t->fail) < 0 ||
+              put_all(fd, t->failed_at, t->nfailed_at * sizeof *t->failed_at) < 0;
     if (!bad && t->pev && t->npfiles)
         bad = put_all(fd, t->pfiles, sizeof t->pfiles) < 0 ||
               put_all(fd, t->pev, n * sizeof *t->pev) < 0 ||
@@ -293,7 +306,7 @@ int rp_timeline_load(FILE *f, rp_timeline *t)
     char name[4096];
     if (fread(&h, sizeof h, 1, f) != 1 || memcmp(h.magic, TL_MAGIC, sizeof h.magic) != 0 ||
         h.n > RP_TIMELINE_MAX || h.name_len >= sizeof name || h.nev > RP_TL_EVENT_MAX ||
-        h.nlabel > RP_TL_LABELS || h.nfail > RP_TL_FAILS ||
+        h.nlabel > RP_TL_LABELS || h.nfail > RP_TL_FAILS || h.nfailed_at > RP_TL_FAILS ||
         fread(name, 1, h.name_len, f) != h.name_len)
         return -1;
     name[h.name_len] = '\0';
@@ -309,6 +322,7 @@ int rp_timeline_load(FILE *f, rp_timeline *t)
         fread(t->ev, sizeof *t->ev, h.nev, f) != h.nev ||
         fread(t->label, sizeof *t->label, h.nlabel, f) != h.nlabel ||
         fread(t->fail, sizeof *t->fail, h.nfail, f) != h.nfail ||
+        fread(t->failed_at, sizeof *t->failed_at, h.nfailed_at, f) != h.nfailed_at ||
         (h.npfiles && load_prog(f, t, n, &h) < 0)) {
         rp_timeline_clear(t);
         return -1;
@@ -320,6 +334,7 @@ int rp_timeline_load(FILE *f, rp_timeline *t)
     for (size_t i = 0; i < t->nlabel; i++)
         t->label[i].text[RP_TL_LABEL_LEN - 1] = '\0';
     t->status = h.status, t->nfailed = h.nfailed, t->nfail = (uint32_t)h.nfail;
+    t->nfailed_at = (uint32_t)h.nfailed_at;
     for (size_t i = 0; i < t->nfail; i++)
         t->fail[i].prog_file[RP_TL_PFILE_LEN - 1] = '\0';
     return 0;
@@ -528,13 +543,30 @@ static void x_axis(FILE *f, const rp_timeline *t, double y0)
             PADL + COLS / 2, yb + 40);
 }
 
+/* x of statement s: in a recording's program events, the event of the
+ * last point at or before it (a mark makes no event of its own). */
+static double x_of_stmt(const rp_timeline *t, uint64_t s)
+{
+    if (!in_events(t))
+        return xpos(t, s);
+    size_t lo = 0, hi = t->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->stmt[mid] <= s)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? xpt(t, lo - 1) : PADL;
+}
+
 /* A failed expectation's red line and dot; a recording's with its program
  * site written by the dot and, on hover, the recording's line too. */
-static void fail_mark(FILE *f, const rp_timeline *t, uint32_t line, double x, double yt,
-                      double yb)
+static void fail_mark(FILE *f, const rp_timeline *t, uint32_t line, const rp_tl_event *e,
+                      double x, double yt, double yb)
 {
     char site[96];
-    rp_timeline_mark_site(t, line, 1, NULL, site, sizeof site);
+    rp_timeline_mark_site(t, line, 1, e, site, sizeof site);
     if (site[0]) {
         fputs("<g><title>failed expectation at ", f);
         xml_text(f, site);
@@ -561,6 +593,16 @@ static void marks(FILE *f, const rp_timeline *t, double y0)
         return;
     double yt = y0 + PADT, yb = y0 + PADT + PH;
     int last_px[3] = {-1, -1, -1};
+    /* a recording's failures where they ran (however sampled, whatever
+     * the line), not at the points sampled on their lines */
+    int ran = in_events(t) && t->nfailed_at;
+    for (size_t i = 0; ran && i < t->nfailed_at; i++) {
+        const rp_tl_event *e = &t->failed_at[i];
+        double x = x_of_stmt(t, e->stmt);
+        if ((int)x != last_px[0])
+            fail_mark(f, t, e->line, e, x, yt, yb);
+        last_px[0] = (int)x;
+    }
     for (size_t i = 0; i < t->n; i++) {
         uint32_t l = t->line[i];
         uint8_t m = l < RP_TIMELINE_LINES ? t->marks[l] : 0;
@@ -568,8 +610,8 @@ static void marks(FILE *f, const rp_timeline *t, double y0)
             continue;
         double x = xpt(t, i);
         int px = (int)x;
-        if ((m & RP_TL_FAIL) && px != last_px[0]) {
-            fail_mark(f, t, l, x, yt, yb);
+        if ((m & RP_TL_FAIL) && !ran && px != last_px[0]) {
+            fail_mark(f, t, l, NULL, x, yt, yb);
             last_px[0] = px;
         }
         if ((m & RP_TL_DEL) && px != last_px[1]) {
@@ -589,23 +631,6 @@ static void marks(FILE *f, const rp_timeline *t, double y0)
  * (from the events: every one, whatever the sampling) with its label at
  * the top; labels closer than a label's width to the last are not
  * repeated. */
-/* x of statement s: in a recording's program events, the event of the
- * last point at or before it (a mark makes no event of its own). */
-static double x_of_stmt(const rp_timeline *t, uint64_t s)
-{
-    if (!in_events(t))
-        return xpos(t, s);
-    size_t lo = 0, hi = t->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->stmt[mid] <= s)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo ? xpt(t, lo - 1) : PADL;
-}
-
 static void named_marks(FILE *f, const rp_timeline *t, double y0)
 {
     double yt = y0 + PADT, yb = y0 + PADT + PH, last_label = -1e9;

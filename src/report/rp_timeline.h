@@ -92,6 +92,8 @@ typedef struct rp_timeline {
     uint32_t nfailed;          /* failed expectations */
     rp_tl_fail fail[RP_TL_FAILS];   /* the first of them (rp_timeline_end) */
     uint32_t nfail;            /* kept in fail[] */
+    rp_tl_event failed_at[RP_TL_FAILS];   /* the first failures as they ran */
+    uint32_t nfailed_at;       /*   (rp_timeline_failed; counts 0) */
 } rp_timeline;
 
 int rp_timeline_begin(rp_timeline *t, const char *name);   /* 0 or -1 (OOM) */
@@ -110,6 +112,11 @@ void rp_timeline_psite(const rp_timeline *t, size_t i, char *buf, size_t n);
  * lines marked RP_TL_FAIL, the first RP_TL_FAILS kept with their program
  * sites). */
 void rp_timeline_end(rp_timeline *t, int status, const rp_tl_fail *fails, size_t nfail);
+/* A statement at `line` failed while it runs (before its rp_timeline_add):
+ * the first RP_TL_FAILS are kept with their statement and the program's
+ * site then, whatever the sampling and the line, so that a recording's
+ * chart marks each in the program's events. */
+void rp_timeline_failed(rp_timeline *t, uint32_t line);
 /* Where a mark at the scenario's line `line` is in a recording's program,
  * "prog.py:13": a failed expectation's own program site (RP_TL_FAIL on the
  * line, kept by rp_timeline_end), else the program's site at event e (NULL:

@@ -167,6 +167,9 @@ typedef struct sc_options {
      * the loop around it, 0 unknown), with on_statement_arg; may be NULL. */
     void (*on_program_site)(void *arg, const char *file, uint32_t line, uint32_t round,
                             uint64_t event);
+    /* Called when a statement at `line` fails (an expectation, an error),
+     * before its on_statement, with on_statement_arg; may be NULL. */
+    void (*on_failure)(void *arg, uint32_t line);
     void *on_statement_arg;
     /* `run --suppress FILE`'s rules (sc_supp.h), read before anything ran;
      * they win over verdict(suppress=) and config suppress. NULL: none. */

@@ -51,6 +51,12 @@ static void site_hook(void *arg, const char *file, uint32_t line, uint32_t round
         rp_timeline_site(arg, file, line, round, event);
 }
 
+static void failure_hook(void *arg, uint32_t line)
+{
+    if (arg)
+        rp_timeline_failed(arg, line);
+}
+
 /* A series for p, its marks known before the run (so that their statements
  * are kept as events): 0, or -1 (out of memory). */
 static int timeline_begin(rp_timeline *t, const sc_program *p)
@@ -100,6 +106,7 @@ static size_t run_here(sc_batch *b, sc_program *const *progs, size_t n, rp_colle
         rp_timeline *t = col->tl && timeline_begin(&col->tl[i], progs[i]) == 0 ? &col->tl[i] : NULL;
         o.on_statement = t ? timeline_hook : NULL;
         o.on_program_site = t ? site_hook : NULL;
+        o.on_failure = t ? failure_hook : NULL;
         o.on_statement_arg = t;
         o.dot_cluster = (uint32_t)i;
         sc_run(progs[i], &o, r);
@@ -169,6 +176,7 @@ static int worker_one(void *arg, size_t i, const int *files)
     if (j->col->tl && timeline_begin(&k.t, j->progs[i]) == 0) {
         o.on_statement = timeline_hook;
         o.on_program_site = site_hook;
+        o.on_failure = failure_hook;
         o.on_statement_arg = &k.t;
         wk_on_finding(keep_timeline, &k);
     }

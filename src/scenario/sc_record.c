@@ -83,6 +83,8 @@ rp_failure *sc_add_failure(sc_vm *vm, const sc_stmt *s, int cause, const char *a
     }
     out->failures = nf;
     out->nfailures = n + 1;
+    if (vm->o->on_failure)
+        vm->o->on_failure(vm->o->on_statement_arg, s->line);
     rp_failure *f = &nf[n];
     memset(f, 0, sizeof *f);
     f->line = s->line;

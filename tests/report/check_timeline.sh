@@ -70,6 +70,26 @@ grep -qF "the program&apos;s 2 events, the recording&apos;s 9 statements" "$o/tl
 "$f" run -q -j2 --timeline "$o/tl-rec2.svg" "$o/tl-rec.scn" scenarios/memo/churn.scn > /dev/null
 "$f" run -q --timeline "$o/tl-rec1.svg" "$o/tl-rec.scn" scenarios/memo/churn.scn > /dev/null
 cmp -s "$o/tl-rec1.svg" "$o/tl-rec2.svg" || fail "-j2 draws the recording's marks otherwise"
+# a long recording (6004 lines, 2000 events, sampled): its failure at the
+# last line is marked where it ran, in the chart and the page, and -j2 too
+{
+    echo 'm = fake_mode()'; echo 't = empty(4)'
+    i=1
+    while [ $i -le 2000 ]; do
+        echo "at(\"prog.py\", 7, $i, 2000)"; echo 'f = m.fake(t)'; echo 'del f'
+        i=$((i + 1))
+    done
+    echo 'at("prog.py", 9)'; echo 'expect m.memo_fake == 5'
+} > "$o/tl-long.scn"
+"$f" run -q --timeline "$o/tl-long.svg" --html "$o/tl-long.html" "$o/tl-long.scn" > /dev/null
+[ $? -eq 1 ] || fail "the long recording's expectation should fail"
+grep -q '<title>failed expectation at prog.py:9 (the recording&apos;s line 6004)</title>' \
+    "$o/tl-long.svg" || fail "no red mark at a long recording's last line"
+grep -qF '<title>prog.py:9: failed expect (the recording&apos;s line 6004)</title>' \
+    "$o/tl-long.html" || fail "no failure mark on a long recording's page"
+"$f" run -q -j2 --timeline "$o/tl-long2.svg" "$o/tl-long.scn" scenarios/memo/churn.scn > /dev/null
+"$f" run -q --timeline "$o/tl-long1.svg" "$o/tl-long.scn" scenarios/memo/churn.scn > /dev/null
+cmp -s "$o/tl-long1.svg" "$o/tl-long2.svg" || fail "-j2 marks the long recording's failure otherwise"
 if command -v rsvg-convert > /dev/null; then
     rsvg-convert "$o/tl-fail.svg" -o "$o/tl-fail.png" || fail "rsvg-convert cannot render it"
     rsvg-convert "$o/tl-rec.svg" -o "$o/tl-rec.png" || fail "rsvg-convert cannot render a recording's"
