@@ -60,18 +60,17 @@
  * 2.14.1: a holder that a tensor's __dict__ and a view of it share
  * survives gc.collect(); with a clone instead of the view it dies.
  * The 2.x rows have it too: 2.6.0 and 2.14.1 keep such a cycle of fakes
- * (tests/record/probe_view_base.py, a ctest under each root: x a fake,
- * x.h = holder, holder.v = x.t(); the holder survives gc.collect(), not
- * with x.clone()), though 2.x's make_fx builds none (its set_proxy_slot
- * keys the proxy weakly by the fake, in the tracer's tensor_tracker).
+ * (tests/record/probe_view_base.py@4d95fd9, run under each root by the
+ * ctests torch2_trixie_probe_view_base and torch2_forky_probe_view_base:
+ * x a fake, x.h = holder, holder.v = x.t(); the holder and x survive
+ * gc.collect(), not with x.clone(); scenarios/designs/view_base_cpp_23.scn,
+ * _214.scn), though 2.x's make_fx builds none (its set_proxy_slot keys the
+ * proxy weakly by the fake, in the tracer's tensor_tracker). Stress's model
+ * keeps a live view's base as a root in its collections (st_model.c
+ * m_gc_gen; stress_clean_pytorch_*_view_base), and its generator makes no
+ * cycle through a view's base (attr_may_leak, input_may_leak in st_gen.c).
  * fakegc's own design leaves it out (a cycle through a view is garbage). */
 #define BASE_HELD_FROM_CPP 1
-/* The 2.x rows: the same mechanism runs in 2.6.0 and 2.14.1
- * (tests/record/probe_view_base.py keeps a hand-built cycle under both), but
- * the rule is off there until stress's oracle follows it: st_gen.c keeps
- * attribute cycles through views out of what it generates, not the tracer
- * inputs and shrinking candidates a 2.x lifecycle makes (fakegc-semantics(7)). */
-#define BASE_HELD_FROM_CPP_2X 0
 
 static const fk_design designs[FK_D_COUNT] = {
     [FK_D_DEFAULT] = {
@@ -130,7 +129,7 @@ static const fk_design designs[FK_D_COUNT] = {
         /* pytorch#90823 fixed it before 2.0: _get_memo still calls
          * _fix_weakref on a hit (fake_tensor.py@6ec61862:225), harmlessly */
         .fix_weakref_leak = 0,
-        .base_held_from_cpp = BASE_HELD_FROM_CPP_2X,
+        .base_held_from_cpp = BASE_HELD_FROM_CPP,
         .tables = {
             /* meta_utils.py@003dca52:131: WeakIdKeyDictionary with weak
              * values; del_ten (:169-198) pops it when the tensor dies */
@@ -209,7 +208,7 @@ static const fk_design designs[FK_D_COUNT] = {
          * ids left 1, 1, 0; scenarios/designs/const_storage_kept_23.scn).
          * Stress's model keeps the same map (st_model.c mmode.cmap) */
         .const_storage_kept = 1,
-        .base_held_from_cpp = BASE_HELD_FROM_CPP_2X,
+        .base_held_from_cpp = BASE_HELD_FROM_CPP,
         .tables = T_23_TABLES,
     },
     [FK_D_2_14] = {
@@ -242,7 +241,7 @@ static const fk_design designs[FK_D_COUNT] = {
          * op_out(CTOR), which no design memoizes */
         .ctor_outputs_memoized = 1,
         .views_keep_source = 1,     /* as 2.3's (measured on 2.14.1) */
-        .base_held_from_cpp = BASE_HELD_FROM_CPP_2X,
+        .base_held_from_cpp = BASE_HELD_FROM_CPP,
         /* fake_tensor.py@946abe14 UnbackedMemoDescriptor.__get__ (a memo
          * is answered only while obj._version and obj.fake_mode.epoch are
          * those it was stored at; pytorch#125623, #124394) and __set__

@@ -46,6 +46,7 @@ enum {
     ST_W_CYCLE, ST_W_WEAK_MODE,
     ST_W_SHAPE_ENV, ST_W_CONSTANT, ST_W_DYNAMIC,   /* version 3, pytorch-2.3 only */
     ST_W_ITEM, ST_W_INFER,                         /* pytorch-2.14 only */
+    ST_W_BASE_CYCLE,    /* 0 unless asked: a view's base in a cycle of its own */
     ST_W_EXPECT,        /* not an action: percent chance of a model check per step */
     ST_W_COUNT
 };

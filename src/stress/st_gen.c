@@ -176,6 +176,9 @@ static const struct {
                               "memoized", 0, FK_D_2_14},
     [ST_W_INFER] = {"inference", 1, "inference_mode(true|false): item() memoizes nothing while "
                                     "on", 0, FK_D_2_14},
+    [ST_W_BASE_CYCLE] = {"base_cycle", 0, "cycle's lifecycle with its base t in a cycle of "
+                                          "its own (t.x = t) and dropped too: a view's base held "
+                                          "from C++ survives the gc() (base_held_from_cpp)"},
     [ST_W_EXPECT] = {"expect", 70, "percent chance of a model check after a step"},
 };
 
@@ -751,9 +754,30 @@ static int one_recurses(const gen *g, const mmode *md, int32_t t, int32_t *stack
     return one_recurses(g, md, g->m.n[t].grad, stack, depth + 1);
 }
 
+/* Under a mode's one memo (2.x): t's conversion answers a plain meta
+ * tensor, not a fake - t's entry is mode.meta(t)'s, or its view's base's
+ * is (st_model.c one_fake). As a grad that raises TypeError ("assigned
+ * grad has data of a different type"). */
+static int conv_plain(const gen *g, const mmode *md, int32_t t)
+{
+    if (!md->one || (g->m.n[md->node].flags & NF_MC))
+        return 0;
+    for (int depth = 0; t >= 0 && depth < 16; depth++) {
+        int32_t hit = m_lookup(&md->fake, t);
+        if (hit >= 0)
+            return !g->m.n[hit].fake;
+        const mnode *x = &g->m.n[t];
+        if (x->base < 0 || x->layout != LY_STRIDED)
+            return 0;
+        t = x->base;
+    }
+    return 1;
+}
+
 /* Conversions the generator does not make: a view of a tensor set_
  * re-pointed (see NF_SET), a view that overreaches, or one with such a
- * grad; under one memo (2.x), one that recurses without end. */
+ * grad; under one memo (2.x), one that recurses without end or whose grad
+ * converts to a plain meta tensor. */
 static int conv_blocked(const gen *g, const mmode *md, int32_t t)
 {
     int32_t stack[16];
@@ -761,6 +785,8 @@ static int conv_blocked(const gen *g, const mmode *md, int32_t t)
         return 1;
     for (int depth = 0; t >= 0 && depth < 8; depth++) {
         const mnode *x = &g->m.n[t];
+        if (depth > 0 && conv_plain(g, md, t))
+            return 1;
         if ((x->flags & NF_SET) && (x->base >= 0 || depth > 0))
             return 1;
         if (x->base >= 0 && (g->m.n[x->base].flags & NF_SET))
@@ -1210,6 +1236,35 @@ static int act_with(gen *g, const st_action *a)
  * holds m; f = c.input(t) is m.fake(t) plus a graph argument holding the
  * fake (t only weakly: pytorch#100515), at most two per tracer here (its
  * attr[] edges); c.finish() drops them. Not modelled: 2.3's clears. */
+/* Does the fake that converting t makes reach a view? t or a tensor on
+ * its grad chain is a view (2.x: its fake is a view), or a memo hit on the
+ * way reaches one. */
+static int conv_reaches_view(gen *g, const mmode *md, int32_t t)
+{
+    for (int depth = 0; t >= 0; depth++) {
+        int32_t hit = m_lookup(&md->fake, t);
+        if (hit >= 0)
+            return m_reaches_view(&g->m, hit);
+        if (depth > 8 || g->m.n[t].base >= 0)
+            return 1;
+        t = g->m.n[t].grad;
+    }
+    return 0;
+}
+
+/* Under a design whose views hold their base from C++, an input whose fake
+ * reaches a view closes a cycle no collection frees when the view's base
+ * reaches the graph argument's holder: the tracer, when some object holds
+ * it (an attribute), or the mode's ShapeEnv, which tracks the fake and
+ * which the mode holds (every fake holds its mode). As attr_may_leak. */
+static int input_may_leak(gen *g, const mmode *md, int32_t tr, int32_t t)
+{
+    if (!fk_design_get((fk_design_id)g->m.c->design)->base_held_from_cpp ||
+        !conv_reaches_view(g, md, t))
+        return 0;
+    return g->m.n[md->node].se >= 0 || m_held(&g->m, tr);
+}
+
 static int tracer_input(gen *g, const st_action *a, int32_t tr)
 {
     mnode *x = &g->m.n[tr];
@@ -1219,7 +1274,7 @@ static int tracer_input(gen *g, const st_action *a, int32_t tr)
     mmode *md = &g->m.m[g->m.n[x->mode].mi];
     int32_t ti = vtensor(g, a->b);
     if (ti < 0 || !md->alive || conv_blocked(g, md, ti) || fake_hit_leaks(g, md, ti) ||
-        prop_blocked(g, md, ti, 0) ||
+        prop_blocked(g, md, ti, 0) || input_may_leak(g, md, tr, ti) ||
         m_fake_check(&g->m, md, ti, 0) != MERR_NONE)
         return 0;
     char cn[8], tn[8], expr[64];
@@ -1321,11 +1376,18 @@ static int act_shape_env(gen *g, const st_action *a)
 
 /* pytorch#145253's shape: h = k.unsqueeze(0) (a view: h holds k as its
  * base); h.x = h (a self-cycle); del h; gc(): the collected cycle
- * referenced k, which survives. k's memo entries must stay. */
+ * referenced k, which survives. k's memo entries must stay.
+ * sub 1 (base_cycle): k.x = k and del k too, k a base, not a view - where
+ * views hold their base from C++ (base_held_from_cpp) k is a root while h
+ * lives, so the gc() frees h and keeps k (and what it holds) for the next
+ * collection; elsewhere it frees both. apply() checks bytes() and
+ * unreachable() at once. */
 static int act_cycle(gen *g, const st_action *a)
 {
     int32_t k = vtensor(g, a->b);
     if (k < 0 || !is_t(a->a) || !is_t(a->b) || a->a == a->b)
+        return 0;
+    if (a->sub && (attr_holder(g, a->b) != k || g->m.n[k].base >= 0 || attr_may_leak(g, k)))
         return 0;
     st_action v = {.op = A_VIEW, .sub = VW_UNSQUEEZE, .a = a->b, .dst = a->a, .n = 1};
     mplan p;
@@ -1338,11 +1400,25 @@ static int act_cycle(gen *g, const st_action *a)
     emit(g, "%s.x = %s", hn, hn);
     m_set_edge(&g->m, &g->m.n[h].attr[0], h);
     m_end_statement(&g->m);
+    char kn[8];
+    vname(a->b, kn);
+    if (a->sub) {
+        emit(g, "%s.x = %s", kn, kn);
+        m_set_edge(&g->m, &g->m.n[k].attr[0], k);
+        m_end_statement(&g->m);
+    }
     emit(g, "del %s", hn);
     bind(g, a->a, -1);
     m_end_statement(&g->m);
+    if (a->sub) {
+        emit(g, "del %s", kn);
+        bind(g, a->b, -1);
+        m_end_statement(&g->m);
+    }
     return 1;                /* apply() ends it with gc() */
 }
+
+static void check_unreachable(gen *g);
 
 static int apply(gen *g, const st_action *a)
 {
@@ -1372,6 +1448,11 @@ static int apply(gen *g, const st_action *a)
         }
         emit(g, "gc()");                    /* a cycle ends with it */
         m_gc(&g->m, 1);
+        if (a->op == A_CYCLE && a->sub) {   /* what the base's view kept, at once */
+            m_end_statement(&g->m);
+            emit(g, "expect bytes() == %" PRIu64, g->m.bytes);
+            check_unreachable(g);
+        }
         return 1;
     case A_SWEEP: r = act_sweep(g, a); break;
     case A_WITH: case A_END: r = act_with(g, a); break;
@@ -2221,6 +2302,9 @@ static int draw(gen *g, st_action *a, int kind)
     case ST_W_REFAKE: return draw_refake(g, a);
     case ST_W_ATTR: return draw_attr(g, a);
     case ST_W_CYCLE: return draw_cycle(g, a);
+    case ST_W_BASE_CYCLE:
+        a->sub = 1;
+        return draw_cycle(g, a);
     case ST_W_GRAD: return draw_grad(g, a);
     case ST_W_DEL: return draw_del(g, a);
     case ST_W_TRACER: return draw_tracer(g, a);

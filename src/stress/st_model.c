@@ -497,6 +497,18 @@ int m_reaches_view(model *m, int32_t v)
     return found;
 }
 
+int m_held(model *m, int32_t i)
+{
+    for (uint32_t k = 0; k < m->nn; k++) {
+        int32_t e[17];
+        int ne = m->n[k].alive && (int32_t)k != i ? strong_edges(m, &m->n[k], e) : 0;
+        for (int j = 0; j < ne; j++)
+            if (e[j] == i)
+                return 1;
+    }
+    return 0;
+}
+
 static int node_gen(const model *m, int32_t i)
 {
     return i <= m->gen_old ? 2 : i <= m->gen_mid ? 1 : 0;

@@ -304,6 +304,8 @@ void m_gc(model *m, int sweep);
 /* A live view (a tensor with a base) is reachable from node v by strong
  * edges, v included. */
 int m_reaches_view(model *m, int32_t v);
+/* Another live node holds i by a strong edge (an attribute, ...). */
+int m_held(model *m, int32_t i);
 /* gc(N): a collection of generations 0..N (N >= 2: m_gc); what older
  * generations hold is kept; survivors move up one (src/core/gc.c). */
 void m_gc_gen(model *m, int generation, int sweep);
