@@ -996,8 +996,15 @@ static void h_mark_line(FILE *f, const rp_timeline *t, double x, size_t m, uint3
     if (site[0])
         fprintf(f, " (the recording&apos;s line %u)", ln);
     fputs("</title></line>\n", f);
-    if (!label && site[0] && fail)
-        label = site;
+    if (site[0] && fail) {   /* to the left of a mark near the right edge */
+        int left = x > TX0 + TW - 150;
+        fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"10\" fill=\"%s\" stroke=\"white\" "
+                "stroke-width=\"3\" paint-order=\"stroke\"%s>", left ? x - 3 : x + 3, TTOP + 22,
+                MARKS[m].color,
+                left ? " text-anchor=\"end\"" : "");
+        h_txt(f, site);
+        fputs("</text>\n", f);
+    }
     if (label) {
         fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"10\" fill=\"%s\">", x + 3, TTOP + 10,
                 MARKS[m].color);

@@ -579,7 +579,8 @@ static void fail_mark(FILE *f, const rp_timeline *t, uint32_t line, const rp_tl_
     if (!site[0])
         return;
     int left = x > PADL + COLS - 80;   /* near the right edge: to the left of it */
-    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#d62728\" font-size=\"10\"%s>",
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#d62728\" font-size=\"10\" stroke=\"white\" "
+               "stroke-width=\"3\" paint-order=\"stroke\"%s>",
             left ? x - 5 : x + 5, yt + 22, left ? " text-anchor=\"end\"" : "");
     xml_text(f, site);
     fputs("</text></g>\n", f);
