@@ -224,6 +224,8 @@ def record(argv):
     if not os.path.isabs(o.program):      # sites as the program's path was given
         rec.shown = os.path.dirname(o.program)
     if not o.no_hooks:
+        if not o.compare:     # --compare reads the lines from memory
+            rec.spill_to()
         rec.install()
         children(rec)
         sys.modules[__package__]._program = rec     # fakegc.mark() in the program
@@ -239,13 +241,15 @@ def record(argv):
             tell_fakegc(program, "refused" if rec.refused else "internal" if rec.internal
                         else "ok")
 
-    def write(text):
+    def write():
+        """The recording, written whole or not at all: its lines."""
         if os.getpid() != rec.pid:
-            return
+            return 0
         tmp = "%s.%d.tmp" % (out, os.getpid())
         with open(tmp, "w") as f:
-            f.write(text)
+            n = rec.render_to(f, batch=not o.no_batch, header_extra=extra)
         os.replace(tmp, out)
+        return n
 
     def roots(frame):
         return program_roots(rec, state["g"], frame, state["tb"])
@@ -261,7 +265,7 @@ def record(argv):
             rec.finish(roots(frame), o.fail_on, o.suppress)
         except Exception as e:
             rec.broken(e)
-        write(rec.render(batch=not o.no_batch, header_extra=extra))
+        write()
         print("record.py: %s: %s; recorded up to there (%d events)" % (out, how, rec.events),
               file=sys.stderr)
 
@@ -330,10 +334,9 @@ def record(argv):
     except Exception as e:
         rec.broken(e)
     state["tb"] = None
-    text = rec.render(batch=not o.no_batch, header_extra=extra)
-    write(text)
+    nlines = write()
     print("record.py: %s: %d events, %d lines, program %.3f s, cpu %.3f s, end cpu %.3f s"
-          % (out, rec.events, text.count("\n"), elapsed, cpu, time.process_time() - c0),
+          % (out, rec.events, nlines, elapsed, cpu, time.process_time() - c0),
           file=sys.stderr)
     write_status(ended)
     if rec.refused:

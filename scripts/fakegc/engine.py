@@ -8,7 +8,7 @@ import os
 import sys
 import weakref
 
-from .scn import Line, Lines, Units, batch_units, esc, flat, tup
+from .scn import Line, Lines, Spill, batch_units, esc, flat, tup, units_of
 
 PKG = os.path.dirname(os.path.abspath(__file__)) + os.sep
 OWN_FILES = set()    # the recorder's files outside the package (scripts/record.py)
@@ -558,7 +558,9 @@ class Recorder:
         self.fault = int(os.environ.get("FAKEGC_RECORD_FAULT", "0") or 0)
         self.stop_site = None
         self.stop_why = None      # with stop_site: why recording stopped there
-        self.lines = []
+        self.lines = []           # the recording's lines not yet in the spill file
+        self.spill = None         # scn.Spill: the lines written as they go (spill_to)
+        self.spilled = 0          # how many lines went there
         self.shared = Lines()     # lines never changed once written, one object each
         self.expect_lines = {}    # (name, counter, value) -> its shared expect Line
         self.notes = []           # header lines: what could not be expressed
@@ -676,15 +678,18 @@ class Recorder:
         filled keeps its text."""
         lines, self.at_lines = self.at_lines, []
         for line in lines:
-            fn, ln, c = line.at[0], line.at[1], line.at[2:]
-            line.at = None
-            picked = self.rounds.pick(list(zip(c[::2], c[1::2])))
-            if picked is None:
-                line.text = 'at("%s", %s, 1, 1)' % (fn, ln)
-            else:
-                key, rnd, total = picked
-                line.text = 'at("%s", %s, %d, %d)' % (fn, ln, rnd, total)
-                line.at = (fn, ln, total, rnd)
+            c = line.at[2:]
+            line.text, line.at = self.at_text(line.at[0], line.at[1],
+                                              list(zip(c[::2], c[1::2])))
+
+    def at_text(self, fn, ln, chain):
+        """An at() line's text and, when it has rounds, (file, line, rounds,
+        round): chain is [(key, round)] of the loops around it (round_of)."""
+        picked = self.rounds.pick(chain)
+        if picked is None:
+            return 'at("%s", %s, 1, 1)' % (fn, ln), None
+        key, rnd, total = picked
+        return 'at("%s", %s, %d, %d)' % (fn, ln, rnd, total), (fn, ln, total, rnd)
 
     def note(self, text):
         if text not in self.notes_seen:
@@ -969,7 +974,7 @@ class Recorder:
                 (o.kind == "real" and o.sref is not None and self.threads):
             self.close_with()   # threads: a keeper may go before its del, no op of a mode
         if o.kind == "real" and o.sref is not None:
-            self.keep_checks.append((o, len(self.lines)))
+            self.keep_checks.append((o, self.spilled + len(self.lines)))
         self.lines.append(self.shared.get("stmt", "del " + o.name))
         if o.tref is not None:
             self.going.append(o)
@@ -1027,6 +1032,7 @@ class Recorder:
                 continue
             if not o.sref.expired() and not self.holders.get(o.stor) and \
                     not self.storage_going(o):
+                at -= self.spilled
                 ln = self.lines[at]          # shared: a copy of its own gets the keeper
                 copy = self.lines[at] = Line(ln.kind, ln.text, ln.site)
                 copy.pre = ln.pre + (self.keeper(o),)
@@ -1040,6 +1046,25 @@ class Recorder:
                 self.free.setdefault(k.key, []).append(k.name)
                 self.need = True
         self.settle()
+        if self.spill is not None and len(self.lines) >= 4096:
+            self.spill_lines()
+
+    def spill_lines(self):
+        """The lines no later event changes (those before the first whose
+        keeper is still to be decided) go to the spill file; an at() line
+        there keeps its loops, resolved when the recording is written."""
+        if os.getpid() != self.pid:
+            return
+        n = min([at - self.spilled for _, at in self.keep_checks] + [len(self.lines)])
+        if n <= 0:
+            return
+        out = self.lines[:n]
+        del self.lines[:n]
+        self.spilled += n
+        self.spill.write(out)
+        if self.at_lines:
+            gone = set(map(id, out))
+            self.at_lines = [ln for ln in self.at_lines if id(ln) not in gone]
 
     def storage_going(self, o):
         """Threads: the storage of a dead tensor may still be on its way out
@@ -1334,10 +1359,22 @@ class Recorder:
 
     # -------------------------------------------------------------- writing
 
+    def spill_to(self):
+        """Write the recording's lines to a temporary file as they go (the
+        memory of a long run stays flat); render_to reads them back."""
+        self.spill = Spill()
+
     def render(self, batch=True, header_extra=()):
+        import io
+        out = io.StringIO()
+        self.render_to(out, batch, header_extra)
+        return out.getvalue()
+
+    def render_to(self, f, batch=True, header_extra=()):
+        """Write the recording to text file f: the header (what is known at
+        the end: events, notes, how it stopped), then its lines, folded into
+        repeat blocks when batch. The number of lines written."""
         self.fill_at()
-        units = self.units()
-        body = batch_units(units) if batch else flat(units)
         head = ['config recording = "%s"   # recorded by scripts/record.py (torch %s)'
                 % (esc(os.path.basename(self.program)), self.torch.__version__),
                ] + list(self.INTRO) + [
@@ -1359,12 +1396,30 @@ class Recorder:
         else:
             head.append("# Not expressible: nothing.")
         head += self.CONFIG
-        return "\n".join(head + body) + "\n"
+        with no_cycles():    # a million tuples made, none in a cycle
+            return self.write_body(f, head, batch)
 
-    def units(self):
-        """Statements with the expect lines that follow them (scn.Units); the
-        lines written before a line (its pre) come first, each on its own."""
-        fl = self.lines
-        if any(ln.pre for ln in fl):
-            fl = [p for ln in fl for p in ln.pre + (ln,)]
-        return Units(fl)
+    def write_body(self, f, head, batch):
+        units = units_of(self.all_lines())
+        body = batch_units(units) if batch else flat(u for us in units for u in us)
+        count, chunk = 0, head
+        for ln in body:
+            chunk.append(ln)
+            if len(chunk) >= 4096:
+                count += len(chunk)
+                f.write("\n".join(chunk) + "\n")
+                chunk = []
+        if chunk:
+            count += len(chunk)
+            f.write("\n".join(chunk) + "\n")
+        return count
+
+    def all_lines(self):
+        """The recording's lines in order, (kind, text, site, at), in chunks
+        (lists): those in the spill file, then those in memory, the lines
+        written before a line (its pre) first, each on its own."""
+        if self.spill is not None:
+            yield from self.spill.read(self.at_text)
+        yield [x for ln in self.lines for x in
+               [(q.kind, q.text, q.site, q.at) for q in ln.pre] +
+               [(ln.kind, ln.text, ln.site, ln.at)]]

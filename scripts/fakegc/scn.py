@@ -1,7 +1,7 @@
 """The .scn writer: statements and their expectations, indented, with
 consecutive identical rounds folded into `repeat` blocks."""
 
-from array import array
+import marshal
 
 
 class Line:
@@ -36,36 +36,6 @@ class Lines:
         return ln
 
 
-class Units:
-    """The statements of a recording, each with the expect lines that follow
-    it: (Line, [expect Line]) by index, kept as where each starts in one
-    list of lines (a million-round recording makes no object per unit)."""
-
-    def __init__(self, lines):
-        self.lines = lines
-        st = array("q")
-        for i, ln in enumerate(lines):
-            if ln.kind != "expect" or i == 0:
-                st.append(i)
-        st.append(len(lines))
-        self.starts = st
-
-    def __len__(self):
-        return len(self.starts) - 1
-
-    def stmt(self, i):
-        return self.lines[self.starts[i]]
-
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
-        a, b = self.starts[i], self.starts[i + 1]
-        return self.lines[a], self.lines[a + 1:b]
-
-    def __iter__(self):
-        return (self[i] for i in range(len(self)))
-
-
 def tup(xs):
     xs = [int(x) for x in xs]
     return "(" + ", ".join(map(str, xs)) + ("," if len(xs) == 1 else "") + ")"
@@ -76,23 +46,48 @@ def esc(text):
 
 
 def fmt(ln, depth):
-    s = "  " * depth + ln.text
-    if ln.site:
-        s = s.ljust(40) + "  # " + ln.site
+    """A line (kind, text, site, at) as written at depth."""
+    s = "  " * depth + ln[1]
+    if ln[2]:
+        s = s.ljust(40) + "  # " + ln[2]
     return s
 
 
 def flat(units, depth=0, expects=True):
-    out = []
     for ln, ex in units:
-        if ln.kind == "close":
+        if ln[0] == "close":
             depth -= 1
-        out.append(fmt(ln, depth))
-        if ln.kind == "open":
+        yield fmt(ln, depth)
+        if ln[0] == "open":
             depth += 1
         if expects:
-            out += [fmt(e, depth) for e in ex]
-    return out
+            for e in ex:
+                yield fmt(e, depth)
+
+
+def units_of(chunks):
+    """The statements of a recording, each with the expect lines that follow
+    it, (line, [expect lines]), from its lines in chunks (lists), in chunks;
+    an expect line first of all is a statement."""
+    cur = None       # the last statement so far: expect lines may follow it
+    for chunk in chunks:
+        if not chunk:
+            continue
+        st = [x for x, ln in enumerate(chunk) if ln[0] != "expect"]
+        if cur is None and (not st or st[0]):
+            st.insert(0, 0)
+        if not st:
+            cur[1].extend(chunk)
+            continue
+        if cur is not None:
+            cur[1].extend(chunk[:st[0]])
+        out = [cur] if cur is not None else []
+        st.append(len(chunk))
+        out += [(chunk[a], chunk[a + 1:b]) for a, b in zip(st, st[1:])]
+        cur = out.pop()
+        yield out
+    if cur is not None:
+        yield [cur]
 
 
 def balanced(kinds):
@@ -104,70 +99,153 @@ def balanced(kinds):
     return d == 0
 
 
-def batch_units(units, window=256, min_units=3):
+def batch_units(units, window=256, min_units=3, cap=1 << 16):
     """Consecutive rounds of identical statements (expects aside) become
     `repeat N-1` and then the last round in full, with its expectations.
     Inside the repeat, an expectation is kept where it is the same in every
-    round, and dropped where it is not (a counter that grows per round)."""
-    # an at() with rounds matches the same at() of another round: in the
-    # repeat it is written with the step its round takes per iteration
-    stmts = [units.stmt(i) for i in range(len(units))] if isinstance(units, Units) \
-        else [ln for ln, _ in units]
-    ids = {}
-    h = [ids.setdefault((ln.kind, ln.text, ln.site) if ln.at is None else ("at",) + ln.at[:3],
-                        len(ids)) for ln in stmts]
-    kinds = [ln.kind for ln in stmts]
-    del stmts, ids
-    nxt = {}
-    pos_next = array("q", bytes(8 * len(h)))    # the next unit of the same key, -1: none
-    for i in range(len(h) - 1, -1, -1):
-        pos_next[i] = nxt.get(h[i], -1)
-        nxt[h[i]] = i
-    del nxt
-    out, i, depth, n = [], 0, 0, len(h)
-    while i < n:
-        best = None
-        j, tries = pos_next[i], 0
-        while j >= 0 and j - i <= window and tries < 16:
+    round, and dropped where it is not (a counter that grows per round).
+    units: (line, [expect lines]) in chunks (lists), read as they go; what is
+    held is the window ahead and the run being folded, at most `cap` units
+    (a longer run is folded into several repeat blocks, each followed by
+    its last round). Yields the lines written."""
+    src = iter(units)
+    buf, keys, kinds = [], [], []
+    done = []
+
+    def fill(n):
+        """Units up to index n-1 read, if the stream has them: len(buf)."""
+        while len(buf) < n and not done:
+            us = next(src, None)
+            if us is None:
+                done.append(True)
+                break
+            buf.extend(us)
+            # an at() with rounds is the same at() of another round when its
+            # file, line and rounds are
+            keys.extend([("at",) + u[0][3][:3] if u[0][3] is not None else u[0][:3]
+                         for u in us])
+            kinds.extend([u[0][0] for u in us])
+        return len(buf)
+
+    i, depth = 0, 0
+    while True:
+        if i >= 8192:
+            del buf[:i], keys[:i], kinds[:i]
+            i = 0
+        n = fill(i + 2 * window + 1)
+        if i >= n:
+            return
+        best, key, j, tries, last = None, keys[i], i, 0, min(i + window, n - 1) + 1
+        while tries < 16:
+            try:
+                j = keys.index(key, j + 1, last)
+            except ValueError:
+                break
             p = j - i
             tries += 1
-            if h[i:j] == h[j:j + p] and balanced(kinds[i:j]):
+            if keys[i:j] == keys[j:j + p] and balanced(kinds[i:j]):
                 k = 2
-                while h[i:j] == h[i + k * p:i + (k + 1) * p]:
+                pat = keys[i:j]
+                while p * (k + 1) <= cap:
+                    e = i + (k + 1) * p
+                    if e > len(buf):
+                        fill(e)
+                    if pat != keys[e - p:e]:
+                        break
                     k += 1
                 if p * (k - 1) >= min_units and (best is None or p * k > best[0] * best[1]):
                     best = (p, k)
-            j = pos_next[j]
         if best is None:
-            ln, ex = units[i]
-            if ln.kind == "close":
+            ln, ex = buf[i]
+            if ln[0] == "close":
                 depth -= 1
-            out.append(fmt(ln, depth))
-            if ln.kind == "open":
+            yield fmt(ln, depth)
+            if ln[0] == "open":
                 depth += 1
-            out += [fmt(e, depth) for e in ex]
+            for e in ex:
+                yield fmt(e, depth)
             i += 1
             continue
         p, k = best
-        out.append("  " * depth + "repeat %d   # %d identical rounds; the last one follows "
-                   "with its expectations" % (k - 1, k))
+        yield ("  " * depth + "repeat %d   # %d identical rounds; the last one follows "
+               "with its expectations" % (k - 1, k))
         body = []
         for u in range(p):
-            ln, ex = units[i + u]
-            if ln.at is not None:
-                fn_, ln_, total, r0 = ln.at
-                step = units[i + p + u][0].at[3] - r0
-                if step < 0 or any(units[i + r * p + u][0].at[3] - r0 != r * step
+            ln, ex = buf[i + u]
+            if ln[3] is not None:
+                fn_, ln_, total, r0 = ln[3]
+                step = buf[i + p + u][0][3][3] - r0
+                if step < 0 or any(buf[i + r * p + u][0][3][3] - r0 != r * step
                                    for r in range(2, k)):
                     step = 0
-                ln = Line("stmt", 'at("%s", %s, %d, %d, %d)' % (fn_, ln_, r0, total, step))
-            same = all([e.text for e in units[i + r * p + u][1]] == [e.text for e in ex]
+                ln = ("stmt", 'at("%s", %s, %d, %d, %d)' % (fn_, ln_, r0, total, step), "",
+                      None)
+            same = all([e[1] for e in buf[i + r * p + u][1]] == [e[1] for e in ex]
                        for r in range(1, k - 1))
             body.append((ln, ex if same else []))
-        out += flat(body, depth + 1)
-        out.append("  " * depth + "end")
-        out += flat(units[i + (k - 1) * p:i + k * p], depth)
+        yield from flat(body, depth + 1)
+        yield "  " * depth + "end"
+        yield from flat(buf[i + (k - 1) * p:i + k * p], depth)
         i += k * p
-    return out
 
 
+class Spill:
+    """The recording's lines written as they go, to an unnamed temporary
+    file (marshal chunks, each after its length, of (kind, text, site, at) tuples), so that what a
+    long run keeps in memory stays flat. An at() line's rounds are known at
+    the end only: its loops (keys) are kept here by number, and read() asks
+    resolve(file, line, [(key, round)]) for its (text, at)."""
+
+    def __init__(self):
+        import tempfile
+        self.f = tempfile.TemporaryFile()
+        self.keys, self.kid = [], {}
+        self.count = 0
+
+    def key(self, k):
+        i = self.kid.get(k)
+        if i is None:
+            i = self.kid[k] = len(self.keys)
+            self.keys.append(k)
+        return i
+
+    def write(self, lines):
+        """Append lines (Line objects; their pre lines first)."""
+        recs = []
+        ap = recs.append
+        for ln in lines:
+            if ln.pre:
+                for q in ln.pre:
+                    ap((q.kind, q.text, q.site, None))
+            at = ln.at
+            if at is None:
+                ap((ln.kind, ln.text, ln.site, None))
+            else:
+                c = list(at)
+                c[2::2] = [self.key(k) for k in at[2::2]]
+                ap((ln.kind, ln.text, ln.site, tuple(c)))
+        self.count += len(recs)
+        b = marshal.dumps(recs)
+        self.f.write(len(b).to_bytes(8, "little") + b)
+
+    def read(self, resolve):
+        """The lines written, in order, each (kind, text, site, at), an
+        at() line's text and rounds resolved; in chunks (lists)."""
+        f, keys = self.f, self.keys
+        f.flush()
+        f.seek(0)
+        while True:
+            n = f.read(8)
+            if len(n) < 8:
+                break
+            recs = marshal.loads(f.read(int.from_bytes(n, "little")))
+            for x, r in enumerate(recs):
+                at = r[3]
+                if at is not None:
+                    text, at = resolve(at[0], at[1], [(keys[k], rnd) for k, rnd in
+                                                      zip(at[2::2], at[3::2])])
+                    recs[x] = (r[0], text, r[2], at)
+            yield recs
+
+    def close(self):
+        self.f.close()
