@@ -1118,6 +1118,61 @@ class Scale(Base):
         self.assertGreater(lines, 200 * 8)
         self.assertLess(objects, lines // 2, "each line its own object")
 
+    @staticmethod
+    def expand(out):
+        """The statements a folded recording runs, repeat blocks expanded
+        (their expectations left out)."""
+        stmts, i = [], 0
+        while i < len(out):
+            ln = out[i].strip()
+            m = re.match(r"repeat (\d+)", ln)
+            if m:
+                j = out.index(out[i][:len(out[i]) - len(out[i].lstrip())] + "end", i)
+                body = [b.strip() for b in out[i + 1:j] if not b.strip().startswith("expect")]
+                stmts += body * int(m.group(1))
+                i = j + 1
+                continue
+            if not ln.startswith("expect"):
+                stmts.append(ln)
+            i += 1
+        return stmts
+
+    def test_long_runs_fold_in_blocks_and_spill(self):
+        """The fold reads its statements as they come: a run longer than the
+        units it may hold (cap) is several repeat blocks, each followed by
+        its last round, and running them runs every statement of the
+        recording in order; what the spill file gets back is what was
+        written, an at() line's rounds resolved at the end."""
+        import sys
+        sys.path.insert(0, os.path.join(ROOT, "scripts"))
+        from fakegc import scn
+        stmts = ["a = 1", "b = 2"] * 500 + ["c = 3"] + ["d = 4", "e = 5", "f = 6"] * 50
+        units = [(("stmt", t, "", None), [("expect", "expect x == %d" % n, "", None)])
+                 for n, t in enumerate(stmts)]
+        chunks = [units[k:k + 7] for k in range(0, len(units), 7)]    # read as it comes
+        out = list(scn.batch_units(iter(chunks), cap=64))
+        reps = [int(re.match(r"repeat (\d+)", x).group(1)) for x in out if x.startswith("repeat")]
+        self.assertEqual(self.expand(out), stmts)
+        self.assertGreater(len(reps), 500 // 32 - 1, out[:20])
+        self.assertLessEqual(max(reps) + 1, 32, "a block of more units than cap")
+        self.assertEqual(list(scn.batch_units(iter(chunks))), list(scn.batch_units([units])),
+                         "folding depends on how the units arrive")
+        sp = scn.Spill()
+        key = object()
+        ln, at = scn.Line("stmt", "x = 1", "p.py:3"), scn.Line("stmt", "")
+        at.at = ("p.py", "3", key, 2)
+        sp.write([ln, at])
+        seen = []
+
+        def resolve(fn, line, chain):
+            seen.append(chain)
+            return 'at("%s", %s, 2, 9)' % (fn, line), (fn, line, 9, 2)
+        got = [r for ch in sp.read(resolve) for r in ch]
+        self.assertEqual(got, [("stmt", "x = 1", "p.py:3", None),
+                               ("stmt", 'at("p.py", 3, 2, 9)', "", ("p.py", "3", 9, 2))])
+        self.assertIs(seen[0][0][0], key)
+        sp.close()
+
 
 if __name__ == "__main__":
     unittest.main()
