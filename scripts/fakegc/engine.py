@@ -217,6 +217,18 @@ class FrameRounds:
         return self.trace
 
 
+def dynamo_made(code):
+    """Whether code is one TorchDynamo made of a program's function (its
+    compiled frame): such a code is weakly keyed in Dynamo's
+    CleanupManager, whose hooks delete the compiled graphs from the
+    program's globals when it dies (torch._dynamo.reset()), so nothing of
+    the recorder may hold it; its frames are not traced (the graph's ops,
+    no event of the program's own)."""
+    du = sys.modules.get("torch._dynamo.utils")
+    cm = getattr(getattr(du, "CleanupManager", None), "instance", None)
+    return cm is not None and id(code) in getattr(cm, "values", ())
+
+
 class ThreadKey:
     """A thread as the rounds count it: its functions' calls are keyed by
     this, not by its Thread, which nothing of the recorder keeps (a
@@ -266,6 +278,8 @@ class Rounds:
     def is_prog(self, code):
         r = self.prog.get(code)
         if r is None:
+            if dynamo_made(code):
+                return False
             fn = os.path.abspath(code.co_filename)
             r = fn.startswith(self.rec.pdir + os.sep) and not own(fn)
             self.prog[code] = r

@@ -66,7 +66,7 @@ said in the header, and such a recording is replayed under pytorch-2.0.
 import warnings
 import weakref
 
-from . import torch113
+from . import compile2, torch113
 from .engine import Line, Obj, locked, meta_hook
 from .scn import tup
 
@@ -116,23 +116,6 @@ def read_mc(mc, consts):
     if consts is not None:
         v["memo_constants"] = consts
     return v
-
-
-def compiling():
-    """A FakeTensorMode made under TorchDynamo (torch.compile's frame
-    conversion: a caller in torch._dynamo). What a compile keeps (its
-    OutputGraph, TracingContext, ShapeEnv, guards, the code cache that
-    torch._dynamo.reset() clears) is more than the language's tracer(m)
-    says, so such a recording stops there, NOT JUDGED, rather than replay
-    a part of it (2.6: 3 fidelity mismatches at the end's live counts) or
-    follow Dynamo's every dispatch (2.14: the recording outran its time)."""
-    import sys
-    f = sys._getframe(2)
-    while f is not None:
-        if f.f_globals.get("__name__", "").startswith("torch._dynamo."):
-            return True
-        f = f.f_back
-    return False
 
 
 class Symbols:
@@ -367,12 +350,7 @@ class Recorder(torch113.Recorder):
     # -------------------------------------------------------------- events
 
     def on_mode(self, mode):
-        if not self.stopped and compiling():
-            self.close_with()
-            return self.inexpressible(self.site(), "a torch.compile trace (TorchDynamo's "
-                                      "OutputGraph, its FakeTensorMode, ShapeEnv and "
-                                      "guards, and what torch._dynamo.reset() leaves) is "
-                                      "not recorded")
+        compile2.hook_clear(self)
         se = getattr(mode, "shape_env", None)
         if se is None:
             return torch113.Recorder.on_mode(self, mode)
@@ -412,6 +390,21 @@ class Recorder(torch113.Recorder):
                 self.syms.setdefault(id(se), Symbols()).convert(out)
         torch113.Recorder.convert_post(self, t, out, call, cid, site)
         self.track_end(out)
+
+    def on_clear_weakrefs(self, mode):
+        """TorchDynamo emptied a recorded mode's describer tables at a
+        compile's end (compile2.hook_clear): `m.clear_weakrefs()`, and the
+        counters."""
+        mo = self.mode_rec(mode)
+        if mo is None or not self.tick():
+            return
+        self.flush()
+        self.close_with()
+        site = self.site()
+        self.mark(site)
+        self.emit("%s.clear_weakrefs()" % mo.name, site + "  the compile's end: Dynamo "
+                  "clears the describer tables")
+        self.expects()
 
     def track_end(self, x):
         """Threads: a weak ref to a recorded fake's C++ tensor, which PyTorch
@@ -539,11 +532,16 @@ class Recorder(torch113.Recorder):
             self.emit("%s = op_out(%s(%s))" % (name, ctor, ", ".join(args)), site)
         self.stats["op_outputs"] += 1
 
-    def finish(self, *a, **k):
+    def finish(self, roots=(), *a, **k):
         self.safe(self.cache_note)
         if self.cache is not None and self.cache.off is None and not self.stopped:
             self.safe(self.cache_end)
-        return torch113.Recorder.finish(self, *a, **k)
+        if not self.stopped:   # what a compile leaves in ShapeEnv's lru_caches (compile2)
+            roots = [compile2.unwrap_root(r) for r in roots]
+            extra = []
+            self.safe(lambda: extra.extend(compile2.holds(self.objs, roots, self)))
+            roots += extra
+        return torch113.Recorder.finish(self, roots, *a, **k)
 
     def cache_end(self):
         """The hits, once, where the program's ops are over."""

@@ -329,6 +329,13 @@ ts_tensor *fk_fake_v3(obj *mode, ts_tensor *t, const fk_fake_opts *o);
 int fk_constant_of(ts_tensor *f, ts_tensor **out);
 /* m.clear_non_cpu_constants(): how many constants it dropped. */
 int64_t fk_clear_non_cpu_constants(obj *mode);
+/* m.clear_weakrefs(): empties the mode's describer tables (lookup_tensor,
+ * lookup_storage), as TorchDynamo does at a compile's end from PyTorch 2.14
+ * (torch/_dynamo/convert_frame.py 2.14.1:216-246,
+ * _clear_fake_mode_weakrefs); its memos stay. Returns the entries dropped;
+ * -1 with ER_TYPE when mode is no mode or its design has no describer
+ * (pytorch-1.13, pytorch-2.0). */
+int64_t fk_mode_clear_weakrefs(obj *mode);
 /* The mode a fake belongs to (borrowed): NULL with ER_DEAD_REF when its
  * weak mode reference died; ER_TYPE when t is not a fake. */
 obj *fk_fake_mode_of(ts_tensor *t);

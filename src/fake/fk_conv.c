@@ -1446,6 +1446,19 @@ void fk_mode_clear_tables(fk_mode *m)
             wt_clear(tabs[i]);
 }
 
+int64_t fk_mode_clear_weakrefs(obj *mode)
+{
+    if (!fk_is_mode(mode))
+        return er_set(ER_TYPE, "clear_weakrefs() needs a fake mode");
+    fk_mconv *mc = ((fk_mode *)mode)->converter->meta;
+    if (!mc->lookup_tensor || !mc->lookup_storage)
+        return er_set(ER_TYPE, "clear_weakrefs(): the mode's design has no describer tables");
+    int64_t n = (int64_t)(wt_count(mc->lookup_tensor) + wt_count(mc->lookup_storage));
+    wt_clear(mc->lookup_tensor);
+    wt_clear(mc->lookup_storage);
+    return n;
+}
+
 void fk_forget_key(const obj *key)
 {
     for (fk_mconv *mc = mconv_list; mc; mc = mc->list_next) {

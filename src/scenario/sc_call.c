@@ -1517,6 +1517,18 @@ int sc_ev_clear_constants(sc_vm *vm, const sc_expr *e, const sc_val *recv, const
     return 0;
 }
 
+int sc_ev_clear_weakrefs(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                         sc_val *out)
+{
+    (void)vm, (void)a;
+    obj *m = v3_recv(e, recv, fk_is_mode);
+    int64_t n = m ? fk_mode_clear_weakrefs(m) : -1;
+    if (n < 0)
+        return -1;
+    sc_set_int(out, n);
+    return 0;
+}
+
 /* tr.input(t): the fake of a graph input */
 int sc_ev_input(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
                 sc_val *out)

@@ -33,8 +33,8 @@ sc_eval_fn sc_ev_op;
 /* queries, values and the other methods */
 sc_eval_fn sc_ev_query, sc_ev_nbytes, sc_ev_dtype, sc_ev_device, sc_ev_layout, sc_ev_base,
     sc_ev_storage, sc_ev_fake_mode_of, sc_ev_fake, sc_ev_meta, sc_ev_sweep, sc_ev_get,
-    sc_ev_constant, sc_ev_clear_constants, sc_ev_input, sc_ev_finish, sc_ev_clear,
-    sc_ev_item, sc_ev_inference_mode;
+    sc_ev_constant, sc_ev_clear_constants, sc_ev_clear_weakrefs, sc_ev_input, sc_ev_finish,
+    sc_ev_clear, sc_ev_item, sc_ev_inference_mode;
 
 /* attributes */
 sc_eval_fn sc_ev_grad, sc_ev_counter, sc_ev_v3_attr;

@@ -202,6 +202,7 @@ static const sc_word vocab[] = {
     /* version 3 */
     M3("constant", 0, sc_ev_constant, V3_STRESS, V3_XREF_CONST),
     M3("clear_non_cpu_constants", 0, sc_ev_clear_constants, V3_STRESS, V3_XREF_23),
+    M3("clear_weakrefs", 0, sc_ev_clear_weakrefs, V3_STRESS, V3_XREF_23),
     M3("input", 1, sc_ev_input, NULL, V3_XREF_23),
     M3("finish", 0, sc_ev_finish, NULL, V3_XREF_23),
     M3("clear", 0, sc_ev_clear, V3_STRESS, V3_XREF_23),

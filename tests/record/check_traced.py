@@ -40,10 +40,25 @@ EXPECT = {
         v: [(ACC, "fake tensors", 15, "PROGRAMS[0].graph node "),
             (ACC, "modes", 5, "PROGRAMS[0].graph node x_1")]
         for v in ("1.13", "2.6", "2.14")},
-    # torch.compile's trace is not recorded (torch2.py compiling()): NOT
-    # JUDGED at the compile, exit 3, never a PASS (the real run keeps 1
-    # fake and 1 mode after torch._dynamo.reset(); 1.13.1 has no compile)
-    "compile_reset": {v: NOT_JUDGED for v in ("2.6", "2.14")},
+    # torch.compile's trace on three shapes, then torch._dynamo.reset(): the
+    # dynamic compile's ShapeEnv stays in ShapeEnv's class-level lru_caches,
+    # with the input fake it tracks and that fake's mode (compile2.py); the
+    # program reaches them through the globals Dynamo put in its module
+    # (objgraph), so they are held, not lost (1.13.1 has no compile)
+    "compile_reset": {
+        v: [(REACH, "fake tensors", 1, "ShapeEnv._maybe_evaluate_static's lru_cache -> "
+             "ShapeEnv.tracked_fakes[0].fake"),
+            (REACH, "modes", 1, "ShapeEnv._maybe_evaluate_static's lru_cache -> "
+             "ShapeEnv.tracked_fakes[0].fake")]
+        for v in ("2.6", "2.14")},
+    # a training step compiled once, called on batch sizes 8, 8, 16, 24, 32
+    # (a static compile, then a dynamic one from 16 on), no reset: each
+    # compiled graph Dynamo put in the program's globals keeps its nodes'
+    # example values (the parameters', inputs' and ops' fakes) and their mode
+    "compile_train_step": {
+        v: [(REACH, "fake tensors", 12, "__compiled_fn_"),
+            (REACH, "modes", 2, "__compiled_fn_")]
+        for v in ("2.6", "2.14")},
 }
 
 
