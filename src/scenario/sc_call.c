@@ -1505,28 +1505,29 @@ int sc_ev_constant(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_arg
     return set_obj_ref(out, c ? &c->hdr : NULL);
 }
 
-int sc_ev_clear_constants(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
-                          sc_val *out)
+/* A mode's method that answers a count (fn: -1 on error). */
+static int mode_count(const sc_expr *e, const sc_val *recv, sc_val *out, int64_t (*fn)(obj *))
 {
-    (void)vm, (void)a;
     obj *m = v3_recv(e, recv, fk_is_mode);
-    int64_t n = m ? fk_clear_non_cpu_constants(m) : -1;
+    int64_t n = m ? fn(m) : -1;
     if (n < 0)
         return -1;
     sc_set_int(out, n);
     return 0;
 }
 
+int sc_ev_clear_constants(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
+                          sc_val *out)
+{
+    (void)vm, (void)a;
+    return mode_count(e, recv, out, fk_clear_non_cpu_constants);
+}
+
 int sc_ev_clear_weakrefs(sc_vm *vm, const sc_expr *e, const sc_val *recv, const ts_args *a,
                          sc_val *out)
 {
     (void)vm, (void)a;
-    obj *m = v3_recv(e, recv, fk_is_mode);
-    int64_t n = m ? fk_mode_clear_weakrefs(m) : -1;
-    if (n < 0)
-        return -1;
-    sc_set_int(out, n);
-    return 0;
+    return mode_count(e, recv, out, fk_mode_clear_weakrefs);
 }
 
 /* tr.input(t): the fake of a graph input */
