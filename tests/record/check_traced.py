@@ -154,6 +154,8 @@ def main(fakegc, root, name, pyname):
     if want == NOT_JUDGED:
         return not_judged(name, line, rc, sc, head)
     verdict = sc.get("verdict") or {"groups": [], "text": ""}
+    for g in verdict["groups"]:     # a group of one says "fake tensor", "mode"
+        g["kind"] = {"fake tensor": "fake tensors", "mode": "modes"}.get(g["kind"], g["kind"])
     print(verdict["text"].rstrip())
     for word in ("INTERNAL", "STOPPED", "REFUSED"):
         if word in head:
