@@ -123,9 +123,9 @@ static const fk_design designs[FK_D_COUNT] = {
          * its fake is made off the base's fake, so it is a view of it */
         .fakes_are_views = 1,
         /* meta_utils.py@003dca52 MetaConverter.__call__: a rejected tensor
-         * is `self.miss += 1; return NotImplemented` (1.13.1: `return t`);
-         * off as in 2.3's row */
-        .meta_miss_none = 0,
+         * is `self.miss += 1; return NotImplemented` (1.13.1: `return t`),
+         * as 2.6.0 and 2.14.1 ran it (2.3's row) */
+        .meta_miss_none = 1,
         /* pytorch#90823 fixed it before 2.0: _get_memo still calls
          * _fix_weakref on a hit (fake_tensor.py@6ec61862:225), harmlessly */
         .fix_weakref_leak = 0,
@@ -170,22 +170,20 @@ static const fk_design designs[FK_D_COUNT] = {
          * a FakeTensor whose fake_mode is not the dispatching mode raises
          * AssertionError("Mixing fake modes NYI"); 1.13.1 wraps the output
          * as the active mode's. Run on 2.6.0 and 2.14.1 by scripts/xref
-         * (scenarios/v2/with_real_inputs.scn:26; fake_tensor.py@v2.14.1:3284).
-         * Off (0) for now: with it the stress generator's lifecycles change
-         * and stress_detects_23_shape-env-tracks-real and
-         * stress_shrinks_pytorch-2.14_unbacked-memo-retrace_1 no longer find
-         * their bugs within their budgets */
-        .foreign_fakes_raise = 0,
+         * (scenarios/v2/with_real_inputs.scn:26; fake_tensor.py@v2.14.1:3284):
+         * scripts/xref/xref.py@8fe2bf2 --python trixie-python3 --python
+         * forky-python3 on it and scenarios/memo/hits_misses.scn gives 0
+         * mismatches per version, 2 with this rule and meta_miss_none off
+         * (line 26 here, line 13 there). Stress emits no op that raises it
+         * (st_gen.c foreign_in_with) */
+        .foreign_fakes_raise = 1,
         /* meta_utils.py@v2.6.0:1819-1840 (@v2.14.1:2347-2370): a rejected
          * tensor (quantized, lazy, a view of a sparse base) is a miss
          * answered NotImplemented; run on 2.6.0 and 2.14.1 by scripts/xref
          * (scenarios/memo/hits_misses.scn:13: mode.meta(quantized(2)) has
-         * no is_sparse).
-         * Off (0) for now: with it the stress generator's lifecycles change
-         * and stress_detects_23_shape-env-tracks-real and
-         * stress_shrinks_pytorch-2.14_unbacked-memo-retrace_1 no longer find
-         * their bugs within their budgets */
-        .meta_miss_none = 0,
+         * no is_sparse; the xref run of foreign_fakes_raise). Stress's model
+         * answers none there (st_model.c m_meta_convert, mmode.metanone) */
+        .meta_miss_none = 1,
         /* meta_utils.py@v2.6.0:1318-1345 (@v2.14.1:1621-1660): a sparse
          * compressed tensor becomes _sparse_compressed_tensor_with_dims(0,
          * ...) on meta; checked by scripts/xref (04_unsupported.scn) on
@@ -228,8 +226,8 @@ static const fk_design designs[FK_D_COUNT] = {
          * (storage_needs_resize); else as 2.3's (:2201,2237). Run on 2.14.1
          * by scripts/xref (meta_storage_extent.scn:8: 16 bytes, 2.6.0: 8) */
         .meta_storage_size = FK_MS_REAL,
-        .foreign_fakes_raise = 0,   /* as 2.3's (off as there) */
-        .meta_miss_none = 0,        /* as 2.3's (meta_utils.py@v2.14.1:2362-2370; off as there) */
+        .foreign_fakes_raise = 1,   /* as 2.3's */
+        .meta_miss_none = 1,        /* as 2.3's (meta_utils.py@v2.14.1:2362-2370) */
         .csr_converts = 1,          /* as 2.3's (meta_utils.py@v2.14.1:1621-1660) */
         /* fake_impls.py@v2.14.1:272-303 constructors(): a meta result goes
          * through fake_tensor_converter.from_meta_and_device, which

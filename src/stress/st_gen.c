@@ -1592,9 +1592,8 @@ static void check_random(gen *g)
 static int pick(st_rng *r, int base, int n) { return base + (int)st_rng_below(r, (uint32_t)n); }
 
 /* A bound slot in [base, base+n) whose node satisfies ok (NULL: any live). */
-static int pick_bound(gen *g, int base, int n, int (*ok)(gen *, int))
+static int pick_from(gen *g, int base, int n, int start, int (*ok)(gen *, int))
 {
-    int start = (int)st_rng_below(g->rng, (uint32_t)n);
     for (int i = 0; i < n; i++) {
         int s = base + (start + i) % n;
         int32_t x = vnode(g, s);
@@ -1602,6 +1601,19 @@ static int pick_bound(gen *g, int base, int n, int (*ok)(gen *, int))
             return s;
     }
     return -1;
+}
+
+static int pick_bound(gen *g, int base, int n, int (*ok)(gen *, int))
+{
+    return pick_from(g, base, n, (int)st_rng_below(g->rng, (uint32_t)n), ok);
+}
+
+/* As pick_bound (one draw), a slot that `pref` accepts first. */
+static int pick_pref(gen *g, int base, int n, int (*pref)(gen *, int), int (*ok)(gen *, int))
+{
+    int start = (int)st_rng_below(g->rng, (uint32_t)n);
+    int s = pick_from(g, base, n, start, pref);
+    return s >= 0 ? s : pick_from(g, base, n, start, ok);
 }
 
 static int ok_tensor(gen *g, int s) { return vtensor(g, s) >= 0; }
@@ -1958,6 +1970,12 @@ static int ok_item(gen *g, int s)
            g->m.n[mode].se >= 0;
 }
 
+/* ... whose memo a retrace made stale (pytorch#154647: answered anew) */
+static int ok_item_stale(gen *g, int s)
+{
+    return ok_item(g, s) && m_item_stale(&g->m, vtensor(g, s));
+}
+
 /* a 0-d CPU tensor: the constant_scalar of its constant fakes (2.14) */
 static int ok_const_scalar(gen *g, int s)
 {
@@ -2163,6 +2181,19 @@ static int draw_del(gen *g, st_action *a)
     return 1;
 }
 
+/* pytorch-2.14: a mode one of whose fakes holds an item() memo (a
+ * retrace of it makes the memo stale) */
+static int ok_mode_items(gen *g, int s)
+{
+    mmode *md = m_mode_of_var(&g->m, s);
+    for (uint32_t i = 0; md && g->m.umemo && i < g->m.nn; i++) {
+        const mnode *x = &g->m.n[i];
+        if (x->alive && x->fake && x->mode == md->node && x->um >= 0)
+            return 1;
+    }
+    return 0;
+}
+
 static int draw_tracer(gen *g, st_action *a)
 {
     st_rng *r = g->rng;
@@ -2170,7 +2201,7 @@ static int draw_tracer(gen *g, st_action *a)
     a->sub = (uint8_t)st_rng_below(r, 3);
     a->a = (int8_t)pick(r, V_C, NV_C);
     a->dst = a->sub == 0 ? a->a : (int8_t)(st_rng_below(r, 4) == 0 ? -1 : pick(r, V_F, NV_F));
-    a->b = (int8_t)(a->sub == 0 ? pick_bound(g, V_M, NV_M, ok_mode)
+    a->b = (int8_t)(a->sub == 0 ? pick_pref(g, V_M, NV_M, ok_mode_items, ok_mode)
                                 : pick_bound(g, V_T, NV_T, ok_tensor));
     return a->b >= 0 || a->sub == 2;
 }
@@ -2190,8 +2221,9 @@ static int draw_weakref(gen *g, st_action *a)
 static int draw_item(gen *g, st_action *a)
 {
     st_rng *r = g->rng;
-    /* mostly a fake that answers (one element, a mode with a ShapeEnv) */
-    int f = st_rng_below(r, 4) ? pick_bound(g, V_F, NV_F, ok_item) : -1;
+    /* mostly a fake that answers (one element, a mode with a ShapeEnv),
+     * one whose memo a retrace made stale first */
+    int f = st_rng_below(r, 4) ? pick_pref(g, V_F, NV_F, ok_item_stale, ok_item) : -1;
     if (f < 0)
         f = pick_bound(g, V_F, NV_F, ok_tensor);
     if (f < 0)

@@ -1206,6 +1206,13 @@ int32_t m_item(model *m, int32_t f, int32_t se)
     return sym;
 }
 
+int m_item_stale(const model *m, int32_t f)
+{
+    const mnode *x = &m->n[f];
+    return x->um >= 0 && x->mode >= 0 && x->umvc == m->n[family_root(m, f)].ver &&
+           x->umep != m->m[m->n[x->mode].mi].epoch;
+}
+
 void m_clear_constant(model *m, int32_t f)
 {
     m_set_edge(m, &m->n[f].cst, -1);

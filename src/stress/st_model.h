@@ -315,6 +315,9 @@ void m_gc_gen(model *m, int generation, int sweep);
  * constant fake's constant cleared (f.storage()): constant_scalar too. */
 int32_t m_item(model *m, int32_t f, int32_t se);
 void m_bump_version(model *m, int32_t t);
+/* f's item() memo is stale by the mode's epoch alone (a retrace began
+ * since it was stored; its version is the same). */
+int m_item_stale(const model *m, int32_t f);
 void m_clear_constant(model *m, int32_t f);
 void m_run_deferred(model *m);
 
