@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""check_make_fx.py FAKEGC ROOT PROGRAM PYTHON - ctest: a make_fx program
+"""check_make_fx.py FAKEGC ROOT PROGRAM PYTHON [DIR] - ctest: a make_fx program
 (tests/record/programs/PROGRAM.py) judged as the real run decides.
 
 PYTHON is /usr/bin/python3 (Debian's 1.13.1) or a root of scripts/torch-root.sh
@@ -7,8 +7,8 @@ PYTHON is /usr/bin/python3 (Debian's 1.13.1) or a root of scripts/torch-root.sh
 /var/cache/fakegc/roots; 77, skipped, when absent). The real run: PROGRAM
 under that Python with a weak reference to every FakeTensor and
 FakeTensorMode it makes, counted alive after gc.collect() (tests/record/
-truth.py --no-chains; the program holds none of them at its end: every
-graph is dropped). fakegc then records and
+truth.py; the program holds none of them at its end: every graph is
+dropped). fakegc then records and
 replays it, and must say:
   - 0 fidelity mismatches;
   - lost fake tensors == the real run's live fakes, lost modes == its live
@@ -20,38 +20,18 @@ replays it, and must say:
     config recording and compat left out, a plain scenario; the one row
     without the rule, where a view's base is no hidden reference) keeps no
     fake: the rule is what keeps them.
+The real run and the recording are runs.py's, read from DIR where a
+fixture ctest made them, else made here.
 Prints the real counts and fakegc's verdict lines."""
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from runs import get, python_of, run  # noqa: E402
+
 MECH = "held inside PyTorch by a view's base, held from C++ (not visible to gc)"
-
-
-def python_of(name):
-    if name.startswith("/"):
-        return name
-    roots = os.environ.get("FAKEGC_ROOTS", "/var/cache/fakegc/roots")
-    p = os.path.join(roots, "%s-python3" % name)
-    return p if os.access(p, os.X_OK) else None
-
-
-def run(cmd, **k):
-    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **k)
-
-
-def record_report(fakegc, py, prog, out):
-    """fakegc record --python py of prog into out: (exit, the scenario's JSON
-    report), or (exit, None) after printing what it said when no report."""
-    r = run([fakegc, "record", "--python", py, "-o", out, "--format", "json", "--", prog])
-    try:
-        return r.returncode, json.loads(r.stdout)["scenarios"][0]
-    except (ValueError, KeyError, IndexError):
-        print(r.stdout[-2000:], r.stderr[-2000:])
-        print("FAIL: no report (exit %d)" % r.returncode)
-        return r.returncode, None
 
 
 def counts(groups, noun):
@@ -64,40 +44,36 @@ def counts(groups, noun):
     return out
 
 
-def program_under(root, name, pyname):
-    """(python, tests/record/programs/NAME.py, the clone's root), python
-    None after saying it is skipped when its root is absent."""
+def program_runs(fakegc, root, name, pyname, d=None):
+    """(the runs of tests/record/programs/NAME.py under pyname (runs.py),
+    None), or (None, exit): 77 after saying its root is absent, 1 after
+    saying fakegc record gave no report. d: the fixture's folder, if any."""
     py = python_of(pyname)
     if py is None:
         print("skipped: no root %s (scripts/torch-root.sh %s)" % (pyname, pyname))
-    root = os.path.abspath(root)
-    return py, os.path.join(root, "tests", "record", "programs", name + ".py"), root
+        return None, 77
+    prog = os.path.join(os.path.abspath(root), "tests", "record", "programs", name + ".py")
+    got = get(fakegc, d, prog, py)
+    if got.report is None:
+        print(got.said)
+        print("FAIL: no report (exit %d)" % got.rc)
+        return None, 1
+    return got, None
 
 
-def main(fakegc, root, name, pyname):
-    py, prog, root = program_under(root, name, pyname)
-    if py is None:
-        return 77
-    with tempfile.TemporaryDirectory() as d:
-        r = run([py, "-W", "ignore", os.path.join(root, "tests", "record", "truth.py"),
-                 "--no-chains", prog], cwd=d)
-    if r.returncode == 77:
-        print(r.stdout.strip())
-        return 77
-    if r.returncode != 0 or not r.stdout.strip():
-        print(r.stderr[-2000:])
-        print("FAIL: the real run exited %d" % r.returncode)
+def main(fakegc, root, name, pyname, d=None):
+    runs, rc = program_runs(fakegc, root, name, pyname, d)
+    if runs is None:
+        return rc
+    if runs.truth is None:
+        print("FAIL: the real run: %s" % runs.truth_error)
         return 1
-    truth = json.loads(r.stdout.strip().splitlines()[-1])
-    real = {k: truth[k]["alive"] for k in ("fake", "mode")}
+    real = {k: runs.truth[k]["alive"] for k in ("fake", "mode")}
     print("real run (%s): %d fakes and %d modes alive after gc.collect()"
           % (pyname, real["fake"], real["mode"]))
     bad = []
+    rc, sc = runs.rc, runs.report
     with tempfile.TemporaryDirectory() as d:
-        out = os.path.join(d, name + ".scn")
-        rc, sc = record_report(fakegc, py, prog, out)
-        if sc is None:
-            return 1
         v = sc.get("verdict") or {"groups": [], "text": ""}
         print(v["text"].rstrip())
         if sc["failures"]:
@@ -117,9 +93,9 @@ def main(fakegc, root, name, pyname):
         # the rule is what keeps them: fakegc's own design (the recording as
         # a plain scenario: no config recording or compat) has no hidden base
         bare = os.path.join(d, name + "_own.scn")
-        with open(out) as src, open(bare, "w") as dst:
-            dst.writelines(ln for ln in src if not ln.startswith(("config compat",
-                                                                  "config recording")))
+        with open(bare, "w") as dst:
+            dst.writelines(ln for ln in runs.text.splitlines(True)
+                           if not ln.startswith(("config compat", "config recording")))
         r2 = run([fakegc, "run", "--format", "json", bare])
         try:
             own = json.loads(r2.stdout)["scenarios"][0].get("verdict") or {"groups": []}
@@ -138,4 +114,4 @@ def main(fakegc, root, name, pyname):
 
 
 if __name__ == "__main__":
-    sys.exit(main(*sys.argv[1:5]))
+    sys.exit(main(*sys.argv[1:6]))

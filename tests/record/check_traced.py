@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""check_traced.py FAKEGC ROOT PROGRAM PYTHON - ctest: a tracing program
+"""check_traced.py FAKEGC ROOT PROGRAM PYTHON [DIR] - ctest: a tracing program
 (make_fx, torch.export-style, torch.compile; tests/record/programs/
 PROGRAM.py) judged as the real run decides, under one PyTorch.
 
@@ -7,7 +7,7 @@ PYTHON is /usr/bin/python3 (Debian's 1.13.1) or a root of scripts/torch-root.sh
 (trixie: 2.6, forky: 2.14; its launcher in $FAKEGC_ROOTS or
 /var/cache/fakegc/roots; 77, skipped, when absent). The real run:
 tests/record/truth.py under that Python (weakrefs to every FakeTensor and
-FakeTensorMode after gc.collect(), objgraph chains from the program).
+FakeTensorMode after gc.collect(), chains of references from the program).
 `fakegc record --python PYTHON` must then give:
   - a whole recording (no STOPPED, REFUSED or INTERNAL in its header) and 0
     fidelity mismatches;
@@ -19,16 +19,15 @@ FakeTensorMode after gc.collect(), objgraph chains from the program).
   - the exit status: 1 when the verdict fails on something, else 0.
 Or, where EXPECT says NOT_JUDGED: the recording stopped there, not
 expressible; the report NOT JUDGED (never a PASS) and exit 3.
+The real run and the recording are runs.py's (DIR: a fixture ctest's).
 Prints the real counts and fakegc's verdict."""
-import json
 import os
-import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from check_make_fx import program_under, record_report, run  # noqa: E402
+from check_make_fx import program_runs  # noqa: E402
+from runs import python_of, run  # noqa: E402
 
 ACC, REACH = "accumulating", "still reachable"
 NOT_JUDGED = "not expressible: a torch.compile trace"
@@ -95,7 +94,7 @@ def check_truth(groups, truth):
         t = truth[kind]
         if lost != t["alive"] - t["held"] or held != t["held"]:
             bad.append("%s: fakegc says %d lost, %d held; the real run keeps %d, %d of them "
-                       "held by the program (objgraph)" % (noun, lost, held, t["alive"],
+                       "held by the program (a chain from it)" % (noun, lost, held, t["alive"],
                                                            t["held"]))
     return bad
 
@@ -117,40 +116,32 @@ def not_judged(name, line, rc, sc, head):
     return 1 if bad else 0
 
 
-def main(fakegc, root, name, pyname):
-    py, prog, root = program_under(root, name, pyname)
-    if py is None:
+def main(fakegc, root, name, pyname, d=None):
+    got, rc = program_runs(fakegc, root, name, pyname, d)
+    if got is None:
+        return rc
+    version = got.torch
+    if version is None:     # a recording that says no version: ask that Python
+        v = run([python_of(pyname), "-c", "import torch; print(torch.__version__)"])
+        version = v.stdout.strip() if v.returncode == 0 else None
+    if version is None:
+        print("skipped: no torch under %s" % pyname)
         return 77
-    with tempfile.TemporaryDirectory() as d:
-        v = run([py, "-c", "import torch; print(torch.__version__)"], cwd=d)
-        if v.returncode != 0:
-            print("skipped: no torch under %s" % py)
-            return 77
-        line = line_of(v.stdout.strip())
-        want = EXPECT[name].get(line)
-        if want is None:
-            print("skipped: %s has no verdict to check under torch %s" % (name, line))
-            return 77
-        # the real run (objgraph's chains are slow over a compile's heap:
-        # a program that is not judged needs none)
-        r = run([py, "-W", "ignore", os.path.join(HERE, "truth.py"), prog], cwd=d) \
-            if want != NOT_JUDGED else None
-    if r is not None and (r.returncode != 0 or not r.stdout.strip()):
-        print(r.stderr[-2000:])
-        print("FAIL: the real run exited %d" % r.returncode)
+    line = line_of(version)
+    want = EXPECT[name].get(line)
+    if want is None:
+        print("skipped: %s has no verdict to check under torch %s" % (name, line))
+        return 77
+    truth = got.truth
+    if want != NOT_JUDGED and truth is None:
+        print("FAIL: the real run: %s" % got.truth_error)
         return 1
-    truth = r and json.loads(r.stdout.strip().splitlines()[-1])
-    if truth:
+    if want != NOT_JUDGED:
         print("real run (torch %s): %d fakes (%d held), %d modes (%d held) after "
               "gc.collect()" % (line, truth["fake"]["alive"], truth["fake"]["held"],
                                 truth["mode"]["alive"], truth["mode"]["held"]))
     bad = []
-    with tempfile.TemporaryDirectory() as d:
-        out = os.path.join(d, name + ".scn")
-        rc, sc = record_report(fakegc, py, prog, out)
-        if sc is None:
-            return 1
-        head = open(out).read().split("\nconfig ", 1)[0]
+    rc, sc, head = got.rc, got.report, got.head
     if want == NOT_JUDGED:
         return not_judged(name, line, rc, sc, head)
     verdict = sc.get("verdict") or {"groups": [], "text": ""}
@@ -180,4 +171,4 @@ def main(fakegc, root, name, pyname):
 
 
 if __name__ == "__main__":
-    sys.exit(main(*sys.argv[1:5]))
+    sys.exit(main(*sys.argv[1:6]))

@@ -1,12 +1,13 @@
 #!/usr/bin/python3
 """truth.py [--no-chains] PROGRAM.py - what real PyTorch (1.13.1 or 2.x) keeps when PROGRAM ends.
 
-Runs PROGRAM as the module __main__ (registered in sys.modules, so that
-objgraph sees it as a proper module), with a weak reference to every
+Runs PROGRAM as the module __main__ (registered in sys.modules, a proper
+module), with a weak reference to every
 FakeTensor and FakeTensorMode it makes; at its end, after gc.collect(),
-counts those still alive and, for each, asks objgraph.find_backref_chain
-whether a chain of referrers reaches the program's module (held by the
-program) or not (lost: held inside PyTorch); the .grad of a held fake is
+counts those still alive and, for each, whether a chain of referrers
+reaches the program's module (held by the program) or not (lost: held
+inside PyTorch), as objgraph.find_backref_chain would say (one pass from
+the module for all of them: reached()); the .grad of a held fake is
 held through it (a C++ slot the collector does not see). Prints JSON:
   {"fake": {"alive": N, "held": K, "chained": C}, "mode": {...}}
 (chained: held with a chain of its own, grads aside), and
@@ -20,9 +21,8 @@ storages pending.
 Under 2.x, "finalizer" counts only the fake-tensor machinery's own
 (torch._subclasses), and "cache" is the size of the process-wide dispatch
 cache (FakeTensorMode.cache) at the end.
---no-chains: counts only, no objgraph chain ("held" and "chained" 0), for a
-program that leaves thousands of fakes (objgraph takes minutes over them).
-Exit 77 when torch or objgraph is not importable."""
+--no-chains: counts only, no chain ("held" and "chained" 0).
+Exit 77 when torch is not importable."""
 import gc
 import json
 import os
@@ -31,9 +31,40 @@ import types
 import weakref
 
 
+MAX_DEPTH = 30      # the longest chain from the program's module
+
+
+def reached(is_program, max_depth, extra_ignore):
+    """{id: depth} of every object a chain of at most max_depth references
+    reaches from a module is_program accepts, extra_ignore's objects on no
+    chain: objgraph.find_backref_chain(x, is_program, max_depth,
+    extra_ignore) finds a chain for x exactly when id(x) is here. Its edges,
+    walked backwards there (gc.get_referrers: a container the collector
+    tracks, to each object its traversal visits), are walked forwards here
+    (gc.get_referents of tracked objects), once for all objects, where
+    objgraph searches from each object again."""
+    gc.collect()
+    frontier = [o for o in gc.get_objects() if is_program(o)]
+    depth = {id(o): 0 for o in frontier}
+    ignore = set(extra_ignore) | {id(frontier), id(depth), id(sys._getframe())}
+    for d in range(1, max_depth + 1):
+        nxt = []
+        ignore.add(id(nxt))
+        for o in frontier:
+            if not gc.is_tracked(o):
+                continue
+            for r in gc.get_referents(o):
+                if id(r) not in depth and id(r) not in ignore:
+                    depth[id(r)] = d
+                    nxt.append(r)
+        frontier[:] = nxt
+        del nxt
+    del frontier[:]
+    return depth
+
+
 def main(prog, chains=True):
     try:
-        import objgraph
         import torch
         from torch._subclasses import fake_tensor as ft
     except ImportError as e:
@@ -80,14 +111,13 @@ def main(prog, chains=True):
     for kind, refs in made.items():
         alive = [r() for r in refs if r() is not None]
         held, grads = 0, []
+        near = reached(is_program, MAX_DEPTH, (id(alive), id(made), id(refs))) if chains else {}
         for x in (alive if chains else ()):
-            chain = objgraph.find_backref_chain(x, is_program, max_depth=30,
-                                                extra_ignore=(id(alive), id(made), id(refs)))
-            if len(chain) > 1 and is_program(chain[0]):
+            if id(x) in near:
                 held += 1
                 if kind == "fake" and x.grad is not None:
                     grads.append(x.grad)
-            del chain
+        del near
         chained = held
         # a held fake's .grad is held through it (a C++ slot gc does not see)
         held += sum(1 for x in alive if any(x is g for g in grads))

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""check_torch2.py FAKEGC ROOT SUITE NAME - ctest (label `torch2`): one 2.x
+"""check_torch2.py FAKEGC ROOT SUITE NAME [DIR [DIR113]] - ctest (label `torch2`): one 2.x
 example program under real PyTorch (SUITE trixie: 2.6, forky: 2.14).
 
 Records scripts/record/examples2/NAME.py with `fakegc record --python
@@ -12,7 +12,7 @@ LAUNCHER` (the launcher of scripts/torch-root.sh SUITE, in $FAKEGC_ROOTS or
   - 0 fidelity mismatches (the counters PyTorch 2.x showed, replayed);
   - the exit status and leak classes of EXPECT[NAME], and the verdict's
     fake tensors and modes to be what the real run keeps (tests/record/
-    truth.py under the same root: weakrefs after gc.collect(), objgraph
+    truth.py under the same root: weakrefs after gc.collect(), the
     chains from the program): lost == alive - held, accumulating + still
     reachable == held; finalizers: the fake-tensor machinery's own left in
     weakref.finalize._registry;
@@ -25,13 +25,13 @@ Exit 77 (skipped) only when the root is absent (scripts/test.sh builds it).
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "record"))
 from check_record import classes  # noqa: E402
+from runs import get, run  # noqa: E402
 
 TORCH = {"trixie": "2.6", "forky": "2.14"}
 DESIGN = {"trixie": "pytorch-2.3", "forky": "pytorch-2.14"}
@@ -53,20 +53,6 @@ EXPECT = {
 }
 # 1.13.1 judges these otherwise: (exit, a class and noun its verdict has)
 BOTH = {"fresh_mode_per_step": (1, ("accumulating", "finalizer"))}
-
-
-def run(cmd, **k):
-    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **k)
-
-
-def judge(fakegc, python, prog, out):
-    r = run([fakegc, "record", "--python", python, "-o", out, "--format", "json", "--", prog])
-    try:
-        rep = json.loads(r.stdout)["scenarios"][0]
-    except (ValueError, KeyError, IndexError):
-        print(r.stdout[-2000:], r.stderr[-2000:])
-        return r.returncode, None
-    return r.returncode, rep
 
 
 LIB = """import sys
@@ -133,7 +119,7 @@ def cache_compared(text, head):
     return bad
 
 
-def main(fakegc, root, suite, name):
+def main(fakegc, root, suite, name, d=None, d113=None):
     root = os.path.abspath(root)
     roots = os.environ.get("FAKEGC_ROOTS", "/var/cache/fakegc/roots")
     py = os.path.join(roots, suite + "-python3")
@@ -145,77 +131,73 @@ def main(fakegc, root, suite, name):
         return library(fakegc, root, py, suite)
     prog = os.path.join(root, "scripts", "record", "examples2", name + ".py")
     bad = []
-    with tempfile.TemporaryDirectory() as d:
-        out = os.path.join(d, name + ".scn")
-        rc, rep = judge(fakegc, py, prog, out)
-        if rep is None:
-            print("FAIL: %s: no report from fakegc record (exit %d)" % (name, rc))
-            return 1
-        text = open(out).read()
-        head = text.split("\nconfig ", 1)[0]
-        first = text.split("\n", 1)[0]
-        if "(torch %s." % TORCH[suite] not in first:
-            bad.append("the first line does not name torch %s: %s" % (TORCH[suite], first))
-        if 'config compat = "%s"' % DESIGN[suite] not in text:
-            bad.append("no config compat %s" % DESIGN[suite])
-        if name == "dispatch_cache" and not re.search(
-                r"cache_info\(\) at the program's end: hits [1-9]\d*, misses [1-9]", head):
-            bad.append("the header does not give the dispatch cache's counters")
-        if name == "dispatch_cache":
-            bad += cache_compared(text, head)
-        if name == "dynamic_shapes":   # f * 2 of a (DYNAMIC, STATIC) fake: (sN, 4)
-            outs = re.findall(r"^ *x\d+ = op_out\(empty\((.*?)\)\) ", text, re.M)
-            if len(outs) != 10 or not all(re.fullmatch(r"s\d+, 4", o) for o in outs) or \
-                    "written as its hint" in head:
-                bad.append("op outputs not written with their symbols: %s" % outs)
-        for word in ("INTERNAL", "STOPPED", "REFUSED"):
-            if word in head:
-                bad.append("the recording is not whole: %s" % [ln for ln in head.splitlines()
-                                                                if word in ln][:1])
-        if rep["failures"]:
-            bad.append("fidelity mismatches: %s" % [f["text"] for f in rep["failures"][:3]])
-        verdict = (rep.get("verdict") or {}).get("text", "")
-        got = classes(verdict)
-        want_rc, want = EXPECT[name]
-        if rc != want_rc:
-            bad.append("exit %d, the real run says %d" % (rc, want_rc))
-        for c in want:
-            if not any(k == (c, "fake tensor") for k in got):
-                bad.append("no %s fake tensors in the verdict" % c)
-        t = run([py, os.path.join(root, "tests", "record", "truth.py"), prog], cwd=d)
-        if t.returncode != 0:
-            bad.append("truth.py exited %d: %s" % (t.returncode, t.stderr[-500:]))
-            truth = None
-        else:
-            truth = json.loads(t.stdout.strip().splitlines()[-1])
-        for noun, kind in (("fake tensor", "fake"), ("mode", "mode")):
-            if truth is None:
-                break
-            lost = got.get(("lost", noun), 0)
-            held = got.get(("accumulating", noun), 0) + got.get(("still reachable", noun), 0)
-            tr = truth[kind]
-            if lost != tr["alive"] - tr["held"] or held != tr["held"]:
-                bad.append("%ss: the model says %d lost, %d held; PyTorch %s kept %d, %d of "
-                           "them held by the program (objgraph)" % (
-                               noun, lost, held, TORCH[suite], tr["alive"], tr["held"]))
-        if truth is not None:
-            fins = sum(v for (c, n), v in got.items() if n == "finalizer")
-            if fins != truth["finalizer"]["alive"]:
-                bad.append("finalizers: the model keeps %d, PyTorch %d"
-                           % (fins, truth["finalizer"]["alive"]))
-        summary = ", ".join("%d %s %s" % (v, k[0], k[1]) for k, v in sorted(got.items()))
-        other = ""
-        if name in BOTH:
-            rc1, rep1 = judge(fakegc, "/usr/bin/python3", prog, os.path.join(d, "old.scn"))
-            want1, (cls, noun) = BOTH[name]
-            v1 = classes((rep1 or {}).get("verdict", {}).get("text", "")) if rep1 else {}
-            if rc1 == 77 or rep1 is None:
-                bad.append("1.13.1 could not record it (exit %d)" % rc1)
-            elif rc1 != want1 or (cls, noun) not in v1:
-                bad.append("under 1.13.1: exit %d, %s; want exit %d with %s %ss" % (
-                    rc1, v1, want1, cls, noun))
-            other = "; under 1.13.1: exit %d, %s" % (rc1, ", ".join(
-                "%d %s %s" % (v, k[0], k[1]) for k, v in sorted(v1.items())))
+    runs = get(fakegc, d, prog, py)
+    rc, rep, text, head = runs.rc, runs.report, runs.text, runs.head
+    if rep is None:
+        print(runs.said)
+        print("FAIL: %s: no report from fakegc record (exit %d)" % (name, rc))
+        return 1
+    first = text.split("\n", 1)[0]
+    if "(torch %s." % TORCH[suite] not in first:
+        bad.append("the first line does not name torch %s: %s" % (TORCH[suite], first))
+    if 'config compat = "%s"' % DESIGN[suite] not in text:
+        bad.append("no config compat %s" % DESIGN[suite])
+    if name == "dispatch_cache" and not re.search(
+            r"cache_info\(\) at the program's end: hits [1-9]\d*, misses [1-9]", head):
+        bad.append("the header does not give the dispatch cache's counters")
+    if name == "dispatch_cache":
+        bad += cache_compared(text, head)
+    if name == "dynamic_shapes":   # f * 2 of a (DYNAMIC, STATIC) fake: (sN, 4)
+        outs = re.findall(r"^ *x\d+ = op_out\(empty\((.*?)\)\) ", text, re.M)
+        if len(outs) != 10 or not all(re.fullmatch(r"s\d+, 4", o) for o in outs) or \
+                "written as its hint" in head:
+            bad.append("op outputs not written with their symbols: %s" % outs)
+    for word in ("INTERNAL", "STOPPED", "REFUSED"):
+        if word in head:
+            bad.append("the recording is not whole: %s" % [ln for ln in head.splitlines()
+                                                            if word in ln][:1])
+    if rep["failures"]:
+        bad.append("fidelity mismatches: %s" % [f["text"] for f in rep["failures"][:3]])
+    verdict = (rep.get("verdict") or {}).get("text", "")
+    got = classes(verdict)
+    want_rc, want = EXPECT[name]
+    if rc != want_rc:
+        bad.append("exit %d, the real run says %d" % (rc, want_rc))
+    for c in want:
+        if not any(k == (c, "fake tensor") for k in got):
+            bad.append("no %s fake tensors in the verdict" % c)
+    truth = runs.truth
+    if truth is None:
+        bad.append("truth.py: %s" % runs.truth_error[-500:])
+    for noun, kind in (("fake tensor", "fake"), ("mode", "mode")):
+        if truth is None:
+            break
+        lost = got.get(("lost", noun), 0)
+        held = got.get(("accumulating", noun), 0) + got.get(("still reachable", noun), 0)
+        tr = truth[kind]
+        if lost != tr["alive"] - tr["held"] or held != tr["held"]:
+            bad.append("%ss: the model says %d lost, %d held; PyTorch %s kept %d, %d of "
+                       "them held by the program (a chain from it)" % (
+                           noun, lost, held, TORCH[suite], tr["alive"], tr["held"]))
+    if truth is not None:
+        fins = sum(v for (c, n), v in got.items() if n == "finalizer")
+        if fins != truth["finalizer"]["alive"]:
+            bad.append("finalizers: the model keeps %d, PyTorch %d"
+                       % (fins, truth["finalizer"]["alive"]))
+    summary = ", ".join("%d %s %s" % (v, k[0], k[1]) for k, v in sorted(got.items()))
+    other = ""
+    if name in BOTH:
+        old = get(fakegc, d113, prog, "/usr/bin/python3")
+        rc1, rep1 = old.rc, old.report
+        want1, (cls, noun) = BOTH[name]
+        v1 = classes((rep1 or {}).get("verdict", {}).get("text", "")) if rep1 else {}
+        if rc1 == 77 or rep1 is None:
+            bad.append("1.13.1 could not record it (exit %d)" % rc1)
+        elif rc1 != want1 or (cls, noun) not in v1:
+            bad.append("under 1.13.1: exit %d, %s; want exit %d with %s %ss" % (
+                rc1, v1, want1, cls, noun))
+        other = "; under 1.13.1: exit %d, %s" % (rc1, ", ".join(
+            "%d %s %s" % (v, k[0], k[1]) for k, v in sorted(v1.items())))
     for b in bad:
         print("FAIL: %s under torch %s: %s" % (name, TORCH[suite], b))
     if bad:
@@ -226,4 +208,4 @@ def main(fakegc, root, suite, name):
 
 
 if __name__ == "__main__":
-    sys.exit(main(*sys.argv[1:5]))
+    sys.exit(main(*sys.argv[1:7]))
