@@ -50,6 +50,15 @@ EXPECT = {
             (REACH, "modes", 1, "ShapeEnv._maybe_evaluate_static's lru_cache -> "
              "ShapeEnv.tracked_fakes[0].fake")]
         for v in ("2.6", "2.14")},
+    # the same, four rounds of compile and reset: each round's ShapeEnv
+    # stays in the lru_caches (they are ShapeEnv's, not a compile's), one
+    # more fake and mode per round (real 2.6: 1, 2, 3, 4 after each reset)
+    "compile_reset_loop": {
+        v: [(ACC, "fake tensors", 4, "ShapeEnv._maybe_evaluate_static's lru_cache -> "
+             "ShapeEnv.tracked_fakes[0].fake"),
+            (ACC, "modes", 4, "ShapeEnv._maybe_evaluate_static's lru_cache -> "
+             "ShapeEnv.tracked_fakes[0].fake")]
+        for v in ("2.6", "2.14")},
     # a training step compiled once, called on batch sizes 8, 8, 16, 24, 32
     # (a static compile, then a dynamic one from 16 on), no reset: each
     # compiled graph Dynamo put in the program's globals keeps its nodes'
