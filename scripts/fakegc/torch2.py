@@ -31,6 +31,12 @@ What differs from 1.13 (torch113.py), and how it is observed:
       symbols) under `with m`; what else sympy says is written as its hint
       (noted), and so are the sizes of an output PyTorch memoized (its
       stand-in's clone would be keyed in the ShapeEnv's cache).
+  - torch.compile (TorchDynamo): its modes, conversions and ops are
+      recorded as any; at a compile's end 2.14 empties the describer
+      tables (`m.clear_weakrefs()`, compile2.hook_clear), and at the
+      program's end what a compile still keeps is said where it is: its
+      graphs in the program's globals, the ShapeEnv kept by ShapeEnv's
+      lru_caches (compile2.unwrap_root, compile2.holds).
 Counters: memo_tensor_ids, memo_storage_ids, memo_fake (= memo_meta),
 memo_storage, hits, misses, memo_constants (designs.md, pytorch-2.3).
 
