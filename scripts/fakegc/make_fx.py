@@ -85,10 +85,44 @@ class Graphs:
         (an op output with no memo entry), so that the graph holds it."""
         from torch._subclasses.fake_tensor import FakeTensor
         from torch.utils._pytree import tree_flatten
+        owners = None
         for node in gm.graph.nodes:
             for v in tree_flatten(node.meta.get("val"))[0]:
                 if isinstance(v, FakeTensor) and id(v) not in self.objs:
-                    self.op_output(v)
+                    if owners is None:
+                        owners = self.storage_owners()
+                    self.snap_src = owners.get(self.meta_storage(v))
+                    try:
+                        self.op_output(v)
+                    finally:
+                        self.snap_src = None
+
+    snap_src = None          # the recorded fake whose storage the snapshot shares
+
+    def meta_storage(self, x):
+        """The address of a fake's meta storage, read past FakeTensor's own
+        methods (no dispatch, no constant dropped)."""
+        base = getattr(self.torch._C, "TensorBase", None) or self.torch._C._TensorBase
+        return base.untyped_storage(x)._cdata
+
+    def storage_owners(self):
+        """{meta storage address: Obj} of the live recorded fakes, a
+        conversion's before an op output's. A snapshot is fast_detach of
+        its fake: a fake over the same meta storage, which keeps that
+        storage's storage_memo entry (a weak-valued memo whose value, the
+        storage's Python object, lives while a tensor uses the storage):
+        written over the recorded fake's storage, `op_out(empty(0)).set_(
+        F.storage(), OFFSET, SIZES, STRIDES)`, it keeps the model's entry
+        as long (2.6 and 2.14: after a GraphModule is made, its inputs'
+        entries stay while the graph lives)."""
+        out = {}
+        for o in sorted((o for o in self.objs.values() if o.kind in ("fake", "op")),
+                        key=lambda o: o.kind != "fake"):
+            ref = self.fins.get(o.oid)
+            x = ref() if ref is not None else None
+            if x is not None:
+                out.setdefault(self.meta_storage(x), (o, x.dtype))
+        return out
 
     def on_graph_module(self, gm):
         if self.stopped or self.conv_depth or self.disp_depth:

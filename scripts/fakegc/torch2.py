@@ -534,6 +534,13 @@ class Recorder(torch113.Recorder):
             self.emit("%s = op_out(%s(%s)).clone()" % (name, ctor, ", ".join(args)),
                       site + "  op output (memoized)")
             self.memoized_out = True
+        elif self.snap_src is not None and self.snap_src[1] == x.dtype and \
+                all(isinstance(s, int) for s in tuple(x.shape) + tuple(x.stride())):
+            # a graph's snapshot over the recorded fake's meta storage (make_fx.py)
+            kw = args[len(sizes):] if ctor == "empty" else args[2:]    # dtype, device
+            self.emit("%s = op_out(empty(%s)).set_(%s.storage(), %d, %s, %s)" % (
+                name, ", ".join(["0"] + kw), self.snap_src[0].name, x.storage_offset(),
+                tup(x.shape), tup(x.stride())), site + "  a snapshot, sharing its storage")
         else:
             self.emit("%s = op_out(%s(%s))" % (name, ctor, ", ".join(args)), site)
         self.stats["op_outputs"] += 1
