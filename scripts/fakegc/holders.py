@@ -102,6 +102,29 @@ def locate(targets, roots, rec, limit=2000000):
     return found
 
 
+def pytorch_roots():
+    """PyTorch's class-level state, where it keeps what outlives a call:
+    each attribute of a class a loaded torch module defines that is not a
+    method, property, class or module, named `MODULE.CLASS.ATTR`
+    (`torch._decomp.decompositions_for_rng.PhiloxStateTracker.fwd_state`:
+    the seed and offset fakes of the last AOT trace, 2.x)."""
+    import types
+    skip = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, type,
+            types.ModuleType, classmethod, staticmethod, property, str, bytes, int, float,
+            bool, type(None))
+    out = []
+    for name, m in list(sys.modules.items()):
+        if not name.startswith("torch.") or m is None:
+            continue
+        for cname, c in list(vars(m).items()):
+            if not isinstance(c, type) or getattr(c, "__module__", None) != name:
+                continue
+            for k, v in list(vars(c).items()):
+                if not (k.startswith("__") and k.endswith("__")) and not isinstance(v, skip):
+                    out.append(("%s.%s.%s" % (name, cname, k), v))
+    return out
+
+
 def path_of(seen, i):
     parts = []
     while True:

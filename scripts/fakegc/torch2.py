@@ -74,6 +74,7 @@ import weakref
 
 from . import compile2, torch113
 from .engine import Line, Obj, locked, meta_hook
+from .holders import locate, pytorch_roots
 from .scn import tup
 
 COUNTERS2 = ("memo_tensor_ids", "memo_storage_ids", "memo_fake", "memo_storage",
@@ -520,7 +521,12 @@ class Recorder(torch113.Recorder):
         if dev != "cpu":
             args.append('device="%s"' % dev)
         k = self.cache_k
-        if k is not None and x.dtype != self.torch.bool:
+        own = self.own_ctor(x, memoized)
+        if own is not None:
+            self.emit("%s = %s(%s)" % (name, own, ", ".join(args)), site + (
+                "  the program's constructor%s" % (" (memoized)" if memoized else "")))
+            self.memoized_out = self.memoized_out or memoized
+        elif k is not None and x.dtype != self.torch.bool:
             # keyed by the program's op (CacheMirror): a miss memoizes, a hit not
             self.emit("%s = op_out(%s(%s)).add(%d)" % (name, ctor, ", ".join(args), k), site + (
                 "  op output (memoized)" if memoized else "  op output (a cache hit)"))
@@ -544,6 +550,15 @@ class Recorder(torch113.Recorder):
         else:
             self.emit("%s = op_out(%s(%s))" % (name, ctor, ", ".join(args)), site)
         self.stats["op_outputs"] += 1
+
+    def held_inside(self, rest):
+        """What PyTorch's class-level state holds of the fakes no root of the
+        program reaches (holders.pytorch_roots): held from there to the
+        end, as the real run keeps them. 2.6 and 2.14: after aot_function,
+        PhiloxStateTracker keeps the seed and offset constants of the last
+        trace (three PhiloxStates, two fakes each) and so their mode."""
+        rest = {k: o for k, o in rest.items() if o.kind in ("fake", "op")}
+        return locate(rest, pytorch_roots(), self) if rest else {}
 
     def finish(self, roots=(), *a, **k):
         self.safe(self.cache_note)
@@ -595,7 +610,30 @@ class Recorder(torch113.Recorder):
                 self.safe(self.settle)
             if self.cache is not None:
                 self.safe(self.cache.begin, func, args, kwargs)
+            self.disp_op = func
+            try:
+                return torch113.Recorder.on_dispatch(self, orig, mode, func, types, args, kwargs)
+            finally:
+                self.disp_op = None
         return torch113.Recorder.on_dispatch(self, orig, mode, func, types, args, kwargs)
+
+    disp_op = None           # the program's op being dispatched (depth 0)
+    CTORS = {"aten.empty.memory_format": "empty", "aten.zeros.default": "zeros",
+             "aten.ones.default": "ones", "aten.rand.default": "rand"}
+
+    def own_ctor(self, x, memoized):
+        """The language's constructor for x, the output of the program's own
+        constructor under a mode (torch.empty, zeros, ones, rand), when the
+        design does with it what PyTorch did: 2.14 memoizes a constructor's
+        fake (from_meta_and_device; fk_design.c ctor_outputs_memoized),
+        2.3-2.13 do not (FakeTensor(fake_mode, r, out_device)). Else None:
+        a 2.14 constructor served from the dispatch cache has no entry, and
+        is an op_out() stand-in as other outputs are."""
+        ctor = self.CTORS.get(str(self.disp_op)) if self.disp_op is not None else None
+        if ctor is None or x.layout != self.torch.strided or not x.is_contiguous() or \
+                any(not isinstance(d, int) for d in x.shape):
+            return None
+        return ctor if memoized == (line_of(self.torch.__version__) >= (2, 14)) else None
 
     def outputs(self, out):
         """The op's outputs, then the counters once (they hold every
@@ -626,6 +664,10 @@ class Recorder(torch113.Recorder):
                                  .tensor_memo.values())))
         was_on = self.cache.off is None
         k = self.cache.op_ran(len(new), memo, self.torch)
+        if k is not None and self.own_ctor(new[0], memo == 1):
+            self.cache.stop("%s: the program's constructor is written as itself, which the "
+                            "model's dispatch cache does not see" % self.disp_op)
+            k = None
         if k is not None and new[0].dtype == self.torch.bool:
             self.cache.stop("a bool output (its stand-in's add would promote it)")
             k = None

@@ -31,6 +31,7 @@ from runs import python_of, run  # noqa: E402
 
 ACC, REACH = "accumulating", "still reachable"
 NOT_JUDGED = "not expressible: a torch.compile trace"
+PHILOX = "torch._decomp.decompositions_for_rng.PhiloxStateTracker."
 # PROGRAM -> {torch line ("1.13", "2.6", "2.14"): [(class, kind, count, path prefix)]}
 EXPECT = {
     # each trace's graph kept in a list: its nodes' meta["val"] (2.x: the
@@ -39,6 +40,20 @@ EXPECT = {
         v: [(ACC, "fake tensors", 15, "PROGRAMS[0].graph node "),
             (ACC, "modes", 5, "PROGRAMS[0].graph node x_1")]
         for v in ("1.13", "2.6", "2.14")},
+    # aot_function over 12 shapes, everything dropped: 2.6 and 2.14 keep
+    # the last trace's PhiloxState seed and offset constants (6 fakes) and
+    # their mode in PhiloxStateTracker's class attributes, a PyTorch global
+    # (bounded: each trace replaces them); 1.13.1: check_make_fx.py
+    "make_fx_aot": {
+        v: [(REACH, "fake tensors", 6, PHILOX), (REACH, "modes", 1, PHILOX)]
+        for v in ("2.6", "2.14")},
+    # the program's own constructors under a long-lived mode (2.14 memoizes
+    # their fakes, 2.6 not: the recording's memo counts after each step
+    # are its fidelity checks), each step's sum and every other step's
+    # scratch buffer kept in a list
+    "ctor_buffers": {
+        v: [(ACC, "fake tensors", 12, "KEPT["), (REACH, "modes", 1, "MODE")]
+        for v in ("2.6", "2.14")},
     # torch.compile's trace on three shapes, then torch._dynamo.reset(): the
     # dynamic compile's ShapeEnv stays in ShapeEnv's class-level lru_caches,
     # with the input fake it tracks and that fake's mode (compile2.py); the
