@@ -22,6 +22,15 @@ What differs from 1.13 (torch113.py), and how it is observed:
       cannot mirror PyTorch's cache traffic, a memoized output is
       `op_out(empty(SIZES)).clone()` after `fake_cache().clear()` and one
       served from the cache `op_out(empty(SIZES))`;
+  - the program's own constructor under a mode (torch.empty, zeros, ones,
+      rand) is the language's constructor under `with m` where the design
+      does what PyTorch did with it (own_ctor: 2.14 memoizes it, 2.3-2.13
+      do not), which stops the cache comparison (the model's constructors
+      are no dispatch-cache traffic); else a stand-in as above;
+  - a GraphModule's snapshot of a fake (make_fx.py) shares that fake's meta
+      storage: `op_out(empty(0)).set_(F.storage(), OFFSET, SIZES, STRIDES)`;
+  - what PyTorch's class-level state still holds at the end, which no root
+      of the program reaches, is a hold at its path (held_inside);
   - symbolic sizes: a conversion whose fake has SymInt sizes is
       `m.fake(t, dynamic=true)`, which makes the model's symbols by size
       (duck sizing, as the ShapeEnv does by default); the recorder keeps
