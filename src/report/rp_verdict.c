@@ -16,7 +16,8 @@ static const char *const root_words[RP_ROOT_COUNT] = {
     [RP_ROOT_PYTORCH] = "pytorch"};
 static const char *const mech_words[RP_MECH_COUNT] = {
     [RP_MECH_NONE] = "", [RP_MECH_REFCOUNT_LEAK] = "refcount-leak",
-    [RP_MECH_PENDING_SWEEP] = "pending-sweep", [RP_MECH_VIEW_BASE] = "view-base"};
+    [RP_MECH_PENDING_SWEEP] = "pending-sweep", [RP_MECH_STALE_ENTRY] = "stale-entry",
+    [RP_MECH_VIEW_BASE] = "view-base"};
 
 const char *rp_root_kind_word(rp_root_kind k)
 {
@@ -124,7 +125,7 @@ void rp_vgroup_holder(const rp_vgroup *g, char *buf, size_t n)
     else if (g->cls == HP_CL_LOST)
         snprintf(buf, n, "inside PyTorch");
     else if (g->cls == HP_CL_LINGERING)
-        snprintf(buf, n, "a pending sweep");
+        snprintf(buf, n, g->mech == RP_MECH_STALE_ENTRY ? "a stale entry" : "a pending sweep");
     else if (g->root == RP_ROOT_FINALIZERS)
         snprintf(buf, n, "PyTorch's finalizer registry");
     else
@@ -240,7 +241,10 @@ void rp_vleak_summary(const rp_verdict *v, const rp_vleak *l, char *buf, size_t 
         snprintf(buf, n, "%s in %s, %s, at %s", counts, holder, hp_class_name(g->cls), site);
         break;
     default:
-        snprintf(buf, n, "%s awaiting their converter's next sweep at %s", counts, site);
+        snprintf(buf, n, g->mech == RP_MECH_STALE_ENTRY
+                              ? "%s left in a weak table that no sweep clears, at %s"
+                              : "%s awaiting their converter's next sweep at %s",
+                 counts, site);
         break;
     }
     size_t used = strlen(buf);
@@ -372,7 +376,10 @@ static void group_line(FILE *f, const rp_vgroup *g)
             fprintf(f, ", held by the program at %s", g->path);
         break;
     default:
-        if (g->to_sweep > 0)
+        if (g->mech == RP_MECH_STALE_ENTRY)
+            fprintf(f, ", left in its weak table, which this design never sweeps (it goes "
+                       "with the table's owner, or when the entry is cleared): %s", g->path);
+        else if (g->to_sweep > 0)
             fprintf(f, ", reclaimed at its converter's next sweep, in %" PRId64
                        " conversion%s (the periodic policy sweeps every sweep_every "
                        "conversions): %s",

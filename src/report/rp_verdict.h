@@ -59,6 +59,11 @@ typedef enum rp_mechanism {
                                 after a memo hit) */
     RP_MECH_PENDING_SWEEP,   /* a pending list or a stale memo key, until its
                                 converter's next periodic sweep */
+    RP_MECH_STALE_ENTRY,     /* a stale entry of a weak table that no live
+                                converter sweeps (a design without a
+                                periodic sweep, 2.x's constant map): it goes
+                                with the table's owner or when the entry is
+                                cleared */
     RP_MECH_VIEW_BASE,       /* a view's base, held from C++ (the view's
                                 TensorImpl holds its base's), which Python's
                                 gc does not see: the base and all it reaches
@@ -66,7 +71,8 @@ typedef enum rp_mechanism {
                                 view included (ts_set_base_hidden) */
     RP_MECH_COUNT
 } rp_mechanism;
-/* "" (none) "refcount-leak" "pending-sweep" "view-base" (JSON "mechanism"). */
+/* "" (none) "refcount-leak" "pending-sweep" "stale-entry" "view-base" (JSON
+ * "mechanism"). */
 const char *rp_mechanism_word(rp_mechanism m);
 int rp_mechanism_from_word(const char *w, rp_mechanism *out);
 
@@ -147,8 +153,8 @@ int rp_verdict_fails(const rp_verdict *v);
 /* "prog.py:11", "prog.py" (line 0), "?" (no file). */
 void rp_vgroup_site(const rp_vgroup *g, char *buf, size_t n);
 /* Who holds it, in a word or two: the program's root ("KEEP"), "inside
- * PyTorch" (lost), "a pending sweep" (lingering), "PyTorch's finalizer
- * registry". */
+ * PyTorch" (lost), "a pending sweep" or "a stale entry" (lingering),
+ * "PyTorch's finalizer registry". */
 void rp_vgroup_holder(const rp_vgroup *g, char *buf, size_t n);
 
 /* One leak: the verdict's groups (not counted apart) of one class, held

@@ -17,6 +17,7 @@
 #include "alloc/al.h"
 #include "core/er.h"
 #include "core/gc.h"
+#include "fake/fk.h"
 #include "fake/fk_cat.h"
 #include "heap/hp_class.h"
 #include "report/rp_verdict.h"
@@ -404,9 +405,10 @@ static int held_by_view_base(const hp_class_group *g)
 /* What holds the group: its root kind, mechanism and root name. */
 static void group_root(rp_vgroup *v, const hp_class_group *g)
 {
-    if (g->cls == HP_CL_LINGERING) {
+    if (g->cls == HP_CL_LINGERING) {   /* a design with no sweep leaves it */
         v->root = RP_ROOT_PYTORCH;
-        v->mech = RP_MECH_PENDING_SWEEP;
+        v->mech = fk_design_sweeps(fk_design_now()) ? RP_MECH_PENDING_SWEEP
+                                                     : RP_MECH_STALE_ENTRY;
         return;
     }
     switch (g->root) {

@@ -323,3 +323,31 @@ Test(verdict, one_line_per_leak_before_its_groups)
     free(t);
     rp_verdict_free(v);
 }
+
+/* A lingering group in a design with no sweep (mechanism stale-entry) is not
+ * said to wait for one, in its line, its leak's line and its holder. */
+Test(verdict, a_stale_entry_is_not_said_to_await_a_sweep)
+{
+    rp_verdict *v = rp_verdict_new();
+    cr_assert(ne(ptr, v, NULL));
+    rp_vgroup g = group(HP_CL_LINGERING, FK_CAT_MEMO, RP_ROOT_PYTORCH, RP_MECH_STALE_ENTRY, "",
+                        "m -> FakeTensorMode#1.converter.constant_ref[0] -> tensor#12", 1);
+    cr_assert(eq(int, rp_verdict_add_group(v, &g), 0));
+    v->count[HP_CL_LINGERING] = 1;
+    char *t = rp_verdict_text(v);
+    cr_assert(ne(ptr, t, NULL));
+    const char *want[] = {
+        "  1 stale memo entry left in a weak table that no sweep clears, at prog.py:11\n",
+        "    lingering: 1 stale memo entry made at prog.py:11, left in its weak table, which "
+        "this design never sweeps (it goes with the table's owner, or when the entry is "
+        "cleared): m -> FakeTensorMode#1.converter.constant_ref[0] -> tensor#12\n"};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        cr_assert(ne(ptr, strstr(t, want[i]), NULL), "missing [%s] in:\n%s", want[i], t);
+    cr_assert(eq(ptr, strstr(t, "sweep ("), NULL), "a sweep awaited in:\n%s", t);
+    char h[64];
+    rp_vgroup_holder(&v->groups[0], h, sizeof h);
+    cr_assert(eq(str, h, "a stale entry"));
+    cr_assert(eq(str, (char *)rp_mechanism_word(RP_MECH_STALE_ENTRY), "stale-entry"));
+    free(t);
+    rp_verdict_free(v);
+}
