@@ -13,6 +13,8 @@ import textwrap
 import time
 import unittest
 
+import outside  # tests/record/, on sys.path as run_unit.py puts it
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RECORD = os.path.join(ROOT, "scripts", "record.py")
 FAKEGC = os.environ.get("FAKEGC", os.path.join(ROOT, "build", "fakegc"))
@@ -672,31 +674,8 @@ class Cmd(Base):
     # keeps grows with its progress) and the holders as the program spells
     # them; the counts are truth.py's, the program's own line ("real: N
     # fakes alive") agreeing. CHILD: said plainly that a child is not recorded.
-    CHILD = "a child process was forked; its fake-tensor events are not recorded"
-    OUTSIDE = {
-        "out_loop_generator_feed": (1, ["HISTORY["], None),
-        "out_loop_calls_from_places": (1, ["LOG["], None),
-        "out_frames_closures": (1, ["CALLBACKS[0].__closure__[0].cell_contents -> tensor#"], None),
-        "out_frames_retry_errors": (1, ["FAILURES[0][1].__traceback__.tb_next.tb_next.tb_frame."
-                                        "f_locals['probe']"], None),
-        "out_holders_moduledict": (1, ["model.heads['cls'].seen[", "model.blocks[1].last_fake"],
-                                   None),
-        "out_holders_dataclass": (1, ["STATES[0].inputs[0]", "STATES[0].output"], None),
-        "out_threads_pool": (1, ["RESULTS["], None),
-        "out_threads_mode_each": (0, ["PUBLISHED['w"], None),
-        "out_mp_fork_child_leak": (0, ["PARENT_KEEP[0]"], CHILD),
-        "out_mp_pool_fork": (0, [], CHILD),
-        "out_clean_bounded_cache": (0, ["CACHE[(2, "], None),
-        "out_clean_weak_values": (0, [], None),
-        "out_clean_del_each_round": (0, [], None),
-        "out_threads_submit_history": (1, ["HISTORY["], None),
-        "out_threads_two_pools": (1, ["TRAIN_LOG["], None),
-        "out_async_responses": (1, ["RESPONSES[0]['meta'] -> tensor#"], None),
-        "out_async_gather_log": (1, ["SESSION_LOG[0][1] -> tensor#"], None),
-        "out_loader_collate_cache": (0, ["collate.by_shape[(4, 6)] -> tensor#"], None),
-        "out_lru_cache_method": (1, ["ShapeProp.example cache[(<ShapeProp object>, (1, 16))] "
-                                     "-> tensor#"], None),
-    }
+    CHILD = outside.CHILD
+    OUTSIDE = outside.OUTSIDE
     # executors, coroutines and caches: test_outside_executors_async, test_outside_caches
     MORE = ("out_threads_submit_history", "out_threads_two_pools", "out_async_responses",
             "out_async_gather_log", "out_loader_collate_cache", "out_lru_cache_method")
