@@ -24,11 +24,10 @@ lru_cache -> a key tuple -> ShapeEnv -> tracked_fakes -> TrackedFake ->
 FakeTensor). The recording says so with `hold(F, PATH)`, PATH naming the
 method whose cache holds the ShapeEnv and the tracked fake's index."""
 
-import gc
 import sys
 
 from .engine import locked
-from .holders import locate
+from .holders import cache_items, locate
 
 
 def cached_shape_envs():
@@ -50,26 +49,13 @@ def cached_shape_envs():
                 continue
         except Exception:
             continue
-        for key in cache_keys(inner):
-            se = key[0] if key else None
+        for key, _ in cache_items(inner):
+            se = key[0] if isinstance(key, tuple) and key else None
             if isinstance(se, se_cls):
                 names = out.setdefault(id(se), (se, []))[1]
                 if name not in names:
                     names.append(name)
     return out
-
-
-def cache_keys(wrapper):
-    """The key tuples of a functools.lru_cache (C): an unbounded one
-    visits its dict, whose keys they are; a bounded one visits each link's
-    key and result."""
-    for r in gc.get_referents(wrapper):
-        if isinstance(r, dict):
-            for k in list(r):
-                if isinstance(k, tuple):
-                    yield k
-        elif isinstance(r, tuple):
-            yield r
 
 
 def holds(recorded, roots, rec):

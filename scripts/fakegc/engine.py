@@ -312,10 +312,7 @@ class Rounds:
             t = frame.f_trace
             if getattr(t, "__self__", None).__class__ is FrameRounds:
                 return t                   # a generator resumed: its rounds go on
-            try:
-                t = self.tls.key
-            except AttributeError:
-                t = self.new_key()
+            t = self.key()
             k = (code, 0, t)
             call = self.calls[k] = self.calls.get(k, 0) + 1
             if t is not self.main and self.is_task(frame):
@@ -328,6 +325,13 @@ class Rounds:
     def new_key(self):
         k = self.tls.key = ThreadKey()
         return k
+
+    def key(self):
+        """The current thread's ThreadKey (made at its first call)."""
+        try:
+            return self.tls.key
+        except AttributeError:
+            return self.new_key()
 
     def pool_of(self, t):
         """The key of the pool whose worker thread t (the current thread) is,
@@ -420,10 +424,7 @@ class Rounds:
                         code.co_name not in COMPREHENSIONS:
                     func, call = code, st.call if mine else None
             f = f.f_back
-        try:
-            t = self.tls.key
-        except AttributeError:
-            t = self.new_key()
+        t = self.key()
         task = t.task if t is not self.main else None
         if task is not None:
             chain.append(task)

@@ -232,6 +232,16 @@ def key_repr(k):
     return re.sub(r"<(?:[\w.]+\.)?(\w+) object at 0x[0-9a-fA-F]+>", r"<\1 object>", repr(k))
 
 
+def cache_items(f):
+    """(key, value) of a functools.lru_cache's cache dict: a key is the
+    call's arguments (a method's start with its self); the value is the
+    result, or, in a bounded cache, the link that holds it (cached_calls)."""
+    d = getattr(f, "__dict__", None)
+    for c in gc.get_referents(f):
+        if isinstance(c, dict) and c is not d:
+            yield from list(c.items())
+
+
 def cached_calls(f):
     """(value, label) of a functools.lru_cache's entries by their keys, the
     arguments of the calls that return them, `ShapeProp.example
@@ -240,14 +250,12 @@ def cached_calls(f):
     d = getattr(f, "__dict__", None)
     for k, v in list((d or {}).items()):
         yield v, "." + str(k)
-    refs = gc.get_referents(f)
     keys = set()
-    for c in refs:
-        if isinstance(c, dict) and c is not d:      # the cache: key -> value or link
-            for k, v in list(c.items()):
-                keys.add(id(k))
-                if type(v).__name__ != "_lru_list_elem":    # unbounded: the value
-                    yield v, " cache[%s]" % key_repr(k)
+    for k, v in cache_items(f):
+        keys.add(id(k))
+        if type(v).__name__ != "_lru_list_elem":    # unbounded: the value
+            yield v, " cache[%s]" % key_repr(k)
+    refs = gc.get_referents(f)
     # A bounded cache's values sit in its links, which gc cannot see into; the
     # wrapper visits each link as its key, its result, its type (3.11 to 3.14).
     for i in range(len(refs) - 1):

@@ -17,8 +17,6 @@ FakeTensorMode after gc.collect(), chains of references from the program).
     real run's counts: lost == alive - held, accumulating + still reachable
     == held, for fake tensors and modes;
   - the exit status: 1 when the verdict fails on something, else 0.
-Or, where EXPECT says NOT_JUDGED: the recording stopped there, not
-expressible; the report NOT JUDGED (never a PASS) and exit 3.
 The real run and the recording are runs.py's (DIR: a fixture ctest's).
 Prints the real counts and fakegc's verdict."""
 import os
@@ -30,8 +28,9 @@ from check_make_fx import program_runs  # noqa: E402
 from runs import python_of, run  # noqa: E402
 
 ACC, REACH = "accumulating", "still reachable"
-NOT_JUDGED = "not expressible: a torch.compile trace"
 PHILOX = "torch._decomp.decompositions_for_rng.PhiloxStateTracker."
+# a compile's ShapeEnv kept by ShapeEnv's class-level lru_caches (compile2.py)
+SHAPE_ENV = "ShapeEnv._maybe_evaluate_static's lru_cache -> ShapeEnv.tracked_fakes[0].fake"
 # PROGRAM -> {torch line ("1.13", "2.6", "2.14"): [(class, kind, count, path prefix)]}
 EXPECT = {
     # each trace's graph kept in a list: its nodes' meta["val"] (2.x: the
@@ -60,19 +59,15 @@ EXPECT = {
     # program reaches them through the globals Dynamo put in its module
     # (objgraph), so they are held, not lost (1.13.1 has no compile)
     "compile_reset": {
-        v: [(REACH, "fake tensors", 1, "ShapeEnv._maybe_evaluate_static's lru_cache -> "
-             "ShapeEnv.tracked_fakes[0].fake"),
-            (REACH, "modes", 1, "ShapeEnv._maybe_evaluate_static's lru_cache -> "
-             "ShapeEnv.tracked_fakes[0].fake")]
+        v: [(REACH, "fake tensors", 1, SHAPE_ENV),
+            (REACH, "modes", 1, SHAPE_ENV)]
         for v in ("2.6", "2.14")},
     # the same, four rounds of compile and reset: each round's ShapeEnv
     # stays in the lru_caches (they are ShapeEnv's, not a compile's), one
     # more fake and mode per round (real 2.6: 1, 2, 3, 4 after each reset)
     "compile_reset_loop": {
-        v: [(ACC, "fake tensors", 4, "ShapeEnv._maybe_evaluate_static's lru_cache -> "
-             "ShapeEnv.tracked_fakes[0].fake"),
-            (ACC, "modes", 4, "ShapeEnv._maybe_evaluate_static's lru_cache -> "
-             "ShapeEnv.tracked_fakes[0].fake")]
+        v: [(ACC, "fake tensors", 4, SHAPE_ENV),
+            (ACC, "modes", 4, SHAPE_ENV)]
         for v in ("2.6", "2.14")},
     # a training step compiled once, called on batch sizes 8, 8, 16, 24, 32
     # (a static compile, then a dynamic one from 16 on), no reset: each
@@ -123,23 +118,6 @@ def check_truth(groups, truth):
     return bad
 
 
-def not_judged(name, line, rc, sc, head):
-    why = (sc.get("not_judged") or {}).get("why", "")
-    print(sc.get("error") or "(no error in the report)")
-    bad = []
-    if rc != 3:
-        bad.append("exit %d, want 3 (not judged)" % rc)
-    if not why.startswith(NOT_JUDGED) or "STOPPED" not in head:
-        bad.append("the report does not say NOT JUDGED, %r: %r" % (NOT_JUDGED, why))
-    if sc.get("status") == "pass":
-        bad.append("a PASS over an unfinished recording")
-    for b in bad:
-        print("FAIL: %s under torch %s: %s" % (name, line, b))
-    if not bad:
-        print("ok: %s under torch %s: NOT JUDGED (%s), exit 3" % (name, line, why))
-    return 1 if bad else 0
-
-
 def main(fakegc, root, name, pyname, d=None):
     got, rc = program_runs(fakegc, root, name, pyname, d)
     if got is None:
@@ -157,17 +135,14 @@ def main(fakegc, root, name, pyname, d=None):
         print("skipped: %s has no verdict to check under torch %s" % (name, line))
         return 77
     truth = got.truth
-    if want != NOT_JUDGED and truth is None:
+    if truth is None:
         print("FAIL: the real run: %s" % got.truth_error)
         return 1
-    if want != NOT_JUDGED:
-        print("real run (torch %s): %d fakes (%d held), %d modes (%d held) after "
-              "gc.collect()" % (line, truth["fake"]["alive"], truth["fake"]["held"],
-                                truth["mode"]["alive"], truth["mode"]["held"]))
+    print("real run (torch %s): %d fakes (%d held), %d modes (%d held) after "
+          "gc.collect()" % (line, truth["fake"]["alive"], truth["fake"]["held"],
+                            truth["mode"]["alive"], truth["mode"]["held"]))
     bad = []
     rc, sc, head = got.rc, got.report, got.head
-    if want == NOT_JUDGED:
-        return not_judged(name, line, rc, sc, head)
     verdict = sc.get("verdict") or {"groups": [], "text": ""}
     for g in verdict["groups"]:     # a group of one says "fake tensor", "mode"
         g["kind"] = {"fake tensor": "fake tensors", "mode": "modes"}.get(g["kind"], g["kind"])
